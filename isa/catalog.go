@@ -1,0 +1,172 @@
+package isa
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// The opcode catalog — field-tables §3.0, source document 000 §1 and §7,
+// neff.md §5.1 (the opcodes a real NEFF stream holds).
+
+// Opcode is byte 0 of a word.
+type Opcode uint8
+
+// The opcodes ndma decodes.
+const (
+	OpDMAMemcpy          Opcode = 0xb8
+	OpDMAMemcpy2         Opcode = 0xb9
+	OpDMAImmediate       Opcode = 0xba
+	OpDMAIndirect        Opcode = 0xbb
+	OpDMATranspose       Opcode = 0xbd
+	OpDMAGatherTranspose Opcode = 0xf1
+	OpTestEventSem       Opcode = 0xb4
+	OpCompactControlInst Opcode = 0xb6
+	OpPseudoDMADirect2D  Opcode = 0xd4
+	OpPseudoExtension    Opcode = 0xda
+)
+
+// OpDef is one catalog row.
+type OpDef struct {
+	Opcode  Opcode
+	Name    string   // the NEURON_ISA_TPB_OPCODE enum name
+	Aliases []string // other spellings that resolve (e.g. the JSON key)
+	Layout  *Struct  // nil: known, not decoded (decodes by Raw)
+	DGEKind int      // DGE_OPCODE the word lowers to; -1 = none
+	DGEProv Prov     // provenance of DGEKind
+	Gens    GenSet   // presence per generation (0 with GensKnown false: not stated)
+	// GensKnown is false where no source states the generations.
+	GensKnown bool
+	Pseudo    bool // compiler→runtime word, never executed by hardware
+	Control   bool // control plane, not a DMA
+	Prov      Prov
+	Note      string
+}
+
+// Decoded reports whether the opcode has a layout table of its own.
+func (d *OpDef) Decoded() bool { return d.Layout != nil }
+
+// layout is the table a word of this opcode decodes by.
+func (d *OpDef) layout() *Struct {
+	if d.Layout != nil {
+		return d.Layout
+	}
+	return Raw
+}
+
+// StructName is the spec struct name ("DMA_DIRECT2D"), or "" when not decoded.
+func (d *OpDef) StructName() string {
+	if d.Layout != nil {
+		return d.Layout.Name
+	}
+	return ""
+}
+
+// Mnemonic is the enum name, or "0xNN" for an opcode no source names.
+func (d *OpDef) Mnemonic() string {
+	if d.Name != "" {
+		return d.Name
+	}
+	return fmt.Sprintf("0x%02x", uint8(d.Opcode))
+}
+
+// Known reports whether any source names the opcode.
+func (d *OpDef) Known() bool { return d.Name != "" }
+
+// Catalog lists every named opcode in opcode order of the DMA cluster first,
+// then its neighbours.
+var Catalog = []OpDef{
+	{Opcode: 0xb8, Name: "DMAMEMCPY", Aliases: []string{"DMA_MEMCPY"}, Layout: Direct2D, DGEKind: 0, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "SUNDA: POOL kernel dma_memcopy; CAYMAN+: SEQ + DGE"},
+	{Opcode: 0xb9, Name: "DMA_MEMCPY2", Layout: Copy2D, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed},
+	{Opcode: 0xba, Name: "DMA_IMMEDIATE", Layout: Immediate, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed},
+	{Opcode: 0xbb, Name: "DMA_INDIRECT", Layout: Indirect1D, DGEKind: 1, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed},
+	{Opcode: 0xbd, Name: "DMA_TRANSPOSE", Layout: Xpose, DGEKind: 2, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed},
+	{Opcode: 0xf1, Name: "DMA_GATHER_TRANSPOSE", Layout: GatherXpose, DGEKind: 3, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed},
+	{Opcode: 0xb4, Name: "TEST_EVENT_SEM", Layout: TestES, DGEKind: -1, Gens: FromV4, GensKnown: true, Control: true, Prov: Observed},
+	{Opcode: 0xb6, Name: "COMPACT_CONTROL_INST", Layout: CCI, DGEKind: -1, Gens: OnlyV5, GensKnown: true, Control: true, Prov: Observed},
+	{Opcode: 0xd4, Name: "PSEUDO_DMA_DIRECT2D", Layout: PseudoDirect2D, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "carries dge_op; resolved by the runtime"},
+	{Opcode: 0xda, Name: "PSEUDO_EXTENSION", Layout: PseudoExt, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "positional: belongs to the 0xd4 before it"},
+
+	// Known, not decoded (field-tables §3.0, §3.12).
+	{Opcode: 0xc4, Name: "PSEUDO_DMAMEMCPY_FULL_IND", DGEKind: -1, Pseudo: true, Prov: Observed},
+	{Opcode: 0xf0, Name: "EXTENDED_INST", DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Observed, Note: "ext-op 8 RDMA_DESC_GEN, 9 RDMA_DESC_START"},
+	{Opcode: 0xbf, Name: "SB2SB_COLLECTIVE", DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Observed},
+	{Opcode: 0xaa, Name: "TENSOR_LOAD", DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar load"},
+	{Opcode: 0xab, Name: "TENSOR_STORE", DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar store"},
+	{Opcode: 0xb3, Name: "POLL_SEM", DGEKind: -1, Control: true, Prov: Observed, Note: "v5 superset band"},
+	{Opcode: 0xb5, Name: "BRANCH_PREFETCH_HINT", DGEKind: -1, Control: true, Prov: Observed, Note: "v5 superset band"},
+	{Opcode: 0xbc, Name: "RANGE_SELECT", DGEKind: -1, Prov: Observed, Note: "v5 superset band"},
+	{Opcode: 0xbe, Name: "GET_SEQUENCE_BOUNDS", DGEKind: -1, Prov: Observed, Note: "v5 superset band"},
+	{Opcode: 0xa0, Name: "EVENT_SEMAPHORE", DGEKind: -1, Control: true, Prov: Observed},
+	{Opcode: 0xa4, Name: "NOP", DGEKind: -1, Control: true, Prov: Observed, Note: "seen in NEFF streams (neff.md §5.1)"},
+	{Opcode: 0xa5, Name: "WRITE", DGEKind: -1, Control: true, Prov: Observed},
+	{Opcode: 0xa6, Name: "NOTIFY", DGEKind: -1, Control: true, Prov: Observed},
+	{Opcode: 0xa7, Name: "MOVE", DGEKind: -1, Control: true, Prov: Observed},
+	{Opcode: 0xa8, Name: "ALU_OP", DGEKind: -1, Control: true, Prov: Observed},
+	{Opcode: 0xa9, Name: "COMPARE_BRANCH", DGEKind: -1, Control: true, Prov: Observed},
+	{Opcode: 0xb1, Name: "SET_ORDERING_MODE", DGEKind: -1, Control: true, Prov: Observed, Note: "first word of every NEFF stream (neff.md §5.1)"},
+	{Opcode: 0xb2, Name: "MOVE_SHAPE", DGEKind: -1, Control: true, Prov: Observed},
+	{Opcode: 0xcc, Name: "PSEUDO_BRANCH_LABEL", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "second word of every NEFF stream (neff.md §5.1)"},
+	{Opcode: 0xcd, Name: "PSEUDO_TENSOR_STORE", DGEKind: -1, Pseudo: true, Prov: Observed},
+	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", DGEKind: -1, Pseudo: true, Prov: Observed},
+	{Opcode: 0xc1, Name: "PSEUDO_DMA_TRIGGER", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era queue trigger (field-tables §3.12)"},
+	{Opcode: 0xc8, Name: "PSEUDO_TRIGGER_COLLECTIVE", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era (field-tables §9.1)"},
+	{Opcode: 0x6b, Name: "STREAM_TRANSPOSE", DGEKind: -1, Prov: Observed, Note: "DVE 32x32 lane transpose, unrelated to 0xbd/0xf1"},
+	{Opcode: 0x01, Name: "LDWEIGHTS", DGEKind: -1, Prov: Observed, Note: "PE (neff.md §5.1)"},
+	{Opcode: 0x02, Name: "MATMUL", DGEKind: -1, Prov: Observed, Note: "PE (neff.md §5.1)"},
+	{Opcode: 0x23, Name: "ACTIVATION_TABLE_LOAD", DGEKind: -1, Prov: Observed, Note: "ACT (neff.md §5.1)"},
+	{Opcode: 0x26, Name: "ACTIVATE_MULTIPASS", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
+	{Opcode: 0x41, Name: "TENSOR_TENSOR", DGEKind: -1, Prov: Observed, Note: "DVE (neff.md §5.1)"},
+	{Opcode: 0x46, Name: "COPY", DGEKind: -1, Prov: Observed, Note: "DVE/ACT (neff.md §5.1)"},
+	{Opcode: 0x47, Name: "CAST", DGEKind: -1, Prov: Observed, Note: "DVE/ACT (neff.md §5.1)"},
+	{Opcode: 0x49, Name: "MEMSET", DGEKind: -1, Prov: Observed, Note: "DVE (neff.md §5.1)"},
+	{Opcode: 0xf3, Name: "TENSOR_TENSOR_INT_WIDE", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
+	{Opcode: 0xf4, Name: "TENSOR_SCALAR_INT_WIDE", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
+}
+
+// opTable maps every byte to a definition; bytes no source names get a
+// nameless row that decodes by Raw.
+var opTable = func() (t [256]*OpDef) {
+	for i := range Catalog {
+		d := &Catalog[i]
+		if t[d.Opcode] != nil {
+			panic(fmt.Sprintf("isa: opcode %#02x listed twice", d.Opcode))
+		}
+		t[d.Opcode] = d
+	}
+	for i := range t {
+		if t[i] == nil {
+			t[i] = &OpDef{Opcode: Opcode(i), DGEKind: -1, Prov: Inferred}
+		}
+	}
+	return t
+}()
+
+// Lookup returns the definition of an opcode byte (never nil).
+func Lookup(op Opcode) *OpDef { return opTable[op] }
+
+// LookupName resolves an opcode by enum name, alias, struct name
+// (case-insensitively) or number ("0xb8", "184").
+func LookupName(s string) (*OpDef, error) {
+	t := strings.TrimSpace(s)
+	if n, err := strconv.ParseUint(t, 0, 8); err == nil {
+		return opTable[n], nil
+	}
+	u := strings.ToUpper(t)
+	u = strings.TrimPrefix(u, "OPCODE_")
+	for i := range Catalog {
+		d := &Catalog[i]
+		if u == d.Name || (d.Layout != nil && u == d.Layout.Name) {
+			return d, nil
+		}
+		for _, a := range d.Aliases {
+			if u == a {
+				return d, nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("unknown opcode %q: %w", s, ErrUnknownOpcode)
+}
+
+// String is the mnemonic.
+func (o Opcode) String() string { return opTable[o].Mnemonic() }

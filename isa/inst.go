@@ -1,0 +1,342 @@
+package isa
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// WordSize is the size of every instruction word.
+const WordSize = 64
+
+// Sentinel errors, for errors.Is.
+var (
+	ErrTruncated     = errors.New("truncated word")
+	ErrUnknownOpcode = errors.New("unknown opcode")
+	ErrNoField       = errors.New("no such field")
+	ErrRange         = errors.New("value out of range")
+)
+
+// DecodeError locates a decode failure in a byte stream.
+type DecodeError struct {
+	Offset int // byte offset of the word in the stream
+	Opcode int // the word's opcode, or -1 when not even byte 0 was there
+	Have   int // bytes present
+	Err    error
+}
+
+func (e *DecodeError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "offset %#x", e.Offset)
+	if e.Opcode >= 0 {
+		fmt.Fprintf(&b, " (%s)", Opcode(e.Opcode))
+	}
+	fmt.Fprintf(&b, ": %v", e.Err)
+	if errors.Is(e.Err, ErrTruncated) {
+		fmt.Fprintf(&b, ": %d of %d bytes", e.Have, WordSize)
+	}
+	return b.String()
+}
+
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// Inst is one decoded instruction: the values of its layout's leaves. A 0xd4
+// pseudo word carries the 0xda extension word that followed it.
+type Inst struct {
+	Gen Gen // the generation it was decoded for (GenAny: not stated)
+
+	def    *OpDef
+	v      [maxLeaves]uint64
+	ext    [extLeaves]uint64
+	hasExt bool
+}
+
+// extLeaves is the leaf count of PSEUDO_DMA_EXT.
+const extLeaves = 24
+
+func init() {
+	if n := len(PseudoExt.leaves); n > extLeaves {
+		panic(fmt.Sprintf("isa: PSEUDO_DMA_EXT has %d leaves, more than %d", n, extLeaves))
+	}
+}
+
+// New returns an instruction of opcode op with every field zero except the
+// header: opcode and inst_word_len = 0x10 (0xda has no header, only byte 0).
+func New(gen Gen, op Opcode) Inst {
+	in := Inst{Gen: gen, def: opTable[op]}
+	in.v[0] = uint64(op)
+	if op != OpPseudoExtension {
+		in.v[1] = 0x10
+	}
+	return in
+}
+
+// Def is the catalog row of the instruction's opcode.
+func (in *Inst) Def() *OpDef { return in.def }
+
+// Opcode is byte 0.
+func (in *Inst) Opcode() Opcode { return Opcode(in.v[0]) }
+
+// Layout is the table the instruction decodes by.
+func (in *Inst) Layout() *Struct { return in.def.layout() }
+
+// Size is the number of stream bytes the instruction occupies (64, or 128 for
+// a 0xd4 with its extension).
+func (in *Inst) Size() int {
+	if in.hasExt {
+		return 2 * WordSize
+	}
+	return WordSize
+}
+
+// Ext returns the 0xda extension word attached to a 0xd4, if any.
+func (in *Inst) Ext() (Inst, bool) {
+	if !in.hasExt {
+		return Inst{}, false
+	}
+	x := Inst{Gen: in.Gen, def: opTable[OpPseudoExtension]}
+	copy(x.v[:], in.ext[:])
+	return x, true
+}
+
+// SetExt attaches (or, with ok false, removes) a 0xda extension on a 0xd4.
+func (in *Inst) SetExt(x Inst, ok bool) error {
+	if !ok {
+		in.hasExt = false
+		return nil
+	}
+	if in.def == nil || in.Opcode() != OpPseudoDMADirect2D || x.def == nil || x.Opcode() != OpPseudoExtension {
+		return fmt.Errorf("an extension word (0xda) can only follow a PSEUDO_DMA_DIRECT2D (0xd4)")
+	}
+	copy(in.ext[:], x.v[:extLeaves])
+	in.hasExt = true
+	return nil
+}
+
+// Decode decodes the instruction at the start of b: one 64-byte word, or a
+// 0xd4 followed by its 0xda extension. Unknown opcodes decode by the Raw
+// layout. Decode does not allocate.
+func Decode(gen Gen, b []byte) (Inst, error) {
+	var in Inst
+	err := in.decodeAt(gen, b, 0)
+	return in, err
+}
+
+func (in *Inst) decodeAt(gen Gen, b []byte, off int) error {
+	if len(b) < WordSize {
+		op := -1
+		if len(b) > 0 {
+			op = int(b[0])
+		}
+		return &DecodeError{Offset: off, Opcode: op, Have: len(b), Err: ErrTruncated}
+	}
+	in.Gen = gen
+	in.def = opTable[b[0]]
+	in.hasExt = false
+	w := b[:WordSize:WordSize]
+	for i := range in.def.layout().leaves {
+		in.v[i] = in.def.layout().leaves[i].bf.Get(w)
+	}
+	if b[0] == byte(OpPseudoDMADirect2D) && len(b) > WordSize && b[WordSize] == byte(OpPseudoExtension) {
+		if len(b) < 2*WordSize {
+			return &DecodeError{Offset: off + WordSize, Opcode: int(OpPseudoExtension), Have: len(b) - WordSize, Err: ErrTruncated}
+		}
+		x := b[WordSize : 2*WordSize : 2*WordSize]
+		for i := range PseudoExt.leaves {
+			in.ext[i] = PseudoExt.leaves[i].bf.Get(x)
+		}
+		in.hasExt = true
+	}
+	return nil
+}
+
+// Encode packs the instruction's main word. Decode(Encode(x)) == x for every
+// decoded x, reserved bits included.
+func Encode(in Inst) ([WordSize]byte, error) {
+	var w [WordSize]byte
+	if in.def == nil {
+		return w, errors.New("encode: empty instruction (no opcode)")
+	}
+	in.encodeTo(w[:])
+	return w, nil
+}
+
+func (in *Inst) encodeTo(w []byte) {
+	lay := in.def.layout()
+	for i := range lay.leaves {
+		lay.leaves[i].bf.Put(w, in.v[i])
+	}
+}
+
+// AppendEncoded appends the instruction's stream bytes (64, or 128 with an
+// extension) to dst.
+func AppendEncoded(dst []byte, in Inst) ([]byte, error) {
+	if in.def == nil {
+		return dst, errors.New("encode: empty instruction (no opcode)")
+	}
+	n := len(dst)
+	dst = append(dst, make([]byte, in.Size())...)
+	in.encodeTo(dst[n : n+WordSize])
+	if in.hasExt {
+		x := dst[n+WordSize : n+2*WordSize]
+		for i := range PseudoExt.leaves {
+			PseudoExt.leaves[i].bf.Put(x, in.ext[i])
+		}
+	}
+	return dst, nil
+}
+
+// Decoder walks a stream of words.
+type Decoder struct {
+	gen  Gen
+	b    []byte
+	off  int
+	next int
+	inst Inst
+	err  error
+}
+
+// NewDecoder returns a decoder over b for generation gen.
+func NewDecoder(gen Gen, b []byte) *Decoder { return &Decoder{gen: gen, b: b} }
+
+// Next decodes the next instruction; it returns false at the end of the
+// stream or on an error (see Err).
+func (d *Decoder) Next() bool {
+	if d.err != nil || d.next >= len(d.b) {
+		return false
+	}
+	d.off = d.next
+	if err := d.inst.decodeAt(d.gen, d.b[d.off:], d.off); err != nil {
+		d.err = err
+		return false
+	}
+	d.next = d.off + d.inst.Size()
+	return true
+}
+
+// Inst is the instruction Next decoded; it is overwritten by the next call.
+func (d *Decoder) Inst() *Inst { return &d.inst }
+
+// Offset is the stream byte offset of the current instruction.
+func (d *Decoder) Offset() int { return d.off }
+
+// Err is the error that stopped the decoder, if any.
+func (d *Decoder) Err() error { return d.err }
+
+// DecodeAll decodes a whole stream.
+func DecodeAll(gen Gen, b []byte) ([]Inst, error) {
+	var out []Inst
+	d := NewDecoder(gen, b)
+	for d.Next() {
+		out = append(out, *d.Inst())
+	}
+	return out, d.Err()
+}
+
+// Field access by spec path. Arrays are indexed ("src_num_elem[1]") and
+// sub-structs dotted ("events.wait_mode").
+
+func (in *Inst) leaf(path string) (*Leaf, int, error) {
+	if in.def == nil {
+		return nil, 0, errors.New("empty instruction (no opcode)")
+	}
+	lay := in.def.layout()
+	i, ok := lay.byPath[path]
+	if !ok {
+		return nil, 0, fmt.Errorf("%s has no field %q: %w", lay.Name, path, ErrNoField)
+	}
+	return &lay.leaves[i], i, nil
+}
+
+// Uint returns a field's raw value (zero-extended).
+func (in *Inst) Uint(path string) (uint64, error) {
+	_, i, err := in.leaf(path)
+	if err != nil {
+		return 0, err
+	}
+	return in.v[i], nil
+}
+
+// Int returns a field's value, sign-extended for signed fields.
+func (in *Inst) Int(path string) (int64, error) {
+	l, i, err := in.leaf(path)
+	if err != nil {
+		return 0, err
+	}
+	if l.signed {
+		s := 64 - uint(l.Bits)
+		return int64(in.v[i]<<s) >> s, nil
+	}
+	return int64(in.v[i]), nil
+}
+
+// Set stores v into a field, refusing values that do not fit: a signed field
+// takes its two's-complement range, an unsigned field 0..2^width-1.
+func (in *Inst) Set(path string, v int64) error {
+	l, i, err := in.leaf(path)
+	if err != nil {
+		return err
+	}
+	if l.signed {
+		if !l.bf.FitsSigned(v) {
+			return fmt.Errorf("%s = %d does not fit i%d: %w", path, v, l.Bits, ErrRange)
+		}
+		in.v[i] = uint64(v) & l.bf.Mask()
+		return nil
+	}
+	if v < 0 || !l.bf.Fits(uint64(v)) {
+		return fmt.Errorf("%s = %d does not fit u%d: %w", path, v, l.Bits, ErrRange)
+	}
+	in.v[i] = uint64(v)
+	return nil
+}
+
+// SetUint stores an unsigned (or raw two's-complement) value of the field's width.
+func (in *Inst) SetUint(path string, v uint64) error {
+	l, i, err := in.leaf(path)
+	if err != nil {
+		return err
+	}
+	if !l.bf.Fits(v) {
+		return fmt.Errorf("%s = %#x does not fit %d bits: %w", path, v, l.Bits, ErrRange)
+	}
+	in.v[i] = v
+	return nil
+}
+
+// MustSet is Set for values known to fit (demo and example code); it panics
+// on a programming error.
+func (in *Inst) MustSet(path string, v int64) *Inst {
+	if err := in.Set(path, v); err != nil {
+		panic(err)
+	}
+	return in
+}
+
+// Addr8 returns an ADDR8 / PSEUDO_ADDR8 field.
+func (in *Inst) Addr8(path string) (Addr8, error) {
+	l, i, err := in.leaf(path)
+	if err != nil {
+		return Addr8{}, err
+	}
+	if l.Field.Kind != KAddr8 && l.Field.Kind != KPseudoAddr8 {
+		return Addr8{}, fmt.Errorf("%s is %s, not an ADDR8", path, l.Field.TypeName())
+	}
+	return Addr8{Raw: in.v[i], Pseudo: l.Field.Kind == KPseudoAddr8}, nil
+}
+
+// CCInst returns slot k (0..14) of a COMPACT_CONTROL_INST word.
+func (in *Inst) CCInst(k int) (CCInst, error) {
+	v, err := in.Uint(fmt.Sprintf("insts[%d]", k))
+	return CCInst(v), err
+}
+
+// Equal reports whether two instructions decode to the same values.
+func (in *Inst) Equal(o *Inst) bool {
+	if in.def != o.def || in.hasExt != o.hasExt {
+		return false
+	}
+	n := len(in.def.layout().leaves)
+	return slices.Equal(in.v[:n], o.v[:n]) && (!in.hasExt || in.ext == o.ext)
+}
