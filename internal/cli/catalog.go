@@ -1,0 +1,130 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"text/tabwriter"
+
+	"ndma/isa"
+)
+
+func genFlag(s string) (isa.Gen, error) {
+	if s == "" {
+		return isa.GenAny, nil
+	}
+	g, err := isa.ParseGen(s)
+	if err != nil {
+		return isa.GenAny, usageError{err}
+	}
+	return g, nil
+}
+
+type catalogRow struct {
+	Opcode  int               `json:"opcode"`
+	Hex     string            `json:"hex"`
+	Name    string            `json:"name"`
+	Aliases []string          `json:"aliases,omitempty"`
+	Struct  string            `json:"struct,omitempty"`
+	Decoded bool              `json:"decoded"`
+	DGEKind *int              `json:"dge_kind,omitempty"`
+	DGEProv string            `json:"dge_kind_prov,omitempty"`
+	Gens    map[string]string `json:"gens"`
+	Pseudo  bool              `json:"pseudo,omitempty"`
+	Control bool              `json:"control,omitempty"`
+	Prov    string            `json:"prov"`
+	Note    string            `json:"note,omitempty"`
+}
+
+// presence is "Y", "-" or, where no source states it, "?".
+func presence(d *isa.OpDef, g isa.Gen) string {
+	switch {
+	case !d.GensKnown:
+		return "?"
+	case d.Gens.Has(g):
+		return "Y"
+	}
+	return "-"
+}
+
+func runCatalog(e *env, args []string) error {
+	fs := newFlags(e, "catalog", "")
+	genS := fs.String("gen", "", "only opcodes present on this generation (name or version)")
+	asJSON := fs.Bool("json", false, "print JSON")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	gen, err := genFlag(*genS)
+	if err != nil {
+		return err
+	}
+	var rows []catalogRow
+	for i := range isa.Catalog {
+		d := &isa.Catalog[i]
+		if gen != isa.GenAny && presence(d, gen) == "-" {
+			continue
+		}
+		r := catalogRow{Opcode: int(d.Opcode), Hex: fmt.Sprintf("0x%02x", uint8(d.Opcode)), Name: d.Name,
+			Aliases: d.Aliases, Struct: d.StructName(), Decoded: d.Decoded(), Gens: map[string]string{},
+			Pseudo: d.Pseudo, Control: d.Control, Prov: d.Prov.String(), Note: d.Note}
+		if d.DGEKind >= 0 {
+			k := d.DGEKind
+			r.DGEKind, r.DGEProv = &k, d.DGEProv.String()
+		}
+		for _, g := range isa.Gens {
+			r.Gens[g.String()] = presence(d, g)
+		}
+		rows = append(rows, r)
+	}
+	if *asJSON {
+		b, err := json.MarshalIndent(rows, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
+		return err
+	}
+	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "opcode\tname\tstruct\tDGE")
+	for _, g := range isa.Gens {
+		fmt.Fprintf(tw, "\t%s", g.Version())
+	}
+	fmt.Fprintln(tw, "\tkind")
+	for i, r := range rows {
+		d := isa.Lookup(isa.Opcode(r.Opcode))
+		st := r.Struct
+		if !r.Decoded {
+			st = "(known, not decoded)"
+		}
+		dge := "-"
+		if r.DGEKind != nil {
+			dge = fmt.Sprint(*r.DGEKind)
+			if d.DGEProv == isa.Inferred {
+				dge += " (INF)"
+			}
+		}
+		name := r.Name
+		if len(r.Aliases) > 0 {
+			name += " / " + r.Aliases[0]
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", r.Hex, name, st, dge)
+		for _, g := range isa.Gens {
+			fmt.Fprintf(tw, "\t%s", r.Gens[g.String()])
+		}
+		kind := "dma"
+		switch {
+		case d.Pseudo:
+			kind = "pseudo"
+		case d.Control:
+			kind = "control"
+		case r.DGEKind == nil:
+			kind = "other"
+		}
+		fmt.Fprintf(tw, "\t%s\n", kind)
+		_ = i
+	}
+	return tw.Flush()
+}

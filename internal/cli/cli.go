@@ -1,0 +1,158 @@
+// Package cli implements the `ndma` command: data on stdout, one-line
+// diagnostics on stderr; exit 0 on success, 1 on bad input, 2 on bad usage.
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1 // the input was bad (undecodable, unreadable)
+	exitUsage = 2 // the command line was bad
+)
+
+// usageError marks an error as the caller's command line.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// env is what a command runs with.
+type env struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+}
+
+type command struct {
+	name    string
+	summary string
+	run     func(e *env, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"demo", "build the source documents' worked examples and prove they round-trip", runDemo},
+		{"catalog", "list the opcodes × generations (--gen G, --json)", runCatalog},
+		{"describe", "draw the 64-byte field map of an opcode (OPCODE|NAME, --json)", runDescribe},
+		{"disasm", "decode a stream of 64-byte words (FILE|-, --json, --gen G)", runDisasm},
+	}
+}
+
+// Main runs ndma with args (without the program name) and returns the exit status.
+func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) == 0 {
+			usage(stderr)
+			return exitUsage
+		}
+		usage(stdout)
+		return exitOK
+	}
+	for _, c := range commands() {
+		if c.name != args[0] {
+			continue
+		}
+		// Buffer stdout so that a failing command prints nothing: no half-written results.
+		var out bytes.Buffer
+		e.stdout = &out
+		err := c.run(e, args[1:])
+		if err == nil {
+			if _, werr := stdout.Write(out.Bytes()); werr != nil {
+				fmt.Fprintf(stderr, "ndma %s: writing output: %v\n", c.name, werr)
+				return exitFail
+			}
+			return exitOK
+		}
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK
+		}
+		fmt.Fprintf(stderr, "ndma %s: %s\n", c.name, oneLine(err.Error()))
+		var ue usageError
+		if errors.As(err, &ue) {
+			return exitUsage
+		}
+		return exitFail
+	}
+	fmt.Fprintf(stderr, "ndma: unknown command %q (try `ndma help`)\n", args[0])
+	return exitUsage
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "usage: ndma COMMAND [flags] [args]")
+	fmt.Fprintln(w, "\ncommands:")
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
+	}
+	fmt.Fprintln(w, "\n`ndma COMMAND -h` lists a command's flags.")
+}
+
+func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
+
+// newFlags returns a flag set whose parse errors are usage errors and whose
+// help goes to stderr.
+func newFlags(e *env, name, args string) *flag.FlagSet {
+	fs := flag.NewFlagSet("ndma "+name, flag.ContinueOnError)
+	fs.SetOutput(e.stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(e.stderr, "usage: ndma %s [flags] %s\n", name, args)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses flags, allowing them before and after the positional arguments.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// readInput reads a file argument, "-" meaning stdin.
+func readInput(e *env, path string) ([]byte, error) {
+	var (
+		b   []byte
+		err error
+	)
+	if path == "-" {
+		b, err = io.ReadAll(e.stdin)
+		path = "stdin"
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, unwrapPathError(err))
+	}
+	return b, nil
+}
+
+// unwrapPathError drops os.PathError's repetition of the path.
+func unwrapPathError(err error) error {
+	var pe *os.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

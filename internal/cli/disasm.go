@@ -1,0 +1,61 @@
+package cli
+
+import (
+	"fmt"
+
+	"ndma/isa"
+)
+
+func runDisasm(e *env, args []string) error {
+	fs := newFlags(e, "disasm", "FILE|-")
+	genS := fs.String("gen", "", "generation the words are for (name or version)")
+	asJSON := fs.Bool("json", false, "print a JSON array, one object per word (docs/json.md)")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("want one FILE (or - for stdin)")
+	}
+	gen, err := genFlag(*genS)
+	if err != nil {
+		return err
+	}
+	b, err := readInput(e, pos[0])
+	if err != nil {
+		return err
+	}
+	if len(b) == 0 {
+		return fmt.Errorf("%s: empty input: no words", pos[0])
+	}
+	if *asJSON {
+		out, err := isa.AppendJSONStream(nil, gen, b)
+		if err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		_, err = e.stdout.Write(out)
+		return err
+	}
+	return listing(e, gen, pos[0], b)
+}
+
+// listing prints one line per word: offset, opcode, mnemonic, struct and the
+// bytes. (The canonical text form comes with the assembler.)
+func listing(e *env, gen isa.Gen, name string, b []byte) error {
+	d := isa.NewDecoder(gen, b)
+	for d.Next() {
+		in := d.Inst()
+		line := func(off int, x *isa.Inst) {
+			fmt.Fprintf(e.stdout, "%06x  %02x %-22s %-20s % x\n", off, uint8(x.Opcode()), x.Def().Mnemonic(),
+				x.Layout().Name, b[off:off+isa.WordSize])
+		}
+		line(d.Offset(), in)
+		if x, ok := in.Ext(); ok {
+			line(d.Offset()+isa.WordSize, &x)
+		}
+	}
+	if err := d.Err(); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	return nil
+}
