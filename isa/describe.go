@@ -234,7 +234,7 @@ func formatLeaf(in *Inst, lay *Struct, i int) string {
 		return fmt.Sprint(int64(v<<s) >> s)
 	default:
 		if f.Enum != nil {
-			if n := f.Enum.NameOf(v); n != "" {
+			if n := f.Enum.NameFor(v, in.Gen); n != "" {
 				return fmt.Sprintf("%s (%#x)", n, v)
 			}
 		}
@@ -247,8 +247,8 @@ func formatLeaf(in *Inst, lay *Struct, i int) string {
 	for _, af := range a.Fields {
 		x := af.get(v)
 		switch {
-		case af.Enum != nil && af.Enum.NameOf(x) != "":
-			parts = append(parts, af.Enum.NameOf(x))
+		case af.Enum != nil && af.Enum.NameFor(x, in.Gen) != "":
+			parts = append(parts, af.Enum.NameFor(x, in.Gen))
 		case af.Signed:
 			parts = append(parts, fmt.Sprintf("%s=%d", af.Name, af.signedValue(x)))
 		default:

@@ -61,6 +61,28 @@ func (e *Enum) NameOf(v uint64) string {
 	return ""
 }
 
+// NameFor is the value's spec name on generation g, or "" when the value has
+// no name there (a DTYPE code the generation lacks prints as a number);
+// GenAny accepts a name from any generation.
+func (e *Enum) NameFor(v uint64, g Gen) string {
+	if i, ok := e.byValue[v]; ok && e.Values[i].Gens.Has(g) {
+		return e.Values[i].Name
+	}
+	return ""
+}
+
+// ParseFor resolves a spec name (case-insensitively) that generation g defines.
+func (e *Enum) ParseFor(name string, g Gen) (uint64, error) {
+	i, ok := e.byName[strings.ToUpper(name)]
+	if !ok {
+		return 0, fmt.Errorf("%s has no value %q (expected one of %s)", e.Name, name, strings.Join(e.Names(), ", "))
+	}
+	if v := e.Values[i]; !v.Gens.Has(g) {
+		return 0, fmt.Errorf("%s %s is not defined on %s (only %s)", e.Name, v.Name, g, v.Gens)
+	}
+	return e.Values[i].Value, nil
+}
+
 // Parse resolves a spec name (case-insensitively).
 func (e *Enum) Parse(name string) (uint64, bool) {
 	i, ok := e.byName[strings.ToUpper(name)]

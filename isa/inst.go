@@ -48,7 +48,7 @@ type Inst struct {
 
 	def    *OpDef
 	v      [maxLeaves]uint64
-	ext    [extLeaves]uint64
+	ext    [maxLeaves]uint64
 	hasExt bool
 }
 
@@ -134,18 +134,12 @@ func (in *Inst) decodeAt(gen Gen, b []byte, off int) error {
 	in.Gen = gen
 	in.def = opTable[b[0]]
 	in.hasExt = false
-	w := b[:WordSize:WordSize]
-	for i := range in.def.layout().leaves {
-		in.v[i] = in.def.layout().leaves[i].bf.Get(w)
-	}
+	in.def.layout().plan.Decode(b, &in.v)
 	if b[0] == byte(OpPseudoDMADirect2D) && len(b) > WordSize && b[WordSize] == byte(OpPseudoExtension) {
 		if len(b) < 2*WordSize {
 			return &DecodeError{Offset: off + WordSize, Opcode: int(OpPseudoExtension), Have: len(b) - WordSize, Err: ErrTruncated}
 		}
-		x := b[WordSize : 2*WordSize : 2*WordSize]
-		for i := range PseudoExt.leaves {
-			in.ext[i] = PseudoExt.leaves[i].bf.Get(x)
-		}
+		PseudoExt.plan.Decode(b[WordSize:], &in.ext)
 		in.hasExt = true
 	}
 	return nil
@@ -163,10 +157,7 @@ func Encode(in Inst) ([WordSize]byte, error) {
 }
 
 func (in *Inst) encodeTo(w []byte) {
-	lay := in.def.layout()
-	for i := range lay.leaves {
-		lay.leaves[i].bf.Put(w, in.v[i])
-	}
+	in.def.layout().plan.Encode(w, &in.v)
 }
 
 // AppendEncoded appends the instruction's stream bytes (64, or 128 with an
@@ -179,10 +170,7 @@ func AppendEncoded(dst []byte, in Inst) ([]byte, error) {
 	dst = append(dst, make([]byte, in.Size())...)
 	in.encodeTo(dst[n : n+WordSize])
 	if in.hasExt {
-		x := dst[n+WordSize : n+2*WordSize]
-		for i := range PseudoExt.leaves {
-			PseudoExt.leaves[i].bf.Put(x, in.ext[i])
-		}
+		PseudoExt.plan.Encode(dst[n+WordSize:], &in.ext)
 	}
 	return dst, nil
 }

@@ -110,7 +110,7 @@ func (w *jsonWriter) value(f *Field, path string) {
 
 func (w *jsonWriter) scalar(v uint64, width int, signed bool, e *Enum) {
 	if e != nil {
-		if n := e.NameOf(v); n != "" {
+		if n := e.NameFor(v, w.in.Gen); n != "" {
 			w.buf = strconv.AppendQuote(w.buf, n)
 			return
 		}
@@ -350,7 +350,7 @@ func (r *jsonReader) value(f *Field, path string, raw any) error {
 		if !ok {
 			return fmt.Errorf("fields.%s: missing \"op\"", path)
 		}
-		op, err := jsonUint(opv, 8, CCOp)
+		op, err := jsonUint(opv, 8, CCOp, r.in.Gen)
 		if err != nil {
 			return fmt.Errorf("fields.%s.op: %w", path, err)
 		}
@@ -378,7 +378,7 @@ func (r *jsonReader) value(f *Field, path string, raw any) error {
 			}
 			return nil
 		}
-		v, err := jsonUint(raw, l.Bits, f.Enum)
+		v, err := jsonUint(raw, l.Bits, f.Enum, r.in.Gen)
 		if err != nil {
 			return fmt.Errorf("fields.%s: %w", path, err)
 		}
@@ -396,7 +396,7 @@ func (r *jsonReader) union(path string, raw any, pick func(form string, marker u
 	var marker uint64
 	if mv, ok := m["marker"]; ok {
 		var err error
-		if marker, err = jsonUint(mv, 8, nil); err != nil {
+		if marker, err = jsonUint(mv, 8, nil, r.in.Gen); err != nil {
 			return fmt.Errorf("fields.%s.marker: %w", path, err)
 		}
 	}
@@ -439,7 +439,7 @@ func (r *jsonReader) armFields(path string, a *arm, v uint64, m map[string]any, 
 			x = uint64(n) & mask(af.Width)
 		} else {
 			var err error
-			if x, err = jsonUint(raw, int(af.Width), af.Enum); err != nil {
+			if x, err = jsonUint(raw, int(af.Width), af.Enum, r.in.Gen); err != nil {
 				return 0, fmt.Errorf("fields.%s.%s: %w", path, af.Name, err)
 			}
 		}
@@ -453,7 +453,7 @@ func (r *jsonReader) armFields(path string, a *arm, v uint64, m map[string]any, 
 	return v, nil
 }
 
-func jsonUint(raw any, width int, e *Enum) (uint64, error) {
+func jsonUint(raw any, width int, e *Enum, g Gen) (uint64, error) {
 	var v uint64
 	switch x := raw.(type) {
 	case json.Number:
@@ -466,9 +466,9 @@ func jsonUint(raw any, width int, e *Enum) (uint64, error) {
 		if e == nil {
 			return 0, fmt.Errorf("want a number, got %q", x)
 		}
-		n, ok := e.Parse(x)
-		if !ok {
-			return 0, fmt.Errorf("%s has no value %q (expected one of %s)", e.Name, x, strings.Join(e.Names(), ", "))
+		n, err := e.ParseFor(x, g)
+		if err != nil {
+			return 0, err
 		}
 		v = n
 	default:

@@ -49,6 +49,7 @@ type Struct struct {
 	Note   string
 
 	leaves []Leaf
+	plan   *bitfield.Plan // the leaves compiled for the decode/encode loops
 	byPath map[string]int
 }
 
@@ -66,7 +67,7 @@ type Leaf struct {
 }
 
 // maxLeaves bounds the decoded form of one word (checked at init).
-const maxLeaves = 64
+const maxLeaves = bitfield.MaxFields
 
 // Leaves is the flattened field list in table order.
 func (s *Struct) Leaves() []Leaf { return s.leaves }
@@ -96,15 +97,32 @@ func (f *Field) n() int {
 // finish flattens a top-level layout into leaves and checks it. A bad table
 // is a programming error in ndma, so it panics at package init.
 func (s *Struct) finish() *Struct {
-	s.byPath = map[string]int{}
-	s.flatten("", 0, s)
-	if len(s.leaves) > maxLeaves {
-		panic(fmt.Sprintf("isa: layout %s has %d leaves, more than %d", s.Name, len(s.leaves), maxLeaves))
-	}
-	if err := s.Check(); err != nil {
+	if err := s.build(); err != nil {
 		panic(err)
 	}
 	return s
+}
+
+// build checks the names and extents, flattens, then checks the bit coverage.
+func (s *Struct) build() (err error) {
+	if err := checkNames(s); err != nil {
+		return err
+	}
+	defer func() { // addLeaf reports a bad range by panicking
+		if r := recover(); r != nil {
+			err = fmt.Errorf("%v", r)
+		}
+	}()
+	s.byPath = map[string]int{}
+	s.leaves = nil
+	if s.plan, err = bitfield.NewPlan(s.Size); err != nil {
+		return err
+	}
+	s.flatten("", 0, s)
+	if len(s.leaves) > maxLeaves {
+		return fmt.Errorf("isa: layout %s has %d leaves, more than %d", s.Name, len(s.leaves), maxLeaves)
+	}
+	return s.Check()
 }
 
 func (s *Struct) flatten(prefix string, base int, st *Struct) {
@@ -138,6 +156,9 @@ func (s *Struct) addLeaf(l Leaf) {
 		panic(fmt.Sprintf("isa: layout %s leaf %s: %v", s.Name, l.Path, err))
 	}
 	l.bf = bf
+	if _, err := s.plan.Add(l.Off, l.Bit, l.Bits); err != nil {
+		panic(fmt.Sprintf("isa: layout %s leaf %s: %v", s.Name, l.Path, err))
+	}
 	if _, dup := s.byPath[l.Path]; dup {
 		panic(fmt.Sprintf("isa: layout %s: duplicate path %s", s.Name, l.Path))
 	}

@@ -84,3 +84,90 @@ func (f Field) FitsSigned(v int64) bool {
 	lim := int64(1) << (f.width - 1)
 	return v >= -lim && v < lim
 }
+
+// Lane locates a bit range of a buffer read as little-endian 64-bit lanes
+// (buffer byte 8k+j is bits 8j..8j+7 of lane k). A whole word is decoded by
+// loading its lanes once and extracting every field from registers, and
+// encoded by OR-ing every field into zeroed lanes — no read-modify-write of
+// overlapping memory windows. Shift counts are kept below 64 and the high
+// part of a range that straddles two lanes is selected by a mask, so Get and
+// Or are branch-free.
+type Lane struct {
+	lo, hi uint8  // lane of the low bits; lane of the high bits (= lo unless the range straddles)
+	shift  uint8  // bit position inside lane lo
+	hshift uint8  // (64 - shift) mod 64: where the high part starts in the value
+	mask   uint64 // the field's width
+	hmask  uint64 // mask of the high part's bits in lane hi; 0 when the range does not straddle
+}
+
+// MakeLane locates `width` bits starting at bit `bit` of byte `off` in a
+// buffer of `size` bytes (a multiple of 8).
+func MakeLane(off, bit, width, size int) (Lane, error) {
+	if size%8 != 0 || size <= 0 {
+		return Lane{}, fmt.Errorf("bitfield: buffer of %d bytes is not a whole number of lanes", size)
+	}
+	if width < 1 || width > 64 || bit < 0 || off < 0 || off*8+bit+width > size*8 {
+		return Lane{}, fmt.Errorf("bitfield: bad range off=%d bit=%d width=%d in %d bytes", off, bit, width, size)
+	}
+	first := off*8 + bit
+	last := first + width - 1
+	l := Lane{lo: uint8(first / 64), hi: uint8(last / 64), shift: uint8(first % 64), mask: ^uint64(0)}
+	l.hshift = uint8((64 - int(l.shift)) % 64)
+	if width < 64 {
+		l.mask = 1<<width - 1
+	}
+	if l.hi != l.lo {
+		l.hmask = 1<<(last%64+1) - 1 // bits 0..last%64 of lane hi
+	}
+	return l, nil
+}
+
+// Get extracts the field from the lanes.
+func (l Lane) Get(lanes []uint64) uint64 {
+	return (lanes[l.lo]>>(l.shift&63) | (lanes[l.hi]&l.hmask)<<(l.hshift&63)) & l.mask
+}
+
+// Or merges v (its low width bits) into lanes that are zero over the field.
+func (l Lane) Or(lanes []uint64, v uint64) {
+	v &= l.mask
+	lanes[l.lo] |= v << (l.shift & 63)
+	lanes[l.hi] |= v >> (l.hshift & 63) & l.hmask
+}
+
+// Get8 is Get for the eight lanes of a 64-byte buffer, without bounds checks.
+func (l *Lane) Get8(lanes *[8]uint64) uint64 {
+	return (lanes[l.lo&7]>>(l.shift&63) | (lanes[l.hi&7]&l.hmask)<<(l.hshift&63)) & l.mask
+}
+
+// Or8 is Or for the eight lanes of a 64-byte buffer, without bounds checks.
+func (l *Lane) Or8(lanes *[8]uint64, v uint64) {
+	v &= l.mask
+	lanes[l.lo&7] |= v << (l.shift & 63)
+	lanes[l.hi&7] |= v >> (l.hshift & 63) & l.hmask
+}
+
+// LoadLanes reads b (len = 8·len(lanes)) into lanes.
+func LoadLanes(lanes []uint64, b []byte) {
+	if len(lanes) == 8 && len(b) >= 64 { // a whole instruction word: unrolled
+		b = b[:64]
+		lanes[0] = binary.LittleEndian.Uint64(b[0:])
+		lanes[1] = binary.LittleEndian.Uint64(b[8:])
+		lanes[2] = binary.LittleEndian.Uint64(b[16:])
+		lanes[3] = binary.LittleEndian.Uint64(b[24:])
+		lanes[4] = binary.LittleEndian.Uint64(b[32:])
+		lanes[5] = binary.LittleEndian.Uint64(b[40:])
+		lanes[6] = binary.LittleEndian.Uint64(b[48:])
+		lanes[7] = binary.LittleEndian.Uint64(b[56:])
+		return
+	}
+	for i := range lanes {
+		lanes[i] = binary.LittleEndian.Uint64(b[8*i:])
+	}
+}
+
+// StoreLanes writes lanes to b.
+func StoreLanes(b []byte, lanes []uint64) {
+	for i, v := range lanes {
+		binary.LittleEndian.PutUint64(b[8*i:], v)
+	}
+}

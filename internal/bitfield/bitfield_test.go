@@ -77,3 +77,39 @@ func TestMakeErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestLaneAgainstBitByBit(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for n := 0; n < 20000; n++ {
+		size := 8 * (1 + r.IntN(8))
+		width := 1 + r.IntN(64)
+		start := r.IntN(size*8 - width + 1)
+		off, bit := start/8, start%8
+		l, err := MakeLane(off, bit, width, size)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := make([]byte, size)
+		for i := range b {
+			b[i] = byte(r.Uint32())
+		}
+		lanes := make([]uint64, size/8)
+		LoadLanes(lanes, b)
+		if got, want := l.Get(lanes), slowGet(b, off, bit, width); got != want {
+			t.Fatalf("Get(off=%d bit=%d w=%d) = %#x, want %#x", off, bit, width, got, want)
+		}
+		zero := make([]uint64, size/8)
+		v := r.Uint64()
+		l.Or(zero, v)
+		out := make([]byte, size)
+		StoreLanes(out, zero)
+		for p := 0; p < size*8; p++ {
+			in := p >= start && p < start+width
+			set := out[p/8]>>(p%8)&1 != 0
+			want := in && v>>(p-start)&1 != 0
+			if set != want {
+				t.Fatalf("Or(off=%d bit=%d w=%d): bit %d = %v", off, bit, width, p, set)
+			}
+		}
+	}
+}
