@@ -64,3 +64,56 @@ func BenchmarkEncode(b *testing.B) {
 	}
 	b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mwords/s")
 }
+
+// direct2DRef is what a hand-written decoder of one struct looks like: fixed
+// offsets, no table. BenchmarkDecodeReference is the same-run reference that
+// bench/decode.sh divides by (field-tables §3.2).
+type direct2DRef struct {
+	op, wordLen, dbgCmd, dbgHint          uint8
+	waitMode, waitIdx, updMode, updIdx    uint8
+	semValue                              uint32
+	configs, sem, semInc, computeOp       uint8
+	src, dst                              uint64
+	srcStep, dstStep                      [2]int32
+	srcNum, dstNum                        [2]uint16
+	srcElem, dstElem                      uint16
+	srcBound, dstBound, inDtype, outDtype uint8
+}
+
+func decodeDirect2DRef(b []byte, d *direct2DRef) {
+	b = b[:64]
+	le := func(o int) uint32 { return uint32(b[o]) | uint32(b[o+1])<<8 | uint32(b[o+2])<<16 | uint32(b[o+3])<<24 }
+	d.op, d.wordLen, d.dbgCmd, d.dbgHint = b[0], b[1], b[2], b[3]
+	d.waitMode, d.waitIdx, d.updMode, d.updIdx = b[4], b[5], b[6], b[7]
+	d.semValue = le(8)
+	d.configs, d.sem, d.semInc, d.computeOp = b[12], b[13], b[14], b[15]
+	d.src = uint64(le(16)) | uint64(le(20))<<32
+	d.srcStep = [2]int32{int32(le(24)), int32(le(28))}
+	d.srcNum = [2]uint16{uint16(le(32)), uint16(le(32) >> 16)}
+	d.srcElem = uint16(b[36]) | uint16(b[37])<<8
+	d.srcBound, d.dstBound = b[38], b[39]
+	d.dst = uint64(le(40)) | uint64(le(44))<<32
+	d.dstStep = [2]int32{int32(le(48)), int32(le(52))}
+	d.dstNum = [2]uint16{uint16(le(56)), uint16(le(56) >> 16)}
+	d.dstElem = uint16(b[60]) | uint16(b[61])<<8
+	d.inDtype, d.outDtype = b[62], b[63]
+}
+
+// BenchmarkDecodeReference decodes the same number of words with the
+// hand-written fixed-offset DIRECT2D decoder (whole bytes only: no bit-fields,
+// no unions, no table).
+func BenchmarkDecodeReference(b *testing.B) {
+	stream := mixedStream(4096)
+	b.SetBytes(WordSize)
+	b.ReportAllocs()
+	var d direct2DRef
+	off, n := 0, 0
+	for b.Loop() {
+		decodeDirect2DRef(stream[off:], &d)
+		if off += WordSize; off == len(stream) {
+			off = 0
+		}
+		n++
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds()/1e6, "Mwords/s")
+}

@@ -134,18 +134,6 @@ func (l Lane) Or(lanes []uint64, v uint64) {
 	lanes[l.hi] |= v >> (l.hshift & 63) & l.hmask
 }
 
-// Get8 is Get for the eight lanes of a 64-byte buffer, without bounds checks.
-func (l *Lane) Get8(lanes *[8]uint64) uint64 {
-	return (lanes[l.lo&7]>>(l.shift&63) | (lanes[l.hi&7]&l.hmask)<<(l.hshift&63)) & l.mask
-}
-
-// Or8 is Or for the eight lanes of a 64-byte buffer, without bounds checks.
-func (l *Lane) Or8(lanes *[8]uint64, v uint64) {
-	v &= l.mask
-	lanes[l.lo&7] |= v << (l.shift & 63)
-	lanes[l.hi&7] |= v >> (l.hshift & 63) & l.hmask
-}
-
 // LoadLanes reads b (len = 8·len(lanes)) into lanes.
 func LoadLanes(lanes []uint64, b []byte) {
 	if len(lanes) == 8 && len(b) >= 64 { // a whole instruction word: unrolled

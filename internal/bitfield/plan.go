@@ -9,10 +9,9 @@ import "fmt"
 // field that straddles two lanes, that yields its low part), and the few
 // straddling fields get their high part in a second, short loop.
 type Plan struct {
-	size  int
-	all   []laneLow  // one per field, in field order
-	high  []laneHigh // the straddling fields' high parts
-	lanes []Lane     // every field, for single-field access
+	size int
+	all  []laneLow  // one per field, in field order
+	high []laneHigh // the straddling fields' high parts
 }
 
 type laneLow struct {
@@ -53,7 +52,6 @@ func (p *Plan) Add(off, bit, width int) (int, error) {
 	if l.hi != l.lo {
 		p.high = append(p.high, laneHigh{idx: uint16(idx), lane: l.hi, hshift: l.hshift, mask: l.mask})
 	}
-	p.lanes = append(p.lanes, l)
 	return idx, nil
 }
 

@@ -93,7 +93,7 @@ func runCatalog(e *env, args []string) error {
 		fmt.Fprintf(tw, "\t%s", g.Version())
 	}
 	fmt.Fprintln(tw, "\tkind")
-	for i, r := range rows {
+	for _, r := range rows {
 		d := isa.Lookup(isa.Opcode(r.Opcode))
 		st := r.Struct
 		if !r.Decoded {
@@ -124,7 +124,6 @@ func runCatalog(e *env, args []string) error {
 			kind = "other"
 		}
 		fmt.Fprintf(tw, "\t%s\n", kind)
-		_ = i
 	}
 	return tw.Flush()
 }
