@@ -174,3 +174,19 @@ func TestParseJSONErrors(t *testing.T) {
 		}
 	}
 }
+
+// Decode and Encode allocate nothing (counted, not timed).
+func TestNoAllocs(t *testing.T) {
+	stream := mixedStream(64)
+	var d Decoder
+	var w [WordSize]byte
+	allocs := testing.AllocsPerRun(100, func() {
+		d = Decoder{gen: Mariana, b: stream}
+		for d.Next() {
+			d.inst.encodeTo(w[:])
+		}
+	})
+	if allocs != 0 || d.Err() != nil {
+		t.Fatalf("%v allocations per stream (err %v)", allocs, d.Err())
+	}
+}

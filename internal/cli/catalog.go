@@ -8,17 +8,6 @@ import (
 	"ndma/isa"
 )
 
-func genFlag(s string) (isa.Gen, error) {
-	if s == "" {
-		return isa.GenAny, nil
-	}
-	g, err := isa.ParseGen(s)
-	if err != nil {
-		return isa.GenAny, usageError{err}
-	}
-	return g, nil
-}
-
 type catalogRow struct {
 	Opcode  int               `json:"opcode"`
 	Hex     string            `json:"hex"`
@@ -47,17 +36,9 @@ func presence(d *isa.OpDef, g isa.Gen) string {
 }
 
 func runCatalog(e *env, args []string) error {
-	fs := newFlags(e, "catalog", "")
-	genS := fs.String("gen", "", "only opcodes present on this generation (name or version)")
-	asJSON := fs.Bool("json", false, "print JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
-	}
-	gen, err := genFlag(*genS)
+	cl := newCmdLine(e, "catalog", "", "", "only opcodes present on this generation (name or version)")
+	asJSON := cl.fs.Bool("json", false, "print JSON")
+	_, gen, err := cl.parse(args, 0, "")
 	if err != nil {
 		return err
 	}

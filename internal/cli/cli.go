@@ -10,6 +10,8 @@ import (
 	"io"
 	"os"
 	"strings"
+
+	"ndma/isa"
 )
 
 // Exit statuses.
@@ -109,6 +111,40 @@ func newFlags(e *env, name, args string) *flag.FlagSet {
 		fs.PrintDefaults()
 	}
 	return fs
+}
+
+// cmdLine is a command's flag set with the --gen flag every command has.
+type cmdLine struct {
+	fs  *flag.FlagSet
+	gen *string
+}
+
+func newCmdLine(e *env, name, args, genDefault, genHelp string) *cmdLine {
+	fs := newFlags(e, name, args)
+	return &cmdLine{fs: fs, gen: fs.String("gen", genDefault, genHelp)}
+}
+
+// parse parses the flags, requires exactly npos positional arguments (wantPos
+// says what they are) and resolves --gen.
+func (c *cmdLine) parse(args []string, npos int, wantPos string) ([]string, isa.Gen, error) {
+	pos, err := parse(c.fs, args)
+	if err != nil {
+		return nil, isa.GenAny, err
+	}
+	if len(pos) != npos {
+		if npos == 0 {
+			return nil, isa.GenAny, usagef("unexpected argument %q", pos[0])
+		}
+		return nil, isa.GenAny, usagef("%s", wantPos)
+	}
+	if *c.gen == "" {
+		return pos, isa.GenAny, nil
+	}
+	g, err := isa.ParseGen(*c.gen)
+	if err != nil {
+		return nil, isa.GenAny, usageError{err}
+	}
+	return pos, g, nil
 }
 
 // parse parses flags, allowing them before and after the positional arguments.

@@ -80,16 +80,8 @@ func demoExamples() []demoExample {
 }
 
 func runDemo(e *env, args []string) error {
-	fs := newFlags(e, "demo", "")
-	genS := fs.String("gen", "cayman", "generation to build for")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) > 0 {
-		return usagef("unexpected argument %q", pos[0])
-	}
-	gen, err := genFlag(*genS)
+	cl := newCmdLine(e, "demo", "", "cayman", "generation to build for")
+	_, gen, err := cl.parse(args, 0, "")
 	if err != nil {
 		return err
 	}

@@ -8,17 +8,9 @@ import (
 )
 
 func runDescribe(e *env, args []string) error {
-	fs := newFlags(e, "describe", "OPCODE|NAME")
-	genS := fs.String("gen", "", "say whether the opcode exists on this generation")
-	asJSON := fs.Bool("json", false, "print the field rows as JSON")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one OPCODE or NAME (e.g. 0xb8, DMAMEMCPY, DMA_DIRECT2D)")
-	}
-	gen, err := genFlag(*genS)
+	cl := newCmdLine(e, "describe", "OPCODE|NAME", "", "say whether the opcode exists on this generation")
+	asJSON := cl.fs.Bool("json", false, "print the field rows as JSON")
+	pos, gen, err := cl.parse(args, 1, "want one OPCODE or NAME (e.g. 0xb8, DMAMEMCPY, DMA_DIRECT2D)")
 	if err != nil {
 		return err
 	}

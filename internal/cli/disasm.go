@@ -7,17 +7,9 @@ import (
 )
 
 func runDisasm(e *env, args []string) error {
-	fs := newFlags(e, "disasm", "FILE|-")
-	genS := fs.String("gen", "", "generation the words are for (name or version)")
-	asJSON := fs.Bool("json", false, "print a JSON array, one object per word (docs/json.md)")
-	pos, err := parse(fs, args)
-	if err != nil {
-		return err
-	}
-	if len(pos) != 1 {
-		return usagef("want one FILE (or - for stdin)")
-	}
-	gen, err := genFlag(*genS)
+	cl := newCmdLine(e, "disasm", "FILE|-", "", "generation the words are for (name or version)")
+	asJSON := cl.fs.Bool("json", false, "print a JSON array, one object per word (docs/json.md)")
+	pos, gen, err := cl.parse(args, 1, "want one FILE (or - for stdin)")
 	if err != nil {
 		return err
 	}
