@@ -26,20 +26,20 @@ const (
 var (
 	addr8Imm = arm{Name: "imm", Prov: Inferred, Note: "bytes 0-6 plus marker bits 0-1 as address bits 56-57 (§11.2)",
 		Fields: []armField{af("addr", 0, 58, Inferred)}}
-	addr8Reg = arm{Name: "reg", Prov: Inferred, Note: "address = r[reg_lo] | r[reg_hi] << 32 (§11.2)",
+	addr8Reg = arm{Name: "reg", Marker: MarkerAddrReg, Prov: Inferred, Note: "address = r[reg_lo] | r[reg_hi] << 32 (§11.2)",
 		Fields: []armField{af("reg_lo", 0, 8, Inferred), af("reg_hi", 8, 8, Inferred), af("reserved", 16, 42, Inferred)}}
-	addr8Tbl = arm{Name: "tbl", Prov: Inferred, Note: "table / offset-register arm, kept as its raw payload (§11.2)",
+	addr8Tbl = arm{Name: "tbl", Marker: MarkerAddrTbl, Prov: Inferred, Note: "table / offset-register arm, kept as its raw payload (§11.2)",
 		Fields: []armField{af("payload", 0, 58, Inferred)}}
 	addr8Raw = arm{Name: "raw", Prov: Inferred, Note: "a marker combination no source defines, kept as raw payload",
 		Fields: []armField{af("payload", 0, 58, Inferred)}}
-	pseudoVar = arm{Name: "var", Prov: Observed, Note: "NEFF variable id + byte offset (neff.md §5.4; var_id width INFERRED)",
+	pseudoVar = arm{Name: "var", Marker: MarkerVarID, Prov: Observed, Note: "NEFF variable id + byte offset (neff.md §5.4; var_id width INFERRED)",
 		Fields: []armField{af("var_offset", 0, 32, Observed), af("var_id", 32, 16, Inferred), af("reserved", 48, 10, Inferred)}}
-	pseudoTbl = arm{Name: "tbl", Prov: Observed, Note: "byte offset + index into the subgraph's dge-table list (neff.md §5.4)",
+	pseudoTbl = arm{Name: "tbl", Marker: MarkerAddrTbl, Prov: Observed, Note: "byte offset + index into the subgraph's dge-table list (neff.md §5.4)",
 		Fields: []armField{af("offset", 0, 32, Observed), af("index", 32, 16, Inferred), af("reserved", 48, 10, Inferred)}}
 
 	addr4Imm = arm{Name: "imm", Prov: Observed, Note: "PartitionOffset = value & 0x1FFFFFFF",
 		Fields: []armField{af("addr", 0, 29, Observed)}}
-	addr4Reg = arm{Name: "reg", Prov: Observed, Note: "ADDR_REG4 {regnum@0, reserved0[2]@1..2, marker@3}",
+	addr4Reg = arm{Name: "reg", Marker: MarkerAddrReg, Prov: Observed, Note: "ADDR_REG4 {regnum@0, reserved0[2]@1..2, marker@3}",
 		Fields: []armField{af("reg", 0, 8, Observed), af("reserved", 8, 21, Observed)}}
 
 	dmaAddrImm = arm{Name: "imm64", Prov: Observed, Note: "DMA_ADDR_MODE IMM64",

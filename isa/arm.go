@@ -5,6 +5,7 @@ package isa
 // tables so that JSON, text and `ndma describe` derive from it.
 type arm struct {
 	Name   string
+	Marker uint64 // the marker bits that select the arm (ADDR8 byte 7 / ADDR4 byte 3)
 	Fields []armField
 	Prov   Prov
 	Note   string

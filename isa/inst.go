@@ -237,6 +237,19 @@ func (in *Inst) leaf(path string) (*Leaf, int, error) {
 	return &lay.leaves[i], i, nil
 }
 
+// Leaf returns leaf i's raw value (the layout's Leaves() order).
+func (in *Inst) Leaf(i int) uint64 { return in.v[i] }
+
+// SetLeaf stores the raw value of leaf i, refusing bits beyond its width.
+func (in *Inst) SetLeaf(i int, v uint64) error {
+	l := &in.def.layout().leaves[i]
+	if !l.bf.Fits(v) {
+		return fmt.Errorf("%s = %#x does not fit %d bits: %w", l.Path, v, l.Bits, ErrRange)
+	}
+	in.v[i] = v
+	return nil
+}
+
 // Uint returns a field's raw value (zero-extended).
 func (in *Inst) Uint(path string) (uint64, error) {
 	_, i, err := in.leaf(path)

@@ -66,6 +66,9 @@ type Leaf struct {
 	signed bool
 }
 
+// Signed reports whether the leaf is a two's-complement integer.
+func (l *Leaf) Signed() bool { return l.signed }
+
 // maxLeaves bounds the decoded form of one word (checked at init).
 const maxLeaves = bitfield.MaxFields
 

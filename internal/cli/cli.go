@@ -46,7 +46,8 @@ func commands() []command {
 		{"demo", "build the source documents' worked examples and prove they round-trip", runDemo},
 		{"catalog", "list the opcodes × generations (--gen G, --json)", runCatalog},
 		{"describe", "draw the 64-byte field map of an opcode (OPCODE|NAME, --json)", runDescribe},
-		{"disasm", "decode a stream of 64-byte words (FILE|-, --json, --gen G)", runDisasm},
+		{"asm", "assemble text into 64-byte words (FILE.s [-o FILE.bin], docs/asm.md)", runAsm},
+		{"disasm", "print words as canonical text, or --json (FILE|-, --gen G, --list)", runDisasm},
 	}
 }
 
@@ -78,6 +79,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
+		}
+		var diag diagnostics
+		if errors.As(err, &diag) { // assembler diagnostics: one line each, file:line:col first
+			fmt.Fprintln(stderr, diag.Error())
+			return exitFail
 		}
 		fmt.Fprintf(stderr, "ndma %s: %s\n", c.name, oneLine(err.Error()))
 		var ue usageError

@@ -3,12 +3,14 @@ package cli
 import (
 	"fmt"
 
+	"ndma/asm"
 	"ndma/isa"
 )
 
 func runDisasm(e *env, args []string) error {
 	cl := newCmdLine(e, "disasm", "FILE|-", "", "generation the words are for (name or version)")
 	asJSON := cl.fs.Bool("json", false, "print a JSON array, one object per word (docs/json.md)")
+	list := cl.fs.Bool("list", false, "print a listing: offset, opcode, mnemonic, struct, bytes")
 	pos, gen, err := cl.parse(args, 1, "want one FILE (or - for stdin)")
 	if err != nil {
 		return err
@@ -28,11 +30,18 @@ func runDisasm(e *env, args []string) error {
 		_, err = e.stdout.Write(out)
 		return err
 	}
-	return listing(e, gen, pos[0], b)
+	if *list {
+		return listing(e, gen, pos[0], b)
+	}
+	text, err := asm.Disassemble(gen, b)
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	_, err = e.stdout.Write(text)
+	return err
 }
 
-// listing prints one line per word: offset, opcode, mnemonic, struct and the
-// bytes. (The canonical text form comes with the assembler.)
+// listing prints one line per word: offset, opcode, mnemonic, struct and the bytes.
 func listing(e *env, gen isa.Gen, name string, b []byte) error {
 	d := isa.NewDecoder(gen, b)
 	for d.Next() {

@@ -1,0 +1,258 @@
+package asm
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"ndma/isa"
+)
+
+// Address syntax (docs/asm.md "Addresses"): the value text of an ADDR8,
+// PSEUDO_ADDR8, ADDR4 or DMA_ADDR_UNION field to its raw union bits, through
+// isa.BuildArm so that the arm tables stay the only place bit positions live.
+
+func (a *assembler) address(kind isa.Kind, val string) (uint64, *valueError) {
+	var marker uint64
+	at := 0
+	// wrappers add marker bits: shape(…) SHAPE_REG, indirect(…) ADDR4 INDIRECT
+	for {
+		if inner, ok := call(val, "shape"); ok && kind != isa.KDMAAddr {
+			marker |= isa.MarkerShapeReg
+			at += len("shape(")
+			val = inner
+			continue
+		}
+		if inner, ok := call(val, "indirect"); ok && kind == isa.KAddr4 {
+			marker |= 0x20
+			at += len("indirect(")
+			val = inner
+			continue
+		}
+		break
+	}
+	arm, vals, err := a.addrArm(kind, val)
+	if err != nil {
+		err.at += at
+		return 0, err
+	}
+	if arm == "raw" {
+		if marker != 0 {
+			return 0, verr(at, "raw(…) carries its own marker: no shape(…)/indirect(…) around it")
+		}
+		marker = vals["marker"]
+		arm = ""
+	}
+	if kind == isa.KAddr8 || kind == isa.KPseudoAddr8 {
+		if marker&^isa.MarkerMask != 0 {
+			return 0, verr(at, "marker %#x has bits outside the mask 0xfc", marker)
+		}
+	}
+	if kind == isa.KAddr4 && marker&^isa.Addr4MarkerMask != 0 {
+		return 0, verr(at, "marker %#x has bits outside the mask 0xe0", marker)
+	}
+	if arm == "" { // raw: whatever arm the marker selects, filled from the payload
+		return a.rawUnion(kind, marker, vals["payload"], at)
+	}
+	v, e := isa.BuildArm(kind, arm, marker, vals)
+	if e != nil {
+		return 0, verr(at, "%v", e)
+	}
+	return v, nil
+}
+
+// rawUnion is raw(MARKER, PAYLOAD): the marker byte over the payload bits.
+func (a *assembler) rawUnion(kind isa.Kind, marker, payload uint64, at int) (uint64, *valueError) {
+	switch kind {
+	case isa.KAddr8, isa.KPseudoAddr8:
+		if payload>>58 != 0 {
+			return 0, verr(at, "raw payload %#x does not fit 58 bits", payload)
+		}
+		return marker<<56 | payload, nil
+	case isa.KAddr4:
+		if payload>>29 != 0 {
+			return 0, verr(at, "raw payload %#x does not fit 29 bits", payload)
+		}
+		return marker<<24 | payload, nil
+	}
+	return 0, verr(at, "raw(…) is for ADDR8 and ADDR4; a DMA_ADDR_UNION is a number or regs(…)")
+}
+
+// addrArm parses the form inside any wrappers: the arm name and its fields.
+func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint64, *valueError) {
+	pseudo := kind == isa.KPseudoAddr8
+	switch {
+	case strings.HasPrefix(strings.ToLower(val), "reg("):
+		inner, ok := call(val, "reg")
+		if !ok {
+			return "", nil, verr(0, "malformed reg(…)")
+		}
+		args := splitTop(inner)
+		if kind == isa.KAddr4 {
+			if len(args) != 1 {
+				return "", nil, verr(0, "an ADDR4 register is reg(rN)")
+			}
+			r, err := register(args[0].text)
+			if err != nil {
+				return "", nil, verr(4+args[0].at, "%v", err)
+			}
+			return "reg", map[string]uint64{"reg": r}, nil
+		}
+		if kind == isa.KDMAAddr || len(args) != 2 {
+			return "", nil, verr(0, "an ADDR8 register address is reg(rLO, rHI)")
+		}
+		lo, err := register(args[0].text)
+		if err != nil {
+			return "", nil, verr(4+args[0].at, "%v", err)
+		}
+		hi, err := register(args[1].text)
+		if err != nil {
+			return "", nil, verr(4+args[1].at, "%v", err)
+		}
+		return "reg", map[string]uint64{"reg_lo": lo, "reg_hi": hi}, nil
+	case strings.HasPrefix(strings.ToLower(val), "var("), strings.HasPrefix(strings.ToLower(val), "tbl("):
+		name := strings.ToLower(val[:3])
+		if !pseudo {
+			return "", nil, verr(0, "%s(…) addresses exist only in PSEUDO_DMA_DIRECT2D words", name)
+		}
+		close := strings.IndexByte(val, ')')
+		if close < 0 {
+			return "", nil, verr(0, "malformed %s(…)", name)
+		}
+		neg, id, err := a.number(strings.TrimSpace(val[4:close]))
+		if err != nil || neg || id > 0xffff {
+			return "", nil, verr(4, "%s id must be 0..65535", name)
+		}
+		var off uint64
+		if rest := val[close+1:]; rest != "" {
+			if rest[0] != '+' {
+				return "", nil, verr(close+1, "want %s(N)+OFFSET", name)
+			}
+			neg, o, err := a.number(rest[1:])
+			if err != nil || neg || o > 0xffffffff {
+				return "", nil, verr(close+2, "offset must be 0..0xffffffff")
+			}
+			off = o
+		}
+		if name == "var" {
+			return "var", map[string]uint64{"var_id": id, "var_offset": off}, nil
+		}
+		return "tbl", map[string]uint64{"index": id, "offset": off}, nil
+	case strings.HasPrefix(strings.ToLower(val), "regs("):
+		if kind != isa.KDMAAddr {
+			return "", nil, verr(0, "regs(…) is the v5 DMA_ADDR_UNION register arm")
+		}
+		inner, _ := call(val, "regs")
+		args := splitTop(inner)
+		if len(args) != 4 && len(args) != 5 {
+			return "", nil, verr(0, "want regs(rBASE, rOFFSET, rINC, IMM[, RESERVED])")
+		}
+		vals := map[string]uint64{}
+		for k, n := range []string{"base_reg", "offset_reg", "inc_reg"} {
+			r, err := register(args[k].text)
+			if err != nil {
+				return "", nil, verr(5+args[k].at, "%v", err)
+			}
+			vals[n] = r
+		}
+		neg, imm, err := a.number(args[3].text)
+		if err != nil || neg || imm > 0xffffffff {
+			return "", nil, verr(5+args[3].at, "offset_imm must be 0..0xffffffff")
+		}
+		vals["offset_imm"] = imm
+		if len(args) == 5 {
+			neg, r, err := a.number(args[4].text)
+			if err != nil || neg || r > 0xff {
+				return "", nil, verr(5+args[4].at, "reserved must be 0..255")
+			}
+			vals["reserved"] = r
+		}
+		return "regs", vals, nil
+	case strings.HasPrefix(strings.ToLower(val), "raw("):
+		inner, _ := call(val, "raw")
+		args := splitTop(inner)
+		if len(args) != 2 {
+			return "", nil, verr(0, "want raw(MARKER, PAYLOAD)")
+		}
+		neg, m, err := a.number(args[0].text)
+		if err != nil || neg || m > 0xff {
+			return "", nil, verr(4+args[0].at, "marker must be a byte")
+		}
+		neg, p, err := a.number(args[1].text)
+		if err != nil || neg {
+			return "", nil, verr(4+args[1].at, "payload must be a non-negative number")
+		}
+		return "raw", map[string]uint64{"marker": m, "payload": p}, nil
+	}
+	v, err := a.immediate(val)
+	if err != nil {
+		return "", nil, err
+	}
+	switch kind {
+	case isa.KAddr4:
+		if v > isa.Addr4ImmMask {
+			return "", nil, verr(0, "%#x does not fit the 29-bit PartitionOffset", v)
+		}
+		return "imm", map[string]uint64{"addr": v}, nil
+	case isa.KDMAAddr:
+		return "imm64", map[string]uint64{"addr": v}, nil
+	}
+	if v>>58 != 0 {
+		return "", nil, verr(0, "%#x does not fit a 58-bit ADDR8 immediate", v)
+	}
+	return "imm", map[string]uint64{"addr": v}, nil
+}
+
+// immediate parses a number or the sugar sbuf:P:OFF, psum:P:OFF, hbm:OFF.
+func (a *assembler) immediate(val string) (uint64, *valueError) {
+	low := strings.ToLower(val)
+	for _, r := range []isa.Region{isa.SBUF, isa.PSUM, isa.HBM} {
+		prefix := r.String() + ":"
+		if !strings.HasPrefix(low, prefix) {
+			continue
+		}
+		rest := val[len(prefix):]
+		part := 0
+		if r != isa.HBM {
+			p, o, ok := strings.Cut(rest, ":")
+			if !ok {
+				return 0, verr(0, "want %s:PARTITION:OFFSET", r)
+			}
+			n, err := strconv.Atoi(p)
+			if err != nil {
+				return 0, verr(len(prefix), "partition %q is not a number", p)
+			}
+			part, rest = n, o
+		}
+		neg, off, err := a.number(rest)
+		if err != nil || neg {
+			return 0, verr(len(val)-len(rest), "offset %q is not a non-negative number", rest)
+		}
+		v, e := isa.Map(a.gen).Join(r, part, off)
+		if e != nil {
+			return 0, verr(0, "%v", e)
+		}
+		return v, nil
+	}
+	neg, v, err := a.number(val)
+	if err != nil {
+		return 0, verr(0, "%v (want a number, sbuf:P:OFF, psum:P:OFF, hbm:OFF, reg(…), var(…), tbl(…), shape(…) or raw(…))", err)
+	}
+	if neg {
+		return 0, verr(0, "an address cannot be negative")
+	}
+	return v, nil
+}
+
+// register parses rN (0..255).
+func register(s string) (uint64, error) {
+	t := strings.ToLower(strings.TrimSpace(s))
+	if !strings.HasPrefix(t, "r") {
+		return 0, fmt.Errorf("want a register rN, found %q", s)
+	}
+	n, err := strconv.ParseUint(t[1:], 10, 8)
+	if err != nil {
+		return 0, fmt.Errorf("register %q: want r0..r255", s)
+	}
+	return n, nil
+}

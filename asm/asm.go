@@ -1,0 +1,380 @@
+// Package asm is ndma's text form of the instruction words: an assembler with
+// file:line:col diagnostics and the canonical disassembler (docs/asm.md).
+// Everything it knows about fields comes from the isa layout tables.
+package asm
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"ndma/isa"
+)
+
+// Error is one diagnostic.
+type Error struct {
+	File      string
+	Line, Col int
+	Msg       string
+}
+
+func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+
+// ErrorList is every diagnostic of a file, in source order.
+type ErrorList []*Error
+
+func (l ErrorList) Error() string {
+	var b strings.Builder
+	for i, e := range l {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// MaxErrors caps the diagnostics of one file.
+const MaxErrors = 50
+
+// ErrTooManyErrors ends a list that hit MaxErrors.
+var ErrTooManyErrors = errors.New("too many errors")
+
+// Object is an assembled program.
+type Object struct {
+	Gen    isa.Gen        // the last .gen in effect (or the option)
+	Code   []byte         // the words
+	Lines  []int          // source line of each 64-byte word
+	Labels map[string]int // label → byte offset
+}
+
+// Options are the assembler's settings.
+type Options struct {
+	Gen isa.Gen // default generation, overridden by .gen
+}
+
+// A segment maps a stretch of a logical line back to the source.
+type segment struct {
+	start, line, col int // offset in the logical line, 1-based source line, 0-based column of the stretch
+}
+
+// logical is one statement's text: a source line, joined with the lines that
+// follow a trailing comma.
+type logical struct {
+	text     string
+	segs     []segment
+	indented bool
+}
+
+func (l *logical) pos(i int) (line, col int) {
+	s := l.segs[0]
+	for _, x := range l.segs[1:] {
+		if x.start > i {
+			break
+		}
+		s = x
+	}
+	return s.line, s.col + (i - s.start) + 1
+}
+
+type stmtKind uint8
+
+const (
+	stLabel stmtKind = iota
+	stDirective
+	stInst
+	stSlot
+)
+
+type stmt struct {
+	kind stmtKind
+	ll   *logical
+	off  int    // start of the statement in ll.text (after a label)
+	name string // label name
+}
+
+// assembler holds one run's state.
+type assembler struct {
+	file   string
+	errs   ErrorList
+	gen    isa.Gen
+	labels map[string]int
+	equs   map[string]int64
+	obj    *Object
+}
+
+func (a *assembler) errorf(ll *logical, i int, format string, args ...any) {
+	if len(a.errs) >= MaxErrors {
+		return
+	}
+	line, col := ll.pos(i)
+	a.errs = append(a.errs, &Error{File: a.file, Line: line, Col: col, Msg: fmt.Sprintf(format, args...)})
+}
+
+// Assemble assembles src (named file in diagnostics). On any error it
+// returns a nil Object and an ErrorList of every diagnostic (at most MaxErrors).
+func Assemble(file string, src []byte, opt Options) (*Object, error) {
+	a := &assembler{file: file, gen: opt.Gen, labels: map[string]int{}, equs: map[string]int64{},
+		obj: &Object{Gen: opt.Gen}}
+	stmts := a.split(logicalLines(string(src)))
+	a.layout(stmts)
+	a.emit(stmts)
+	if len(a.errs) > 0 {
+		return nil, a.errs
+	}
+	a.obj.Labels = a.labels
+	return a.obj, nil
+}
+
+// logicalLines strips comments and joins lines that end with a comma.
+func logicalLines(src string) []*logical {
+	var out []*logical
+	var cur *logical
+	for n, line := range strings.Split(src, "\n") {
+		line = strings.TrimSuffix(line, "\r")
+		if i := strings.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		body := strings.TrimRight(line, " \t")
+		lead := len(body) - len(strings.TrimLeft(body, " \t"))
+		if cur != nil { // continuing the statement before
+			cur.segs = append(cur.segs, segment{start: len(cur.text) + 1, line: n + 1, col: lead})
+			cur.text += " " + body[lead:]
+		} else {
+			if body == "" {
+				continue
+			}
+			cur = &logical{text: body[lead:], segs: []segment{{0, n + 1, lead}}, indented: lead > 0}
+		}
+		if strings.HasSuffix(cur.text, ",") {
+			continue
+		}
+		out = append(out, cur)
+		cur = nil
+	}
+	if cur != nil {
+		out = append(out, cur)
+	}
+	return out
+}
+
+func isIdentStart(c byte) bool {
+	return c == '_' || c == '.' || 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z'
+}
+
+func isIdent(c byte) bool { return isIdentStart(c) || '0' <= c && c <= '9' }
+
+// leadingLabel reports a "name:" at the start of s (not "sbuf:…").
+func leadingLabel(s string) (name string, rest int, ok bool) {
+	i := 0
+	for i < len(s) && isIdent(s[i]) && s[i] != '.' {
+		i++
+	}
+	if i == 0 || i >= len(s) || s[i] != ':' || !isIdentStart(s[0]) {
+		return "", 0, false
+	}
+	if i+1 < len(s) && s[i+1] != ' ' && s[i+1] != '\t' {
+		return "", 0, false
+	}
+	j := i + 1
+	for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+		j++
+	}
+	return s[:i], j, true
+}
+
+// split classifies the logical lines: labels, directives, instructions, and
+// the indented slot lines of a COMPACT_CONTROL_INST block.
+func (a *assembler) split(lls []*logical) []stmt {
+	var out []stmt
+	inCCI := false
+	for k, ll := range lls {
+		off := 0
+		if name, rest, ok := leadingLabel(ll.text); ok {
+			// a label line inside a block stays in it when the block goes on after it
+			slotLabel := inCCI && (ll.indented || rest == len(ll.text) && k+1 < len(lls) && lls[k+1].indented)
+			if slotLabel {
+				out = append(out, stmt{kind: stSlot, ll: ll, off: 0})
+				continue
+			}
+			inCCI = false
+			out = append(out, stmt{kind: stLabel, ll: ll, name: name})
+			off = rest
+			if off == len(ll.text) {
+				continue
+			}
+		}
+		switch {
+		case inCCI && ll.indented:
+			out = append(out, stmt{kind: stSlot, ll: ll})
+		case ll.text[off] == '.':
+			inCCI = false
+			out = append(out, stmt{kind: stDirective, ll: ll, off: off})
+		default:
+			mn := ll.text[off:]
+			if i := strings.IndexAny(mn, " \t"); i >= 0 {
+				mn = mn[:i]
+			}
+			d, err := isa.LookupName(mn)
+			inCCI = err == nil && d.Opcode == isa.OpCompactControlInst
+			out = append(out, stmt{kind: stInst, ll: ll, off: off})
+		}
+	}
+	return out
+}
+
+// layout gives every label its byte offset (every word is 64 bytes) and
+// evaluates .equ in order.
+func (a *assembler) layout(stmts []stmt) {
+	off := 0
+	for _, s := range stmts {
+		switch s.kind {
+		case stLabel:
+			if _, dup := a.labels[s.name]; dup {
+				a.errorf(s.ll, 0, "label %q defined twice", s.name)
+				continue
+			}
+			a.labels[s.name] = off
+		case stInst:
+			off += isa.WordSize
+		case stDirective:
+			name, args, _ := directive(s)
+			switch name {
+			case ".word":
+				off += isa.WordSize
+			case ".equ":
+				a.equ(s, args)
+			}
+		}
+	}
+}
+
+func directive(s stmt) (name, args string, argOff int) {
+	t := s.ll.text[s.off:]
+	i := strings.IndexAny(t, " \t")
+	if i < 0 {
+		return t, "", len(s.ll.text)
+	}
+	rest := strings.TrimLeft(t[i:], " \t")
+	return t[:i], rest, len(s.ll.text) - len(rest)
+}
+
+func (a *assembler) equ(s stmt, args string) {
+	_, _, at := directive(s)
+	name, val, ok := strings.Cut(args, ",")
+	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+	if !ok || name == "" || !isIdentStart(name[0]) {
+		a.errorf(s.ll, at, ".equ wants NAME, VALUE")
+		return
+	}
+	if _, dup := a.equs[name]; dup {
+		a.errorf(s.ll, at, ".equ %s defined twice", name)
+		return
+	}
+	neg, mag, err := a.number(val)
+	if err != nil {
+		a.errorf(s.ll, at+strings.Index(args, val), "%v", err)
+		return
+	}
+	v := int64(mag)
+	if neg {
+		v = -v
+	}
+	a.equs[name] = v
+}
+
+// emit assembles the statements in order.
+func (a *assembler) emit(stmts []stmt) {
+	for i := 0; i < len(stmts); i++ {
+		s := stmts[i]
+		switch s.kind {
+		case stDirective:
+			a.directive(s)
+		case stInst:
+			in, ok := a.inst(s)
+			if in != nil && in.Opcode() == isa.OpCompactControlInst {
+				j := i + 1
+				for j < len(stmts) && stmts[j].kind == stSlot {
+					j++
+				}
+				ok = a.cciBlock(in, stmts[i+1:j], s) && ok
+				i = j - 1
+			}
+			if ok {
+				w, err := isa.Encode(*in)
+				if err != nil {
+					a.errorf(s.ll, s.off, "%v", err)
+				}
+				a.appendWord(w[:], s.ll)
+			}
+		case stSlot:
+			a.errorf(s.ll, 0, "indented compact instruction outside a compact_control_inst block")
+		}
+	}
+}
+
+func (a *assembler) appendWord(w []byte, ll *logical) {
+	line, _ := ll.pos(0)
+	a.obj.Code = append(a.obj.Code, w...)
+	a.obj.Lines = append(a.obj.Lines, line)
+}
+
+func (a *assembler) directive(s stmt) {
+	name, args, at := directive(s)
+	switch name {
+	case ".gen":
+		g, err := isa.ParseGen(args)
+		if err != nil {
+			a.errorf(s.ll, at, "%v", err)
+			return
+		}
+		a.gen, a.obj.Gen = g, g
+	case ".word":
+		hexText := strings.Join(strings.Fields(args), "")
+		b, err := decodeHex(hexText)
+		if err != nil {
+			a.errorf(s.ll, at, ".word: %v", err)
+			return
+		}
+		if len(b) != isa.WordSize {
+			a.errorf(s.ll, at, ".word: %d bytes, want exactly 64", len(b))
+			return
+		}
+		a.appendWord(b, s.ll)
+	case ".equ":
+		// evaluated in layout
+	case ".engine", ".core":
+		a.errorf(s.ll, s.off, "%s is reserved for multi-stream programs (not supported yet)", name)
+	default:
+		a.errorf(s.ll, s.off, "unknown directive %s (want .gen, .word, .equ)", name)
+	}
+}
+
+func decodeHex(s string) ([]byte, error) {
+	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+	if len(s)%2 != 0 {
+		return nil, fmt.Errorf("odd number of hex digits (%d)", len(s))
+	}
+	b := make([]byte, len(s)/2)
+	for i := range b {
+		hi, ok1 := unhex(s[2*i])
+		lo, ok2 := unhex(s[2*i+1])
+		if !ok1 || !ok2 {
+			return nil, fmt.Errorf("%q is not hex", s[2*i:2*i+2])
+		}
+		b[i] = hi<<4 | lo
+	}
+	return b, nil
+}
+
+func unhex(c byte) (byte, bool) {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0', true
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10, true
+	case 'A' <= c && c <= 'F':
+		return c - 'A' + 10, true
+	}
+	return 0, false
+}

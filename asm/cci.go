@@ -1,0 +1,225 @@
+package asm
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"ndma/isa"
+)
+
+// The COMPACT_CONTROL_INST block (docs/asm.md): up to 15 indented compact
+// instructions after the mnemonic line, with block-local labels; a branch
+// target is the slot offset relative to the branch's own slot (INFERRED).
+
+const cciSlots = 15
+
+// operand order in text, per member; the member fields come from isa.
+var ccSyntax = map[string][]string{
+	"ALU":    {"dst", "src0", "src1"},
+	"MOV":    {"dst", "src"},
+	"MOVIMM": {"dst", "imm"},
+	"BR":     {"cc_src", "target"},
+	"BL":     {"dst", "target"},
+	"MEM":    {"srcdst", "addr"}, // addr = [addr_reg+addr_imm]
+	"SEMR":   {"dst", "semid"},
+	"SEMU":   {"semid", "src0", "imm"},
+	"NOP":    {},
+}
+
+var ccRegister = map[string]bool{"dst": true, "src0": true, "src1": true, "src": true, "cc_src": true, "srcdst": true}
+
+// cciBlock assembles the slot statements into the word's insts.
+func (a *assembler) cciBlock(in *isa.Inst, slots []stmt, head stmt) bool {
+	ok := true
+	labels := map[string]int{}
+	n := 0
+	type slotLine struct {
+		s    stmt
+		off  int
+		slot int
+	}
+	var lines []slotLine
+	for _, s := range slots {
+		off := 0
+		if name, rest, isLabel := leadingLabel(s.ll.text); isLabel {
+			if _, dup := labels[name]; dup {
+				a.errorf(s.ll, 0, "label %q defined twice in this compact_control_inst block", name)
+				ok = false
+			}
+			labels[name] = n
+			off = rest
+			if off == len(s.ll.text) {
+				continue
+			}
+		}
+		if n == cciSlots {
+			a.errorf(s.ll, off, "more than %d compact instructions", cciSlots)
+			return false
+		}
+		lines = append(lines, slotLine{s, off, n})
+		n++
+	}
+	for _, l := range lines {
+		v, err := a.ccInst(l.s.ll.text[l.off:], l.slot, labels)
+		if err != nil {
+			a.errorf(l.s.ll, l.off+err.at, "%s", err.msg)
+			ok = false
+			continue
+		}
+		if e := in.Set(fmt.Sprintf("insts[%d]", l.slot), int64(v)); e != nil {
+			a.errorf(l.s.ll, l.off, "%v", e)
+			ok = false
+		}
+	}
+	return ok
+}
+
+// ccInst parses one compact instruction.
+func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *valueError) {
+	op, rest, _ := strings.Cut(t, " ")
+	rest = strings.TrimSpace(rest)
+	restAt := len(t) - len(rest)
+	if strings.EqualFold(op, ".inst") {
+		neg, v, err := a.number(rest)
+		if err != nil || neg || v > 0xffffffff {
+			return 0, verr(restAt, ".inst wants the slot's 4 bytes as a u32 (0..0xffffffff)")
+		}
+		return uint32(v), nil
+	}
+	code, found := isa.CCOp.Parse(op)
+	if !found {
+		return 0, verr(0, "unknown compact instruction %q", op)
+	}
+	member, _ := isa.CCMemberFields(uint8(code))
+	want := ccSyntax[member]
+	args := splitTop(rest)
+	if len(want) == 0 && len(args) > 0 || len(want) > 0 && len(args) != len(want) {
+		return 0, verr(restAt, "%s takes %d operands (%s)", strings.ToLower(op), len(want), ccUsage(op, want))
+	}
+	vals := map[string]int64{}
+	for k, name := range want {
+		arg := args[k]
+		at := restAt + arg.at
+		switch {
+		case ccRegister[name]:
+			r, err := register(arg.text)
+			if err != nil {
+				return 0, verr(at, "%s: %v", name, err)
+			}
+			vals[name] = int64(r)
+		case name == "addr":
+			inner := strings.TrimSpace(arg.text)
+			if len(inner) < 2 || inner[0] != '[' || inner[len(inner)-1] != ']' {
+				return 0, verr(at, "want [rN+OFFSET]")
+			}
+			reg, off, hasOff := strings.Cut(inner[1:len(inner)-1], "+")
+			r, err := register(reg)
+			if err != nil {
+				return 0, verr(at+1, "addr_reg: %v", err)
+			}
+			vals["addr_reg"] = int64(r)
+			if hasOff {
+				neg, o, err := a.number(strings.TrimSpace(off))
+				if err != nil || neg || o > 0xff {
+					return 0, verr(at+1+len(reg)+1, "addr_imm: %s does not fit u8 (0..255)", strings.TrimSpace(off))
+				}
+				vals["addr_imm"] = int64(o)
+			}
+		case name == "target":
+			if isIdentStart(arg.text[0]) {
+				if s, ok := labels[arg.text]; ok {
+					vals[name] = int64(s - slot)
+					continue
+				}
+				if _, ok := a.symbol(arg.text); !ok {
+					return 0, verr(at, "label %q not found", arg.text)
+				}
+			}
+			neg, m, err := a.number(arg.text)
+			if err != nil {
+				return 0, verr(at, "target: %v", err)
+			}
+			bits, err := fitInt(neg, m, 16, true)
+			if err != nil {
+				return 0, verr(at, "target: %v", err)
+			}
+			vals[name] = int64(int16(bits))
+		default:
+			neg, m, err := a.number(arg.text)
+			if err != nil {
+				return 0, verr(at, "%s: %v", name, err)
+			}
+			if neg {
+				return 0, verr(at, "%s: %s is negative", name, arg.text)
+			}
+			vals[name] = int64(m)
+			if m > 0xffffffff {
+				return 0, verr(at, "%s: %d does not fit", name, m)
+			}
+		}
+	}
+	v, err := isa.BuildCCInst(uint8(code), vals)
+	if err != nil {
+		return 0, verr(restAt, "%v", err)
+	}
+	return v, nil
+}
+
+func ccUsage(op string, want []string) string {
+	if len(want) == 0 {
+		return strings.ToLower(op)
+	}
+	parts := make([]string, len(want))
+	for i, w := range want {
+		switch {
+		case ccRegister[w]:
+			parts[i] = "r" + strings.ToUpper(w)
+		case w == "addr":
+			parts[i] = "[rADDR+IMM]"
+		default:
+			parts[i] = strings.ToUpper(w)
+		}
+	}
+	return strings.ToLower(op) + " " + strings.Join(parts, ", ")
+}
+
+// appendCCInst prints one slot in canonical form.
+func appendCCInst(dst []byte, c uint32) []byte {
+	member, fields := isa.CCInstFields(c)
+	want, known := ccSyntax[member]
+	for _, f := range fields {
+		if f.Name == "reserved" && f.Value != 0 {
+			known = false
+		}
+	}
+	if !known {
+		return fmt.Appendf(dst, ".inst 0x%08x", c)
+	}
+	get := map[string]isa.ArmField{}
+	for _, f := range fields {
+		get[f.Name] = f
+	}
+	dst = append(dst, strings.ToLower(isa.CCOp.NameOf(uint64(uint8(c))))...)
+	for k, name := range want {
+		if k == 0 {
+			dst = append(dst, ' ')
+		} else {
+			dst = append(dst, ", "...)
+		}
+		switch {
+		case ccRegister[name]:
+			dst = append(dst, 'r')
+			dst = strconv.AppendUint(dst, get[name].Value, 10)
+		case name == "addr":
+			if imm := get["addr_imm"].Value; imm != 0 {
+				dst = fmt.Appendf(dst, "[r%d+%d]", get["addr_reg"].Value, imm)
+			} else {
+				dst = fmt.Appendf(dst, "[r%d]", get["addr_reg"].Value)
+			}
+		default:
+			dst = strconv.AppendInt(dst, get[name].Int, 10)
+		}
+	}
+	return dst
+}

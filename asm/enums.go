@@ -1,0 +1,75 @@
+package asm
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+
+	"ndma/isa"
+)
+
+// Short spellings of enum values (docs/asm.md "Short enum spellings"). The
+// spec names are always accepted; these are extra, and disassembly prints the
+// spec name.
+
+var dtypeShort = map[string]string{
+	"U8": "UINT8", "I8": "INT8", "U16": "UINT16", "I16": "INT16", "U32": "UINT32", "I32": "INT32",
+	"U64": "UINT64", "I64": "INT64", "BF16": "BFLOAT16", "F16": "FP16", "F32": "FP32",
+	"FP8_E3M4": "FP8_EXP3", "FP8_E4M3": "FP8_EXP4", "FP8_E5M2": "FP8_EXP5", "FP8_E2M5": "FP8_EXP2",
+	"FP4": "FP4_EXP2", "FP4_E2M1": "FP4_EXP2", "I4": "INT4",
+}
+
+var aliasTables sync.Map // *isa.Enum → map[string]uint64
+
+func aliases(e *isa.Enum) map[string]uint64 {
+	if m, ok := aliasTables.Load(e); ok {
+		return m.(map[string]uint64)
+	}
+	m := map[string]uint64{}
+	for _, v := range e.Values {
+		m[v.Name] = v.Value
+	}
+	add := func(short string, v uint64) {
+		if _, taken := m[short]; !taken {
+			m[short] = v
+		}
+	}
+	for _, v := range e.Values {
+		switch e {
+		case isa.WaitMode:
+			if s, ok := strings.CutPrefix(v.Name, "WAIT_FOR_SEM_"); ok {
+				add(s, v.Value)
+				add("WAIT_"+s, v.Value)
+			} else if s, ok := strings.CutPrefix(v.Name, "WAIT_FOR_"); ok {
+				add(s, v.Value)
+				add("WAIT_"+s, v.Value)
+			}
+		case isa.UpdateMode:
+			if s, ok := strings.CutPrefix(v.Name, "SEM_"); ok {
+				add(s, v.Value)
+			}
+		}
+	}
+	if e == isa.DType {
+		for short, name := range dtypeShort {
+			if v, ok := e.Parse(name); ok {
+				add(short, v)
+			}
+		}
+	}
+	aliasTables.Store(e, m)
+	return m
+}
+
+// enumValue resolves a name or spelling of e that generation g defines.
+func enumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) {
+	v, ok := aliases(e)[strings.ToUpper(s)]
+	if !ok {
+		return 0, fmt.Errorf("%s has no value %q (expected one of %s)", e.Name, s, strings.Join(e.Names(), ", "))
+	}
+	if n := e.NameFor(v, g); n == "" {
+		ev, _ := e.Lookup(v)
+		return 0, fmt.Errorf("%s %s is not defined on %s (only %s)", e.Name, ev.Name, g, ev.Gens)
+	}
+	return v, nil
+}

@@ -1,0 +1,155 @@
+package asm
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+
+	"ndma/isa"
+)
+
+// The keys of a layout, derived from its table (docs/asm.md "Keys"): an item
+// is a scalar leaf, a whole array, or a byte range; it is spelled by its full
+// path, by the last part of the path where that is unique, and array elements
+// by path[i].
+
+type item struct {
+	path  string     // full path: "events.wait_mode", "src_num_elem"
+	name  string     // canonical spelling: short where unique
+	field *isa.Field //
+	first int        // first leaf index
+	nleaf int        // leaves in the item
+	count int        // array elements (0 = scalar)
+	chunk int        // leaves per element (byte ranges longer than 8 are chunked)
+	width int        // bits of one scalar element
+	sign  bool
+}
+
+type keyRef struct {
+	it   *item
+	elem int // -1 = the whole item
+}
+
+type keyTable struct {
+	lay   *isa.Struct
+	items []*item
+	keys  map[string]keyRef
+	names []string // every accepted spelling, for "did you mean"
+}
+
+var (
+	keyTables sync.Map // *isa.Struct → *keyTable
+	elemRe    = regexp.MustCompile(`\[\d+\]$`)
+)
+
+func keysOf(lay *isa.Struct) *keyTable {
+	if t, ok := keyTables.Load(lay); ok {
+		return t.(*keyTable)
+	}
+	t := buildKeys(lay)
+	keyTables.Store(lay, t)
+	return t
+}
+
+func buildKeys(lay *isa.Struct) *keyTable {
+	t := &keyTable{lay: lay, keys: map[string]keyRef{}}
+	leaves := lay.Leaves()
+	for i := 0; i < len(leaves); {
+		l := &leaves[i]
+		p, _, _ := strings.Cut(l.Path, "#")
+		if l.Field.Count > 0 {
+			p = elemRe.ReplaceAllString(p, "")
+		}
+		it := &item{path: p, field: l.Field, first: i, count: l.Field.Count, width: l.Bits, sign: l.Signed()}
+		j := i
+		for j < len(leaves) && leaves[j].Field == l.Field && strings.HasPrefix(leaves[j].Path, p) && sameItem(leaves[j].Path, p) {
+			j++
+		}
+		it.nleaf = j - i
+		it.chunk = it.nleaf
+		if it.count > 0 {
+			it.chunk = it.nleaf / it.count
+		}
+		t.items = append(t.items, it)
+		i = j
+	}
+	short := map[string]int{}
+	for _, it := range t.items {
+		short[last(it.path)]++
+	}
+	for _, it := range t.items {
+		it.name = it.path
+		if s := last(it.path); short[s] == 1 && !tooGeneric(s) {
+			it.name = s
+			t.add(s, keyRef{it, -1})
+		}
+		t.add(it.path, keyRef{it, -1})
+		for e := 0; e < it.count; e++ {
+			t.add(it.path+"["+strconv.Itoa(e)+"]", keyRef{it, e})
+			if it.name != it.path {
+				t.add(it.name+"["+strconv.Itoa(e)+"]", keyRef{it, e})
+			}
+		}
+	}
+	return t
+}
+
+// tooGeneric names the member names that say nothing without their struct
+// (DMA_ADDR_MODE_PAIR.src, DMA_CONFIGS.reserved): they keep their full path.
+func tooGeneric(s string) bool {
+	return s == "src" || s == "dst" || strings.HasPrefix(s, "reserved")
+}
+
+func sameItem(leafPath, item string) bool {
+	rest := strings.TrimPrefix(leafPath, item)
+	return rest == "" || rest[0] == '[' || rest[0] == '#'
+}
+
+func (t *keyTable) add(k string, r keyRef) {
+	if _, dup := t.keys[k]; !dup {
+		t.names = append(t.names, k)
+	}
+	t.keys[k] = r
+}
+
+func last(p string) string {
+	if i := strings.LastIndexByte(p, '.'); i >= 0 {
+		return p[i+1:]
+	}
+	return p
+}
+
+// suggest returns the accepted spelling closest to k, if it is close.
+func (t *keyTable) suggest(k string) string {
+	best, bestD := "", 1+len(k)/3
+	if bestD > 3 {
+		bestD = 3
+	}
+	for _, n := range t.names {
+		if d := editDistance(k, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best
+}
+
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			c := prev[j-1]
+			if a[i-1] != b[j-1] {
+				c++
+			}
+			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}

@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"ndma/asm"
+)
+
+func runAsm(e *env, args []string) error {
+	cl := newCmdLine(e, "asm", "FILE.s|-", "", "default generation (the file's .gen wins)")
+	out := cl.fs.String("o", "", "output file (default: FILE with .bin for .s; - for stdout)")
+	pos, gen, err := cl.parse(args, 1, "want one FILE.s (or - for stdin)")
+	if err != nil {
+		return err
+	}
+	src, err := readInput(e, pos[0])
+	if err != nil {
+		return err
+	}
+	name := pos[0]
+	if name == "-" {
+		name = "stdin"
+	}
+	obj, err := asm.Assemble(name, src, asm.Options{Gen: gen})
+	if err != nil {
+		var list asm.ErrorList
+		if errors.As(err, &list) {
+			return diagnostics{list}
+		}
+		return err
+	}
+	dest := *out
+	if dest == "" {
+		if pos[0] == "-" {
+			return usagef("reading stdin: give -o FILE (or -o - for stdout)")
+		}
+		dest = strings.TrimSuffix(pos[0], filepath.Ext(pos[0])) + ".bin"
+	}
+	if dest == "-" {
+		_, err := e.stdout.Write(obj.Code)
+		return err
+	}
+	return writeFileAtomic(dest, obj.Code)
+}
+
+// diagnostics are the assembler's errors: printed as they are, one per line,
+// each already naming file:line:col.
+type diagnostics struct{ list asm.ErrorList }
+
+func (d diagnostics) Error() string { return d.list.Error() }
+
+// writeFileAtomic writes via a temporary file in the same directory, so a
+// failed run never leaves a half-written output.
+func writeFileAtomic(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".ndma-*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr == nil {
+		werr = cerr
+	}
+	if werr == nil {
+		werr = os.Rename(tmp.Name(), path)
+	}
+	if werr != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("writing %s: %w", path, unwrapPathError(werr))
+	}
+	return nil
+}

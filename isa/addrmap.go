@@ -1,0 +1,104 @@
+package isa
+
+import "fmt"
+
+// The Neuron address space of one NeuronCore as ADDR8/ADDR4 immediates carry
+// it (field-tables §11.2, §4.3, §7): SBUF partitions at the bottom, PSUM above
+// (v2–v4), device HBM from 4 GiB. ndma's sugar `sbuf:P:OFF`, `psum:P:OFF` and
+// `hbm:OFF` names these numbers.
+
+// Region is a window of the Neuron address space.
+type Region uint8
+
+// Regions.
+const (
+	Unmapped Region = iota
+	SBUF
+	PSUM
+	HBM
+)
+
+func (r Region) String() string {
+	switch r {
+	case SBUF:
+		return "sbuf"
+	case PSUM:
+		return "psum"
+	case HBM:
+		return "hbm"
+	}
+	return "unmapped"
+}
+
+// AddressMap is the per-generation geometry of the on-chip windows.
+type AddressMap struct {
+	SBUFSize, SBUFStride, SBUFActive uint64
+	PSUMBase, PSUMSize, PSUMStride   uint64
+	PSUMActive                       uint64
+	HBMBase, HBMEnd                  uint64
+	Partitions                       int
+}
+
+// Map returns the address map of generation g; GenAny uses the v2–v4
+// geometry with CAYMAN's active SBUF size.
+func Map(g Gen) AddressMap {
+	m := AddressMap{SBUFSize: 0x2000000, SBUFStride: 256 << 10, PSUMBase: 0x2000000, PSUMSize: 0x400000,
+		PSUMStride: 32 << 10, PSUMActive: 16 << 10, HBMBase: 0x1_0000_0000, HBMEnd: 0x20_0000_0000, Partitions: 128}
+	switch g {
+	case Sunda:
+		m.SBUFActive = 192 << 10
+	case Mariana, MarianaPlus:
+		m.SBUFActive = 256 << 10
+	case Maverick:
+		m.SBUFSize, m.SBUFStride, m.SBUFActive = 0x8000000, 1<<20, 512<<10
+		m.PSUMSize, m.PSUMStride, m.PSUMActive = 0, 0, 0
+	default:
+		m.SBUFActive = 224 << 10
+	}
+	return m
+}
+
+// Split names the region of address a: partition and offset for SBUF/PSUM,
+// the offset from the HBM base for HBM.
+func (m AddressMap) Split(a uint64) (r Region, part int, off uint64) {
+	switch {
+	case a < m.SBUFSize:
+		return SBUF, int(a / m.SBUFStride), a % m.SBUFStride
+	case m.PSUMSize > 0 && a >= m.PSUMBase && a < m.PSUMBase+m.PSUMSize:
+		return PSUM, int((a - m.PSUMBase) / m.PSUMStride), (a - m.PSUMBase) % m.PSUMStride
+	case a >= m.HBMBase && a < m.HBMEnd:
+		return HBM, 0, a - m.HBMBase
+	}
+	return Unmapped, 0, a
+}
+
+// Join is the inverse of Split; it refuses a partition or offset outside the window.
+func (m AddressMap) Join(r Region, part int, off uint64) (uint64, error) {
+	switch r {
+	case SBUF:
+		if part < 0 || part >= m.Partitions {
+			return 0, fmt.Errorf("sbuf partition %d out of range (0..%d)", part, m.Partitions-1)
+		}
+		if off >= m.SBUFStride {
+			return 0, fmt.Errorf("sbuf offset %#x beyond the partition stride %#x", off, m.SBUFStride)
+		}
+		return uint64(part)*m.SBUFStride + off, nil
+	case PSUM:
+		if m.PSUMSize == 0 {
+			return 0, fmt.Errorf("this generation has no PSUM")
+		}
+		if part < 0 || part >= m.Partitions {
+			return 0, fmt.Errorf("psum partition %d out of range (0..%d)", part, m.Partitions-1)
+		}
+		if off >= m.PSUMStride {
+			return 0, fmt.Errorf("psum offset %#x beyond the partition stride %#x", off, m.PSUMStride)
+		}
+		return m.PSUMBase + uint64(part)*m.PSUMStride + off, nil
+	case HBM:
+		if off >= m.HBMEnd-m.HBMBase {
+			return 0, fmt.Errorf("hbm offset %#x beyond the %d GiB window", off, (m.HBMEnd-m.HBMBase)>>30)
+		}
+		return m.HBMBase + off, nil
+	}
+	return 0, fmt.Errorf("unmapped region")
+}
