@@ -14,10 +14,11 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 )
 
-// The golden corpus: testdata/golden/*.txtar. Each case is three files,
-// CASE.gen (generations), CASE.hex (the words, written by hand from the field
-// tables — never produced by ndma's encoder; '#' starts a comment) and
-// CASE.json (the expected `disasm --json` array). Both directions are checked:
+// The golden corpus: testdata/golden/*.txtar. Each case is CASE.gen
+// (generations), CASE.hex (the words, written by hand from the field tables —
+// never produced by ndma's encoder; '#' starts a comment), CASE.json (the
+// expected `disasm --json` array) and CASE.s (the canonical text; package asm
+// checks it). Both directions are checked:
 // bytes → JSON, and JSON → bytes.
 
 type goldenCase struct {
@@ -25,6 +26,7 @@ type goldenCase struct {
 	gens       []Gen
 	words      []byte
 	json       []byte
+	text       []byte // CASE.s: the canonical assembly text (checked by package asm)
 }
 
 func loadGolden(t *testing.T) []goldenCase {
@@ -65,6 +67,8 @@ func loadGolden(t *testing.T) []goldenCase {
 				c.words = parseHex(t, file+"/"+f.Name, f.Data)
 			case "json":
 				c.json = f.Data
+			case "s":
+				c.text = f.Data
 			default:
 				t.Fatalf("%s: unknown part %q", file, f.Name)
 			}
