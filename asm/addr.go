@@ -82,12 +82,12 @@ func (a *assembler) rawUnion(kind isa.Kind, marker, payload uint64, at int) (uin
 func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint64, *valueError) {
 	pseudo := kind == isa.KPseudoAddr8
 	switch {
-	case strings.HasPrefix(strings.ToLower(val), "reg("):
+	case hasPrefixFold(val, "reg("):
 		inner, ok := call(val, "reg")
 		if !ok {
 			return "", nil, verr(0, "malformed reg(…)")
 		}
-		args := splitTop(inner)
+		args := splitTop(nil, inner)
 		if kind == isa.KAddr4 {
 			if len(args) != 1 {
 				return "", nil, verr(0, "an ADDR4 register is reg(rN)")
@@ -96,7 +96,7 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 			if err != nil {
 				return "", nil, verr(4+args[0].at, "%v", err)
 			}
-			return "reg", map[string]uint64{"reg": r}, nil
+			return "reg", a.kv("reg", r), nil
 		}
 		if kind == isa.KDMAAddr || len(args) != 2 {
 			return "", nil, verr(0, "an ADDR8 register address is reg(rLO, rHI)")
@@ -109,8 +109,8 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 		if err != nil {
 			return "", nil, verr(4+args[1].at, "%v", err)
 		}
-		return "reg", map[string]uint64{"reg_lo": lo, "reg_hi": hi}, nil
-	case strings.HasPrefix(strings.ToLower(val), "var("), strings.HasPrefix(strings.ToLower(val), "tbl("):
+		return "reg", a.kv("reg_lo", lo, "reg_hi", hi), nil
+	case hasPrefixFold(val, "var("), hasPrefixFold(val, "tbl("):
 		name := strings.ToLower(val[:3])
 		if !pseudo {
 			return "", nil, verr(0, "%s(…) addresses exist only in PSEUDO_DMA_DIRECT2D words", name)
@@ -120,7 +120,10 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 			return "", nil, verr(0, "malformed %s(…)", name)
 		}
 		neg, id, err := a.number(strings.TrimSpace(val[4:close]))
-		if err != nil || neg || id > 0xffff {
+		if err != nil {
+			return "", nil, verr(4, "%v", err)
+		}
+		if neg || id > 0xffff {
 			return "", nil, verr(4, "%s id must be 0..65535", name)
 		}
 		var off uint64
@@ -135,19 +138,19 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 			off = o
 		}
 		if name == "var" {
-			return "var", map[string]uint64{"var_id": id, "var_offset": off}, nil
+			return "var", a.kv("var_id", id, "var_offset", off), nil
 		}
-		return "tbl", map[string]uint64{"index": id, "offset": off}, nil
-	case strings.HasPrefix(strings.ToLower(val), "regs("):
+		return "tbl", a.kv("index", id, "offset", off), nil
+	case hasPrefixFold(val, "regs("):
 		if kind != isa.KDMAAddr {
 			return "", nil, verr(0, "regs(…) is the v5 DMA_ADDR_UNION register arm")
 		}
 		inner, _ := call(val, "regs")
-		args := splitTop(inner)
+		args := splitTop(nil, inner)
 		if len(args) != 4 && len(args) != 5 {
 			return "", nil, verr(0, "want regs(rBASE, rOFFSET, rINC, IMM[, RESERVED])")
 		}
-		vals := map[string]uint64{}
+		vals := a.kv()
 		for k, n := range []string{"base_reg", "offset_reg", "inc_reg"} {
 			r, err := register(args[k].text)
 			if err != nil {
@@ -168,9 +171,9 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 			vals["reserved"] = r
 		}
 		return "regs", vals, nil
-	case strings.HasPrefix(strings.ToLower(val), "raw("):
+	case hasPrefixFold(val, "raw("):
 		inner, _ := call(val, "raw")
-		args := splitTop(inner)
+		args := splitTop(nil, inner)
 		if len(args) != 2 {
 			return "", nil, verr(0, "want raw(MARKER, PAYLOAD)")
 		}
@@ -182,7 +185,7 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 		if err != nil || neg {
 			return "", nil, verr(4+args[1].at, "payload must be a non-negative number")
 		}
-		return "raw", map[string]uint64{"marker": m, "payload": p}, nil
+		return "raw", a.kv("marker", m, "payload", p), nil
 	}
 	v, err := a.immediate(val)
 	if err != nil {
@@ -193,22 +196,21 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 		if v > isa.Addr4ImmMask {
 			return "", nil, verr(0, "%#x does not fit the 29-bit PartitionOffset", v)
 		}
-		return "imm", map[string]uint64{"addr": v}, nil
+		return "imm", a.kv("addr", v), nil
 	case isa.KDMAAddr:
-		return "imm64", map[string]uint64{"addr": v}, nil
+		return "imm64", a.kv("addr", v), nil
 	}
 	if v>>58 != 0 {
 		return "", nil, verr(0, "%#x does not fit a 58-bit ADDR8 immediate", v)
 	}
-	return "imm", map[string]uint64{"addr": v}, nil
+	return "imm", a.kv("addr", v), nil
 }
 
 // immediate parses a number or the sugar sbuf:P:OFF, psum:P:OFF, hbm:OFF.
 func (a *assembler) immediate(val string) (uint64, *valueError) {
-	low := strings.ToLower(val)
 	for _, r := range []isa.Region{isa.SBUF, isa.PSUM, isa.HBM} {
 		prefix := r.String() + ":"
-		if !strings.HasPrefix(low, prefix) {
+		if !hasPrefixFold(val, prefix) {
 			continue
 		}
 		rest := val[len(prefix):]
@@ -228,7 +230,11 @@ func (a *assembler) immediate(val string) (uint64, *valueError) {
 		if err != nil || neg {
 			return 0, verr(len(val)-len(rest), "offset %q is not a non-negative number", rest)
 		}
-		v, e := isa.Map(a.gen).Join(r, part, off)
+		m := isa.Map(a.gen)
+		if r == isa.PSUM && m.PSUMSize == 0 {
+			return 0, verr(0, "%s has no PSUM", a.gen)
+		}
+		v, e := m.Join(r, part, off)
 		if e != nil {
 			return 0, verr(0, "%v", e)
 		}
@@ -247,12 +253,22 @@ func (a *assembler) immediate(val string) (uint64, *valueError) {
 // register parses rN (0..255).
 func register(s string) (uint64, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
-	if !strings.HasPrefix(t, "r") {
-		return 0, fmt.Errorf("want a register rN, found %q", s)
-	}
-	n, err := strconv.ParseUint(t[1:], 10, 8)
-	if err != nil {
-		return 0, fmt.Errorf("register %q: want r0..r255", s)
+	n, err := strconv.ParseUint(strings.TrimPrefix(t, "r"), 10, 8)
+	if !strings.HasPrefix(t, "r") || err != nil {
+		return 0, fmt.Errorf("%q is not a register (r0..r255)", strings.TrimSpace(s))
 	}
 	return n, nil
+}
+
+func hasPrefixFold(s, prefix string) bool {
+	return len(s) >= len(prefix) && strings.EqualFold(s[:len(prefix)], prefix)
+}
+
+// kv refills the reused arm-field map with key/value pairs.
+func (a *assembler) kv(kvs ...any) map[string]uint64 {
+	clear(a.vals)
+	for i := 0; i < len(kvs); i += 2 {
+		a.vals[kvs[i].(string)] = kvs[i+1].(uint64)
+	}
+	return a.vals
 }

@@ -98,9 +98,15 @@ type assembler struct {
 	file   string
 	errs   ErrorList
 	gen    isa.Gen
-	labels map[string]int
-	equs   map[string]int64
-	obj    *Object
+	labels    map[string]int
+	labelLine map[string]int
+	equs      map[string]int64
+	obj       *Object
+
+	cur    isa.Inst          // the word being assembled (reused: an Inst is 1 KiB)
+	vals   map[string]uint64 // union arm fields (reused)
+	ccVals map[string]int64  // compact instruction operands (reused)
+	parts  []part            // splitTop's result (reused)
 }
 
 func (a *assembler) errorf(ll *logical, i int, format string, args ...any) {
@@ -114,9 +120,18 @@ func (a *assembler) errorf(ll *logical, i int, format string, args ...any) {
 // Assemble assembles src (named file in diagnostics). On any error it
 // returns a nil Object and an ErrorList of every diagnostic (at most MaxErrors).
 func Assemble(file string, src []byte, opt Options) (*Object, error) {
-	a := &assembler{file: file, gen: opt.Gen, labels: map[string]int{}, equs: map[string]int64{},
-		obj: &Object{Gen: opt.Gen}}
-	stmts := a.split(logicalLines(string(src)))
+	a := &assembler{file: file, gen: opt.Gen, labels: map[string]int{}, labelLine: map[string]int{}, equs: map[string]int64{},
+		obj: &Object{Gen: opt.Gen}, vals: map[string]uint64{}, ccVals: map[string]int64{}}
+	lls := logicalLines(string(src))
+	stmts := a.split(lls)
+	words := 0
+	for _, s := range stmts {
+		if s.kind == stInst || s.kind == stDirective && strings.HasPrefix(s.ll.text[s.off:], ".word") {
+			words++
+		}
+	}
+	a.obj.Code = make([]byte, 0, words*isa.WordSize)
+	a.obj.Lines = make([]int, 0, words)
 	a.layout(stmts)
 	a.emit(stmts)
 	if len(a.errs) > 0 {
@@ -128,9 +143,19 @@ func Assemble(file string, src []byte, opt Options) (*Object, error) {
 
 // logicalLines strips comments and joins lines that end with a comma.
 func logicalLines(src string) []*logical {
-	var out []*logical
+	store := make([]logical, 0, strings.Count(src, "\n")+1) // one allocation for all lines
+	segStore := make([]segment, 0, cap(store))
+	out := make([]*logical, 0, cap(store))
 	var cur *logical
-	for n, line := range strings.Split(src, "\n") {
+	n := -1
+	for len(src) > 0 {
+		var line string
+		if i := strings.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			line, src = src, ""
+		}
+		n++
 		line = strings.TrimSuffix(line, "\r")
 		if i := strings.IndexByte(line, '#'); i >= 0 {
 			line = line[:i]
@@ -144,7 +169,9 @@ func logicalLines(src string) []*logical {
 			if body == "" {
 				continue
 			}
-			cur = &logical{text: body[lead:], segs: []segment{{0, n + 1, lead}}, indented: lead > 0}
+			segStore = append(segStore, segment{0, n + 1, lead})
+			store = append(store, logical{text: body[lead:], segs: segStore[len(segStore)-1 : len(segStore) : len(segStore)], indented: lead > 0})
+			cur = &store[len(store)-1]
 		}
 		if strings.HasSuffix(cur.text, ",") {
 			continue
@@ -186,7 +213,7 @@ func leadingLabel(s string) (name string, rest int, ok bool) {
 // split classifies the logical lines: labels, directives, instructions, and
 // the indented slot lines of a COMPACT_CONTROL_INST block.
 func (a *assembler) split(lls []*logical) []stmt {
-	var out []stmt
+	out := make([]stmt, 0, len(lls)+len(lls)/8)
 	inCCI := false
 	for k, ll := range lls {
 		off := 0
@@ -231,10 +258,11 @@ func (a *assembler) layout(stmts []stmt) {
 		switch s.kind {
 		case stLabel:
 			if _, dup := a.labels[s.name]; dup {
-				a.errorf(s.ll, 0, "label %q defined twice", s.name)
+				a.errorf(s.ll, 0, "label %q already defined at line %d", s.name, a.labelLine[s.name])
 				continue
 			}
 			a.labels[s.name] = off
+			a.labelLine[s.name], _ = s.ll.pos(0)
 		case stInst:
 			off += isa.WordSize
 		case stDirective:
@@ -301,8 +329,8 @@ func (a *assembler) emit(stmts []stmt) {
 				i = j - 1
 			}
 			if ok {
-				w, err := isa.Encode(*in)
-				if err != nil {
+				var w [isa.WordSize]byte
+				if err := in.EncodeTo(w[:]); err != nil {
 					a.errorf(s.ll, s.off, "%v", err)
 				}
 				a.appendWord(w[:], s.ll)
@@ -330,14 +358,19 @@ func (a *assembler) directive(s stmt) {
 		}
 		a.gen, a.obj.Gen = g, g
 	case ".word":
-		hexText := strings.Join(strings.Fields(args), "")
-		b, err := decodeHex(hexText)
-		if err != nil {
-			a.errorf(s.ll, at, ".word: %v", err)
-			return
+		var b []byte
+		for rest := args; rest != ""; {
+			tok, tail, _ := strings.Cut(rest, " ")
+			x, err := decodeHex(tok)
+			if err != nil {
+				a.errorf(s.ll, at+len(args)-len(rest)+err.at, ".word: %v", err.msg)
+				return
+			}
+			b = append(b, x...)
+			rest = strings.TrimLeft(tail, " \t")
 		}
 		if len(b) != isa.WordSize {
-			a.errorf(s.ll, at, ".word: %d bytes, want exactly 64", len(b))
+			a.errorf(s.ll, at, ".word: %d bytes, want 64", len(b))
 			return
 		}
 		a.appendWord(b, s.ll)
@@ -346,21 +379,25 @@ func (a *assembler) directive(s stmt) {
 	case ".engine", ".core":
 		a.errorf(s.ll, s.off, "%s is reserved for multi-stream programs (not supported yet)", name)
 	default:
-		a.errorf(s.ll, s.off, "unknown directive %s (want .gen, .word, .equ)", name)
+		a.errorf(s.ll, s.off, "unknown directive %s%s", name, didYouMean(name, []string{".gen", ".word", ".equ"}))
 	}
 }
 
-func decodeHex(s string) ([]byte, error) {
-	s = strings.TrimPrefix(strings.TrimPrefix(s, "0x"), "0X")
+// decodeHex decodes hex digits (an optional 0x first); an error says where.
+func decodeHex(s string) ([]byte, *valueError) {
+	at := 0
+	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
+		s, at = s[2:], 2
+	}
 	if len(s)%2 != 0 {
-		return nil, fmt.Errorf("odd number of hex digits (%d)", len(s))
+		return nil, verr(at, "odd number of hex digits (%d)", len(s))
 	}
 	b := make([]byte, len(s)/2)
 	for i := range b {
 		hi, ok1 := unhex(s[2*i])
 		lo, ok2 := unhex(s[2*i+1])
 		if !ok1 || !ok2 {
-			return nil, fmt.Errorf("%q is not hex", s[2*i:2*i+2])
+			return nil, verr(at+2*i, "%q is not hex", s[2*i:2*i+2])
 		}
 		b[i] = hi<<4 | lo
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 
 	"ndma/isa"
 )
@@ -67,12 +68,31 @@ func (a *assembler) cciBlock(in *isa.Inst, slots []stmt, head stmt) bool {
 			ok = false
 			continue
 		}
-		if e := in.Set(fmt.Sprintf("insts[%d]", l.slot), int64(v)); e != nil {
+		if e := in.SetLeaf(a.cciFirst(in)+l.slot, uint64(v)); e != nil {
 			a.errorf(l.s.ll, l.off, "%v", e)
 			ok = false
 		}
 	}
 	return ok
+}
+
+// ccNames are the CCOP names in lower case (for "did you mean").
+var ccNames = sync.OnceValue(func() []string {
+	var out []string
+	for _, v := range isa.CCOp.Values {
+		out = append(out, strings.ToLower(v.Name))
+	}
+	return out
+})
+
+// cciFirst is the leaf index of insts[0].
+func (a *assembler) cciFirst(in *isa.Inst) int {
+	for _, it := range keysOf(in.Layout()).items {
+		if it.field.Kind == isa.KCCInst {
+			return it.first
+		}
+	}
+	panic("asm: COMPACT_CONTROL_INST layout without insts")
 }
 
 // ccInst parses one compact instruction.
@@ -89,15 +109,17 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 	}
 	code, found := isa.CCOp.Parse(op)
 	if !found {
-		return 0, verr(0, "unknown compact instruction %q", op)
+		return 0, verr(0, "unknown compact instruction %s%s", op, didYouMean(op, ccNames()))
 	}
+	lop := strings.ToLower(op)
 	member, _ := isa.CCMemberFields(uint8(code))
 	want := ccSyntax[member]
-	args := splitTop(rest)
+	args := splitTop(nil, rest)
 	if len(want) == 0 && len(args) > 0 || len(want) > 0 && len(args) != len(want) {
-		return 0, verr(restAt, "%s takes %d operands (%s)", strings.ToLower(op), len(want), ccUsage(op, want))
+		return 0, verr(restAt, "%s takes %d operands (%s)", lop, len(want), ccUsage(op, want))
 	}
-	vals := map[string]int64{}
+	vals := a.ccVals
+	clear(vals)
 	for k, name := range want {
 		arg := args[k]
 		at := restAt + arg.at
@@ -105,24 +127,24 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 		case ccRegister[name]:
 			r, err := register(arg.text)
 			if err != nil {
-				return 0, verr(at, "%s: %v", name, err)
+				return 0, verr(at, "%s: %v", lop, err)
 			}
 			vals[name] = int64(r)
 		case name == "addr":
 			inner := strings.TrimSpace(arg.text)
 			if len(inner) < 2 || inner[0] != '[' || inner[len(inner)-1] != ']' {
-				return 0, verr(at, "want [rN+OFFSET]")
+				return 0, verr(at, "%s: want [rN+OFFSET]", lop)
 			}
 			reg, off, hasOff := strings.Cut(inner[1:len(inner)-1], "+")
 			r, err := register(reg)
 			if err != nil {
-				return 0, verr(at+1, "addr_reg: %v", err)
+				return 0, verr(at+1, "%s: %v", lop, err)
 			}
 			vals["addr_reg"] = int64(r)
 			if hasOff {
 				neg, o, err := a.number(strings.TrimSpace(off))
 				if err != nil || neg || o > 0xff {
-					return 0, verr(at+1+len(reg)+1, "addr_imm: %s does not fit u8 (0..255)", strings.TrimSpace(off))
+					return 0, verr(at+1+len(reg)+1, "%s: addr_imm: %s does not fit u8 (0..255)", lop, strings.TrimSpace(off))
 				}
 				vals["addr_imm"] = int64(o)
 			}
@@ -138,30 +160,27 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 			}
 			neg, m, err := a.number(arg.text)
 			if err != nil {
-				return 0, verr(at, "target: %v", err)
+				return 0, verr(at, "%s: target: %v", lop, err)
 			}
 			bits, err := fitInt(neg, m, 16, true)
 			if err != nil {
-				return 0, verr(at, "target: %v", err)
+				return 0, verr(at, "%s: target: %v", lop, err)
 			}
 			vals[name] = int64(int16(bits))
 		default:
 			neg, m, err := a.number(arg.text)
 			if err != nil {
-				return 0, verr(at, "%s: %v", name, err)
+				return 0, verr(at, "%s: %s: %v", lop, name, err)
 			}
-			if neg {
-				return 0, verr(at, "%s: %s is negative", name, arg.text)
+			if neg || m > 0xffffffff {
+				return 0, verr(at, "%s: %s: %s is out of range", lop, name, arg.text)
 			}
 			vals[name] = int64(m)
-			if m > 0xffffffff {
-				return 0, verr(at, "%s: %d does not fit", name, m)
-			}
 		}
 	}
 	v, err := isa.BuildCCInst(uint8(code), vals)
 	if err != nil {
-		return 0, verr(restAt, "%v", err)
+		return 0, verr(restAt, "%s: %v", lop, err)
 	}
 	return v, nil
 }

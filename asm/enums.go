@@ -26,13 +26,14 @@ func aliases(e *isa.Enum) map[string]uint64 {
 		return m.(map[string]uint64)
 	}
 	m := map[string]uint64{}
-	for _, v := range e.Values {
-		m[v.Name] = v.Value
-	}
 	add := func(short string, v uint64) {
 		if _, taken := m[short]; !taken {
 			m[short] = v
+			m[strings.ToLower(short)] = v
 		}
+	}
+	for _, v := range e.Values {
+		add(v.Name, v.Value)
 	}
 	for _, v := range e.Values {
 		switch e {
@@ -63,7 +64,11 @@ func aliases(e *isa.Enum) map[string]uint64 {
 
 // enumValue resolves a name or spelling of e that generation g defines.
 func enumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) {
-	v, ok := aliases(e)[strings.ToUpper(s)]
+	m := aliases(e)
+	v, ok := m[s]
+	if !ok {
+		v, ok = m[strings.ToUpper(s)]
+	}
 	if !ok {
 		return 0, fmt.Errorf("%s has no value %q (expected one of %s)", e.Name, s, strings.Join(e.Names(), ", "))
 	}

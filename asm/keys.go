@@ -120,19 +120,37 @@ func last(p string) string {
 	return p
 }
 
-// suggest returns the accepted spelling closest to k, if it is close.
-func (t *keyTable) suggest(k string) string {
-	best, bestD := "", 1+len(k)/3
-	if bestD > 3 {
-		bestD = 3
+// didYouMean is " (did you mean X?)" for the candidate closest to k, or "".
+func didYouMean(k string, candidates []string) string {
+	limit := 1 // edits allowed: more for longer words
+	if len(k) >= 4 {
+		limit = 2
 	}
-	for _, n := range t.names {
-		if d := editDistance(k, n); d < bestD {
+	if len(k) >= 12 {
+		limit = 3
+	}
+	best, bestD := "", limit+1
+	for _, n := range candidates {
+		if d := editDistance(strings.ToLower(k), strings.ToLower(n)); d < bestD {
 			best, bestD = n, d
 		}
 	}
-	return best
+	if best == "" {
+		return ""
+	}
+	return " (did you mean " + best + "?)"
 }
+
+// mnemonics are the lower-case opcode names that have a layout.
+var mnemonics = sync.OnceValue(func() []string {
+	var out []string
+	for i := range isa.Catalog {
+		if d := &isa.Catalog[i]; d.Decoded() {
+			out = append(out, strings.ToLower(d.Name))
+		}
+	}
+	return out
+})
 
 func editDistance(a, b string) int {
 	prev := make([]int, len(b)+1)

@@ -21,17 +21,18 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 	mn := t[i:j]
 	d, err := isa.LookupName(mn)
 	if err != nil {
-		a.errorf(s.ll, i, "unknown mnemonic %q", mn)
+		a.errorf(s.ll, i, "unknown mnemonic %s%s", mn, didYouMean(mn, mnemonics()))
 		return nil, false
 	}
 	if !d.Decoded() {
 		a.errorf(s.ll, i, "%s has no layout table: write it as .word", d.Mnemonic())
 		return nil, false
 	}
-	in := isa.New(a.gen, d.Opcode)
+	in := &a.cur
+	in.Reset(a.gen, d.Opcode)
 	kt := keysOf(in.Layout())
 	ok := true
-	seen := map[*item]map[int]bool{}
+	var seen [isa.MaxLeaves]string // the key that gave each leaf its value on this line
 	var dmaChecks []dmaCheck
 	for {
 		for j < len(t) && (t[j] == ' ' || t[j] == '\t' || t[j] == ',') {
@@ -46,8 +47,8 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 		}
 		key := t[kStart:j]
 		if j >= len(t) || t[j] != '=' {
-			a.errorf(s.ll, kStart, "expected key=value, found %q", key)
-			return &in, false
+			a.errorf(s.ll, kStart, "%s: missing \"=\" (want key=value)", key)
+			return in, false
 		}
 		j++
 		vStart := j
@@ -66,13 +67,11 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 		val := t[vStart:j]
 		ref, found := kt.keys[key]
 		if !found {
-			msg := fmt.Sprintf("unknown field %s for %s", key, d.Mnemonic())
-			if sug := kt.suggest(key); sug != "" {
-				msg += fmt.Sprintf(" (did you mean %s?)", sug)
-			} else if strings.Contains(key, ".") || ambiguousShort(kt, key) {
-				msg += " (" + candidates(kt, key) + ")"
+			if c := kt.sharing(key); len(c) > 1 {
+				a.errorf(s.ll, kStart, "%s is ambiguous for %s (%s)", key, d.Mnemonic(), strings.Join(c, " or "))
+			} else {
+				a.errorf(s.ll, kStart, "unknown field %s for %s%s", key, d.Mnemonic(), didYouMean(key, kt.names))
 			}
-			a.errorf(s.ll, kStart, "%s", msg)
 			ok = false
 			continue
 		}
@@ -87,21 +86,33 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 			ok = false
 			continue
 		}
-		if seen[it] == nil {
-			seen[it] = map[int]bool{}
+		lo, hi := it.first, it.first+it.nleaf
+		if ref.elem >= 0 {
+			lo += ref.elem * it.chunk
+			hi = lo + it.chunk
 		}
-		if seen[it][ref.elem] || seen[it][-1] || ref.elem == -1 && len(seen[it]) > 0 {
-			a.errorf(s.ll, kStart, "%s given twice", key)
+		first := ""
+		for k := lo; k < hi; k++ {
+			if first == "" {
+				first = seen[k]
+			}
+			seen[k] = key
+		}
+		if first != "" {
+			as := ""
+			if first != key {
+				as = " (as " + first + ")"
+			}
+			a.errorf(s.ll, kStart, "%s: given twice on this line%s", it.path, as)
 			ok = false
 			continue
 		}
-		seen[it][ref.elem] = true
 		if val == "" {
 			a.errorf(s.ll, vStart, "%s: missing value", key)
 			ok = false
 			continue
 		}
-		if err := a.setItem(&in, it, ref.elem, val); err != nil {
+		if err := a.setItem(in, it, ref.elem, val); err != nil {
 			a.errorf(s.ll, vStart+err.at, "%s: %s", label(it, ref.elem, err.elem), err.msg)
 			ok = false
 			continue
@@ -121,7 +132,7 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 			ok = false
 		}
 	}
-	return &in, ok
+	return in, ok
 }
 
 type dmaCheck struct {
@@ -130,28 +141,16 @@ type dmaCheck struct {
 	at   int
 }
 
-func ambiguousShort(kt *keyTable, key string) bool {
-	n := 0
-	for _, it := range kt.items {
-		if last(it.path) == key {
-			n++
-		}
-	}
-	return n > 1
-}
-
-// candidates lists the full paths a short key could mean.
-func candidates(kt *keyTable, key string) string {
+// sharing lists the full paths whose last part is key (a short name that is
+// not unique).
+func (t *keyTable) sharing(key string) []string {
 	var c []string
-	for _, it := range kt.items {
-		if last(it.path) == last(key) {
+	for _, it := range t.items {
+		if last(it.path) == key && it.path != key {
 			c = append(c, it.path)
 		}
 	}
-	if len(c) == 0 {
-		return "see `ndma describe`"
-	}
-	return "ambiguous: " + strings.Join(c, " or ")
+	return c
 }
 
 // label names an item or one of its elements in a message.
@@ -185,9 +184,10 @@ func (a *assembler) setItem(in *isa.Inst, it *item, elem int, val string) *value
 	if len(val) < 2 || val[0] != '[' || val[len(val)-1] != ']' {
 		return verr(0, "want an array [a, b, …] of %d", it.count)
 	}
-	parts := splitTop(val[1 : len(val)-1])
+	a.parts = splitTop(a.parts[:0], val[1:len(val)-1])
+	parts := a.parts
 	if len(parts) > it.count {
-		return verr(parts[it.count].at+1, "%d elements, the array holds %d", len(parts), it.count)
+		return verr(parts[it.count].at+1, "%d elements, at most %d", len(parts), it.count)
 	}
 	for e, p := range parts {
 		if p.text == "" {
@@ -206,30 +206,38 @@ type part struct {
 	at   int
 }
 
-// splitTop splits s at commas outside brackets and parentheses, trimming.
-func splitTop(s string) []part {
-	var out []part
+// splitTop appends to out the parts of s between commas outside brackets and
+// parentheses, trimmed.
+func splitTop(out []part, s string) []part {
 	depth, start := 0, 0
-	emit := func(end int) {
-		raw := s[start:end]
-		lead := len(raw) - len(strings.TrimLeft(raw, " \t"))
-		out = append(out, part{strings.TrimSpace(raw), start + lead})
-	}
-	for i := 0; i < len(s); i++ {
-		switch s[i] {
-		case '[', '(':
-			depth++
-		case ']', ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				emit(i)
-				start = i + 1
+	for i := 0; i <= len(s); i++ {
+		if i < len(s) {
+			switch s[i] {
+			case '[', '(':
+				depth++
+				continue
+			case ']', ')':
+				depth--
+				continue
+			case ',':
+				if depth != 0 {
+					continue
+				}
+			default:
+				continue
 			}
+		} else if len(out) == 0 && strings.TrimSpace(s) == "" {
+			break
 		}
-	}
-	if strings.TrimSpace(s) != "" || len(out) > 0 {
-		emit(len(s))
+		a, b := start, i
+		for a < b && (s[a] == ' ' || s[a] == '\t') {
+			a++
+		}
+		for b > a && (s[b-1] == ' ' || s[b-1] == '\t') {
+			b--
+		}
+		out = append(out, part{s[a:b], a})
+		start = i + 1
 	}
 	return out
 }
@@ -306,7 +314,7 @@ func fitInt(neg bool, mag uint64, width int, signed bool) (uint64, error) {
 		return mag, nil
 	}
 	if neg && mag != 0 {
-		return 0, fmt.Errorf("%s is negative: u%d takes 0..%d", signedText(neg, mag), width, m)
+		return 0, fmt.Errorf("%s does not fit u%d (0..%d)", signedText(neg, mag), width, m)
 	}
 	if mag > m {
 		return 0, fmt.Errorf("%d does not fit u%d (0..%d)", mag, width, m)
@@ -353,6 +361,9 @@ func (a *assembler) number(s string) (neg bool, mag uint64, err error) {
 		}
 		return neg, uint64(v), nil
 	}
+	if v, ok := fastUint(t); ok {
+		return neg, v, nil
+	}
 	mag, err = strconv.ParseUint(t, 0, 64)
 	if err != nil {
 		if ne, ok := err.(*strconv.NumError); ok && ne.Err == strconv.ErrRange {
@@ -371,10 +382,10 @@ func (a *assembler) byteString(val string, n int) ([]byte, error) {
 	}
 	b, err := decodeHex(strings.Join(strings.Fields(inner), ""))
 	if err != nil {
-		return nil, fmt.Errorf("bytes(…): %v", err)
+		return nil, fmt.Errorf("bytes(…): %s", err.msg)
 	}
 	if len(b) != n {
-		return nil, fmt.Errorf("bytes(…) holds %d bytes, want %d", len(b), n)
+		return nil, fmt.Errorf("%d bytes, want %d", len(b), n)
 	}
 	return b, nil
 }
@@ -385,4 +396,34 @@ func call(val, name string) (string, bool) {
 		return "", false
 	}
 	return val[len(name)+1 : len(val)-1], true
+}
+
+// fastUint parses the common literals — decimal, or 0x hex, up to 15 digits —
+// without strconv's generality; anything else falls back to strconv.
+func fastUint(t string) (uint64, bool) {
+	var v uint64
+	if len(t) > 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X') {
+		if len(t) > 17 {
+			return 0, false
+		}
+		for i := 2; i < len(t); i++ {
+			d, ok := unhex(t[i])
+			if !ok {
+				return 0, false
+			}
+			v = v<<4 | uint64(d)
+		}
+		return v, true
+	}
+	if len(t) == 0 || len(t) > 15 || len(t) > 1 && t[0] == '0' {
+		return 0, false
+	}
+	for i := 0; i < len(t); i++ {
+		c := t[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + uint64(c-'0')
+	}
+	return v, true
 }

@@ -145,25 +145,35 @@ var opTable = func() (t [256]*OpDef) {
 // Lookup returns the definition of an opcode byte (never nil).
 func Lookup(op Opcode) *OpDef { return opTable[op] }
 
+// opNames maps every spelling (enum name, alias, struct name; upper and
+// lower case) to its row.
+var opNames = func() map[string]*OpDef {
+	m := map[string]*OpDef{}
+	for i := range Catalog {
+		d := &Catalog[i]
+		names := append([]string{d.Name}, d.Aliases...)
+		if d.Layout != nil {
+			names = append(names, d.Layout.Name)
+		}
+		for _, n := range names {
+			m[n], m[strings.ToLower(n)] = d, d
+		}
+	}
+	return m
+}()
+
 // LookupName resolves an opcode by enum name, alias, struct name
-// (case-insensitively) or number ("0xb8", "184").
+// (case-insensitively, with or without OPCODE_) or number ("0xb8", "184").
 func LookupName(s string) (*OpDef, error) {
+	if d, ok := opNames[s]; ok {
+		return d, nil
+	}
 	t := strings.TrimSpace(s)
 	if n, err := strconv.ParseUint(t, 0, 8); err == nil {
 		return opTable[n], nil
 	}
-	u := strings.ToUpper(t)
-	u = strings.TrimPrefix(u, "OPCODE_")
-	for i := range Catalog {
-		d := &Catalog[i]
-		if u == d.Name || (d.Layout != nil && u == d.Layout.Name) {
-			return d, nil
-		}
-		for _, a := range d.Aliases {
-			if u == a {
-				return d, nil
-			}
-		}
+	if d, ok := opNames[strings.TrimPrefix(strings.ToUpper(t), "OPCODE_")]; ok {
+		return d, nil
 	}
 	return nil, fmt.Errorf("unknown opcode %q: %w", s, ErrUnknownOpcode)
 }

@@ -34,6 +34,7 @@ func newEnum(name string, prov Prov, vals ...EnumValue) *Enum {
 		}
 		e.byValue[v.Value] = i
 		e.byName[strings.ToUpper(v.Name)] = i
+		e.byName[strings.ToLower(v.Name)] = i
 	}
 	return e
 }
@@ -85,7 +86,10 @@ func (e *Enum) ParseFor(name string, g Gen) (uint64, error) {
 
 // Parse resolves a spec name (case-insensitively).
 func (e *Enum) Parse(name string) (uint64, bool) {
-	i, ok := e.byName[strings.ToUpper(name)]
+	i, ok := e.byName[name]
+	if !ok {
+		i, ok = e.byName[strings.ToUpper(name)]
+	}
 	if !ok {
 		return 0, false
 	}

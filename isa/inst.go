@@ -64,11 +64,8 @@ func init() {
 // New returns an instruction of opcode op with every field zero except the
 // header: opcode and inst_word_len = 0x10 (0xda has no header, only byte 0).
 func New(gen Gen, op Opcode) Inst {
-	in := Inst{Gen: gen, def: opTable[op]}
-	in.v[0] = uint64(op)
-	if op != OpPseudoExtension {
-		in.v[1] = 0x10
-	}
+	var in Inst
+	in.Reset(gen, op)
 	return in
 }
 
@@ -158,6 +155,29 @@ func Encode(in Inst) ([WordSize]byte, error) {
 
 func (in *Inst) encodeTo(w []byte) {
 	in.def.layout().plan.Encode(w, &in.v)
+}
+
+// EncodeTo packs the main word into w[:64] (no copy of the instruction).
+func (in *Inst) EncodeTo(w []byte) error {
+	if in.def == nil {
+		return errors.New("encode: empty instruction (no opcode)")
+	}
+	in.encodeTo(w[:WordSize])
+	return nil
+}
+
+// Reset makes in a zero instruction of opcode op, as New does, in place.
+func (in *Inst) Reset(gen Gen, op Opcode) {
+	n := maxLeaves
+	if in.def != nil {
+		n = len(in.def.layout().leaves)
+	}
+	clear(in.v[:n])
+	in.Gen, in.def, in.hasExt = gen, opTable[op], false
+	in.v[0] = uint64(op)
+	if op != OpPseudoExtension {
+		in.v[1] = 0x10
+	}
 }
 
 // AppendEncoded appends the instruction's stream bytes (64, or 128 with an

@@ -72,6 +72,9 @@ func (l *Leaf) Signed() bool { return l.signed }
 // maxLeaves bounds the decoded form of one word (checked at init).
 const maxLeaves = bitfield.MaxFields
 
+// MaxLeaves bounds the leaves of one layout.
+const MaxLeaves = maxLeaves
+
 // Leaves is the flattened field list in table order.
 func (s *Struct) Leaves() []Leaf { return s.leaves }
 

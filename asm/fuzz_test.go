@@ -1,0 +1,72 @@
+package asm
+
+import (
+	"bytes"
+	"testing"
+
+	"ndma/isa"
+)
+
+// FuzzAsm: arbitrary text never panics the assembler; text that assembles
+// disassembles to text that assembles to the same bytes.
+func FuzzAsm(f *testing.F) {
+	for _, s := range []string{
+		"dmamemcpy semaphore=10, src_num_elem=[128, 1], in_dtype=bf16, src_start_addr=hbm:0x40",
+		"pseudo_dma_direct2d src_start_addr=var(3)+0x40, dst_start_addr=shape(tbl(1))\npseudo_extension indirect_mode=DST",
+		".gen maverick\ncompact_control_inst\n    mov_imm_lo r1, 0\nl:\n    add r1, r1, r2\n    br_rel_imm_t r1, l",
+		".equ X, 3\nlab: dma_transpose semaphore=X, dst_start_addr=sbuf:1:0x20,\n  tile_src_rows=16",
+		".word " + string(bytes.Repeat([]byte("ab"), 64)),
+		"dma_memcpy2 addr_mode.src=REG_PAIR, src_start_addr=regs(r1, r2, r3, 0x10)",
+		"dma_indirect src_idx_start_addr=indirect(reg(r7)), flags.indirect_mode=SRC_DST",
+		"dma_immediate descriptor_imm=[bytes(00112233445566778899aabbccddeeff)]",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, src string) {
+		obj, err := Assemble("fuzz.s", []byte(src), Options{Gen: isa.Cayman})
+		if err != nil {
+			if _, ok := err.(ErrorList); !ok {
+				t.Fatalf("error of type %T", err)
+			}
+			return
+		}
+		text, err := Disassemble(obj.Gen, obj.Code)
+		if err != nil {
+			t.Fatalf("disassemble what we assembled: %v", err)
+		}
+		again, err := Assemble("again.s", text, Options{Gen: obj.Gen})
+		if err != nil {
+			t.Fatalf("reassemble:\n%s\n%v", text, err)
+		}
+		if !bytes.Equal(again.Code, obj.Code) {
+			t.Fatalf("asm(disasm(asm(t))) != asm(t)\n%s", text)
+		}
+	})
+}
+
+// FuzzRoundTrip: any 64 bytes (any stream) disassemble to text that
+// assembles back to exactly those bytes, for the generation given.
+func FuzzRoundTrip(f *testing.F) {
+	for _, op := range decodedOpcodes() {
+		w := make([]byte, 64)
+		w[0], w[1] = byte(op), 0x10
+		f.Add(w, uint8(isa.Cayman))
+	}
+	f.Fuzz(func(t *testing.T, w []byte, gsel uint8) {
+		if len(w) == 0 || len(w)%isa.WordSize != 0 {
+			return
+		}
+		g := isa.Gen(gsel % uint8(isa.Maverick+1))
+		text, err := Disassemble(g, w)
+		if err != nil {
+			t.Fatalf("disassemble: %v", err)
+		}
+		obj, err := Assemble("rt.s", text, Options{Gen: g})
+		if err != nil {
+			t.Fatalf("assemble:\n%s\n%v", text, err)
+		}
+		if !bytes.Equal(obj.Code, w) {
+			t.Fatalf("asm(disasm(w)) != w\n got %x\nwant %x\n%s", obj.Code, w, text)
+		}
+	})
+}
