@@ -95,9 +95,9 @@ type stmt struct {
 
 // assembler holds one run's state.
 type assembler struct {
-	file   string
-	errs   ErrorList
-	gen    isa.Gen
+	file      string
+	errs      ErrorList
+	gen       isa.Gen
 	labels    map[string]int
 	labelLine map[string]int
 	equs      map[string]int64
