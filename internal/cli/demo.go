@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
+	"ndma"
+	"ndma/asm"
 	"ndma/isa"
 )
 
@@ -95,7 +98,47 @@ func runDemo(e *env, args []string) error {
 			}
 		}
 	}
-	fmt.Fprintln(w, "\nevery word: decode(encode(x)) == x and ParseJSON(JSON(x)) == x.")
+	if err := demoText(w); err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "\nevery word: decode(encode(x)) == x and ParseJSON(JSON(x)) == x; asm(disasm(w)) == w.")
+	return nil
+}
+
+// demoText assembles the hand-written transpose example and disassembles it
+// back: the text round trip of docs/asm.md.
+func demoText(w io.Writer) error {
+	const name = "examples/transpose.s"
+	src, err := ndma.Examples.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n=== 3. text: %s, assembled and disassembled\n", name)
+	var body []string
+	for _, l := range strings.Split(string(src), "\n") {
+		if t := strings.TrimSpace(l); t != "" && !strings.HasPrefix(t, "#") {
+			body = append(body, l)
+		}
+	}
+	fmt.Fprintf(w, "--- the source (comments left out):\n%s\n", strings.Join(body, "\n"))
+	obj, err := asm.Assemble(name, src, asm.Options{})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "--- assembled:")
+	for row := 0; row < len(obj.Code); row += 16 {
+		fmt.Fprintf(w, "  %02x: % x\n", row, obj.Code[row:row+16])
+	}
+	text, err := asm.Disassemble(obj.Gen, obj.Code)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "--- disassembled (canonical):\n%s", text)
+	again, err := asm.Assemble("canonical.s", text, asm.Options{})
+	if err != nil || !bytes.Equal(again.Code, obj.Code) {
+		return fmt.Errorf("%s: asm(disasm(w)) != w: %v", name, err)
+	}
+	fmt.Fprintln(w, "  round trip: asm(disasm(w)) == w ✓")
 	return nil
 }
 
