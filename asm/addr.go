@@ -13,6 +13,9 @@ import (
 // isa.BuildArm so that the arm tables stay the only place bit positions live.
 
 func (a *assembler) address(kind isa.Kind, val string) (uint64, *valueError) {
+	if v, ok := a.plainImmediate(kind, val); ok { // the common case, without the arm machinery
+		return v, nil
+	}
 	var marker uint64
 	at := 0
 	// wrappers add marker bits: shape(…) SHAPE_REG, indirect(…) ADDR4 INDIRECT
@@ -87,7 +90,8 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 		if !ok {
 			return "", nil, verr(0, "malformed reg(…)")
 		}
-		args := splitTop(nil, inner)
+		a.addrParts = splitTop(a.addrParts[:0], inner)
+		args := a.addrParts
 		if kind == isa.KAddr4 {
 			if len(args) != 1 {
 				return "", nil, verr(0, "an ADDR4 register is reg(rN)")
@@ -146,7 +150,8 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 			return "", nil, verr(0, "regs(…) is the v5 DMA_ADDR_UNION register arm")
 		}
 		inner, _ := call(val, "regs")
-		args := splitTop(nil, inner)
+		a.addrParts = splitTop(a.addrParts[:0], inner)
+		args := a.addrParts
 		if len(args) != 4 && len(args) != 5 {
 			return "", nil, verr(0, "want regs(rBASE, rOFFSET, rINC, IMM[, RESERVED])")
 		}
@@ -173,7 +178,8 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 		return "regs", vals, nil
 	case hasPrefixFold(val, "raw("):
 		inner, _ := call(val, "raw")
-		args := splitTop(nil, inner)
+		a.addrParts = splitTop(a.addrParts[:0], inner)
+		args := a.addrParts
 		if len(args) != 2 {
 			return "", nil, verr(0, "want raw(MARKER, PAYLOAD)")
 		}
@@ -204,6 +210,25 @@ func (a *assembler) addrArm(kind isa.Kind, val string) (string, map[string]uint6
 		return "", nil, verr(0, "%#x does not fit a 58-bit ADDR8 immediate", v)
 	}
 	return "imm", a.kv("addr", v), nil
+}
+
+// plainImmediate handles a bare number or sugar address that fits its
+// union's immediate arm (marker 0); anything else takes the general path.
+func (a *assembler) plainImmediate(kind isa.Kind, val string) (uint64, bool) {
+	if val == "" || !(val[0] >= '0' && val[0] <= '9' || hasPrefixFold(val, "sbuf:") || hasPrefixFold(val, "hbm:") || hasPrefixFold(val, "psum:")) {
+		return 0, false
+	}
+	v, err := a.immediate(val)
+	if err != nil {
+		return 0, false
+	}
+	switch kind {
+	case isa.KAddr4:
+		return v, v <= isa.Addr4ImmMask
+	case isa.KDMAAddr:
+		return v, true
+	}
+	return v, v>>58 == 0
 }
 
 // immediate parses a number or the sugar sbuf:P:OFF, psum:P:OFF, hbm:OFF.

@@ -103,10 +103,14 @@ type assembler struct {
 	equs      map[string]int64
 	obj       *Object
 
-	cur    isa.Inst          // the word being assembled (reused: an Inst is 1 KiB)
-	vals   map[string]uint64 // union arm fields (reused)
-	ccVals map[string]int64  // compact instruction operands (reused)
-	parts  []part            // splitTop's result (reused)
+	cur       isa.Inst          // the word being assembled (reused: an Inst is 1 KiB)
+	vals      map[string]uint64 // union arm fields (reused)
+	ccVals    map[string]int64  // compact instruction operands (reused)
+	parts     []part            // splitTop's results (reused, one per caller that may nest)
+	ccParts   []part
+	addrParts []part
+	ccLabels  map[string]int
+	ccLines   []slotLine
 }
 
 func (a *assembler) errorf(ll *logical, i int, format string, args ...any) {
@@ -121,7 +125,7 @@ func (a *assembler) errorf(ll *logical, i int, format string, args ...any) {
 // returns a nil Object and an ErrorList of every diagnostic (at most MaxErrors).
 func Assemble(file string, src []byte, opt Options) (*Object, error) {
 	a := &assembler{file: file, gen: opt.Gen, labels: map[string]int{}, labelLine: map[string]int{}, equs: map[string]int64{},
-		obj: &Object{Gen: opt.Gen}, vals: map[string]uint64{}, ccVals: map[string]int64{}}
+		obj: &Object{Gen: opt.Gen}, vals: map[string]uint64{}, ccVals: map[string]int64{}, ccLabels: map[string]int{}}
 	lls := logicalLines(string(src))
 	stmts := a.split(lls)
 	words := 0

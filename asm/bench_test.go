@@ -2,7 +2,10 @@ package asm
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
+	"os"
+	"regexp"
 	"testing"
 
 	"ndma/isa"
@@ -44,6 +47,35 @@ func BenchmarkDisassemble(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		if _, err := Disassemble(isa.Cayman, code); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mlines/s")
+}
+
+// BenchmarkAssembleExamples assembles the hand-written examples (comments,
+// continuation lines, CCI blocks: what people write), repeated to ~4000 lines.
+func BenchmarkAssembleExamples(b *testing.B) {
+	var src []byte
+	names := []string{"memcpy", "reduce_add", "cast", "transpose", "gather_transpose", "scatter_add", "pseudo"}
+	label := regexp.MustCompile(`(?m)^(\w+):`)
+	for copyN := 0; len(src) < 200_000; copyN++ {
+		for _, n := range names {
+			s, err := os.ReadFile("../examples/" + n + ".s")
+			if err != nil {
+				b.Fatal(err)
+			}
+			s = bytes.ReplaceAll(s, []byte(".gen "), []byte("# .gen "))
+			s = label.ReplaceAll(s, []byte(fmt.Sprintf("${1}_%d:", copyN))) // labels stay unique
+			src = append(append(src, s...), '\n')
+		}
+	}
+	src = append([]byte(".gen cayman\n"), src...)
+	lines := bytes.Count(src, []byte("\n"))
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Assemble("examples.s", src, Options{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -30,17 +30,20 @@ var ccSyntax = map[string][]string{
 
 var ccRegister = map[string]bool{"dst": true, "src0": true, "src1": true, "src": true, "cc_src": true, "srcdst": true}
 
+type slotLine struct {
+	s    stmt
+	off  int
+	slot int
+}
+
 // cciBlock assembles the slot statements into the word's insts.
 func (a *assembler) cciBlock(in *isa.Inst, slots []stmt, head stmt) bool {
 	ok := true
-	labels := map[string]int{}
+	labels := a.ccLabels
+	clear(labels)
 	n := 0
-	type slotLine struct {
-		s    stmt
-		off  int
-		slot int
-	}
-	var lines []slotLine
+	lines := a.ccLines[:0]
+	defer func() { a.ccLines = lines[:0] }()
 	for _, s := range slots {
 		off := 0
 		if name, rest, isLabel := leadingLabel(s.ll.text); isLabel {
@@ -58,7 +61,7 @@ func (a *assembler) cciBlock(in *isa.Inst, slots []stmt, head stmt) bool {
 			a.errorf(s.ll, off, "more than %d compact instructions", cciSlots)
 			return false
 		}
-		lines = append(lines, slotLine{s, off, n})
+		lines = append(lines, slotLine{s: s, off: off, slot: n})
 		n++
 	}
 	for _, l := range lines {
@@ -114,7 +117,8 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 	lop := strings.ToLower(op)
 	member, _ := isa.CCMemberFields(uint8(code))
 	want := ccSyntax[member]
-	args := splitTop(nil, rest)
+	a.ccParts = splitTop(a.ccParts[:0], rest)
+	args := a.ccParts
 	if len(want) == 0 && len(args) > 0 || len(want) > 0 && len(args) != len(want) {
 		return 0, verr(restAt, "%s takes %d operands (%s)", lop, len(want), ccUsage(op, want))
 	}

@@ -15,6 +15,7 @@ import (
 // by path[i].
 
 type item struct {
+	index int        // position in keyTable.items
 	path  string     // full path: "events.wait_mode", "src_num_elem"
 	name  string     // canonical spelling: short where unique
 	field *isa.Field //
@@ -61,7 +62,7 @@ func buildKeys(lay *isa.Struct) *keyTable {
 		if l.Field.Count > 0 {
 			p = elemRe.ReplaceAllString(p, "")
 		}
-		it := &item{path: p, field: l.Field, first: i, count: l.Field.Count, width: l.Bits, sign: l.Signed()}
+		it := &item{index: len(t.items), path: p, field: l.Field, first: i, count: l.Field.Count, width: l.Bits, sign: l.Signed()}
 		j := i
 		for j < len(leaves) && leaves[j].Field == l.Field && strings.HasPrefix(leaves[j].Path, p) && sameItem(leaves[j].Path, p) {
 			j++

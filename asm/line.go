@@ -33,6 +33,7 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 	kt := keysOf(in.Layout())
 	ok := true
 	var seen [isa.MaxLeaves]string // the key that gave each leaf its value on this line
+	next := 0                      // index of the item expected next
 	var dmaChecks []dmaCheck
 	for {
 		for j < len(t) && (t[j] == ' ' || t[j] == '\t' || t[j] == ',') {
@@ -42,7 +43,7 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 			break
 		}
 		kStart := j
-		for j < len(t) && t[j] != '=' && t[j] != ' ' && t[j] != '\t' && t[j] != ',' {
+		for j < len(t) && class[t[j]]&(cDelim|cEquals) == 0 {
 			j++
 		}
 		key := t[kStart:j]
@@ -53,19 +54,32 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 		j++
 		vStart := j
 		depth := 0
-		for j < len(t) {
-			c := t[j]
-			if c == '[' || c == '(' {
+		for ; j < len(t); j++ {
+			switch class[t[j]] {
+			case 0, cEquals:
+			case cOpen:
 				depth++
-			} else if c == ']' || c == ')' {
+			case cClose:
 				depth--
-			} else if depth <= 0 && (c == ',' || c == ' ' || c == '\t') {
-				break
+			case cDelim:
+				if depth <= 0 {
+					goto done
+				}
 			}
-			j++
 		}
+	done:
 		val := t[vStart:j]
-		ref, found := kt.keys[key]
+		// canonical text lists items in table order: try the one after the last match first
+		var ref keyRef
+		found := false
+		if next < len(kt.items) && kt.items[next].name == key {
+			ref, found = keyRef{kt.items[next], -1}, true
+		} else {
+			ref, found = kt.keys[key]
+		}
+		if found {
+			next = ref.it.index + 1
+		}
 		if !found {
 			if c := kt.sharing(key); len(c) > 1 {
 				a.errorf(s.ll, kStart, "%s is ambiguous for %s (%s)", key, d.Mnemonic(), strings.Join(c, " or "))
@@ -134,6 +148,22 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 	}
 	return in, ok
 }
+
+// character classes for the line scanner
+const (
+	cDelim  = 1 << iota // ',' ' ' '\t': ends a key or a top-level value
+	cEquals             // '='
+	cOpen               // '[' '('
+	cClose              // ']' ')'
+)
+
+var class = func() (c [256]uint8) {
+	c[','], c[' '], c['\t'] = cDelim, cDelim, cDelim
+	c['='] = cEquals
+	c['['], c['('] = cOpen, cOpen
+	c[']'], c[')'] = cClose, cClose
+	return c
+}()
 
 type dmaCheck struct {
 	it   *item
@@ -289,8 +319,9 @@ func (a *assembler) setElem(in *isa.Inst, it *item, e int, val string, base int)
 // a field `width` bits wide.
 func (a *assembler) scalar(val string, width int, signed bool, e *isa.Enum) (uint64, error) {
 	if e != nil && val != "" && isIdentStart(val[0]) {
-		if _, isSym := a.symbol(val); !isSym {
-			return enumValue(e, val, a.gen)
+		v, err := enumValue(e, val, a.gen)
+		if _, isSym := a.symbol(val); err == nil || !isSym { // an enum name wins over a label or .equ
+			return v, err
 		}
 	}
 	neg, mag, err := a.number(val)
