@@ -127,6 +127,9 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 	for k, name := range want {
 		arg := args[k]
 		at := restAt + arg.at
+		if arg.text == "" {
+			return 0, verr(at, "%s: missing operand %d (%s)", lop, k+1, ccUsage(op, want))
+		}
 		switch {
 		case ccRegister[name]:
 			r, err := register(arg.text)
