@@ -13,7 +13,7 @@ import (
 // order, only those not zero, enums by name, addresses in sugar form — and
 // the indented slots of a COMPACT_CONTROL_INST. Assemble(Disassemble(w)) == w.
 func Disassemble(gen isa.Gen, code []byte) ([]byte, error) {
-	var out []byte
+	out := make([]byte, 0, len(code)*6+64) // canonical text runs to ~5 bytes per word byte
 	if gen != isa.GenAny {
 		out = append(out, ".gen "...)
 		out = append(out, strings.ToLower(gen.String())...)
@@ -38,7 +38,8 @@ func Disassemble(gen isa.Gen, code []byte) ([]byte, error) {
 func AppendInst(dst []byte, in *isa.Inst) []byte {
 	d := in.Def()
 	if !d.Decoded() {
-		w, _ := isa.Encode(*in)
+		var w [isa.WordSize]byte
+		in.EncodeTo(w[:])
 		dst = append(dst, ".word "...)
 		dst = hex.AppendEncode(dst, w[:])
 		if d.Known() {
@@ -47,7 +48,7 @@ func AppendInst(dst []byte, in *isa.Inst) []byte {
 		}
 		return append(dst, '\n')
 	}
-	dst = append(dst, strings.ToLower(d.Mnemonic())...)
+	dst = append(dst, lowerMnemonic[d.Opcode]...)
 	kt := keysOf(in.Layout())
 	first := true
 	var cci *item
@@ -138,6 +139,14 @@ func appendElem(dst []byte, in *isa.Inst, it *item, e int) []byte {
 }
 
 const hexDigits = "0123456789abcdef"
+
+// lowerMnemonic is each opcode's mnemonic in lower case, as disassembly prints it.
+var lowerMnemonic = func() (m [256]string) {
+	for i := range m {
+		m[i] = strings.ToLower(isa.Lookup(isa.Opcode(i)).Mnemonic())
+	}
+	return m
+}()
 
 func appendHex(dst []byte, v uint64) []byte {
 	dst = append(dst, "0x"...)

@@ -118,19 +118,28 @@ func (a Addr8) Var() (id uint16, off uint32, ok bool) {
 }
 
 // ImmAddr8 builds an immediate ADDR8 (marker 0) of address a (< 2^58).
-func ImmAddr8(a uint64) uint64 { return a & (1<<58 - 1) }
+func ImmAddr8(a uint64) uint64 { return mustArm(KAddr8, "imm", map[string]uint64{"addr": a & (1<<58 - 1)}) }
 
 // VarAddr8 builds a PSEUDO_ADDR8 variable arm.
 func VarAddr8(id uint16, off uint32) uint64 {
-	return uint64(MarkerVarID)<<56 | uint64(id)<<32 | uint64(off)
+	return mustArm(KPseudoAddr8, "var", map[string]uint64{"var_id": uint64(id), "var_offset": uint64(off)})
 }
 
 // TableAddr8 builds a PSEUDO_ADDR8 dge-table arm.
 func TableAddr8(index uint16, off uint32) uint64 {
-	return uint64(MarkerAddrTbl)<<56 | uint64(index)<<32 | uint64(off)
+	return mustArm(KPseudoAddr8, "tbl", map[string]uint64{"index": uint64(index), "offset": uint64(off)})
 }
 
 // RegAddr8 builds an ADDR_REG arm: address = r[lo] | r[hi] << 32.
 func RegAddr8(lo, hi uint8) uint64 {
-	return uint64(MarkerAddrReg)<<56 | uint64(hi)<<8 | uint64(lo)
+	return mustArm(KAddr8, "reg", map[string]uint64{"reg_lo": uint64(lo), "reg_hi": uint64(hi)})
+}
+
+// mustArm is BuildArm for arguments whose types already bound the values.
+func mustArm(kind Kind, arm string, vals map[string]uint64) uint64 {
+	v, err := BuildArm(kind, arm, 0, vals)
+	if err != nil {
+		panic(err)
+	}
+	return v
 }

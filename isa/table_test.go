@@ -170,3 +170,25 @@ func TestCatalogPresence(t *testing.T) {
 		}
 	}
 }
+
+// The address builders agree with the arm decoding (and with field-tables
+// §11.2 / neff.md §5.4 bit positions, written out here).
+func TestAddrBuilders(t *testing.T) {
+	for _, c := range []struct {
+		got, want uint64
+		form      string
+		pseudo    bool
+	}{
+		{ImmAddr8(0x1_0000_0040), 0x0000_0001_0000_0040, "imm", false},
+		{RegAddr8(4, 5), 0x8000_0000_0000_0504, "reg", false},
+		{VarAddr8(3, 0x40), 0x1000_0003_0000_0040, "var", true},
+		{TableAddr8(2, 0x8000), 0x2000_0002_0000_8000, "tbl", true},
+	} {
+		if c.got != c.want {
+			t.Errorf("%s: %#x, want %#x", c.form, c.got, c.want)
+		}
+		if f := (Addr8{Raw: c.got, Pseudo: c.pseudo}).Form(); f != c.form {
+			t.Errorf("%#x decodes as %s, want %s", c.got, f, c.form)
+		}
+	}
+}
