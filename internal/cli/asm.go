@@ -8,11 +8,14 @@ import (
 	"strings"
 
 	"ndma/asm"
+	"ndma/check"
+	"ndma/isa"
 )
 
 func runAsm(e *env, args []string) error {
 	cl := newCmdLine(e, "asm", "FILE.s|-", "", "default generation (the file's .gen wins)")
 	out := cl.fs.String("o", "", "output file (default: FILE with .bin for .s; - for stdout)")
+	noValidate := cl.fs.Bool("no-validate", false, "write words that break the generation's rules")
 	pos, gen, err := cl.parse(args, 1, "want one FILE.s (or - for stdin)")
 	if err != nil {
 		return err
@@ -32,6 +35,11 @@ func runAsm(e *env, args []string) error {
 			return diagnostics{list}
 		}
 		return err
+	}
+	if !*noValidate {
+		if err := validateObject(name, obj); err != nil {
+			return err
+		}
 	}
 	dest := *out
 	if dest == "" {
@@ -71,6 +79,39 @@ func writeFileAtomic(path string, b []byte) error {
 	if werr != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("writing %s: %w", path, unwrapPathError(werr))
+	}
+	return nil
+}
+
+// validateObject holds the assembled words to the rules of the file's
+// generation (docs/validate.md): every error is a diagnostic naming the
+// source line; pseudo words are what an assembler is for, so their warning
+// is not repeated.
+func validateObject(name string, obj *asm.Object) error {
+	ps, err := check.Stream(obj.Gen, obj.Code)
+	if err != nil {
+		return err
+	}
+	var list asm.ErrorList
+	for _, p := range ps {
+		if p.Severity != check.Error {
+			continue
+		}
+		msg := p.Predicate + ": "
+		if p.Field != "" {
+			msg += p.Field + " = " + p.Value + ", "
+		}
+		msg += p.Want
+		if obj.Gen != isa.GenAny {
+			msg += " (on " + obj.Gen.String() + ")"
+		}
+		list = append(list, &asm.Error{File: name, Line: obj.Lines[p.Index], Col: 1, Msg: msg})
+		if len(list) == asm.MaxErrors {
+			break
+		}
+	}
+	if len(list) > 0 {
+		return diagnostics{list}
 	}
 	return nil
 }

@@ -48,6 +48,7 @@ func commands() []command {
 		{"describe", "draw the 64-byte field map of an opcode (OPCODE|NAME, --json)", runDescribe},
 		{"asm", "assemble text into 64-byte words (FILE.s [-o FILE.bin], docs/asm.md)", runAsm},
 		{"disasm", "print words as canonical text, or --json (FILE|-, --gen G, --list)", runDisasm},
+		{"validate", "check every word against a generation (--gen G, --json, --all-gens, --strict)", runValidate},
 	}
 }
 
@@ -70,6 +71,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		var out bytes.Buffer
 		e.stdout = &out
 		err := c.run(e, args[1:])
+		var bad failed
+		if errors.As(err, &bad) { // the command's output stands; it found problems
+			stdout.Write(out.Bytes())
+			fmt.Fprintf(stderr, "ndma %s: %s\n", c.name, bad.msg)
+			return exitFail
+		}
 		if err == nil {
 			if _, werr := stdout.Write(out.Bytes()); werr != nil {
 				fmt.Fprintf(stderr, "ndma %s: writing output: %v\n", c.name, werr)

@@ -1,0 +1,115 @@
+package check
+
+import (
+	"fmt"
+
+	"ndma/isa"
+)
+
+// Rules of every word (docs/validate.md "Every word").
+
+// enumFieldsOwn lists enum fields that have a predicate of their own.
+var enumFieldsOwn = map[*isa.Enum]bool{
+	isa.DType: true, isa.WaitMode: true, isa.UpdateMode: true, isa.DGEOpcode: true, isa.IndirectMode: true,
+	isa.TestEvtSemMode: true, isa.DMAAddrMode: true, isa.DMASemaUpdateMode: true,
+}
+
+func (c *checker) common() {
+	d := c.in.Def()
+	if c.gen != isa.GenAny && d.GensKnown && !d.Gens.Has(c.gen) {
+		if c.in.Opcode() == isa.OpDMATranspose || c.in.Opcode() == isa.OpDMAGatherTranspose {
+			c.failf(pXposeNC, "header.opcode", d.Mnemonic(), "needs nc >= V3 (CAYMAN); %s is %s", c.gen, c.gen.Version())
+		} else {
+			c.failf(pOpcodeForGen, "header.opcode", d.Mnemonic(), "exists on %s only", d.Gens)
+		}
+	}
+	if d.Pseudo {
+		c.warnf(pPseudo, "header.opcode", d.Mnemonic(), "a pseudo word: compiler input, resolved by the runtime, never executed as is")
+	}
+	if c.has("header.inst_word_len") {
+		if !d.Known() {
+			c.fail(pHeader, "header.opcode", fmt.Sprintf("%#02x", uint8(c.in.Opcode())), "not an opcode of the NEURON_ISA_TPB_OPCODE enum")
+		}
+		if n := c.u("header.inst_word_len"); n != 0x10 {
+			c.failf(pHeader, "header.inst_word_len", fmt.Sprint(n), "must be 16 (0x10, in 4-byte words)")
+		}
+	}
+	if c.has("events.wait_mode") {
+		c.enumOn(pEvents, "events.wait_mode", isa.WaitMode)
+		c.enumOn(pEvents, "events.update_mode", isa.UpdateMode)
+	}
+	lay := c.in.Layout()
+	for i, l := range lay.Leaves() {
+		f := l.Field
+		v := c.in.Leaf(i)
+		switch {
+		case f.Reserved && v != 0:
+			c.warnf(pReserved, trimChunk(l.Path), fmt.Sprintf("%#x", v), "reserved bits must be 0")
+		case f.Enum == isa.DType:
+			if v == 0 || isa.DType.NameFor(v, c.gen) == "" {
+				c.failf(pDtype, l.Path, isa.DType.Format(v), "%s", dtypeWant(c.gen))
+			}
+		case f.Enum != nil && !enumFieldsOwn[f.Enum]:
+			if f.Enum.NameFor(v, c.gen) == "" {
+				c.failf(pEnum, l.Path, fmt.Sprint(v), "not a %s value (%s)", f.Enum.Name, namesOn(f.Enum, c.gen))
+			}
+		}
+	}
+}
+
+func trimChunk(p string) string {
+	for i := len(p) - 1; i >= 0; i-- {
+		if p[i] == '#' {
+			return p[:i]
+		}
+	}
+	return p
+}
+
+// enumOn fails pred when the field's value is not named on the generation
+// (or is the INVALID value).
+func (c *checker) enumOn(predicate, path string, e *isa.Enum) bool {
+	v := c.u(path)
+	n := e.NameFor(v, c.gen)
+	if n == "" || n == "INVALID" {
+		c.failf(predicate, path, e.Format(v), "not a %s value on %s (%s)", e.Name, genName(c.gen), namesOn(e, c.gen))
+		return false
+	}
+	return true
+}
+
+func genName(g isa.Gen) string {
+	if g == isa.GenAny {
+		return "any generation"
+	}
+	return g.String()
+}
+
+// namesOn lists the named values of e on g, short.
+func namesOn(e *isa.Enum, g isa.Gen) string {
+	var s []string
+	for _, v := range e.Values {
+		if v.Gens.Has(g) && v.Name != "INVALID" {
+			s = append(s, v.Name)
+		}
+	}
+	if len(s) > 8 {
+		return fmt.Sprintf("%s … %s", joinN(s[:4]), s[len(s)-1])
+	}
+	return joinN(s)
+}
+
+func joinN(s []string) string {
+	out := ""
+	for i, x := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}
+
+func dtypeWant(g isa.Gen) string {
+	return fmt.Sprintf("a DTYPE defined on %s, not INVALID", genName(g))
+}
