@@ -118,7 +118,9 @@ func (a Addr8) Var() (id uint16, off uint32, ok bool) {
 }
 
 // ImmAddr8 builds an immediate ADDR8 (marker 0) of address a (< 2^58).
-func ImmAddr8(a uint64) uint64 { return mustArm(KAddr8, "imm", map[string]uint64{"addr": a & (1<<58 - 1)}) }
+func ImmAddr8(a uint64) uint64 {
+	return mustArm(KAddr8, "imm", map[string]uint64{"addr": a & (1<<58 - 1)})
+}
 
 // VarAddr8 builds a PSEUDO_ADDR8 variable arm.
 func VarAddr8(id uint16, off uint32) uint64 {
