@@ -43,8 +43,19 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 			break
 		}
 		kStart := j
-		for j < len(t) && class[t[j]]&(cDelim|cEquals) == 0 {
-			j++
+		// canonical text lists items in table order: try the one after the last match first
+		var ref keyRef
+		found := false
+		if next < len(kt.items) {
+			if n := kt.items[next].name; len(t)-j > len(n) && t[j+len(n)] == '=' && t[j:j+len(n)] == n {
+				ref, found = keyRef{kt.items[next], -1}, true
+				j += len(n)
+			}
+		}
+		if !found {
+			for j < len(t) && class[t[j]]&(cDelim|cEquals) == 0 {
+				j++
+			}
 		}
 		key := t[kStart:j]
 		if j >= len(t) || t[j] != '=' {
@@ -69,12 +80,7 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 		}
 	done:
 		val := t[vStart:j]
-		// canonical text lists items in table order: try the one after the last match first
-		var ref keyRef
-		found := false
-		if next < len(kt.items) && kt.items[next].name == key {
-			ref, found = keyRef{kt.items[next], -1}, true
-		} else {
+		if !found {
 			ref, found = kt.keys[key]
 		}
 		if found {
