@@ -110,7 +110,7 @@ func (c *checker) memcpyDtypes(in, out string) {
 			c.failf(pMemcpyDtypes, p, isa.DType.Format(d), "UINT64/INT64 are not memcpy dtypes")
 		case p == in && d == 0x0B:
 			c.failf(pMemcpyDtypes, p, "FP32R", "FP32R is output-only")
-		case (c.gen == isa.Mariana || c.gen == isa.MarianaPlus || c.gen == isa.Maverick) && d > 0x0F:
+		case (c.gen == isa.Mariana || c.gen == isa.MarianaPlus || c.gen == isa.Maverick) && (d < 0x02 || d > 0x0F):
 			c.failf(pMemcpyDtypes, p, isa.DType.Format(d), "v4+ memcpy takes the basic types only (INT8 … FP8_EXP5)")
 		}
 	}

@@ -116,7 +116,6 @@ var (
 	pUnusedSlots      = pred("has_zero_unused_slots", isa.Inferred)
 	pTestESUpdateType = pred("has_valid_test_es_update_type", isa.Inferred)
 	pValueRegs        = pred("has_valid_value_registers", isa.Inferred)
-	pCCIOpcode        = pred("has_cci_opcode", isa.Observed)
 	pTileIdxZero      = pred("has_tile_idx_zero", isa.Observed)
 	pCCOp             = pred("has_valid_ccop", isa.Inferred)
 	pCCOperands       = pred("has_valid_cc_operands", isa.Inferred)

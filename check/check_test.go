@@ -62,9 +62,13 @@ func TestRuleCorpus(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					var got []string
+					set := map[string]bool{} // a predicate failing on two fields counts once
 					for _, p := range ps {
-						got = append(got, problemKey(p))
+						set[problemKey(p)] = true
+					}
+					got := []string{}
+					for k := range set {
+						got = append(got, k)
 					}
 					sort.Strings(got)
 					if d := cmp.Diff(want, got); d != "" {
@@ -99,7 +103,7 @@ func problemKey(p Problem) string {
 
 func wantSet(t *testing.T, b []byte) []string {
 	t.Helper()
-	var out []string
+	out := []string{}
 	for _, l := range strings.Split(string(b), "\n") {
 		l = strings.TrimSpace(l)
 		if l == "" || strings.HasPrefix(l, "//") || l == "ok" {
@@ -110,6 +114,10 @@ func wantSet(t *testing.T, b []byte) []string {
 	sort.Strings(out)
 	return out
 }
+
+// holdsByConstruction are header predicates the decoding itself guarantees
+// (docs/validate.md says why): they are named in the document, never failed.
+var holdsByConstruction = map[string]bool{"has_cci_opcode": true}
 
 // Every predicate is documented in docs/validate.md, and every predicate the
 // document names is implemented.
@@ -129,7 +137,7 @@ func TestPredicatesDocumented(t *testing.T) {
 		}
 	}
 	for name := range named {
-		if _, ok := predicates[name]; !ok && !strings.HasSuffix(name, "_") {
+		if _, ok := predicates[name]; !ok && !strings.HasSuffix(name, "_") && !holdsByConstruction[name] {
 			t.Errorf("docs/validate.md names %s, which check does not implement", name)
 		}
 	}

@@ -17,10 +17,9 @@ var enumFieldsOwn = map[*isa.Enum]bool{
 func (c *checker) common() {
 	d := c.in.Def()
 	if c.gen != isa.GenAny && d.GensKnown && !d.Gens.Has(c.gen) {
+		c.failf(pOpcodeForGen, "header.opcode", d.Mnemonic(), "exists on %s only", d.Gens)
 		if c.in.Opcode() == isa.OpDMATranspose || c.in.Opcode() == isa.OpDMAGatherTranspose {
 			c.failf(pXposeNC, "header.opcode", d.Mnemonic(), "needs nc >= V3 (CAYMAN); %s is %s", c.gen, c.gen.Version())
-		} else {
-			c.failf(pOpcodeForGen, "header.opcode", d.Mnemonic(), "exists on %s only", d.Gens)
 		}
 	}
 	if d.Pseudo {
@@ -46,7 +45,7 @@ func (c *checker) common() {
 		case f.Reserved && v != 0:
 			c.warnf(pReserved, trimChunk(l.Path), fmt.Sprintf("%#x", v), "reserved bits must be 0")
 		case f.Enum == isa.DType:
-			if v == 0 || isa.DType.NameFor(v, c.gen) == "" {
+			if v == 0 || v == 0x01 || isa.DType.NameFor(v, c.gen) == "" { // UINT64 is "rejected by plain is_valid_dtype" (§5.1)
 				c.failf(pDtype, l.Path, isa.DType.Format(v), "%s", dtypeWant(c.gen))
 			}
 		case f.Enum != nil && !enumFieldsOwn[f.Enum]:
@@ -111,5 +110,5 @@ func joinN(s []string) string {
 }
 
 func dtypeWant(g isa.Gen) string {
-	return fmt.Sprintf("a DTYPE defined on %s, not INVALID", genName(g))
+	return fmt.Sprintf("a DTYPE defined on %s, not INVALID or UINT64", genName(g))
 }

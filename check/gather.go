@@ -15,7 +15,7 @@ func (c *checker) gatherXpose() {
 	c.addr8("src_start_addr")
 	c.addr8("dst_start_addr")
 	c.boundReg(pBoundReg, "dst_bound_reg", "dst_start_addr")
-	c.idxBoundReg("src_idx_bound_reg", "") // the no-flags variant
+	c.boundReg(pBoundReg, "src_idx_bound_reg", "") // the no-flags variant: no idx_bound_is_err coupling
 	lo, hi := c.u("dtype.dtype_lo"), c.u("dtype.dtype_hi")
 	if lo != hi || c.dtypeBytes(lo) != 2 {
 		c.fail(pGatherDtype, "dtype", fmt.Sprintf("%s/%s", isa.DType.Format(lo), isa.DType.Format(hi)), "dtype_lo == dtype_hi, a 2-byte type (BFLOAT16, FP16, …)")
