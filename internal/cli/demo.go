@@ -8,6 +8,7 @@ import (
 
 	"ndma"
 	"ndma/asm"
+	"ndma/check"
 	"ndma/isa"
 )
 
@@ -101,6 +102,9 @@ func runDemo(e *env, args []string) error {
 	if err := demoText(w); err != nil {
 		return err
 	}
+	if err := demoValidate(w, gen); err != nil {
+		return err
+	}
 	fmt.Fprintln(w, "\nevery word: decode(encode(x)) == x and ParseJSON(JSON(x)) == x; asm(disasm(w)) == w.")
 	return nil
 }
@@ -142,7 +146,8 @@ func demoText(w io.Writer) error {
 	return nil
 }
 
-func demoOne(w io.Writer, gen isa.Gen, dw demoWord) error {
+// buildDemoWord sets a demo word's fields on a fresh instruction.
+func buildDemoWord(gen isa.Gen, dw demoWord) (isa.Inst, error) {
 	in := isa.New(gen, dw.op)
 	for _, f := range dw.fields {
 		var err error
@@ -152,8 +157,16 @@ func demoOne(w io.Writer, gen isa.Gen, dw demoWord) error {
 			err = in.Set(f.path, f.v)
 		}
 		if err != nil {
-			return fmt.Errorf("building %s: %w", dw.title, err)
+			return in, fmt.Errorf("building %s: %w", dw.title, err)
 		}
+	}
+	return in, nil
+}
+
+func demoOne(w io.Writer, gen isa.Gen, dw demoWord) error {
+	in, err := buildDemoWord(gen, dw)
+	if err != nil {
+		return err
 	}
 	word, err := isa.Encode(in)
 	if err != nil {
@@ -183,5 +196,40 @@ func demoOne(w io.Writer, gen isa.Gen, dw demoWord) error {
 		return err
 	}
 	fmt.Fprintf(w, "  round trip: decode(encode(x)) == x, encode(decode(w)) == w, JSON exact ✓\n")
+	return nil
+}
+
+// demoValidate checks the resolved words on the generation, and shows what a
+// broken one looks like.
+func demoValidate(w io.Writer, gen isa.Gen) error {
+	fmt.Fprintf(w, "\n=== 4. validation on %s (docs/validate.md)\n", gen)
+	for _, ex := range demoExamples() {
+		for _, dw := range ex.words {
+			in, err := buildDemoWord(gen, dw)
+			if err != nil {
+				return err
+			}
+			ps := check.Validate(&in, gen)
+			status := "valid"
+			if n := check.Errors(ps); n > 0 {
+				status = fmt.Sprintf("%d errors", n)
+			} else if len(ps) > 0 {
+				status = fmt.Sprintf("valid, %d warnings", len(ps))
+			}
+			fmt.Fprintf(w, "  %-20s %s\n", in.Def().Mnemonic(), status)
+			for _, p := range ps {
+				fmt.Fprintf(w, "      %s\n", p)
+			}
+		}
+	}
+	bad, err := buildDemoWord(gen, demoExamples()[1].words[1])
+	if err != nil {
+		return err
+	}
+	bad.MustSet("tile_src_rows", 8)
+	fmt.Fprintln(w, "  the transpose with tile_src_rows = 8:")
+	for _, p := range check.Validate(&bad, gen) {
+		fmt.Fprintf(w, "      %s\n", p)
+	}
 	return nil
 }
