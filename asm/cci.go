@@ -115,8 +115,7 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 		return 0, verr(0, "unknown compact instruction %s%s", op, didYouMean(op, ccNames()))
 	}
 	lop := strings.ToLower(op)
-	member, _ := isa.CCMemberFields(uint8(code))
-	want := ccSyntax[member]
+	want := ccSyntax[isa.CCMember(uint8(code))]
 	a.ccParts = splitTop(a.ccParts[:0], rest)
 	args := a.ccParts
 	if len(want) == 0 && len(args) > 0 || len(want) > 0 && len(args) != len(want) {

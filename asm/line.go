@@ -66,8 +66,11 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 		vStart := j
 		depth := 0
 		for ; j < len(t); j++ {
-			switch class[t[j]] {
-			case 0, cEquals:
+			cl := class[t[j]]
+			if cl&^cEquals == 0 { // the common case: part of the value
+				continue
+			}
+			switch cl {
 			case cOpen:
 				depth++
 			case cClose:

@@ -100,6 +100,10 @@ func BuildArm(kind Kind, armName string, marker uint64, vals map[string]uint64) 
 
 func kindName(k Kind) string { return (&Field{Kind: k}).TypeName() }
 
+// CCMember is the CCINST_TYPE member name that op decodes by ("RAW" for an
+// op no CCOP names).
+func CCMember(op uint8) string { return ccArm(uint64(op)).Name }
+
 // CCMemberFields lists the operand fields of the CCINST member that op
 // decodes by (after the op byte), and the member name.
 func CCMemberFields(op uint8) (member string, fields []string) {
