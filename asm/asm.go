@@ -110,6 +110,8 @@ type assembler struct {
 	ccParts   []part
 	addrParts []part
 	ccLabels  map[string]int
+	ktLayout  *isa.Struct // the layout whose keys kt holds
+	kt        *keyTable
 	ccLines   []slotLine
 }
 

@@ -30,10 +30,13 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 	}
 	in := &a.cur
 	in.Reset(a.gen, d.Opcode)
-	kt := keysOf(in.Layout())
+	if a.ktLayout != in.Layout() { // consecutive words mostly share a layout
+		a.ktLayout, a.kt = in.Layout(), keysOf(in.Layout())
+	}
+	kt := a.kt
 	ok := true
-	var seen [isa.MaxLeaves]string // the key that gave each leaf its value on this line
-	next := 0                      // index of the item expected next
+	var seen [isa.MaxLeaves]int32 // 1 + where the key that gave each leaf its value starts (0: not given)
+	next := 0                     // index of the item expected next
 	var dmaChecks []dmaCheck
 	for {
 		for j < len(t) && (t[j] == ' ' || t[j] == '\t' || t[j] == ',') {
@@ -46,10 +49,11 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 		// canonical text lists items in table order: try the one after the last match first
 		var ref keyRef
 		found := false
-		if next < len(kt.items) {
-			if n := kt.items[next].name; len(t)-j > len(n) && t[j+len(n)] == '=' && t[j:j+len(n)] == n {
-				ref, found = keyRef{kt.items[next], -1}, true
+		for k := next; k < min(next+4, len(kt.items)); k++ { // zero items are left out: look a little ahead
+			if n := kt.items[k].name; len(t)-j > len(n) && t[j+len(n)] == '=' && t[j:j+len(n)] == n {
+				ref, found = keyRef{kt.items[k], -1}, true
 				j += len(n)
+				break
 			}
 		}
 		if !found {
@@ -114,14 +118,16 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 			lo += ref.elem * it.chunk
 			hi = lo + it.chunk
 		}
-		first := ""
+		var firstAt int32
 		for k := lo; k < hi; k++ {
-			if first == "" {
-				first = seen[k]
+			if firstAt == 0 {
+				firstAt = seen[k]
 			}
-			seen[k] = key
+			seen[k] = int32(kStart) + 1
 		}
-		if first != "" {
+		if firstAt != 0 {
+			first := t[firstAt-1:]
+			first = first[:strings.IndexByte(first, '=')]
 			as := ""
 			if first != key {
 				as = " (as " + first + ")"
@@ -329,8 +335,11 @@ func (a *assembler) setElem(in *isa.Inst, it *item, e int, val string, base int)
 func (a *assembler) scalar(val string, width int, signed bool, e *isa.Enum) (uint64, error) {
 	if e != nil && val != "" && isIdentStart(val[0]) {
 		v, err := enumValue(e, val, a.gen)
-		if _, isSym := a.symbol(val); err == nil || !isSym { // an enum name wins over a label or .equ
-			return v, err
+		if err == nil { // an enum name wins over a label or .equ
+			return v, nil
+		}
+		if _, isSym := a.symbol(val); !isSym {
+			return 0, err
 		}
 	}
 	neg, mag, err := a.number(val)
