@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unsafe"
 
 	"ndma/isa"
 )
@@ -128,7 +129,13 @@ func (a *assembler) errorf(ll *logical, i int, format string, args ...any) {
 func Assemble(file string, src []byte, opt Options) (*Object, error) {
 	a := &assembler{file: file, gen: opt.Gen, labels: map[string]int{}, labelLine: map[string]int{}, equs: map[string]int64{},
 		obj: &Object{Gen: opt.Gen}, vals: map[string]uint64{}, ccVals: map[string]int64{}, ccLabels: map[string]int{}}
-	lls := logicalLines(string(src))
+	// The text is read in place (no copy of the source); only label names
+	// outlive the call, and they are cloned.
+	var text string
+	if len(src) > 0 {
+		text = unsafe.String(&src[0], len(src))
+	}
+	lls := logicalLines(text)
 	stmts := a.split(lls)
 	words := 0
 	for _, s := range stmts {
@@ -267,7 +274,7 @@ func (a *assembler) layout(stmts []stmt) {
 				a.errorf(s.ll, 0, "label %q already defined at line %d", s.name, a.labelLine[s.name])
 				continue
 			}
-			a.labels[s.name] = off
+			a.labels[strings.Clone(s.name)] = off
 			a.labelLine[s.name], _ = s.ll.pos(0)
 		case stInst:
 			off += isa.WordSize
@@ -364,22 +371,23 @@ func (a *assembler) directive(s stmt) {
 		}
 		a.gen, a.obj.Gen = g, g
 	case ".word":
-		var b []byte
+		var w [isa.WordSize]byte
+		n := 0
 		for rest := args; rest != ""; {
 			tok, tail, _ := strings.Cut(rest, " ")
-			x, err := decodeHex(tok)
+			x, err := decodeHexInto(w[:], n, tok)
 			if err != nil {
 				a.errorf(s.ll, at+len(args)-len(rest)+err.at, ".word: %v", err.msg)
 				return
 			}
-			b = append(b, x...)
+			n += x
 			rest = strings.TrimLeft(tail, " \t")
 		}
-		if len(b) != isa.WordSize {
-			a.errorf(s.ll, at, ".word: %d bytes, want 64", len(b))
+		if n != isa.WordSize {
+			a.errorf(s.ll, at, ".word: %d bytes, want 64", n)
 			return
 		}
-		a.appendWord(b, s.ll)
+		a.appendWord(w[:], s.ll)
 	case ".equ":
 		// evaluated in layout
 	case ".engine", ".core":
@@ -391,23 +399,32 @@ func (a *assembler) directive(s stmt) {
 
 // decodeHex decodes hex digits (an optional 0x first); an error says where.
 func decodeHex(s string) ([]byte, *valueError) {
-	at := 0
+	b := make([]byte, len(s)/2)
+	n, err := decodeHexInto(b, 0, s)
+	return b[:n], err
+}
+
+// decodeHexInto decodes hex digits into dst[at:], counting bytes beyond
+// dst's end without writing them (so a too-long .word reports its length).
+func decodeHexInto(dst []byte, at int, s string) (int, *valueError) {
+	off := 0
 	if strings.HasPrefix(s, "0x") || strings.HasPrefix(s, "0X") {
-		s, at = s[2:], 2
+		s, off = s[2:], 2
 	}
 	if len(s)%2 != 0 {
-		return nil, verr(at, "odd number of hex digits (%d)", len(s))
+		return 0, verr(off, "odd number of hex digits (%d)", len(s))
 	}
-	b := make([]byte, len(s)/2)
-	for i := range b {
+	for i := 0; i < len(s)/2; i++ {
 		hi, ok1 := unhex(s[2*i])
 		lo, ok2 := unhex(s[2*i+1])
 		if !ok1 || !ok2 {
-			return nil, verr(at+2*i, "%q is not hex", s[2*i:2*i+2])
+			return 0, verr(off+2*i, "%q is not hex", s[2*i:2*i+2])
 		}
-		b[i] = hi<<4 | lo
+		if at+i < len(dst) {
+			dst[at+i] = hi<<4 | lo
+		}
 	}
-	return b, nil
+	return len(s) / 2, nil
 }
 
 func unhex(c byte) (byte, bool) {

@@ -429,7 +429,10 @@ func (a *assembler) byteString(val string, n int) ([]byte, error) {
 	if !ok {
 		return nil, fmt.Errorf("want bytes(…) with %d hex bytes", n)
 	}
-	b, err := decodeHex(strings.Join(strings.Fields(inner), ""))
+	if strings.ContainsAny(inner, " \t") {
+		inner = strings.Join(strings.Fields(inner), "")
+	}
+	b, err := decodeHex(inner)
 	if err != nil {
 		return nil, fmt.Errorf("bytes(…): %s", err.msg)
 	}
