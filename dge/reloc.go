@@ -1,0 +1,295 @@
+// Package dge lowers the DMA words the way the runtime and the Descriptor
+// Generation Engine do (source document 003): a compiler pseudo word is
+// relocated into the resolved word its dge_op names, and a resolved word
+// becomes a micro-op program (REGWRITE / GENERATE / DIMPUSH) per channel.
+package dge
+
+import (
+	"errors"
+	"fmt"
+
+	"ndma/isa"
+)
+
+// Relocation — field-tables §3.3, §3.4, §11.2; neff.md §5.4. The runtime's
+// translate_one_pseudo_dge_instr re-packs the 0xd4 into the target layout.
+
+// Errors of relocation (the runtime's own words where it has them).
+var (
+	ErrNeedsExtension = errors.New("pseudo dma indirect1d instruction must be followed by extension")
+	ErrUnsupportedOp  = errors.New("unsupported dynamic dma opcode")
+	ErrNotPseudo      = errors.New("not a PSEUDO_DMA_DIRECT2D word")
+	ErrMissingVar     = errors.New("variable not in the variable table")
+	ErrMissingTable   = errors.New("dge-table index not in the table")
+)
+
+// Vars is what relocation resolves PSEUDO_ADDR8 arms against.
+type Vars struct {
+	Base  map[uint16]uint64 // NEFF var_id → Neuron address of its first byte
+	Table []uint16          // the subgraph's dge-table list: index → var_id
+}
+
+// address resolves one PSEUDO_ADDR8 into an ADDR8: the var arm to its
+// variable's base + offset, the table arm through the dge-table list; the
+// SHAPE_REG bit is kept; immediate and register forms are already ADDR8s.
+func (v *Vars) address(a isa.Addr8, field string) (uint64, error) {
+	shape := uint64(a.Marker()&isa.MarkerShapeReg) << 56
+	var id uint16
+	var off uint32
+	switch a.Form() {
+	case "var":
+		id, off, _ = a.Var()
+	case "tbl":
+		index := uint16(a.Raw >> 32)
+		off = uint32(a.Raw)
+		if int(index) >= len(v.Table) {
+			return 0, fmt.Errorf("%s: dge-table index %d (the table has %d entries): %w", field, index, len(v.Table), ErrMissingTable)
+		}
+		id = v.Table[index]
+	default:
+		return a.Raw, nil
+	}
+	base, ok := v.Base[id]
+	if !ok {
+		return 0, fmt.Errorf("%s: variable %d: %w", field, id, ErrMissingVar)
+	}
+	addr := base + uint64(off)
+	if addr>>58 != 0 {
+		return 0, fmt.Errorf("%s: variable %d + %#x = %#x does not fit an ADDR8 immediate", field, id, off, addr)
+	}
+	return shape | isa.ImmAddr8(addr), nil
+}
+
+// Relocate turns a PSEUDO_DMA_DIRECT2D (with its 0xda extension, when the
+// decoder paired one) into the resolved word its dge_op names: 0 → 0xb8
+// DMA_DIRECT2D, 1 → 0xbb DMA_INDIRECT1D (needs the extension), 2 → 0xbd
+// DMA_DIRECT2D_XPOSE (tile geometry from the extension when present),
+// 3 → 0xf1 DMA_GATHER_XPOSE (needs the extension for its index tensor).
+func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
+	if in.Opcode() != isa.OpPseudoDMADirect2D {
+		return isa.Inst{}, fmt.Errorf("%s: %w", in.Def().Mnemonic(), ErrNotPseudo)
+	}
+	if vars == nil {
+		vars = &Vars{}
+	}
+	r := repack{src: in, gen: in.Gen}
+	r.ext, r.hasExt = in.Ext()
+	for _, leg := range []string{"src_start_addr", "dst_start_addr"} {
+		a, _ := in.Addr8(leg)
+		v, err := vars.address(a, leg)
+		if err != nil {
+			return isa.Inst{}, err
+		}
+		r.addr = append(r.addr, v)
+	}
+	op, _ := in.Uint("dge_op")
+	switch op {
+	case 0:
+		return r.direct2D()
+	case 1:
+		if !r.hasExt {
+			return isa.Inst{}, ErrNeedsExtension
+		}
+		return r.indirect1D()
+	case 2:
+		return r.xpose()
+	case 3:
+		if !r.hasExt {
+			return isa.Inst{}, fmt.Errorf("a gather transpose takes its index tensor from the extension word: %w", ErrNeedsExtension)
+		}
+		return r.gatherXpose()
+	}
+	return isa.Inst{}, fmt.Errorf("%w %d", ErrUnsupportedOp, op)
+}
+
+// repack copies fields from the pseudo word (and its extension) into a new
+// word of another layout, by spec path.
+type repack struct {
+	src    *isa.Inst
+	ext    isa.Inst
+	hasExt bool
+	gen    isa.Gen
+	addr   []uint64 // resolved src, dst ADDR8
+	out    isa.Inst
+	err    error
+}
+
+func (r *repack) begin(op isa.Opcode) { r.out = isa.New(r.gen, op) }
+
+// copy moves fields whose path is the same in both layouts.
+func (r *repack) copy(paths ...string) {
+	for _, p := range paths {
+		r.move(p, p)
+	}
+}
+
+// move sets the new word's `to` from the pseudo word's `from`.
+func (r *repack) move(to, from string) {
+	v, err := r.src.Uint(from)
+	r.set(to, v, err)
+}
+
+// fromExt sets `to` from the extension's `from`.
+func (r *repack) fromExt(to, from string) {
+	v, err := r.ext.Uint(from)
+	r.set(to, v, err)
+}
+
+func (r *repack) set(to string, v uint64, err error) {
+	if r.err == nil && err == nil {
+		err = r.out.SetUint(to, v)
+	}
+	if r.err == nil && err != nil {
+		r.err = fmt.Errorf("relocating to %s: %w", to, err)
+	}
+}
+
+func (r *repack) extU(p string) uint64 {
+	v, _ := r.ext.Uint(p)
+	return v
+}
+
+func (r *repack) srcU(p string) uint64 {
+	v, _ := r.src.Uint(p)
+	return v
+}
+
+var (
+	header = []string{"header.debug_cmd", "header.debug_hint"}
+	events = []string{"events.wait_mode", "events.wait_idx", "events.update_mode", "events.update_idx", "events.semaphore_value"}
+	bound  = []string{"bc_reg", "bc_disable_oob_error_notif", "bc_enabled"}
+)
+
+func (r *repack) boundReg(to, from string) {
+	for _, b := range bound {
+		r.move(to+"."+b, from+"."+b)
+	}
+}
+
+func (r *repack) leg2D(leg string) {
+	r.copy(leg+"_step_elem[0]", leg+"_step_elem[1]", leg+"_num_elem[0]", leg+"_num_elem[1]")
+}
+
+func (r *repack) done() (isa.Inst, error) {
+	if r.err != nil {
+		return isa.Inst{}, r.err
+	}
+	return r.out, nil
+}
+
+func (r *repack) direct2D() (isa.Inst, error) {
+	r.begin(isa.OpDMAMemcpy)
+	r.copy(header...)
+	r.copy(events...)
+	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "sem_increment",
+		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype")
+	r.leg2D("src")
+	r.leg2D("dst")
+	r.boundReg("src_bound_reg", "src_bound_reg")
+	r.boundReg("dst_bound_reg", "dst_bound_reg")
+	r.set("src_start_addr", r.addr[0], nil)
+	r.set("dst_start_addr", r.addr[1], nil)
+	if r.hasExt { // an extension after a DIRECT2D carries the in-flight compute op
+		r.fromExt("compute_op", "compute_op")
+	}
+	return r.done()
+}
+
+func (r *repack) indirect1D() (isa.Inst, error) {
+	for _, leg := range []string{"src", "dst"} {
+		if n := r.srcU(leg + "_num_elem[1]"); n > 1 {
+			return isa.Inst{}, fmt.Errorf("%s_num_elem[1] = %d: an INDIRECT1D moves a 1-D pattern", leg, n)
+		}
+	}
+	r.begin(isa.OpDMAIndirect)
+	r.copy(header...)
+	r.copy(events...)
+	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "sem_increment",
+		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype")
+	r.move("src_step_elem", "src_step_elem[0]")
+	r.move("src_num_elem", "src_num_elem[0]")
+	r.move("dst_step_elem", "dst_step_elem[0]")
+	r.move("dst_num_elem", "dst_num_elem[0]")
+	r.set("src_start_addr", r.addr[0], nil)
+	r.set("dst_start_addr", r.addr[1], nil)
+	// The pseudo's bound registers bound the indices of the resolved word (INFERRED).
+	r.boundReg("src_idx_bound_reg", "src_bound_reg")
+	r.boundReg("dst_idx_bound_reg", "dst_bound_reg")
+	for _, f := range []string{"indirect_mode", "idx_bound_is_err", "non_unique_dst_idx", "gather_dim", "scatter_dim"} {
+		r.fromExt("flags."+f, "flags."+f)
+	}
+	r.fromExt("idx_num_active_channels", "idx_num_active_channels")
+	r.fromExt("src_idx_start_addr", "src_idx_start_addr")
+	r.fromExt("dst_idx_start_addr", "dst_idx_start_addr")
+	r.fromExt("compute_op", "compute_op")
+	return r.done()
+}
+
+func (r *repack) xpose() (isa.Inst, error) {
+	r.begin(isa.OpDMATranspose)
+	r.copy(header...)
+	r.copy(events...)
+	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "in_dtype", "out_dtype")
+	r.leg2D("src")
+	r.leg2D("dst")
+	r.boundReg("src_bound_reg", "src_bound_reg")
+	r.boundReg("dst_bound_reg", "dst_bound_reg")
+	r.set("src_start_addr", r.addr[0], nil)
+	r.set("dst_start_addr", r.addr[1], nil)
+	rows, cols, step := uint64(16), tileCols(r.srcU("src_num_elem[0]"), r.srcU("out_dtype"), r.gen), r.srcU("src_step_elem[1]")
+	if r.hasExt { // the extension's tile geometry, where it gives one
+		if v := r.extU("tile_src_rows"); v != 0 {
+			rows = v
+		}
+		if v := r.extU("tile_src_cols"); v != 0 {
+			cols = v
+		}
+		if v := r.extU("tile_src_row_step"); v != 0 {
+			step = v
+		}
+	}
+	r.set("tile_src_rows", rows, nil)
+	r.set("tile_src_cols", cols, nil)
+	r.set("tile_src_row_step", step, nil)
+	return r.done()
+}
+
+// tileCols is the widest xbar tile (≤ 128 columns for 2-byte types, ≤ 64 for
+// 4-byte) that divides the row (field-tables §11.5).
+func tileCols(n, dtype uint64, g isa.Gen) uint64 {
+	limit := uint64(128)
+	if bits, _ := isa.DTypeBits(uint8(dtype), g); bits == 32 {
+		limit = 64
+	}
+	for c := min(n, limit); c > 1; c-- {
+		if n%c == 0 {
+			return c
+		}
+	}
+	return 1
+}
+
+func (r *repack) gatherXpose() (isa.Inst, error) {
+	r.begin(isa.OpDMAGatherTranspose)
+	r.copy(header...)
+	r.copy(events...)
+	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore")
+	r.leg2D("src")
+	r.copy("dst_num_elem[0]", "dst_num_elem[1]")
+	r.move("dst_step_elem_1", "dst_step_elem[1]")
+	r.move("elem_size", "src_elem_size")
+	r.set("src_start_addr", r.addr[0], nil)
+	r.set("dst_start_addr", r.addr[1], nil)
+	r.boundReg("src_idx_bound_reg", "src_bound_reg")
+	r.boundReg("dst_bound_reg", "dst_bound_reg")
+	in, out := r.srcU("in_dtype"), r.srcU("out_dtype")
+	if in > 0xF || out > 0xF {
+		return isa.Inst{}, fmt.Errorf("in_dtype %#x / out_dtype %#x do not fit the DTYPE_PAIR nibbles of a gather transpose", in, out)
+	}
+	r.set("dtype.dtype_lo", in, nil)
+	r.set("dtype.dtype_hi", out, nil)
+	r.fromExt("idx_num_active_channels", "idx_num_active_channels")
+	r.fromExt("src_idx_start_addr", "src_idx_start_addr")
+	r.fromExt("flags.gather_dim", "flags.gather_dim")
+	return r.done()
+}
