@@ -102,3 +102,23 @@ func (m AddressMap) Join(r Region, part int, off uint64) (uint64, error) {
 	}
 	return 0, fmt.Errorf("unmapped region")
 }
+
+// SoC is the SoC address of Neuron address a for core 0 (field-tables §11.2):
+// SBUF a → 0x20_0000_0000 + a, PSUM a → 0x28_0200_0000 + (a − 0x2000000),
+// HBM a → a. Core c's on-chip windows are core 0's + c × 0x10_0000_0000.
+func (m AddressMap) SoC(a uint64, core int) (uint64, error) {
+	r, _, _ := m.Split(a)
+	switch r {
+	case SBUF:
+		return 0x20_0000_0000 + a + uint64(core)*0x10_0000_0000, nil
+	case PSUM:
+		return 0x28_0200_0000 + (a - m.PSUMBase) + uint64(core)*0x10_0000_0000, nil
+	case HBM:
+		return a, nil
+	}
+	return 0, fmt.Errorf("address %#x is not in SBUF, PSUM or HBM", a)
+}
+
+// EvtSemInc is the SoC address of semaphore idx's INC window on core 0
+// (field-tables §7, §11.2: EVT_SEM + 0x1800 + 4·idx).
+func EvtSemInc(idx int) uint64 { return 0x28_0270_1800 + 4*uint64(idx) }

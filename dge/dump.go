@@ -1,0 +1,103 @@
+package dge
+
+import (
+	"fmt"
+	"strconv"
+)
+
+// The program's text dump: the firmware's own log lines, byte for byte
+// (field-tables §8.3, source document 003 §3). Lines ndma adds start with "#".
+
+// AppendDump appends the dump of the program.
+func (p *Program) AppendDump(dst []byte) []byte {
+	switch p.Backend {
+	case NoDGE:
+		return append(dst, "# SUNDA has no DGE emitter: the POOL dma_memcopy kernel writes the descriptors directly\n"...)
+	case Pool:
+		dst = append(dst, "S: DGE: Select backend Pool\n"...)
+	case RTL:
+		dst = append(dst, "S: DGE: Select backend RTL\n"...)
+	case Software:
+		dst = fmt.Appendf(dst, "S: DGE contexts 0x%x/0x%x init sw=%d engine=%d queue_idx=%d queue_num=%d\n", 0, 0, 1, 0, 0, len(p.Channels))
+		dst = fmt.Appendf(dst, "P%d: DGE %s\n", 0, p.Kind)
+	}
+	for _, l := range p.Reshape {
+		dst = append(append(dst, l...), '\n')
+	}
+	for _, ch := range p.Channels {
+		for _, op := range ch.Ops {
+			switch op.Kind {
+			case RegWrite:
+				dst = fmt.Appendf(dst, "S: push REGWRITE to DMA[%d]\n", ch.DMA)
+			case Generate:
+				dst = fmt.Appendf(dst, "S: push GENERATE to DMA[%d]: %s : addr=0x%x, elem_size=%d, sem_num=%d\n", ch.DMA, op.Dir, op.Addr, op.ElemSize, op.Sem)
+			case DimPush:
+				dst = fmt.Appendf(dst, "S: push DIMPUSH to DMA[%d]: [%d,%d][%d,%d]\n", ch.DMA, op.SrcNum, op.DstNum, op.SrcStep, op.DstStep)
+			}
+		}
+		dst = p.appendShapeDump(dst, &ch)
+	}
+	return dst
+}
+
+// appendShapeDump is the backend's `$S[…]` descriptor dump of one channel:
+// src=[bound]@addr[steps…][nums…], in elements.
+func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
+	n := p.Backend.Dims()
+	leg := func(dst []byte, l *Leg) []byte {
+		dst = fmt.Appendf(dst, "[0x%x]@0x%x[", l.Bound, l.SoC)
+		for d := 0; d < n; d++ {
+			if d > 0 {
+				dst = append(dst, rtlSep(p.Backend, d)...)
+			}
+			step := l.Step[d] / int64(l.ElemSize)
+			dst = append(dst, "0x"...)
+			dst = strconv.AppendUint(dst, uint64(uint32(step)), 16)
+		}
+		dst = append(dst, "]["...)
+		for d := 0; d < n; d++ {
+			if d > 0 {
+				dst = append(dst, rtlSep(p.Backend, d)...)
+			}
+			dst = strconv.AppendUint(dst, uint64(max(l.Num[d], 1)), 10)
+		}
+		return append(dst, ']')
+	}
+	switch p.Backend {
+	case Pool:
+		dst = fmt.Appendf(dst, "S: DGE $S[%d]+=%d@dmacomplete src=", p.Semaphore, ch.SemInc)
+		dst = leg(dst, &ch.Src)
+		dst = append(dst, " dst="...)
+		dst = leg(dst, &ch.Dst)
+		_, shi := ch.Src.extent()
+		_, dhi := ch.Dst.extent()
+		dst = fmt.Appendf(dst, " cast:0x%x->0x%x bounds:(%d 0x%x<=0x%x, %d 0x%x<=0x%x) compute_op: 0x%x\n",
+			p.InDtype, p.OutDtype, ch.Src.Bound>>7, ch.Src.SoC+shi-1-ch.Src.Addr, p.BoundLimit[0],
+			ch.Dst.Bound>>7, ch.Dst.SoC+dhi-1-ch.Dst.Addr, p.BoundLimit[1], p.ComputeOp)
+	case Software:
+		dst = fmt.Appendf(dst, "S: DGE software backend: $S[%d]+=%d@dmacomplete src=", p.Semaphore, ch.SemInc)
+		dst = leg(dst, &ch.Src)
+		dst = append(dst, " dst="...)
+		dst = leg(dst, &ch.Dst)
+		dim := 0
+		if p.Kind == KindGatherTranspose {
+			dim = 1 // gather_dim must be Y
+		}
+		dst = fmt.Appendf(dst, " cast:0x%x->0x%x, indirection_dim=0x%x, reshape_kind=0x%x\n", p.InDtype, p.OutDtype, dim, 0)
+	case RTL:
+		dst = fmt.Appendf(dst, "S: DGE RTL backend: $S[%d]+=%d@dmacomplete src=", p.Semaphore, ch.SemInc)
+		dst = leg(dst, &ch.Src)
+		dst = append(dst, " dst="...)
+		dst = leg(dst, &ch.Dst)
+		dst = append(dst, '\n')
+	}
+	return dst
+}
+
+// rtlSep separates the 5 + 2 dims of an RTL dump with "|" before the sixth.
+func rtlSep(b Backend, d int) string {
+	if b == RTL && d == 5 {
+		return "|"
+	}
+	return ","
+}

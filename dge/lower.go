@@ -1,0 +1,400 @@
+package dge
+
+import (
+	"errors"
+	"fmt"
+
+	"ndma/isa"
+)
+
+// Lowering a resolved word into its Program (source document 003 §4–§5).
+
+// Options steer lowering.
+type Options struct {
+	Backend Backend           // Auto: Pool for DIRECT2D and TRANSPOSE, Software for INDIRECT1D and GATHER_XPOSE
+	Regs    map[uint8]uint32 // engine registers, for the bound limits r[bc_reg] the $S dump prints
+	Core    int              // NeuronCore of the SoC addresses
+}
+
+// ErrNotLowered is returned for words the DGE does not lower.
+var ErrNotLowered = errors.New("not lowered by the DGE")
+
+// partitionSpanPerChannel is the fan-out rule: a leg spanning P SBUF
+// partitions uses ceil(P/8) channels, at most 16 (INFERRED, RATIONALE.md).
+const (
+	partitionsPerChannel = 8
+	maxChannels          = 16
+)
+
+// Lower turns a resolved DMA word into the micro-op program of its backend.
+func Lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
+	p := &Program{Gen: gen, Word: *in}
+	var err error
+	switch in.Opcode() {
+	case isa.OpPseudoDMADirect2D:
+		return nil, fmt.Errorf("PSEUDO_DMA_DIRECT2D: relocate it first (its addresses are NEFF variables): %w", ErrNotLowered)
+	case isa.OpDMAMemcpy:
+		p.Kind = KindDirect2D
+		err = p.direct2D(in)
+	case isa.OpDMATranspose:
+		p.Kind = KindTranspose
+		err = p.xpose(in)
+	case isa.OpDMAIndirect:
+		p.Kind = KindIndirect1D
+		err = p.indirect1D(in)
+	case isa.OpDMAGatherTranspose:
+		p.Kind = KindGatherTranspose
+		err = p.gatherXpose(in)
+	default:
+		return nil, fmt.Errorf("%s: %w", in.Def().Mnemonic(), ErrNotLowered)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Def().Mnemonic(), err)
+	}
+	if err := p.chooseBackend(opt.Backend); err != nil {
+		return nil, err
+	}
+	m := isa.Map(gen)
+	for _, l := range []*Leg{&p.Src, &p.Dst} {
+		if l.SoC, err = m.SoC(l.Addr, opt.Core); err != nil {
+			return nil, fmt.Errorf("%s: %s: %w", in.Def().Mnemonic(), map[bool]string{true: "src", false: "dst"}[l.IsSrc], err)
+		}
+	}
+	for k, l := range []*Leg{&p.Src, &p.Dst} {
+		if l.Bound&0x80 != 0 {
+			p.BoundLimit[k] = uint64(opt.Regs[l.Bound&0x3f])
+		}
+	}
+	if err := p.fanOut(m, opt.Core); err != nil {
+		return nil, err
+	}
+	p.reshape(m)
+	return p, p.emit()
+}
+
+func u(in *isa.Inst, path string) uint64 {
+	v, err := in.Uint(path)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+func i64(in *isa.Inst, path string) int64 {
+	v, err := in.Int(path)
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// immediate reads an address field that must hold an immediate after relocation.
+func immediate(in *isa.Inst, path string) (uint64, error) {
+	a, err := in.Addr8(path)
+	if err != nil {
+		return 0, err
+	}
+	v, ok := a.Imm()
+	if !ok {
+		return 0, fmt.Errorf("%s: address form %q not supported by lowering (register and table addresses are resolved at run time)", path, a.Form())
+	}
+	if a.ShapeFromReg() {
+		return 0, fmt.Errorf("%s: the shape comes from a $S register, known only at run time", path)
+	}
+	return v, nil
+}
+
+func elemSize(in *isa.Inst, path string) uint32 {
+	if v := u(in, path); v != 0 {
+		return uint32(v)
+	}
+	return 65536
+}
+
+func (p *Program) common(in *isa.Inst, semPath string) {
+	p.Semaphore = int(u(in, semPath))
+	if _, ok := in.Layout().LeafIndex("sem_increment"); ok {
+		p.SemIncrement = int(u(in, "sem_increment"))
+	}
+}
+
+func (p *Program) legs2D(in *isa.Inst, srcElem, dstElem uint32) error {
+	for k, leg := range []string{"src", "dst"} {
+		l := &p.Src
+		if k == 1 {
+			l = &p.Dst
+		}
+		a, err := immediate(in, leg+"_start_addr")
+		if err != nil {
+			return err
+		}
+		*l = Leg{Addr: a, ElemSize: []uint32{srcElem, dstElem}[k], IsSrc: k == 0}
+		for d := 0; d < 2; d++ {
+			l.Num[d] = uint32(u(in, fmt.Sprintf("%s_num_elem[%d]", leg, d)))
+			l.Step[d] = i64(in, fmt.Sprintf("%s_step_elem[%d]", leg, d))
+		}
+	}
+	return nil
+}
+
+func (p *Program) direct2D(in *isa.Inst) error {
+	p.common(in, "semaphore")
+	p.InDtype, p.OutDtype = uint8(u(in, "in_dtype")), uint8(u(in, "out_dtype"))
+	p.ComputeOp = uint8(u(in, "compute_op"))
+	if err := p.legs2D(in, elemSize(in, "src_elem_size"), elemSize(in, "dst_elem_size")); err != nil {
+		return err
+	}
+	p.Src.Bound, p.Dst.Bound = uint8(u(in, "src_bound_reg.bc_reg")|u(in, "src_bound_reg.bc_disable_oob_error_notif")<<6|u(in, "src_bound_reg.bc_enabled")<<7),
+		uint8(u(in, "dst_bound_reg.bc_reg")|u(in, "dst_bound_reg.bc_disable_oob_error_notif")<<6|u(in, "dst_bound_reg.bc_enabled")<<7)
+	if p.ComputeOp == 0 && p.InDtype == p.OutDtype && p.Src.Bytes() != p.Dst.Bytes() {
+		return fmt.Errorf("src moves %d bytes, dst %d: without a cast or compute both legs carry the same bytes (field-tables §8.4)", p.Src.Bytes(), p.Dst.Bytes())
+	}
+	return nil
+}
+
+func dtypeBytes(d uint64, g isa.Gen) (uint32, error) {
+	bits, ok := isa.DTypeBits(uint8(d), g)
+	if !ok || bits%8 != 0 {
+		return 0, fmt.Errorf("dtype %s has no whole-byte size", isa.DType.Format(d))
+	}
+	return uint32(bits / 8), nil
+}
+
+func (p *Program) xpose(in *isa.Inst) error {
+	p.Semaphore = int(u(in, "semaphore"))
+	p.InDtype, p.OutDtype = uint8(u(in, "in_dtype")), uint8(u(in, "out_dtype"))
+	size, err := dtypeBytes(u(in, "out_dtype"), p.Gen)
+	if err != nil {
+		return err
+	}
+	if err := p.legs2D(in, size, size); err != nil {
+		return err
+	}
+	p.Src.Bound = uint8(u(in, "src_bound_reg.bc_reg") | u(in, "src_bound_reg.bc_disable_oob_error_notif")<<6 | u(in, "src_bound_reg.bc_enabled")<<7)
+	p.Dst.Bound = uint8(u(in, "dst_bound_reg.bc_reg") | u(in, "dst_bound_reg.bc_disable_oob_error_notif")<<6 | u(in, "dst_bound_reg.bc_enabled")<<7)
+	if p.Src.Num[1] != p.Dst.Num[0] || p.Src.Num[0] != p.Dst.Num[1] {
+		return fmt.Errorf("dst_num_elem [%d, %d] is not the transpose of src_num_elem [%d, %d] (field-tables §11.5)", p.Dst.Num[0], p.Dst.Num[1], p.Src.Num[0], p.Src.Num[1])
+	}
+	return nil
+}
+
+func (p *Program) indirect1D(in *isa.Inst) error {
+	p.common(in, "semaphore")
+	p.InDtype, p.OutDtype = uint8(u(in, "in_dtype")), uint8(u(in, "out_dtype"))
+	p.ComputeOp = uint8(u(in, "compute_op"))
+	for k, leg := range []string{"src", "dst"} {
+		a, err := immediate(in, leg+"_start_addr")
+		if err != nil {
+			return err
+		}
+		l := Leg{Addr: a, ElemSize: elemSize(in, leg+"_elem_size"), IsSrc: k == 0}
+		l.Num[0], l.Step[0] = uint32(u(in, leg+"_num_elem")), i64(in, leg+"_step_elem")
+		if k == 0 {
+			p.Src = l
+		} else {
+			p.Dst = l
+		}
+	}
+	return nil
+}
+
+func (p *Program) gatherXpose(in *isa.Inst) error {
+	p.Semaphore = int(u(in, "semaphore"))
+	p.InDtype, p.OutDtype = uint8(u(in, "dtype.dtype_lo")), uint8(u(in, "dtype.dtype_hi"))
+	size, err := dtypeBytes(uint64(p.OutDtype), p.Gen)
+	if err != nil {
+		return err
+	}
+	src, err := immediate(in, "src_start_addr")
+	if err != nil {
+		return err
+	}
+	dst, err := immediate(in, "dst_start_addr")
+	if err != nil {
+		return err
+	}
+	p.Src = Leg{Addr: src, ElemSize: size, IsSrc: true}
+	for d := 0; d < 2; d++ {
+		p.Src.Num[d] = uint32(u(in, fmt.Sprintf("src_num_elem[%d]", d)))
+		p.Src.Step[d] = i64(in, fmt.Sprintf("src_step_elem[%d]", d))
+	}
+	// dst(i0 = j, i1 = k) at dst + 2·j + k·dst_step_elem_1: dim-0 step is the dtype size (§3.7, §11.5)
+	p.Dst = Leg{Addr: dst, ElemSize: size}
+	p.Dst.Num[0], p.Dst.Num[1] = uint32(u(in, "dst_num_elem[0]")), uint32(u(in, "dst_num_elem[1]"))
+	p.Dst.Step[0], p.Dst.Step[1] = int64(size), i64(in, "dst_step_elem_1")
+	return nil
+}
+
+// chooseBackend applies the rule: SUNDA has no DGE; auto is Pool for DIRECT2D
+// and TRANSPOSE, Software for the indexed words; RTL moves bytes only.
+func (p *Program) chooseBackend(b Backend) error {
+	if p.Gen == isa.Sunda {
+		if p.Kind != KindDirect2D && p.Kind != KindIndirect1D {
+			return fmt.Errorf("%s does not exist on SUNDA", p.Kind)
+		}
+		p.Backend = NoDGE
+		return nil
+	}
+	if b == Auto {
+		b = Pool
+		if p.Kind == KindIndirect1D || p.Kind == KindGatherTranspose {
+			b = Software
+		}
+	}
+	if b == RTL && (p.InDtype != p.OutDtype || p.ComputeOp != 0 || p.Src.Bound&0x80 != 0 || p.Dst.Bound&0x80 != 0) {
+		return fmt.Errorf("the RTL backend is pure transport: no cast, compute or bounds (field-tables §8.2)")
+	}
+	if b == Pool && (p.Kind == KindIndirect1D || p.Kind == KindGatherTranspose) {
+		return fmt.Errorf("the Pool backend has no indirection: %s needs the software backend", p.Kind)
+	}
+	p.Backend = b
+	return nil
+}
+
+// partDim finds the dimension of a leg that walks SBUF partitions (a byte
+// step of at least one partition stride, more than one element).
+func partDim(l *Leg, m isa.AddressMap) int {
+	if r, _, _ := m.Split(l.Addr); r != isa.SBUF {
+		return -1
+	}
+	for d := maxDims - 1; d >= 0; d-- {
+		s := l.Step[d]
+		if s < 0 {
+			s = -s
+		}
+		if l.Num[d] > 1 && uint64(s) >= m.SBUFStride {
+			return d
+		}
+	}
+	return -1
+}
+
+// partitions is the number of SBUF partitions a leg spans (0 off SBUF).
+func partitions(l *Leg, m isa.AddressMap) int {
+	if r, _, _ := m.Split(l.Addr); r != isa.SBUF {
+		return 0
+	}
+	lo, hi := l.extent()
+	return int((hi-1)/m.SBUFStride-lo/m.SBUFStride) + 1
+}
+
+// fanOut splits the transfer over channels (INFERRED rule, RATIONALE.md): a
+// leg spanning P SBUF partitions uses ceil(P/8) channels, at most 16; the
+// split is along that leg's partition dimension, and only where both legs
+// have the same shape (so each channel's share is itself a 2-D pattern);
+// everything else, HBM-only transfers included, uses one channel.
+func (p *Program) fanOut(m isa.AddressMap, core int) error {
+	n, dim := 1, -1
+	if p.Backend != NoDGE && p.Src.Num == p.Dst.Num && p.Src.ElemSize == p.Dst.ElemSize && p.Kind == KindDirect2D {
+		for _, l := range []*Leg{&p.Src, &p.Dst} {
+			if d := partDim(l, m); d >= 0 {
+				if c := min(maxChannels, (partitions(l, m)+partitionsPerChannel-1)/partitionsPerChannel); c > n {
+					n, dim = c, d
+				}
+			}
+		}
+		if dim >= 0 && int(p.Src.Num[dim]) < n {
+			n = int(p.Src.Num[dim])
+		}
+	}
+	total := p.Src.Num
+	for c := 0; c < n; c++ {
+		ch := Channel{DMA: c, Src: p.Src, Dst: p.Dst}
+		if dim >= 0 {
+			lo := int(total[dim]) * c / n
+			hi := int(total[dim]) * (c + 1) / n
+			for _, l := range []*Leg{&ch.Src, &ch.Dst} {
+				l.Addr = uint64(int64(l.Addr) + int64(lo)*l.Step[dim])
+				l.Num[dim] = uint32(hi - lo)
+				var err error
+				if l.SoC, err = m.SoC(l.Addr, core); err != nil {
+					return err
+				}
+			}
+		}
+		// sem_increment is spread over the channels; the total is what counts (§11.6)
+		ch.SemInc = p.SemIncrement / n
+		if c < p.SemIncrement%n {
+			ch.SemInc++
+		}
+		p.Channels = append(p.Channels, ch)
+	}
+	return nil
+}
+
+// emit builds each channel's micro-ops.
+func (p *Program) emit() error {
+	if p.Backend == NoDGE {
+		return nil
+	}
+	for c := range p.Channels {
+		ch := &p.Channels[c]
+		if p.Gen == isa.Cayman || p.Gen == isa.Mariana { // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
+			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
+		}
+		g := Op{Kind: Generate, Dir: RD, Addr: ch.Src.SoC, ElemSize: int(ch.Src.ElemSize), Sem: p.Semaphore}
+		if p.writesHBM() {
+			g.Dir, g.Addr, g.ElemSize = WR, ch.Dst.SoC, int(ch.Dst.ElemSize)
+		}
+		ch.Ops = append(ch.Ops, g)
+		for d := 0; d < p.Backend.Dims(); d++ {
+			op := Op{Kind: DimPush, SrcNum: max(ch.Src.Num[d], 1), DstNum: max(ch.Dst.Num[d], 1)}
+			if d >= 2 && ch.Src.Num[d] == 0 && ch.Dst.Num[d] == 0 {
+				op.SrcNum, op.DstNum = 1, 1
+			}
+			var err error
+			if op.SrcStep, err = elemStep(ch.Src, d, "src"); err != nil {
+				return err
+			}
+			if op.DstStep, err = elemStep(ch.Dst, d, "dst"); err != nil {
+				return err
+			}
+			ch.Ops = append(ch.Ops, op)
+		}
+	}
+	return nil
+}
+
+// elemStep is a byte step in elements (DIMPUSH counts in elements, §11.3).
+func elemStep(l Leg, d int, leg string) (int64, error) {
+	if l.Step[d]%int64(l.ElemSize) != 0 {
+		return 0, fmt.Errorf("%s_step_elem[%d] = %d is not a multiple of the %d-byte element: the DGE counts in elements (field-tables §11.3)", leg, d, l.Step[d], l.ElemSize)
+	}
+	return l.Step[d] / int64(l.ElemSize), nil
+}
+
+// writesHBM reports a transfer from on-chip memory into HBM: the S2M (WR)
+// leg drives it (source document 003 §7.2, q_gradient_out).
+func (p *Program) writesHBM() bool {
+	m := isa.Map(p.Gen)
+	rs, _, _ := m.Split(p.Src.Addr)
+	rd, _, _ := m.Split(p.Dst.Addr)
+	return rd == isa.HBM && rs != isa.HBM
+}
+
+// reshape records the reshape analysis lines for legs that span SBUF
+// partitions (field-tables §8.3; Strategy/Kind values INFERRED).
+func (p *Program) reshape(m isa.AddressMap) {
+	minParts := 0
+	for _, l := range []*Leg{&p.Src, &p.Dst} {
+		n := partitions(l, m)
+		if n < 2 {
+			continue
+		}
+		d := partDim(l, m)
+		if d < 0 {
+			d = 0
+		}
+		stepP := l.Step[d] / int64(m.SBUFStride)
+		base := l.Addr
+		p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Analyzed tensor (nelem_target = %d, step_target = 0x%X (%dP), base = 0x%X (%dP)): Reshape Strategy = %d, Requested Reshape Kind = %d, Partition Range = %d, Num Partitions = %d",
+			l.Num[d], uint32(l.Step[d]), stepP, uint32(base), base/m.SBUFStride, 1, 0, n, n))
+		if minParts == 0 || n < minParts {
+			minParts = n
+		}
+	}
+	if len(p.Reshape) > 0 {
+		p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Assessed tensor pair params (Requested Reshape Kind = %d, Min Num Partitions = %d, #DMA Avail = %d): Reshape Kind = %d, #DMA = %d",
+			0, minParts, maxChannels, 0, len(p.Channels)))
+	}
+}

@@ -1,0 +1,177 @@
+package dge
+
+import (
+	"fmt"
+	"strings"
+
+	"ndma/isa"
+)
+
+// The DGE micro-op program — source document 003 §3–§5, field-tables §8.
+// Per channel DMA[d]: [REGWRITE]* (CAYMAN, MARIANA only), one GENERATE, one
+// DIMPUSH per dimension of the backend; then the doorbell (package sdma).
+
+// Backend is a DGE emit backend (field-tables §8.2).
+type Backend uint8
+
+// Backends.
+const (
+	Auto     Backend = iota
+	Pool             // 2 dims: cast, compute_op, bounds
+	Software         // the Q7 SW-DGE: 4 dims, indirection
+	RTL              // the HW DGE: 5+2 dims, pure transport
+	NoDGE            // SUNDA: no DGE emitter; the POOL dma_memcopy kernel writes descriptors
+)
+
+var backendNames = [...]string{Auto: "auto", Pool: "pool", Software: "software", RTL: "rtl", NoDGE: "none"}
+
+func (b Backend) String() string { return backendNames[b] }
+
+// ParseBackend reads auto, pool, software (sw) or rtl (hw).
+func ParseBackend(s string) (Backend, error) {
+	switch strings.ToLower(s) {
+	case "", "auto":
+		return Auto, nil
+	case "pool":
+		return Pool, nil
+	case "software", "sw", "swdge":
+		return Software, nil
+	case "rtl", "hw", "hwdge":
+		return RTL, nil
+	}
+	return Auto, fmt.Errorf("unknown backend %q (want auto, pool, software or rtl)", s)
+}
+
+// Dims is the number of DIMPUSHes the backend issues (field-tables §8.2).
+func (b Backend) Dims() int {
+	switch b {
+	case Pool:
+		return 2
+	case Software:
+		return 4
+	case RTL:
+		return 7
+	}
+	return 2
+}
+
+// Dir is the direction of a GENERATE: RD is the M2S leg (TDRTP_inc), WR the
+// S2M leg (RDRTP_inc).
+type Dir uint8
+
+// Directions.
+const (
+	RD Dir = iota
+	WR
+)
+
+func (d Dir) String() string { return [...]string{"RD", "WR"}[d] }
+
+// OpKind is a micro-op.
+type OpKind uint8
+
+// Micro-ops.
+const (
+	RegWrite OpKind = iota
+	Generate
+	DimPush
+)
+
+// Op is one pushed micro-op.
+type Op struct {
+	Kind     OpKind
+	Dir      Dir    // GENERATE
+	Addr     uint64 // GENERATE: SoC address
+	ElemSize int    // GENERATE
+	Sem      int    // GENERATE: sem_num
+	SrcNum   uint32 // DIMPUSH
+	DstNum   uint32
+	SrcStep  int64 // DIMPUSH, in elements
+	DstStep  int64
+}
+
+// maxDims is the most dimensions a shape holds (RTL: 5+2).
+const maxDims = 7
+
+// Leg is one side of a transfer: the shape state {elem_size, num_elem[],
+// step_elem[], is_src} of field-tables §8.1, with byte steps kept beside.
+type Leg struct {
+	Addr     uint64 // Neuron address of the first element
+	SoC      uint64 // its SoC address (§11.2)
+	ElemSize uint32 // bytes per element
+	Num      [maxDims]uint32
+	Step     [maxDims]int64 // bytes
+	Bound    uint8          // BOUND_CHECK_REG byte
+	IsSrc    bool
+}
+
+// Elements is the element count of the leg.
+func (l *Leg) Elements() uint64 {
+	n := uint64(1)
+	for _, x := range l.Num {
+		if x != 0 {
+			n *= uint64(x)
+		}
+	}
+	return n
+}
+
+// Bytes is the leg's byte count.
+func (l *Leg) Bytes() uint64 { return l.Elements() * uint64(l.ElemSize) }
+
+// extent is the lowest and one-past-the-highest byte address the leg touches.
+func (l *Leg) extent() (lo, hi uint64) {
+	a := int64(l.Addr)
+	lo64, hi64 := a, a
+	for d, n := range l.Num {
+		if n > 1 {
+			span := int64(n-1) * l.Step[d]
+			if span < 0 {
+				lo64 += span
+			} else {
+				hi64 += span
+			}
+		}
+	}
+	return uint64(lo64), uint64(hi64) + uint64(l.ElemSize)
+}
+
+// Channel is the share of one DMA channel.
+type Channel struct {
+	DMA      int
+	Src, Dst Leg
+	SemInc   int // its share of sem_increment
+	Ops      []Op
+}
+
+// Kind names what the resolved word moves.
+type Kind uint8
+
+// Kinds, by DGE_OPCODE.
+const (
+	KindDirect2D Kind = iota
+	KindIndirect1D
+	KindTranspose
+	KindGatherTranspose
+)
+
+func (k Kind) String() string {
+	return [...]string{"DIRECT2D", "INDIRECT", "TRANSPOSE", "GATHER TRANSPOSE"}[k]
+}
+
+// Program is the lowering of one resolved word.
+type Program struct {
+	Gen          isa.Gen
+	Word         isa.Inst // the resolved word lowered
+	Kind         Kind
+	Backend      Backend
+	Src, Dst     Leg // the whole transfer
+	Semaphore    int
+	SemIncrement int
+	InDtype      uint8
+	OutDtype     uint8
+	ComputeOp    uint8
+	Channels     []Channel
+	Reshape      []string // the reshape log lines, where they apply
+	BoundLimit   [2]uint64
+}
