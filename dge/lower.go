@@ -11,7 +11,7 @@ import (
 
 // Options steer lowering.
 type Options struct {
-	Backend Backend           // Auto: Pool for DIRECT2D and TRANSPOSE, Software for INDIRECT1D and GATHER_XPOSE
+	Backend Backend          // Auto: Pool for DIRECT2D and TRANSPOSE, Software for INDIRECT1D and GATHER_XPOSE
 	Regs    map[uint8]uint32 // engine registers, for the bound limits r[bc_reg] the $S dump prints
 	Core    int              // NeuronCore of the SoC addresses
 }
