@@ -51,6 +51,9 @@ func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 				dst = append(dst, rtlSep(p.Backend, d)...)
 			}
 			step := l.Step[d] / int64(l.ElemSize)
+			if l.Step[d]%int64(l.ElemSize) != 0 {
+				step = 0 // a one-element dimension's unusable step (elemStep)
+			}
 			dst = append(dst, "0x"...)
 			dst = strconv.AppendUint(dst, uint64(uint32(step)), 16)
 		}
@@ -59,7 +62,7 @@ func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 			if d > 0 {
 				dst = append(dst, rtlSep(p.Backend, d)...)
 			}
-			dst = strconv.AppendUint(dst, uint64(max(l.Num[d], 1)), 10)
+			dst = strconv.AppendUint(dst, uint64(l.Num[d]), 10)
 		}
 		return append(dst, ']')
 	}

@@ -51,6 +51,19 @@ func Lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", in.Def().Mnemonic(), err)
 	}
+	for _, l := range []*Leg{&p.Src, &p.Dst} {
+		for d := range l.Num {
+			if l.Num[d] == 0 {
+				if d < 2 && !(p.Kind == KindIndirect1D && d == 1) {
+					return nil, fmt.Errorf("%s: %s_num_elem[%d] = 0: nothing to move", in.Def().Mnemonic(), map[bool]string{true: "src", false: "dst"}[l.IsSrc], d)
+				}
+				l.Num[d] = 1 // unused dimensions walk once
+			}
+		}
+	}
+	if err := p.sameData(); err != nil {
+		return nil, fmt.Errorf("%s: %w", in.Def().Mnemonic(), err)
+	}
 	if err := p.chooseBackend(opt.Backend); err != nil {
 		return nil, err
 	}
@@ -146,8 +159,29 @@ func (p *Program) direct2D(in *isa.Inst) error {
 	}
 	p.Src.Bound, p.Dst.Bound = uint8(u(in, "src_bound_reg.bc_reg")|u(in, "src_bound_reg.bc_disable_oob_error_notif")<<6|u(in, "src_bound_reg.bc_enabled")<<7),
 		uint8(u(in, "dst_bound_reg.bc_reg")|u(in, "dst_bound_reg.bc_disable_oob_error_notif")<<6|u(in, "dst_bound_reg.bc_enabled")<<7)
-	if p.ComputeOp == 0 && p.InDtype == p.OutDtype && p.Src.Bytes() != p.Dst.Bytes() {
-		return fmt.Errorf("src moves %d bytes, dst %d: without a cast or compute both legs carry the same bytes (field-tables §8.4)", p.Src.Bytes(), p.Dst.Bytes())
+	return nil
+}
+
+// sameData is the second bound layer (field-tables §8.4): a plain copy moves
+// as many bytes out as in; a cast or compute as many elements.
+func (p *Program) sameData() error {
+	if p.Kind != KindDirect2D {
+		return nil
+	}
+	if p.ComputeOp == 0 && p.InDtype == p.OutDtype {
+		if p.Src.Bytes() != p.Dst.Bytes() {
+			return fmt.Errorf("src moves %d bytes, dst %d: without a cast or compute both legs carry the same bytes (field-tables §8.4)", p.Src.Bytes(), p.Dst.Bytes())
+		}
+		return nil
+	}
+	in, err1 := dtypeBytes(uint64(p.InDtype), p.Gen)
+	out, err2 := dtypeBytes(uint64(p.OutDtype), p.Gen)
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("a cast or compute needs whole-byte dtypes: %v", errors.Join(err1, err2))
+	}
+	if p.Src.Bytes()%uint64(in) != 0 || p.Dst.Bytes()%uint64(out) != 0 || p.Src.Bytes()/uint64(in) != p.Dst.Bytes()/uint64(out) {
+		return fmt.Errorf("src has %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (§11.4)",
+			p.Src.Bytes(), isa.DType.Format(uint64(p.InDtype)), p.Dst.Bytes(), isa.DType.Format(uint64(p.OutDtype)))
 	}
 	return nil
 }
@@ -338,10 +372,7 @@ func (p *Program) emit() error {
 		}
 		ch.Ops = append(ch.Ops, g)
 		for d := 0; d < p.Backend.Dims(); d++ {
-			op := Op{Kind: DimPush, SrcNum: max(ch.Src.Num[d], 1), DstNum: max(ch.Dst.Num[d], 1)}
-			if d >= 2 && ch.Src.Num[d] == 0 && ch.Dst.Num[d] == 0 {
-				op.SrcNum, op.DstNum = 1, 1
-			}
+			op := Op{Kind: DimPush, SrcNum: ch.Src.Num[d], DstNum: ch.Dst.Num[d]}
 			var err error
 			if op.SrcStep, err = elemStep(ch.Src, d, "src"); err != nil {
 				return err
@@ -356,8 +387,13 @@ func (p *Program) emit() error {
 }
 
 // elemStep is a byte step in elements (DIMPUSH counts in elements, §11.3).
+// A dimension of one element never steps: its step pushes as 0 when it is
+// not a whole number of elements (real NEFF words carry step 1 there).
 func elemStep(l Leg, d int, leg string) (int64, error) {
 	if l.Step[d]%int64(l.ElemSize) != 0 {
+		if l.Num[d] == 1 {
+			return 0, nil
+		}
 		return 0, fmt.Errorf("%s_step_elem[%d] = %d is not a multiple of the %d-byte element: the DGE counts in elements (field-tables §11.3)", leg, d, l.Step[d], l.ElemSize)
 	}
 	return l.Step[d] / int64(l.ElemSize), nil

@@ -109,9 +109,7 @@ type Leg struct {
 func (l *Leg) Elements() uint64 {
 	n := uint64(1)
 	for _, x := range l.Num {
-		if x != 0 {
-			n *= uint64(x)
-		}
+		n *= uint64(x)
 	}
 	return n
 }

@@ -25,6 +25,9 @@ type EnumValue struct {
 	Note  string
 }
 
+// NewEnum declares an enum (for tables outside this package).
+func NewEnum(name string, prov Prov, vals ...EnumValue) *Enum { return newEnum(name, prov, vals...) }
+
 func newEnum(name string, prov Prov, vals ...EnumValue) *Enum {
 	e := &Enum{Name: name, Values: vals, Prov: prov, byValue: map[uint64]int{}, byName: map[string]int{}}
 	for i := range e.Values {

@@ -100,6 +100,22 @@ func (f *Field) n() int {
 	return f.Count
 }
 
+// NewLayout checks and compiles a layout declared outside this package (the
+// 16-byte SDMA descriptor uses the same machinery as the words).
+func NewLayout(name string, size int, prov Prov, fields []Field) (*Struct, error) {
+	s := &Struct{Name: name, Size: size, Prov: prov, Fields: fields}
+	if err := s.build(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// DecodeLeaves extracts every leaf of b (len ≥ Size) into v, in Leaves() order.
+func (s *Struct) DecodeLeaves(b []byte, v *[MaxLeaves]uint64) { s.plan.Decode(b, v) }
+
+// EncodeLeaves packs v into b[:Size]; every bit is written.
+func (s *Struct) EncodeLeaves(b []byte, v *[MaxLeaves]uint64) { s.plan.Encode(b, v) }
+
 // finish flattens a top-level layout into leaves and checks it. A bad table
 // is a programming error in ndma, so it panics at package init.
 func (s *Struct) finish() *Struct {
@@ -323,3 +339,9 @@ func reserved(off, size int, name string, p Prov, note string) Field {
 func (f Field) arr(n int) Field    { f.Count = n; return f }
 func (f Field) enum(e *Enum) Field { f.Enum = e; return f }
 func (f Field) resv() Field        { f.Reserved = true; return f }
+
+// Resv marks a field reserved (for layouts declared outside this package).
+func (f Field) Resv() Field { return f.resv() }
+
+// WithEnum names the field's values by e.
+func (f Field) WithEnum(e *Enum) Field { return f.enum(e) }

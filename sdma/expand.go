@@ -1,0 +1,256 @@
+package sdma
+
+import (
+	"errors"
+	"fmt"
+
+	"ndma/dge"
+	"ndma/isa"
+)
+
+// Expansion of a DGE program into descriptors — field-tables §6.2, §8.4,
+// §11.7: per channel an M2S (read) list and an S2M (write) list on one queue,
+// one descriptor per maximal contiguous run of at most 64 KiB, the streams
+// carrying equal bytes; one more S2M descriptor writes the completion
+// increment into the EVT_SEM INC window; then a doorbell per leg.
+
+// MaxRun is the most bytes one descriptor moves.
+const MaxRun = 65536
+
+// DefaultRingSize is the descriptors of one ring in the DGE_MEMORY carveout
+// (INFERRED: the sources give only the inline path's 4 and TDRL ≤ 2^24).
+const DefaultRingSize = 4096
+
+// DGEMemory is the SoC base of the DGE_MEMORY carveout of TPB 0 (field-tables §7).
+const DGEMemory = 0x20_4000_0000
+
+// IndexFunc returns index j of a word's index tensor: which = 0 for the src
+// indices, 1 for the dst indices. Lowering has no memory: `run` reads them
+// from SBUF, `lower` uses identity indices unless told otherwise.
+type IndexFunc func(which, j int) (uint32, error)
+
+// Identity is the IndexFunc j → j.
+func Identity(which, j int) (uint32, error) { return uint32(j), nil }
+
+// Options steer the expansion.
+type Options struct {
+	RingSize int              // descriptors per ring; 0: DefaultRingSize
+	Regs     map[uint8]uint32 // registers holding bound limits
+	Index    IndexFunc        // for INDIRECT1D and GATHER_XPOSE; nil: Identity
+}
+
+// Doorbell is one tail-pointer write.
+type Doorbell struct {
+	DMA   int
+	Reg   string // "TDRTP_inc" (M2S) or "RDRTP_inc" (S2M)
+	Value int    // descriptors added
+}
+
+// Queue is one channel's rings.
+type Queue struct {
+	DMA       int
+	M2S, S2M  []Desc // S2M ends with the completion descriptor
+	M2SBase   uint64 // SoC address of the M2S ring
+	S2MBase   uint64
+	Doorbells []Doorbell
+}
+
+// Lowered is a program expanded into descriptors.
+type Lowered struct {
+	Program *dge.Program
+	Queues  []Queue
+	Log     []string // firmware-format lines of the expansion (P0: Generating …)
+}
+
+// Errors of the three bound layers (field-tables §8.4).
+var (
+	ErrBounds     = errors.New("S: DGE: Failed bounds check")
+	ErrRingFull   = errors.New("descriptor count exceeds the ring")
+	ErrStreamSize = errors.New("M2S and S2M streams carry different bytes")
+)
+
+type run struct {
+	addr uint64 // Neuron address
+	n    uint64
+}
+
+// appendRun adds [addr, addr+n), merged with the run before when contiguous.
+func appendRun(rs []run, addr, n uint64) []run {
+	if k := len(rs) - 1; k >= 0 && rs[k].addr+rs[k].n == addr {
+		rs[k].n += n
+		return rs
+	}
+	return append(rs, run{addr, n})
+}
+
+// legRuns walks a leg (dim 0 innermost) into maximal contiguous runs.
+func legRuns(rs []run, l *dge.Leg) []run {
+	var idx [7]uint32
+	es := uint64(l.ElemSize)
+	rowContig := l.Step[0] == int64(l.ElemSize)
+	for {
+		base := int64(l.Addr)
+		for d := 1; d < len(idx); d++ {
+			base += int64(idx[d]) * l.Step[d]
+		}
+		if rowContig {
+			rs = appendRun(rs, uint64(base), uint64(l.Num[0])*es)
+		} else {
+			for i := int64(0); i < int64(l.Num[0]); i++ {
+				rs = appendRun(rs, uint64(base+i*l.Step[0]), es)
+			}
+		}
+		d := 1
+		for ; d < len(idx); d++ {
+			if idx[d]++; idx[d] < l.Num[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d == len(idx) {
+			return rs
+		}
+	}
+}
+
+// Expand turns a program into descriptor lists, checking the bound layers.
+func Expand(p *dge.Program, opt Options) (*Lowered, error) {
+	if opt.RingSize <= 0 {
+		opt.RingSize = DefaultRingSize
+	}
+	if opt.Index == nil {
+		opt.Index = Identity
+	}
+	lw := &Lowered{Program: p}
+	m := isa.Map(p.Gen)
+	for c := range p.Channels {
+		ch := &p.Channels[c]
+		src, dst, err := channelRuns(p, ch, opt.Index)
+		if err != nil {
+			return nil, err
+		}
+		var sb, db uint64
+		for _, r := range src {
+			sb += r.n
+		}
+		for _, r := range dst {
+			db += r.n
+		}
+		if err := streamCheck(p, sb, db); err != nil {
+			return nil, fmt.Errorf("DMA[%d]: %w", ch.DMA, err)
+		}
+		if err := boundsCheck(p, ch, src, dst, opt.Regs); err != nil {
+			return nil, err
+		}
+		op, optype := opOf(p)
+		q := Queue{DMA: ch.DMA, M2SBase: DGEMemory + uint64(2*ch.DMA)*uint64(opt.RingSize)*16}
+		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
+		if q.M2S, err = descs(src, m, op, optype, p); err != nil {
+			return nil, err
+		}
+		if q.S2M, err = descs(dst, m, op, optype, p); err != nil {
+			return nil, err
+		}
+		done := newDesc(4, isa.EvtSemInc(p.Semaphore), OpCME, CMECopy) // the completion increment
+		done.setFlags(true, true, true)
+		q.S2M = append(q.S2M, done)
+		for _, l := range []struct {
+			list []Desc
+			name string
+		}{{q.M2S, "M2S"}, {q.S2M, "S2M"}} {
+			if len(l.list) > opt.RingSize {
+				return nil, fmt.Errorf("P%d: ERROR: DescriptorStream wrote %d descriptors, expected %d (%s ring of DMA[%d]): %w",
+					0, len(l.list), opt.RingSize, l.name, ch.DMA, ErrRingFull)
+			}
+		}
+		phase(q.M2S, opt.RingSize)
+		phase(q.S2M, opt.RingSize)
+		q.Doorbells = []Doorbell{{ch.DMA, "TDRTP_inc", len(q.M2S)}, {ch.DMA, "RDRTP_inc", len(q.S2M)}}
+		lw.Log = append(lw.Log, fmt.Sprintf("P%d: Generating %d descriptors; ring_ndesc = %d", ch.DMA, len(q.M2S)+len(q.S2M), opt.RingSize))
+		lw.Queues = append(lw.Queues, q)
+	}
+	return lw, nil
+}
+
+// opOf is the descriptors' op: DRE for the transposes, CCE for a cast or
+// in-flight compute, CME COPY otherwise.
+func opOf(p *dge.Program) (op, optype int) {
+	switch {
+	case p.Kind == dge.KindTranspose || p.Kind == dge.KindGatherTranspose:
+		return OpDRE, 0
+	case p.ComputeOp != 0:
+		return OpCCE, [...]int{0, CCEAdd, CCEFMA, CCEMax, CCEMin}[min(p.ComputeOp, 4)]
+	case p.InDtype != p.OutDtype:
+		return OpCCE, CCEExt
+	}
+	return OpCME, CMECopy
+}
+
+// descs cuts runs into descriptors of at most 64 KiB, FIRST on the first and
+// LAST on the last.
+func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program) ([]Desc, error) {
+	var out []Desc
+	for _, r := range rs {
+		soc, err := m.SoC(r.addr, 0)
+		if err != nil {
+			return nil, err
+		}
+		for off := uint64(0); off < r.n; off += MaxRun {
+			d := newDesc(int(min(MaxRun, r.n-off)), soc+off, op, optype)
+			if op == OpCCE {
+				d.setCCE(p.InDtype, p.OutDtype)
+			}
+			out = append(out, d)
+		}
+	}
+	if n := len(out); n > 0 {
+		out[0].setFlags(true, out[0].Last(), false)
+		out[n-1].setFlags(out[n-1].First(), true, false)
+	}
+	return out, nil
+}
+
+// phase stamps the ring phase: a fresh ring starts at slot 0 with phase 1;
+// the phase toggles each time the ring wraps (field-tables §6.2).
+func phase(ds []Desc, ring int) {
+	for i := range ds {
+		ds[i].setPhase(1 ^ (i/ring)&1)
+	}
+}
+
+// streamCheck: the two streams carry equal bytes, or — with a cast or
+// compute — equal elements.
+func streamCheck(p *dge.Program, sb, db uint64) error {
+	if p.InDtype == p.OutDtype || p.Kind != dge.KindDirect2D && p.Kind != dge.KindIndirect1D {
+		if sb != db {
+			return fmt.Errorf("M2S %d bytes, S2M %d bytes: %w", sb, db, ErrStreamSize)
+		}
+		return nil
+	}
+	return nil // element counts were checked by the program
+}
+
+// boundsCheck is the first bound layer: with bc_enabled, the last byte of
+// every run must not pass r[bc_reg] (field-tables §2.3, §8.4).
+func boundsCheck(p *dge.Program, ch *dge.Channel, src, dst []run, regs map[uint8]uint32) error {
+	for k, leg := range []struct {
+		l  *dge.Leg
+		rs []run
+	}{{&ch.Src, src}, {&ch.Dst, dst}} {
+		if leg.l.Bound&0x80 == 0 {
+			continue
+		}
+		limit := uint64(regs[leg.l.Bound&0x3f])
+		for i, r := range leg.rs {
+			if last := r.addr + r.n - 1; last > limit {
+				quiet := ""
+				if leg.l.Bound&0x40 != 0 {
+					quiet = " (error notification suppressed)"
+				}
+				return fmt.Errorf("%w. $S[%d]+=%d. DMA[%d] %s run %d: last byte %#x > limit r%d = %#x%s",
+					ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, [...]string{"src", "dst"}[k], i, last, leg.l.Bound&0x3f, limit, quiet)
+			}
+		}
+	}
+	return nil
+}

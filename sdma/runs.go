@@ -1,0 +1,125 @@
+package sdma
+
+import (
+	"fmt"
+
+	"ndma/dge"
+)
+
+// The byte runs each leg of a channel moves, in stream order, per word kind
+// (field-tables §11.3, §11.5).
+
+func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []run, err error) {
+	switch p.Kind {
+	case dge.KindDirect2D:
+		return legRuns(nil, &ch.Src), legRuns(nil, &ch.Dst), nil
+	case dge.KindTranspose:
+		return transposeRuns(p, ch)
+	case dge.KindIndirect1D:
+		return indirectRuns(p, ch, index)
+	case dge.KindGatherTranspose:
+		return gatherRuns(p, ch, index)
+	}
+	return nil, nil, fmt.Errorf("sdma: no expansion for %s", p.Kind)
+}
+
+func elem(l *dge.Leg, i ...int64) uint64 {
+	a := int64(l.Addr)
+	for d, x := range i {
+		a += x * l.Step[d]
+	}
+	return uint64(a)
+}
+
+// transposeRuns: the DRE moves 16-row × C-column tiles; M2S reads a tile's
+// rows in src order, the crossbar turns the tile, S2M writes its columns as
+// dst rows (dst(i0 = r, i1 = c) = src(i0 = c, i1 = r)).
+func transposeRuns(p *dge.Program, ch *dge.Channel) (src, dst []run, err error) {
+	rows, cols := int64(ch.Src.Num[1]), int64(ch.Src.Num[0])
+	tr, err1 := p.Word.Uint("tile_src_rows")
+	tc, err2 := p.Word.Uint("tile_src_cols")
+	if err1 != nil || err2 != nil || tr == 0 || tc == 0 {
+		return nil, nil, fmt.Errorf("DMA_TRANSPOSE: tile_src_rows %d × tile_src_cols %d: no tiles", tr, tc)
+	}
+	es := uint64(ch.Src.ElemSize)
+	for rb := int64(0); rb < rows; rb += int64(tr) {
+		re := min(rows, rb+int64(tr))
+		for cb := int64(0); cb < cols; cb += int64(tc) {
+			ce := min(cols, cb+int64(tc))
+			for r := rb; r < re; r++ {
+				for c := cb; c < ce; c++ {
+					src = appendRun(src, elem(&ch.Src, c, r), es)
+				}
+			}
+			for c := cb; c < ce; c++ {
+				for r := rb; r < re; r++ {
+					dst = appendRun(dst, elem(&ch.Dst, r, c), es)
+				}
+			}
+		}
+	}
+	return src, dst, nil
+}
+
+// indirectRuns: INDIRECT1D per lane j (field-tables §11.5) — SRC (gather)
+// dst[j] = src[idx_s[j]], DST (scatter) dst[idx_d[j]] = src[j], SRC_DST both.
+func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []run, err error) {
+	mode, _ := p.Word.Uint("flags.indirect_mode")
+	lanes := int64(ch.Dst.Num[0])
+	if mode == 1 {
+		lanes = int64(ch.Src.Num[0])
+	}
+	at := func(l *dge.Leg, which int, indexed bool, j int64) (uint64, error) {
+		if !indexed {
+			return elem(l, j), nil
+		}
+		v, err := index(which, int(j))
+		if err != nil {
+			return 0, err
+		}
+		if uint32(v) >= l.Num[0] {
+			return 0, fmt.Errorf("DMA_INDIRECT lane %d: index %d is out of bounds (%d elements)", j, v, l.Num[0])
+		}
+		return elem(l, int64(v)), nil
+	}
+	for j := int64(0); j < lanes; j++ {
+		s, err := at(&ch.Src, 0, mode != 1, j)
+		if err != nil {
+			return nil, nil, err
+		}
+		d, err := at(&ch.Dst, 1, mode != 0, j)
+		if err != nil {
+			return nil, nil, err
+		}
+		src = appendRun(src, s, uint64(ch.Src.ElemSize))
+		dst = appendRun(dst, d, uint64(ch.Dst.ElemSize))
+	}
+	return src, dst, nil
+}
+
+// gatherRuns: GATHER_XPOSE — row j of L two-byte elements at src +
+// idx[j]·src_step_elem[1]; the DRE turns blocks of 16 rows so that S2M writes,
+// per column k, 16 consecutive dst elements at dst + 2·j + k·dst_step_elem_1.
+func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []run, err error) {
+	n, l := int64(ch.Src.Num[1]), int64(ch.Dst.Num[1])
+	es := uint64(ch.Src.ElemSize)
+	const block = 16
+	for jb := int64(0); jb < n; jb += block {
+		je := min(n, jb+block)
+		for j := jb; j < je; j++ {
+			v, err := index(0, int(j))
+			if err != nil {
+				return nil, nil, err
+			}
+			for k := int64(0); k < l; k++ {
+				src = appendRun(src, elem(&ch.Src, k, int64(v)), es)
+			}
+		}
+		for k := int64(0); k < l; k++ {
+			for j := jb; j < je; j++ {
+				dst = appendRun(dst, elem(&ch.Dst, j, k), es)
+			}
+		}
+	}
+	return src, dst, nil
+}
