@@ -297,3 +297,14 @@ func (a *assembler) kv(kvs ...any) map[string]uint64 {
 	}
 	return a.vals
 }
+
+// ParseAddress reads an address as the assembler does: a number, or the
+// sugar sbuf:P:OFF, psum:P:OFF, hbm:OFF of generation g (field-tables §11.2).
+func ParseAddress(g isa.Gen, s string) (uint64, error) {
+	a := &assembler{gen: g, labels: map[string]int{}, equs: map[string]int64{}}
+	v, err := a.immediate(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("address %q: %s", s, err.msg)
+	}
+	return v, nil
+}

@@ -303,6 +303,9 @@ func partDim(l *Leg, m isa.AddressMap) int {
 	return -1
 }
 
+// Partitions is the number of SBUF partitions the leg spans (0 off SBUF).
+func (l *Leg) Partitions(m isa.AddressMap) int { return partitions(l, m) }
+
 // partitions is the number of SBUF partitions a leg spans (0 off SBUF).
 func partitions(l *Leg, m isa.AddressMap) int {
 	if r, _, _ := m.Split(l.Addr); r != isa.SBUF {

@@ -83,8 +83,9 @@ func appendRun(rs []run, addr, n uint64) []run {
 	return append(rs, run{addr, n})
 }
 
-// legRuns walks a leg (dim 0 innermost) into maximal contiguous runs.
-func legRuns(rs []run, l *dge.Leg) []run {
+// legRuns walks a leg (dim 0 innermost) into maximal contiguous runs; it
+// stops once it holds more than limit runs (the ring could not take them).
+func legRuns(rs []run, l *dge.Leg, limit int) []run {
 	var idx [7]uint32
 	es := uint64(l.ElemSize)
 	rowContig := l.Step[0] == int64(l.ElemSize)
@@ -99,6 +100,9 @@ func legRuns(rs []run, l *dge.Leg) []run {
 			for i := int64(0); i < int64(l.Num[0]); i++ {
 				rs = appendRun(rs, uint64(base+i*l.Step[0]), es)
 			}
+		}
+		if len(rs) > limit {
+			return rs
 		}
 		d := 1
 		for ; d < len(idx); d++ {
@@ -125,9 +129,13 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	m := isa.Map(p.Gen)
 	for c := range p.Channels {
 		ch := &p.Channels[c]
-		src, dst, err := channelRuns(p, ch, opt.Index)
+		src, dst, err := channelRuns(p, ch, opt.Index, opt.RingSize)
 		if err != nil {
 			return nil, err
+		}
+		if len(src) > opt.RingSize || len(dst) >= opt.RingSize {
+			return nil, fmt.Errorf("P%d: ERROR: DescriptorStream wrote %d descriptors, expected %d (DMA[%d]): %w",
+				0, max(len(src), len(dst)+1), opt.RingSize, ch.DMA, ErrRingFull)
 		}
 		var sb, db uint64
 		for _, r := range src {
@@ -145,10 +153,10 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		op, optype := opOf(p)
 		q := Queue{DMA: ch.DMA, M2SBase: DGEMemory + uint64(2*ch.DMA)*uint64(opt.RingSize)*16}
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
-		if q.M2S, err = descs(src, m, op, optype, p); err != nil {
+		if q.M2S, err = descs(src, m, op, optype, p, opt.RingSize); err != nil {
 			return nil, err
 		}
-		if q.S2M, err = descs(dst, m, op, optype, p); err != nil {
+		if q.S2M, err = descs(dst, m, op, optype, p, opt.RingSize-1); err != nil {
 			return nil, err
 		}
 		done := newDesc(4, isa.EvtSemInc(p.Semaphore), OpCME, CMECopy) // the completion increment
@@ -188,12 +196,15 @@ func opOf(p *dge.Program) (op, optype int) {
 
 // descs cuts runs into descriptors of at most 64 KiB, FIRST on the first and
 // LAST on the last.
-func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program) ([]Desc, error) {
+func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, limit int) ([]Desc, error) {
 	var out []Desc
 	for _, r := range rs {
 		soc, err := m.SoC(r.addr, 0)
 		if err != nil {
 			return nil, err
+		}
+		if (r.n+MaxRun-1)/MaxRun > uint64(limit-len(out)) {
+			return nil, fmt.Errorf("P%d: ERROR: DescriptorStream wrote more than %d descriptors, expected %d: %w", 0, limit, limit, ErrRingFull)
 		}
 		for off := uint64(0); off < r.n; off += MaxRun {
 			d := newDesc(int(min(MaxRun, r.n-off)), soc+off, op, optype)

@@ -9,16 +9,24 @@ import (
 // The byte runs each leg of a channel moves, in stream order, per word kind
 // (field-tables §11.3, §11.5).
 
-func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []run, err error) {
+// maxElements bounds the elements one expansion walks one by one.
+const maxElements = 1 << 24
+
+func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, limit int) (src, dst []run, err error) {
+	for _, l := range []*dge.Leg{&ch.Src, &ch.Dst} {
+		if n := l.Elements(); n > maxElements && l.Step[0] != int64(l.ElemSize) {
+			return nil, nil, fmt.Errorf("%s: %d elements to walk one by one: more than ndma expands (%d)", p.Kind, n, maxElements)
+		}
+	}
 	switch p.Kind {
 	case dge.KindDirect2D:
-		return legRuns(nil, &ch.Src), legRuns(nil, &ch.Dst), nil
+		return legRuns(nil, &ch.Src, limit), legRuns(nil, &ch.Dst, limit), nil
 	case dge.KindTranspose:
-		return transposeRuns(p, ch)
+		return transposeRuns(p, ch, limit)
 	case dge.KindIndirect1D:
-		return indirectRuns(p, ch, index)
+		return indirectRuns(p, ch, index, limit)
 	case dge.KindGatherTranspose:
-		return gatherRuns(p, ch, index)
+		return gatherRuns(p, ch, index, limit)
 	}
 	return nil, nil, fmt.Errorf("sdma: no expansion for %s", p.Kind)
 }
@@ -34,7 +42,7 @@ func elem(l *dge.Leg, i ...int64) uint64 {
 // transposeRuns: the DRE moves 16-row × C-column tiles; M2S reads a tile's
 // rows in src order, the crossbar turns the tile, S2M writes its columns as
 // dst rows (dst(i0 = r, i1 = c) = src(i0 = c, i1 = r)).
-func transposeRuns(p *dge.Program, ch *dge.Channel) (src, dst []run, err error) {
+func transposeRuns(p *dge.Program, ch *dge.Channel, limit int) (src, dst []run, err error) {
 	rows, cols := int64(ch.Src.Num[1]), int64(ch.Src.Num[0])
 	tr, err1 := p.Word.Uint("tile_src_rows")
 	tc, err2 := p.Word.Uint("tile_src_cols")
@@ -56,6 +64,9 @@ func transposeRuns(p *dge.Program, ch *dge.Channel) (src, dst []run, err error) 
 					dst = appendRun(dst, elem(&ch.Dst, r, c), es)
 				}
 			}
+			if len(src) > limit || len(dst) > limit {
+				return src, dst, nil // more than a ring: the caller reports it
+			}
 		}
 	}
 	return src, dst, nil
@@ -63,7 +74,7 @@ func transposeRuns(p *dge.Program, ch *dge.Channel) (src, dst []run, err error) 
 
 // indirectRuns: INDIRECT1D per lane j (field-tables §11.5) — SRC (gather)
 // dst[j] = src[idx_s[j]], DST (scatter) dst[idx_d[j]] = src[j], SRC_DST both.
-func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []run, err error) {
+func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, limit int) (src, dst []run, err error) {
 	mode, _ := p.Word.Uint("flags.indirect_mode")
 	lanes := int64(ch.Dst.Num[0])
 	if mode == 1 {
@@ -93,6 +104,9 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []
 		}
 		src = appendRun(src, s, uint64(ch.Src.ElemSize))
 		dst = appendRun(dst, d, uint64(ch.Dst.ElemSize))
+		if len(src) > limit || len(dst) > limit {
+			break
+		}
 	}
 	return src, dst, nil
 }
@@ -100,7 +114,7 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []
 // gatherRuns: GATHER_XPOSE — row j of L two-byte elements at src +
 // idx[j]·src_step_elem[1]; the DRE turns blocks of 16 rows so that S2M writes,
 // per column k, 16 consecutive dst elements at dst + 2·j + k·dst_step_elem_1.
-func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []run, err error) {
+func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, limit int) (src, dst []run, err error) {
 	n, l := int64(ch.Src.Num[1]), int64(ch.Dst.Num[1])
 	es := uint64(ch.Src.ElemSize)
 	const block = 16
@@ -119,6 +133,9 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc) (src, dst []ru
 			for j := jb; j < je; j++ {
 				dst = appendRun(dst, elem(&ch.Dst, j, k), es)
 			}
+		}
+		if len(src) > limit || len(dst) > limit {
+			break
 		}
 	}
 	return src, dst, nil

@@ -48,6 +48,7 @@ func commands() []command {
 		{"describe", "draw the 64-byte field map of an opcode (OPCODE|NAME, --json)", runDescribe},
 		{"asm", "assemble text into 64-byte words (FILE.s [-o FILE.bin], docs/asm.md)", runAsm},
 		{"disasm", "print words as canonical text, or --json (FILE|-, --gen G, --list)", runDisasm},
+		{"lower", "relocate, lower to DGE micro-ops and SDMA descriptors (--gen G, --var, --table, --backend, --json, --stats)", runLower},
 		{"validate", "check every word against a generation (--gen G, --json, --all-gens, --strict)", runValidate},
 	}
 }

@@ -1,0 +1,335 @@
+package cli
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"ndma/asm"
+	"ndma/dge"
+	"ndma/isa"
+	"ndma/sdma"
+)
+
+// multi is a repeatable flag.
+type multi []string
+
+func (m *multi) String() string     { return strings.Join(*m, " ") }
+func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
+
+func runLower(e *env, args []string) error {
+	cl := newCmdLine(e, "lower", "FILE|-", "", "generation (a text file's .gen is the default)")
+	backendS := cl.fs.String("backend", "auto", "DGE backend: auto, pool, software, rtl")
+	var vars, tables, regs multi
+	cl.fs.Var(&vars, "var", "NEFF variable base, ID=ADDR (e.g. 0=sbuf:0:0x0, 1=hbm:0x0); repeatable")
+	cl.fs.Var(&tables, "table", "dge-table entries from index I, I=VAR,VAR,… (e.g. 0=1,2,3); repeatable")
+	varsFile := cl.fs.String("vars", "", `JSON file {"vars": {"ID": "ADDR"}, "table": [VAR, …]}`)
+	cl.fs.Var(&regs, "reg", "register value for bound limits, rN=V; repeatable")
+	asJSON := cl.fs.Bool("json", false, "print JSON")
+	stats := cl.fs.Bool("stats", false, "print counts and descriptor-efficiency findings")
+	ring := cl.fs.Int("ring", sdma.DefaultRingSize, "descriptors per ring")
+	pos, gen, err := cl.parse(args, 1, "want one FILE (binary words or assembly text; - for stdin)")
+	if err != nil {
+		return err
+	}
+	backend, err := dge.ParseBackend(*backendS)
+	if err != nil {
+		return usageError{err}
+	}
+	code, fileGen, err := loadWords(e, pos[0], gen)
+	if err != nil {
+		return err
+	}
+	if gen == isa.GenAny {
+		gen = fileGen
+	}
+	if gen == isa.GenAny {
+		return usagef("no generation: give --gen G (or a .gen line in the text)")
+	}
+	vt, err := varTable(gen, vars, tables, *varsFile)
+	if err != nil {
+		return err
+	}
+	rv, err := regValues(regs)
+	if err != nil {
+		return err
+	}
+	res, err := lowerStream(gen, code, vt, dge.Options{Backend: backend, Regs: rv}, sdma.Options{RingSize: *ring, Regs: rv})
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	switch {
+	case *asJSON:
+		b, err := json.MarshalIndent(res, "", "  ")
+		if err != nil {
+			return err
+		}
+		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
+		return err
+	case *stats:
+		printStats(e, res)
+		return nil
+	}
+	for _, w := range res {
+		printLowered(e, w)
+	}
+	return nil
+}
+
+// loweredWord is one input word's lowering, as `lower` prints it.
+type loweredWord struct {
+	Offset   int          `json:"offset"`
+	Mnemonic string       `json:"mnemonic"`
+	Resolved string       `json:"resolved,omitempty"`
+	Skipped  string       `json:"skipped,omitempty"`
+	Backend  string       `json:"backend,omitempty"`
+	Trace    []string     `json:"trace,omitempty"`
+	Queues   []queueJSON  `json:"queues,omitempty"`
+	Indices  string       `json:"indices,omitempty"`
+	program  *dge.Program `json:"-"`
+	lowered  *sdma.Lowered
+}
+
+type descJSON struct {
+	Leg    string `json:"leg"`
+	Index  int    `json:"index"`
+	Length int    `json:"length"`
+	Flags  string `json:"flags"`
+	Op     string `json:"op"`
+	BufPtr string `json:"buf_ptr"`
+	Hex    string `json:"hex"`
+}
+
+type queueJSON struct {
+	DMA         int             `json:"dma"`
+	M2SRing     string          `json:"m2s_ring"`
+	S2MRing     string          `json:"s2m_ring"`
+	Descriptors []descJSON      `json:"descriptors"`
+	Doorbells   []sdma.Doorbell `json:"doorbells"`
+}
+
+func lowerStream(gen isa.Gen, code []byte, vt *dge.Vars, dopt dge.Options, sopt sdma.Options) ([]loweredWord, error) {
+	var out []loweredWord
+	d := isa.NewDecoder(gen, code)
+	for d.Next() {
+		in := d.Inst()
+		w := loweredWord{Offset: d.Offset(), Mnemonic: in.Def().Mnemonic()}
+		word := *in
+		if in.Opcode() == isa.OpPseudoDMADirect2D {
+			r, err := dge.Relocate(in, vt)
+			if err != nil {
+				return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
+			}
+			word = r
+			w.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, &word)), "\n")
+		}
+		p, err := dge.Lower(&word, gen, dopt)
+		if err != nil {
+			if errorsIsNotLowered(err) {
+				w.Skipped = "not a DGE data-movement word"
+				out = append(out, w)
+				continue
+			}
+			return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
+		}
+		lw, err := sdma.Expand(p, sopt)
+		if err != nil {
+			return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
+		}
+		if p.Kind == dge.KindIndirect1D || p.Kind == dge.KindGatherTranspose {
+			w.Indices = "identity (lowering has no memory; `run` reads the index tensor)"
+		}
+		w.program, w.lowered, w.Backend = p, lw, p.Backend.String()
+		w.Trace = append(strings.Split(strings.TrimSuffix(string(p.AppendDump(nil)), "\n"), "\n"), lw.Log...)
+		for _, q := range lw.Queues {
+			qj := queueJSON{DMA: q.DMA, M2SRing: fmt.Sprintf("0x%x", q.M2SBase), S2MRing: fmt.Sprintf("0x%x", q.S2MBase), Doorbells: q.Doorbells}
+			for _, leg := range []struct {
+				name string
+				ds   []sdma.Desc
+			}{{"M2S", q.M2S}, {"S2M", q.S2M}} {
+				for i := range leg.ds {
+					dd := &leg.ds[i]
+					f := strings.Fields(dd.String())
+					qj.Descriptors = append(qj.Descriptors, descJSON{Leg: leg.name, Index: i, Length: dd.Length(), Flags: f[2],
+						Op: f[3], BufPtr: fmt.Sprintf("0x%x", dd.BufPtr()), Hex: hex.EncodeToString(dd[:])})
+				}
+			}
+			w.Queues = append(w.Queues, qj)
+		}
+		out = append(out, w)
+	}
+	return out, d.Err()
+}
+
+func errorsIsNotLowered(err error) bool {
+	return strings.Contains(err.Error(), dge.ErrNotLowered.Error())
+}
+
+func printLowered(e *env, w loweredWord) {
+	fmt.Fprintf(e.stdout, "== %#06x %s\n", w.Offset, w.Mnemonic)
+	if w.Skipped != "" {
+		fmt.Fprintf(e.stdout, "# %s\n", w.Skipped)
+		return
+	}
+	if w.Resolved != "" {
+		fmt.Fprintf(e.stdout, "resolved: %s\n", w.Resolved)
+	}
+	if w.Indices != "" {
+		fmt.Fprintf(e.stdout, "# indices: %s\n", w.Indices)
+	}
+	for _, l := range w.Trace {
+		fmt.Fprintln(e.stdout, l)
+	}
+	for _, q := range w.lowered.Queues {
+		for _, leg := range []struct {
+			name string
+			ds   []sdma.Desc
+		}{{"M2S", q.M2S}, {"S2M", q.S2M}} {
+			for i := range leg.ds {
+				fmt.Fprintf(e.stdout, "  DMA[%d] %s[%d] %s\n", q.DMA, leg.name, i, &leg.ds[i])
+			}
+		}
+		for _, db := range q.Doorbells {
+			fmt.Fprintf(e.stdout, "  DMA[%d] doorbell %s += %d\n", db.DMA, db.Reg, db.Value)
+		}
+	}
+}
+
+// printStats: counts, and the transfers a descriptor budget dominates — runs
+// under 512 bytes, per-partition payloads under 2 KiB (the efficiency floor
+// the NKI documentation gives).
+func printStats(e *env, ws []loweredWord) {
+	var words, lowered, ops, descs int
+	var m2sBytes, s2mBytes uint64
+	var findings []string
+	for _, w := range ws {
+		words++
+		if w.lowered == nil {
+			continue
+		}
+		lowered++
+		small, n := 0, 0
+		var wordBytes uint64
+		for c, q := range w.lowered.Queues {
+			ops += len(w.program.Channels[c].Ops)
+			for i := range q.M2S {
+				m2sBytes += uint64(q.M2S[i].Length())
+				wordBytes += uint64(q.M2S[i].Length())
+				if q.M2S[i].Length() < 512 {
+					small++
+				}
+				n++
+			}
+			for i := range q.S2M {
+				if !q.S2M[i].IntEn() {
+					s2mBytes += uint64(q.S2M[i].Length())
+				}
+			}
+			descs += len(q.M2S) + len(q.S2M)
+		}
+		if small > 0 {
+			findings = append(findings, fmt.Sprintf("%#06x %s: %d of %d M2S descriptors move under 512 bytes (descriptor-bound)", w.Offset, w.Mnemonic, small, n))
+		}
+		if parts := partitionsOf(w.program); parts > 0 && wordBytes/uint64(parts) < 2048 {
+			findings = append(findings, fmt.Sprintf("%#06x %s: %d bytes per SBUF partition, under the 2 KiB efficiency floor", w.Offset, w.Mnemonic, wordBytes/uint64(parts)))
+		}
+	}
+	fmt.Fprintf(e.stdout, "words %d, lowered %d, micro-ops %d, descriptors %d\n", words, lowered, ops, descs)
+	avg := 0.0
+	if descs > 0 {
+		avg = float64(m2sBytes) / float64(max(1, countM2S(ws)))
+	}
+	fmt.Fprintf(e.stdout, "bytes M2S %d, S2M %d; average M2S descriptor %.0f bytes\n", m2sBytes, s2mBytes, avg)
+	sort.Strings(findings)
+	for _, f := range findings {
+		fmt.Fprintln(e.stdout, "finding:", f)
+	}
+}
+
+func countM2S(ws []loweredWord) int {
+	n := 0
+	for _, w := range ws {
+		if w.lowered != nil {
+			for _, q := range w.lowered.Queues {
+				n += len(q.M2S)
+			}
+		}
+	}
+	return n
+}
+
+// partitionsOf is the most SBUF partitions a leg of the program spans.
+func partitionsOf(p *dge.Program) int {
+	m := isa.Map(p.Gen)
+	return max(p.Src.Partitions(m), p.Dst.Partitions(m))
+}
+
+// varTable builds the relocation table from --var, --table and --vars.
+func varTable(gen isa.Gen, vars, tables multi, file string) (*dge.Vars, error) {
+	vt := &dge.Vars{Base: map[uint16]uint64{}}
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", file, unwrapPathError(err))
+		}
+		var f struct {
+			Vars  map[string]string `json:"vars"`
+			Table []uint16          `json:"table"`
+		}
+		if err := json.Unmarshal(b, &f); err != nil {
+			return nil, fmt.Errorf("%s: %w", file, err)
+		}
+		for id, a := range f.Vars {
+			vars = append(vars, id+"="+a)
+		}
+		vt.Table = f.Table
+	}
+	for _, v := range vars {
+		id, a, ok := strings.Cut(v, "=")
+		n, err := strconv.ParseUint(strings.TrimSpace(id), 0, 16)
+		if !ok || err != nil {
+			return nil, usagef("--var %q: want ID=ADDR (e.g. 1=hbm:0x0)", v)
+		}
+		addr, err := asm.ParseAddress(gen, a)
+		if err != nil {
+			return nil, usagef("--var %q: %v", v, err)
+		}
+		vt.Base[uint16(n)] = addr
+	}
+	for _, t := range tables {
+		at, list, ok := strings.Cut(t, "=")
+		start, err := strconv.Atoi(strings.TrimSpace(at))
+		if !ok || err != nil || start < 0 || start > 1<<16 {
+			return nil, usagef("--table %q: want INDEX=VAR,VAR,… (e.g. 0=1,2,3)", t)
+		}
+		for k, s := range strings.Split(list, ",") {
+			id, err := strconv.ParseUint(strings.TrimSpace(s), 0, 16)
+			if err != nil {
+				return nil, usagef("--table %q: %q is not a variable id", t, s)
+			}
+			for len(vt.Table) <= start+k {
+				vt.Table = append(vt.Table, 0xffff)
+			}
+			vt.Table[start+k] = uint16(id)
+		}
+	}
+	return vt, nil
+}
+
+func regValues(regs multi) (map[uint8]uint32, error) {
+	out := map[uint8]uint32{}
+	for _, r := range regs {
+		name, val, ok := strings.Cut(r, "=")
+		n, err1 := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(name), "r"), 10, 6)
+		v, err2 := strconv.ParseUint(strings.TrimSpace(val), 0, 32)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, usagef("--reg %q: want rN=VALUE with N < 64 and a 32-bit value", r)
+		}
+		out[uint8(n)] = uint32(v)
+	}
+	return out, nil
+}
