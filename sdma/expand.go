@@ -265,3 +265,22 @@ func boundsCheck(p *dge.Program, ch *dge.Channel, src, dst []run, regs map[uint8
 	}
 	return nil
 }
+
+// AppendListing appends one line per descriptor — queue, leg, index, length,
+// flags, op, buf_ptr — and the doorbells, in the order a queue takes them.
+func (lw *Lowered) AppendListing(dst []byte) []byte {
+	for _, q := range lw.Queues {
+		for _, leg := range []struct {
+			name string
+			ds   []Desc
+		}{{"M2S", q.M2S}, {"S2M", q.S2M}} {
+			for i := range leg.ds {
+				dst = fmt.Appendf(dst, "  DMA[%d] %s[%d] %s\n", q.DMA, leg.name, i, &leg.ds[i])
+			}
+		}
+		for _, db := range q.Doorbells {
+			dst = fmt.Appendf(dst, "  DMA[%d] doorbell %s += %d\n", db.DMA, db.Reg, db.Value)
+		}
+	}
+	return dst
+}

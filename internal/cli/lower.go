@@ -184,19 +184,7 @@ func printLowered(e *env, w loweredWord) {
 	for _, l := range w.Trace {
 		fmt.Fprintln(e.stdout, l)
 	}
-	for _, q := range w.lowered.Queues {
-		for _, leg := range []struct {
-			name string
-			ds   []sdma.Desc
-		}{{"M2S", q.M2S}, {"S2M", q.S2M}} {
-			for i := range leg.ds {
-				fmt.Fprintf(e.stdout, "  DMA[%d] %s[%d] %s\n", q.DMA, leg.name, i, &leg.ds[i])
-			}
-		}
-		for _, db := range q.Doorbells {
-			fmt.Fprintf(e.stdout, "  DMA[%d] doorbell %s += %d\n", db.DMA, db.Reg, db.Value)
-		}
-	}
+	e.stdout.Write(w.lowered.AppendListing(nil))
 }
 
 // printStats: counts, and the transfers a descriptor budget dominates — runs
