@@ -194,8 +194,12 @@ func dtypeBytes(d uint64, g isa.Gen) (uint32, error) {
 	return uint32(bits / 8), nil
 }
 
+// noIncrement is the completion increment of the words without a
+// sem_increment field (the transposes): 1 (INFERRED, RATIONALE.md).
+const noIncrement = 1
+
 func (p *Program) xpose(in *isa.Inst) error {
-	p.Semaphore = int(u(in, "semaphore"))
+	p.Semaphore, p.SemIncrement = int(u(in, "semaphore")), noIncrement
 	p.InDtype, p.OutDtype = uint8(u(in, "in_dtype")), uint8(u(in, "out_dtype"))
 	size, err := dtypeBytes(u(in, "out_dtype"), p.Gen)
 	if err != nil {
@@ -233,7 +237,7 @@ func (p *Program) indirect1D(in *isa.Inst) error {
 }
 
 func (p *Program) gatherXpose(in *isa.Inst) error {
-	p.Semaphore = int(u(in, "semaphore"))
+	p.Semaphore, p.SemIncrement = int(u(in, "semaphore")), noIncrement
 	p.InDtype, p.OutDtype = uint8(u(in, "dtype.dtype_lo")), uint8(u(in, "dtype.dtype_hi"))
 	size, err := dtypeBytes(uint64(p.OutDtype), p.Gen)
 	if err != nil {

@@ -9,7 +9,9 @@ import (
 	"ndma"
 	"ndma/asm"
 	"ndma/check"
+	"ndma/dge"
 	"ndma/isa"
+	"ndma/sdma"
 )
 
 // demoWord is one word the demo builds: the fields it sets, by spec path.
@@ -103,6 +105,9 @@ func runDemo(e *env, args []string) error {
 		return err
 	}
 	if err := demoValidate(w, gen); err != nil {
+		return err
+	}
+	if err := demoLower(w, gen); err != nil {
 		return err
 	}
 	fmt.Fprintln(w, "\nevery word: decode(encode(x)) == x and ParseJSON(JSON(x)) == x; asm(disasm(w)) == w.")
@@ -230,6 +235,45 @@ func demoValidate(w io.Writer, gen isa.Gen) error {
 	fmt.Fprintln(w, "  the transpose with tile_src_rows = 8:")
 	for _, p := range check.Validate(&bad, gen) {
 		fmt.Fprintf(w, "      %s\n", p)
+	}
+	return nil
+}
+
+// demoLower relocates the two pseudo words with the demo's placement and
+// lowers them: the GENERATE/DIMPUSH values of source document 003 §7.2 and
+// §8, then the descriptors.
+func demoLower(w io.Writer, gen isa.Gen) error {
+	fmt.Fprintf(w, "\n=== 5. lowering on %s (docs/lower.md)\n", gen)
+	placements := []*dge.Vars{
+		{Base: map[uint16]uint64{0: 0x1_0000_0000, 1: 0}}, // input at hbm:0x0, gradient_in at sbuf:0:0x0
+		{Base: map[uint16]uint64{0: 0}},                    // the SBUF variable at partition 0
+	}
+	for k, ex := range demoExamples() {
+		in, err := buildDemoWord(gen, ex.words[0])
+		if err != nil {
+			return err
+		}
+		r, err := dge.Relocate(&in, placements[k])
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(w, "--- %s\nresolved: %s", ex.title, asm.AppendInst(nil, &r))
+		p, err := dge.Lower(&r, gen, dge.Options{})
+		if err != nil {
+			return err
+		}
+		w.Write(p.AppendDump(nil))
+		lw, err := sdma.Expand(p, sdma.Options{})
+		if err != nil {
+			return err
+		}
+		listing := strings.Split(strings.TrimSuffix(string(lw.AppendListing(nil)), "\n"), "\n")
+		if len(listing) > 8 { // the head and the tail are enough to see the pattern
+			listing = append(append(listing[:6:6], fmt.Sprintf("  … %d more lines", len(listing)-8)), listing[len(listing)-2:]...)
+		}
+		for _, l := range listing {
+			fmt.Fprintln(w, l)
+		}
 	}
 	return nil
 }
