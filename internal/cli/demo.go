@@ -246,7 +246,7 @@ func demoLower(w io.Writer, gen isa.Gen) error {
 	fmt.Fprintf(w, "\n=== 5. lowering on %s (docs/lower.md)\n", gen)
 	placements := []*dge.Vars{
 		{Base: map[uint16]uint64{0: 0x1_0000_0000, 1: 0}}, // input at hbm:0x0, gradient_in at sbuf:0:0x0
-		{Base: map[uint16]uint64{0: 0}},                    // the SBUF variable at partition 0
+		{Base: map[uint16]uint64{0: 0}},                   // the SBUF variable at partition 0
 	}
 	for k, ex := range demoExamples() {
 		in, err := buildDemoWord(gen, ex.words[0])
