@@ -78,3 +78,7 @@ func enumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) {
 	}
 	return v, nil
 }
+
+// EnumValue resolves a spec name or short spelling of e (docs/asm.md) that
+// generation g defines — for command-line flags that take the same names.
+func EnumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) { return enumValue(e, s, g) }

@@ -2,13 +2,18 @@ package cli
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/hex"
+	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"ndma/internal/array"
 )
 
 func TestMain(m *testing.M) {
@@ -22,6 +27,56 @@ func TestScripts(t *testing.T) {
 	testscript.Run(t, testscript.Params{
 		Dir: "testdata/script",
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			// mknpy FILE DESCR SHAPE: an array whose element i holds i (u2, u4, i4 or f4)
+			"mknpy": func(ts *testscript.TestScript, neg bool, args []string) {
+				if len(args) != 3 {
+					ts.Fatalf("usage: mknpy FILE DESCR AxB")
+				}
+				var shape []int
+				n := 1
+				for _, d := range strings.Split(args[2], "x") {
+					v, err := strconv.Atoi(d)
+					ts.Check(err)
+					shape = append(shape, v)
+					n *= v
+				}
+				size := map[string]int{"<u2": 2, "<u4": 4, "<i4": 4, "<f4": 4}[args[1]]
+				data := make([]byte, n*size)
+				for i := 0; i < n; i++ {
+					switch args[1] {
+					case "<u2":
+						binary.LittleEndian.PutUint16(data[2*i:], uint16(i))
+					case "<f4":
+						binary.LittleEndian.PutUint32(data[4*i:], math.Float32bits(float32(i)))
+					default:
+						binary.LittleEndian.PutUint32(data[4*i:], uint32(i))
+					}
+				}
+				var b bytes.Buffer
+				ts.Check(array.Write(&b, &array.Array{Descr: args[1], Shape: shape, Data: data}))
+				ts.Check(os.WriteFile(ts.MkAbs(args[0]), b.Bytes(), 0o644))
+			},
+			// npytransposed IN OUT R C: OUT, read as C × R, is the transpose of IN, read as R × C (2-byte elements)
+			"npytransposed": func(ts *testscript.TestScript, neg bool, args []string) {
+				in, err := array.Load(ts.MkAbs(args[0]))
+				ts.Check(err)
+				out, err := array.Load(ts.MkAbs(args[1]))
+				ts.Check(err)
+				r, err1 := strconv.Atoi(args[2])
+				c, err2 := strconv.Atoi(args[3])
+				if err1 != nil || err2 != nil || len(in.Data) != 2*r*c || len(out.Data) != 2*r*c {
+					ts.Fatalf("npytransposed IN OUT R C: sizes %d, %d for %s × %s", len(in.Data), len(out.Data), args[2], args[3])
+				}
+				for i := 0; i < r; i++ {
+					for j := 0; j < c; j++ {
+						a := binary.LittleEndian.Uint16(in.Data[2*(i*c+j):])
+						b := binary.LittleEndian.Uint16(out.Data[2*(j*r+i):])
+						if a != b {
+							ts.Fatalf("out[%d][%d] = %d, want in[%d][%d] = %d", j, i, b, i, j, a)
+						}
+					}
+				}
+			},
 			// unhex IN OUT: writes the bytes of a hex text file ('#' comments).
 			"unhex": func(ts *testscript.TestScript, neg bool, args []string) {
 				if len(args) != 2 {

@@ -1,0 +1,144 @@
+// Package array reads and writes NumPy .npy files as raw little-endian bytes
+// with a shape, for `ndma run --load` and `--dump`. Reading goes through
+// codeberg.org/sbinet/npyio; bf16 and fp8 travel as unsigned integers of
+// their width holding the raw bits.
+package array
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"io"
+	"os"
+	"reflect"
+	"strings"
+
+	"codeberg.org/sbinet/npyio/npy"
+)
+
+// Array is a C-ordered array as its bytes.
+type Array struct {
+	Descr string // the .npy element type, e.g. "<f4"
+	Shape []int
+	Data  []byte
+}
+
+// Elems is the element count.
+func (a *Array) Elems() int {
+	n := 1
+	for _, d := range a.Shape {
+		n *= d
+	}
+	return n
+}
+
+// Load reads a .npy file.
+func Load(path string) (*Array, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return Read(f, path)
+}
+
+// Read reads a .npy stream (name for messages).
+func Read(r io.Reader, name string) (*Array, error) {
+	rd, err := npy.NewReader(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: not a .npy file: %w", name, err)
+	}
+	h := rd.Header
+	if h.Descr.Fortran {
+		return nil, fmt.Errorf("%s: Fortran-ordered array: ndma reads C order (np.ascontiguousarray first)", name)
+	}
+	t := h.Descr.Type
+	if strings.HasPrefix(t, ">") {
+		return nil, fmt.Errorf("%s: big-endian %s: ndma reads little-endian arrays", name, t)
+	}
+	rt := npy.TypeFrom(t)
+	if rt == nil || !scalarKind(rt.Kind()) {
+		return nil, fmt.Errorf("%s: element type %q is not supported (want bool, (u)int8..64, float16..64)", name, t)
+	}
+	n := 1
+	for _, d := range h.Descr.Shape {
+		n *= d
+	}
+	slice := reflect.New(reflect.SliceOf(rt))
+	slice.Elem().Set(reflect.MakeSlice(reflect.SliceOf(rt), n, n))
+	if err := rd.Read(slice.Interface()); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	var buf bytes.Buffer
+	if err := binary.Write(&buf, binary.LittleEndian, slice.Elem().Interface()); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	return &Array{Descr: t, Shape: append([]int(nil), h.Descr.Shape...), Data: buf.Bytes()}, nil
+}
+
+func scalarKind(k reflect.Kind) bool {
+	switch k {
+	case reflect.Bool, reflect.Int8, reflect.Uint8, reflect.Int16, reflect.Uint16, reflect.Int32, reflect.Uint32,
+		reflect.Int64, reflect.Uint64, reflect.Float32, reflect.Float64:
+		return true
+	}
+	return false
+}
+
+// Write writes a .npy (format 1.0): the header dict padded so the data starts
+// on a 64-byte boundary, then the bytes.
+func Write(w io.Writer, a *Array) error {
+	shape := make([]string, len(a.Shape))
+	for i, d := range a.Shape {
+		shape[i] = fmt.Sprint(d)
+	}
+	s := strings.Join(shape, ", ")
+	if len(a.Shape) == 1 {
+		s += ","
+	}
+	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", a.Descr, s)
+	pad := 64 - (10+len(dict)+1)%64
+	if pad == 64 {
+		pad = 0
+	}
+	hdr := dict + strings.Repeat(" ", pad) + "\n"
+	var pre [10]byte
+	copy(pre[:], "\x93NUMPY\x01\x00")
+	binary.LittleEndian.PutUint16(pre[8:], uint16(len(hdr)))
+	if _, err := w.Write(pre[:]); err != nil {
+		return err
+	}
+	if _, err := io.WriteString(w, hdr); err != nil {
+		return err
+	}
+	_, err := w.Write(a.Data)
+	return err
+}
+
+// Descr is the .npy element type ndma writes for a DTYPE: the native type,
+// or the unsigned integer of its width for bf16 and fp8 (raw bits).
+func Descr(dtype uint8) (string, error) {
+	switch dtype {
+	case 0x01:
+		return "<u8", nil
+	case 0x02:
+		return "|i1", nil
+	case 0x03, 0x0D, 0x0E, 0x0F, 0x11:
+		return "|u1", nil
+	case 0x04:
+		return "<i2", nil
+	case 0x05, 0x06:
+		return "<u2", nil
+	case 0x07:
+		return "<f2", nil
+	case 0x08:
+		return "<i4", nil
+	case 0x09:
+		return "<u4", nil
+	case 0x0A, 0x0B:
+		return "<f4", nil
+	case 0x0C:
+		return "<i8", nil
+	}
+	return "", fmt.Errorf("DTYPE %#x has no .npy element type", dtype)
+}

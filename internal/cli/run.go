@@ -1,0 +1,270 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"ndma/asm"
+	"ndma/dge"
+	"ndma/internal/array"
+	"ndma/internal/num"
+	"ndma/isa"
+	"ndma/ref"
+)
+
+func runRun(e *env, args []string) error {
+	cl := newCmdLine(e, "run", "FILE|-", "", "generation (a text file's .gen is the default)")
+	var vars, tables, regs, sems, loads, dumps multi
+	cl.fs.Var(&vars, "var", "NEFF variable base for pseudo words, ID=ADDR; repeatable")
+	cl.fs.Var(&tables, "table", "dge-table entries, I=VAR,VAR,…; repeatable")
+	varsFile := cl.fs.String("vars", "", `JSON file {"vars": {"ID": "ADDR"}, "table": [VAR, …]}`)
+	cl.fs.Var(&regs, "reg", "engine register, rN=V; repeatable")
+	cl.fs.Var(&sems, "sem", "semaphore, N=V; repeatable")
+	cl.fs.Var(&loads, "load", "ADDR=FILE.npy: write an array's bytes at ADDR (SBUF/PSUM: axis 0 over partitions); repeatable")
+	cl.fs.Var(&dumps, "dump", "ADDR:DTYPE:SHAPE=FILE.npy: write memory out as an array after the run; repeatable")
+	trace := cl.fs.Bool("trace", false, "print what each word read, wrote and skipped")
+	stats := cl.fs.Bool("stats", false, "print bytes per region and lanes")
+	asJSON := cl.fs.Bool("json", false, "print a JSON summary")
+	maxBytes := cl.fs.Int64("max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
+	pos, gen, err := cl.parse(args, 1, "want one FILE (binary words or assembly text; - for stdin)")
+	if err != nil {
+		return err
+	}
+	code, fileGen, err := loadWords(e, pos[0], gen)
+	if err != nil {
+		return err
+	}
+	if gen == isa.GenAny {
+		gen = fileGen
+	}
+	if gen == isa.GenAny {
+		return usagef("no generation: give --gen G (or a .gen line in the text)")
+	}
+	vt, err := varTable(gen, vars, tables, *varsFile)
+	if err != nil {
+		return err
+	}
+	rv, err := regValues(regs)
+	if err != nil {
+		return err
+	}
+	x := ref.New(gen)
+	x.MaxBytes, x.Tracing = *maxBytes, *trace
+	for r, v := range rv {
+		x.Regs[r] = v
+	}
+	for _, s := range sems {
+		k, v, ok := strings.Cut(s, "=")
+		n, err1 := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
+		val, err2 := strconv.ParseInt(strings.TrimSpace(v), 0, 32)
+		if !ok || err1 != nil || err2 != nil {
+			return usagef("--sem %q: want N=VALUE with N < 256 and a 32-bit value", s)
+		}
+		x.Mem.Sems[n] = int32(val)
+	}
+	for _, l := range loads {
+		if err := loadArray(x, gen, l); err != nil {
+			return err
+		}
+	}
+	plans := make([]dumpPlan, len(dumps))
+	for i, d := range dumps {
+		if plans[i], err = parseDump(gen, d); err != nil {
+			return err
+		}
+	}
+	runErr := execute(x, gen, code, vt)
+	if *trace {
+		for _, l := range x.Trace {
+			fmt.Fprintln(e.stdout, l)
+		}
+	}
+	if *asJSON {
+		out := map[string]any{"status": "ok", "words": x.Stats.Words, "lanes": x.Stats.Lanes, "skipped": x.Stats.Skipped,
+			"bytes_moved": x.Stats.BytesMoved, "read": regionStats(x.Mem.Stats.Read), "written": regionStats(x.Mem.Stats.Written)}
+		if runErr != nil {
+			out["status"], out["fault"] = "fault", runErr.Error()
+		}
+		b, _ := json.MarshalIndent(out, "", "  ")
+		fmt.Fprintf(e.stdout, "%s\n", b)
+	} else if *stats {
+		fmt.Fprintf(e.stdout, "words %d, lanes %d, skipped %d, bytes moved %d\n", x.Stats.Words, x.Stats.Lanes, x.Stats.Skipped, x.Stats.BytesMoved)
+		for _, r := range []isa.Region{isa.SBUF, isa.PSUM, isa.HBM} {
+			fmt.Fprintf(e.stdout, "%s: read %d, written %d bytes\n", r, x.Mem.Stats.Read[r], x.Mem.Stats.Written[r])
+		}
+	}
+	if runErr != nil {
+		if *asJSON {
+			return failed{runErr.Error()}
+		}
+		return runErr // no dump after a fault
+	}
+	for _, p := range plans {
+		if err := p.write(x); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func regionStats(s [4]uint64) map[string]uint64 {
+	return map[string]uint64{"sbuf": s[isa.SBUF], "psum": s[isa.PSUM], "hbm": s[isa.HBM]}
+}
+
+// execute runs every word in order; pseudo words are relocated first.
+func execute(x *ref.Machine, gen isa.Gen, code []byte, vt *dge.Vars) error {
+	d := isa.NewDecoder(gen, code)
+	for d.Next() {
+		in := *d.Inst()
+		if in.Opcode() == isa.OpPseudoDMADirect2D && (len(vt.Base) > 0 || len(vt.Table) > 0) {
+			r, err := dge.Relocate(&in, vt)
+			if err != nil {
+				return fmt.Errorf("offset %#x (%s): %w", d.Offset(), in.Def().Mnemonic(), err)
+			}
+			in = r
+		}
+		if err := x.Exec(&in); err != nil {
+			return fmt.Errorf("offset %#x (%s): %w", d.Offset(), d.Inst().Def().Mnemonic(), err)
+		}
+	}
+	return d.Err()
+}
+
+// loadArray is --load ADDR=FILE.npy: C-order bytes at ADDR; on SBUF/PSUM the
+// first axis runs over partitions from ADDR's partition, same offset.
+func loadArray(x *ref.Machine, gen isa.Gen, spec string) error {
+	at, file, ok := strings.Cut(spec, "=")
+	if !ok {
+		return usagef("--load %q: want ADDR=FILE.npy", spec)
+	}
+	addr, err := asm.ParseAddress(gen, at)
+	if err != nil {
+		return usagef("--load %q: %v", spec, err)
+	}
+	a, err := array.Load(file)
+	if err != nil {
+		return fmt.Errorf("--load %s: %w", file, unwrapPathError(err))
+	}
+	rows, rowBytes := partitionRows(x, addr, a.Shape, len(a.Data))
+	if err := fitsPartitions(x, addr, rows); err != nil {
+		return fmt.Errorf("--load %s: shape %v: %w", file, a.Shape, err)
+	}
+	for r := 0; r < rows; r++ {
+		if err := checkedWrite(x, rowAddr(x, addr, r, rows), a.Data[r*rowBytes:(r+1)*rowBytes]); err != nil {
+			return fmt.Errorf("--load %s: row %d: %w (the array's shape %v does not fit there)", file, r, err, a.Shape)
+		}
+	}
+	return nil
+}
+
+// partitionRows splits an array for an on-chip address: rows = its first
+// axis (a 1-D array is one row); off chip it is one contiguous row.
+func partitionRows(x *ref.Machine, addr uint64, shape []int, n int) (rows, rowBytes int) {
+	r, _, _ := x.Mem.Map.Split(addr)
+	if (r == isa.SBUF || r == isa.PSUM) && len(shape) > 1 && shape[0] > 0 {
+		return shape[0], n / shape[0]
+	}
+	return 1, n
+}
+
+func rowAddr(x *ref.Machine, addr uint64, row, rows int) uint64 {
+	if rows == 1 {
+		return addr
+	}
+	r, _, _ := x.Mem.Map.Split(addr)
+	stride := x.Mem.Map.SBUFStride
+	if r == isa.PSUM {
+		stride = x.Mem.Map.PSUMStride
+	}
+	return addr + uint64(row)*stride
+}
+
+// fitsPartitions: rows from addr's partition must stay inside the region.
+func fitsPartitions(x *ref.Machine, addr uint64, rows int) error {
+	r, part, _ := x.Mem.Map.Split(addr)
+	if rows > 1 && (r == isa.SBUF || r == isa.PSUM) && part+rows > x.Mem.Map.Partitions {
+		return fmt.Errorf("%d rows from %s partition %d reach partition %d: there are %d", rows, r, part, part+rows-1, x.Mem.Map.Partitions)
+	}
+	return nil
+}
+
+func checkedWrite(x *ref.Machine, addr uint64, b []byte) error {
+	if err := x.Mem.Check(addr, len(b)); err != nil {
+		return err
+	}
+	return x.Mem.Write(addr, b)
+}
+
+type dumpPlan struct {
+	addr  uint64
+	dtype uint8
+	shape []int
+	file  string
+}
+
+// parseDump reads ADDR:DTYPE:SHAPE=FILE.npy (ADDR may hold colons: sbuf:P:OFF).
+func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
+	left, file, ok := strings.Cut(spec, "=")
+	parts := strings.Split(left, ":")
+	if !ok || len(parts) < 3 || file == "" {
+		return dumpPlan{}, usagef("--dump %q: want ADDR:DTYPE:SHAPE=FILE.npy (e.g. sbuf:0:0x0:bf16:128x64=out.npy)", spec)
+	}
+	p := dumpPlan{file: file}
+	var err error
+	if p.addr, err = asm.ParseAddress(gen, strings.Join(parts[:len(parts)-2], ":")); err != nil {
+		return p, usagef("--dump %q: %v", spec, err)
+	}
+	dt, err := asm.EnumValue(isa.DType, parts[len(parts)-2], gen)
+	if err != nil {
+		return p, usagef("--dump %q: %v", spec, err)
+	}
+	p.dtype = uint8(dt)
+	if _, err := array.Descr(p.dtype); err != nil {
+		return p, usagef("--dump %q: %v", spec, err)
+	}
+	for _, d := range strings.Split(parts[len(parts)-1], "x") {
+		n, err := strconv.Atoi(d)
+		if err != nil || n <= 0 {
+			return p, usagef("--dump %q: shape %q: want N or AxB[xC…]", spec, parts[len(parts)-1])
+		}
+		p.shape = append(p.shape, n)
+	}
+	return p, nil
+}
+
+func (p dumpPlan) write(x *ref.Machine) error {
+	size, ok := num.Size(p.dtype)
+	if !ok {
+		return fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
+	}
+	n := size
+	for _, d := range p.shape {
+		n *= d
+	}
+	if n > 1<<30 {
+		return fmt.Errorf("--dump %s: %d bytes is more than ndma dumps", p.file, n)
+	}
+	data := make([]byte, n)
+	rows, rowBytes := partitionRows(x, p.addr, p.shape, n)
+	if err := fitsPartitions(x, p.addr, rows); err != nil {
+		return fmt.Errorf("--dump %s: shape %v: %w", p.file, p.shape, err)
+	}
+	for r := 0; r < rows; r++ {
+		a := rowAddr(x, p.addr, r, rows)
+		if err := x.Mem.Check(a, rowBytes); err != nil {
+			return fmt.Errorf("--dump %s: row %d: %w", p.file, r, err)
+		}
+		if err := x.Mem.Read(a, data[r*rowBytes:(r+1)*rowBytes]); err != nil {
+			return fmt.Errorf("--dump %s: %w", p.file, err)
+		}
+	}
+	descr, _ := array.Descr(p.dtype)
+	var buf bytes.Buffer
+	if err := array.Write(&buf, &array.Array{Descr: descr, Shape: p.shape, Data: data}); err != nil {
+		return err
+	}
+	return writeFileAtomic(p.file, buf.Bytes())
+}

@@ -1,0 +1,255 @@
+// Package mem is the emulated memory of one NeuronCore (field-tables §7,
+// §11.2): SBUF partitions with the generation's stride and active size, PSUM
+// on v2–v4, the HBM window as sparse 64 KiB pages, and the EVT_SEM block's
+// semaphores and events. Every access is checked; a bad one is a Fault that
+// names the address, the region and why.
+package mem
+
+import (
+	"fmt"
+
+	"ndma/isa"
+)
+
+// PageSize is the HBM page: touching 1 GiB scattered over the 124 GiB window
+// costs about 1 GiB (plus a 96 KiB table leaf per 256 MiB touched).
+const PageSize = 64 << 10
+
+const (
+	hbmLeaf = 1 << 12                                           // pages per table leaf (256 MiB)
+	hbmDirs = (0x20_0000_0000/PageSize + hbmLeaf - 1) / hbmLeaf // leaves covering the address space up to 128 GiB
+)
+
+// Fault is a refused access.
+type Fault struct {
+	Addr   uint64
+	Len    int
+	Where  string // "sbuf partition 3 offset 0x38000", "hbm offset 0x10", "unmapped"
+	Reason string
+}
+
+func (f *Fault) Error() string {
+	return fmt.Sprintf("address %#x (+%d bytes, %s): %s", f.Addr, f.Len, f.Where, f.Reason)
+}
+
+// Memory is one core's address space.
+type Memory struct {
+	Gen    isa.Gen
+	Map    isa.AddressMap
+	sbuf   [][]byte // partition → its active bytes, allocated on first touch
+	psum   [][]byte
+	hbm    [hbmDirs]*[hbmLeaf][]byte // two-level page table: page number → page
+	pages  int
+	Sems   [256]int32
+	Events [256]bool
+	Stats  Stats
+}
+
+// Stats counts the bytes moved per region.
+type Stats struct {
+	Read, Written [4]uint64 // by isa.Region
+}
+
+// New returns empty (all-zero) memory for a generation.
+func New(g isa.Gen) *Memory {
+	m := isa.Map(g)
+	return &Memory{Gen: g, Map: m, sbuf: make([][]byte, m.Partitions), psum: make([][]byte, m.Partitions)}
+}
+
+// span returns the bytes [addr, addr+n) as one slice of backing memory, when
+// they lie in one partition or one HBM page; alloc says whether to create
+// untouched storage (writes) or to report it as absent (reads: zero).
+func (m *Memory) span(addr uint64, n int, alloc bool) ([]byte, error) {
+	r, part, off := m.Map.Split(addr)
+	switch r {
+	case isa.SBUF, isa.PSUM:
+		active, store := m.Map.SBUFActive, m.sbuf
+		name := "sbuf"
+		if r == isa.PSUM {
+			active, store, name = m.Map.PSUMActive, m.psum, "psum"
+		}
+		if off+uint64(n) > active {
+			return nil, &Fault{addr, n, fmt.Sprintf("%s partition %d offset %#x", name, part, off),
+				fmt.Sprintf("beyond the %d KiB active in a partition on %s", active>>10, m.Gen)}
+		}
+		if store[part] == nil {
+			if !alloc {
+				return nil, nil
+			}
+			store[part] = make([]byte, active)
+		}
+		return store[part][off : off+uint64(n)], nil
+	case isa.HBM:
+		if addr+uint64(n) > m.Map.HBMEnd {
+			return nil, &Fault{addr, n, fmt.Sprintf("hbm offset %#x", off), "runs past the HBM window"}
+		}
+		page, po := addr/PageSize, off%PageSize
+		if po+uint64(n) > PageSize {
+			panic("mem: span across an HBM page") // callers split at pages
+		}
+		leaf := m.hbm[page/hbmLeaf]
+		if leaf == nil {
+			if !alloc {
+				return nil, nil
+			}
+			leaf = new([hbmLeaf][]byte)
+			m.hbm[page/hbmLeaf] = leaf
+		}
+		p := leaf[page%hbmLeaf]
+		if p == nil {
+			if !alloc {
+				return nil, nil
+			}
+			p = make([]byte, PageSize)
+			leaf[page%hbmLeaf] = p
+			m.pages++
+		}
+		return p[po : po+uint64(n)], nil
+	}
+	return nil, &Fault{addr, n, "unmapped", "not in SBUF, PSUM or HBM"}
+}
+
+// chunk is the longest prefix of [addr, addr+n) that one span can hold.
+func (m *Memory) chunk(addr uint64, n int) int {
+	r, _, off := m.Map.Split(addr)
+	if r == isa.HBM {
+		return int(min(uint64(n), PageSize-off%PageSize))
+	}
+	return n
+}
+
+// Check reports whether [addr, addr+n) is readable and writable, without
+// touching it.
+func (m *Memory) Check(addr uint64, n int) error {
+	for n > 0 {
+		c := m.chunk(addr, n)
+		r, _, off := m.Map.Split(addr)
+		if r == isa.SBUF || r == isa.PSUM {
+			c = n
+		}
+		if _, err := m.checkOnly(addr, c, r, off); err != nil {
+			return err
+		}
+		addr, n = addr+uint64(c), n-c
+	}
+	return nil
+}
+
+func (m *Memory) checkOnly(addr uint64, n int, r isa.Region, off uint64) (bool, error) {
+	_, part, _ := m.Map.Split(addr)
+	switch r {
+	case isa.SBUF:
+		if off+uint64(n) > m.Map.SBUFActive {
+			return false, &Fault{addr, n, fmt.Sprintf("sbuf partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition on %s", m.Map.SBUFActive>>10, m.Gen)}
+		}
+	case isa.PSUM:
+		if off+uint64(n) > m.Map.PSUMActive {
+			return false, &Fault{addr, n, fmt.Sprintf("psum partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition", m.Map.PSUMActive>>10)}
+		}
+	case isa.HBM:
+		if addr+uint64(n) > m.Map.HBMEnd {
+			return false, &Fault{addr, n, fmt.Sprintf("hbm offset %#x", off), "runs past the HBM window"}
+		}
+	default:
+		return false, &Fault{addr, n, "unmapped", "not in SBUF, PSUM or HBM"}
+	}
+	return true, nil
+}
+
+// Read copies [addr, addr+len(dst)) into dst; untouched memory reads as zero.
+func (m *Memory) Read(addr uint64, dst []byte) error {
+	for len(dst) > 0 {
+		c := m.chunk(addr, len(dst))
+		s, err := m.span(addr, c, false)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			clear(dst[:c])
+		} else {
+			copy(dst[:c], s)
+		}
+		r, _, _ := m.Map.Split(addr)
+		m.Stats.Read[r] += uint64(c)
+		addr, dst = addr+uint64(c), dst[c:]
+	}
+	return nil
+}
+
+// Write copies src to [addr, addr+len(src)).
+func (m *Memory) Write(addr uint64, src []byte) error {
+	for len(src) > 0 {
+		c := m.chunk(addr, len(src))
+		s, err := m.span(addr, c, true)
+		if err != nil {
+			return err
+		}
+		copy(s, src[:c])
+		r, _, _ := m.Map.Split(addr)
+		m.Stats.Written[r] += uint64(c)
+		addr, src = addr+uint64(c), src[c:]
+	}
+	return nil
+}
+
+// Copy moves n bytes from src to dst address directly (no staging buffer);
+// the ranges must not overlap (the caller checks).
+func (m *Memory) Copy(dst, src uint64, n int) error {
+	for n > 0 {
+		c := min(m.chunk(src, n), m.chunk(dst, n))
+		s, err := m.span(src, c, false)
+		if err != nil {
+			return err
+		}
+		d, err := m.span(dst, c, true)
+		if err != nil {
+			return err
+		}
+		if s == nil {
+			clear(d)
+		} else {
+			copy(d, s)
+		}
+		rs, _, _ := m.Map.Split(src)
+		rd, _, _ := m.Map.Split(dst)
+		m.Stats.Read[rs] += uint64(c)
+		m.Stats.Written[rd] += uint64(c)
+		src, dst, n = src+uint64(c), dst+uint64(c), n-c
+	}
+	return nil
+}
+
+// Pages is the number of HBM pages allocated (the sparse footprint).
+func (m *Memory) Pages() int { return m.pages }
+
+// Snapshot is a comparable copy of every touched byte and the semaphores
+// (for tests: "nothing changed after a fault").
+func (m *Memory) Snapshot() map[string][]byte {
+	out := map[string][]byte{}
+	for p, b := range m.sbuf {
+		if b != nil {
+			out[fmt.Sprintf("sbuf%d", p)] = append([]byte(nil), b...)
+		}
+	}
+	for p, b := range m.psum {
+		if b != nil {
+			out[fmt.Sprintf("psum%d", p)] = append([]byte(nil), b...)
+		}
+	}
+	for d, leaf := range m.hbm {
+		if leaf == nil {
+			continue
+		}
+		for k, b := range leaf {
+			if b != nil {
+				out[fmt.Sprintf("hbm%d", d*hbmLeaf+k)] = append([]byte(nil), b...)
+			}
+		}
+	}
+	sems := make([]byte, 0, 4*256)
+	for _, s := range m.Sems {
+		sems = append(sems, byte(s), byte(s>>8), byte(s>>16), byte(s>>24))
+	}
+	out["sems"] = sems
+	return out
+}

@@ -1,0 +1,116 @@
+package ref
+
+import (
+	"fmt"
+
+	"ndma/isa"
+)
+
+// DMA_COPY2D (MAVERICK) — field-tables §3.8, §5.3, §5.4; source document 000
+// §3b. Its address modes and semaphore updates are INFERRED (RATIONALE.md).
+
+func (w *word) pair(r uint64) uint64 {
+	return uint64(w.x.Regs[r&63]) | uint64(w.x.Regs[(r+1)&63])<<32
+}
+
+// dmaAddr resolves a DMA_ADDR_UNION by its DMA_ADDR_MODE: IMM64; REG_PAIR
+// (r[b] | r[b+1] << 32); base pair + a 32-bit immediate, a 32- or 64-bit
+// register offset, or a register scaled by an immediate or a register — the
+// "_I" modes reading their offset signed.
+func (w *word) dmaAddr(path string, mode uint64) (uint64, error) {
+	i, _ := w.in.Layout().LeafIndex(path)
+	_, _, fields := w.in.UnionArm(i)
+	if mode == 0 {
+		return fields[0].Value, nil
+	}
+	get := func(n string) uint64 {
+		for _, f := range fields {
+			if f.Name == n {
+				return f.Value
+			}
+		}
+		return 0
+	}
+	base := w.pair(get("base_reg"))
+	off, inc, imm := get("offset_reg"), get("inc_reg"), get("offset_imm")
+	signed := mode%2 == 1 && mode >= 3
+	ext := func(v uint64) uint64 { // a 32-bit offset, signed for the _I modes
+		if signed {
+			return uint64(int64(int32(uint32(v))))
+		}
+		return uint64(uint32(v))
+	}
+	switch mode {
+	case 0x1:
+		return base, nil
+	case 0x2, 0x3:
+		return base + ext(imm), nil
+	case 0x4, 0x5:
+		return base + ext(uint64(w.x.Regs[off&63])), nil
+	case 0x6, 0x7:
+		return base + w.pair(off), nil
+	case 0x8, 0x9:
+		return base + ext(uint64(w.x.Regs[off&63]))*imm, nil
+	case 0xa, 0xb:
+		return base + ext(uint64(w.x.Regs[off&63]))*uint64(w.x.Regs[inc&63]), nil
+	}
+	return 0, w.fault(-1, "addr_mode", fmt.Errorf("DMA_ADDR_MODE %#x: %w", mode, ErrUnsupported))
+}
+
+// semaUpdate stages one DMA_SEMA_UPDATE_MODE nibble: the local increments
+// (the counter variant counts the same in one stream); collective-sync and
+// remote updates need other cores (the control-plane issue).
+func (w *word) semaUpdate(mode uint64, idx int) ([]semDelta, error) {
+	switch mode {
+	case 0:
+		return nil, nil
+	case 0x1, 0x3:
+		return []semDelta{{idx: idx, add: 1}}, nil
+	}
+	return nil, w.fault(-1, "sema_update_mode", fmt.Errorf("%s: %w", isa.DMASemaUpdateMode.Format(mode), ErrUnsupported))
+}
+
+func (w *word) copy2D() error {
+	ok, err := w.waitHolds(w.u("wait_sema_mode"), w.u("wait_sema_idx"), w.u("wait_sema_value"))
+	if err != nil {
+		return w.fault(-1, "wait_sema_mode", err)
+	}
+	if !ok {
+		return w.fault(-1, "wait_sema_mode", fmt.Errorf("$S[%d] = %d: %w", w.u("wait_sema_idx"), w.x.Mem.Sems[w.u("wait_sema_idx")], ErrBlocked))
+	}
+	if r := w.u("remote_core_id"); r != 0 {
+		return w.fault(-1, "remote_core_id", fmt.Errorf("a cross-core copy (core register r%d) needs several cores: %w", r, ErrUnsupported))
+	}
+	m := &move{}
+	for k, leg := range []string{"src", "dst"} {
+		a, err := w.dmaAddr(leg+"_start_addr", w.u("addr_mode."+leg))
+		if err != nil {
+			return err
+		}
+		size := elemSize(w.u(leg + "_elem_size"))
+		num := [2]int{int(w.u(leg + "_num_elem[0]")), int(w.u(leg + "_num_elem[1]"))}
+		if int64(num[0])*int64(num[1])*int64(size) > w.x.maxBytes() {
+			return w.fault(-1, "max-bytes", fmt.Errorf("%s leg: more than the %d bytes allowed", leg, w.x.maxBytes()))
+		}
+		e := walk2D(a, num, [2]int64{w.i(leg + "_step_elem[0]"), w.i(leg + "_step_elem[1]")}, size)
+		if k == 0 {
+			m.src = e
+		} else {
+			m.dst = e
+		}
+	}
+	rd, err := w.semaUpdate(w.u("sema_update_mode.rd_done"), int(w.u("rd_done_sema_update_idx")))
+	if err != nil {
+		return err
+	}
+	wr, err := w.semaUpdate(w.u("sema_update_mode.wr_done"), int(w.u("wr_done_sema_update_idx")))
+	if err != nil {
+		return err
+	}
+	for _, d := range append(rd, wr...) {
+		if d.idx > 255 {
+			return w.fault(-1, "sema_update_idx", fmt.Errorf("semaphore %d: there are 256", d.idx))
+		}
+	}
+	return w.run(m, append(rd, wr...))
+}

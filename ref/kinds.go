@@ -1,0 +1,304 @@
+package ref
+
+import (
+	"fmt"
+
+	"ndma/isa"
+)
+
+// The data-movement words, each reduced to a move (field-tables §11.3–§11.5).
+
+func elemSize(v uint64) int {
+	if v == 0 {
+		return 65536 // §3.2: 0 means 64 KiB
+	}
+	return int(v)
+}
+
+func (w *word) leg2D(leg string, size int) (elems, error) {
+	a, err := w.addr8(leg + "_start_addr")
+	if err != nil {
+		return elems{}, err
+	}
+	num := [2]int{int(w.u(leg + "_num_elem[0]")), int(w.u(leg + "_num_elem[1]"))}
+	step := [2]int64{w.i(leg + "_step_elem[0]"), w.i(leg + "_step_elem[1]")}
+	if int64(num[0])*int64(num[1])*int64(size) > w.x.maxBytes() {
+		return elems{}, w.fault(-1, "max-bytes", fmt.Errorf("%s leg of %d × %d elements of %d bytes: more than the %d allowed", leg, num[0], num[1], size, w.x.maxBytes()))
+	}
+	return walk2D(a, num, step, size), nil
+}
+
+// direct2D: DMAMEMCPY (§3.2, §11.3, §11.4).
+func (w *word) direct2D() error {
+	deltas, err := w.events()
+	if err != nil {
+		return err
+	}
+	m := &move{in: uint8(w.u("in_dtype")), out: uint8(w.u("out_dtype")), compute: uint8(w.u("compute_op"))}
+	if m.src, err = w.leg2D("src", elemSize(w.u("src_elem_size"))); err != nil {
+		return err
+	}
+	if m.dst, err = w.leg2D("dst", elemSize(w.u("dst_elem_size"))); err != nil {
+		return err
+	}
+	if err := w.checkBound(&m.src, w.bound("src_bound_reg"), "src_bound_reg"); err != nil {
+		return err
+	}
+	if err := w.checkBound(&m.dst, w.bound("dst_bound_reg"), "dst_bound_reg"); err != nil {
+		return err
+	}
+	deltas = append(deltas, semDelta{idx: int(w.u("semaphore")), add: int32(w.u("sem_increment"))})
+	return w.run(m, deltas)
+}
+
+// xpose: DMA_TRANSPOSE — dst(i0 = r, i1 = c) = src(i0 = c, i1 = r) (§11.5).
+func (w *word) xpose() error {
+	deltas, err := w.events()
+	if err != nil {
+		return err
+	}
+	dt := uint8(w.u("out_dtype"))
+	size, ok := dtypeSize(dt, w.x.Mem.Gen)
+	if !ok || w.u("in_dtype") != uint64(dt) {
+		return w.fault(-1, "has_valid_xpose_dtypes_temporary", fmt.Errorf("in %s, out %s: a transpose moves one 2- or 4-byte type", isa.DType.Format(w.u("in_dtype")), isa.DType.Format(uint64(dt))))
+	}
+	cols, rows := int(w.u("src_num_elem[0]")), int(w.u("src_num_elem[1]"))
+	if int(w.u("dst_num_elem[0]")) != rows || int(w.u("dst_num_elem[1]")) != cols {
+		return w.fault(-1, "has_valid_xpose_shape", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", w.u("dst_num_elem[0]"), w.u("dst_num_elem[1]"), rows, cols))
+	}
+	deltas = append(deltas, semDelta{idx: int(w.u("semaphore")), add: 1}) // no sem_increment field: +1 (RATIONALE.md)
+	if done, err := w.xposeRows(size, rows, cols, deltas); done || err != nil {
+		return err
+	}
+	src, err := w.leg2D("src", size)
+	if err != nil {
+		return err
+	}
+	dst, err := w.leg2D("dst", size)
+	if err != nil {
+		return err
+	}
+	// the dst in the src's walk order: src element (c, r) → dst element (i0 = r, i1 = c)
+	perm := elems{addr: make([]uint64, len(src.addr)), size: size}
+	for r := 0; r < rows; r++ {
+		for c := 0; c < cols; c++ {
+			perm.addr[c+r*cols] = dst.addr[r+c*rows]
+		}
+	}
+	m := &move{src: src, dst: perm, in: dt, out: dt}
+	if err := w.checkBound(&m.src, w.bound("src_bound_reg"), "src_bound_reg"); err != nil {
+		return err
+	}
+	if err := w.checkBound(&m.dst, w.bound("dst_bound_reg"), "dst_bound_reg"); err != nil {
+		return err
+	}
+	return w.run(m, deltas)
+}
+
+func dtypeSize(d uint8, g isa.Gen) (int, bool) {
+	bits, ok := isa.DTypeBits(d, g)
+	if !ok || bits%8 != 0 {
+		return 0, false
+	}
+	return bits / 8, true
+}
+
+// indexes reads n UINT32 indices of an index tensor at an ADDR4 with C
+// channels: index j at partition (base + j mod C), offset + 4·(j div C) (§11.5).
+func (w *word) indexes(path string, channels, n int) ([]uint32, error) {
+	if channels <= 0 {
+		return nil, w.fault(-1, "idx_num_active_channels", fmt.Errorf("0 channels: no index tensor"))
+	}
+	base, err := w.addr4(path)
+	if err != nil {
+		return nil, err
+	}
+	stride := w.x.Mem.Map.SBUFStride
+	out := make([]uint32, n)
+	var b [4]byte
+	for j := range out {
+		a := base + uint64(j%channels)*stride + 4*uint64(j/channels)
+		if err := w.x.Mem.Read(a, b[:]); err != nil {
+			return nil, w.fault(j, path, err)
+		}
+		out[j] = uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+	}
+	return out, nil
+}
+
+// indexOK applies an index bound (§11.5): an index past the leg or the bound
+// register is an error, or — errors off — skips the lane.
+func (w *word) indexOK(j int, v uint32, n int, b bound, errorsOn bool, what string) (bool, error) {
+	bad := ""
+	switch {
+	case int(v) >= n:
+		bad = fmt.Sprintf("index %d >= %d elements", v, n)
+	case b.on && uint64(v) > b.limit:
+		bad = fmt.Sprintf("index %d > limit r%d = %d", v, b.reg, b.limit)
+	}
+	if bad == "" {
+		return true, nil
+	}
+	if errorsOn {
+		return false, w.fault(j, what, fmt.Errorf("%s: %w", bad, ErrBounds))
+	}
+	w.x.tracef("%s lane %d skipped: %s", w.name, j, bad)
+	return false, nil
+}
+
+// indirect1D: DMA_INDIRECT (§3.5, §11.5): SRC gathers dst[j] = src[idx_s[j]],
+// DST scatters dst[idx_d[j]] = op(dst, src[j]), SRC_DST does both.
+func (w *word) indirect1D() error {
+	deltas, err := w.events()
+	if err != nil {
+		return err
+	}
+	mode := w.u("flags.indirect_mode")
+	if mode > 2 {
+		return w.fault(-1, "has_valid_indirect_mode", fmt.Errorf("indirect_mode %d", mode))
+	}
+	C := int(w.u("idx_num_active_channels"))
+	sa, err := w.addr8("src_start_addr")
+	if err != nil {
+		return err
+	}
+	da, err := w.addr8("dst_start_addr")
+	if err != nil {
+		return err
+	}
+	sn, dn := int(w.u("src_num_elem")), int(w.u("dst_num_elem"))
+	ss, ds := w.i("src_step_elem"), w.i("dst_step_elem")
+	sz, dz := elemSize(w.u("src_elem_size")), elemSize(w.u("dst_elem_size"))
+	lanes := dn
+	if mode == 1 {
+		lanes = sn
+	}
+	errorsOn := w.u("flags.idx_bound_is_err") == 1
+	var is, id []uint32
+	if mode != 1 {
+		if is, err = w.indexes("src_idx_start_addr", C, lanes); err != nil {
+			return err
+		}
+	}
+	if mode != 0 {
+		if id, err = w.indexes("dst_idx_start_addr", C, lanes); err != nil {
+			return err
+		}
+	}
+	m := &move{in: uint8(w.u("in_dtype")), out: uint8(w.u("out_dtype")), compute: uint8(w.u("compute_op"))}
+	m.src.size, m.dst.size = sz, dz
+	m.src.addr, m.dst.addr = make([]uint64, 0, lanes), make([]uint64, 0, lanes)
+	seen := map[uint32]int{}
+	sb, db := w.bound("src_idx_bound_reg"), w.bound("dst_idx_bound_reg")
+	unique := w.u("flags.non_unique_dst_idx") == 0
+	for j := 0; j < lanes; j++ {
+		s, d := uint32(j), uint32(j)
+		ok := true
+		if is != nil {
+			s = is[j]
+			if ok, err = w.indexOK(j, s, sn, sb, errorsOn, "src index"); err != nil {
+				return err
+			}
+		}
+		if ok && id != nil {
+			d = id[j]
+			if ok, err = w.indexOK(j, d, dn, db, errorsOn, "dst index"); err != nil {
+				return err
+			}
+			if ok {
+				if prev, dup := seen[d]; dup && unique {
+					return w.fault(j, "non_unique_dst_idx", fmt.Errorf("dst index %d repeats lane %d and non_unique_dst_idx is 0", d, prev))
+				}
+				seen[d] = j
+			}
+		}
+		if !ok {
+			w.x.Stats.Skipped++
+			continue
+		}
+		m.src.addr = append(m.src.addr, uint64(int64(sa)+int64(s)*ss))
+		m.dst.addr = append(m.dst.addr, uint64(int64(da)+int64(d)*ds))
+	}
+	deltas = append(deltas, semDelta{idx: int(w.u("semaphore")), add: int32(w.u("sem_increment"))})
+	// lanes apply in order, so a repeated dst index accumulates: one lane at a time
+	if len(seen) < len(m.dst.addr) && m.compute != 0 {
+		return w.runLanes(m, deltas)
+	}
+	return w.run(m, deltas)
+}
+
+// runLanes applies lanes one after another (non-unique scatter-add: each
+// lane reads what the lane before wrote); atomic as a whole via a snapshot
+// check first.
+func (w *word) runLanes(m *move, deltas []semDelta) error {
+	if err := w.mapped(&m.src, "src"); err != nil {
+		return err
+	}
+	if err := w.mapped(&m.dst, "dst"); err != nil {
+		return err
+	}
+	for k := range m.src.addr {
+		one := &move{src: elems{addr: m.src.addr[k : k+1], size: m.src.size}, dst: elems{addr: m.dst.addr[k : k+1], size: m.dst.size},
+			in: m.in, out: m.out, compute: m.compute}
+		if err := w.run(one, nil); err != nil {
+			return err // cannot fail after the checks above
+		}
+	}
+	w.apply(deltas)
+	return nil
+}
+
+// gatherXpose: DMA_GATHER_TRANSPOSE (§3.7, §11.5): row j of L = elem_size/2
+// two-byte elements at src + idx[j]·src_step_elem[1]; dst(i0 = j, i1 = k) at
+// dst + 2·j + k·dst_step_elem_1.
+func (w *word) gatherXpose() error {
+	deltas, err := w.events()
+	if err != nil {
+		return err
+	}
+	lo, hi := uint8(w.u("dtype.dtype_lo")), uint8(w.u("dtype.dtype_hi"))
+	if size, ok := dtypeSize(hi, w.x.Mem.Gen); !ok || size != 2 || lo != hi {
+		return w.fault(-1, "is_valid_dma_gather_transpose_dtype", fmt.Errorf("%s/%s: one 2-byte type", isa.DType.Format(uint64(lo)), isa.DType.Format(uint64(hi))))
+	}
+	n, l := int(w.u("src_num_elem[1]")), int(w.u("elem_size"))/2
+	if int(w.u("dst_num_elem[0]")) != n || int(w.u("dst_num_elem[1]")) != l {
+		return w.fault(-1, "is_valid_dma_gather_transpose_num_idx", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", w.u("dst_num_elem[0]"), w.u("dst_num_elem[1]"), n, l))
+	}
+	sa, err := w.addr8("src_start_addr")
+	if err != nil {
+		return err
+	}
+	da, err := w.addr8("dst_start_addr")
+	if err != nil {
+		return err
+	}
+	idx, err := w.indexes("src_idx_start_addr", int(w.u("idx_num_active_channels")), n)
+	if err != nil {
+		return err
+	}
+	s0, s1, d1 := w.i("src_step_elem[0]"), w.i("src_step_elem[1]"), w.i("dst_step_elem_1")
+	b := w.bound("src_idx_bound_reg")
+	deltas = append(deltas, semDelta{idx: int(w.u("semaphore")), add: 1})
+	if done, err := w.gatherRows(sa, da, idx, l, s0, s1, d1, b, deltas); done || err != nil {
+		return err
+	}
+	m := &move{in: hi, out: hi, src: elems{size: 2}, dst: elems{size: 2}}
+	for j, v := range idx {
+		ok, err := w.indexOK(j, v, 1<<31, b, !b.quiet, "src index")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			w.x.Stats.Skipped++
+			continue
+		}
+		for k := 0; k < l; k++ {
+			m.src.addr = append(m.src.addr, uint64(int64(sa)+int64(v)*s1+int64(k)*s0))
+			m.dst.addr = append(m.dst.addr, uint64(int64(da)+2*int64(j)+int64(k)*d1))
+		}
+	}
+	if err := w.checkBound(&m.dst, w.bound("dst_bound_reg"), "dst_bound_reg"); err != nil {
+		return err
+	}
+	return w.run(m, deltas)
+}

@@ -1,0 +1,302 @@
+package ref
+
+import (
+	"encoding/binary"
+	"errors"
+	"math"
+	"reflect"
+	"testing"
+
+	"ndma/asm"
+	"ndma/isa"
+)
+
+func asmWord(t testing.TB, g isa.Gen, src string) *isa.Inst {
+	t.Helper()
+	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := isa.Decode(g, obj.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &in
+}
+
+func put32(t *testing.T, x *Machine, addr uint64, vs ...uint32) {
+	t.Helper()
+	b := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	if err := x.Mem.Write(addr, b); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func get32(t *testing.T, x *Machine, addr uint64, n int) []uint32 {
+	t.Helper()
+	b := make([]byte, 4*n)
+	if err := x.Mem.Read(addr, b); err != nil {
+		t.Fatal(err)
+	}
+	out := make([]uint32, n)
+	for i := range out {
+		out[i] = binary.LittleEndian.Uint32(b[4*i:])
+	}
+	return out
+}
+
+const hbm = 0x1_0000_0000
+
+// A strided copy: three 8-byte rows 16 bytes apart in HBM land packed in SBUF partition 2.
+func TestCopyStrided(t *testing.T) {
+	x := New(isa.Cayman)
+	put32(t, x, hbm, 1, 2, 0xdead, 0xdead, 3, 4, 0xdead, 0xdead, 5, 6)
+	in := asmWord(t, isa.Cayman, `dmamemcpy semaphore=7, sem_increment=2, src_start_addr=hbm:0x0, src_step_elem=[4, 16], src_num_elem=[2, 3],
+  src_elem_size=4, dst_start_addr=sbuf:2:0x100, dst_step_elem=[4, 8], dst_num_elem=[2, 3], dst_elem_size=4, in_dtype=u32, out_dtype=u32`)
+	if err := x.Exec(in); err != nil {
+		t.Fatal(err)
+	}
+	if got := get32(t, x, 2*0x40000+0x100, 6); !reflect.DeepEqual(got, []uint32{1, 2, 3, 4, 5, 6}) {
+		t.Fatalf("dst %v", got)
+	}
+	if x.Mem.Sems[7] != 2 {
+		t.Fatalf("$S[7] = %d, want 2", x.Mem.Sems[7])
+	}
+}
+
+// Overlapping src and dst behave as memmove over the whole word (§11.3).
+func TestCopyOverlapping(t *testing.T) {
+	x := New(isa.Cayman)
+	put32(t, x, 0x1000, 1, 2, 3, 4)
+	in := asmWord(t, isa.Cayman, `dmamemcpy src_start_addr=0x1000, src_step_elem=[4, 0], src_num_elem=[4, 1], src_elem_size=4,
+  dst_start_addr=0x1004, dst_step_elem=[4, 0], dst_num_elem=[4, 1], dst_elem_size=4, in_dtype=u32, out_dtype=u32`)
+	if err := x.Exec(in); err != nil {
+		t.Fatal(err)
+	}
+	if got := get32(t, x, 0x1000, 5); !reflect.DeepEqual(got, []uint32{1, 1, 2, 3, 4}) {
+		t.Fatalf("memmove: %v", got)
+	}
+}
+
+// FP32 → BF16 rounds to nearest even (§11.4): 1.0 → 0x3f80; 1 + 2^-8 (a tie
+// between 0x3f80 and 0x3f81) → 0x3f80 (even); 1 + 3·2^-8 → 0x3f82; NaN stays NaN.
+func TestCast(t *testing.T) {
+	x := New(isa.Cayman)
+	put32(t, x, 0, math.Float32bits(1), math.Float32bits(1+1.0/256), math.Float32bits(1+3.0/256), math.Float32bits(float32(math.NaN())))
+	in := asmWord(t, isa.Cayman, `dmamemcpy src_start_addr=0x0, src_step_elem=[4, 0], src_num_elem=[4, 1], src_elem_size=4,
+  dst_start_addr=0x100, dst_step_elem=[2, 0], dst_num_elem=[4, 1], dst_elem_size=2, in_dtype=fp32, out_dtype=bf16`)
+	if err := x.Exec(in); err != nil {
+		t.Fatal(err)
+	}
+	b := make([]byte, 8)
+	x.Mem.Read(0x100, b)
+	got := []uint16{binary.LittleEndian.Uint16(b), binary.LittleEndian.Uint16(b[2:]), binary.LittleEndian.Uint16(b[4:]), binary.LittleEndian.Uint16(b[6:])}
+	if got[0] != 0x3f80 || got[1] != 0x3f80 || got[2] != 0x3f82 || got[3]&0x7f80 != 0x7f80 || got[3]&0x7f == 0 {
+		t.Fatalf("bf16 %#04x", got)
+	}
+}
+
+// In-flight ADD: dst = dst + src, integers wrapping to the out width.
+func TestComputeAdd(t *testing.T) {
+	x := New(isa.Cayman)
+	put32(t, x, 0, 10, 20, 30, 0x7fffffff)
+	put32(t, x, 0x100, 1, 2, 3, 1)
+	in := asmWord(t, isa.Cayman, `dmamemcpy compute_op=ADD, src_start_addr=0x0, src_step_elem=[4, 0], src_num_elem=[4, 1], src_elem_size=4,
+  dst_start_addr=0x100, dst_step_elem=[4, 0], dst_num_elem=[4, 1], dst_elem_size=4, in_dtype=i32, out_dtype=i32`)
+	if err := x.Exec(in); err != nil {
+		t.Fatal(err)
+	}
+	if got := get32(t, x, 0x100, 4); !reflect.DeepEqual(got, []uint32{11, 22, 33, 0x80000000}) {
+		t.Fatalf("add: %#x", got)
+	}
+}
+
+// A 2 × 3 transpose, element by element: dst(i0 = r, i1 = c) = src(i0 = c, i1 = r).
+func TestTranspose(t *testing.T) {
+	x := New(isa.Cayman)
+	// src rows r = 0..1 of 3 columns: 11 12 13 / 21 22 23 (fp32 bit patterns as integers)
+	put32(t, x, 0, 11, 12, 13, 21, 22, 23)
+	in := asmWord(t, isa.Cayman, `dma_transpose semaphore=1, in_dtype=fp32, out_dtype=fp32, src_start_addr=0x0, src_step_elem=[4, 12],
+  src_num_elem=[3, 2], tile_src_rows=16, tile_src_cols=3, tile_src_row_step=12, dst_start_addr=0x200,
+  dst_step_elem=[4, 8], dst_num_elem=[2, 3]`)
+	if err := x.Exec(in); err != nil {
+		t.Fatal(err)
+	}
+	// dst rows c = 0..2 of 2: 11 21 / 12 22 / 13 23
+	if got := get32(t, x, 0x200, 6); !reflect.DeepEqual(got, []uint32{11, 21, 12, 22, 13, 23}) {
+		t.Fatalf("transpose %v", got)
+	}
+	if x.Mem.Sems[1] != 1 {
+		t.Fatal("transpose completion")
+	}
+}
+
+// The scatter-add histogram of field-tables §9.4: indices [5, 5, 200, 5],
+// data [1, 1, 1, 1] → bin 5 = 3, bin 200 = 1. Index j sits at partition j
+// mod 128 (§11.5).
+func TestScatterAddHistogram(t *testing.T) {
+	x := New(isa.Cayman)
+	for j, v := range []uint32{5, 5, 200, 5} {
+		put32(t, x, uint64(j)*0x40000+0x100, v)
+	}
+	put32(t, x, hbm, 1, 1, 1, 1)
+	in := asmWord(t, isa.Cayman, `dma_indirect idx_num_active_channels=128, indirect_mode=DST, non_unique_dst_idx=1, idx_bound_is_err=1,
+  compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=4, src_num_elem=4, src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=4, dst_num_elem=256, dst_elem_size=4, dst_idx_start_addr=sbuf:0:0x100,
+  in_dtype=i32, out_dtype=i32, semaphore=3, sem_increment=1`)
+	if err := x.Exec(in); err != nil {
+		t.Fatal(err)
+	}
+	bins := get32(t, x, hbm+0x1000, 256)
+	if bins[5] != 3 || bins[200] != 1 || bins[0] != 0 {
+		t.Fatalf("bins 5 = %d, 200 = %d", bins[5], bins[200])
+	}
+	// without non_unique_dst_idx the repeated index is a runtime error, and nothing changes
+	x2 := New(isa.Cayman)
+	for j, v := range []uint32{5, 5, 200, 5} {
+		put32(t, x2, uint64(j)*0x40000+0x100, v)
+	}
+	put32(t, x2, hbm, 1, 1, 1, 1)
+	before := x2.Mem.Snapshot()
+	in2 := asmWord(t, isa.Cayman, `dma_indirect idx_num_active_channels=128, indirect_mode=DST, idx_bound_is_err=1,
+  compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=4, src_num_elem=4, src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=4, dst_num_elem=256, dst_elem_size=4, dst_idx_start_addr=sbuf:0:0x100,
+  in_dtype=i32, out_dtype=i32, semaphore=3, sem_increment=1`)
+	var f *Fault
+	if err := x2.Exec(in2); !errors.As(err, &f) || f.Lane != 1 {
+		t.Fatalf("duplicate index: %v", err)
+	}
+	if !reflect.DeepEqual(before, x2.Mem.Snapshot()) {
+		t.Fatal("a faulting word changed memory")
+	}
+}
+
+// A gather reads its indices column-major over 128 partitions (§11.5):
+// index 128 is the second u32 of partition 0. Out-of-range indices fault, or
+// with idx_bound_is_err = 0 skip their lane.
+func TestGatherIndexOrder(t *testing.T) {
+	for _, errorsOn := range []int{1, 0} {
+		x := New(isa.Cayman)
+		for j := 0; j < 130; j++ {
+			v := uint32(129 - j) // reversed
+			if j == 7 {
+				v = 1000 // out of range
+			}
+			put32(t, x, uint64(j%128)*0x40000+4*uint64(j/128), v)
+		}
+		for r := 0; r < 130; r++ {
+			put32(t, x, hbm+4*uint64(r), uint32(100+r))
+		}
+		in := asmWord(t, isa.Cayman, `dma_indirect idx_num_active_channels=128, indirect_mode=SRC, idx_bound_is_err=`+string(rune('0'+errorsOn))+`,
+  src_start_addr=hbm:0x0, src_step_elem=4, src_num_elem=130, src_elem_size=4, src_idx_start_addr=sbuf:0:0x0,
+  dst_start_addr=hbm:0x10000, dst_step_elem=4, dst_num_elem=130, dst_elem_size=4, in_dtype=u32, out_dtype=u32`)
+		err := x.Exec(in)
+		if errorsOn == 1 {
+			var f *Fault
+			if !errors.As(err, &f) || f.Lane != 7 || !errors.Is(err, ErrBounds) {
+				t.Fatalf("out-of-range index: %v", err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := get32(t, x, hbm+0x10000, 130)
+		for j := range got {
+			want := uint32(100 + 129 - j)
+			if j == 7 {
+				want = 0 // skipped: untouched
+			}
+			if got[j] != want {
+				t.Fatalf("dst[%d] = %d, want %d", j, got[j], want)
+			}
+		}
+	}
+}
+
+// Bound registers: an element past r[bc_reg] faults; with
+// bc_disable_oob_error_notif the element is skipped and the rest moves.
+func TestBoundErrorVsSkip(t *testing.T) {
+	for _, quiet := range []bool{false, true} {
+		x := New(isa.Cayman)
+		x.Regs[9] = 0x10b // dst elements at 0x100, 0x104, 0x108, 0x10c: the last ends at 0x10f > 0x10b
+		put32(t, x, 0, 1, 2, 3, 4)
+		src := `dmamemcpy semaphore=2, sem_increment=1, src_start_addr=0x0, src_step_elem=[4, 0], src_num_elem=[4, 1], src_elem_size=4,
+  dst_start_addr=0x100, dst_step_elem=[4, 0], dst_num_elem=[4, 1], dst_elem_size=4, in_dtype=u32, out_dtype=u32,
+  dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=9`
+		if quiet {
+			src += ", dst_bound_reg.bc_disable_oob_error_notif=1"
+		}
+		before := x.Mem.Snapshot()
+		err := x.Exec(asmWord(t, isa.Cayman, src))
+		if !quiet {
+			var f *Fault
+			if !errors.As(err, &f) || f.Lane != 3 || !errors.Is(err, ErrBounds) {
+				t.Fatalf("bound: %v", err)
+			}
+			if !reflect.DeepEqual(before, x.Mem.Snapshot()) {
+				t.Fatal("a faulting word changed memory or a semaphore")
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := get32(t, x, 0x100, 4); !reflect.DeepEqual(got, []uint32{1, 2, 3, 0}) || x.Mem.Sems[2] != 1 {
+			t.Fatalf("skip: %v, $S[2] %d", got, x.Mem.Sems[2])
+		}
+	}
+}
+
+// Faults are atomic: an unmapped dst element leaves memory and semaphores as they were.
+func TestFaultAtomic(t *testing.T) {
+	x := New(isa.Cayman)
+	put32(t, x, 0, 1, 2, 3, 4)
+	before := x.Mem.Snapshot()
+	in := asmWord(t, isa.Cayman, `dmamemcpy semaphore=2, sem_increment=1, src_start_addr=0x0, src_step_elem=[4, 0], src_num_elem=[4, 1],
+  src_elem_size=4, dst_start_addr=0x3fff8, dst_step_elem=[4, 0], dst_num_elem=[4, 1], dst_elem_size=4, in_dtype=u32, out_dtype=u32`)
+	// dst crosses the end of partition 0's 224 KiB on CAYMAN? 0x3fff8 + 16 > 0x38000: beyond the active bytes
+	err := x.Exec(in)
+	var mf interface{ Error() string }
+	if err == nil || !errors.As(err, &mf) {
+		t.Fatalf("unmapped dst: %v", err)
+	}
+	if !reflect.DeepEqual(before, x.Mem.Snapshot()) {
+		t.Fatal("a faulting word changed memory")
+	}
+}
+
+// EVENTS: a wait that cannot hold in one stream is refused; the update applies.
+func TestEvents(t *testing.T) {
+	x := New(isa.Cayman)
+	in := asmWord(t, isa.Cayman, `dmamemcpy wait_mode=WAIT_FOR_SEM_GT_IMM, wait_idx=4, semaphore_value=0, update_mode=SEM_INC_COMPLETE, update_idx=9,
+  src_start_addr=0x0, src_step_elem=[4, 0], src_num_elem=[1, 1], src_elem_size=4, dst_start_addr=0x10,
+  dst_step_elem=[4, 0], dst_num_elem=[1, 1], dst_elem_size=4, in_dtype=u32, out_dtype=u32`)
+	if err := x.Exec(in); !errors.Is(err, ErrBlocked) {
+		t.Fatalf("wait: %v", err)
+	}
+	x.Mem.Sems[4] = 1
+	if err := x.Exec(in); err != nil || x.Mem.Sems[9] != 1 {
+		t.Fatalf("after $S[4] = 1: %v, $S[9] = %d", err, x.Mem.Sems[9])
+	}
+}
+
+// COPY2D on MAVERICK: a register-pair source, an immediate destination, the
+// rd_done and wr_done local increments.
+func TestCopy2D(t *testing.T) {
+	x := New(isa.Maverick)
+	put32(t, x, hbm+0x40, 7, 8)
+	x.Regs[4], x.Regs[5] = 0x40, 1 // r4 | r5 << 32 = hbm + 0x40
+	in := asmWord(t, isa.Maverick, `dma_memcpy2 addr_mode.src=REG_PAIR, src_start_addr=regs(r4, r0, r0, 0x0), src_step_elem=[4, 0], src_num_elem=[2, 1],
+  src_elem_size=4, dst_start_addr=sbuf:1:0x0, dst_step_elem=[4, 0], dst_num_elem=[2, 1], dst_elem_size=4,
+  sema_update_mode.rd_done=LOCAL_SEM_INC, rd_done_sema_update_idx=3, sema_update_mode.wr_done=LOCAL_SEM_INC, wr_done_sema_update_idx=4`)
+	if err := x.Exec(in); err != nil {
+		t.Fatal(err)
+	}
+	if got := get32(t, x, 0x100000, 2); !reflect.DeepEqual(got, []uint32{7, 8}) || x.Mem.Sems[3] != 1 || x.Mem.Sems[4] != 1 {
+		t.Fatalf("copy2d %v, sems %d %d", got, x.Mem.Sems[3], x.Mem.Sems[4])
+	}
+}

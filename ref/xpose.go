@@ -1,0 +1,133 @@
+package ref
+
+import "fmt"
+
+// The transpose's fast path: with contiguous rows on both sides, no bound
+// registers and no overlap, the block is moved in bands of rows — the same
+// meaning as the element walk (dst(i0 = r, i1 = c) = src(i0 = c, i1 = r)),
+// without an address per element.
+
+const xposeBand = 64
+
+// xposeRows reports done = true when it handled the word.
+func (w *word) xposeRows(size, rows, cols int, deltas []semDelta) (bool, error) {
+	ss, ds := w.i("src_step_elem[1]"), w.i("dst_step_elem[1]")
+	if w.i("src_step_elem[0]") != int64(size) || w.i("dst_step_elem[0]") != int64(size) || ss <= 0 || ds <= 0 ||
+		w.u("src_bound_reg.bc_enabled") == 1 || w.u("dst_bound_reg.bc_enabled") == 1 || rows == 0 || cols == 0 {
+		return false, nil
+	}
+	sa, err := w.addr8("src_start_addr")
+	if err != nil {
+		return true, err
+	}
+	da, err := w.addr8("dst_start_addr")
+	if err != nil {
+		return true, err
+	}
+	srow, drow := cols*size, rows*size
+	if int64(rows)*int64(srow)*2 > w.x.maxBytes() {
+		return true, w.fault(-1, "max-bytes", fmt.Errorf("the word moves %d bytes, more than the %d allowed", 2*rows*srow, w.x.maxBytes()))
+	}
+	sEnd := sa + uint64(int64(rows-1)*ss) + uint64(srow)
+	dEnd := da + uint64(int64(cols-1)*ds) + uint64(drow)
+	if sa < dEnd && da < sEnd || int64(srow) > ss || int64(drow) > ds {
+		return false, nil // overlapping, or rows that overlap each other: the general path stages everything
+	}
+	for r := 0; r < rows; r++ {
+		if err := w.x.Mem.Check(sa+uint64(int64(r)*ss), srow); err != nil {
+			return true, w.fault(r*cols, "src", err)
+		}
+	}
+	for c := 0; c < cols; c++ {
+		if err := w.x.Mem.Check(da+uint64(int64(c)*ds), drow); err != nil {
+			return true, w.fault(c, "dst", err)
+		}
+	}
+	band := make([]byte, xposeBand*srow)
+	col := make([]byte, xposeBand*size)
+	for rb := 0; rb < rows; rb += xposeBand {
+		n := min(xposeBand, rows-rb)
+		for r := 0; r < n; r++ {
+			if err := w.x.Mem.Read(sa+uint64(int64(rb+r)*ss), band[r*srow:(r+1)*srow]); err != nil {
+				return true, w.fault(rb+r, "src", err)
+			}
+		}
+		for c := 0; c < cols; c++ {
+			switch size {
+			case 2:
+				for r := 0; r < n; r++ {
+					o := r*srow + 2*c
+					col[2*r], col[2*r+1] = band[o], band[o+1]
+				}
+			default:
+				for r := 0; r < n; r++ {
+					copy(col[r*size:(r+1)*size], band[r*srow+c*size:])
+				}
+			}
+			if err := w.x.Mem.Write(da+uint64(int64(c)*ds)+uint64(rb*size), col[:n*size]); err != nil {
+				return true, w.fault(c, "dst", err)
+			}
+		}
+	}
+	w.x.Stats.Lanes += rows * cols
+	w.x.Stats.BytesMoved += uint64(rows * srow)
+	w.x.tracef("%s: transposed %d × %d elements (%d bytes)", w.name, rows, cols, rows*srow)
+	w.apply(deltas)
+	return true, nil
+}
+
+// gatherRows is the gather-transpose's fast path: contiguous rows, every index
+// within its bound, no dst bound register, no overlap — bands of gathered rows
+// turned like the transpose's.
+func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, b bound, deltas []semDelta) (bool, error) {
+	n := len(idx)
+	if s0 != 2 || w.u("dst_bound_reg.bc_enabled") == 1 || d1 < int64(2*n) || n == 0 || l == 0 {
+		return false, nil
+	}
+	dEnd := da + uint64(int64(l-1)*d1) + uint64(2*n)
+	row := 2 * l
+	if int64(n)*int64(row)*2 > w.x.maxBytes() {
+		return true, w.fault(-1, "max-bytes", fmt.Errorf("the word moves %d bytes, more than the %d allowed", 2*n*row, w.x.maxBytes()))
+	}
+	for j, v := range idx {
+		if b.on && uint64(v) > b.limit {
+			return false, nil // a bound to apply lane by lane: the general path
+		}
+		a := uint64(int64(sa) + int64(v)*s1)
+		if a < dEnd && da < a+uint64(row) {
+			return false, nil
+		}
+		if err := w.x.Mem.Check(a, row); err != nil {
+			return true, w.fault(j, "src", err)
+		}
+	}
+	for k := 0; k < l; k++ {
+		if err := w.x.Mem.Check(da+uint64(int64(k)*d1), 2*n); err != nil {
+			return true, w.fault(k, "dst", err)
+		}
+	}
+	band := make([]byte, xposeBand*row)
+	col := make([]byte, 2*xposeBand)
+	for jb := 0; jb < n; jb += xposeBand {
+		m := min(xposeBand, n-jb)
+		for j := 0; j < m; j++ {
+			if err := w.x.Mem.Read(uint64(int64(sa)+int64(idx[jb+j])*s1), band[j*row:(j+1)*row]); err != nil {
+				return true, w.fault(jb+j, "src", err)
+			}
+		}
+		for k := 0; k < l; k++ {
+			for j := 0; j < m; j++ {
+				o := j*row + 2*k
+				col[2*j], col[2*j+1] = band[o], band[o+1]
+			}
+			if err := w.x.Mem.Write(da+uint64(int64(k)*d1)+uint64(2*jb), col[:2*m]); err != nil {
+				return true, w.fault(k, "dst", err)
+			}
+		}
+	}
+	w.x.Stats.Lanes += n * l
+	w.x.Stats.BytesMoved += uint64(n * row)
+	w.x.tracef("%s: gathered %d rows of %d elements, transposed", w.name, n, l)
+	w.apply(deltas)
+	return true, nil
+}
