@@ -1,6 +1,9 @@
 package isa
 
-import "fmt"
+import (
+	"fmt"
+	mathbits "math/bits"
+)
 
 // The Neuron address space of one NeuronCore as ADDR8/ADDR4 immediates carry
 // it (field-tables §11.2, §4.3, §7): SBUF partitions at the bottom, PSUM above
@@ -37,6 +40,7 @@ type AddressMap struct {
 	PSUMActive                       uint64
 	HBMBase, HBMEnd                  uint64
 	Partitions                       int
+	sbufShift, psumShift             uint // log2 of the strides (both powers of two)
 }
 
 // Map returns the address map of generation g; GenAny uses the v2–v4
@@ -55,17 +59,19 @@ func Map(g Gen) AddressMap {
 	default:
 		m.SBUFActive = 224 << 10
 	}
+	m.sbufShift = uint(mathbits.TrailingZeros64(m.SBUFStride))
+	m.psumShift = uint(mathbits.TrailingZeros64(m.PSUMStride))
 	return m
 }
 
 // Split names the region of address a: partition and offset for SBUF/PSUM,
 // the offset from the HBM base for HBM.
 func (m AddressMap) Split(a uint64) (r Region, part int, off uint64) {
-	switch {
+	switch { // strides are powers of two: shifts, not divisions (this is every access's path)
 	case a < m.SBUFSize:
-		return SBUF, int(a / m.SBUFStride), a % m.SBUFStride
+		return SBUF, int(a >> m.sbufShift), a & (m.SBUFStride - 1)
 	case m.PSUMSize > 0 && a >= m.PSUMBase && a < m.PSUMBase+m.PSUMSize:
-		return PSUM, int((a - m.PSUMBase) / m.PSUMStride), (a - m.PSUMBase) % m.PSUMStride
+		return PSUM, int((a - m.PSUMBase) >> m.psumShift), (a - m.PSUMBase) & (m.PSUMStride - 1)
 	case a >= m.HBMBase && a < m.HBMEnd:
 		return HBM, 0, a - m.HBMBase
 	}
