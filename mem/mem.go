@@ -119,20 +119,11 @@ func (m *Memory) chunk(addr uint64, n int) int {
 }
 
 // Check reports whether [addr, addr+n) is readable and writable, without
-// touching it.
+// touching it. One region holds the whole range or the access faults.
 func (m *Memory) Check(addr uint64, n int) error {
-	for n > 0 {
-		c := m.chunk(addr, n)
-		r, _, off := m.Map.Split(addr)
-		if r == isa.SBUF || r == isa.PSUM {
-			c = n
-		}
-		if _, err := m.checkOnly(addr, c, r, off); err != nil {
-			return err
-		}
-		addr, n = addr+uint64(c), n-c
-	}
-	return nil
+	r, _, off := m.Map.Split(addr)
+	_, err := m.checkOnly(addr, n, r, off)
+	return err
 }
 
 func (m *Memory) checkOnly(addr uint64, n int, r isa.Region, off uint64) (bool, error) {
@@ -158,6 +149,9 @@ func (m *Memory) checkOnly(addr uint64, n int, r isa.Region, off uint64) (bool, 
 
 // Read copies [addr, addr+len(dst)) into dst; untouched memory reads as zero.
 func (m *Memory) Read(addr uint64, dst []byte) error {
+	if err := m.Check(addr, len(dst)); err != nil {
+		return err
+	}
 	for len(dst) > 0 {
 		c := m.chunk(addr, len(dst))
 		s, err := m.span(addr, c, false)
@@ -176,8 +170,11 @@ func (m *Memory) Read(addr uint64, dst []byte) error {
 	return nil
 }
 
-// Write copies src to [addr, addr+len(src)).
+// Write copies src to [addr, addr+len(src)); a refused write changes nothing.
 func (m *Memory) Write(addr uint64, src []byte) error {
+	if err := m.Check(addr, len(src)); err != nil {
+		return err
+	}
 	for len(src) > 0 {
 		c := m.chunk(addr, len(src))
 		s, err := m.span(addr, c, true)
@@ -193,8 +190,15 @@ func (m *Memory) Write(addr uint64, src []byte) error {
 }
 
 // Copy moves n bytes from src to dst address directly (no staging buffer);
-// the ranges must not overlap (the caller checks).
+// the ranges must not overlap (the caller checks). A refused copy changes
+// nothing.
 func (m *Memory) Copy(dst, src uint64, n int) error {
+	if err := m.Check(src, n); err != nil {
+		return err
+	}
+	if err := m.Check(dst, n); err != nil {
+		return err
+	}
 	for n > 0 {
 		c := min(m.chunk(src, n), m.chunk(dst, n))
 		s, err := m.span(src, c, false)
