@@ -56,135 +56,107 @@ func New(g isa.Gen) *Memory {
 	return &Memory{Gen: g, Map: m, sbuf: make([][]byte, m.Partitions), psum: make([][]byte, m.Partitions)}
 }
 
-// span returns the bytes [addr, addr+n) as one slice of backing memory, when
-// they lie in one partition or one HBM page; alloc says whether to create
-// untouched storage (writes) or to report it as absent (reads: zero).
-func (m *Memory) span(addr uint64, n int, alloc bool) ([]byte, error) {
-	r, part, off := m.Map.Split(addr)
-	switch r {
-	case isa.SBUF, isa.PSUM:
-		active, store := m.Map.SBUFActive, m.sbuf
-		name := "sbuf"
-		if r == isa.PSUM {
-			active, store, name = m.Map.PSUMActive, m.psum, "psum"
-		}
-		if off+uint64(n) > active {
-			return nil, &Fault{addr, n, fmt.Sprintf("%s partition %d offset %#x", name, part, off),
-				fmt.Sprintf("beyond the %d KiB active in a partition on %s", active>>10, m.Gen)}
-		}
-		if store[part] == nil {
-			if !alloc {
-				return nil, nil
-			}
-			store[part] = make([]byte, active)
-		}
-		return store[part][off : off+uint64(n)], nil
-	case isa.HBM:
-		if addr+uint64(n) > m.Map.HBMEnd {
-			return nil, &Fault{addr, n, fmt.Sprintf("hbm offset %#x", off), "runs past the HBM window"}
-		}
-		page, po := addr/PageSize, off%PageSize
-		if po+uint64(n) > PageSize {
-			panic("mem: span across an HBM page") // callers split at pages
-		}
-		leaf := m.hbm[page/hbmLeaf]
-		if leaf == nil {
-			if !alloc {
-				return nil, nil
-			}
-			leaf = new([hbmLeaf][]byte)
-			m.hbm[page/hbmLeaf] = leaf
-		}
-		p := leaf[page%hbmLeaf]
-		if p == nil {
-			if !alloc {
-				return nil, nil
-			}
-			p = make([]byte, PageSize)
-			leaf[page%hbmLeaf] = p
-			m.pages++
-		}
-		return p[po : po+uint64(n)], nil
-	}
-	return nil, &Fault{addr, n, "unmapped", "not in SBUF, PSUM or HBM"}
-}
-
-// chunk is the longest prefix of [addr, addr+n) that one span can hold.
-func (m *Memory) chunk(addr uint64, n int) int {
-	r, _, off := m.Map.Split(addr)
-	if r == isa.HBM {
-		return int(min(uint64(n), PageSize-off%PageSize))
-	}
-	return n
-}
-
 // Check reports whether [addr, addr+n) is readable and writable, without
 // touching it. One region holds the whole range or the access faults.
 func (m *Memory) Check(addr uint64, n int) error {
-	r, _, off := m.Map.Split(addr)
-	_, err := m.checkOnly(addr, n, r, off)
+	_, _, _, err := m.locate(addr, n)
 	return err
 }
 
-func (m *Memory) checkOnly(addr uint64, n int, r isa.Region, off uint64) (bool, error) {
-	_, part, _ := m.Map.Split(addr)
+// locate checks [addr, addr+n) and names its region, partition and offset;
+// every access starts here, so the region is resolved once per call.
+func (m *Memory) locate(addr uint64, n int) (isa.Region, int, uint64, error) {
+	r, part, off := m.Map.Split(addr)
 	switch r {
 	case isa.SBUF:
 		if off+uint64(n) > m.Map.SBUFActive {
-			return false, &Fault{addr, n, fmt.Sprintf("sbuf partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition on %s", m.Map.SBUFActive>>10, m.Gen)}
+			return r, part, off, &Fault{addr, n, fmt.Sprintf("sbuf partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition on %s", m.Map.SBUFActive>>10, m.Gen)}
 		}
 	case isa.PSUM:
 		if off+uint64(n) > m.Map.PSUMActive {
-			return false, &Fault{addr, n, fmt.Sprintf("psum partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition", m.Map.PSUMActive>>10)}
+			return r, part, off, &Fault{addr, n, fmt.Sprintf("psum partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition", m.Map.PSUMActive>>10)}
 		}
 	case isa.HBM:
 		if addr+uint64(n) > m.Map.HBMEnd {
-			return false, &Fault{addr, n, fmt.Sprintf("hbm offset %#x", off), "runs past the HBM window"}
+			return r, part, off, &Fault{addr, n, fmt.Sprintf("hbm offset %#x", off), "runs past the HBM window"}
 		}
 	default:
-		return false, &Fault{addr, n, "unmapped", "not in SBUF, PSUM or HBM"}
+		return r, part, off, &Fault{addr, n, "unmapped", "not in SBUF, PSUM or HBM"}
 	}
-	return true, nil
+	return r, part, off, nil
+}
+
+// backing is the storage under a located (r, part, off): at most n bytes,
+// fewer where an HBM page ends. Absent storage is created when alloc is set
+// and otherwise returned as nil (it reads as zero); c is the length covered.
+func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) (s []byte, c int) {
+	switch r {
+	case isa.SBUF, isa.PSUM:
+		active, store := m.Map.SBUFActive, m.sbuf
+		if r == isa.PSUM {
+			active, store = m.Map.PSUMActive, m.psum
+		}
+		if store[part] == nil {
+			if !alloc {
+				return nil, n
+			}
+			store[part] = make([]byte, active)
+		}
+		return store[part][off : off+uint64(n)], n
+	}
+	addr := m.Map.HBMBase + off
+	page, po := addr/PageSize, addr%PageSize
+	c = int(min(uint64(n), PageSize-po))
+	leaf := m.hbm[page/hbmLeaf]
+	if leaf == nil {
+		if !alloc {
+			return nil, c
+		}
+		leaf = new([hbmLeaf][]byte)
+		m.hbm[page/hbmLeaf] = leaf
+	}
+	p := leaf[page%hbmLeaf]
+	if p == nil {
+		if !alloc {
+			return nil, c
+		}
+		p = make([]byte, PageSize)
+		leaf[page%hbmLeaf] = p
+		m.pages++
+	}
+	return p[po : po+uint64(c)], c
 }
 
 // Read copies [addr, addr+len(dst)) into dst; untouched memory reads as zero.
 func (m *Memory) Read(addr uint64, dst []byte) error {
-	if err := m.Check(addr, len(dst)); err != nil {
+	r, part, off, err := m.locate(addr, len(dst))
+	if err != nil {
 		return err
 	}
+	m.Stats.Read[r] += uint64(len(dst))
 	for len(dst) > 0 {
-		c := m.chunk(addr, len(dst))
-		s, err := m.span(addr, c, false)
-		if err != nil {
-			return err
-		}
+		s, c := m.backing(r, part, off, len(dst), false)
 		if s == nil {
 			clear(dst[:c])
 		} else {
-			copy(dst[:c], s)
+			copy(dst, s)
 		}
-		r, _, _ := m.Map.Split(addr)
-		m.Stats.Read[r] += uint64(c)
-		addr, dst = addr+uint64(c), dst[c:]
+		off, dst = off+uint64(c), dst[c:]
 	}
 	return nil
 }
 
 // Write copies src to [addr, addr+len(src)); a refused write changes nothing.
 func (m *Memory) Write(addr uint64, src []byte) error {
-	if err := m.Check(addr, len(src)); err != nil {
+	r, part, off, err := m.locate(addr, len(src))
+	if err != nil {
 		return err
 	}
+	m.Stats.Written[r] += uint64(len(src))
 	for len(src) > 0 {
-		c := m.chunk(addr, len(src))
-		s, err := m.span(addr, c, true)
-		if err != nil {
-			return err
-		}
-		copy(s, src[:c])
-		r, _, _ := m.Map.Split(addr)
-		m.Stats.Written[r] += uint64(c)
-		addr, src = addr+uint64(c), src[c:]
+		d, c := m.backing(r, part, off, len(src), true)
+		copy(d, src)
+		off, src = off+uint64(c), src[c:]
 	}
 	return nil
 }
@@ -193,32 +165,25 @@ func (m *Memory) Write(addr uint64, src []byte) error {
 // the ranges must not overlap (the caller checks). A refused copy changes
 // nothing.
 func (m *Memory) Copy(dst, src uint64, n int) error {
-	if err := m.Check(src, n); err != nil {
+	rs, ps, os, err := m.locate(src, n)
+	if err != nil {
 		return err
 	}
-	if err := m.Check(dst, n); err != nil {
+	rd, pd, od, err := m.locate(dst, n)
+	if err != nil {
 		return err
 	}
+	m.Stats.Read[rs] += uint64(n)
+	m.Stats.Written[rd] += uint64(n)
 	for n > 0 {
-		c := min(m.chunk(src, n), m.chunk(dst, n))
-		s, err := m.span(src, c, false)
-		if err != nil {
-			return err
-		}
-		d, err := m.span(dst, c, true)
-		if err != nil {
-			return err
-		}
+		s, c := m.backing(rs, ps, os, n, false)
+		d, c := m.backing(rd, pd, od, c, true)
 		if s == nil {
 			clear(d)
 		} else {
 			copy(d, s)
 		}
-		rs, _, _ := m.Map.Split(src)
-		rd, _, _ := m.Map.Split(dst)
-		m.Stats.Read[rs] += uint64(c)
-		m.Stats.Written[rd] += uint64(c)
-		src, dst, n = src+uint64(c), dst+uint64(c), n-c
+		os, od, n = os+uint64(c), od+uint64(c), n-c
 	}
 	return nil
 }

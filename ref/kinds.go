@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"encoding/binary"
 	"fmt"
 
 	"ndma/isa"
@@ -115,13 +116,25 @@ func (w *word) indexes(path string, channels, n int) ([]uint32, error) {
 	}
 	stride := w.x.Mem.Map.SBUFStride
 	out := make([]uint32, n)
-	var b [4]byte
-	for j := range out {
-		a := base + uint64(j%channels)*stride + 4*uint64(j/channels)
-		if err := w.x.Mem.Read(a, b[:]); err != nil {
-			return nil, w.fault(j, path, err)
+	// Index j sits in partition j%channels, column j/channels: read each
+	// partition's column run in one access, then scatter it (§11.5).
+	per := (n + channels - 1) / channels
+	buf := make([]byte, 4*per)
+	for c := 0; c < channels && c < n; c++ {
+		cnt := (n - c + channels - 1) / channels // indexes c, c+channels, … below n
+		a := base + uint64(c)*stride
+		if err := w.x.Mem.Read(a, buf[:4*cnt]); err != nil {
+			// Name the first lane in index order whose own 4 bytes fault.
+			for j := 0; j < n; j++ {
+				if e := w.x.Mem.Check(base+uint64(j%channels)*stride+4*uint64(j/channels), 4); e != nil {
+					return nil, w.fault(j, path, e)
+				}
+			}
+			return nil, w.fault(c, path, err)
 		}
-		out[j] = uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
+		for i := 0; i < cnt; i++ {
+			out[c+i*channels] = binary.LittleEndian.Uint32(buf[4*i:])
+		}
 	}
 	return out, nil
 }

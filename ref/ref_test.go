@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 
 	"ndma/asm"
@@ -298,5 +299,21 @@ func TestCopy2D(t *testing.T) {
 	}
 	if got := get32(t, x, 0x100000, 2); !reflect.DeepEqual(got, []uint32{7, 8}) || x.Mem.Sems[3] != 1 || x.Mem.Sems[4] != 1 {
 		t.Fatalf("copy2d %v, sems %d %d", got, x.Mem.Sems[3], x.Mem.Sems[4])
+	}
+}
+
+// An index tensor that runs past a partition's active bytes faults at the
+// first lane, in index order, whose 4 bytes are out: with 2 channels from
+// CAYMAN offset 0x37ff8 (224 KiB = 0x38000 active), lanes 0–3 sit at
+// 0x37ff8/0x37ffc of partitions 0 and 1 and lane 4 at partition 0 offset 0x38000.
+func TestIndexTensorFaultLane(t *testing.T) {
+	x := New(isa.Cayman)
+	in := asmWord(t, isa.Cayman, `dma_indirect idx_num_active_channels=2, indirect_mode=SRC, idx_bound_is_err=1,
+  src_start_addr=hbm:0x0, src_step_elem=4, src_num_elem=16, src_elem_size=4, src_idx_start_addr=sbuf:0:0x37ff8,
+  dst_start_addr=hbm:0x10000, dst_step_elem=4, dst_num_elem=8, dst_elem_size=4, in_dtype=u32, out_dtype=u32`)
+	err := x.Exec(in)
+	var f *Fault
+	if !errors.As(err, &f) || f.Lane != 4 || !strings.Contains(err.Error(), "sbuf partition 0 offset 0x38000") {
+		t.Fatalf("index tensor past the partition: %v, want lane 4 at sbuf partition 0 offset 0x38000", err)
 	}
 }
