@@ -55,6 +55,21 @@ func (w *word) checkBound(e *elems, b bound, what string) error {
 
 // mapped checks every element is valid memory (before anything is written).
 func (w *word) mapped(e *elems, what string) error {
+	// One check of the span from the lowest to the highest element covers
+	// them all when it lies in one region (a gather from an HBM table); else
+	// check lane by lane to name the first bad one.
+	lo, hi, some := ^uint64(0), uint64(0), false
+	for k, a := range e.addr {
+		if e.skip == nil || !e.skip[k] {
+			lo, hi, some = min(lo, a), max(hi, a), true
+		}
+	}
+	if !some {
+		return nil
+	}
+	if span := hi - lo + uint64(e.size); hi+uint64(e.size) > hi && span <= 1<<40 && w.x.Mem.Check(lo, int(span)) == nil {
+		return nil
+	}
 	for k, a := range e.addr {
 		if e.skip != nil && e.skip[k] {
 			continue
