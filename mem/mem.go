@@ -12,7 +12,7 @@ import (
 )
 
 // PageSize is the HBM page: touching 1 GiB scattered over the 124 GiB window
-// costs about 1 GiB (plus a 96 KiB table leaf per 256 MiB touched).
+// costs about 1 GiB (plus a 32 KiB table leaf per 256 MiB touched).
 const PageSize = 64 << 10
 
 const (
@@ -38,7 +38,7 @@ type Memory struct {
 	Map    isa.AddressMap
 	sbuf   [][]byte // partition → its active bytes, allocated on first touch
 	psum   [][]byte
-	hbm    [hbmDirs]*[hbmLeaf][]byte // two-level page table: page number → page
+	hbm    [hbmDirs]*[hbmLeaf]*[PageSize]byte // two-level page table: page number → page (8-byte entries: a gather's random lookups stay in cache)
 	pages  int
 	Sems   [256]int32
 	Events [256]bool
@@ -112,7 +112,7 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) 
 		if !alloc {
 			return nil, c
 		}
-		leaf = new([hbmLeaf][]byte)
+		leaf = new([hbmLeaf]*[PageSize]byte)
 		m.hbm[page/hbmLeaf] = leaf
 	}
 	p := leaf[page%hbmLeaf]
@@ -120,7 +120,7 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) 
 		if !alloc {
 			return nil, c
 		}
-		p = make([]byte, PageSize)
+		p = new([PageSize]byte)
 		leaf[page%hbmLeaf] = p
 		m.pages++
 	}
@@ -211,7 +211,7 @@ func (m *Memory) Snapshot() map[string][]byte {
 		}
 		for k, b := range leaf {
 			if b != nil {
-				out[fmt.Sprintf("hbm%d", d*hbmLeaf+k)] = append([]byte(nil), b...)
+				out[fmt.Sprintf("hbm%d", d*hbmLeaf+k)] = append([]byte(nil), b[:]...)
 			}
 		}
 	}
