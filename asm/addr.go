@@ -299,12 +299,29 @@ func (a *assembler) kv(kvs ...any) map[string]uint64 {
 }
 
 // ParseAddress reads an address as the assembler does: a number, or the
-// sugar sbuf:P:OFF, psum:P:OFF, hbm:OFF of generation g (field-tables §11.2).
+// sugar sbuf:P:OFF, psum:P:OFF, hbm:OFF of generation g (field-tables §11.2)
+// — and, for addresses copied from firmware traces and descriptors,
+// soc:ADDR, a SoC address of core 0 (ndma's form, RATIONALE.md).
 func ParseAddress(g isa.Gen, s string) (uint64, error) {
 	a := &assembler{gen: g, labels: map[string]int{}, equs: map[string]int64{}}
-	v, err := a.immediate(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
+	soc := len(t) > 4 && strings.EqualFold(t[:4], "soc:")
+	if soc {
+		t = t[4:]
+	}
+	v, err := a.immediate(t)
 	if err != nil {
 		return 0, fmt.Errorf("address %q: %s", s, err.msg)
+	}
+	if soc {
+		n, core, err := isa.Map(g).FromSoC(v)
+		if err != nil {
+			return 0, fmt.Errorf("address %q: %w", s, err)
+		}
+		if core != 0 {
+			return 0, fmt.Errorf("address %q: SoC address of core %d; ndma's memory is core 0's", s, core)
+		}
+		return n, nil
 	}
 	return v, nil
 }

@@ -125,6 +125,25 @@ func (m AddressMap) SoC(a uint64, core int) (uint64, error) {
 	return 0, fmt.Errorf("address %#x is not in SBUF, PSUM or HBM", a)
 }
 
+// FromSoC is the inverse of SoC: the Neuron address and core of a SoC
+// address in a core's SBUF or PSUM window, or in HBM (shared: core 0).
+func (m AddressMap) FromSoC(s uint64) (a uint64, core int, err error) {
+	if s >= m.HBMBase && s < m.HBMEnd {
+		return s, 0, nil
+	}
+	if s >= 0x20_0000_0000 {
+		c := (s - 0x20_0000_0000) / 0x10_0000_0000
+		o := s - c*0x10_0000_0000 // the core-0 address
+		switch {
+		case o < 0x20_0000_0000+m.SBUFSize:
+			return o - 0x20_0000_0000, int(c), nil
+		case m.PSUMSize > 0 && o >= 0x28_0200_0000 && o < 0x28_0200_0000+m.PSUMSize:
+			return m.PSUMBase + (o - 0x28_0200_0000), int(c), nil
+		}
+	}
+	return 0, 0, fmt.Errorf("SoC address %#x is in no core's SBUF or PSUM window and not in HBM", s)
+}
+
 // EvtSemInc is the SoC address of semaphore idx's INC window on core 0
 // (field-tables §7, §11.2: EVT_SEM + 0x1800 + 4·idx).
 func EvtSemInc(idx int) uint64 { return 0x28_0270_1800 + 4*uint64(idx) }
