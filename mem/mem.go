@@ -12,7 +12,7 @@ import (
 )
 
 // PageSize is the HBM page: touching 1 GiB scattered over the 124 GiB window
-// costs about 1 GiB (plus a 32 KiB table leaf per 256 MiB touched).
+// costs about 1 GiB (plus a 96 KiB table leaf per 256 MiB touched).
 const PageSize = 64 << 10
 
 const (
@@ -38,11 +38,12 @@ type Memory struct {
 	Map    isa.AddressMap
 	sbuf   [][]byte // partition → its active bytes, allocated on first touch
 	psum   [][]byte
-	hbm    [hbmDirs]*[hbmLeaf]*[PageSize]byte // two-level page table: page number → page (8-byte entries: a gather's random lookups stay in cache)
+	hbm    [hbmDirs]*[hbmLeaf][]byte // two-level page table: page number → page (slices: slicing one never touches the page itself)
 	pages  int
 	Sems   [256]int32
 	Events [256]bool
 	Stats  Stats
+	sink   byte // CopyRows' look-ahead touches land here, so they are not optimised away
 }
 
 // Stats counts the bytes moved per region.
@@ -112,7 +113,7 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) 
 		if !alloc {
 			return nil, c
 		}
-		leaf = new([hbmLeaf]*[PageSize]byte)
+		leaf = new([hbmLeaf][]byte)
 		m.hbm[page/hbmLeaf] = leaf
 	}
 	p := leaf[page%hbmLeaf]
@@ -120,7 +121,7 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) 
 		if !alloc {
 			return nil, c
 		}
-		p = new([PageSize]byte)
+		p = make([]byte, PageSize)
 		leaf[page%hbmLeaf] = p
 		m.pages++
 	}
@@ -188,6 +189,151 @@ func (m *Memory) Copy(dst, src uint64, n int) error {
 	return nil
 }
 
+// CopyRows copies n bytes from src[k] to dst[k] for every k, as one access:
+// every row is checked before any byte moves, and on a fault nothing has
+// changed and k names the first bad row (src checked before dst). Rows that
+// continue each other on both sides move as one run. The rows must not
+// overlap one another (the caller checks).
+func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
+	if len(dst) != len(src) {
+		return 0, fmt.Errorf("CopyRows: %d src rows for %d dst rows", len(src), len(dst))
+	}
+	rs, k, err := m.checkRows(src, n)
+	if err != nil {
+		return k, err
+	}
+	rd, k, err := m.checkRows(dst, n)
+	if err != nil {
+		return k, err
+	}
+	if len(src) == 0 {
+		return 0, nil
+	}
+	runs := 1
+	for k := 1; k < len(src); k++ {
+		if src[k] != src[k-1]+uint64(n) || dst[k] != dst[k-1]+uint64(n) {
+			runs++
+		}
+	}
+	if runs*4 <= len(src) || n > PageSize {
+		// mostly contiguous: rows that continue each other move as one run
+		for k := 0; k < len(src); {
+			e := k + 1
+			for e < len(src) && src[e] == src[e-1]+uint64(n) && dst[e] == dst[e-1]+uint64(n) {
+				e++
+			}
+			if err := m.Copy(dst[k], src[k], (e-k)*n); err != nil {
+				return k, err // cannot happen: checked above
+			}
+			k = e
+		}
+		return 0, nil
+	}
+	// A gather: rows on scattered pages. Resolve a block of sources ahead and
+	// touch them back to back, so that their cache and TLB misses overlap
+	// one another and the previous block's copies rather than stall them.
+	const block = 16
+	var ring [2][block][]byte
+	var sink byte
+	resolve := func(b int) {
+		buf := &ring[(b/block)%2]
+		for i := range buf {
+			buf[i] = nil
+			if k := b + i; k < len(src) {
+				if s, c := m.rowSpan(src[k], n); c == n {
+					buf[i] = s
+				}
+			}
+		}
+		for _, s := range buf {
+			if s != nil {
+				sink ^= s[0]
+			}
+		}
+	}
+	resolve(0)
+	for b := 0; b < len(src); b += block {
+		if b+block < len(src) {
+			resolve(b + block)
+		}
+		buf := &ring[(b/block)%2]
+		for i := 0; i < block && b+i < len(src); i++ {
+			k := b + i
+			if buf[i] != nil {
+				if d, c := m.rowSpanAlloc(dst[k], n); c == n {
+					copy(d, buf[i])
+					m.count(rs, src[k], rd, dst[k], n)
+					continue
+				}
+			}
+			if err := m.Copy(dst[k], src[k], n); err != nil {
+				return k, err // cannot happen: checked above
+			}
+		}
+	}
+	m.sink += sink
+	return 0, nil
+}
+
+// checkRows checks n-byte rows at each address: one check of the whole span
+// when it lies in one region (then named in one), else row by row to name
+// the first bad one.
+func (m *Memory) checkRows(rows []uint64, n int) (one isa.Region, k int, err error) {
+	if len(rows) == 0 {
+		return isa.Unmapped, 0, nil
+	}
+	lo, hi := rows[0], rows[0]
+	for _, a := range rows {
+		lo, hi = min(lo, a), max(hi, a)
+	}
+	if span := hi - lo + uint64(n); hi+uint64(n) > hi && span <= 1<<40 && m.Check(lo, int(span)) == nil {
+		return m.region(lo), 0, nil
+	}
+	for k, a := range rows {
+		if err := m.Check(a, n); err != nil {
+			return isa.Unmapped, k, err
+		}
+	}
+	return isa.Unmapped, 0, nil
+}
+
+// CheckRows checks n-byte rows at each address, as one access would; k is
+// the first bad row.
+func (m *Memory) CheckRows(rows []uint64, n int) (k int, err error) {
+	_, k, err = m.checkRows(rows, n)
+	return k, err
+}
+
+// count adds a row copied outside Copy to the stats; a region known for
+// all rows (not Unmapped) saves splitting the address.
+func (m *Memory) count(rs isa.Region, src uint64, rd isa.Region, dst uint64, n int) {
+	if rs == isa.Unmapped {
+		rs = m.region(src)
+	}
+	if rd == isa.Unmapped {
+		rd = m.region(dst)
+	}
+	m.Stats.Read[rs] += uint64(n)
+	m.Stats.Written[rd] += uint64(n)
+}
+
+func (m *Memory) region(a uint64) isa.Region {
+	r, _, _ := m.Map.Split(a)
+	return r
+}
+
+// rowSpan is the stored bytes of a checked row when one partition or page
+// holds it (c == n); nil storage reads as zero.
+func (m *Memory) rowSpan(a uint64, n int) ([]byte, int) {
+	r, part, off := m.Map.Split(a)
+	return m.backing(r, part, off, n, false)
+}
+
+func (m *Memory) rowSpanAlloc(a uint64, n int) ([]byte, int) {
+	r, part, off := m.Map.Split(a)
+	return m.backing(r, part, off, n, true)
+}
+
 // Pages is the number of HBM pages allocated (the sparse footprint).
 func (m *Memory) Pages() int { return m.pages }
 
@@ -211,7 +357,7 @@ func (m *Memory) Snapshot() map[string][]byte {
 		}
 		for k, b := range leaf {
 			if b != nil {
-				out[fmt.Sprintf("hbm%d", d*hbmLeaf+k)] = append([]byte(nil), b[:]...)
+				out[fmt.Sprintf("hbm%d", d*hbmLeaf+k)] = append([]byte(nil), b...)
 			}
 		}
 	}

@@ -55,23 +55,14 @@ func (w *word) checkBound(e *elems, b bound, what string) error {
 
 // mapped checks every element is valid memory (before anything is written).
 func (w *word) mapped(e *elems, what string) error {
-	// One check of the span from the lowest to the highest element covers
-	// them all when it lies in one region (a gather from an HBM table); else
-	// check lane by lane to name the first bad one.
-	lo, hi, some := ^uint64(0), uint64(0), false
-	for k, a := range e.addr {
-		if e.skip == nil || !e.skip[k] {
-			lo, hi, some = min(lo, a), max(hi, a), true
+	if e.skip == nil {
+		if k, err := w.x.Mem.CheckRows(e.addr, e.size); err != nil {
+			return w.fault(k, what, err)
 		}
-	}
-	if !some {
-		return nil
-	}
-	if span := hi - lo + uint64(e.size); hi+uint64(e.size) > hi && span <= 1<<40 && w.x.Mem.Check(lo, int(span)) == nil {
 		return nil
 	}
 	for k, a := range e.addr {
-		if e.skip != nil && e.skip[k] {
+		if e.skip[k] {
 			continue
 		}
 		if err := w.x.Mem.Check(a, e.size); err != nil {
@@ -209,28 +200,8 @@ func all(b []bool) bool {
 // copyDirect is the plain, disjoint copy: element pairs merged into runs and
 // moved without staging.
 func (w *word) copyDirect(m *move, deltas []semDelta) error {
-	sz := uint64(m.src.size)
-	var rs, rd uint64
-	var rn uint64
-	flush := func() error {
-		if rn == 0 {
-			return nil
-		}
-		return w.x.Mem.Copy(rd, rs, int(rn))
-	}
-	for k := range m.src.addr {
-		s, d := m.src.addr[k], m.dst.addr[k]
-		if rn > 0 && s == rs+rn && d == rd+rn {
-			rn += sz
-			continue
-		}
-		if err := flush(); err != nil {
-			return w.fault(k, "copy", err)
-		}
-		rs, rd, rn = s, d, sz
-	}
-	if err := flush(); err != nil {
-		return w.fault(len(m.src.addr)-1, "copy", err)
+	if k, err := w.x.Mem.CopyRows(m.dst.addr, m.src.addr, m.src.size); err != nil {
+		return w.fault(k, "copy", err)
 	}
 	w.x.Stats.Lanes += len(m.dst.addr)
 	w.x.Stats.BytesMoved += uint64(m.dst.bytes())
