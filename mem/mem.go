@@ -252,6 +252,8 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 		}
 	}
 	resolve(0)
+	var dlo uint64 // dlo.. is the stored span dspan of the last dst row (rows often follow each other)
+	var dspan []byte
 	for b := 0; b < len(src); b += block {
 		if b+block < len(src) {
 			resolve(b + block)
@@ -260,9 +262,18 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 		for i := 0; i < block && b+i < len(src); i++ {
 			k := b + i
 			if buf[i] != nil {
-				if d, c := m.rowSpanAlloc(dst[k], n); c == n {
-					copy(d, buf[i])
-					m.count(rs, src[k], rd, dst[k], n)
+				d := dst[k]
+				if d < dlo || d-dlo+uint64(n) > uint64(len(dspan)) {
+					dlo, dspan = d, nil
+					if r, part, off := m.Map.Split(d); r == isa.HBM {
+						dspan, _ = m.backing(r, part, off, PageSize, true) // to the page's end
+					} else {
+						dspan, _ = m.backing(r, part, off, n, true)
+					}
+				}
+				if o := d - dlo; o+uint64(n) <= uint64(len(dspan)) {
+					copy(dspan[o:o+uint64(n)], buf[i])
+					m.count(rs, src[k], rd, d, n)
 					continue
 				}
 			}
