@@ -3,7 +3,9 @@ package ref
 import (
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
@@ -315,5 +317,67 @@ func TestIndexTensorFaultLane(t *testing.T) {
 	var f *Fault
 	if !errors.As(err, &f) || f.Lane != 4 || !strings.Contains(err.Error(), "sbuf partition 0 offset 0x38000") {
 		t.Fatalf("index tensor past the partition: %v, want lane 4 at sbuf partition 0 offset 0x38000", err)
+	}
+}
+
+// Two-byte transposes and gather-transposes of random shapes (bands that are
+// not whole, column counts not a multiple of 4, odd row counts) against the
+// element formulas of §11.5 computed directly on the input bytes.
+func TestTransposeShapes(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 9))
+	for trial := 0; trial < 30; trial++ {
+		rows, cols := 1+r.IntN(300), 1+r.IntN(70)
+		x := New(isa.Cayman)
+		src := make([]byte, 2*rows*cols)
+		for i := range src {
+			src[i] = byte(r.Uint32())
+		}
+		if err := x.Mem.Write(hbm, src); err != nil {
+			t.Fatal(err)
+		}
+		in := asmWord(t, isa.Cayman, fmt.Sprintf(`dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0,
+  src_step_elem=[2, %d], src_num_elem=[%d, %d], tile_src_rows=16, tile_src_cols=%d, tile_src_row_step=%d,
+  dst_start_addr=hbm:0x100000, dst_step_elem=[2, %d], dst_num_elem=[%d, %d]`, 2*cols, cols, rows, cols, 2*cols, 2*rows, rows, cols))
+		if err := x.Exec(in); err != nil {
+			t.Fatal(err)
+		}
+		got := make([]byte, 2*rows*cols)
+		if err := x.Mem.Read(hbm+0x100000, got); err != nil {
+			t.Fatal(err)
+		}
+		for c := 0; c < cols; c++ {
+			for rr := 0; rr < rows; rr++ { // dst(i0 = rr, i1 = c) = src(i0 = c, i1 = rr)
+				d, s := 2*(c*rows+rr), 2*(rr*cols+c)
+				if got[d] != src[s] || got[d+1] != src[s+1] {
+					t.Fatalf("trial %d (%d × %d): dst(%d, %d) = %x, want src(%d, %d) = %x", trial, rows, cols, rr, c, got[d:d+2], c, rr, src[s:s+2])
+				}
+			}
+		}
+
+		// gather-transpose: n indices into the same rows, L = cols elements each
+		n := 1 + r.IntN(300)
+		idx := make([]uint32, n)
+		for j := range idx {
+			idx[j] = uint32(r.IntN(rows))
+			put32(t, x, uint64(j%128)*0x40000+4*uint64(j/128), idx[j])
+		}
+		in = asmWord(t, isa.Cayman, fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=128, src_start_addr=hbm:0x0,
+  src_step_elem=[2, %d], src_num_elem=[%d, %d], elem_size=%d, src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x200000,
+  dst_step_elem_1=%d, dst_num_elem=[%d, %d], dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`, 2*cols, cols, n, 2*cols, 2*n, n, cols))
+		if err := x.Exec(in); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		got = make([]byte, 2*n*cols)
+		if err := x.Mem.Read(hbm+0x200000, got); err != nil {
+			t.Fatal(err)
+		}
+		for k := 0; k < cols; k++ {
+			for j := 0; j < n; j++ { // dst(i0 = j, i1 = k) = element k of row idx[j]
+				d, s := 2*(k*n+j), 2*(int(idx[j])*cols+k)
+				if got[d] != src[s] || got[d+1] != src[s+1] {
+					t.Fatalf("trial %d gather (%d of %d rows, L %d): dst(%d, %d) = %x, want %x", trial, n, rows, cols, j, k, got[d:d+2], src[s:s+2])
+				}
+			}
+		}
 	}
 }

@@ -1,6 +1,9 @@
 package ref
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // The transpose's fast path: with contiguous rows on both sides, no bound
 // registers and no overlap, the block is moved in bands of rows — the same
@@ -8,6 +11,65 @@ import "fmt"
 // without an address per element.
 
 const xposeBand = 128 // rows per band: a band's column walk touches 128 cache lines, which stay in L1
+
+// colBufs are turnBand's four column buffers for bands of up to n elements of size bytes.
+func colBufs(n, size int) *[4][]byte {
+	var cb [4][]byte
+	for i := range cb {
+		cb[i] = make([]byte, n*size)
+	}
+	return &cb
+}
+
+// turnBand writes the cols columns of a band of n rows (row bytes apart) out
+// one by one through write, four 2-byte columns at a time where it can.
+func turnBand(cb *[4][]byte, band []byte, row, n, size, cols int, write func(c int, col []byte) error) error {
+	c := 0
+	if size == 2 {
+		for ; c+4 <= cols; c += 4 {
+			columns4(cb, band, row, n, c)
+			for i := range cb {
+				if err := write(c+i, cb[i][:2*n]); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	for ; c < cols; c++ {
+		column(cb[0], band, row, n, size, c)
+		if err := write(c, cb[0][:n*size]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// columns4 is column for the four 2-byte columns c..c+3 at once: 4 × 4
+// tiles, each read as four 8-byte rows and written as four 8-byte columns.
+func columns4(cb *[4][]byte, band []byte, row, n, c int) {
+	j := 0
+	for ; j+4 <= n; j += 4 {
+		o := j*row + 2*c
+		r0 := binary.LittleEndian.Uint64(band[o:])
+		r1 := binary.LittleEndian.Uint64(band[o+row:])
+		r2 := binary.LittleEndian.Uint64(band[o+2*row:])
+		r3 := binary.LittleEndian.Uint64(band[o+3*row:])
+		// 16-bit lanes swap in 2 × 2 blocks, then 32-bit halves (SWAR)
+		const lo16, hi16 = 0x0000ffff0000ffff, 0xffff0000ffff0000
+		t0, t1 := r0&lo16|(r1&lo16)<<16, (r0>>16)&lo16|r1&hi16
+		t2, t3 := r2&lo16|(r3&lo16)<<16, (r2>>16)&lo16|r3&hi16
+		binary.LittleEndian.PutUint64(cb[0][2*j:], t0&0xffffffff|t2<<32)
+		binary.LittleEndian.PutUint64(cb[1][2*j:], t1&0xffffffff|t3<<32)
+		binary.LittleEndian.PutUint64(cb[2][2*j:], t0>>32|t2&^0xffffffff)
+		binary.LittleEndian.PutUint64(cb[3][2*j:], t1>>32|t3&^0xffffffff)
+	}
+	for ; j < n; j++ {
+		o := j*row + 2*c
+		for i := range cb {
+			cb[i][2*j], cb[i][2*j+1] = band[o+2*i], band[o+2*i+1]
+		}
+	}
+}
 
 // column gathers column c (elements of size bytes) of the n rows of band,
 // row bytes apart, into col.
@@ -60,8 +122,7 @@ func (w *word) xposeRows(size, rows, cols int, deltas []semDelta) (bool, error) 
 			return true, w.fault(c, "dst", err)
 		}
 	}
-	band := make([]byte, xposeBand*srow)
-	col := make([]byte, xposeBand*size)
+	band, cb := make([]byte, xposeBand*srow), colBufs(xposeBand, size)
 	for rb := 0; rb < rows; rb += xposeBand {
 		n := min(xposeBand, rows-rb)
 		for r := 0; r < n; r++ {
@@ -69,11 +130,14 @@ func (w *word) xposeRows(size, rows, cols int, deltas []semDelta) (bool, error) 
 				return true, w.fault(rb+r, "src", err)
 			}
 		}
-		for c := 0; c < cols; c++ {
-			column(col, band, srow, n, size, c)
-			if err := w.x.Mem.Write(da+uint64(int64(c)*ds)+uint64(rb*size), col[:n*size]); err != nil {
-				return true, w.fault(c, "dst", err)
+		err := turnBand(cb, band, srow, n, size, cols, func(c int, col []byte) error {
+			if err := w.x.Mem.Write(da+uint64(int64(c)*ds)+uint64(rb*size), col); err != nil {
+				return w.fault(c, "dst", err)
 			}
+			return nil
+		})
+		if err != nil {
+			return true, err
 		}
 	}
 	w.x.Stats.Lanes += rows * cols
@@ -113,8 +177,7 @@ func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, 
 			return true, w.fault(k, "dst", err)
 		}
 	}
-	band := make([]byte, xposeBand*row)
-	col := make([]byte, 2*xposeBand)
+	band, cb := make([]byte, xposeBand*row), colBufs(xposeBand, 2)
 	for jb := 0; jb < n; jb += xposeBand {
 		m := min(xposeBand, n-jb)
 		for j := 0; j < m; j++ {
@@ -122,11 +185,14 @@ func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, 
 				return true, w.fault(jb+j, "src", err)
 			}
 		}
-		for k := 0; k < l; k++ {
-			column(col, band, row, m, 2, k)
-			if err := w.x.Mem.Write(da+uint64(int64(k)*d1)+uint64(2*jb), col[:2*m]); err != nil {
-				return true, w.fault(k, "dst", err)
+		err := turnBand(cb, band, row, m, 2, l, func(k int, col []byte) error {
+			if err := w.x.Mem.Write(da+uint64(int64(k)*d1)+uint64(2*jb), col); err != nil {
+				return w.fault(k, "dst", err)
 			}
+			return nil
+		})
+		if err != nil {
+			return true, err
 		}
 	}
 	w.x.Stats.Lanes += n * l
