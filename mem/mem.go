@@ -88,7 +88,8 @@ func (m *Memory) locate(addr uint64, n int) (isa.Region, int, uint64, error) {
 }
 
 // backing is the storage under a located (r, part, off): at most n bytes,
-// fewer where an HBM page ends. Absent storage is created when alloc is set
+// fewer where an HBM page ends that the next page does not continue in host
+// memory. Absent storage is created when alloc is set
 // and otherwise returned as nil (it reads as zero); c is the length covered.
 func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) (s []byte, c int) {
 	switch r {
@@ -121,11 +122,41 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) 
 		if !alloc {
 			return nil, c
 		}
-		p = make([]byte, PageSize)
-		leaf[page%hbmLeaf] = p
-		m.pages++
+		// This page and the absent ones after it that the access covers
+		// become one extent: later copies across them are one memmove.
+		last, k := (addr+uint64(n)-1)/PageSize, page
+		for k < last && (k+1)/hbmLeaf == page/hbmLeaf && leaf[(k+1)%hbmLeaf] == nil {
+			k++
+		}
+		ext := make([]byte, (k-page+1)*PageSize)
+		for i := uint64(0); i <= k-page; i++ {
+			leaf[(page+i)%hbmLeaf] = ext[i*PageSize : (i+1)*PageSize] // cap runs to the extent's end
+		}
+		m.pages += int(k - page + 1)
+		p = leaf[page%hbmLeaf]
+	}
+	if want := po + uint64(n); want > PageSize && cap(p) > PageSize {
+		// the following pages, while they are the same extent's next ones
+		full, end := p[:cap(p)], uint64(PageSize)
+		for k := page + 1; end < want && end < uint64(len(full)); k++ {
+			q := m.page(k)
+			if q == nil || &q[0] != &full[end] {
+				break
+			}
+			end += PageSize
+		}
+		c = int(min(want, end) - po)
+		return full[po : po+uint64(c)], c
 	}
 	return p[po : po+uint64(c)], c
+}
+
+// page is HBM page k's storage, nil when absent.
+func (m *Memory) page(k uint64) []byte {
+	if leaf := m.hbm[k/hbmLeaf]; leaf != nil {
+		return leaf[k%hbmLeaf]
+	}
+	return nil
 }
 
 // Read copies [addr, addr+len(dst)) into dst; untouched memory reads as zero.
