@@ -283,6 +283,7 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 		}
 	}
 	resolve(0)
+	fast := 0
 	var dlo uint64 // dlo.. is the stored span dspan of the last dst row (rows often follow each other)
 	var dspan []byte
 	for b := 0; b < len(src); b += block {
@@ -304,7 +305,11 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 				}
 				if o := d - dlo; o+uint64(n) <= uint64(len(dspan)) {
 					copy(dspan[o:o+uint64(n)], buf[i])
-					m.count(rs, src[k], rd, d, n)
+					if rs == isa.Unmapped || rd == isa.Unmapped {
+						m.count(rs, src[k], rd, d, n)
+					} else {
+						fast++ // counted at the end: the regions are known
+					}
 					continue
 				}
 			}
@@ -313,6 +318,8 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 			}
 		}
 	}
+	m.Stats.Read[rs] += uint64(fast * n)
+	m.Stats.Written[rd] += uint64(fast * n)
 	m.sink += sink
 	return 0, nil
 }

@@ -86,13 +86,16 @@ func (w *word) run(m *move, deltas []semDelta) error {
 	if total > w.x.maxBytes() {
 		return w.fault(-1, "max-bytes", fmt.Errorf("the word moves %d bytes, more than the %d allowed", total, w.x.maxBytes()))
 	}
+	plain := m.compute == 0 && m.in == m.out
+	if plain && m.src.skip == nil && m.dst.skip == nil && m.src.size == m.dst.size && len(m.src.addr) == len(m.dst.addr) && !overlaps(&m.src, &m.dst) {
+		return w.copyDirect(m, deltas) // CopyRows checks every row before it moves one
+	}
 	if err := w.mapped(&m.src, "src"); err != nil {
 		return err
 	}
 	if err := w.mapped(&m.dst, "dst"); err != nil {
 		return err
 	}
-	plain := m.compute == 0 && m.in == m.out
 	var isz, osz int = 1, 1
 	if !plain {
 		var ok1, ok2 bool
@@ -107,9 +110,6 @@ func (w *word) run(m *move, deltas []semDelta) error {
 		}
 	} else if m.src.bytes() != m.dst.bytes() {
 		return w.fault(-1, "byte count", fmt.Errorf("src moves %d bytes, dst %d: both legs carry the same bytes (§11.3)", m.src.bytes(), m.dst.bytes()))
-	}
-	if plain && m.src.skip == nil && m.dst.skip == nil && m.src.size == m.dst.size && !overlaps(&m.src, &m.dst) {
-		return w.copyDirect(m, deltas)
 	}
 	// reads before writes: the whole src stream, and for compute the old dst
 	in := make([]byte, m.src.bytes())
@@ -201,6 +201,13 @@ func all(b []bool) bool {
 // moved without staging.
 func (w *word) copyDirect(m *move, deltas []semDelta) error {
 	if k, err := w.x.Mem.CopyRows(m.dst.addr, m.src.addr, m.src.size); err != nil {
+		// name the fault as the checks of the general path do
+		if err := w.mapped(&m.src, "src"); err != nil {
+			return err
+		}
+		if err := w.mapped(&m.dst, "dst"); err != nil {
+			return err
+		}
 		return w.fault(k, "copy", err)
 	}
 	w.x.Stats.Lanes += len(m.dst.addr)
