@@ -1,6 +1,7 @@
 package ref
 
 import (
+	"errors"
 	"fmt"
 
 	"ndma/internal/num"
@@ -235,59 +236,13 @@ func extent(e *elems) (lo, hi uint64) {
 	return lo, hi + uint64(e.size)
 }
 
-// scalar is one cast or compute: float outputs compute in fp32 and round,
-// integer outputs compute in int64 and wrap (§11.4).
+// scalar is one cast or compute (internal/num.Apply, §11.4).
 func scalar(m *move, src, old uint64) (uint64, error) {
-	if m.compute == 0 {
-		return num.Convert(m.in, m.out, src)
+	r, err := num.Apply(m.compute, m.in, m.out, src, old)
+	if errors.Is(err, num.ErrOp) {
+		return 0, fmt.Errorf("%v: %w", err, ErrUnsupported)
 	}
-	if num.IsFloat(m.out) {
-		a, b := num.ToFloat32(m.in, src), num.ToFloat32(m.out, old)
-		var r float32
-		switch m.compute {
-		case 1:
-			r = b + a
-		case 2:
-			r = b * a
-		case 3:
-			r = fmax(b, a)
-		case 4:
-			r = fmin(b, a)
-		default:
-			return 0, fmt.Errorf("compute_op %d: %w", m.compute, ErrUnsupported)
-		}
-		return num.FromFloat32(m.out, r), nil
-	}
-	a, b := num.ToInt64(m.in, src), num.ToInt64(m.out, old)
-	var r int64
-	switch m.compute {
-	case 1:
-		r = b + a
-	case 2:
-		r = b * a
-	case 3:
-		r = max(b, a)
-	case 4:
-		r = min(b, a)
-	default:
-		return 0, fmt.Errorf("compute_op %d: %w", m.compute, ErrUnsupported)
-	}
-	return num.FromInt64(m.out, r), nil
-}
-
-// fmax / fmin propagate NaN (INFERRED, as internal/num's Compute).
-func fmax(a, b float32) float32 {
-	if a != a || b != b {
-		return a + b
-	}
-	return max(a, b)
-}
-
-func fmin(a, b float32) float32 {
-	if a != a || b != b {
-		return a + b
-	}
-	return min(a, b)
+	return r, err
 }
 
 func getLE(b []byte, n int) uint64 {

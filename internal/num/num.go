@@ -31,6 +31,8 @@
 package num
 
 import (
+	"errors"
+	"fmt"
 	"math"
 	"math/bits"
 	"strconv"
@@ -569,4 +571,64 @@ func F32ToFP8(x float32, f FP8) uint8 {
 		return 0
 	}
 	return uint8(encode(math.Float32bits(x), fp8Formats[f]))
+}
+
+// ErrOp is a compute_op Apply does not know.
+var ErrOp = errors.New("compute_op not ADD, MULTIPLY, MAX or MIN")
+
+// Apply is one scalar of a DMA's value path (field-tables §11.4), shared by
+// the reference and the descriptor engines: with op NONE a cast of src from
+// in to out; otherwise dst = op(dst, src) — float outputs compute in fp32
+// (src decoded as in, dst as out) and round to out, integer outputs compute
+// in int64 and wrap to out's width. MAX/MIN propagate NaN (INFERRED).
+func Apply(op, in, out uint8, src, dst uint64) (uint64, error) {
+	if op == 0 {
+		return Convert(in, out, src)
+	}
+	if IsFloat(out) {
+		a, b := ToFloat32(in, src), ToFloat32(out, dst)
+		var r float32
+		switch op {
+		case 1:
+			r = b + a
+		case 2:
+			r = b * a
+		case 3:
+			r = fmaxNaN(b, a)
+		case 4:
+			r = fminNaN(b, a)
+		default:
+			return 0, fmt.Errorf("compute_op %d: %w", op, ErrOp)
+		}
+		return FromFloat32(out, r), nil
+	}
+	a, b := ToInt64(in, src), ToInt64(out, dst)
+	var r int64
+	switch op {
+	case 1:
+		r = b + a
+	case 2:
+		r = b * a
+	case 3:
+		r = max(b, a)
+	case 4:
+		r = min(b, a)
+	default:
+		return 0, fmt.Errorf("compute_op %d: %w", op, ErrOp)
+	}
+	return FromInt64(out, r), nil
+}
+
+func fmaxNaN(a, b float32) float32 {
+	if a != a || b != b {
+		return a + b
+	}
+	return max(a, b)
+}
+
+func fminNaN(a, b float32) float32 {
+	if a != a || b != b {
+		return a + b
+	}
+	return min(a, b)
 }
