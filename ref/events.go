@@ -106,3 +106,16 @@ func (w *word) apply(ds []semDelta) {
 		}
 	}
 }
+
+// Events evaluates a word's EVENTS on machine x (field-tables §2.2, §5.5,
+// §5.6): an error when its wait does not hold, else the function that
+// applies its update when the word completes. The descriptor engines share
+// it: EVENTS are the word's control, not its data movement.
+func Events(x *Machine, in *isa.Inst) (apply func(), err error) {
+	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
+	ds, err := w.events()
+	if err != nil {
+		return nil, err
+	}
+	return func() { w.apply(ds) }, nil
+}

@@ -129,7 +129,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	m := isa.Map(p.Gen)
 	for c := range p.Channels {
 		ch := &p.Channels[c]
-		src, dst, err := channelRuns(p, ch, opt.Index, opt.RingSize)
+		src, dst, err := channelRuns(p, ch, opt.Index, opt.Regs, opt.RingSize)
 		if err != nil {
 			return nil, err
 		}

@@ -12,7 +12,7 @@ import (
 // maxElements bounds the elements one expansion walks one by one.
 const maxElements = 1 << 24
 
-func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, limit int) (src, dst []run, err error) {
+func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, err error) {
 	for _, l := range []*dge.Leg{&ch.Src, &ch.Dst} {
 		if n := l.Elements(); n > maxElements && l.Step[0] != int64(l.ElemSize) {
 			return nil, nil, fmt.Errorf("%s: %d elements to walk one by one: more than ndma expands (%d)", p.Kind, n, maxElements)
@@ -24,7 +24,7 @@ func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, limit int) (s
 	case dge.KindTranspose:
 		return transposeRuns(p, ch, limit)
 	case dge.KindIndirect1D:
-		return indirectRuns(p, ch, index, limit)
+		return indirectRuns(p, ch, index, regs, limit)
 	case dge.KindGatherTranspose:
 		return gatherRuns(p, ch, index, limit)
 	}
@@ -74,33 +74,68 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, limit int) (src, dst []run, 
 
 // indirectRuns: INDIRECT1D per lane j (field-tables §11.5) — SRC (gather)
 // dst[j] = src[idx_s[j]], DST (scatter) dst[idx_d[j]] = src[j], SRC_DST both.
-func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, limit int) (src, dst []run, err error) {
+// An index past its leg or its bound register r[bc_reg] is an error, or —
+// idx_bound_is_err 0 — its lane is left out of both streams (the SW-DGE
+// checks indices as it generates; ref skips the same lanes).
+func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, err error) {
 	mode, _ := p.Word.Uint("flags.indirect_mode")
+	errorsOn, _ := p.Word.Uint("flags.idx_bound_is_err")
 	lanes := int64(ch.Dst.Num[0])
 	if mode == 1 {
 		lanes = int64(ch.Src.Num[0])
 	}
-	at := func(l *dge.Leg, which int, indexed bool, j int64) (uint64, error) {
+	var limits [2]struct {
+		on  bool
+		reg uint64
+	}
+	for k, path := range []string{"src_idx_bound_reg", "dst_idx_bound_reg"} {
+		on, _ := p.Word.Uint(path + ".bc_enabled")
+		reg, _ := p.Word.Uint(path + ".bc_reg")
+		limits[k].on, limits[k].reg = on == 1, reg
+	}
+	// at is lane j's element on leg l; ok = false: the lane is skipped
+	at := func(l *dge.Leg, which int, indexed bool, j int64) (a uint64, ok bool, err error) {
 		if !indexed {
-			return elem(l, j), nil
+			return elem(l, j), true, nil
 		}
 		v, err := index(which, int(j))
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
-		if uint32(v) >= l.Num[0] {
-			return 0, fmt.Errorf("DMA_INDIRECT lane %d: index %d is out of bounds (%d elements)", j, v, l.Num[0])
+		bad := ""
+		switch lim := limits[which]; {
+		case v >= l.Num[0]:
+			bad = fmt.Sprintf("index %d is out of bounds (%d elements)", v, l.Num[0])
+		case lim.on && uint64(v) > uint64(regs[uint8(lim.reg&63)]):
+			bad = fmt.Sprintf("index %d > limit r%d = %d", v, lim.reg, regs[uint8(lim.reg&63)])
 		}
-		return elem(l, int64(v)), nil
+		if bad == "" {
+			return elem(l, int64(v)), true, nil
+		}
+		if errorsOn == 1 {
+			return 0, false, fmt.Errorf("DMA_INDIRECT lane %d: %s: %w", j, bad, ErrBounds)
+		}
+		return 0, false, nil
 	}
+	unique, _ := p.Word.Uint("flags.non_unique_dst_idx")
+	seen := map[uint64]int64{}
 	for j := int64(0); j < lanes; j++ {
-		s, err := at(&ch.Src, 0, mode != 1, j)
+		s, ok1, err := at(&ch.Src, 0, mode != 1, j)
 		if err != nil {
 			return nil, nil, err
 		}
-		d, err := at(&ch.Dst, 1, mode != 0, j)
+		d, ok2, err := at(&ch.Dst, 1, mode != 0, j)
 		if err != nil {
 			return nil, nil, err
+		}
+		if !ok1 || !ok2 {
+			continue
+		}
+		if mode != 0 && unique == 0 {
+			if prev, dup := seen[d]; dup {
+				return nil, nil, fmt.Errorf("DMA_INDIRECT lane %d: dst index repeats lane %d and non_unique_dst_idx is 0", j, prev)
+			}
+			seen[d] = j
 		}
 		src = appendRun(src, s, uint64(ch.Src.ElemSize))
 		dst = appendRun(dst, d, uint64(ch.Dst.ElemSize))

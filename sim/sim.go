@@ -1,0 +1,169 @@
+// Package sim runs DMA words the way the hardware path does: the word is
+// lowered by the DGE (package dge), expanded into 16-byte SDMA descriptors
+// on M2S/S2M rings (package sdma), and the engines execute the descriptors
+// on emulated memory (package mem) — M2S descriptors drain memory into a
+// byte stream, the DRE turns transpose tiles and the CCE casts or computes,
+// S2M descriptors write the stream out, and the completion descriptor lands
+// in the EVT_SEM INC window (field-tables §6, §8, §11.7).
+//
+// The result must equal package ref byte for byte; ref never imports this
+// path, so a divergence is a bug in one of them.
+package sim
+
+import (
+	"errors"
+	"fmt"
+
+	"ndma/dge"
+	"ndma/isa"
+	"ndma/mem"
+	"ndma/ref"
+	"ndma/sdma"
+)
+
+// Machine is one core's memory, registers and DMA engines.
+type Machine struct {
+	Mem      *mem.Memory
+	Regs     [64]uint32
+	RingSize int         // descriptors per ring; 0: sdma.DefaultRingSize
+	Backend  dge.Backend // DGE backend (Auto by default)
+	Stats    Stats
+	Tracing  bool
+	Trace    []string // per word: the descriptors executed (when Tracing)
+}
+
+// Stats counts what the engines did.
+type Stats struct {
+	Words, Descriptors int
+	M2SBytes, S2MBytes uint64
+	QueueBytes         map[int]uint64 // per DMA engine: bytes its S2M wrote
+}
+
+// New returns a machine over fresh memory of generation g.
+func New(g isa.Gen) *Machine { return &Machine{Mem: mem.New(g)} }
+
+// Errors.
+var (
+	ErrUnsupported = errors.New("not supported by the descriptor engines")
+	ErrPhase       = errors.New("descriptor ring phase mismatch")
+	ErrStream      = errors.New("M2S and S2M streams do not balance")
+	ErrLowering    = errors.New("the DGE cannot lower the word") // ref may still run it
+)
+
+// Fault is a word the engines refused; it had no effect at all. DMA, Leg
+// and Desc name the descriptor when one is at fault (Desc −1: none).
+type Fault struct {
+	Mnemonic string
+	DMA      int
+	Leg      string // "M2S", "S2M" or ""
+	Desc     int
+	Addr     uint64 // the descriptor's SoC buf_ptr
+	Err      error
+}
+
+func (f *Fault) Error() string {
+	if f.Desc >= 0 {
+		return fmt.Sprintf("%s: DMA[%d] %s[%d] buf_ptr %#x: %v", f.Mnemonic, f.DMA, f.Leg, f.Desc, f.Addr, f.Err)
+	}
+	return fmt.Sprintf("%s: %v", f.Mnemonic, f.Err)
+}
+
+func (f *Fault) Unwrap() error { return f.Err }
+
+func (x *Machine) tracef(format string, a ...any) {
+	if x.Tracing {
+		x.Trace = append(x.Trace, fmt.Sprintf(format, a...))
+	}
+}
+
+// Exec lowers one resolved word and runs its descriptors.
+func (x *Machine) Exec(in *isa.Inst) error {
+	name := in.Def().Mnemonic()
+	fault := func(err error) error { return &Fault{Mnemonic: name, Desc: -1, Err: err} }
+	switch in.Opcode() {
+	case isa.OpDMAMemcpy, isa.OpDMAIndirect, isa.OpDMATranspose, isa.OpDMAGatherTranspose:
+	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
+		return fault(fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
+	case isa.OpDMAMemcpy2, isa.OpDMAImmediate:
+		return fault(fmt.Errorf("the v5 inline words (COPY2D, IMMEDIATE) are not lowered to rings yet: %w", ErrUnsupported))
+	default:
+		return fault(fmt.Errorf("%s is not a data-movement word: %w", name, ErrUnsupported))
+	}
+	// EVENTS are the word's control: shared with ref (wait now, update at the end).
+	rm := &ref.Machine{Mem: x.Mem, Regs: x.Regs}
+	apply, err := ref.Events(rm, in)
+	if err != nil {
+		return err
+	}
+	regs := map[uint8]uint32{}
+	for i, v := range x.Regs {
+		regs[uint8(i)] = v
+	}
+	p, err := dge.Lower(in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs})
+	if err != nil {
+		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
+	}
+	idx, err := x.indexFunc(in)
+	if err != nil {
+		return fault(err)
+	}
+	lw, err := sdma.Expand(p, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx})
+	if err != nil {
+		return fault(err)
+	}
+	if err := x.run(name, p, lw); err != nil {
+		return err
+	}
+	apply()
+	x.Stats.Words++
+	return nil
+}
+
+// indexFunc reads a word's index tensors from SBUF (field-tables §11.5):
+// index j of C channels is the u32 at partition base+j mod C, offset
+// base+4·(j div C).
+func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
+	var paths [2]string
+	switch in.Opcode() {
+	case isa.OpDMAIndirect:
+		paths = [2]string{"src_idx_start_addr", "dst_idx_start_addr"}
+	case isa.OpDMAGatherTranspose:
+		paths = [2]string{"src_idx_start_addr", ""}
+	default:
+		return nil, nil
+	}
+	c, err := in.Uint("idx_num_active_channels")
+	if err != nil {
+		return nil, err
+	}
+	var base [2]uint64
+	for k, path := range paths {
+		if path == "" {
+			continue
+		}
+		i, ok := in.Layout().LeafIndex(path)
+		if !ok {
+			return nil, fmt.Errorf("%s: no such field", path)
+		}
+		form, _, fields := in.UnionArm(i)
+		base[k] = fields[0].Value
+		if form == "reg" {
+			if fields[0].Value >= 64 {
+				return nil, fmt.Errorf("%s: register r%d: there are 64", path, fields[0].Value)
+			}
+			base[k] = uint64(x.Regs[fields[0].Value])
+		}
+	}
+	stride := x.Mem.Map.SBUFStride
+	return func(which, j int) (uint32, error) {
+		if c == 0 {
+			return 0, fmt.Errorf("idx_num_active_channels 0: no index tensor")
+		}
+		var b [4]byte
+		a := base[which] + uint64(j)%c*stride + 4*(uint64(j)/c)
+		if err := x.Mem.Read(a, b[:]); err != nil {
+			return 0, fmt.Errorf("index %d: %w", j, err)
+		}
+		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24, nil
+	}, nil
+}

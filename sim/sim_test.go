@@ -1,0 +1,235 @@
+package sim
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"ndma"
+	"ndma/asm"
+	"ndma/isa"
+	"ndma/ref"
+)
+
+// seed fills both machines' memory the same way: SBUF partitions 0–127 with
+// small u32 values (usable as indices; some past a short leg) and 512 KiB
+// of HBM with random bytes.
+func seed(t testing.TB, r *rand.Rand, g isa.Gen, ms ...interface{ write(uint64, []byte) error }) {
+	t.Helper()
+	sb := make([]byte, 4<<10)
+	hb := make([]byte, 512<<10)
+	for i := 0; i < len(sb); i += 4 {
+		sb[i] = byte(r.IntN(64))
+	}
+	for i := range hb {
+		hb[i] = byte(r.Uint32())
+	}
+	for _, m := range ms {
+		for p := uint64(0); p < 128; p++ {
+			if err := m.write(p*isa.Map(g).SBUFStride, sb); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := m.write(0x1_0000_0000, hb); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+type refM struct{ *ref.Machine }
+type simM struct{ *Machine }
+
+func (m refM) write(a uint64, b []byte) error { return m.Mem.Write(a, b) }
+func (m simM) write(a uint64, b []byte) error { return m.Mem.Write(a, b) }
+
+// both runs one word on ref and on the engines from the same memory and
+// demands the same outcome: both fault, or the same bytes and semaphores.
+func both(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what string) (ran bool) {
+	t.Helper()
+	a, b := ref.New(g), New(g)
+	seed(t, r, g, refM{a}, simM{b})
+	ea, eb := a.Exec(in), b.Exec(in)
+	if ea != nil || eb != nil {
+		if ea == nil || eb == nil {
+			if errors.Is(eb, ErrUnsupported) || errors.Is(eb, ErrLowering) || errors.Is(ea, ref.ErrUnsupported) {
+				return false
+			}
+			t.Fatalf("%s: ref %v, sim %v", what, ea, eb)
+		}
+		if !reflect.DeepEqual(a.Mem.Snapshot(), b.Mem.Snapshot()) {
+			t.Fatalf("%s: both faulted (ref %v, sim %v) but memory differs", what, ea, eb)
+		}
+		return false
+	}
+	sa, sb := a.Mem.Snapshot(), b.Mem.Snapshot()
+	if !reflect.DeepEqual(sa, sb) {
+		for k := range sa {
+			if !bytes.Equal(sa[k], sb[k]) {
+				for i := range sa[k] {
+					if i < len(sb[k]) && sa[k][i] != sb[k][i] {
+						t.Fatalf("%s: %s byte %d: ref %#x, sim %#x", what, k, i, sa[k][i], sb[k][i])
+					}
+				}
+				t.Fatalf("%s: %s differs in length", what, k)
+			}
+		}
+		t.Fatalf("%s: regions differ: ref %d, sim %d", what, len(sa), len(sb))
+	}
+	return true
+}
+
+func word(t *testing.T, g isa.Gen, src string) *isa.Inst {
+	t.Helper()
+	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, src)
+	}
+	in, err := isa.Decode(g, obj.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &in
+}
+
+// Every example program, word after word on one machine each (later words
+// wait on the semaphores earlier ones raise): the engines leave what ref
+// leaves after every word.
+func TestExamplesAgainstRef(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	files, _ := fs.Glob(ndma.Examples, "examples/*.s")
+	ran := 0
+	for _, f := range files {
+		text, _ := fs.ReadFile(ndma.Examples, f)
+		obj, err := asm.Assemble(f, text, asm.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, b := ref.New(obj.Gen), New(obj.Gen)
+		seed(t, r, obj.Gen, refM{a}, simM{b})
+		for i := range a.Mem.Sems { // the producers the examples wait for have run
+			a.Mem.Sems[i], b.Mem.Sems[i] = 1, 1
+		}
+		d := isa.NewDecoder(obj.Gen, obj.Code)
+		for d.Next() {
+			in := *d.Inst()
+			what := fmt.Sprintf("%s @%#x %s", f, d.Offset(), in.Def().Mnemonic())
+			ea, eb := a.Exec(&in), b.Exec(&in)
+			if (ea == nil) != (eb == nil) && !errors.Is(eb, ErrUnsupported) && !errors.Is(ea, ref.ErrUnsupported) {
+				t.Fatalf("%s: ref %v, sim %v", what, ea, eb)
+			}
+			if ea == nil && eb == nil {
+				ran++
+			}
+			if !reflect.DeepEqual(a.Mem.Snapshot(), b.Mem.Snapshot()) {
+				t.Fatalf("%s: memory or semaphores differ (ref %v, sim %v)", what, ea, eb)
+			}
+		}
+	}
+	if ran < 6 {
+		t.Fatalf("only %d example words ran on both", ran)
+	}
+	t.Logf("%d example words ran on both", ran)
+}
+
+// Random DIRECT2D words — negative steps, partition walks, casts and
+// in-flight compute over several dtypes — on ref and on the engines.
+func TestRandomDirect2DAgainstRef(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	dtypes := []string{"u8", "u16", "u32", "fp32", "bf16", "fp16", "int8", "int32"}
+	size := map[string]int{"u8": 1, "int8": 1, "u16": 2, "bf16": 2, "fp16": 2, "u32": 4, "fp32": 4, "int32": 4}
+	ran := 0
+	for n := 0; n < 300; n++ {
+		in, out := dtypes[r.IntN(len(dtypes))], dtypes[r.IntN(len(dtypes))]
+		op := []string{"NONE", "ADD", "MULTIPLY", "MAX", "MIN"}[r.IntN(5)]
+		if r.IntN(2) == 0 {
+			out, op = in, "NONE" // plain copies too
+		}
+		k := 1 + r.IntN(4) // scalars per element
+		num := [2]int{1 + r.IntN(12), 1 + r.IntN(12)}
+		leg := func(dt string, base string) (string, [2]int64, int) {
+			es := k * size[dt]
+			steps := [2]int64{int64(es) * int64(1+r.IntN(2)), int64(es) * int64(num[0]) * int64(2+r.IntN(2))}
+			if r.IntN(4) == 0 {
+				steps[1] = -steps[1]
+				base = strings.Replace(base, "0x0", "0x8000", 1)
+			}
+			if r.IntN(3) == 0 {
+				steps[1] = 0x40000
+				base = "sbuf:1:0x100"
+			}
+			return base, steps, es
+		}
+		sa, ss, se := leg(in, "hbm:0x0")
+		da, ds, de := leg(out, "hbm:0x40000")
+		src := fmt.Sprintf(`dmamemcpy semaphore=3, sem_increment=16, compute_op=%s, in_dtype=%s, out_dtype=%s,
+  src_start_addr=%s, src_step_elem=[%d, %d], src_num_elem=[%d, %d], src_elem_size=%d,
+  dst_start_addr=%s, dst_step_elem=[%d, %d], dst_num_elem=[%d, %d], dst_elem_size=%d`,
+			op, in, out, sa, ss[0], ss[1], num[0], num[1], se, da, ds[0], ds[1], num[0], num[1], de)
+		obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: isa.Cayman})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		w, err := isa.Decode(isa.Cayman, obj.Code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if both(t, r, isa.Cayman, &w, src) {
+			ran++
+		}
+	}
+	if ran < 150 {
+		t.Fatalf("only %d of 300 random words ran on both", ran)
+	}
+	t.Logf("%d of 300 ran on both", ran)
+}
+
+// Random transposes, gathers, scatters and gather-transposes.
+func TestRandomIndexedAgainstRef(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	ran := 0
+	for n := 0; n < 200; n++ {
+		var src string
+		switch n % 3 {
+		case 0:
+			rows, cols := 16*(1+r.IntN(4)), 1+r.IntN(64)
+			src = fmt.Sprintf(`dma_transpose semaphore=2, in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0,
+  src_step_elem=[2, %d], src_num_elem=[%d, %d], tile_src_rows=16, tile_src_cols=%d, tile_src_row_step=%d,
+  dst_start_addr=hbm:0x40000, dst_step_elem=[2, %d], dst_num_elem=[%d, %d]`,
+				2*cols, cols, rows, cols, 2*cols, 32*(1+2*rows/32), rows, cols)
+		case 1:
+			mode := []string{"SRC", "DST", "SRC_DST"}[r.IntN(3)]
+			lanes, es := 1+r.IntN(200), 4*(1+r.IntN(8))
+			src = fmt.Sprintf(`dma_indirect idx_num_active_channels=%d, indirect_mode=%s, non_unique_dst_idx=%d, idx_bound_is_err=%d,
+  compute_op=%s, src_start_addr=hbm:0x0, src_step_elem=%d, src_num_elem=%d, src_elem_size=%d, src_idx_start_addr=sbuf:0:0x0,
+  dst_start_addr=hbm:0x40000, dst_step_elem=%d, dst_num_elem=%d, dst_elem_size=%d, dst_idx_start_addr=sbuf:0:0x400,
+  in_dtype=u32, out_dtype=u32, semaphore=4, sem_increment=1`,
+				1+r.IntN(128), mode, r.IntN(2), r.IntN(2), []string{"NONE", "ADD"}[r.IntN(2)], es, 32+lanes, es, es, 32+lanes, es)
+		case 2:
+			nidx, l := 1+r.IntN(100), 1+r.IntN(64)
+			src = fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=%d, src_start_addr=hbm:0x0, src_step_elem=[2, %d],
+  src_num_elem=[%d, %d], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x40000, dst_step_elem_1=%d,
+  dst_num_elem=[%d, %d], elem_size=%d, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`,
+				1+r.IntN(128), 2*l, l, nidx, 32*(1+2*nidx/32), nidx, l, 2*l)
+		}
+		obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: isa.Cayman})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, src)
+		}
+		w, err := isa.Decode(isa.Cayman, obj.Code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if both(t, r, isa.Cayman, &w, src) {
+			ran++
+		}
+	}
+	if ran < 100 {
+		t.Fatalf("only %d of 200 random words ran on both", ran)
+	}
+	t.Logf("%d of 200 ran on both", ran)
+}
