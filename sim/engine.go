@@ -18,91 +18,128 @@ const (
 	evtSemEnd = evtSem + 0x2000
 )
 
-// ring is one M2S or S2M descriptor ring as the engine drains it: software
-// writes descriptors at the tail and rings the doorbell; the engine takes
-// them from the head, each slot carrying the phase of the ring's current
-// lap (1 on a fresh ring, toggled on every wrap — field-tables §6.2).
+// ring is one M2S or S2M descriptor ring: software writes descriptors at
+// the tail and rings the doorbell with their count; the engine takes them
+// in order. The slot a descriptor lands in carries the phase of the ring's
+// lap — 1 on a fresh ring, toggled on every wrap (field-tables §6.2) — and a
+// doorbell may not add more than the ring holds. Each word's descriptors
+// start on fresh rings, as the lowering stamps them (INFERRED).
 type ring struct {
-	slots      []sdma.Desc
-	head, tail int
-	lap        int // wraps of the tail so far
+	size int
+	tail int         // descriptors posted so far (the slot is tail mod size)
+	seq  []sdma.Desc // what the engine takes, in order
 }
 
-// post writes descriptors and rings the doorbell (TDRTP_inc / RDRTP_inc).
-func (r *ring) post(ds []sdma.Desc) error {
-	if len(ds) > len(r.slots)-(r.tail-r.head) {
-		return fmt.Errorf("doorbell adds %d descriptors to a ring of %d holding %d: ring overflow", len(ds), len(r.slots), r.tail-r.head)
+// post is one doorbell: the next n descriptors of list, from cursor at.
+func (r *ring) post(list []sdma.Desc, at, n int) error {
+	if n > r.size {
+		return fmt.Errorf("doorbell adds %d descriptors to a ring of %d: ring overflow", n, r.size)
 	}
-	for _, d := range ds {
-		r.slots[r.tail%len(r.slots)] = d
+	if at+n > len(list) {
+		return fmt.Errorf("doorbell adds %d descriptors, %d are written", n, len(list)-at)
+	}
+	for _, d := range list[at : at+n] {
+		if want := 1 ^ (r.tail/r.size)&1; d.Phase() != want {
+			return &phaseError{slot: r.tail % r.size, k: len(r.seq), got: d.Phase(), want: want}
+		}
+		r.seq = append(r.seq, d)
 		r.tail++
 	}
 	return nil
 }
 
-// take is the next descriptor; its phase must be the lap's.
-func (r *ring) take() (sdma.Desc, int, error) {
-	k := r.head
-	d := r.slots[k%len(r.slots)]
-	r.head++
-	if want := 1 ^ (k/len(r.slots))&1; d.Phase() != want {
-		return d, k, fmt.Errorf("slot %d carries phase %d, the ring's lap expects %d: %w", k%len(r.slots), d.Phase(), want, ErrPhase)
-	}
-	return d, k, nil
+type phaseError struct{ slot, k, got, want int }
+
+func (e *phaseError) Error() string {
+	return fmt.Sprintf("ring slot %d carries phase %d, the ring's lap expects %d: %v", e.slot, e.got, e.want, ErrPhase)
 }
 
-// queue is one channel's work: its rings and its completion share.
+func (e *phaseError) Unwrap() error { return ErrPhase }
+
+// Work is one queue's share of a word: the descriptors software posts to
+// DMA engine DMA's M2S and S2M rings (with their doorbells), the value its
+// completion descriptor adds, and the DRE's tile turn (nil: none).
+type Work struct {
+	Queue  sdma.Queue
+	SemInc int
+	Turn   func(stream []byte) []byte
+}
+
+// queue is one Work as the engine executes it.
 type queue struct {
 	q        *sdma.Queue
 	m2s, s2m ring
 	semInc   int
+	turn     func([]byte) []byte
 	stream   []byte // M2S bytes, then (after the DRE/CCE) the S2M bytes
 }
 
-// run executes a lowered word: post every queue's descriptors, check every
-// descriptor, drain all M2S streams (reads before writes), turn or compute,
-// then drain the S2M rings. Nothing is written unless everything checks.
+// run executes a lowered word's queues.
 func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
+	ws := make([]Work, len(lw.Queues))
+	for i := range lw.Queues {
+		ch := &p.Channels[i]
+		ws[i] = Work{Queue: lw.Queues[i], SemInc: ch.SemInc}
+		if len(lw.Queues[i].M2S) > 0 && lw.Queues[i].M2S[0].Op() == sdma.OpDRE {
+			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, b) }
+		}
+	}
+	return x.RunWork(name, ws)
+}
+
+// RunWork posts every queue's descriptors, checks every descriptor, drains
+// all M2S streams (reads before writes), turns or computes, then drains the
+// S2M rings. Nothing is written unless everything checks; name is the word
+// the faults name.
+func (x *Machine) RunWork(name string, ws []Work) error {
 	size := x.RingSize
 	if size <= 0 {
 		size = sdma.DefaultRingSize
 	}
-	qs := make([]*queue, len(lw.Queues))
-	for i := range lw.Queues {
-		q := &queue{q: &lw.Queues[i], semInc: p.Channels[i].SemInc}
-		q.m2s.slots, q.s2m.slots = make([]sdma.Desc, size), make([]sdma.Desc, size)
-		for _, db := range q.q.Doorbells { // the doorbell counts what the ring receives
-			r, ds := &q.m2s, q.q.M2S
-			if db.Reg == "RDRTP_inc" {
-				r, ds = &q.s2m, q.q.S2M
+	qs := make([]*queue, len(ws))
+	for i := range ws {
+		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn}
+		q.m2s.size, q.s2m.size = size, size
+		var at [2]int
+		for _, db := range q.q.Doorbells {
+			leg, r, list := 0, &q.m2s, q.q.M2S
+			switch db.Reg {
+			case "TDRTP_inc":
+			case "RDRTP_inc":
+				leg, r, list = 1, &q.s2m, q.q.S2M
+			default:
+				return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: fmt.Errorf("doorbell register %q (TDRTP_inc or RDRTP_inc)", db.Reg)}
 			}
-			if db.Value != len(ds) {
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: fmt.Errorf("doorbell %s += %d for %d descriptors", db.Reg, db.Value, len(ds))}
+			if err := r.post(list, at[leg], db.Value); err != nil {
+				f := &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: [2]string{"M2S", "S2M"}[leg], Desc: -1, Err: err}
+				if pe, ok := err.(*phaseError); ok {
+					f.Desc, f.Addr = pe.k, list[pe.k].BufPtr()
+				}
+				return f
 			}
-			if err := r.post(ds); err != nil {
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: err}
-			}
+			at[leg] += db.Value
+		}
+		if at[0] != len(q.q.M2S) || at[1] != len(q.q.S2M) {
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: fmt.Errorf("%d M2S and %d S2M descriptors written, %d and %d doorbelled", len(q.q.M2S), len(q.q.S2M), at[0], at[1])}
 		}
 		qs[i] = q
 	}
-	// check: phases, addresses, balance
+	// check: addresses and balance, before anything moves
 	for _, q := range qs {
 		var in, out uint64
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
-			for k := r.head; k < r.tail; k++ {
-				d := r.slots[k%len(r.slots)]
-				legName := [2]string{"M2S", "S2M"}[leg]
+			for k, d := range r.seq {
 				bad := func(err error) error {
-					return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: legName, Desc: k - r.head, Addr: d.BufPtr(), Err: err}
-				}
-				if want := 1 ^ (k/len(r.slots))&1; d.Phase() != want {
-					return bad(fmt.Errorf("phase %d, the lap expects %d: %w", d.Phase(), want, ErrPhase))
+					return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: [2]string{"M2S", "S2M"}[leg], Desc: k, Addr: d.BufPtr(), Err: err}
 				}
 				if leg == 1 && isEvtSem(d.BufPtr()) {
 					if d.Length() != 4 {
 						return bad(fmt.Errorf("a semaphore write of %d bytes (4 expected)", d.Length()))
 					}
 					continue
+				}
+				if d.Op() == sdma.OpCCE && d.OpType() > sdma.CCEExt {
+					return bad(fmt.Errorf("CCE type %d: %w", d.OpType(), ErrUnsupported))
 				}
 				a, core, err := x.Mem.Map.FromSoC(d.BufPtr())
 				if err == nil && core != 0 {
@@ -121,17 +158,13 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 				}
 			}
 		}
-		if err := balance(p, q.q, in, out); err != nil {
+		if err := balance(q.q, in, out); err != nil {
 			return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: err}
 		}
 	}
 	// M2S: every queue's stream, before anything is written
 	for _, q := range qs {
-		for q.m2s.head < q.m2s.tail {
-			d, _, err := q.m2s.take()
-			if err != nil {
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: "M2S", Desc: -1, Err: err}
-			}
+		for _, d := range q.m2s.seq {
 			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
 			n := len(q.stream)
 			q.stream = append(q.stream, make([]byte, d.Length())...)
@@ -142,18 +175,14 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 			x.Stats.Descriptors++
 			x.tracef("DMA[%d] M2S %s", q.q.DMA, &d)
 		}
-		if len(q.q.M2S) > 0 && q.q.M2S[0].Op() == sdma.OpDRE {
-			q.stream = dre(p, &p.Channels[indexOf(qs, q)], q.stream)
+		if q.turn != nil {
+			q.stream = q.turn(q.stream)
 		}
 	}
 	// S2M: write the streams out; CCE descriptors cast or compute per scalar
 	for _, q := range qs {
 		off := 0
-		for q.s2m.head < q.s2m.tail {
-			d, _, err := q.s2m.take()
-			if err != nil {
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: "S2M", Desc: -1, Err: err}
-			}
+		for _, d := range q.s2m.seq {
 			x.Stats.Descriptors++
 			x.tracef("DMA[%d] S2M %s", q.q.DMA, &d)
 			if isEvtSem(d.BufPtr()) {
@@ -164,8 +193,8 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 			n := d.Length()
 			var out []byte
 			if d.Op() == sdma.OpCCE {
-				out, off, err = x.cce(&d, a, q.stream, off)
-				if err != nil {
+				var err error
+				if out, off, err = x.cce(&d, a, q.stream, off); err != nil { // cannot happen: checked above
 					return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 				}
 			} else {
@@ -182,15 +211,6 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 		}
 	}
 	return nil
-}
-
-func indexOf(qs []*queue, q *queue) int {
-	for i, v := range qs {
-		if v == q {
-			return i
-		}
-	}
-	return -1
 }
 
 func isEvtSem(soc uint64) bool { return soc >= evtSem && soc < evtSemEnd }
@@ -212,7 +232,7 @@ func (x *Machine) semWrite(soc uint64, v int32) {
 
 // balance: the streams carry equal bytes, or — through a CCE cast or
 // compute — equal elements.
-func balance(p *dge.Program, q *sdma.Queue, in, out uint64) error {
+func balance(q *sdma.Queue, in, out uint64) error {
 	if len(q.M2S) > 0 && q.M2S[0].Op() == sdma.OpCCE {
 		di, do := q.M2S[0].Dtypes()
 		si, ok1 := num.Size(di)
