@@ -66,9 +66,9 @@ func TestGatherIntoSBUFWithCompletion(t *testing.T) {
 	x.Mem.Write(hbm+0x100, []byte{1, 2, 3, 4, 5, 6, 7, 8})
 	x.Mem.Write(hbm+0x200, []byte{9, 10, 11, 12, 13, 14, 15, 16})
 	w := Work{SemInc: 5, Queue: sdma.Queue{
-		DMA: 3,
-		M2S: []sdma.Desc{copyBD(8, 1, hbm+0x100), copyBD(8, 1, hbm+0x200)},
-		S2M: []sdma.Desc{copyBD(16, 1, socSBUF+2<<18+0x40), bd(4, 1, true, true, true, sdma.OpCME, 0, 0, 0, socInc+4*7)},
+		DMA:       3,
+		M2S:       []sdma.Desc{copyBD(8, 1, hbm+0x100), copyBD(8, 1, hbm+0x200)},
+		S2M:       []sdma.Desc{copyBD(16, 1, socSBUF+2<<18+0x40), bd(4, 1, true, true, true, sdma.OpCME, 0, 0, 0, socInc+4*7)},
 		Doorbells: []sdma.Doorbell{{DMA: 3, Reg: "TDRTP_inc", Value: 2}, {DMA: 3, Reg: "RDRTP_inc", Value: 2}},
 	}}
 	if err := x.RunWork("test", []Work{w}); err != nil {
