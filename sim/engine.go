@@ -84,7 +84,11 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, b) }
 		}
 	}
-	return x.RunWork(name, ws)
+	if err := x.RunWork(name, ws); err != nil {
+		return err
+	}
+	x.Stats.TimeNS += wordTime(p.Backend, ws)
+	return nil
 }
 
 // RunWork posts every queue's descriptors, checks every descriptor, drains

@@ -37,6 +37,7 @@ type Stats struct {
 	Words, Descriptors int
 	M2SBytes, S2MBytes uint64
 	QueueBytes         map[int]uint64 // per DMA engine: bytes its S2M wrote
+	TimeNS             int64          // simulated DMA time (cost.go)
 }
 
 // New returns a machine over fresh memory of generation g.

@@ -136,49 +136,46 @@ func TestExamplesAgainstRef(t *testing.T) {
 	t.Logf("%d example words ran on both", ran)
 }
 
-// Random DIRECT2D words — negative steps, partition walks, casts and
-// in-flight compute over several dtypes — on ref and on the engines.
-func TestRandomDirect2DAgainstRef(t *testing.T) {
-	r := rand.New(rand.NewPCG(3, 4))
+// genDirect2D is a random DIRECT2D word: negative steps, partition walks,
+// casts and in-flight compute over several dtypes.
+func genDirect2D(r *rand.Rand) string {
 	dtypes := []string{"u8", "u16", "u32", "fp32", "bf16", "fp16", "int8", "int32"}
 	size := map[string]int{"u8": 1, "int8": 1, "u16": 2, "bf16": 2, "fp16": 2, "u32": 4, "fp32": 4, "int32": 4}
-	ran := 0
-	for n := 0; n < 300; n++ {
-		in, out := dtypes[r.IntN(len(dtypes))], dtypes[r.IntN(len(dtypes))]
-		op := []string{"NONE", "ADD", "MULTIPLY", "MAX", "MIN"}[r.IntN(5)]
-		if r.IntN(2) == 0 {
-			out, op = in, "NONE" // plain copies too
+	in, out := dtypes[r.IntN(len(dtypes))], dtypes[r.IntN(len(dtypes))]
+	op := []string{"NONE", "ADD", "MULTIPLY", "MAX", "MIN"}[r.IntN(5)]
+	if r.IntN(2) == 0 {
+		out, op = in, "NONE" // plain copies too
+	}
+	k := 1 + r.IntN(4) // scalars per element
+	num := [2]int{1 + r.IntN(12), 1 + r.IntN(12)}
+	leg := func(dt string, base string) (string, [2]int64, int) {
+		es := k * size[dt]
+		steps := [2]int64{int64(es) * int64(1+r.IntN(2)), int64(es) * int64(num[0]) * int64(2+r.IntN(2))}
+		if r.IntN(4) == 0 {
+			steps[1] = -steps[1]
+			base = strings.Replace(base, "0x0", "0x8000", 1)
 		}
-		k := 1 + r.IntN(4) // scalars per element
-		num := [2]int{1 + r.IntN(12), 1 + r.IntN(12)}
-		leg := func(dt string, base string) (string, [2]int64, int) {
-			es := k * size[dt]
-			steps := [2]int64{int64(es) * int64(1+r.IntN(2)), int64(es) * int64(num[0]) * int64(2+r.IntN(2))}
-			if r.IntN(4) == 0 {
-				steps[1] = -steps[1]
-				base = strings.Replace(base, "0x0", "0x8000", 1)
-			}
-			if r.IntN(3) == 0 {
-				steps[1] = 0x40000
-				base = "sbuf:1:0x100"
-			}
-			return base, steps, es
+		if r.IntN(3) == 0 {
+			steps[1] = 0x40000
+			base = "sbuf:1:0x100"
 		}
-		sa, ss, se := leg(in, "hbm:0x0")
-		da, ds, de := leg(out, "hbm:0x40000")
-		src := fmt.Sprintf(`dmamemcpy semaphore=3, sem_increment=16, compute_op=%s, in_dtype=%s, out_dtype=%s,
+		return base, steps, es
+	}
+	sa, ss, se := leg(in, "hbm:0x0")
+	da, ds, de := leg(out, "hbm:0x40000")
+	return fmt.Sprintf(`dmamemcpy semaphore=3, sem_increment=16, compute_op=%s, in_dtype=%s, out_dtype=%s,
   src_start_addr=%s, src_step_elem=[%d, %d], src_num_elem=[%d, %d], src_elem_size=%d,
   dst_start_addr=%s, dst_step_elem=[%d, %d], dst_num_elem=[%d, %d], dst_elem_size=%d`,
-			op, in, out, sa, ss[0], ss[1], num[0], num[1], se, da, ds[0], ds[1], num[0], num[1], de)
-		obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: isa.Cayman})
-		if err != nil {
-			t.Fatalf("%v\n%s", err, src)
-		}
-		w, err := isa.Decode(isa.Cayman, obj.Code)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if both(t, r, isa.Cayman, &w, src) {
+		op, in, out, sa, ss[0], ss[1], num[0], num[1], se, da, ds[0], ds[1], num[0], num[1], de)
+}
+
+// Random DIRECT2D words on ref and on the engines.
+func TestRandomDirect2DAgainstRef(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	ran := 0
+	for n := 0; n < 300; n++ {
+		src := genDirect2D(r)
+		if both(t, r, isa.Cayman, word(t, isa.Cayman, src), src) {
 			ran++
 		}
 	}
@@ -188,43 +185,39 @@ func TestRandomDirect2DAgainstRef(t *testing.T) {
 	t.Logf("%d of 300 ran on both", ran)
 }
 
+// genIndexed is a random transpose (kind 0), gather/scatter (1) or
+// gather-transpose (2).
+func genIndexed(r *rand.Rand, kind int) string {
+	switch kind {
+	case 0:
+		rows, cols := 16*(1+r.IntN(4)), 1+r.IntN(64)
+		return fmt.Sprintf(`dma_transpose semaphore=2, in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0,
+  src_step_elem=[2, %d], src_num_elem=[%d, %d], tile_src_rows=16, tile_src_cols=%d, tile_src_row_step=%d,
+  dst_start_addr=hbm:0x40000, dst_step_elem=[2, %d], dst_num_elem=[%d, %d]`,
+			2*cols, cols, rows, cols, 2*cols, 32*(1+2*rows/32), rows, cols)
+	case 1:
+		mode := []string{"SRC", "DST", "SRC_DST"}[r.IntN(3)]
+		lanes, es := 1+r.IntN(200), 4*(1+r.IntN(8))
+		return fmt.Sprintf(`dma_indirect idx_num_active_channels=%d, indirect_mode=%s, non_unique_dst_idx=%d, idx_bound_is_err=%d,
+  compute_op=%s, src_start_addr=hbm:0x0, src_step_elem=%d, src_num_elem=%d, src_elem_size=%d, src_idx_start_addr=sbuf:0:0x0,
+  dst_start_addr=hbm:0x40000, dst_step_elem=%d, dst_num_elem=%d, dst_elem_size=%d, dst_idx_start_addr=sbuf:0:0x400,
+  in_dtype=u32, out_dtype=u32, semaphore=4, sem_increment=1`,
+			1+r.IntN(128), mode, r.IntN(2), r.IntN(2), []string{"NONE", "ADD"}[r.IntN(2)], es, 32+lanes, es, es, 32+lanes, es)
+	}
+	nidx, l := 1+r.IntN(100), 1+r.IntN(64)
+	return fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=%d, src_start_addr=hbm:0x0, src_step_elem=[2, %d],
+  src_num_elem=[%d, %d], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x40000, dst_step_elem_1=%d,
+  dst_num_elem=[%d, %d], elem_size=%d, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`,
+		1+r.IntN(128), 2*l, l, nidx, 32*(1+2*nidx/32), nidx, l, 2*l)
+}
+
 // Random transposes, gathers, scatters and gather-transposes.
 func TestRandomIndexedAgainstRef(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	ran := 0
 	for n := 0; n < 200; n++ {
-		var src string
-		switch n % 3 {
-		case 0:
-			rows, cols := 16*(1+r.IntN(4)), 1+r.IntN(64)
-			src = fmt.Sprintf(`dma_transpose semaphore=2, in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0,
-  src_step_elem=[2, %d], src_num_elem=[%d, %d], tile_src_rows=16, tile_src_cols=%d, tile_src_row_step=%d,
-  dst_start_addr=hbm:0x40000, dst_step_elem=[2, %d], dst_num_elem=[%d, %d]`,
-				2*cols, cols, rows, cols, 2*cols, 32*(1+2*rows/32), rows, cols)
-		case 1:
-			mode := []string{"SRC", "DST", "SRC_DST"}[r.IntN(3)]
-			lanes, es := 1+r.IntN(200), 4*(1+r.IntN(8))
-			src = fmt.Sprintf(`dma_indirect idx_num_active_channels=%d, indirect_mode=%s, non_unique_dst_idx=%d, idx_bound_is_err=%d,
-  compute_op=%s, src_start_addr=hbm:0x0, src_step_elem=%d, src_num_elem=%d, src_elem_size=%d, src_idx_start_addr=sbuf:0:0x0,
-  dst_start_addr=hbm:0x40000, dst_step_elem=%d, dst_num_elem=%d, dst_elem_size=%d, dst_idx_start_addr=sbuf:0:0x400,
-  in_dtype=u32, out_dtype=u32, semaphore=4, sem_increment=1`,
-				1+r.IntN(128), mode, r.IntN(2), r.IntN(2), []string{"NONE", "ADD"}[r.IntN(2)], es, 32+lanes, es, es, 32+lanes, es)
-		case 2:
-			nidx, l := 1+r.IntN(100), 1+r.IntN(64)
-			src = fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=%d, src_start_addr=hbm:0x0, src_step_elem=[2, %d],
-  src_num_elem=[%d, %d], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x40000, dst_step_elem_1=%d,
-  dst_num_elem=[%d, %d], elem_size=%d, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`,
-				1+r.IntN(128), 2*l, l, nidx, 32*(1+2*nidx/32), nidx, l, 2*l)
-		}
-		obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: isa.Cayman})
-		if err != nil {
-			t.Fatalf("%v\n%s", err, src)
-		}
-		w, err := isa.Decode(isa.Cayman, obj.Code)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if both(t, r, isa.Cayman, &w, src) {
+		src := genIndexed(r, n%3)
+		if both(t, r, isa.Cayman, word(t, isa.Cayman, src), src) {
 			ran++
 		}
 	}
@@ -232,4 +225,32 @@ func TestRandomIndexedAgainstRef(t *testing.T) {
 		t.Fatalf("only %d of 200 random words ran on both", ran)
 	}
 	t.Logf("%d of 200 ran on both", ran)
+}
+
+// FuzzExecDiff: a random legal word of any kind, generation and shape,
+// from the fuzzer's seeds, on ref and on the engines — the same outcome.
+func FuzzExecDiff(f *testing.F) {
+	for i := uint64(0); i < 8; i++ {
+		f.Add(i, i*7+1, uint8(i))
+	}
+	gens := []isa.Gen{isa.Cayman, isa.Mariana, isa.MarianaPlus, isa.Maverick}
+	f.Fuzz(func(t *testing.T, s1, s2 uint64, kind uint8) {
+		r := rand.New(rand.NewPCG(s1, s2))
+		g := gens[r.IntN(len(gens))]
+		var src string
+		if kind%4 == 3 {
+			src = genDirect2D(r)
+		} else {
+			src = genIndexed(r, int(kind%4))
+		}
+		obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
+		if err != nil {
+			return // not legal on this generation
+		}
+		in, err := isa.Decode(g, obj.Code)
+		if err != nil {
+			t.Fatal(err)
+		}
+		both(t, r, g, &in, src)
+	})
 }

@@ -12,7 +12,9 @@ import (
 	"ndma/internal/array"
 	"ndma/internal/num"
 	"ndma/isa"
+	"ndma/mem"
 	"ndma/ref"
+	"ndma/sim"
 )
 
 func runRun(e *env, args []string) error {
@@ -29,6 +31,7 @@ func runRun(e *env, args []string) error {
 	stats := cl.fs.Bool("stats", false, "print bytes per region and lanes")
 	asJSON := cl.fs.Bool("json", false, "print a JSON summary")
 	maxBytes := cl.fs.Int64("max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
+	execMode := cl.fs.String("exec", "ref", "ref (the reference semantics), sim (DGE lowering + descriptor engines) or both (run the two, fail on any difference)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE (binary words or assembly text; - for stdin)")
 	if err != nil {
 		return err
@@ -51,23 +54,40 @@ func runRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *execMode != "ref" && *execMode != "sim" && *execMode != "both" {
+		return usagef("--exec %q: want ref, sim or both", *execMode)
+	}
 	x := ref.New(gen)
 	x.MaxBytes, x.Tracing = *maxBytes, *trace
-	for r, v := range rv {
-		x.Regs[r] = v
+	var y *sim.Machine
+	if *execMode != "ref" {
+		y = sim.New(gen)
+		y.Tracing = *trace
 	}
-	for _, s := range sems {
-		k, v, ok := strings.Cut(s, "=")
-		n, err1 := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
-		val, err2 := strconv.ParseInt(strings.TrimSpace(v), 0, 32)
-		if !ok || err1 != nil || err2 != nil {
-			return usagef("--sem %q: want N=VALUE with N < 256 and a 32-bit value", s)
+	mems := []*mem.Memory{x.Mem}
+	if y != nil {
+		mems = append(mems, y.Mem)
+	}
+	for _, m := range mems {
+		for r, v := range rv {
+			x.Regs[r] = v
+			if y != nil {
+				y.Regs[r] = v
+			}
 		}
-		x.Mem.Sems[n] = int32(val)
-	}
-	for _, l := range loads {
-		if err := loadArray(x, gen, l); err != nil {
-			return err
+		for _, s := range sems {
+			k, v, ok := strings.Cut(s, "=")
+			n, err1 := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
+			val, err2 := strconv.ParseInt(strings.TrimSpace(v), 0, 32)
+			if !ok || err1 != nil || err2 != nil {
+				return usagef("--sem %q: want N=VALUE with N < 256 and a 32-bit value", s)
+			}
+			m.Sems[n] = int32(val)
+		}
+		for _, l := range loads {
+			if err := loadArray(m, gen, l); err != nil {
+				return err
+			}
 		}
 	}
 	plans := make([]dumpPlan, len(dumps))
@@ -76,24 +96,60 @@ func runRun(e *env, args []string) error {
 			return err
 		}
 	}
-	runErr := execute(x, gen, code, vt)
+	var runErr error
+	switch *execMode {
+	case "ref":
+		runErr = execute(gen, code, vt, x.Exec, nil)
+	case "sim":
+		runErr = execute(gen, code, vt, y.Exec, nil)
+	case "both":
+		runErr = execute(gen, code, vt, x.Exec, func(in *isa.Inst, refErr error) error {
+			return compareExec(x, y, in, refErr)
+		})
+	}
 	if *trace {
 		for _, l := range x.Trace {
 			fmt.Fprintln(e.stdout, l)
 		}
+		if y != nil {
+			for _, l := range y.Trace {
+				fmt.Fprintln(e.stdout, l)
+			}
+		}
+	}
+	final := x.Mem
+	if *execMode == "sim" {
+		final = y.Mem
 	}
 	if *asJSON {
-		out := map[string]any{"status": "ok", "words": x.Stats.Words, "lanes": x.Stats.Lanes, "skipped": x.Stats.Skipped,
-			"bytes_moved": x.Stats.BytesMoved, "read": regionStats(x.Mem.Stats.Read), "written": regionStats(x.Mem.Stats.Written)}
+		out := map[string]any{"status": "ok", "exec": *execMode, "read": regionStats(final.Stats.Read), "written": regionStats(final.Stats.Written)}
+		if *execMode != "sim" {
+			out["words"], out["lanes"], out["skipped"], out["bytes_moved"] = x.Stats.Words, x.Stats.Lanes, x.Stats.Skipped, x.Stats.BytesMoved
+		}
+		if y != nil {
+			out["sim"] = map[string]any{"words": y.Stats.Words, "descriptors": y.Stats.Descriptors, "m2s_bytes": y.Stats.M2SBytes,
+				"s2m_bytes": y.Stats.S2MBytes, "queue_bytes": y.Stats.QueueBytes, "dma_time_ns": y.Stats.TimeNS}
+		}
 		if runErr != nil {
 			out["status"], out["fault"] = "fault", runErr.Error()
 		}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
 	} else if *stats {
-		fmt.Fprintf(e.stdout, "words %d, lanes %d, skipped %d, bytes moved %d\n", x.Stats.Words, x.Stats.Lanes, x.Stats.Skipped, x.Stats.BytesMoved)
+		if *execMode != "sim" {
+			fmt.Fprintf(e.stdout, "words %d, lanes %d, skipped %d, bytes moved %d\n", x.Stats.Words, x.Stats.Lanes, x.Stats.Skipped, x.Stats.BytesMoved)
+		}
+		if y != nil {
+			fmt.Fprintf(e.stdout, "sim: words %d, descriptors %d, M2S %d bytes, S2M %d bytes, DMA time %.3f µs (cost model: docs/sim.md)\n",
+				y.Stats.Words, y.Stats.Descriptors, y.Stats.M2SBytes, y.Stats.S2MBytes, float64(y.Stats.TimeNS)/1000)
+			for q := 0; q < 64; q++ {
+				if b, ok := y.Stats.QueueBytes[q]; ok {
+					fmt.Fprintf(e.stdout, "sim: DMA[%d] wrote %d bytes\n", q, b)
+				}
+			}
+		}
 		for _, r := range []isa.Region{isa.SBUF, isa.PSUM, isa.HBM} {
-			fmt.Fprintf(e.stdout, "%s: read %d, written %d bytes\n", r, x.Mem.Stats.Read[r], x.Mem.Stats.Written[r])
+			fmt.Fprintf(e.stdout, "%s: read %d, written %d bytes\n", r, final.Stats.Read[r], final.Stats.Written[r])
 		}
 	}
 	if runErr != nil {
@@ -103,19 +159,94 @@ func runRun(e *env, args []string) error {
 		return runErr // no dump after a fault
 	}
 	for _, p := range plans {
-		if err := p.write(x); err != nil {
+		if err := p.write(final); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// compareExec runs in on the engines after ref ran it (refErr) and demands
+// the same outcome: the same fault-or-not, the same bytes and semaphores.
+func compareExec(x *ref.Machine, y *sim.Machine, in *isa.Inst, refErr error) error {
+	simErr := y.Exec(in)
+	switch {
+	case refErr != nil && simErr != nil:
+		return refErr
+	case refErr != nil:
+		return fmt.Errorf("ref faults, sim does not: %w", refErr)
+	case simErr != nil:
+		return fmt.Errorf("sim faults, ref does not: %w", simErr)
+	}
+	if d := firstDifference(x.Mem, y.Mem); d != "" {
+		return fmt.Errorf("ref and sim differ: %s", d)
+	}
+	return nil
+}
+
+// firstDifference names the lowest differing address (or semaphore) of two
+// memories with both values; "" when they agree.
+func firstDifference(a, b *mem.Memory) string {
+	sa, sb := a.Snapshot(), b.Snapshot()
+	best, bestAddr := "", uint64(1<<63)
+	for k, va := range sa {
+		vb, ok := sb[k]
+		if !ok {
+			vb = make([]byte, len(va))
+		}
+		addr, kind := snapAddr(a, k)
+		for i := range va {
+			if i < len(vb) && va[i] != vb[i] {
+				if kind == "sems" {
+					return fmt.Sprintf("$S[%d]: ref %d, sim %d", i/4, a.Sems[i/4], b.Sems[i/4])
+				}
+				if addr+uint64(i) < bestAddr {
+					bestAddr = addr + uint64(i)
+					best = fmt.Sprintf("address %#x (%s): ref %#02x, sim %#02x", bestAddr, kind, va[i], vb[i])
+				}
+				break
+			}
+		}
+	}
+	for k, vb := range sb {
+		if _, ok := sa[k]; ok {
+			continue
+		}
+		addr, kind := snapAddr(a, k)
+		for i, v := range vb {
+			if v != 0 && addr+uint64(i) < bestAddr {
+				bestAddr, best = addr+uint64(i), fmt.Sprintf("address %#x (%s): ref 0x00, sim %#02x", addr+uint64(i), kind, v)
+				break
+			}
+		}
+	}
+	return best
+}
+
+// snapAddr is the address of a Snapshot region's first byte.
+func snapAddr(m *mem.Memory, key string) (uint64, string) {
+	var n uint64
+	switch {
+	case strings.HasPrefix(key, "sbuf"):
+		fmt.Sscan(key[4:], &n)
+		return n * m.Map.SBUFStride, fmt.Sprintf("sbuf partition %d", n)
+	case strings.HasPrefix(key, "psum"):
+		fmt.Sscan(key[4:], &n)
+		return m.Map.PSUMBase + n*m.Map.PSUMStride, fmt.Sprintf("psum partition %d", n)
+	case strings.HasPrefix(key, "hbm"):
+		fmt.Sscan(key[3:], &n)
+		return n * mem.PageSize, "hbm"
+	}
+	return 0, "sems"
+}
+
 func regionStats(s [4]uint64) map[string]uint64 {
 	return map[string]uint64{"sbuf": s[isa.SBUF], "psum": s[isa.PSUM], "hbm": s[isa.HBM]}
 }
 
-// execute runs every word in order; pseudo words are relocated first.
-func execute(x *ref.Machine, gen isa.Gen, code []byte, vt *dge.Vars) error {
+// execute runs every word in order through exec; pseudo words are
+// relocated first. after, when set, follows each word (--exec both).
+func execute(gen isa.Gen, code []byte, vt *dge.Vars, exec func(*isa.Inst) error, after func(*isa.Inst, error) error) error {
 	d := isa.NewDecoder(gen, code)
 	for d.Next() {
 		in := *d.Inst()
@@ -126,7 +257,11 @@ func execute(x *ref.Machine, gen isa.Gen, code []byte, vt *dge.Vars) error {
 			}
 			in = r
 		}
-		if err := x.Exec(&in); err != nil {
+		err := exec(&in)
+		if after != nil {
+			err = after(&in, err)
+		}
+		if err != nil {
 			return fmt.Errorf("offset %#x (%s): %w", d.Offset(), d.Inst().Def().Mnemonic(), err)
 		}
 	}
@@ -135,7 +270,7 @@ func execute(x *ref.Machine, gen isa.Gen, code []byte, vt *dge.Vars) error {
 
 // loadArray is --load ADDR=FILE.npy: C-order bytes at ADDR; on SBUF/PSUM the
 // first axis runs over partitions from ADDR's partition, same offset.
-func loadArray(x *ref.Machine, gen isa.Gen, spec string) error {
+func loadArray(m *mem.Memory, gen isa.Gen, spec string) error {
 	at, file, ok := strings.Cut(spec, "=")
 	if !ok {
 		return usagef("--load %q: want ADDR=FILE.npy", spec)
@@ -148,12 +283,12 @@ func loadArray(x *ref.Machine, gen isa.Gen, spec string) error {
 	if err != nil {
 		return fmt.Errorf("--load %s: %w", file, unwrapPathError(err))
 	}
-	rows, rowBytes := partitionRows(x, addr, a.Shape, len(a.Data))
-	if err := fitsPartitions(x, addr, rows); err != nil {
+	rows, rowBytes := partitionRows(m, addr, a.Shape, len(a.Data))
+	if err := fitsPartitions(m, addr, rows); err != nil {
 		return fmt.Errorf("--load %s: shape %v: %w", file, a.Shape, err)
 	}
 	for r := 0; r < rows; r++ {
-		if err := checkedWrite(x, rowAddr(x, addr, r, rows), a.Data[r*rowBytes:(r+1)*rowBytes]); err != nil {
+		if err := checkedWrite(m, rowAddr(m, addr, r, rows), a.Data[r*rowBytes:(r+1)*rowBytes]); err != nil {
 			return fmt.Errorf("--load %s: row %d: %w (the array's shape %v does not fit there)", file, r, err, a.Shape)
 		}
 	}
@@ -162,40 +297,40 @@ func loadArray(x *ref.Machine, gen isa.Gen, spec string) error {
 
 // partitionRows splits an array for an on-chip address: rows = its first
 // axis (a 1-D array is one row); off chip it is one contiguous row.
-func partitionRows(x *ref.Machine, addr uint64, shape []int, n int) (rows, rowBytes int) {
-	r, _, _ := x.Mem.Map.Split(addr)
+func partitionRows(m *mem.Memory, addr uint64, shape []int, n int) (rows, rowBytes int) {
+	r, _, _ := m.Map.Split(addr)
 	if (r == isa.SBUF || r == isa.PSUM) && len(shape) > 1 && shape[0] > 0 {
 		return shape[0], n / shape[0]
 	}
 	return 1, n
 }
 
-func rowAddr(x *ref.Machine, addr uint64, row, rows int) uint64 {
+func rowAddr(m *mem.Memory, addr uint64, row, rows int) uint64 {
 	if rows == 1 {
 		return addr
 	}
-	r, _, _ := x.Mem.Map.Split(addr)
-	stride := x.Mem.Map.SBUFStride
+	r, _, _ := m.Map.Split(addr)
+	stride := m.Map.SBUFStride
 	if r == isa.PSUM {
-		stride = x.Mem.Map.PSUMStride
+		stride = m.Map.PSUMStride
 	}
 	return addr + uint64(row)*stride
 }
 
 // fitsPartitions: rows from addr's partition must stay inside the region.
-func fitsPartitions(x *ref.Machine, addr uint64, rows int) error {
-	r, part, _ := x.Mem.Map.Split(addr)
-	if rows > 1 && (r == isa.SBUF || r == isa.PSUM) && part+rows > x.Mem.Map.Partitions {
-		return fmt.Errorf("%d rows from %s partition %d reach partition %d: there are %d", rows, r, part, part+rows-1, x.Mem.Map.Partitions)
+func fitsPartitions(m *mem.Memory, addr uint64, rows int) error {
+	r, part, _ := m.Map.Split(addr)
+	if rows > 1 && (r == isa.SBUF || r == isa.PSUM) && part+rows > m.Map.Partitions {
+		return fmt.Errorf("%d rows from %s partition %d reach partition %d: there are %d", rows, r, part, part+rows-1, m.Map.Partitions)
 	}
 	return nil
 }
 
-func checkedWrite(x *ref.Machine, addr uint64, b []byte) error {
-	if err := x.Mem.Check(addr, len(b)); err != nil {
+func checkedWrite(m *mem.Memory, addr uint64, b []byte) error {
+	if err := m.Check(addr, len(b)); err != nil {
 		return err
 	}
-	return x.Mem.Write(addr, b)
+	return m.Write(addr, b)
 }
 
 type dumpPlan struct {
@@ -235,7 +370,7 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 	return p, nil
 }
 
-func (p dumpPlan) write(x *ref.Machine) error {
+func (p dumpPlan) write(m *mem.Memory) error {
 	size, ok := num.Size(p.dtype)
 	if !ok {
 		return fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
@@ -248,16 +383,16 @@ func (p dumpPlan) write(x *ref.Machine) error {
 		return fmt.Errorf("--dump %s: %d bytes is more than ndma dumps", p.file, n)
 	}
 	data := make([]byte, n)
-	rows, rowBytes := partitionRows(x, p.addr, p.shape, n)
-	if err := fitsPartitions(x, p.addr, rows); err != nil {
+	rows, rowBytes := partitionRows(m, p.addr, p.shape, n)
+	if err := fitsPartitions(m, p.addr, rows); err != nil {
 		return fmt.Errorf("--dump %s: shape %v: %w", p.file, p.shape, err)
 	}
 	for r := 0; r < rows; r++ {
-		a := rowAddr(x, p.addr, r, rows)
-		if err := x.Mem.Check(a, rowBytes); err != nil {
+		a := rowAddr(m, p.addr, r, rows)
+		if err := m.Check(a, rowBytes); err != nil {
 			return fmt.Errorf("--dump %s: row %d: %w", p.file, r, err)
 		}
-		if err := x.Mem.Read(a, data[r*rowBytes:(r+1)*rowBytes]); err != nil {
+		if err := m.Read(a, data[r*rowBytes:(r+1)*rowBytes]); err != nil {
 			return fmt.Errorf("--dump %s: %w", p.file, err)
 		}
 	}
