@@ -298,7 +298,7 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 				if d < dlo || d-dlo+uint64(n) > uint64(len(dspan)) {
 					dlo, dspan = d, nil
 					if r, part, off := m.Map.Split(d); r == isa.HBM {
-						dspan, _ = m.backing(r, part, off, PageSize, true) // to the page's end
+						dspan, _ = m.backing(r, part, off, int(PageSize-(m.Map.HBMBase+off)%PageSize), true) // to the page's end, not past it
 					} else {
 						dspan, _ = m.backing(r, part, off, n, true)
 					}

@@ -16,13 +16,14 @@ import (
 	"ndma/ref"
 )
 
-// seed fills both machines' memory the same way: SBUF partitions 0–127 with
-// small u32 values (usable as indices; some past a short leg) and 512 KiB
-// of HBM with random bytes.
+// seed fills both machines' memory the same way: SBUF partitions 0–15 with
+// small u32 values (usable as indices; some past a short leg) and 64 KiB of
+// HBM with random bytes. (Few partitions: each one touched is a whole
+// partition of memory to compare.)
 func seed(t testing.TB, r *rand.Rand, g isa.Gen, ms ...interface{ write(uint64, []byte) error }) {
 	t.Helper()
 	sb := make([]byte, 4<<10)
-	hb := make([]byte, 512<<10)
+	hb := make([]byte, 64<<10)
 	for i := 0; i < len(sb); i += 4 {
 		sb[i] = byte(r.IntN(64))
 	}
@@ -30,7 +31,7 @@ func seed(t testing.TB, r *rand.Rand, g isa.Gen, ms ...interface{ write(uint64, 
 		hb[i] = byte(r.Uint32())
 	}
 	for _, m := range ms {
-		for p := uint64(0); p < 128; p++ {
+		for p := uint64(0); p < 16; p++ {
 			if err := m.write(p*isa.Map(g).SBUFStride, sb); err != nil {
 				t.Fatal(err)
 			}
@@ -202,13 +203,13 @@ func genIndexed(r *rand.Rand, kind int) string {
   compute_op=%s, src_start_addr=hbm:0x0, src_step_elem=%d, src_num_elem=%d, src_elem_size=%d, src_idx_start_addr=sbuf:0:0x0,
   dst_start_addr=hbm:0x40000, dst_step_elem=%d, dst_num_elem=%d, dst_elem_size=%d, dst_idx_start_addr=sbuf:0:0x400,
   in_dtype=u32, out_dtype=u32, semaphore=4, sem_increment=1`,
-			1+r.IntN(128), mode, r.IntN(2), r.IntN(2), []string{"NONE", "ADD"}[r.IntN(2)], es, 32+lanes, es, es, 32+lanes, es)
+			1+r.IntN(16), mode, r.IntN(2), r.IntN(2), []string{"NONE", "ADD"}[r.IntN(2)], es, 32+lanes, es, es, 32+lanes, es)
 	}
 	nidx, l := 1+r.IntN(100), 1+r.IntN(64)
 	return fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=%d, src_start_addr=hbm:0x0, src_step_elem=[2, %d],
   src_num_elem=[%d, %d], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x40000, dst_step_elem_1=%d,
   dst_num_elem=[%d, %d], elem_size=%d, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`,
-		1+r.IntN(128), 2*l, l, nidx, 32*(1+2*nidx/32), nidx, l, 2*l)
+		1+r.IntN(16), 2*l, l, nidx, 32*(1+2*nidx/32), nidx, l, 2*l)
 }
 
 // Random transposes, gathers, scatters and gather-transposes.
