@@ -1,7 +1,9 @@
 package sim
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 
 	"ndma/dge"
 	"ndma/internal/num"
@@ -166,12 +168,20 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 			return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: err}
 		}
 	}
+	if x.streamFree(qs) {
+		return x.direct(qs)
+	}
 	// M2S: every queue's stream, before anything is written
 	for _, q := range qs {
+		total := 0
+		for _, d := range q.m2s.seq {
+			total += d.Length()
+		}
+		q.stream = make([]byte, 0, total)
 		for _, d := range q.m2s.seq {
 			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
 			n := len(q.stream)
-			q.stream = append(q.stream, make([]byte, d.Length())...)
+			q.stream = q.stream[:n+d.Length()]
 			if err := x.Mem.Read(a, q.stream[n:]); err != nil {
 				return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: "M2S", Desc: -1, Addr: d.BufPtr(), Err: err}
 			}
@@ -325,4 +335,130 @@ func dre(p *dge.Program, ch *dge.Channel, in []byte) []byte {
 		}
 	}
 	return out
+}
+
+// streamFree reports whether the stream can be skipped: plain copies (no
+// DRE, no CCE) whose writes touch no byte any queue reads, so moving each
+// run straight from its source is the same as reading everything first.
+func (x *Machine) streamFree(qs []*queue) bool {
+	var reads, writes []span
+	for _, q := range qs {
+		if q.turn != nil {
+			return false
+		}
+		for leg, r := range []*ring{&q.m2s, &q.s2m} {
+			for _, d := range r.seq {
+				if d.Op() != sdma.OpCME || leg == 1 && isEvtSem(d.BufPtr()) {
+					if leg == 1 && isEvtSem(d.BufPtr()) {
+						continue
+					}
+					return false
+				}
+				sp := span{d.BufPtr(), d.BufPtr() + uint64(d.Length())}
+				if leg == 0 {
+					reads = append(reads, sp)
+				} else {
+					writes = append(writes, sp)
+				}
+			}
+		}
+	}
+	if len(reads)*len(writes) > 1<<16 {
+		return !overlapSorted(reads, writes)
+	}
+	for _, w := range writes {
+		for _, r := range reads {
+			if w.lo < r.hi && r.lo < w.hi {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+type span struct{ lo, hi uint64 }
+
+// overlapSorted: does any write span meet any read span (sorted sweep).
+func overlapSorted(reads, writes []span) bool {
+	slices.SortFunc(reads, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	slices.SortFunc(writes, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
+	i := 0
+	var reach uint64 // the furthest end of reads starting before the current write's end
+	for _, w := range writes {
+		for i < len(reads) && reads[i].lo < w.hi {
+			reach = max(reach, reads[i].hi)
+			if reads[i].hi > w.lo && reads[i].lo < w.hi {
+				return true
+			}
+			i++
+		}
+		if reach > w.lo {
+			return true
+		}
+	}
+	return false
+}
+
+// direct moves each queue's M2S runs straight into its S2M runs, chunk by
+// chunk, with the completion writes in their places.
+func (x *Machine) direct(qs []*queue) error {
+	// consecutive chunks that continue each other on both sides move as one
+	var pd, ps uint64
+	var pn int
+	flush := func() error {
+		if pn == 0 {
+			return nil
+		}
+		err := x.Mem.Copy(pd, ps, pn)
+		pn = 0
+		return err
+	}
+	move := func(d, s uint64, n int) error {
+		if pn > 0 && d == pd+uint64(pn) && s == ps+uint64(pn) {
+			pn += n
+			return nil
+		}
+		if err := flush(); err != nil {
+			return err
+		}
+		pd, ps, pn = d, s, n
+		return nil
+	}
+	for _, q := range qs {
+		var src []sdma.Desc = q.m2s.seq
+		si, so := 0, 0 // current M2S descriptor and offset in it
+		for _, d := range q.s2m.seq {
+			x.Stats.Descriptors++
+			x.tracef("DMA[%d] S2M %s", q.q.DMA, &d)
+			if isEvtSem(d.BufPtr()) {
+				if err := flush(); err != nil {
+					return err
+				}
+				x.semWrite(d.BufPtr(), int32(q.semInc))
+				continue
+			}
+			da, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
+			for do := 0; do < d.Length(); {
+				s := src[si]
+				sa, _, _ := x.Mem.Map.FromSoC(s.BufPtr())
+				n := min(d.Length()-do, s.Length()-so)
+				if err := move(da+uint64(do), sa+uint64(so), n); err != nil {
+					return err // cannot happen: checked
+				}
+				do, so = do+n, so+n
+				if so == s.Length() {
+					x.Stats.Descriptors++
+					x.Stats.M2SBytes += uint64(s.Length())
+					x.tracef("DMA[%d] M2S %s", q.q.DMA, &s)
+					si, so = si+1, 0
+				}
+			}
+			x.Stats.S2MBytes += uint64(d.Length())
+			if x.Stats.QueueBytes == nil {
+				x.Stats.QueueBytes = map[int]uint64{}
+			}
+			x.Stats.QueueBytes[q.q.DMA] += uint64(d.Length())
+		}
+	}
+	return flush()
 }

@@ -84,7 +84,9 @@ func both(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what string) (ran
 	return true
 }
 
-func word(t *testing.T, g isa.Gen, src string) *isa.Inst {
+func word(t *testing.T, g isa.Gen, src string) *isa.Inst { return wordTB(t, g, src) }
+
+func wordTB(t testing.TB, g isa.Gen, src string) *isa.Inst {
 	t.Helper()
 	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
 	if err != nil {
