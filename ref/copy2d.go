@@ -71,12 +71,8 @@ func (w *word) semaUpdate(mode uint64, idx int) ([]semDelta, error) {
 }
 
 func (w *word) copy2D() error {
-	ok, err := w.waitHolds(w.u("wait_sema_mode"), w.u("wait_sema_idx"), w.u("wait_sema_value"))
-	if err != nil {
-		return w.fault(-1, "wait_sema_mode", err)
-	}
-	if !ok {
-		return w.fault(-1, "wait_sema_mode", fmt.Errorf("$S[%d] = %d: %w", w.u("wait_sema_idx"), w.x.Mem.Sems[w.u("wait_sema_idx")], ErrBlocked))
+	if err := WaitSema(w.x, w.in); err != nil {
+		return err
 	}
 	if r := w.u("remote_core_id"); r != 0 {
 		return w.fault(-1, "remote_core_id", fmt.Errorf("a cross-core copy (core register r%d) needs several cores: %w", r, ErrUnsupported))

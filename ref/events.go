@@ -119,3 +119,17 @@ func Events(x *Machine, in *isa.Inst) (apply func(), err error) {
 	}
 	return func() { w.apply(ds) }, nil
 }
+
+// WaitSema evaluates the v5 words' wait_sema_mode / wait_sema_idx /
+// wait_sema_value (DMA_MEMCPY2, DMA_IMMEDIATE): an error unless it holds now.
+func WaitSema(x *Machine, in *isa.Inst) error {
+	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
+	ok, err := w.waitHolds(w.u("wait_sema_mode"), w.u("wait_sema_idx"), w.u("wait_sema_value"))
+	if err != nil {
+		return w.fault(-1, "wait_sema_mode", err)
+	}
+	if !ok {
+		return w.fault(-1, "wait_sema_mode", fmt.Errorf("$S[%d] = %d: %w", w.u("wait_sema_idx"), w.x.Mem.Sems[w.u("wait_sema_idx")&255], ErrBlocked))
+	}
+	return nil
+}

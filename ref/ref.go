@@ -89,7 +89,7 @@ func (x *Machine) Exec(in *isa.Inst) error {
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
 		err = w.fault(-1, "is_not_pseudo", fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
 	case isa.OpDMAImmediate:
-		err = w.fault(-1, "raw descriptors", fmt.Errorf("DMA_IMMEDIATE's descriptors run on the descriptor engine (the next issue): %w", ErrUnsupported))
+		err = w.fault(-1, "raw descriptors", fmt.Errorf("DMA_IMMEDIATE is its raw descriptors: it runs on the descriptor engines (--exec sim): %w", ErrUnsupported))
 	default:
 		err = w.fault(-1, "opcode", fmt.Errorf("%s is not a data-movement word: %w", w.name, ErrUnsupported))
 	}

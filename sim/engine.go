@@ -27,9 +27,10 @@ const (
 // doorbell may not add more than the ring holds. Each word's descriptors
 // start on fresh rings, as the lowering stamps them (INFERRED).
 type ring struct {
-	size int
-	tail int         // descriptors posted so far (the slot is tail mod size)
-	seq  []sdma.Desc // what the engine takes, in order
+	size   int
+	inline bool
+	tail   int         // descriptors posted so far (the slot is tail mod size)
+	seq    []sdma.Desc // what the engine takes, in order
 }
 
 // post is one doorbell: the next n descriptors of list, from cursor at.
@@ -41,7 +42,7 @@ func (r *ring) post(list []sdma.Desc, at, n int) error {
 		return fmt.Errorf("doorbell adds %d descriptors, %d are written", n, len(list)-at)
 	}
 	for _, d := range list[at : at+n] {
-		if want := 1 ^ (r.tail/r.size)&1; d.Phase() != want {
+		if want := 1 ^ (r.tail/r.size)&1; !r.inline && d.Phase() != want {
 			return &phaseError{slot: r.tail % r.size, k: len(r.seq), got: d.Phase(), want: want}
 		}
 		r.seq = append(r.seq, d)
@@ -65,6 +66,7 @@ type Work struct {
 	Queue  sdma.Queue
 	SemInc int
 	Turn   func(stream []byte) []byte
+	Inline bool // descriptors carried in the word, not on a ring: no phase check
 }
 
 // queue is one Work as the engine executes it.
@@ -106,6 +108,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 	for i := range ws {
 		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn}
 		q.m2s.size, q.s2m.size = size, size
+		q.m2s.inline, q.s2m.inline = ws[i].Inline, ws[i].Inline
 		var at [2]int
 		for _, db := range q.q.Doorbells {
 			leg, r, list := 0, &q.m2s, q.q.M2S

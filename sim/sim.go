@@ -85,8 +85,14 @@ func (x *Machine) Exec(in *isa.Inst) error {
 	case isa.OpDMAMemcpy, isa.OpDMAIndirect, isa.OpDMATranspose, isa.OpDMAGatherTranspose:
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
 		return fault(fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
-	case isa.OpDMAMemcpy2, isa.OpDMAImmediate:
-		return fault(fmt.Errorf("the v5 inline words (COPY2D, IMMEDIATE) are not lowered to rings yet: %w", ErrUnsupported))
+	case isa.OpDMAImmediate:
+		if err := x.immediate(in); err != nil {
+			return err
+		}
+		x.Stats.Words++
+		return nil
+	case isa.OpDMAMemcpy2:
+		return fault(fmt.Errorf("DMA_MEMCPY2 (the v5 inline copy) is not lowered to rings yet: %w", ErrUnsupported))
 	default:
 		return fault(fmt.Errorf("%s is not a data-movement word: %w", name, ErrUnsupported))
 	}

@@ -122,6 +122,10 @@ func TestExamplesAgainstRef(t *testing.T) {
 			in := *d.Inst()
 			what := fmt.Sprintf("%s @%#x %s", f, d.Offset(), in.Def().Mnemonic())
 			ea, eb := a.Exec(&in), b.Exec(&in)
+			if in.Opcode() == isa.OpDMAImmediate && errors.Is(ea, ref.ErrUnsupported) {
+				// its meaning is its descriptors: the engines run it on ref's memory too
+				ea = (&Machine{Mem: a.Mem, Regs: a.Regs}).Exec(&in)
+			}
 			if (ea == nil) != (eb == nil) && !errors.Is(eb, ErrUnsupported) && !errors.Is(ea, ref.ErrUnsupported) {
 				t.Fatalf("%s: ref %v, sim %v", what, ea, eb)
 			}

@@ -1,0 +1,72 @@
+package sim
+
+import (
+	"encoding/binary"
+	"fmt"
+
+	"ndma/isa"
+	"ndma/ref"
+	"ndma/sdma"
+)
+
+// immediate runs a DMA_IMMEDIATE (0xba, MAVERICK; field-tables §3.9): its
+// 1–3 raw descriptors go straight to engine start_id's queue. Direction
+// (INFERRED, docs/sim.md): the descriptors up to and including the first
+// with LAST are the M2S (read) leg, the rest the S2M (write) leg. They are
+// not on a ring, so their ring_phase is not checked; a write into the
+// EVT_SEM INC window adds 1.
+func (x *Machine) immediate(in *isa.Inst) error {
+	name := in.Def().Mnemonic()
+	fault := func(rule string, err error) error {
+		return &Fault{Mnemonic: name, Desc: -1, Err: fmt.Errorf("%s: %w", rule, err)}
+	}
+	if err := ref.WaitSema(&ref.Machine{Mem: x.Mem, Regs: x.Regs}, in); err != nil {
+		return err
+	}
+	u := func(p string) uint64 { v, _ := in.Uint(p); return v }
+	n := int(u("descriptor_flags.num_descriptors"))
+	switch {
+	case n < 1 || n > 3:
+		return fault("num_descriptors", fmt.Errorf("%d descriptors: 1 to 3", n))
+	case u("dma_engines.engine_count") != 0:
+		return fault("engine_count", fmt.Errorf("must be ONE (field-tables §3.9)"))
+	case u("dma_flags.tdg") != 0 || u("dma_flags.wr_done_sync") != 0:
+		return fault("dma_flags", fmt.Errorf("tdg and wr_done_sync must be 0 (field-tables §3.9)"))
+	}
+	word, err := isa.Encode(*in)
+	if err != nil {
+		return fault("encode", err)
+	}
+	ds := make([]sdma.Desc, n)
+	for k := range ds {
+		if u(fmt.Sprintf("descriptor_flags.desc%d_src", k)) == 0 { // IMMEDIATE: the bytes in the word
+			copy(ds[k][:], word[16+16*k:32+16*k])
+			continue
+		}
+		b := int(u(fmt.Sprintf("descriptor_reg[%d]", k))) // REGISTER: r[b..b+3] at bits 0/32/64/96
+		if b+3 >= 64 {
+			return fault(fmt.Sprintf("descriptor_reg[%d]", k), fmt.Errorf("r%d..r%d: there are 64 registers", b, b+3))
+		}
+		for i := 0; i < 4; i++ {
+			binary.LittleEndian.PutUint32(ds[k][4*i:], x.Regs[b+i])
+		}
+	}
+	split := n
+	for k := range ds {
+		if ds[k].Last() {
+			split = k + 1
+			break
+		}
+	}
+	if split == n {
+		return fault("descriptors", fmt.Errorf("no S2M descriptor: the M2S leg (up to the first LAST) takes all %d: %w", n, ErrStream))
+	}
+	dma := int(u("dma_engines.start_id"))
+	w := Work{SemInc: 1, Inline: true, Queue: sdma.Queue{DMA: dma, M2S: ds[:split], S2M: ds[split:],
+		Doorbells: []sdma.Doorbell{{DMA: dma, Reg: "TDRTP_inc", Value: split}, {DMA: dma, Reg: "RDRTP_inc", Value: n - split}}}}
+	if err := x.RunWork(name, []Work{w}); err != nil {
+		return err
+	}
+	x.Stats.TimeNS += wordTime(0, []Work{w})
+	return nil
+}
