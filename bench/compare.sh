@@ -13,7 +13,7 @@ if ! "$PY" -c 'import numpy' 2>/dev/null; then
   echo "installing python3-numpy (Debian) ..." >&2
   apt-get install -y python3-numpy >/dev/null
 fi
-go_out=$(go test ./ref -run '^$' -bench 'GoCopy64MiB|Ref/(copy64MiB|transpose|gather|gather_transpose)' -benchtime 300ms -count "$count")
+go_out=$(go test ./ref -run '^$' -bench 'GoCopy64MiB|Ref/(copy64MiB|transpose_bf16_4096|gather)' -benchtime 300ms -count "$count")
 sim_out=$(go test ./sim -run '^$' -bench 'Sim/(copy64MiB|gather)' -benchtime 300ms -count "$count")
 np_out=$("$PY" bench/numpy_ref.py)
 echo "$go_out" | grep '^Benchmark'
@@ -23,7 +23,7 @@ echo "$np_out" | sed 's/^/numpy: /'
   function lo(v, cur) { return (cur == 0 || v < cur) ? v : cur }
   /^BenchmarkGoCopy64MiB/            { gc = lo($3, gc) }
   /^BenchmarkRef\/copy64MiB/         { rc = lo($3, rc) }
-  /^BenchmarkRef\/transpose_bf16/    { rt = lo($3, rt) }
+  /^BenchmarkRef\/transpose_bf16_4096/ { rt = lo($3, rt) }
   /^BenchmarkRef\/gather_4096_rows/  { rg = lo($3, rg) }
   /^BenchmarkRef\/gather_transpose/  { rgt = lo($3, rgt) }
   /^BenchmarkSim\/copy64MiB/         { sc = lo($3, sc) }

@@ -1,0 +1,74 @@
+// Package benchcase is the one list of data-path benchmarks that ref and
+// sim both run (bench/compare.sh sets them beside Go copy() and NumPy): each
+// a word, the memory it needs and the bytes it moves.
+package benchcase
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+)
+
+// Case is one benchmark.
+type Case struct {
+	Name    string
+	Fill    int    // random bytes written at HBM 0x1_0000_0000 first
+	Indices int    // random u32 indices < 65535 in SBUF, index j at partition j%128, offset 4·(j/128)
+	Word    string // the word, CAYMAN assembly
+	Bytes   int64  // bytes the word moves (b.SetBytes)
+	Ring    int    // descriptors per ring the engines need (0: the default)
+	SimSkip string // why the engines do not run it ("" = they do)
+}
+
+// Writer is the memory a case is set up in.
+type Writer interface {
+	Write(addr uint64, b []byte) error
+}
+
+// Setup fills the memory as the case needs.
+func (c *Case) Setup(m Writer) error {
+	buf := make([]byte, c.Fill)
+	r := rand.New(rand.NewPCG(1, 1))
+	for i := range buf {
+		buf[i] = byte(r.Uint32())
+	}
+	if err := m.Write(0x1_0000_0000, buf); err != nil {
+		return err
+	}
+	r = rand.New(rand.NewPCG(2, 2))
+	for j := 0; j < c.Indices; j++ {
+		if err := m.Write(uint64(j%128)*0x40000+4*uint64(j/128), binary.LittleEndian.AppendUint32(nil, uint32(r.IntN(65535)))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Cases are the data paths of the execution issues.
+var Cases = []Case{
+	{Name: "copy64MiB", Fill: 64 << 20, Bytes: 64 << 20, Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[1024, 1], src_elem_size=0,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[1024, 1], dst_elem_size=0, in_dtype=u8, out_dtype=u8`},
+	{Name: "strided4MiB", Fill: 8 << 20, Bytes: 65535 * 64, Ring: 1 << 17, // 64-byte rows, every other one
+		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[128, 0], src_num_elem=[65535, 1], src_elem_size=64,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[64, 0], dst_num_elem=[65535, 1], dst_elem_size=64, in_dtype=u8, out_dtype=u8`},
+	{Name: "cast_fp32_bf16_1M", Fill: 4 << 20, Bytes: 4 << 20, Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[64, 1], src_elem_size=0,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[0x8000, 0], dst_num_elem=[64, 1], dst_elem_size=0x8000, in_dtype=fp32, out_dtype=bf16`},
+	{Name: "reduce_add_fp32_1M", Fill: 4 << 20, Bytes: 4 << 20, Word: `dmamemcpy compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[64, 1], src_elem_size=0,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[64, 1], dst_elem_size=0, in_dtype=fp32, out_dtype=fp32`},
+	{Name: "transpose_bf16_4096x4096", Fill: 32 << 20, Bytes: 32 << 20, SimSkip: "131072 tile rows: use transpose_bf16_1024x1024",
+		Word: `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 8192],
+  src_num_elem=[4096, 4096], tile_src_row_step=8192, tile_src_rows=16, tile_src_cols=128, dst_start_addr=hbm:0x10000000,
+  dst_step_elem=[2, 8192], dst_num_elem=[4096, 4096]`},
+	{Name: "transpose_bf16_1024x1024", Fill: 2 << 20, Bytes: 2 << 20, Ring: 1 << 20,
+		Word: `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 2048],
+  src_num_elem=[1024, 1024], tile_src_row_step=2048, tile_src_rows=16, tile_src_cols=128, dst_start_addr=hbm:0x10000000,
+  dst_step_elem=[2, 2048], dst_num_elem=[1024, 1024]`},
+	// 4096 indices; each row 256 two-byte elements; dst(j, k) at dst + 2j + k·8192
+	{Name: "gather_transpose_4096x256", Fill: 32 << 20, Indices: 4096, Bytes: 4096 * 512, Ring: 1 << 20,
+		Word: `dma_gather_transpose idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=[2, 512],
+  src_num_elem=[256, 4096], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x10000000, dst_step_elem_1=8192,
+  dst_num_elem=[4096, 256], elem_size=512, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`},
+	{Name: "gather_4096_rows_of_512B", Fill: 32 << 20, Indices: 4096, Bytes: 4096 * 512, Ring: 1 << 16,
+		Word: `dma_indirect idx_num_active_channels=128, indirect_mode=SRC, idx_bound_is_err=1, src_start_addr=hbm:0x0,
+  src_step_elem=512, src_num_elem=65535, src_elem_size=512, src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x10000000,
+  dst_step_elem=512, dst_num_elem=4096, dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`},
+}
