@@ -209,14 +209,19 @@ func (w *word) indirect1D() error {
 		ok := true
 		if is != nil {
 			s = is[j]
-			if ok, err = w.indexOK(j, s, sn, sb, errorsOn, "src index"); err != nil {
-				return err
+			// in range and under the bound: the common case, checked inline
+			if int(s) >= sn || sb.on && uint64(s) > sb.limit {
+				if ok, err = w.indexOK(j, s, sn, sb, errorsOn, "src index"); err != nil {
+					return err
+				}
 			}
 		}
 		if ok && id != nil {
 			d = id[j]
-			if ok, err = w.indexOK(j, d, dn, db, errorsOn, "dst index"); err != nil {
-				return err
+			if int(d) >= dn || db.on && uint64(d) > db.limit {
+				if ok, err = w.indexOK(j, d, dn, db, errorsOn, "dst index"); err != nil {
+					return err
+				}
 			}
 			if ok {
 				if prev, dup := seen[d]; dup && unique {
