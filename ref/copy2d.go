@@ -77,12 +77,13 @@ func (w *word) copy2D() error {
 	if r := w.u("remote_core_id"); r != 0 {
 		return w.fault(-1, "remote_core_id", fmt.Errorf("a cross-core copy (core register r%d) needs several cores: %w", r, ErrUnsupported))
 	}
+	sa, da, err := Copy2DAddrs(w.x, w.in)
+	if err != nil {
+		return err
+	}
 	m := &move{}
 	for k, leg := range []string{"src", "dst"} {
-		a, err := w.dmaAddr(leg+"_start_addr", w.u("addr_mode."+leg))
-		if err != nil {
-			return err
-		}
+		a := [2]uint64{sa, da}[k]
 		size := elemSize(w.u(leg + "_elem_size"))
 		num := [2]int{int(w.u(leg + "_num_elem[0]")), int(w.u(leg + "_num_elem[1]"))}
 		if int64(num[0])*int64(num[1])*int64(size) > w.x.maxBytes() {
@@ -95,18 +96,45 @@ func (w *word) copy2D() error {
 			m.dst = e
 		}
 	}
-	rd, err := w.semaUpdate(w.u("sema_update_mode.rd_done"), int(w.u("rd_done_sema_update_idx")))
+	idx, err := Copy2DSemas(w.x, w.in)
 	if err != nil {
 		return err
 	}
-	wr, err := w.semaUpdate(w.u("sema_update_mode.wr_done"), int(w.u("wr_done_sema_update_idx")))
-	if err != nil {
-		return err
+	var deltas []semDelta
+	for _, i := range idx {
+		deltas = append(deltas, semDelta{idx: i, add: 1})
 	}
-	for _, d := range append(rd, wr...) {
-		if d.idx > 255 {
-			return w.fault(-1, "sema_update_idx", fmt.Errorf("semaphore %d: there are 256", d.idx))
+	return w.run(m, deltas)
+}
+
+// Copy2DAddrs resolves a DMA_MEMCPY2's src and dst start addresses by their
+// DMA_ADDR_MODE on machine x's registers — shared with the engines: the
+// address modes are the word's control, the bytes they then move are not.
+func Copy2DAddrs(x *Machine, in *isa.Inst) (src, dst uint64, err error) {
+	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
+	if src, err = w.dmaAddr("src_start_addr", w.u("addr_mode.src")); err != nil {
+		return 0, 0, err
+	}
+	dst, err = w.dmaAddr("dst_start_addr", w.u("addr_mode.dst"))
+	return src, dst, err
+}
+
+// Copy2DSemas are the semaphores a DMA_MEMCPY2 adds 1 to when it completes
+// (its rd_done and wr_done updates), shared with the engines.
+func Copy2DSemas(x *Machine, in *isa.Inst) ([]int, error) {
+	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
+	var out []int
+	for _, leg := range []string{"rd", "wr"} {
+		ds, err := w.semaUpdate(w.u("sema_update_mode."+leg+"_done"), int(w.u(leg+"_done_sema_update_idx")))
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range ds {
+			if d.idx > 255 {
+				return nil, w.fault(-1, "sema_update_idx", fmt.Errorf("semaphore %d: there are 256", d.idx))
+			}
+			out = append(out, d.idx)
 		}
 	}
-	return w.run(m, append(rd, wr...))
+	return out, nil
 }

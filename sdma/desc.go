@@ -212,3 +212,13 @@ func cceName(t int) string {
 	}
 	return fmt.Sprint(t)
 }
+
+// CopyDesc is a CME COPY descriptor of n bytes (1..65536) at a SoC address
+// with its flags and ring phase — for descriptors built outside Expand (the
+// v5 inline words on the engines).
+func CopyDesc(n int, soc uint64, first, last bool, phase int) Desc {
+	d := newDesc(n, soc, OpCME, CMECopy)
+	d.setFlags(first, last, false)
+	d.setPhase(phase)
+	return d
+}

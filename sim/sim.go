@@ -92,7 +92,11 @@ func (x *Machine) Exec(in *isa.Inst) error {
 		x.Stats.Words++
 		return nil
 	case isa.OpDMAMemcpy2:
-		return fault(fmt.Errorf("DMA_MEMCPY2 (the v5 inline copy) is not lowered to rings yet: %w", ErrUnsupported))
+		if err := x.copy2D(in); err != nil {
+			return err
+		}
+		x.Stats.Words++
+		return nil
 	default:
 		return fault(fmt.Errorf("%s is not a data-movement word: %w", name, ErrUnsupported))
 	}

@@ -1,0 +1,87 @@
+package sim
+
+import (
+	"fmt"
+
+	"ndma/isa"
+	"ndma/ref"
+	"ndma/sdma"
+)
+
+// copy2D runs a DMA_MEMCPY2 (0xb9, MAVERICK; field-tables §3.8) on the
+// engines. The v5 inline copy has no DGE program: the engine walks the two
+// 2-D legs into maximal runs itself, one CME descriptor per run of at most
+// 64 KiB on engine start_id (INFERRED: fanning out over engine_count
+// engines does not change the bytes), then one INC-window completion per
+// rd_done / wr_done update. Addresses and semaphore updates are the word's
+// control and shared with ref; the walk and the bytes are the engines' own.
+func (x *Machine) copy2D(in *isa.Inst) error {
+	name := in.Def().Mnemonic()
+	rm := &ref.Machine{Mem: x.Mem, Regs: x.Regs}
+	if err := ref.WaitSema(rm, in); err != nil {
+		return err
+	}
+	u := func(p string) uint64 { v, _ := in.Uint(p); return v }
+	i := func(p string) int64 { v, _ := in.Int(p); return v }
+	if r := u("remote_core_id"); r != 0 {
+		return &Fault{Mnemonic: name, Desc: -1, Err: fmt.Errorf("a cross-core copy (core register r%d) needs several cores: %w", r, ErrUnsupported)}
+	}
+	sa, da, err := ref.Copy2DAddrs(rm, in)
+	if err != nil {
+		return err
+	}
+	sems, err := ref.Copy2DSemas(rm, in)
+	if err != nil {
+		return err
+	}
+	var legs [2][]sdma.Desc
+	for k, leg := range []string{"src", "dst"} {
+		size := int64(u(leg + "_elem_size"))
+		if size == 0 {
+			size = 65536 // elem_size 0 means 64 KiB (§11.3)
+		}
+		num := [2]int64{int64(u(leg + "_num_elem[0]")), int64(u(leg + "_num_elem[1]"))}
+		step := [2]int64{i(leg + "_step_elem[0]"), i(leg + "_step_elem[1]")}
+		if num[0]*num[1] > 1<<22 {
+			return &Fault{Mnemonic: name, Desc: -1, Err: fmt.Errorf("%s leg: %d elements: more than the engines walk (%d)", leg, num[0]*num[1], 1<<22)}
+		}
+		var runs [][2]uint64 // Neuron address, bytes
+		for i1 := int64(0); i1 < num[1]; i1++ {
+			for i0 := int64(0); i0 < num[0]; i0++ {
+				a := uint64(int64([2]uint64{sa, da}[k]) + i0*step[0] + i1*step[1])
+				if n := len(runs) - 1; n >= 0 && runs[n][0]+runs[n][1] == a {
+					runs[n][1] += uint64(size)
+				} else {
+					runs = append(runs, [2]uint64{a, uint64(size)})
+				}
+			}
+		}
+		for _, r := range runs {
+			for off := uint64(0); off < r[1]; off += sdma.MaxRun {
+				soc, err := x.Mem.Map.SoC(r[0]+off, 0)
+				if err != nil {
+					return &Fault{Mnemonic: name, Desc: -1, Err: fmt.Errorf("%s leg at %#x: %w", leg, r[0]+off, err)}
+				}
+				legs[k] = append(legs[k], sdma.CopyDesc(int(min(sdma.MaxRun, r[1]-off)), soc, false, false, 1))
+			}
+		}
+	}
+	for _, idx := range sems {
+		legs[1] = append(legs[1], sdma.CopyDesc(4, evtSemInc+4*uint64(idx), true, true, 1))
+	}
+	dma := int(u("dma_engines.start_id"))
+	size := max(len(legs[0]), len(legs[1]))
+	w := Work{SemInc: 1, Queue: sdma.Queue{DMA: dma, M2S: legs[0], S2M: legs[1],
+		Doorbells: []sdma.Doorbell{{DMA: dma, Reg: "TDRTP_inc", Value: len(legs[0])}, {DMA: dma, Reg: "RDRTP_inc", Value: len(legs[1])}}}}
+	saved := x.RingSize
+	if x.RingSize < size { // the inline path's ring is the word's own
+		x.RingSize = size
+	}
+	err = x.RunWork(name, []Work{w})
+	x.RingSize = saved
+	if err != nil {
+		return err
+	}
+	x.Stats.TimeNS += wordTime(0, []Work{w})
+	return nil
+}
