@@ -20,6 +20,9 @@ func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint
 	}
 	switch p.Kind {
 	case dge.KindDirect2D:
+		if quiet(ch.Src.Bound) || quiet(ch.Dst.Bound) {
+			return quietRuns(p, ch, regs, limit)
+		}
 		return legRuns(nil, &ch.Src, limit), legRuns(nil, &ch.Dst, limit), nil
 	case dge.KindTranspose:
 		return transposeRuns(p, ch, limit)
@@ -29,6 +32,60 @@ func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint
 		return gatherRuns(p, ch, index, limit)
 	}
 	return nil, nil, fmt.Errorf("sdma: no expansion for %s", p.Kind)
+}
+
+// quiet: a bound register enabled with its error notification off.
+func quiet(bound uint8) bool { return bound&0xC0 == 0xC0 }
+
+// quietRuns: a DIRECT2D whose quiet bound leaves elements out (field-tables
+// §11.5: the lane is skipped, its destination untouched). With equal element
+// sizes and no cast, src element k feeds dst element k, so a pair whose src
+// or dst element passes its limit leaves both streams. Other shapes of the
+// stream keep the bound as an error (boundsCheck).
+func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int) (src, dst []run, err error) {
+	if ch.Src.ElemSize != ch.Dst.ElemSize || p.InDtype != p.OutDtype || ch.Src.Elements() != ch.Dst.Elements() || ch.Src.Elements() > maxElements {
+		return legRuns(nil, &ch.Src, limit), legRuns(nil, &ch.Dst, limit), nil
+	}
+	se, de := legElems(&ch.Src), legElems(&ch.Dst)
+	es := uint64(ch.Src.ElemSize)
+	past := func(l *dge.Leg, a uint64) bool {
+		return quiet(l.Bound) && a+es-1 > uint64(regs[l.Bound&0x3f])
+	}
+	for k := range se {
+		if past(&ch.Src, se[k]) || past(&ch.Dst, de[k]) {
+			continue
+		}
+		src, dst = appendRun(src, se[k], es), appendRun(dst, de[k], es)
+		if len(src) > limit || len(dst) > limit {
+			break
+		}
+	}
+	return src, dst, nil
+}
+
+// legElems lists a leg's element addresses, dim 0 innermost.
+func legElems(l *dge.Leg) []uint64 {
+	var out []uint64
+	var idx [7]uint32
+	for {
+		base := int64(l.Addr)
+		for d := 1; d < len(idx); d++ {
+			base += int64(idx[d]) * l.Step[d]
+		}
+		for i := int64(0); i < int64(l.Num[0]); i++ {
+			out = append(out, uint64(base+i*l.Step[0]))
+		}
+		d := 1
+		for ; d < len(idx); d++ {
+			if idx[d]++; idx[d] < l.Num[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d == len(idx) {
+			return out
+		}
+	}
 }
 
 func elem(l *dge.Leg, i ...int64) uint64 {
