@@ -32,7 +32,7 @@ func runRun(e *env, args []string) error {
 	stats := cl.fs.Bool("stats", false, "print bytes per region and lanes")
 	asJSON := cl.fs.Bool("json", false, "print a JSON summary")
 	maxBytes := cl.fs.Int64("max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
-	execMode := cl.fs.String("exec", "ref", "ref (the reference semantics), sim (DGE lowering + descriptor engines) or both (run the two, fail on any difference)")
+	execMode := cl.fs.String("exec", "sim", "sim (DGE lowering + descriptor engines), ref (the reference semantics) or both (run the two, fail on any difference)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE (binary words or assembly text; - for stdin)")
 	if err != nil {
 		return err
