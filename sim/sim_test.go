@@ -51,8 +51,13 @@ func (m simM) write(a uint64, b []byte) error { return m.Mem.Write(a, b) }
 // both runs one word on ref and on the engines from the same memory and
 // demands the same outcome: both fault, or the same bytes and semaphores.
 func both(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what string) (ran bool) {
+	return bothRegs(t, r, g, in, what, [64]uint32{})
+}
+
+func bothRegs(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what string, regs [64]uint32) (ran bool) {
 	t.Helper()
 	a, b := ref.New(g), New(g)
+	a.Regs, b.Regs = regs, regs
 	seed(t, r, g, refM{a}, simM{b})
 	ea, eb := a.Exec(in), b.Exec(in)
 	if ea != nil || eb != nil {
@@ -245,10 +250,14 @@ func FuzzExecDiff(f *testing.F) {
 		r := rand.New(rand.NewPCG(s1, s2))
 		g := gens[r.IntN(len(gens))]
 		var src string
-		if kind%4 == 3 {
+		var regs [64]uint32
+		switch kind % 5 {
+		case 3:
 			src = genDirect2D(r)
-		} else {
-			src = genIndexed(r, int(kind%4))
+		case 4:
+			src, g = genCopy2D(r, &regs), isa.Maverick
+		default:
+			src = genIndexed(r, int(kind%5))
 		}
 		obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
 		if err != nil {
@@ -258,7 +267,7 @@ func FuzzExecDiff(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		both(t, r, g, &in, src)
+		bothRegs(t, r, g, &in, src, regs)
 	})
 }
 
