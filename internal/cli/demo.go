@@ -13,8 +13,8 @@ import (
 	"ndma/dge"
 	"ndma/isa"
 	"ndma/ref"
-	"ndma/sim"
 	"ndma/sdma"
+	"ndma/sim"
 )
 
 // demoWord is one word the demo builds: the fields it sets, by spec path.
