@@ -148,6 +148,10 @@ func TestFaults(t *testing.T) {
 			S2M: []sdma.Desc{copyBD(8, 1, hbm+0x100)}, Doorbells: door(1, 1)}}, "2 M2S and 1 S2M descriptors written, 1 and 1 doorbelled"},
 		{"semaphore width", Work{Queue: sdma.Queue{M2S: []sdma.Desc{copyBD(4, 1, hbm)},
 			S2M: []sdma.Desc{copyBD(4, 1, hbm+0x100), copyBD(8, 1, socInc)}, Doorbells: door(1, 2)}}, "a semaphore write of 8 bytes"},
+		{"CCE type", Work{Queue: sdma.Queue{M2S: []sdma.Desc{bd(4, 1, true, true, false, sdma.OpCCE, 6, 0x0A, 0x0A, hbm)},
+			S2M: []sdma.Desc{bd(4, 1, true, true, false, sdma.OpCCE, 6, 0x0A, 0x0A, hbm+0x100)}, Doorbells: door(1, 1)}}, "CCE type 6"},
+		{"another core", Work{Queue: sdma.Queue{M2S: []sdma.Desc{copyBD(4, 1, hbm)},
+			S2M: []sdma.Desc{copyBD(4, 1, socSBUF+0x10_0000_0000)}, Doorbells: door(1, 1)}}, "core 1's memory"},
 		{"bad doorbell", Work{Queue: sdma.Queue{M2S: []sdma.Desc{copyBD(4, 1, hbm)},
 			S2M: []sdma.Desc{copyBD(4, 1, hbm+0x100)}, Doorbells: []sdma.Doorbell{{Reg: "TDRTP", Value: 1}}}}, `doorbell register "TDRTP"`},
 	}
