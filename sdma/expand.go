@@ -49,6 +49,7 @@ type Doorbell struct {
 // Queue is one channel's rings.
 type Queue struct {
 	DMA       int
+	Queue     int    // the engine's queue (0 for the DGE's rings; the v5 words' queue_id)
 	M2S, S2M  []Desc // S2M ends with the completion descriptor
 	M2SBase   uint64 // SoC address of the M2S ring
 	S2MBase   uint64

@@ -24,7 +24,7 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	u := func(p string) uint64 { v, _ := in.Uint(p); return v }
 	i := func(p string) int64 { v, _ := in.Int(p); return v }
 	if r := u("remote_core_id"); r != 0 {
-		return &Fault{Mnemonic: name, Desc: -1, Err: fmt.Errorf("a cross-core copy (core register r%d) needs several cores: %w", r, ErrUnsupported)}
+		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("a cross-core copy (core register r%d) needs several cores: %w", r, ErrUnsupported)}
 	}
 	sa, da, err := ref.Copy2DAddrs(rm, in)
 	if err != nil {
@@ -43,7 +43,7 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 		num := [2]int64{int64(u(leg + "_num_elem[0]")), int64(u(leg + "_num_elem[1]"))}
 		step := [2]int64{i(leg + "_step_elem[0]"), i(leg + "_step_elem[1]")}
 		if num[0]*num[1] > 1<<22 {
-			return &Fault{Mnemonic: name, Desc: -1, Err: fmt.Errorf("%s leg: %d elements: more than the engines walk (%d)", leg, num[0]*num[1], 1<<22)}
+			return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("%s leg: %d elements: more than the engines walk (%d)", leg, num[0]*num[1], 1<<22)}
 		}
 		var runs [][2]uint64 // Neuron address, bytes
 		for i1 := int64(0); i1 < num[1]; i1++ {
@@ -60,7 +60,7 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 			for off := uint64(0); off < r[1]; off += sdma.MaxRun {
 				soc, err := x.Mem.Map.SoC(r[0]+off, 0)
 				if err != nil {
-					return &Fault{Mnemonic: name, Desc: -1, Err: fmt.Errorf("%s leg at %#x: %w", leg, r[0]+off, err)}
+					return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("%s leg at %#x: %w", leg, r[0]+off, err)}
 				}
 				legs[k] = append(legs[k], sdma.CopyDesc(int(min(sdma.MaxRun, r[1]-off)), soc, false, false, 1))
 			}
@@ -71,7 +71,7 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	}
 	dma := int(u("dma_engines.start_id"))
 	size := max(len(legs[0]), len(legs[1]))
-	w := Work{SemInc: 1, Queue: sdma.Queue{DMA: dma, M2S: legs[0], S2M: legs[1],
+	w := Work{SemInc: 1, Queue: sdma.Queue{DMA: dma, Queue: int(u("dma_flags.queue_id")), M2S: legs[0], S2M: legs[1],
 		Doorbells: []sdma.Doorbell{{DMA: dma, Reg: "TDRTP_inc", Value: len(legs[0])}, {DMA: dma, Reg: "RDRTP_inc", Value: len(legs[1])}}}}
 	saved := x.RingSize
 	if x.RingSize < size { // the inline path's ring is the word's own

@@ -117,10 +117,10 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 			case "RDRTP_inc":
 				leg, r, list = 1, &q.s2m, q.q.S2M
 			default:
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: fmt.Errorf("doorbell register %q (TDRTP_inc or RDRTP_inc)", db.Reg)}
+				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("doorbell register %q (TDRTP_inc or RDRTP_inc)", db.Reg)}
 			}
 			if err := r.post(list, at[leg], db.Value); err != nil {
-				f := &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: [2]string{"M2S", "S2M"}[leg], Desc: -1, Err: err}
+				f := &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: [2]string{"M2S", "S2M"}[leg], Desc: -1, Err: err}
 				if pe, ok := err.(*phaseError); ok {
 					f.Desc, f.Addr = pe.k, list[pe.k].BufPtr()
 				}
@@ -129,7 +129,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 			at[leg] += db.Value
 		}
 		if at[0] != len(q.q.M2S) || at[1] != len(q.q.S2M) {
-			return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: fmt.Errorf("%d M2S and %d S2M descriptors written, %d and %d doorbelled", len(q.q.M2S), len(q.q.S2M), at[0], at[1])}
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("%d M2S and %d S2M descriptors written, %d and %d doorbelled", len(q.q.M2S), len(q.q.S2M), at[0], at[1])}
 		}
 		qs[i] = q
 	}
@@ -139,7 +139,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
 			for k, d := range r.seq {
 				bad := func(err error) error {
-					return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: [2]string{"M2S", "S2M"}[leg], Desc: k, Addr: d.BufPtr(), Err: err}
+					return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: [2]string{"M2S", "S2M"}[leg], Desc: k, Addr: d.BufPtr(), Err: err}
 				}
 				if leg == 1 && isEvtSem(d.BufPtr()) {
 					if d.Length() != 4 {
@@ -168,7 +168,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 			}
 		}
 		if err := balance(q.q, in, out); err != nil {
-			return &Fault{Mnemonic: name, DMA: q.q.DMA, Desc: -1, Err: err}
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: err}
 		}
 	}
 	if x.streamFree(qs) {
@@ -186,7 +186,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 			n := len(q.stream)
 			q.stream = q.stream[:n+d.Length()]
 			if err := x.Mem.Read(a, q.stream[n:]); err != nil {
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: "M2S", Desc: -1, Addr: d.BufPtr(), Err: err}
+				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "M2S", Desc: -1, Addr: d.BufPtr(), Err: err}
 			}
 			x.Stats.M2SBytes += uint64(d.Length())
 			x.Stats.Descriptors++
@@ -212,13 +212,13 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 			if d.Op() == sdma.OpCCE {
 				var err error
 				if out, off, err = x.cce(&d, a, q.stream, off); err != nil { // cannot happen: checked above
-					return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
+					return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 				}
 			} else {
 				out, off = q.stream[off:off+n], off+n
 			}
 			if err := x.Mem.Write(a, out); err != nil {
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
+				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 			}
 			x.Stats.S2MBytes += uint64(n)
 			if x.Stats.QueueBytes == nil {

@@ -18,7 +18,7 @@ import (
 func (x *Machine) immediate(in *isa.Inst) error {
 	name := in.Def().Mnemonic()
 	fault := func(rule string, err error) error {
-		return &Fault{Mnemonic: name, Desc: -1, Err: fmt.Errorf("%s: %w", rule, err)}
+		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("%s: %w", rule, err)}
 	}
 	if err := ref.WaitSema(&ref.Machine{Mem: x.Mem, Regs: x.Regs}, in); err != nil {
 		return err
@@ -62,7 +62,7 @@ func (x *Machine) immediate(in *isa.Inst) error {
 		return fault("descriptors", fmt.Errorf("no S2M descriptor: the M2S leg (up to the first LAST) takes all %d: %w", n, ErrStream))
 	}
 	dma := int(u("dma_engines.start_id"))
-	w := Work{SemInc: 1, Inline: true, Queue: sdma.Queue{DMA: dma, M2S: ds[:split], S2M: ds[split:],
+	w := Work{SemInc: 1, Inline: true, Queue: sdma.Queue{DMA: dma, Queue: int(u("dma_flags.queue_id")), M2S: ds[:split], S2M: ds[split:],
 		Doorbells: []sdma.Doorbell{{DMA: dma, Reg: "TDRTP_inc", Value: split}, {DMA: dma, Reg: "RDRTP_inc", Value: n - split}}}}
 	if err := x.RunWork(name, []Work{w}); err != nil {
 		return err

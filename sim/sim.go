@@ -51,11 +51,13 @@ var (
 	ErrLowering    = errors.New("the DGE cannot lower the word") // ref may still run it
 )
 
-// Fault is a word the engines refused; it had no effect at all. DMA, Leg
-// and Desc name the descriptor when one is at fault (Desc −1: none).
+// Fault is a word the engines refused; it had no effect at all. DMA and
+// Queue name the engine's queue (DMA −1: the word, before any queue), Leg
+// and Desc the descriptor when one is at fault (Desc −1: none).
 type Fault struct {
 	Mnemonic string
 	DMA      int
+	Queue    int
 	Leg      string // "M2S", "S2M" or ""
 	Desc     int
 	Addr     uint64 // the descriptor's SoC buf_ptr
@@ -63,8 +65,11 @@ type Fault struct {
 }
 
 func (f *Fault) Error() string {
-	if f.Desc >= 0 {
-		return fmt.Sprintf("%s: DMA[%d] %s[%d] buf_ptr %#x: %v", f.Mnemonic, f.DMA, f.Leg, f.Desc, f.Addr, f.Err)
+	switch {
+	case f.DMA >= 0 && f.Desc >= 0:
+		return fmt.Sprintf("%s: DMA[%d] queue %d %s[%d] buf_ptr %#x: %v", f.Mnemonic, f.DMA, f.Queue, f.Leg, f.Desc, f.Addr, f.Err)
+	case f.DMA >= 0:
+		return fmt.Sprintf("%s: DMA[%d] queue %d: %v", f.Mnemonic, f.DMA, f.Queue, f.Err)
 	}
 	return fmt.Sprintf("%s: %v", f.Mnemonic, f.Err)
 }
@@ -80,7 +85,7 @@ func (x *Machine) tracef(format string, a ...any) {
 // Exec lowers one resolved word and runs its descriptors.
 func (x *Machine) Exec(in *isa.Inst) error {
 	name := in.Def().Mnemonic()
-	fault := func(err error) error { return &Fault{Mnemonic: name, Desc: -1, Err: err} }
+	fault := func(err error) error { return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: err} }
 	switch in.Opcode() {
 	case isa.OpDMAMemcpy, isa.OpDMAIndirect, isa.OpDMATranspose, isa.OpDMAGatherTranspose:
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
