@@ -190,7 +190,10 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 			}
 			x.Stats.M2SBytes += uint64(d.Length())
 			x.Stats.Descriptors++
-			x.tracef("DMA[%d] M2S %s", q.q.DMA, &d)
+			if x.Tracing {
+				t := d // copied here: only a traced descriptor escapes
+				x.tracef("DMA[%d] M2S %s", q.q.DMA, &t)
+			}
 		}
 		if q.turn != nil {
 			q.stream = q.turn(q.stream)
@@ -201,7 +204,10 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 		off := 0
 		for _, d := range q.s2m.seq {
 			x.Stats.Descriptors++
-			x.tracef("DMA[%d] S2M %s", q.q.DMA, &d)
+			if x.Tracing {
+				t := d // copied here: only a traced descriptor escapes
+				x.tracef("DMA[%d] S2M %s", q.q.DMA, &t)
+			}
 			if isEvtSem(d.BufPtr()) {
 				x.semWrite(d.BufPtr(), int32(q.semInc))
 				continue
@@ -432,7 +438,10 @@ func (x *Machine) direct(qs []*queue) error {
 		si, so := 0, 0 // current M2S descriptor and offset in it
 		for _, d := range q.s2m.seq {
 			x.Stats.Descriptors++
-			x.tracef("DMA[%d] S2M %s", q.q.DMA, &d)
+			if x.Tracing {
+				t := d // copied here: only a traced descriptor escapes
+				x.tracef("DMA[%d] S2M %s", q.q.DMA, &t)
+			}
 			if isEvtSem(d.BufPtr()) {
 				if err := flush(); err != nil {
 					return err
@@ -452,7 +461,10 @@ func (x *Machine) direct(qs []*queue) error {
 				if so == s.Length() {
 					x.Stats.Descriptors++
 					x.Stats.M2SBytes += uint64(s.Length())
-					x.tracef("DMA[%d] M2S %s", q.q.DMA, &s)
+					if x.Tracing {
+						t := s // copied here: only a traced descriptor escapes
+						x.tracef("DMA[%d] M2S %s", q.q.DMA, &t)
+					}
 					si, so = si+1, 0
 				}
 			}
