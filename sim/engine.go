@@ -357,10 +357,10 @@ func (x *Machine) streamFree(qs []*queue) bool {
 		}
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
 			for _, d := range r.seq {
-				if d.Op() != sdma.OpCME || leg == 1 && isEvtSem(d.BufPtr()) {
-					if leg == 1 && isEvtSem(d.BufPtr()) {
-						continue
-					}
+				if leg == 1 && isEvtSem(d.BufPtr()) {
+					continue
+				}
+				if d.Op() != sdma.OpCME {
 					return false
 				}
 				sp := span{d.BufPtr(), d.BufPtr() + uint64(d.Length())}
@@ -387,7 +387,8 @@ func (x *Machine) streamFree(qs []*queue) bool {
 
 type span struct{ lo, hi uint64 }
 
-// overlapSorted: does any write span meet any read span (sorted sweep).
+// overlapSorted: does any write span meet any read span (a sorted sweep;
+// conservative — it may report an overlap that is not there, never misses one).
 func overlapSorted(reads, writes []span) bool {
 	slices.SortFunc(reads, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
 	slices.SortFunc(writes, func(a, b span) int { return cmp.Compare(a.lo, b.lo) })
