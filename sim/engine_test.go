@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io/fs"
 	"math"
+	"math/rand/v2"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -267,5 +269,31 @@ func TestImmediateExample(t *testing.T) {
 	y.Mem.Read(2<<20, got)
 	if !reflect.DeepEqual(got, src) {
 		t.Fatalf("REGISTER mode: SBUF partition 2 does not hold the 512 bytes")
+	}
+}
+
+// overlapSorted never misses an overlap the pairwise check finds (it may
+// report one that is not there: the stream path is then merely slower).
+func TestOverlapSortedNeverMisses(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for trial := 0; trial < 2000; trial++ {
+		mk := func() []span {
+			s := make([]span, 1+r.IntN(8))
+			for i := range s {
+				lo := uint64(r.IntN(200))
+				s[i] = span{lo, lo + 1 + uint64(r.IntN(30))}
+			}
+			return s
+		}
+		reads, writes := mk(), mk()
+		pair := false
+		for _, w := range writes {
+			for _, rd := range reads {
+				pair = pair || w.lo < rd.hi && rd.lo < w.hi
+			}
+		}
+		if pair && !overlapSorted(slices.Clone(reads), slices.Clone(writes)) {
+			t.Fatalf("missed an overlap: reads %v writes %v", reads, writes)
+		}
 	}
 }
