@@ -8,6 +8,7 @@ import (
 	"ndma/dge"
 	"ndma/internal/num"
 	"ndma/isa"
+	"ndma/ref"
 	"ndma/sdma"
 )
 
@@ -134,6 +135,11 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 		qs[i] = q
 	}
 	// check: addresses and balance, before anything moves
+	limit := x.MaxBytes
+	if limit <= 0 {
+		limit = ref.DefaultMaxBytes
+	}
+	var moved int64
 	for _, q := range qs {
 		var in, out uint64
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
@@ -169,6 +175,9 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 		}
 		if err := balance(q.q, in, out); err != nil {
 			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: err}
+		}
+		if moved += int64(in + out); moved > limit {
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("the word's streams carry more than the %d bytes allowed (max-bytes)", limit)}
 		}
 	}
 	if x.streamFree(qs) {

@@ -26,6 +26,7 @@ type Machine struct {
 	Mem      *mem.Memory
 	Regs     [64]uint32
 	RingSize int         // descriptors per ring; 0: sdma.DefaultRingSize
+	MaxBytes int64       // refuse a word whose streams carry more (0: ref.DefaultMaxBytes)
 	Backend  dge.Backend // DGE backend (Auto by default)
 	Stats    Stats
 	Tracing  bool

@@ -63,7 +63,7 @@ func runRun(e *env, args []string) error {
 	var y *sim.Machine
 	if *execMode != "ref" {
 		y = sim.New(gen)
-		y.Tracing = *trace
+		y.Tracing, y.MaxBytes = *trace, *maxBytes
 	}
 	mems := []*mem.Memory{x.Mem}
 	if y != nil {
