@@ -87,14 +87,9 @@ func appendRun(rs []run, addr, n uint64) []run {
 // legRuns walks a leg (dim 0 innermost) into maximal contiguous runs; it
 // stops once it holds more than limit runs (the ring could not take them).
 func legRuns(rs []run, l *dge.Leg, limit int) []run {
-	var idx [7]uint32
 	es := uint64(l.ElemSize)
 	rowContig := l.Step[0] == int64(l.ElemSize)
-	for {
-		base := int64(l.Addr)
-		for d := 1; d < len(idx); d++ {
-			base += int64(idx[d]) * l.Step[d]
-		}
+	rows(l, func(base int64) bool {
 		if rowContig {
 			rs = appendRun(rs, uint64(base), uint64(l.Num[0])*es)
 		} else {
@@ -102,8 +97,22 @@ func legRuns(rs []run, l *dge.Leg, limit int) []run {
 				rs = appendRun(rs, uint64(base+i*l.Step[0]), es)
 			}
 		}
-		if len(rs) > limit {
-			return rs
+		return len(rs) <= limit
+	})
+	return rs
+}
+
+// rows calls f with the start of every dim-0 row of a leg, the outer
+// dimensions counted like an odometer; f returns false to stop.
+func rows(l *dge.Leg, f func(base int64) bool) {
+	var idx [7]uint32
+	for {
+		base := int64(l.Addr)
+		for d := 1; d < len(idx); d++ {
+			base += int64(idx[d]) * l.Step[d]
+		}
+		if !f(base) {
+			return
 		}
 		d := 1
 		for ; d < len(idx); d++ {
@@ -113,7 +122,7 @@ func legRuns(rs []run, l *dge.Leg, limit int) []run {
 			idx[d] = 0
 		}
 		if d == len(idx) {
-			return rs
+			return
 		}
 	}
 }

@@ -66,26 +66,13 @@ func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int
 // legElems lists a leg's element addresses, dim 0 innermost.
 func legElems(l *dge.Leg) []uint64 {
 	var out []uint64
-	var idx [7]uint32
-	for {
-		base := int64(l.Addr)
-		for d := 1; d < len(idx); d++ {
-			base += int64(idx[d]) * l.Step[d]
-		}
+	rows(l, func(base int64) bool {
 		for i := int64(0); i < int64(l.Num[0]); i++ {
 			out = append(out, uint64(base+i*l.Step[0]))
 		}
-		d := 1
-		for ; d < len(idx); d++ {
-			if idx[d]++; idx[d] < l.Num[d] {
-				break
-			}
-			idx[d] = 0
-		}
-		if d == len(idx) {
-			return out
-		}
-	}
+		return true
+	})
+	return out
 }
 
 func elem(l *dge.Leg, i ...int64) uint64 {

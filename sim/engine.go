@@ -212,13 +212,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 	for _, q := range qs {
 		off := 0
 		for _, d := range q.s2m.seq {
-			x.Stats.Descriptors++
-			if x.Tracing {
-				t := d // copied here: only a traced descriptor escapes
-				x.tracef("DMA[%d] S2M %s", q.q.DMA, &t)
-			}
-			if isEvtSem(d.BufPtr()) {
-				x.semWrite(d.BufPtr(), int32(q.semInc))
+			if x.s2mStart(q, d) {
 				continue
 			}
 			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
@@ -243,6 +237,21 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 		}
 	}
 	return nil
+}
+
+// s2mStart counts and traces an S2M descriptor; a completion descriptor is
+// applied here, and done reports it (it moves no stream bytes).
+func (x *Machine) s2mStart(q *queue, d sdma.Desc) (done bool) {
+	x.Stats.Descriptors++
+	if x.Tracing {
+		t := d // copied here: only a traced descriptor escapes
+		x.tracef("DMA[%d] S2M %s", q.q.DMA, &t)
+	}
+	if isEvtSem(d.BufPtr()) {
+		x.semWrite(d.BufPtr(), int32(q.semInc))
+		return true
+	}
+	return false
 }
 
 func isEvtSem(soc uint64) bool { return soc >= evtSem && soc < evtSemEnd }
@@ -447,16 +456,7 @@ func (x *Machine) direct(qs []*queue) error {
 		var src []sdma.Desc = q.m2s.seq
 		si, so := 0, 0 // current M2S descriptor and offset in it
 		for _, d := range q.s2m.seq {
-			x.Stats.Descriptors++
-			if x.Tracing {
-				t := d // copied here: only a traced descriptor escapes
-				x.tracef("DMA[%d] S2M %s", q.q.DMA, &t)
-			}
-			if isEvtSem(d.BufPtr()) {
-				if err := flush(); err != nil {
-					return err
-				}
-				x.semWrite(d.BufPtr(), int32(q.semInc))
+			if x.s2mStart(q, d) {
 				continue
 			}
 			da, _, _ := x.Mem.Map.FromSoC(d.BufPtr())

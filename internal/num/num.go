@@ -586,38 +586,31 @@ func Apply(op, in, out uint8, src, dst uint64) (uint64, error) {
 		return Convert(in, out, src)
 	}
 	if IsFloat(out) {
-		a, b := ToFloat32(in, src), ToFloat32(out, dst)
-		var r float32
-		switch op {
-		case 1:
-			r = b + a
-		case 2:
-			r = b * a
-		case 3:
-			r = fmaxNaN(b, a)
-		case 4:
-			r = fminNaN(b, a)
-		default:
-			return 0, fmt.Errorf("compute_op %d: %w", op, ErrOp)
-		}
-		return FromFloat32(out, r), nil
+		r, err := combine(op, ToFloat32(out, dst), ToFloat32(in, src), fmaxNaN, fminNaN)
+		return FromFloat32(out, r), err
 	}
-	a, b := ToInt64(in, src), ToInt64(out, dst)
-	var r int64
+	r, err := combine(op, ToInt64(out, dst), ToInt64(in, src), maxInt, minInt)
+	return FromInt64(out, r), err
+}
+
+// combine is dst op src for ADD (1), MULTIPLY (2), MAX (3), MIN (4).
+func combine[T int64 | float32](op uint8, dst, src T, maxf, minf func(T, T) T) (T, error) {
 	switch op {
 	case 1:
-		r = b + a
+		return dst + src, nil
 	case 2:
-		r = b * a
+		return dst * src, nil
 	case 3:
-		r = max(b, a)
+		return maxf(dst, src), nil
 	case 4:
-		r = min(b, a)
-	default:
-		return 0, fmt.Errorf("compute_op %d: %w", op, ErrOp)
+		return minf(dst, src), nil
 	}
-	return FromInt64(out, r), nil
+	return 0, fmt.Errorf("compute_op %d: %w", op, ErrOp)
 }
+
+func maxInt(a, b int64) int64 { return max(a, b) }
+
+func minInt(a, b int64) int64 { return min(a, b) }
 
 func fmaxNaN(a, b float32) float32 {
 	if a != a || b != b {
