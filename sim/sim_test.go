@@ -245,7 +245,7 @@ func FuzzExecDiff(f *testing.F) {
 	for i := uint64(0); i < 8; i++ {
 		f.Add(i, i*7+1, uint8(i))
 	}
-	gens := []isa.Gen{isa.Cayman, isa.Mariana, isa.MarianaPlus, isa.Maverick}
+	gens := []isa.Gen{isa.Sunda, isa.Cayman, isa.Mariana, isa.MarianaPlus, isa.Maverick}
 	f.Fuzz(func(t *testing.T, s1, s2 uint64, kind uint8) {
 		r := rand.New(rand.NewPCG(s1, s2))
 		g := gens[r.IntN(len(gens))]
