@@ -155,7 +155,7 @@ func TestALU64(t *testing.T) {
 		{"add64s", math.MaxInt64, 1, math.MaxInt64},
 		{"sub64s", 1 << 63, 1, 1 << 63},
 		{"mul64s", 1 << 32, 1 << 32, math.MaxInt64},
-		{"mul64s", 1<<64 - 3, 1<<64 - 5, 15},  // −3 · −5
+		{"mul64s", 1<<64 - 3, 1<<64 - 5, 15},        // −3 · −5
 		{"mul64s", 1<<64 - 1<<32, 1 << 32, 1 << 63}, // −2^32 · 2^32 = −2^64 → MinInt64
 		{"div64s", 1 << 63, math.MaxUint64, math.MaxInt64},
 		{"max64s", math.MaxUint64, 1, 1},

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 
+	"ndma/cci"
 	"ndma/isa"
 	"ndma/mem"
 )
@@ -16,6 +17,7 @@ type Machine struct {
 	Mem      *mem.Memory
 	Regs     [64]uint32
 	MaxBytes int64    // refuse a word that would move more (0: DefaultMaxBytes)
+	MaxSteps int      // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
 	Trace    []string // per word: what was read, written, skipped (when Tracing)
 	Tracing  bool
 	Stats    Stats
@@ -88,6 +90,10 @@ func (x *Machine) Exec(in *isa.Inst) error {
 		err = w.copy2D()
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
 		err = w.fault(-1, "is_not_pseudo", fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
+	case isa.OpCompactControlInst: // control, shared with the engines: the bytecode on this stream's registers
+		if _, e := cci.Run(in, &x.Regs, x.Mem, x.MaxSteps); e != nil {
+			err = w.fault(-1, "compact_control_inst", e)
+		}
 	case isa.OpDMAImmediate:
 		err = w.fault(-1, "raw descriptors", fmt.Errorf("DMA_IMMEDIATE is its raw descriptors: it runs on the descriptor engines (--exec sim): %w", ErrUnsupported))
 	default:

@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 
+	"ndma/cci"
 	"ndma/dge"
 	"ndma/isa"
 	"ndma/mem"
@@ -27,6 +28,7 @@ type Machine struct {
 	Regs     [64]uint32
 	RingSize int         // descriptors per ring; 0: sdma.DefaultRingSize
 	MaxBytes int64       // refuse a word whose streams carry more (0: ref.DefaultMaxBytes)
+	MaxSteps int         // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
 	Backend  dge.Backend // DGE backend (Auto by default)
 	Stats    Stats
 	Tracing  bool
@@ -91,6 +93,12 @@ func (x *Machine) Exec(in *isa.Inst) error {
 	case isa.OpDMAMemcpy, isa.OpDMAIndirect, isa.OpDMATranspose, isa.OpDMAGatherTranspose:
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
 		return fault(fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
+	case isa.OpCompactControlInst: // control: the same bytecode as ref runs
+		if _, err := cci.Run(in, &x.Regs, x.Mem, x.MaxSteps); err != nil {
+			return fault(err)
+		}
+		x.Stats.Words++
+		return nil
 	case isa.OpDMAImmediate:
 		if err := x.immediate(in); err != nil {
 			return err

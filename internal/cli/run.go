@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"ndma/asm"
+	"ndma/cci"
 	"ndma/dge"
 	"ndma/internal/array"
 	"ndma/internal/num"
@@ -32,6 +33,7 @@ func runRun(e *env, args []string) error {
 	stats := cl.fs.Bool("stats", false, "print bytes per region and lanes")
 	asJSON := cl.fs.Bool("json", false, "print a JSON summary")
 	maxBytes := cl.fs.Int64("max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
+	maxSteps := cl.fs.Int("max-steps", cci.DefaultMaxSteps, "slots one COMPACT_CONTROL_INST may execute (a looping word stops with a fault)")
 	execMode := cl.fs.String("exec", "sim", "sim (DGE lowering + descriptor engines), ref (the reference semantics) or both (run the two, fail on any difference)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE (binary words or assembly text; - for stdin)")
 	if err != nil {
@@ -59,11 +61,11 @@ func runRun(e *env, args []string) error {
 		return usagef("--exec %q: want ref, sim or both", *execMode)
 	}
 	x := ref.New(gen)
-	x.MaxBytes, x.Tracing = *maxBytes, *trace
+	x.MaxBytes, x.Tracing, x.MaxSteps = *maxBytes, *trace, *maxSteps
 	var y *sim.Machine
 	if *execMode != "ref" {
 		y = sim.New(gen)
-		y.Tracing, y.MaxBytes = *trace, *maxBytes
+		y.Tracing, y.MaxBytes, y.MaxSteps = *trace, *maxBytes, *maxSteps
 	}
 	mems := []*mem.Memory{x.Mem}
 	if y != nil {
