@@ -94,6 +94,8 @@ func (x *Machine) Exec(in *isa.Inst) error {
 		if _, e := cci.Run(in, &x.Regs, x.Mem, x.MaxSteps); e != nil {
 			err = w.fault(-1, "compact_control_inst", e)
 		}
+	case isa.OpTestEventSem:
+		err = TestEventSem(x, in)
 	case isa.OpDMAImmediate:
 		err = w.fault(-1, "raw descriptors", fmt.Errorf("DMA_IMMEDIATE is its raw descriptors: it runs on the descriptor engines (--exec sim): %w", ErrUnsupported))
 	default:

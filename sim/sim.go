@@ -99,6 +99,14 @@ func (x *Machine) Exec(in *isa.Inst) error {
 		}
 		x.Stats.Words++
 		return nil
+	case isa.OpTestEventSem: // control: the same as ref runs
+		rm := &ref.Machine{Mem: x.Mem, Regs: x.Regs}
+		if err := ref.TestEventSem(rm, in); err != nil {
+			return err
+		}
+		x.Regs = rm.Regs
+		x.Stats.Words++
+		return nil
 	case isa.OpDMAImmediate:
 		if err := x.immediate(in); err != nil {
 			return err
