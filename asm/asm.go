@@ -6,6 +6,7 @@ package asm
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"unsafe"
 
@@ -43,10 +44,28 @@ var ErrTooManyErrors = errors.New("too many errors")
 
 // Object is an assembled program.
 type Object struct {
-	Gen    isa.Gen        // the last .gen in effect (or the option)
-	Code   []byte         // the words
-	Lines  []int          // source line of each 64-byte word
-	Labels map[string]int // label → byte offset
+	Gen     isa.Gen        // the last .gen in effect (or the option)
+	Code    []byte         // the words, every stream's in source order
+	Lines   []int          // source line of each 64-byte word
+	Labels  map[string]int // label → byte offset
+	Streams []Stream       // the instruction streams (.engine, .core); one when the file names none
+}
+
+// Stream is one engine's instruction stream on one core: the words of Code
+// from byte Start up to the next stream's Start.
+type Stream struct {
+	Engine string // a NEURON_ENGINE name ("POOL", "ACT", …); "" before any .engine
+	Core   int
+	Start  int
+}
+
+// StreamCode is stream k's words.
+func (o *Object) StreamCode(k int) []byte {
+	end := len(o.Code)
+	if k+1 < len(o.Streams) {
+		end = o.Streams[k+1].Start
+	}
+	return o.Code[o.Streams[k].Start:end]
 }
 
 // Options are the assembler's settings.
@@ -147,6 +166,9 @@ func Assemble(file string, src []byte, opt Options) (*Object, error) {
 	a.obj.Lines = make([]int, 0, words)
 	a.layout(stmts)
 	a.emit(stmts)
+	if len(a.obj.Streams) == 0 {
+		a.obj.Streams = []Stream{{}}
+	}
 	if len(a.errs) > 0 {
 		return nil, a.errs
 	}
@@ -354,6 +376,34 @@ func (a *assembler) emit(stmts []stmt) {
 	}
 }
 
+// startStream begins a stream at the current end of the code; an empty
+// stream it follows is replaced.
+func (a *assembler) startStream(engine string, core int) {
+	st := Stream{Engine: engine, Core: core, Start: len(a.obj.Code)}
+	if len(a.obj.Streams) == 0 && st.Start > 0 { // the words before the first directive
+		a.obj.Streams = append(a.obj.Streams, Stream{})
+	}
+	if n := len(a.obj.Streams); n > 0 && a.obj.Streams[n-1].Start == st.Start {
+		a.obj.Streams[n-1] = st
+		return
+	}
+	a.obj.Streams = append(a.obj.Streams, st)
+}
+
+func (a *assembler) engine() string {
+	if n := len(a.obj.Streams); n > 0 {
+		return a.obj.Streams[n-1].Engine
+	}
+	return ""
+}
+
+func (a *assembler) core() int {
+	if n := len(a.obj.Streams); n > 0 {
+		return a.obj.Streams[n-1].Core
+	}
+	return 0
+}
+
 func (a *assembler) appendWord(w []byte, ll *logical) {
 	line, _ := ll.pos(0)
 	a.obj.Code = append(a.obj.Code, w...)
@@ -390,10 +440,22 @@ func (a *assembler) directive(s stmt) {
 		a.appendWord(w[:], s.ll)
 	case ".equ":
 		// evaluated in layout
-	case ".engine", ".core":
-		a.errorf(s.ll, s.off, "%s is reserved for multi-stream programs (not supported yet)", name)
+	case ".engine":
+		v, ok := isa.NeuronEngine.Parse(strings.ToUpper(strings.TrimSpace(args)))
+		if !ok {
+			a.errorf(s.ll, at, ".engine %q: want a NEURON_ENGINE name (PE, ACT, POOL, DVE, TPB_SP, TOP_SP)", args)
+			return
+		}
+		a.startStream(isa.NeuronEngine.Format(v), a.core())
+	case ".core":
+		n, err := strconv.ParseUint(strings.TrimSpace(args), 0, 8)
+		if err != nil || n > 63 {
+			a.errorf(s.ll, at, ".core %q: want a core number 0..63", args)
+			return
+		}
+		a.startStream(a.engine(), int(n))
 	default:
-		a.errorf(s.ll, s.off, "unknown directive %s%s", name, didYouMean(name, []string{".gen", ".word", ".equ"}))
+		a.errorf(s.ll, s.off, "unknown directive %s%s", name, didYouMean(name, []string{".gen", ".word", ".equ", ".engine", ".core"}))
 	}
 }
 

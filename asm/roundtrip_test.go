@@ -3,6 +3,7 @@ package asm
 import (
 	"bytes"
 	"math/rand/v2"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -107,5 +108,33 @@ func TestCanonicalForm(t *testing.T) {
 		if string(got) != want {
 			t.Errorf("%q:\n got %q\nwant %q", c.in, got, want)
 		}
+	}
+}
+
+// .engine and .core split a program into streams at the word boundaries.
+func TestStreams(t *testing.T) {
+	src := `.gen cayman
+dmamemcpy semaphore=1
+.engine pool
+dmamemcpy semaphore=2
+dmamemcpy semaphore=3
+.engine ACT
+.core 2
+dmamemcpy semaphore=4
+`
+	obj, err := Assemble("s.s", []byte(src), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Stream{{Engine: "", Core: 0, Start: 0}, {Engine: "POOL", Core: 0, Start: 64}, {Engine: "ACT", Core: 2, Start: 192}}
+	if !reflect.DeepEqual(obj.Streams, want) {
+		t.Fatalf("streams %+v, want %+v", obj.Streams, want)
+	}
+	if n := len(obj.StreamCode(1)); n != 128 {
+		t.Fatalf("POOL stream: %d bytes, want 128", n)
+	}
+	one, _ := Assemble("o.s", []byte(".gen cayman\ndmamemcpy semaphore=1\n"), Options{})
+	if !reflect.DeepEqual(one.Streams, []Stream{{}}) {
+		t.Fatalf("a file without directives: %+v", one.Streams)
 	}
 }

@@ -54,7 +54,7 @@ func (f *Fault) Unwrap() error { return f.Err }
 var (
 	ErrUnsupported = errors.New("not supported by the reference")
 	ErrBounds      = errors.New("out of bounds")
-	ErrBlocked     = errors.New("the wait can never be satisfied in a single stream")
+	ErrBlocked     = errors.New("the wait does not hold (blocked)")
 )
 
 // New returns a machine over fresh memory of generation g.

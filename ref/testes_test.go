@@ -53,7 +53,7 @@ func TestTestEventSem(t *testing.T) {
 		{"mode=READ_SEM, num_evt_sem=2, evt_sem_ids=[3, 3], value_registers=[1, 2]", "id 3 repeats"},
 		{"mode=READ_SEM, num_evt_sem=1, evt_sem_ids=[3], value_registers=[70]", "r70"},
 		{"mode=READ_SEM, num_evt_sem=0", "0 ids"},
-		{"mode=READ_SEM, num_evt_sem=1, evt_sem_ids=[3], value_registers=[1], wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=9, semaphore_value=1", "can never be satisfied"},
+		{"mode=READ_SEM, num_evt_sem=1, evt_sem_ids=[3], value_registers=[1], wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=9, semaphore_value=1", "the wait does not hold"},
 	} {
 		y := New(isa.Mariana)
 		y.Mem.Sems[3] = 4

@@ -16,6 +16,7 @@ import (
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/ref"
+	"ndma/sched"
 	"ndma/sim"
 )
 
@@ -39,12 +40,13 @@ func runRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	code, fileGen, err := loadWords(e, pos[0], gen)
+	prog, err := loadProgram(e, pos[0], gen)
 	if err != nil {
 		return err
 	}
+	code := prog.Code
 	if gen == isa.GenAny {
-		gen = fileGen
+		gen = prog.Gen
 	}
 	if gen == isa.GenAny {
 		return usagef("no generation: give --gen G (or a .gen line in the text)")
@@ -100,12 +102,14 @@ func runRun(e *env, args []string) error {
 		}
 	}
 	var runErr error
-	switch *execMode {
-	case "ref":
+	switch {
+	case len(prog.Streams) > 1 || prog.Streams[0].Core != 0:
+		runErr = runStreams(e, gen, prog, *execMode, x, y, *trace)
+	case *execMode == "ref":
 		runErr = execute(gen, code, vt, x.Exec, nil)
-	case "sim":
+	case *execMode == "sim":
 		runErr = execute(gen, code, vt, y.Exec, nil)
-	case "both":
+	default:
 		runErr = execute(gen, code, vt, x.Exec, func(in *isa.Inst, refErr error) error {
 			return compareExec(x, y, in, refErr)
 		})
@@ -409,4 +413,58 @@ func (p dumpPlan) write(m *mem.Memory) error {
 		return err
 	}
 	return writeFileAtomic(p.file, buf.Bytes())
+}
+
+// runStreams runs a multi-stream program (.engine, .core) under the
+// scheduler (docs/sched.md): each stream with its own registers over its
+// core's memory; core 0 is the memory --load and --dump address. With
+// --exec both the program runs on each executor and the final memories
+// must agree.
+func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machine, y *sim.Machine, trace bool) error {
+	build := func(useSim bool) []*sched.Stream {
+		mems := map[int]*mem.Memory{0: x.Mem}
+		if useSim {
+			mems[0] = y.Mem
+		}
+		var ss []*sched.Stream
+		for k, s := range prog.Streams {
+			m, ok := mems[s.Core]
+			if !ok {
+				m = mem.New(gen)
+				mems[s.Core] = m
+			}
+			name := s.Engine
+			if name == "" {
+				name = "stream"
+			}
+			st := &sched.Stream{Name: fmt.Sprintf("%s core %d", name, s.Core), Code: prog.StreamCode(k), Mem: m, Core: s.Core}
+			if useSim {
+				st.Exec = &sim.Machine{Mem: m, Regs: y.Regs, MaxBytes: y.MaxBytes, MaxSteps: y.MaxSteps}
+			} else {
+				st.Exec = &ref.Machine{Mem: m, Regs: x.Regs, MaxBytes: x.MaxBytes, MaxSteps: x.MaxSteps}
+			}
+			ss = append(ss, st)
+		}
+		return ss
+	}
+	var tr func(string)
+	if trace {
+		tr = func(l string) { fmt.Fprintln(e.stdout, l) }
+	}
+	if mode != "sim" {
+		if _, err := sched.Run(gen, build(false), tr); err != nil {
+			return err
+		}
+	}
+	if mode != "ref" {
+		if _, err := sched.Run(gen, build(true), tr); err != nil {
+			return err
+		}
+	}
+	if mode == "both" {
+		if d := firstDifference(x.Mem, y.Mem); d != "" {
+			return fmt.Errorf("ref and sim differ: %s", d)
+		}
+	}
+	return nil
 }

@@ -75,24 +75,33 @@ func (f failed) Error() string { return f.msg }
 // loadWords reads binary words, or assembles text (sniffed: a .s name, or
 // UTF-8 without NUL bytes) with gen as the default generation.
 func loadWords(e *env, path string, gen isa.Gen) ([]byte, isa.Gen, error) {
-	b, err := readInput(e, path)
+	obj, err := loadProgram(e, path, gen)
 	if err != nil {
 		return nil, isa.GenAny, err
 	}
+	return obj.Code, obj.Gen, nil
+}
+
+// loadProgram reads binary words (one stream) or assembly text (its streams).
+func loadProgram(e *env, path string, gen isa.Gen) (*asm.Object, error) {
+	b, err := readInput(e, path)
+	if err != nil {
+		return nil, err
+	}
 	if len(b) == 0 {
-		return nil, isa.GenAny, fmt.Errorf("%s: empty input: no words", path)
+		return nil, fmt.Errorf("%s: empty input: no words", path)
 	}
 	if !strings.HasSuffix(path, ".s") && (bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)) {
-		return b, isa.GenAny, nil
+		return &asm.Object{Gen: isa.GenAny, Code: b, Streams: []asm.Stream{{}}}, nil
 	}
 	obj, err := asm.Assemble(path, b, asm.Options{Gen: gen})
 	if err != nil {
 		if list, ok := err.(asm.ErrorList); ok {
-			return nil, isa.GenAny, diagnostics{list}
+			return nil, diagnostics{list}
 		}
-		return nil, isa.GenAny, err
+		return nil, err
 	}
-	return obj.Code, obj.Gen, nil
+	return obj, nil
 }
 
 // validateMatrix prints every word against every generation.
