@@ -362,19 +362,19 @@ func compute(op uint8, a, b uint64) (r uint64, to64 bool, err error) {
 	fa, fb := math.Float32frombits(a32), math.Float32frombits(b32)
 	switch {
 	case op >= 0x10 && op <= 0x16:
-		return uint64(arith32(op-0x10, a32, b32)), false, nil
+		return uint64(arith(op-0x10, a32, b32)), false, nil
 	case op >= 0x18 && op <= 0x1e:
 		return uint64(uint32(sat32(op-0x18, sa, sb))), false, nil
 	case op >= 0x20 && op <= 0x26:
-		return arith64(op-0x20, a, b), true, nil
+		return arith(op-0x20, a, b), true, nil
 	case op >= 0x28 && op <= 0x2e:
 		return uint64(sat64(op-0x28, int64(a), int64(b))), true, nil
 	case op >= 0x30 && op <= 0x39:
 		return uint64(uint32(floatOp(op, fa, fb))), false, nil
 	case op >= 0x3a && op <= 0x3c:
-		return uint64(uint32(absOp32(op-0x3a, sa, sb))), false, nil
+		return uint64(uint32(absOp(op-0x3a, sa, sb))), false, nil
 	case op >= 0x3d && op <= 0x3f:
-		return uint64(absOp64(op-0x3d, int64(a), int64(b))), true, nil
+		return uint64(absOp(op-0x3d, int64(a), int64(b))), true, nil
 	case op >= 0x40 && op <= 0x45:
 		return uint64(shift32(op-0x40, a32, uint(b32&31))), false, nil
 	case op >= 0x46 && op <= 0x49: // ASR64, LSL64, LSR64, ROL64 (isa's names)
@@ -398,9 +398,10 @@ func b2u(v bool) uint64 {
 	return 0
 }
 
-// arith32: ADD, SUB, MUL wrap; DIV, MOD unsigned; MAX, MIN unsigned. A zero
-// divisor gives all ones (DIV) and the dividend (MOD), as RISC-V does.
-func arith32(k uint8, a, b uint32) uint32 {
+// arith: ADD, SUB, MUL wrap; DIV, MOD unsigned; MAX, MIN unsigned — 32 or
+// 64 bits. A zero divisor gives all ones (DIV) and the dividend (MOD), as
+// RISC-V does.
+func arith[T uint32 | uint64](k uint8, a, b T) T {
 	switch k {
 	case 0:
 		return a + b
@@ -410,31 +411,7 @@ func arith32(k uint8, a, b uint32) uint32 {
 		return a * b
 	case 3:
 		if b == 0 {
-			return math.MaxUint32
-		}
-		return a / b
-	case 4:
-		if b == 0 {
-			return a
-		}
-		return a % b
-	case 5:
-		return max(a, b)
-	}
-	return min(a, b)
-}
-
-func arith64(k uint8, a, b uint64) uint64 {
-	switch k {
-	case 0:
-		return a + b
-	case 1:
-		return a - b
-	case 2:
-		return a * b
-	case 3:
-		if b == 0 {
-			return math.MaxUint64
+			return ^T(0)
 		}
 		return a / b
 	case 4:
@@ -578,33 +555,14 @@ func floatOp(op uint8, a, b float32) int64 {
 	return f(nanOr(min(abs(a), abs(b))))
 }
 
-// absOp32: ABS_VALUE (|a|), ABS_MAX (max(|a|, |b|)), ABS_MIN — signed,
-// |MinInt32| saturating to MaxInt32.
-func absOp32(k uint8, a, b int32) int32 {
-	abs := func(v int32) int32 {
-		if v == math.MinInt32 {
-			return math.MaxInt32
-		}
+// absOp: ABS_VALUE (|a|), ABS_MAX (max(|a|, |b|)), ABS_MIN — signed 32 or
+// 64 bits, |MinInt| saturating to MaxInt.
+func absOp[T int32 | int64](k uint8, a, b T) T {
+	abs := func(v T) T {
 		if v < 0 {
-			return -v
-		}
-		return v
-	}
-	switch k {
-	case 0:
-		return abs(a)
-	case 1:
-		return max(abs(a), abs(b))
-	}
-	return min(abs(a), abs(b))
-}
-
-func absOp64(k uint8, a, b int64) int64 {
-	abs := func(v int64) int64 {
-		if v == math.MinInt64 {
-			return math.MaxInt64
-		}
-		if v < 0 {
+			if -v < 0 { // MinInt
+				return -(v + 1)
+			}
 			return -v
 		}
 		return v
