@@ -9,8 +9,11 @@
 // fault stops the run. When every unfinished stream is blocked in one full
 // round, the program is deadlocked and the report names each stream, the
 // word it waits at, why, and the last writer of each semaphore involved.
-// DMAs complete when they are issued (the single-stream rule of ref and
-// sim); asynchronous completion in simulated time is left to a later step.
+// With a clocked executor (the engines' DMA time model) a DMA's semaphore
+// updates land at its completion: the word's bytes move when it issues, its
+// semaphore changes wait in a queue, and simulated time advances to the
+// earliest pending completion only when no stream can issue. Without a
+// clock (ref) they land at issue.
 package sched
 
 import (
@@ -36,6 +39,9 @@ type Stream struct {
 	Exec Executor
 	Mem  *mem.Memory // its core's memory (semaphores included)
 	Core int
+	// Clock, when set, is the executor's cumulative simulated DMA time (ns):
+	// what a word adds to it is how long after issue its semaphores move.
+	Clock func() int64
 }
 
 // Writer is the last word that changed a semaphore.
@@ -57,6 +63,17 @@ func (d *Deadlock) Error() string {
 // Stats counts what the scheduler did.
 type Stats struct {
 	Words, Turns, Refusals int
+	TimeNS                 int64 // simulated time at the end (clocked executors)
+}
+
+// completion is a DMA's semaphore changes, due at a simulated time.
+type completion struct {
+	at     int64
+	seq    int
+	mem    *mem.Memory
+	core   int
+	delta  [256]int32
+	writer Writer
 }
 
 // Run executes the streams to completion (nil), to a fault, or to a deadlock.
@@ -90,6 +107,9 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 		}
 	}
 	writers := map[[2]int]Writer{} // (core, semaphore) → last writer
+	var pending []completion
+	var now int64
+	seq := 0
 	for {
 		progressed, active := false, 0
 		for i, s := range ss {
@@ -99,6 +119,10 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 			active++
 			st.Turns++
 			sems := streams[i].Mem.Sems
+			var t0 int64
+			if streams[i].Clock != nil {
+				t0 = streams[i].Clock()
+			}
 			err := streams[i].Exec.Exec(s.pending)
 			if errors.Is(err, ref.ErrBlocked) {
 				st.Refusals++
@@ -109,13 +133,35 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 			if err != nil {
 				return st, fmt.Errorf("%s offset %#x (%s): %w", streams[i].Name, s.off, name, err)
 			}
-			for k, v := range streams[i].Mem.Sems {
-				if v != sems[k] {
-					writers[[2]int{streams[i].Core, k}] = Writer{streams[i].Name, s.off, name}
+			w := Writer{streams[i].Name, s.off, name}
+			var cost int64
+			if streams[i].Clock != nil {
+				cost = streams[i].Clock() - t0
+			}
+			if cost > 0 { // the semaphores move at completion: take the changes back and queue them
+				c := completion{at: now + cost, seq: seq, mem: streams[i].Mem, core: streams[i].Core, writer: w}
+				seq++
+				for k, v := range streams[i].Mem.Sems {
+					c.delta[k] = v - sems[k]
+				}
+				streams[i].Mem.Sems = sems
+				pending = append(pending, c)
+			} else {
+				for k, v := range streams[i].Mem.Sems {
+					if v != sems[k] {
+						writers[[2]int{streams[i].Core, k}] = w
+					}
 				}
 			}
 			if trace != nil {
-				trace(fmt.Sprintf("%s offset %#x: %s", streams[i].Name, s.off, name))
+				line := fmt.Sprintf("%s offset %#x: %s", streams[i].Name, s.off, name)
+				if streams[i].Clock != nil {
+					line += fmt.Sprintf(" @%.3fµs", float64(now)/1000)
+					if cost > 0 {
+						line += fmt.Sprintf(" (completes at %.3fµs)", float64(now+cost)/1000)
+					}
+				}
+				trace(line)
 			}
 			st.Words++
 			progressed = true
@@ -123,8 +169,27 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 				return st, fmt.Errorf("%s: %w", streams[i].Name, err)
 			}
 		}
-		if active == 0 {
+		if active == 0 && len(pending) == 0 {
+			st.TimeNS = now
 			return st, nil
+		}
+		if !progressed && len(pending) > 0 { // time moves to the earliest completion
+			first := 0
+			for k, c := range pending {
+				if c.at < pending[first].at || c.at == pending[first].at && c.seq < pending[first].seq {
+					first = k
+				}
+			}
+			c := pending[first]
+			pending = append(pending[:first], pending[first+1:]...)
+			now = max(now, c.at)
+			for k, d := range c.delta {
+				if d != 0 {
+					c.mem.Sems[k] += d
+					writers[[2]int{c.core, k}] = c.writer
+				}
+			}
+			continue
 		}
 		if !progressed {
 			d := &Deadlock{}

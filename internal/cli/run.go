@@ -438,8 +438,9 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 				name = "stream"
 			}
 			st := &sched.Stream{Name: fmt.Sprintf("%s core %d", name, s.Core), Code: prog.StreamCode(k), Mem: m, Core: s.Core}
-			if useSim {
-				st.Exec = &sim.Machine{Mem: m, Regs: y.Regs, MaxBytes: y.MaxBytes, MaxSteps: y.MaxSteps}
+			if useSim { // the engines' DMA time decides when completions land
+				sm := &sim.Machine{Mem: m, Regs: y.Regs, MaxBytes: y.MaxBytes, MaxSteps: y.MaxSteps}
+				st.Exec, st.Clock = sm, func() int64 { return sm.Stats.TimeNS }
 			} else {
 				st.Exec = &ref.Machine{Mem: m, Regs: x.Regs, MaxBytes: x.MaxBytes, MaxSteps: x.MaxSteps}
 			}
