@@ -297,3 +297,35 @@ func TestOverlapSortedNeverMisses(t *testing.T) {
 		}
 	}
 }
+
+// examples/cci_tiles.s: CCI words step r8 over three 512-byte tiles; each
+// DMA_MEMCPY2 reads its tile through REG_PAIR into SBUF partition k.
+func TestCCITileWalk(t *testing.T) {
+	text, _ := fs.ReadFile(ndma.Examples, "examples/cci_tiles.s")
+	obj, err := asm.Assemble("cci_tiles.s", text, asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := New(isa.Maverick)
+	src := make([]byte, 3*512)
+	for i := range src {
+		src[i] = byte(i/512*0x40) + byte(i)
+	}
+	x.Mem.Write(hbm, src)
+	d := isa.NewDecoder(isa.Maverick, obj.Code)
+	for d.Next() {
+		if err := x.Exec(d.Inst()); err != nil {
+			t.Fatalf("offset %#x: %v", d.Offset(), err)
+		}
+	}
+	for k := 0; k < 3; k++ {
+		got := make([]byte, 512)
+		x.Mem.Read(uint64(k)<<20, got)
+		if !reflect.DeepEqual(got, src[512*k:512*(k+1)]) {
+			t.Fatalf("partition %d does not hold tile %d", k, k)
+		}
+	}
+	if x.Mem.Sems[3] != 3 || x.Regs[8] != 0x400 {
+		t.Fatalf("$S[3] = %d, r8 = %#x; want 3, 0x400", x.Mem.Sems[3], x.Regs[8])
+	}
+}
