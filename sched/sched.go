@@ -42,6 +42,9 @@ type Stream struct {
 	// Clock, when set, is the executor's cumulative simulated DMA time (ns):
 	// what a word adds to it is how long after issue its semaphores move.
 	Clock func() int64
+	// Moved, when set, is the executor's cumulative descriptors and bytes
+	// written (the timeline's span arguments).
+	Moved func() (descriptors int, bytes uint64)
 }
 
 // Writer is the last word that changed a semaphore.
@@ -79,7 +82,15 @@ type completion struct {
 // Run executes the streams to completion (nil), to a fault, or to a deadlock.
 // gen decodes the words; trace, when set, receives one line per executed word.
 func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
+	return RunTimeline(gen, streams, trace, nil)
+}
+
+// RunTimeline is Run that also records the run into tl (when not nil).
+func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timeline) (Stats, error) {
 	var st Stats
+	if tl != nil {
+		tl.streams(streams)
+	}
 	type state struct {
 		dec     *isa.Decoder
 		pending *isa.Inst // the next word, decoded
@@ -123,6 +134,11 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 			if streams[i].Clock != nil {
 				t0 = streams[i].Clock()
 			}
+			var d0 int
+			var b0 uint64
+			if streams[i].Moved != nil {
+				d0, b0 = streams[i].Moved()
+			}
 			err := streams[i].Exec.Exec(s.pending)
 			if errors.Is(err, ref.ErrBlocked) {
 				st.Refusals++
@@ -138,6 +154,15 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 			if streams[i].Clock != nil {
 				cost = streams[i].Clock() - t0
 			}
+			if tl != nil {
+				var dd int
+				var db uint64
+				if streams[i].Moved != nil {
+					dd, db = streams[i].Moved()
+					dd, db = dd-d0, db-b0
+				}
+				tl.word(i, s.off, name, now, cost, dd, db)
+			}
 			if cost > 0 { // the semaphores move at completion: take the changes back and queue them
 				c := completion{at: now + cost, seq: seq, mem: streams[i].Mem, core: streams[i].Core, writer: w}
 				seq++
@@ -150,6 +175,9 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 				for k, v := range streams[i].Mem.Sems {
 					if v != sems[k] {
 						writers[[2]int{streams[i].Core, k}] = w
+						if tl != nil {
+							tl.sem(streams[i].Core, k, now, v)
+						}
 					}
 				}
 			}
@@ -187,6 +215,9 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 				if d != 0 {
 					c.mem.Sems[k] += d
 					writers[[2]int{c.core, k}] = c.writer
+					if tl != nil {
+						tl.sem(c.core, k, now, c.mem.Sems[k])
+					}
 				}
 			}
 			continue

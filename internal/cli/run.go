@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 
@@ -34,6 +35,7 @@ func runRun(e *env, args []string) error {
 	stats := cl.fs.Bool("stats", false, "print bytes per region and lanes")
 	asJSON := cl.fs.Bool("json", false, "print a JSON summary")
 	maxBytes := cl.fs.Int64("max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
+	timeline := cl.fs.String("timeline", "", "FILE.json: write a multi-stream run as Chrome trace events (Perfetto)")
 	maxSteps := cl.fs.Int("max-steps", cci.DefaultMaxSteps, "slots one COMPACT_CONTROL_INST may execute (a looping word stops with a fault)")
 	execMode := cl.fs.String("exec", "sim", "sim (DGE lowering + descriptor engines), ref (the reference semantics) or both (run the two, fail on any difference)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE (binary words or assembly text; - for stdin)")
@@ -104,7 +106,7 @@ func runRun(e *env, args []string) error {
 	var runErr error
 	switch {
 	case len(prog.Streams) > 1 || prog.Streams[0].Core != 0:
-		runErr = runStreams(e, gen, prog, *execMode, x, y, *trace)
+		runErr = runStreams(e, gen, prog, *execMode, x, y, *trace, *timeline)
 	case *execMode == "ref":
 		runErr = execute(gen, code, vt, x.Exec, nil)
 	case *execMode == "sim":
@@ -420,7 +422,7 @@ func (p dumpPlan) write(m *mem.Memory) error {
 // core's memory; core 0 is the memory --load and --dump address. With
 // --exec both the program runs on each executor and the final memories
 // must agree.
-func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machine, y *sim.Machine, trace bool) error {
+func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machine, y *sim.Machine, trace bool, timeline string) error {
 	build := func(useSim bool) []*sched.Stream {
 		mems := map[int]*mem.Memory{0: x.Mem}
 		if useSim {
@@ -441,6 +443,7 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 			if useSim { // the engines' DMA time decides when completions land
 				sm := &sim.Machine{Mem: m, Regs: y.Regs, MaxBytes: y.MaxBytes, MaxSteps: y.MaxSteps}
 				st.Exec, st.Clock = sm, func() int64 { return sm.Stats.TimeNS }
+				st.Moved = func() (int, uint64) { return sm.Stats.Descriptors, sm.Stats.S2MBytes }
 			} else {
 				st.Exec = &ref.Machine{Mem: m, Regs: x.Regs, MaxBytes: x.MaxBytes, MaxSteps: x.MaxSteps}
 			}
@@ -458,7 +461,20 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 		}
 	}
 	if mode != "ref" {
-		if _, err := sched.Run(gen, build(true), tr); err != nil {
+		var tl *sched.Timeline
+		if timeline != "" {
+			tl = &sched.Timeline{}
+		}
+		_, err := sched.RunTimeline(gen, build(true), tr, tl)
+		if tl != nil { // written even for a deadlock: the timeline shows where it stopped
+			var b bytes.Buffer
+			if werr := tl.Write(&b); werr == nil {
+				if werr = os.WriteFile(timeline, b.Bytes(), 0o644); werr != nil && err == nil {
+					err = werr
+				}
+			}
+		}
+		if err != nil {
 			return err
 		}
 	}
