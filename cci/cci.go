@@ -49,6 +49,12 @@ func (f *Fault) Unwrap() error { return f.Err }
 // Run executes one 0xb6 word on regs and m (its semaphores too) with at most
 // maxSteps slots executed (0: DefaultMaxSteps); it reports the steps taken.
 func Run(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int) (int, error) {
+	return RunSteps(in, regs, m, maxSteps, nil)
+}
+
+// RunSteps is Run that calls step after every slot it executes, with the
+// word's working registers (single-stepping: `ndma cci --step`).
+func RunSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step func(slot int, regs *[64]uint32)) (int, error) {
 	if in.Opcode() != isa.OpCompactControlInst {
 		return 0, fmt.Errorf("%s is not COMPACT_CONTROL_INST", in.Def().Mnemonic())
 	}
@@ -72,6 +78,9 @@ func Run(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int) (int, erro
 		next, err := x.step(pc, slots[pc])
 		if err != nil {
 			return steps, &Fault{Slot: pc, Op: isa.CCOp.Format(uint64(slots[pc].Op())), Err: err}
+		}
+		if step != nil {
+			step(pc, &x.regs)
 		}
 		pc = next
 	}

@@ -1,0 +1,122 @@
+package cli
+
+import (
+	"fmt"
+	"strings"
+
+	"ndma/asm"
+	"ndma/cci"
+	"ndma/isa"
+	"ndma/mem"
+)
+
+// runCCI is `ndma cci`: a COMPACT_CONTROL_INST block alone — assembled (the
+// block's lines with or without the `compact_control_inst` line), listed
+// slot by slot, run on fresh MAVERICK memory, optionally single-stepped
+// with the registers each slot changed (docs/cci.md).
+func runCCI(e *env, args []string) error {
+	cl := newCmdLine(e, "cci", "FILE|-", "maverick", "generation (MAVERICK: the only one with 0xb6)")
+	var regs, sems multi
+	cl.fs.Var(&regs, "reg", "register, rN=V; repeatable")
+	cl.fs.Var(&sems, "sem", "semaphore, N=V; repeatable")
+	step := cl.fs.Bool("step", false, "print every executed slot and the registers it changed")
+	maxSteps := cl.fs.Int("max-steps", cci.DefaultMaxSteps, "slots the word may execute")
+	pos, gen, err := cl.parse(args, 1, "want one FILE (a CCI block, or a word with it; - for stdin)")
+	if err != nil {
+		return err
+	}
+	src, err := readInput(e, pos[0])
+	if err != nil {
+		return err
+	}
+	text := string(src)
+	if !strings.Contains(strings.ToLower(text), "compact_control_inst") {
+		var b strings.Builder
+		b.WriteString("compact_control_inst\n")
+		for _, l := range strings.Split(text, "\n") {
+			t := strings.TrimSpace(l)
+			switch {
+			case t == "" || strings.HasPrefix(t, "#"):
+			case strings.HasSuffix(t, ":"): // a label stays in column 0
+				b.WriteString(t + "\n")
+			default:
+				b.WriteString("    " + t + "\n")
+			}
+		}
+		text = b.String()
+	}
+	obj, err := asm.Assemble(pos[0], []byte(text), asm.Options{Gen: gen})
+	if err != nil {
+		if list, ok := err.(asm.ErrorList); ok {
+			return diagnostics{list}
+		}
+		return err
+	}
+	if len(obj.Code) != isa.WordSize {
+		return fmt.Errorf("%s: %d words: want one COMPACT_CONTROL_INST", pos[0], len(obj.Code)/isa.WordSize)
+	}
+	in, err := isa.Decode(obj.Gen, obj.Code)
+	if err != nil {
+		return err
+	}
+	if in.Opcode() != isa.OpCompactControlInst {
+		return fmt.Errorf("%s: %s is not COMPACT_CONTROL_INST", pos[0], in.Def().Mnemonic())
+	}
+	lines := strings.Split(strings.TrimRight(string(asm.AppendInst(nil, &in)), "\n"), "\n")[1:]
+	for k, l := range lines {
+		fmt.Fprintf(e.stdout, "slot %2d  %s\n", k, strings.TrimSpace(l))
+	}
+	rv, err := regValues(regs)
+	if err != nil {
+		return err
+	}
+	var r [64]uint32
+	for k, v := range rv {
+		if k >= 64 {
+			return usagef("--reg r%d: there are 64 registers", k)
+		}
+		r[k] = v
+	}
+	m := mem.New(obj.Gen)
+	for _, s := range sems {
+		var n, v int64
+		if _, err := fmt.Sscanf(strings.Replace(s, "=", " ", 1), "%v %v", &n, &v); err != nil || n < 0 || n > 255 {
+			return usagef("--sem %q: want N=VALUE with N < 256", s)
+		}
+		m.Sems[n] = int32(v)
+	}
+	before, prev := r, r
+	var hook func(int, *[64]uint32)
+	if *step {
+		fmt.Fprintln(e.stdout, "--- steps")
+		n := 0
+		hook = func(slot int, now *[64]uint32) {
+			n++
+			var ch []string
+			for k := range now {
+				if now[k] != prev[k] {
+					ch = append(ch, fmt.Sprintf("r%d = %#x", k, now[k]))
+				}
+			}
+			fmt.Fprintf(e.stdout, "%4d  slot %2d  %-28s %s\n", n, slot, strings.TrimSpace(lines[slot]), strings.Join(ch, ", "))
+			prev = *now
+		}
+	}
+	semsBefore := m.Sems
+	steps, err := cci.RunSteps(&in, &r, m, *maxSteps, hook)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "--- %d steps\n", steps)
+	for k := range r {
+		if r[k] != before[k] {
+			fmt.Fprintf(e.stdout, "r%d = %#x (%d)\n", k, r[k], int32(r[k]))
+		}
+	}
+	for k := range m.Sems {
+		if m.Sems[k] != semsBefore[k] {
+			fmt.Fprintf(e.stdout, "$S[%d] = %d\n", k, m.Sems[k])
+		}
+	}
+	return nil
+}
