@@ -45,6 +45,9 @@ type Stream struct {
 	// Moved, when set, is the executor's cumulative descriptors and bytes
 	// written (the timeline's span arguments).
 	Moved func() (descriptors int, bytes uint64)
+	// Writes, when set, is the byte ranges [lo, hi) the last word's DMA
+	// wrote — to warn of in-flight DMAs writing the same bytes.
+	Writes func() [][2]uint64
 }
 
 // Writer is the last word that changed a semaphore.
@@ -66,7 +69,8 @@ func (d *Deadlock) Error() string {
 // Stats counts what the scheduler did.
 type Stats struct {
 	Words, Turns, Refusals int
-	TimeNS                 int64 // simulated time at the end (clocked executors)
+	TimeNS                 int64    // simulated time at the end (clocked executors)
+	Warnings               []string // races: DMAs in flight at once writing the same bytes
 }
 
 // completion is a DMA's semaphore changes, due at a simulated time.
@@ -77,6 +81,7 @@ type completion struct {
 	core   int
 	delta  [256]int32
 	writer Writer
+	writes [][2]uint64
 }
 
 // Run executes the streams to completion (nil), to a fault, or to a deadlock.
@@ -165,6 +170,21 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 			}
 			if cost > 0 { // the semaphores move at completion: take the changes back and queue them
 				c := completion{at: now + cost, seq: seq, mem: streams[i].Mem, core: streams[i].Core, writer: w}
+				if streams[i].Writes != nil {
+					c.writes = append([][2]uint64(nil), streams[i].Writes()...)
+					for _, p := range pending { // a race: nothing orders two in-flight writes of the same bytes
+						if p.core == c.core {
+							if lo, ok := overlap(p.writes, c.writes); ok {
+								msg := fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) are in flight together and both write %#x",
+									p.writer.Stream, p.writer.Offset, p.writer.Word, w.Stream, w.Offset, w.Word, lo)
+								st.Warnings = append(st.Warnings, msg)
+								if trace != nil {
+									trace("warning: " + msg)
+								}
+							}
+						}
+					}
+				}
 				seq++
 				for k, v := range streams[i].Mem.Sems {
 					c.delta[k] = v - sems[k]
@@ -248,6 +268,18 @@ func waitedSem(in *isa.Inst) (int, bool) {
 	for _, p := range []string{"events.wait_idx", "wait_sema_idx"} {
 		if v, err := in.Uint(p); err == nil {
 			return int(v), true
+		}
+	}
+	return 0, false
+}
+
+// overlap reports the first byte two sets of ranges share.
+func overlap(a, b [][2]uint64) (uint64, bool) {
+	for _, x := range a {
+		for _, y := range b {
+			if x[0] < y[1] && y[0] < x[1] {
+				return max(x[0], y[0]), true
+			}
 		}
 	}
 	return 0, false

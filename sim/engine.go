@@ -135,6 +135,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 		qs[i] = q
 	}
 	// check: addresses and balance, before anything moves
+	x.Writes = x.Writes[:0]
 	limit := x.MaxBytes
 	if limit <= 0 {
 		limit = ref.DefaultMaxBytes
@@ -170,6 +171,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 					in += uint64(d.Length())
 				} else {
 					out += uint64(d.Length())
+					x.Writes = append(x.Writes, [2]uint64{a, a + uint64(d.Length())})
 				}
 			}
 		}

@@ -32,7 +32,8 @@ type Machine struct {
 	Backend  dge.Backend // DGE backend (Auto by default)
 	Stats    Stats
 	Tracing  bool
-	Trace    []string // per word: the descriptors executed (when Tracing)
+	Trace    []string    // per word: the descriptors executed (when Tracing)
+	Writes   [][2]uint64 // the last DMA word's S2M data ranges [lo, hi) (Neuron addresses)
 }
 
 // Stats counts what the engines did.

@@ -444,6 +444,7 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 				sm := &sim.Machine{Mem: m, Regs: y.Regs, MaxBytes: y.MaxBytes, MaxSteps: y.MaxSteps}
 				st.Exec, st.Clock = sm, func() int64 { return sm.Stats.TimeNS }
 				st.Moved = func() (int, uint64) { return sm.Stats.Descriptors, sm.Stats.S2MBytes }
+				st.Writes = func() [][2]uint64 { return sm.Writes }
 			} else {
 				st.Exec = &ref.Machine{Mem: m, Regs: x.Regs, MaxBytes: x.MaxBytes, MaxSteps: x.MaxSteps}
 			}
@@ -465,7 +466,10 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 		if timeline != "" {
 			tl = &sched.Timeline{}
 		}
-		_, err := sched.RunTimeline(gen, build(true), tr, tl)
+		st, err := sched.RunTimeline(gen, build(true), tr, tl)
+		for _, w := range st.Warnings {
+			fmt.Fprintf(e.stderr, "ndma run: warning: %s\n", w)
+		}
 		if tl != nil { // written even for a deadlock: the timeline shows where it stopped
 			var b bytes.Buffer
 			if werr := tl.Write(&b); werr == nil {
