@@ -132,51 +132,72 @@ func TestReplay(t *testing.T) {
 	}
 }
 
-// Multi-stream programs whose semaphores fully order their DMAs — a relay:
-// stream k waits for $S[k] ≥ round+1 before its copy and raises $S[k+1] —
-// leave the same memory and semaphores on ref and on the engines, although
-// the engines complete DMAs later in simulated time.
+// relay is a random multi-stream program whose semaphores fully order its
+// DMAs: stream k waits for $S[k] ≥ round+1 before its copy and raises
+// $S[k+1]; stream 0 waits for the last stream's previous round.
+func relay(r *rand.Rand) string {
+	n, rounds := 2+r.IntN(3), 1+r.IntN(3)
+	var b strings.Builder
+	b.WriteString(".gen cayman\n")
+	engines := []string{"pool", "act", "dve", "pe"}
+	for k := 0; k < n; k++ {
+		fmt.Fprintf(&b, ".engine %s\n", engines[k])
+		for round := 0; round < rounds; round++ {
+			wait := ""
+			if k > 0 || round > 0 {
+				idx, v := k, round+1
+				if k == 0 {
+					idx, v = n, round
+				}
+				wait = fmt.Sprintf("wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=%d, semaphore_value=%d, ", idx, v)
+			}
+			es := 4 * (1 + r.IntN(16))
+			fmt.Fprintf(&b, "dmamemcpy %ssemaphore=%d, sem_increment=1, src_start_addr=hbm:%#x, src_step_elem=[%d, 0], src_num_elem=[4, 1], src_elem_size=%d, dst_start_addr=hbm:%#x, dst_step_elem=[%d, 0], dst_num_elem=[4, 1], dst_elem_size=%d, in_dtype=u8, out_dtype=u8\n",
+				wait, k+1, 0x1000*k, es, es, 0x1000*(k+1), es, es)
+		}
+	}
+	return b.String()
+}
+
+// relayBoth runs a relay on ref and on the engines: the same memory and
+// semaphores, no warning, no deadlock.
+func relayBoth(t *testing.T, src string, salt int) {
+	t.Helper()
+	var snaps [2]map[string][]byte
+	for i, e := range []string{"ref", "sim"} {
+		ss, m := build(t, src, e)
+		data := make([]byte, 0x1000)
+		for j := range data {
+			data[j] = byte(j*7 + salt)
+		}
+		m.Write(0x1_0000_0000, data)
+		st, err := Run(isa.Cayman, ss, nil)
+		if err != nil || len(st.Warnings) != 0 {
+			t.Fatalf("%s: %v %q\n%s", e, err, st.Warnings, src)
+		}
+		snaps[i] = m.Snapshot()
+	}
+	if !reflect.DeepEqual(snaps[0], snaps[1]) {
+		t.Fatalf("ref and sim differ\n%s", src)
+	}
+}
+
+// Multi-stream programs whose semaphores fully order their DMAs leave the
+// same memory and semaphores on ref and on the engines, although the
+// engines complete DMAs later in simulated time.
 func TestRelayRefVsSim(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for trial := 0; trial < 20; trial++ {
-		n, rounds := 2+r.IntN(3), 1+r.IntN(3)
-		var b strings.Builder
-		b.WriteString(".gen cayman\n")
-		engines := []string{"pool", "act", "dve", "pe"}
-		for k := 0; k < n; k++ {
-			fmt.Fprintf(&b, ".engine %s\n", engines[k])
-			for round := 0; round < rounds; round++ {
-				wait := ""
-				if k > 0 || round > 0 {
-					idx, v := k, round+1
-					if k == 0 {
-						idx, v = n, round // the last stream's previous round
-					}
-					wait = fmt.Sprintf("wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=%d, semaphore_value=%d, ", idx, v)
-				}
-				es := 4 * (1 + r.IntN(16))
-				fmt.Fprintf(&b, "dmamemcpy %ssemaphore=%d, sem_increment=1, src_start_addr=hbm:%#x, src_step_elem=[%d, 0], src_num_elem=[4, 1], src_elem_size=%d, dst_start_addr=hbm:%#x, dst_step_elem=[%d, 0], dst_num_elem=[4, 1], dst_elem_size=%d, in_dtype=u8, out_dtype=u8\n",
-					wait, k+1, 0x1000*k, es, es, 0x1000*(k+1), es, es)
-			}
-		}
-		src := b.String()
-		var snaps [2]map[string][]byte
-		for i, e := range []string{"ref", "sim"} {
-			ss, m := build(t, src, e)
-			data := make([]byte, 0x1000)
-			for j := range data {
-				data[j] = byte(j*7 + trial)
-			}
-			m.Write(0x1_0000_0000, data)
-			if _, err := Run(isa.Cayman, ss, nil); err != nil {
-				t.Fatalf("%s: %v\n%s", e, err, src)
-			}
-			snaps[i] = m.Snapshot()
-		}
-		if !reflect.DeepEqual(snaps[0], snaps[1]) {
-			t.Fatalf("ref and sim differ\n%s", src)
-		}
+		relayBoth(t, relay(r), trial)
 	}
+}
+
+// FuzzSchedDiff: the relay property over fuzzer-chosen seeds.
+func FuzzSchedDiff(f *testing.F) {
+	f.Add(uint64(1), uint64(2))
+	f.Fuzz(func(t *testing.T, s1, s2 uint64) {
+		relayBoth(t, relay(rand.New(rand.NewPCG(s1, s2))), int(s1))
+	})
 }
 
 // Two streams' DMAs in flight together writing the same bytes, with nothing
