@@ -71,6 +71,8 @@ type Stats struct {
 	Words, Turns, Refusals int
 	TimeNS                 int64    // simulated time at the end (clocked executors)
 	Warnings               []string // races: DMAs in flight at once writing the same bytes
+	Busy                   []int64  // per stream: the simulated ns its DMAs were in flight
+	PeakInFlight           int      // the most DMAs in flight at one time
 }
 
 // completion is a DMA's semaphore changes, due at a simulated time.
@@ -92,7 +94,7 @@ func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
 
 // RunTimeline is Run that also records the run into tl (when not nil).
 func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timeline) (Stats, error) {
-	var st Stats
+	st := Stats{Busy: make([]int64, len(streams))}
 	if tl != nil {
 		tl.streams(streams)
 	}
@@ -191,6 +193,8 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 				}
 				streams[i].Mem.Sems = sems
 				pending = append(pending, c)
+				st.Busy[i] += cost
+				st.PeakInFlight = max(st.PeakInFlight, len(pending))
 			} else {
 				for k, v := range streams[i].Mem.Sems {
 					if v != sems[k] {

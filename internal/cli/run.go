@@ -104,9 +104,10 @@ func runRun(e *env, args []string) error {
 		}
 	}
 	var runErr error
+	multi := len(prog.Streams) > 1 || prog.Streams[0].Core != 0
 	switch {
-	case len(prog.Streams) > 1 || prog.Streams[0].Core != 0:
-		runErr = runStreams(e, gen, prog, *execMode, x, y, *trace, *timeline)
+	case multi:
+		runErr = runStreams(e, gen, prog, *execMode, x, y, *trace, *stats, *timeline)
 	case *execMode == "ref":
 		runErr = execute(gen, code, vt, x.Exec, nil)
 	case *execMode == "sim":
@@ -144,6 +145,10 @@ func runRun(e *env, args []string) error {
 		}
 		b, _ := json.MarshalIndent(out, "", "  ")
 		fmt.Fprintf(e.stdout, "%s\n", b)
+	} else if *stats && multi { // the streams' summary came from the scheduler
+		for _, r := range []isa.Region{isa.SBUF, isa.PSUM, isa.HBM} {
+			fmt.Fprintf(e.stdout, "%s: read %d, written %d bytes\n", r, final.Stats.Read[r], final.Stats.Written[r])
+		}
 	} else if *stats {
 		if *execMode != "sim" {
 			fmt.Fprintf(e.stdout, "words %d, lanes %d, skipped %d, bytes moved %d\n", x.Stats.Words, x.Stats.Lanes, x.Stats.Skipped, x.Stats.BytesMoved)
@@ -422,7 +427,7 @@ func (p dumpPlan) write(m *mem.Memory) error {
 // core's memory; core 0 is the memory --load and --dump address. With
 // --exec both the program runs on each executor and the final memories
 // must agree.
-func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machine, y *sim.Machine, trace bool, timeline string) error {
+func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machine, y *sim.Machine, trace, stats bool, timeline string) error {
 	build := func(useSim bool) []*sched.Stream {
 		mems := map[int]*mem.Memory{0: x.Mem}
 		if useSim {
@@ -466,9 +471,20 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 		if timeline != "" {
 			tl = &sched.Timeline{}
 		}
-		st, err := sched.RunTimeline(gen, build(true), tr, tl)
+		ss := build(true)
+		st, err := sched.RunTimeline(gen, ss, tr, tl)
 		for _, w := range st.Warnings {
 			fmt.Fprintf(e.stderr, "ndma run: warning: %s\n", w)
+		}
+		if stats && err == nil {
+			fmt.Fprintf(e.stdout, "streams: %d words, simulated time %.3f µs, at most %d DMAs in flight\n", st.Words, float64(st.TimeNS)/1000, st.PeakInFlight)
+			for i, s := range ss {
+				occ := 0.0
+				if st.TimeNS > 0 {
+					occ = 100 * float64(st.Busy[i]) / float64(st.TimeNS)
+				}
+				fmt.Fprintf(e.stdout, "  %s: DMAs in flight %.3f µs (%.0f%% of the run)\n", s.Name, float64(st.Busy[i])/1000, occ)
+			}
 		}
 		if tl != nil { // written even for a deadlock: the timeline shows where it stopped
 			var b bytes.Buffer
