@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"ndma/isa"
+	"ndma/mem"
 )
 
 // DMA_COPY2D (MAVERICK) — field-tables §3.8, §5.3, §5.4; source document 000
@@ -66,6 +67,8 @@ func (w *word) semaUpdate(mode uint64, idx int) ([]semDelta, error) {
 		return nil, nil
 	case 0x1, 0x3:
 		return []semDelta{{idx: idx, add: 1}}, nil
+	case 0x9, 0xb: // on the remote core (the copy's target)
+		return []semDelta{{idx: idx, add: 1, remote: true}}, nil
 	}
 	return nil, w.fault(-1, "sema_update_mode", fmt.Errorf("%s: %w", isa.DMASemaUpdateMode.Format(mode), ErrUnsupported))
 }
@@ -74,8 +77,9 @@ func (w *word) copy2D() error {
 	if err := WaitSema(w.x, w.in); err != nil {
 		return err
 	}
-	if r := w.u("remote_core_id"); r != 0 {
-		return w.fault(-1, "remote_core_id", fmt.Errorf("a cross-core copy (core register r%d) needs several cores: %w", r, ErrUnsupported))
+	dstMem, err := Copy2DTarget(w.x, w.in)
+	if err != nil {
+		return err
 	}
 	sa, da, err := Copy2DAddrs(w.x, w.in)
 	if err != nil {
@@ -96,15 +100,77 @@ func (w *word) copy2D() error {
 			m.dst = e
 		}
 	}
-	idx, err := Copy2DSemas(w.x, w.in)
+	local, remote, err := Copy2DSemas(w.x, w.in)
 	if err != nil {
 		return err
 	}
 	var deltas []semDelta
-	for _, i := range idx {
+	for _, i := range local {
 		deltas = append(deltas, semDelta{idx: i, add: 1})
 	}
-	return w.run(m, deltas)
+	if dstMem == w.x.Mem {
+		if len(remote) > 0 {
+			return w.fault(-1, "sema_update_mode", fmt.Errorf("a remote semaphore update on a local copy (remote_core_id 0): %w", ErrUnsupported))
+		}
+		return w.run(m, deltas)
+	}
+	return w.remoteCopy(m, dstMem, deltas, remote)
+}
+
+// remoteCopy moves a DMA_MEMCPY2's bytes into another core's memory: every
+// element of both legs checked first, the source read, then the target
+// written; local updates here, remote ones on the target (atomic).
+func (w *word) remoteCopy(m *move, dst *mem.Memory, local []semDelta, remote []int) error {
+	if m.src.bytes() != m.dst.bytes() {
+		return w.fault(-1, "byte count", fmt.Errorf("src moves %d bytes, dst %d: both legs carry the same bytes (§11.3)", m.src.bytes(), m.dst.bytes()))
+	}
+	if k, err := w.x.Mem.CheckRows(m.src.addr, m.src.size); err != nil {
+		return w.fault(k, "src", err)
+	}
+	if k, err := dst.CheckRows(m.dst.addr, m.dst.size); err != nil {
+		return w.fault(k, "dst (remote core)", err)
+	}
+	buf := make([]byte, m.src.bytes())
+	for k, a := range m.src.addr {
+		if err := w.x.Mem.Read(a, buf[k*m.src.size:(k+1)*m.src.size]); err != nil {
+			return w.fault(k, "src", err) // cannot happen: checked
+		}
+	}
+	for k, a := range m.dst.addr {
+		if err := dst.Write(a, buf[k*m.dst.size:(k+1)*m.dst.size]); err != nil {
+			return w.fault(k, "dst (remote core)", err)
+		}
+	}
+	w.x.Stats.Lanes += len(m.dst.addr)
+	w.x.Stats.BytesMoved += uint64(len(buf))
+	w.apply(local)
+	for _, i := range remote {
+		dst.Sems[i]++
+	}
+	return nil
+}
+
+// Copy2DTarget is the memory a DMA_MEMCPY2 writes: this core's, or — with
+// remote_core_id naming a register (r0 means none, INFERRED) — the memory of
+// core r[remote_core_id], which the machine's Peer must know.
+func Copy2DTarget(x *Machine, in *isa.Inst) (*mem.Memory, error) {
+	r, _ := in.Uint("remote_core_id")
+	if r == 0 {
+		return x.Mem, nil
+	}
+	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
+	if r >= 64 {
+		return nil, w.fault(-1, "remote_core_id", fmt.Errorf("register r%d: there are 64", r))
+	}
+	core := int(x.Regs[r])
+	var m *mem.Memory
+	if x.Peer != nil {
+		m = x.Peer(core)
+	}
+	if m == nil {
+		return nil, w.fault(-1, "remote_core_id", fmt.Errorf("core %d (r%d) is not in this run (.core): %w", core, r, ErrUnsupported))
+	}
+	return m, nil
 }
 
 // Copy2DAddrs resolves a DMA_MEMCPY2's src and dst start addresses by their
@@ -120,21 +186,25 @@ func Copy2DAddrs(x *Machine, in *isa.Inst) (src, dst uint64, err error) {
 }
 
 // Copy2DSemas are the semaphores a DMA_MEMCPY2 adds 1 to when it completes
-// (its rd_done and wr_done updates), shared with the engines.
-func Copy2DSemas(x *Machine, in *isa.Inst) ([]int, error) {
+// (its rd_done and wr_done updates): on this core, and on the copy's target
+// core (REMOTE_SEM_INC and its counter variant); shared with the engines.
+func Copy2DSemas(x *Machine, in *isa.Inst) (local, remote []int, err error) {
 	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
-	var out []int
 	for _, leg := range []string{"rd", "wr"} {
 		ds, err := w.semaUpdate(w.u("sema_update_mode."+leg+"_done"), int(w.u(leg+"_done_sema_update_idx")))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		for _, d := range ds {
 			if d.idx > 255 {
-				return nil, w.fault(-1, "sema_update_idx", fmt.Errorf("semaphore %d: there are 256", d.idx))
+				return nil, nil, w.fault(-1, "sema_update_idx", fmt.Errorf("semaphore %d: there are 256", d.idx))
 			}
-			out = append(out, d.idx)
+			if d.remote {
+				remote = append(remote, d.idx)
+			} else {
+				local = append(local, d.idx)
+			}
 		}
 	}
-	return out, nil
+	return local, remote, nil
 }

@@ -12,10 +12,11 @@ import (
 
 // semDelta is a staged semaphore change, applied only if the word succeeds.
 type semDelta struct {
-	idx   int
-	add   int32
-	set   bool
-	value int32
+	idx    int
+	add    int32
+	set    bool
+	value  int32
+	remote bool // on the target core of a cross-core copy
 }
 
 // threshold is the wait value of a mode: the immediate, a register, or (v5)

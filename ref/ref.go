@@ -16,9 +16,10 @@ import (
 type Machine struct {
 	Mem      *mem.Memory
 	Regs     [64]uint32
-	MaxBytes int64    // refuse a word that would move more (0: DefaultMaxBytes)
-	MaxSteps int      // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
-	Trace    []string // per word: what was read, written, skipped (when Tracing)
+	MaxBytes int64                      // refuse a word that would move more (0: DefaultMaxBytes)
+	MaxSteps int                        // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
+	Peer     func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
+	Trace    []string                   // per word: what was read, written, skipped (when Tracing)
 	Tracing  bool
 	Stats    Stats
 }

@@ -77,13 +77,19 @@ type Stats struct {
 
 // completion is a DMA's semaphore changes, due at a simulated time.
 type completion struct {
-	at     int64
-	seq    int
-	mem    *mem.Memory
-	core   int
-	delta  [256]int32
-	writer Writer
-	writes [][2]uint64
+	at      int64
+	seq     int
+	core    int // the issuing stream's core (race checks)
+	changes []semChange
+	writer  Writer
+	writes  [][2]uint64
+}
+
+// semChange is what a word did to one core's semaphores.
+type semChange struct {
+	mem   *mem.Memory
+	core  int
+	delta [256]int32
 }
 
 // Run executes the streams to completion (nil), to a fault, or to a deadlock.
@@ -125,6 +131,16 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 		}
 	}
 	writers := map[[2]int]Writer{} // (core, semaphore) → last writer
+	// every core's memory: a word (a cross-core copy) may move another core's semaphores
+	var mems []*mem.Memory
+	coreOf := map[*mem.Memory]int{}
+	for _, s := range streams {
+		if _, ok := coreOf[s.Mem]; !ok {
+			coreOf[s.Mem] = s.Core
+			mems = append(mems, s.Mem)
+		}
+	}
+	before := make([][256]int32, len(mems))
 	var pending []completion
 	var now int64
 	seq := 0
@@ -136,7 +152,9 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 			}
 			active++
 			st.Turns++
-			sems := streams[i].Mem.Sems
+			for j, m := range mems {
+				before[j] = m.Sems
+			}
 			var t0 int64
 			if streams[i].Clock != nil {
 				t0 = streams[i].Clock()
@@ -171,7 +189,7 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 				tl.word(i, s.off, name, now, cost, dd, db)
 			}
 			if cost > 0 { // the semaphores move at completion: take the changes back and queue them
-				c := completion{at: now + cost, seq: seq, mem: streams[i].Mem, core: streams[i].Core, writer: w}
+				c := completion{at: now + cost, seq: seq, core: streams[i].Core, writer: w}
 				if streams[i].Writes != nil {
 					c.writes = append([][2]uint64(nil), streams[i].Writes()...)
 					for _, p := range pending { // a race: nothing orders two in-flight writes of the same bytes
@@ -188,19 +206,27 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 					}
 				}
 				seq++
-				for k, v := range streams[i].Mem.Sems {
-					c.delta[k] = v - sems[k]
+				for j, m := range mems {
+					if m.Sems != before[j] {
+						ch := semChange{mem: m, core: coreOf[m]}
+						for k, v := range m.Sems {
+							ch.delta[k] = v - before[j][k]
+						}
+						m.Sems = before[j]
+						c.changes = append(c.changes, ch)
+					}
 				}
-				streams[i].Mem.Sems = sems
 				pending = append(pending, c)
 				st.Busy[i] += cost
 				st.PeakInFlight = max(st.PeakInFlight, len(pending))
 			} else {
-				for k, v := range streams[i].Mem.Sems {
-					if v != sems[k] {
-						writers[[2]int{streams[i].Core, k}] = w
-						if tl != nil {
-							tl.sem(streams[i].Core, k, now, v)
+				for j, m := range mems {
+					for k, v := range m.Sems {
+						if v != before[j][k] {
+							writers[[2]int{coreOf[m], k}] = w
+							if tl != nil {
+								tl.sem(coreOf[m], k, now, v)
+							}
 						}
 					}
 				}
@@ -235,12 +261,14 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 			c := pending[first]
 			pending = append(pending[:first], pending[first+1:]...)
 			now = max(now, c.at)
-			for k, d := range c.delta {
-				if d != 0 {
-					c.mem.Sems[k] += d
-					writers[[2]int{c.core, k}] = c.writer
-					if tl != nil {
-						tl.sem(c.core, k, now, c.mem.Sems[k])
+			for _, ch := range c.changes {
+				for k, d := range ch.delta {
+					if d != 0 {
+						ch.mem.Sems[k] += d
+						writers[[2]int{ch.core, k}] = c.writer
+						if tl != nil {
+							tl.sem(ch.core, k, now, ch.mem.Sems[k])
+						}
 					}
 				}
 			}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -16,26 +17,35 @@ import (
 	"ndma/sim"
 )
 
+// build assembles a program into streams, one memory per core (core 0's
+// returned), each executor able to reach the other cores' memories.
 func build(t *testing.T, src string, engines string) ([]*Stream, *mem.Memory) {
 	t.Helper()
 	obj, err := asm.Assemble("p.s", []byte(src), asm.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := mem.New(obj.Gen)
+	mems := map[int]*mem.Memory{0: mem.New(obj.Gen)}
+	for _, s := range obj.Streams {
+		if mems[s.Core] == nil {
+			mems[s.Core] = mem.New(obj.Gen)
+		}
+	}
+	peer := func(c int) *mem.Memory { return mems[c] }
 	var ss []*Stream
 	for k, s := range obj.Streams {
-		st := &Stream{Name: s.Engine, Code: obj.StreamCode(k), Mem: m}
+		m := mems[s.Core]
+		st := &Stream{Name: s.Engine, Code: obj.StreamCode(k), Mem: m, Core: s.Core}
 		if engines == "sim" {
-			sm := &sim.Machine{Mem: m}
+			sm := &sim.Machine{Mem: m, Peer: peer}
 			st.Exec, st.Clock = sm, func() int64 { return sm.Stats.TimeNS }
 			st.Writes = func() [][2]uint64 { return sm.Writes }
 		} else {
-			st.Exec = &ref.Machine{Mem: m}
+			st.Exec = &ref.Machine{Mem: m, Peer: peer}
 		}
 		ss = append(ss, st)
 	}
-	return ss, m
+	return ss, mems[0]
 }
 
 // The consumer comes first in the file and waits; the producer's DMA raises
@@ -223,5 +233,33 @@ dmamemcpy semaphore=2, sem_increment=1, src_start_addr=hbm:0x40, src_num_elem=[1
 	ss, _ = build(t, producerConsumer, "sim")
 	if st, _ := Run(isa.Cayman, ss, nil); len(st.Warnings) != 0 {
 		t.Fatalf("an ordered program warned: %q", st.Warnings)
+	}
+}
+
+// examples/two_core.s: core 0 sends 16 bytes into core 1's SBUF and raises
+// core 1's $S[5]; core 1, waiting on it, sends them back into core 0's HBM
+// at 0x100 and raises core 0's $S[6]. On the engines core 1's copy issues
+// only when core 0's completes.
+func TestTwoCoreExchange(t *testing.T) {
+	text, err := os.ReadFile("../examples/two_core.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []string{"ref", "sim"} {
+		ss, m0 := build(t, string(text), e)
+		m0.Write(0x1_0000_0000, []byte("sixteen bytes!!!"))
+		var lines []string
+		st, err := Run(isa.Maverick, ss, func(l string) { lines = append(lines, l) })
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		got := make([]byte, 16)
+		m0.Read(0x1_0000_0100, got)
+		if string(got) != "sixteen bytes!!!" || m0.Sems[6] != 1 || m0.Sems[5] != 0 {
+			t.Fatalf("%s: core 0 hbm 0x100 %q, $S[5] %d $S[6] %d", e, got, m0.Sems[5], m0.Sems[6])
+		}
+		if e == "sim" && (st.TimeNS != 2606 || !strings.HasSuffix(lines[3], "@1.303µs (completes at 2.606µs)")) {
+			t.Fatalf("sim: time %d, trace %q", st.TimeNS, lines)
+		}
 	}
 }

@@ -17,22 +17,26 @@ import (
 // control and shared with ref; the walk and the bytes are the engines' own.
 func (x *Machine) copy2D(in *isa.Inst) error {
 	name := in.Def().Mnemonic()
-	rm := &ref.Machine{Mem: x.Mem, Regs: x.Regs}
+	rm := &ref.Machine{Mem: x.Mem, Regs: x.Regs, Peer: x.Peer}
 	if err := ref.WaitSema(rm, in); err != nil {
 		return err
 	}
 	u := func(p string) uint64 { v, _ := in.Uint(p); return v }
 	i := func(p string) int64 { v, _ := in.Int(p); return v }
-	if r := u("remote_core_id"); r != 0 {
-		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("a cross-core copy (core register r%d) needs several cores: %w", r, ErrUnsupported)}
+	dstMem, err := ref.Copy2DTarget(rm, in) // the target core's memory for a cross-core copy
+	if err != nil {
+		return err
 	}
 	sa, da, err := ref.Copy2DAddrs(rm, in)
 	if err != nil {
 		return err
 	}
-	sems, err := ref.Copy2DSemas(rm, in)
+	sems, remote, err := ref.Copy2DSemas(rm, in)
 	if err != nil {
 		return err
+	}
+	if dstMem == x.Mem && len(remote) > 0 {
+		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("a remote semaphore update on a local copy (remote_core_id 0): %w", ErrUnsupported)}
 	}
 	var legs [2][]sdma.Desc
 	for k, leg := range []string{"src", "dst"} {
@@ -66,8 +70,10 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 			}
 		}
 	}
-	for _, idx := range sems {
-		legs[1] = append(legs[1], sdma.CopyDesc(4, evtSemInc+4*uint64(idx), true, true, 1))
+	if dstMem == x.Mem { // completions through the INC window; a cross-core copy's are applied below
+		for _, idx := range sems {
+			legs[1] = append(legs[1], sdma.CopyDesc(4, evtSemInc+4*uint64(idx), true, true, 1))
+		}
 	}
 	dma := int(u("dma_engines.start_id"))
 	size := max(len(legs[0]), len(legs[1]))
@@ -77,10 +83,21 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	if x.RingSize < size { // the inline path's ring is the word's own
 		x.RingSize = size
 	}
+	if dstMem != x.Mem {
+		w.DstMem = dstMem
+	}
 	err = x.RunWork(name, []Work{w})
 	x.RingSize = saved
 	if err != nil {
 		return err
+	}
+	if dstMem != x.Mem { // the copy's semaphore updates: local ones here, remote ones on the target
+		for _, idx := range sems {
+			x.Mem.Sems[idx]++
+		}
+		for _, idx := range remote {
+			dstMem.Sems[idx]++
+		}
 	}
 	x.Stats.TimeNS += wordTime(0, []Work{w})
 	return nil

@@ -8,6 +8,7 @@ import (
 	"ndma/dge"
 	"ndma/internal/num"
 	"ndma/isa"
+	"ndma/mem"
 	"ndma/ref"
 	"ndma/sdma"
 )
@@ -67,12 +68,14 @@ type Work struct {
 	Queue  sdma.Queue
 	SemInc int
 	Turn   func(stream []byte) []byte
-	Inline bool // descriptors carried in the word, not on a ring: no phase check
+	Inline bool        // descriptors carried in the word, not on a ring: no phase check
+	DstMem *mem.Memory // the memory S2M writes when it is not this core's (a cross-core copy)
 }
 
 // queue is one Work as the engine executes it.
 type queue struct {
 	q        *sdma.Queue
+	dst      *mem.Memory // the memory S2M writes
 	m2s, s2m ring
 	semInc   int
 	turn     func([]byte) []byte
@@ -107,7 +110,10 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 	}
 	qs := make([]*queue, len(ws))
 	for i := range ws {
-		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn}
+		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem}
+		if ws[i].DstMem != nil {
+			q.dst = ws[i].DstMem
+		}
 		q.m2s.size, q.s2m.size = size, size
 		q.m2s.inline, q.s2m.inline = ws[i].Inline, ws[i].Inline
 		var at [2]int
@@ -162,7 +168,11 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 					err = fmt.Errorf("core %d's memory: ndma runs core 0", core)
 				}
 				if err == nil {
-					err = x.Mem.Check(a, d.Length())
+					m := x.Mem
+					if leg == 1 {
+						m = q.dst
+					}
+					err = m.Check(a, d.Length())
 				}
 				if err != nil {
 					return bad(err)
@@ -222,13 +232,13 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 			var out []byte
 			if d.Op() == sdma.OpCCE {
 				var err error
-				if out, off, err = x.cce(&d, a, q.stream, off); err != nil { // cannot happen: checked above
+				if out, off, err = x.cce(q.dst, &d, a, q.stream, off); err != nil { // cannot happen: checked above
 					return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 				}
 			} else {
 				out, off = q.stream[off:off+n], off+n
 			}
-			if err := x.Mem.Write(a, out); err != nil {
+			if err := q.dst.Write(a, out); err != nil {
 				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 			}
 			x.Stats.S2MBytes += uint64(n)
@@ -297,7 +307,7 @@ func balance(q *sdma.Queue, in, out uint64) error {
 // cce produces one S2M descriptor's bytes from the stream at off: each
 // scalar cast (EXT) or combined with the destination's current value (ADD,
 // FMA = multiply, MAX, MIN) — internal/num.Apply, as ref.
-func (x *Machine) cce(d *sdma.Desc, a uint64, stream []byte, off int) ([]byte, int, error) {
+func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off int) ([]byte, int, error) {
 	in, out := d.Dtypes()
 	si, _ := num.Size(in)
 	so, _ := num.Size(out)
@@ -306,7 +316,7 @@ func (x *Machine) cce(d *sdma.Desc, a uint64, stream []byte, off int) ([]byte, i
 	op := uint8(0)
 	if t := d.OpType(); t != sdma.CCEExt {
 		op = uint8(t) + 1 // CCE ADD/FMA/MAX/MIN are compute_op 1..4 (sdma opOf)
-		if err := x.Mem.Read(a, res); err != nil {
+		if err := m.Read(a, res); err != nil {
 			return nil, off, err
 		}
 	}
@@ -372,7 +382,7 @@ func dre(p *dge.Program, ch *dge.Channel, in []byte) []byte {
 func (x *Machine) streamFree(qs []*queue) bool {
 	var reads, writes []span
 	for _, q := range qs {
-		if q.turn != nil {
+		if q.turn != nil || q.dst != x.Mem {
 			return false
 		}
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {

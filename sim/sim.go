@@ -32,8 +32,9 @@ type Machine struct {
 	Backend  dge.Backend // DGE backend (Auto by default)
 	Stats    Stats
 	Tracing  bool
-	Trace    []string    // per word: the descriptors executed (when Tracing)
-	Writes   [][2]uint64 // the last DMA word's S2M data ranges [lo, hi) (Neuron addresses)
+	Trace    []string                   // per word: the descriptors executed (when Tracing)
+	Writes   [][2]uint64                // the last DMA word's S2M data ranges [lo, hi) (Neuron addresses)
+	Peer     func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
 }
 
 // Stats counts what the engines did.

@@ -433,25 +433,27 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 		if useSim {
 			mems[0] = y.Mem
 		}
+		for _, s := range prog.Streams { // every core's memory first: streams reach their peers'
+			if _, ok := mems[s.Core]; !ok {
+				mems[s.Core] = mem.New(gen)
+			}
+		}
+		peer := func(core int) *mem.Memory { return mems[core] }
 		var ss []*sched.Stream
 		for k, s := range prog.Streams {
-			m, ok := mems[s.Core]
-			if !ok {
-				m = mem.New(gen)
-				mems[s.Core] = m
-			}
+			m := mems[s.Core]
 			name := s.Engine
 			if name == "" {
 				name = "stream"
 			}
 			st := &sched.Stream{Name: fmt.Sprintf("%s core %d", name, s.Core), Code: prog.StreamCode(k), Mem: m, Core: s.Core}
 			if useSim { // the engines' DMA time decides when completions land
-				sm := &sim.Machine{Mem: m, Regs: y.Regs, MaxBytes: y.MaxBytes, MaxSteps: y.MaxSteps}
+				sm := &sim.Machine{Mem: m, Regs: y.Regs, MaxBytes: y.MaxBytes, MaxSteps: y.MaxSteps, Peer: peer}
 				st.Exec, st.Clock = sm, func() int64 { return sm.Stats.TimeNS }
 				st.Moved = func() (int, uint64) { return sm.Stats.Descriptors, sm.Stats.S2MBytes }
 				st.Writes = func() [][2]uint64 { return sm.Writes }
 			} else {
-				st.Exec = &ref.Machine{Mem: m, Regs: x.Regs, MaxBytes: x.MaxBytes, MaxSteps: x.MaxSteps}
+				st.Exec = &ref.Machine{Mem: m, Regs: x.Regs, MaxBytes: x.MaxBytes, MaxSteps: x.MaxSteps, Peer: peer}
 			}
 			ss = append(ss, st)
 		}
