@@ -70,23 +70,49 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 			}
 		}
 	}
+	// fan-out: the byte stream cut into equal shares over 1 << engine_count
+	// engines from start_id (their queue queue_id); the completions ride on
+	// the last engine (INFERRED: engines finish together in this model)
+	fan := 1 << u("dma_engines.engine_count")
+	total := 0
+	for _, d := range legs[0] {
+		total += d.Length()
+	}
+	share := (total + fan - 1) / fan
+	m2s, s2m := cutShares(legs[0], share), cutShares(legs[1], share)
+	for len(m2s) < len(s2m) {
+		m2s = append(m2s, nil)
+	}
+	for len(s2m) < len(m2s) {
+		s2m = append(s2m, nil)
+	}
+	if len(m2s) == 0 {
+		m2s, s2m = [][]sdma.Desc{nil}, [][]sdma.Desc{nil}
+	}
 	if dstMem == x.Mem { // completions through the INC window; a cross-core copy's are applied below
+		last := len(s2m) - 1
 		for _, idx := range sems {
-			legs[1] = append(legs[1], sdma.CopyDesc(4, evtSemInc+4*uint64(idx), true, true, 1))
+			s2m[last] = append(s2m[last], sdma.CopyDesc(4, evtSemInc+4*uint64(idx), true, true, 1))
 		}
 	}
-	dma := int(u("dma_engines.start_id"))
-	size := max(len(legs[0]), len(legs[1]))
-	w := Work{SemInc: 1, Queue: sdma.Queue{DMA: dma, Queue: int(u("dma_flags.queue_id")), M2S: legs[0], S2M: legs[1],
-		Doorbells: []sdma.Doorbell{{DMA: dma, Reg: "TDRTP_inc", Value: len(legs[0])}, {DMA: dma, Reg: "RDRTP_inc", Value: len(legs[1])}}}}
+	start, qid := int(u("dma_engines.start_id")), int(u("dma_flags.queue_id"))
+	var ws []Work
+	size := 0
+	for e := range m2s {
+		dma := start + e
+		w := Work{SemInc: 1, Queue: sdma.Queue{DMA: dma, Queue: qid, M2S: m2s[e], S2M: s2m[e],
+			Doorbells: []sdma.Doorbell{{DMA: dma, Reg: "TDRTP_inc", Value: len(m2s[e])}, {DMA: dma, Reg: "RDRTP_inc", Value: len(s2m[e])}}}}
+		if dstMem != x.Mem {
+			w.DstMem = dstMem
+		}
+		size = max(size, len(m2s[e]), len(s2m[e]))
+		ws = append(ws, w)
+	}
 	saved := x.RingSize
 	if x.RingSize < size { // the inline path's ring is the word's own
 		x.RingSize = size
 	}
-	if dstMem != x.Mem {
-		w.DstMem = dstMem
-	}
-	err = x.RunWork(name, []Work{w})
+	err = x.RunWork(name, ws)
 	x.RingSize = saved
 	if err != nil {
 		return err
@@ -99,6 +125,29 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 			dstMem.Sems[idx]++
 		}
 	}
-	x.Stats.TimeNS += wordTime(0, []Work{w})
+	x.Stats.TimeNS += wordTime(0, ws)
 	return nil
+}
+
+// cutShares cuts a descriptor list into consecutive shares of n stream
+// bytes, splitting a descriptor where a share ends.
+func cutShares(ds []sdma.Desc, n int) [][]sdma.Desc {
+	var out [][]sdma.Desc
+	var cur []sdma.Desc
+	have := 0
+	for _, d := range ds {
+		ptr, left := d.BufPtr(), d.Length()
+		for left > 0 {
+			take := min(left, n-have)
+			cur = append(cur, sdma.CopyDesc(take, ptr, false, false, 1))
+			ptr, left, have = ptr+uint64(take), left-take, have+take
+			if have == n {
+				out, cur, have = append(out, cur), nil, 0
+			}
+		}
+	}
+	if len(cur) > 0 {
+		out = append(out, cur)
+	}
+	return out
 }
