@@ -206,6 +206,7 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 					}
 				}
 				seq++
+				readIdx, early := readUpdate(s.pending)
 				for j, m := range mems {
 					if m.Sems != before[j] {
 						ch := semChange{mem: m, core: coreOf[m]}
@@ -213,6 +214,12 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 							ch.delta[k] = v - before[j][k]
 						}
 						m.Sems = before[j]
+						if early && m == streams[i].Mem && ch.delta[readIdx] != 0 {
+							// an EVENTS _READ update lands after the reads: at issue
+							m.Sems[readIdx] += ch.delta[readIdx]
+							writers[[2]int{coreOf[m], readIdx}] = w
+							ch.delta[readIdx] = 0
+						}
 						c.changes = append(c.changes, ch)
 					}
 				}
@@ -315,4 +322,19 @@ func overlap(a, b [][2]uint64) (uint64, bool) {
 		}
 	}
 	return 0, false
+}
+
+// readUpdate is the semaphore a word's EVENTS update changes "after the
+// reads" (an UPDATE_MODE without the +0x10 _COMPLETE bit), when that is not
+// also the semaphore its completion moves (then both land at completion).
+func readUpdate(in *isa.Inst) (int, bool) {
+	mode, err1 := in.Uint("events.update_mode")
+	idx, err2 := in.Uint("events.update_idx")
+	if err1 != nil || err2 != nil || mode == 0 || mode&0x10 != 0 || mode == 0xff {
+		return 0, false
+	}
+	if sem, err := in.Uint("semaphore"); err == nil && sem == idx {
+		return 0, false
+	}
+	return int(idx), true
 }

@@ -263,3 +263,32 @@ func TestTwoCoreExchange(t *testing.T) {
 		}
 	}
 }
+
+// EVENTS updates: _READ lands at issue (after the reads), _COMPLETE at
+// completion — a waiter on the _READ semaphore runs at once, a waiter on the
+// _COMPLETE one after the DMA's time.
+func TestReadVersusCompleteUpdate(t *testing.T) {
+	for _, tc := range []struct {
+		mode string
+		at   string
+	}{{"SEM_INC_READ", "@0.000µs"}, {"SEM_INC_COMPLETE", "@1.904µs"}} {
+		src := `.gen cayman
+.engine pool
+dmamemcpy wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=8, semaphore_value=1, semaphore=2, sem_increment=1,
+    src_start_addr=hbm:0x0, src_num_elem=[1, 1], src_elem_size=16, dst_start_addr=hbm:0x100, dst_num_elem=[1, 1], dst_elem_size=16,
+    in_dtype=u8, out_dtype=u8
+.engine act
+dmamemcpy update_mode=` + tc.mode + `, update_idx=8, semaphore=1, sem_increment=1,
+    src_start_addr=hbm:0x0, src_num_elem=[1, 1], src_elem_size=16, dst_start_addr=hbm:0x200, dst_num_elem=[1, 1], dst_elem_size=16,
+    in_dtype=u8, out_dtype=u8
+`
+		ss, m := build(t, src, "sim")
+		var lines []string
+		if _, err := Run(isa.Cayman, ss, func(l string) { lines = append(lines, l) }); err != nil {
+			t.Fatalf("%s: %v", tc.mode, err)
+		}
+		if len(lines) != 2 || !strings.Contains(lines[1], "POOL offset 0x0: DMAMEMCPY "+tc.at) || m.Sems[8] != 1 {
+			t.Fatalf("%s: trace %q, $S[8] %d", tc.mode, lines, m.Sems[8])
+		}
+	}
+}
