@@ -65,9 +65,9 @@ func (w *word) semaUpdate(mode uint64, idx int) ([]semDelta, error) {
 	switch mode {
 	case 0:
 		return nil, nil
-	case 0x1, 0x3:
+	case 0x1, 0x3, 0x5: // local; the counter and collective-sync variants count the same (INFERRED)
 		return []semDelta{{idx: idx, add: 1}}, nil
-	case 0x9, 0xb: // on the remote core (the copy's target)
+	case 0x9, 0xb, 0xd: // on the remote core (the copy's target)
 		return []semDelta{{idx: idx, add: 1, remote: true}}, nil
 	}
 	return nil, w.fault(-1, "sema_update_mode", fmt.Errorf("%s: %w", isa.DMASemaUpdateMode.Format(mode), ErrUnsupported))

@@ -17,6 +17,7 @@ type semDelta struct {
 	set    bool
 	value  int32
 	remote bool // on the target core of a cross-core copy
+	event  bool // an event (set = value != 0), not a semaphore
 }
 
 // threshold is the wait value of a mode: the immediate, a register, or (v5)
@@ -56,9 +57,29 @@ func (w *word) waitHolds(mode, idx, value uint64) (bool, error) {
 	return s >= t, nil
 }
 
+// eventWaits are the v2–v4 event wait modes (field-tables §5.5: codes
+// OBSERVED, meanings NOT FOUND). ndma reads them as (INFERRED): 0x06 wait
+// until the event is set; 0x07 the same, then clear it; 0x0e wait until it
+// is clear; 0x0f the same, then set it — a set/consume pair each way.
+var eventWaits = map[uint64]struct {
+	set    bool // the state waited for
+	toggle bool // flip the event once the wait holds
+}{0x06: {true, false}, 0x07: {true, true}, 0x0e: {false, false}, 0x0f: {false, true}}
+
 // events checks the EVENTS wait and stages its update.
 func (w *word) events() ([]semDelta, error) {
 	mode, idx, value := w.u("events.wait_mode"), w.u("events.wait_idx"), w.u("events.semaphore_value")
+	if ev, ok := eventWaits[mode]; ok {
+		if w.x.Mem.Events[idx&255] != ev.set {
+			return nil, w.fault(-1, "events.wait_mode", fmt.Errorf("%s on event %d = %v: %w",
+				isa.WaitMode.Format(mode), idx, w.x.Mem.Events[idx&255], ErrBlocked))
+		}
+		ds, err := w.update(w.u("events.update_mode"), int(w.u("events.update_idx")), value)
+		if ev.toggle {
+			ds = append(ds, semDelta{idx: int(idx & 255), event: true, set: true, value: int32(b2i(!ev.set))})
+		}
+		return ds, err
+	}
 	ok, err := w.waitHolds(mode, idx, value)
 	if err != nil {
 		return nil, w.fault(-1, "events.wait_mode", err)
@@ -100,6 +121,10 @@ func (w *word) update(mode uint64, idx int, value uint64) ([]semDelta, error) {
 // apply commits staged semaphore changes (semaphores are signed 32-bit, §11.6).
 func (w *word) apply(ds []semDelta) {
 	for _, d := range ds {
+		if d.event {
+			w.x.Mem.Events[d.idx] = d.value != 0
+			continue
+		}
 		if d.set {
 			w.x.Mem.Sems[d.idx] = d.value
 		} else {

@@ -304,6 +304,9 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 
 // waitedSem is the semaphore a word's wait names.
 func waitedSem(in *isa.Inst) (int, bool) {
+	if m, err := in.Uint("events.wait_mode"); err == nil && (m == 0x06 || m == 0x07 || m == 0x0e || m == 0x0f) {
+		return 0, false // an event wait, not a semaphore
+	}
 	for _, p := range []string{"events.wait_idx", "wait_sema_idx"} {
 		if v, err := in.Uint(p); err == nil {
 			return int(v), true

@@ -292,3 +292,27 @@ dmamemcpy update_mode=` + tc.mode + `, update_idx=8, semaphore=1, sem_increment=
 		}
 	}
 }
+
+// An event wait (INFERRED meaning of WAIT_FOR_EVT_07: wait until set, then
+// clear it): the DMA blocks until the other stream's TEST_EVENT_SEM sets
+// event 4, then runs and consumes the event.
+func TestEventWait(t *testing.T) {
+	src := `.gen mariana
+.engine pool
+dmamemcpy wait_mode=WAIT_FOR_EVT_07, wait_idx=4, semaphore=2, sem_increment=1,
+    src_start_addr=hbm:0x0, src_num_elem=[1, 1], src_elem_size=16, dst_start_addr=hbm:0x100, dst_num_elem=[1, 1], dst_elem_size=16,
+    in_dtype=u8, out_dtype=u8
+.engine act
+test_event_sem mode=UPDATE_EVT, update_type=SEM_INC_READ, num_evt_sem=1, evt_sem_ids=[4], value_registers=[1]
+`
+	for _, e := range []string{"ref", "sim"} {
+		ss, m := build(t, src, e)
+		st, err := Run(isa.Mariana, ss, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", e, err)
+		}
+		if st.Refusals < 1 || m.Events[4] || m.Sems[2] != 1 {
+			t.Fatalf("%s: refusals %d, event 4 %v, $S[2] %d; want ≥ 1, false (consumed), 1", e, st.Refusals, m.Events[4], m.Sems[2])
+		}
+	}
+}

@@ -35,6 +35,7 @@ func runRun(e *env, args []string) error {
 	stats := cl.fs.Bool("stats", false, "print bytes per region and lanes")
 	asJSON := cl.fs.Bool("json", false, "print a JSON summary")
 	maxBytes := cl.fs.Int64("max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
+	cores := cl.fs.Int("cores", 0, "cores in the run (default: those the file's .core lines name); a cross-core copy may target any of them")
 	timeline := cl.fs.String("timeline", "", "FILE.json: write a multi-stream run as Chrome trace events (Perfetto)")
 	maxSteps := cl.fs.Int("max-steps", cci.DefaultMaxSteps, "slots one COMPACT_CONTROL_INST may execute (a looping word stops with a fault)")
 	execMode := cl.fs.String("exec", "sim", "sim (DGE lowering + descriptor engines), ref (the reference semantics) or both (run the two, fail on any difference)")
@@ -104,10 +105,10 @@ func runRun(e *env, args []string) error {
 		}
 	}
 	var runErr error
-	multi := len(prog.Streams) > 1 || prog.Streams[0].Core != 0
+	multi := len(prog.Streams) > 1 || prog.Streams[0].Core != 0 || *cores > 1
 	switch {
 	case multi:
-		runErr = runStreams(e, gen, prog, *execMode, x, y, *trace, *stats, *timeline)
+		runErr = runStreams(e, gen, prog, *execMode, x, y, *trace, *stats, *timeline, *cores)
 	case *execMode == "ref":
 		runErr = execute(gen, code, vt, x.Exec, nil)
 	case *execMode == "sim":
@@ -427,7 +428,12 @@ func (p dumpPlan) write(m *mem.Memory) error {
 // core's memory; core 0 is the memory --load and --dump address. With
 // --exec both the program runs on each executor and the final memories
 // must agree.
-func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machine, y *sim.Machine, trace, stats bool, timeline string) error {
+func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machine, y *sim.Machine, trace, stats bool, timeline string, cores int) error {
+	for _, s := range prog.Streams {
+		if cores > 0 && s.Core >= cores {
+			return usagef("--cores %d: the program has a stream on core %d", cores, s.Core)
+		}
+	}
 	build := func(useSim bool) []*sched.Stream {
 		mems := map[int]*mem.Memory{0: x.Mem}
 		if useSim {
@@ -436,6 +442,11 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 		for _, s := range prog.Streams { // every core's memory first: streams reach their peers'
 			if _, ok := mems[s.Core]; !ok {
 				mems[s.Core] = mem.New(gen)
+			}
+		}
+		for c := 1; c < cores; c++ { // --cores: cores without streams still have memory to copy into
+			if _, ok := mems[c]; !ok {
+				mems[c] = mem.New(gen)
 			}
 		}
 		peer := func(core int) *mem.Memory { return mems[core] }
