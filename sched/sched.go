@@ -48,6 +48,9 @@ type Stream struct {
 	// Writes, when set, is the byte ranges [lo, hi) the last word's DMA
 	// wrote — to warn of in-flight DMAs writing the same bytes.
 	Writes func() [][2]uint64
+	// Queues, when set, is the DMA engines the last word used: a DMA waits
+	// for the ones before it on the same engine (queues serialise).
+	Queues func() []int
 }
 
 // Writer is the last word that changed a semaphore.
@@ -83,6 +86,8 @@ type completion struct {
 	changes []semChange
 	writer  Writer
 	writes  [][2]uint64
+	stream  int
+	queues  []int // the DMA engines it used: a stream's DMAs sharing one are ordered
 }
 
 // semChange is what a word did to one core's semaphores.
@@ -143,6 +148,9 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 	before := make([][256]int32, len(mems))
 	var pending []completion
 	var now int64
+	// (stream, DMA engine) → when that queue drains: each stream has its own
+	// queue on every DMA engine (INFERRED), so its DMAs there run in order
+	busy := map[[2]int]int64{}
 	seq := 0
 	for {
 		progressed, active := false, 0
@@ -189,11 +197,23 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 				tl.word(i, s.off, name, now, cost, dd, db)
 			}
 			if cost > 0 { // the semaphores move at completion: take the changes back and queue them
-				c := completion{at: now + cost, seq: seq, core: streams[i].Core, writer: w}
+				start := now
+				var qs []int
+				if streams[i].Queues != nil {
+					qs = streams[i].Queues()
+					for _, q := range qs { // a queue busy with an earlier DMA delays this one
+						start = max(start, busy[[2]int{i, q}])
+					}
+				}
+				for _, q := range qs {
+					busy[[2]int{i, q}] = start + cost
+				}
+				cost += start - now
+				c := completion{at: now + cost, seq: seq, core: streams[i].Core, writer: w, stream: i, queues: qs}
 				if streams[i].Writes != nil {
 					c.writes = append([][2]uint64(nil), streams[i].Writes()...)
 					for _, p := range pending { // a race: nothing orders two in-flight writes of the same bytes
-						if p.core == c.core {
+						if p.core == c.core && !(p.stream == c.stream && shareQueue(p.queues, c.queues)) {
 							if lo, ok := overlap(p.writes, c.writes); ok {
 								msg := fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) are in flight together and both write %#x",
 									p.writer.Stream, p.writer.Offset, p.writer.Word, w.Stream, w.Offset, w.Word, lo)
@@ -340,4 +360,15 @@ func readUpdate(in *isa.Inst) (int, bool) {
 		return 0, false
 	}
 	return int(idx), true
+}
+
+func shareQueue(a, b []int) bool {
+	for _, x := range a {
+		for _, y := range b {
+			if x == y {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -40,6 +40,7 @@ func build(t *testing.T, src string, engines string) ([]*Stream, *mem.Memory) {
 			sm := &sim.Machine{Mem: m, Peer: peer}
 			st.Exec, st.Clock = sm, func() int64 { return sm.Stats.TimeNS }
 			st.Writes = func() [][2]uint64 { return sm.Writes }
+			st.Queues = func() []int { return sm.Queues }
 		} else {
 			st.Exec = &ref.Machine{Mem: m, Peer: peer}
 		}
@@ -314,5 +315,29 @@ test_event_sem mode=UPDATE_EVT, update_type=SEM_INC_READ, num_evt_sem=1, evt_sem
 		if st.Refusals < 1 || m.Events[4] || m.Sems[2] != 1 {
 			t.Fatalf("%s: refusals %d, event 4 %v, $S[2] %d; want ≥ 1, false (consumed), 1", e, st.Refusals, m.Events[4], m.Sems[2])
 		}
+	}
+}
+
+// A queue serialises: two DMAs a stream issues back to back on DMA[0]
+// complete one DMA time apart, and a waiter on the second runs at 2 × 1.904 µs.
+func TestQueueSerialises(t *testing.T) {
+	dma := func(sem int, extra string) string {
+		return "dmamemcpy " + extra + fmt.Sprintf("semaphore=%d, sem_increment=1, ", sem) +
+			"src_start_addr=hbm:0x0, src_num_elem=[1, 1], src_elem_size=16, dst_start_addr=hbm:0x100, dst_num_elem=[1, 1], dst_elem_size=16, in_dtype=u8, out_dtype=u8\n"
+	}
+	src := ".gen cayman\n.engine pool\n" + dma(1, "") + dma(2, "") +
+		".engine act\n" + strings.Replace(dma(3, "wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=2, semaphore_value=1, "), "hbm:0x100", "hbm:0x200", 1)
+	ss, _ := build(t, src, "sim")
+	var lines []string
+	if _, err := Run(isa.Cayman, ss, func(l string) { lines = append(lines, l) }); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"POOL offset 0x0: DMAMEMCPY @0.000µs (completes at 1.904µs)",
+		"POOL offset 0x40: DMAMEMCPY @0.000µs (completes at 3.808µs)",
+		"ACT offset 0x0: DMAMEMCPY @3.808µs (completes at 5.712µs)",
+	}
+	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("trace:\n%s\nwant:\n%s", strings.Join(lines, "\n"), strings.Join(want, "\n"))
 	}
 }

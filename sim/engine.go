@@ -141,7 +141,10 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 		qs[i] = q
 	}
 	// check: addresses and balance, before anything moves
-	x.Writes = x.Writes[:0]
+	x.Writes, x.Queues = x.Writes[:0], x.Queues[:0]
+	for _, q := range qs {
+		x.Queues = append(x.Queues, q.q.DMA)
+	}
 	limit := x.MaxBytes
 	if limit <= 0 {
 		limit = ref.DefaultMaxBytes

@@ -34,6 +34,7 @@ type Machine struct {
 	Tracing  bool
 	Trace    []string                   // per word: the descriptors executed (when Tracing)
 	Writes   [][2]uint64                // the last DMA word's S2M data ranges [lo, hi) (Neuron addresses)
+	Queues   []int                      // the DMA engines the last DMA word used
 	Peer     func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
 }
 

@@ -463,6 +463,7 @@ func runStreams(e *env, gen isa.Gen, prog *asm.Object, mode string, x *ref.Machi
 				st.Exec, st.Clock = sm, func() int64 { return sm.Stats.TimeNS }
 				st.Moved = func() (int, uint64) { return sm.Stats.Descriptors, sm.Stats.S2MBytes }
 				st.Writes = func() [][2]uint64 { return sm.Writes }
+				st.Queues = func() []int { return sm.Queues }
 			} else {
 				st.Exec = &ref.Machine{Mem: m, Regs: x.Regs, MaxBytes: x.MaxBytes, MaxSteps: x.MaxSteps, Peer: peer}
 			}
