@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"ndma/asm"
 	"ndma/cci"
@@ -28,6 +30,20 @@ func runCCI(e *env, args []string) error {
 	src, err := readInput(e, pos[0])
 	if err != nil {
 		return err
+	}
+	var in isa.Inst
+	if bytes.IndexByte(src, 0) >= 0 || !utf8.Valid(src) { // a binary word: disassemble and run it
+		if len(src) != isa.WordSize {
+			return fmt.Errorf("%s: %d bytes: want one 64-byte COMPACT_CONTROL_INST word", pos[0], len(src))
+		}
+		g := gen
+		if g == isa.GenAny {
+			g = isa.Maverick
+		}
+		if in, err = isa.Decode(g, src); err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		return cciRun(e, &in, regs, sems, *step, *maxSteps)
 	}
 	text := string(src)
 	if !strings.Contains(strings.ToLower(text), "compact_control_inst") {
@@ -55,14 +71,18 @@ func runCCI(e *env, args []string) error {
 	if len(obj.Code) != isa.WordSize {
 		return fmt.Errorf("%s: %d words: want one COMPACT_CONTROL_INST", pos[0], len(obj.Code)/isa.WordSize)
 	}
-	in, err := isa.Decode(obj.Gen, obj.Code)
-	if err != nil {
+	if in, err = isa.Decode(obj.Gen, obj.Code); err != nil {
 		return err
 	}
+	return cciRun(e, &in, regs, sems, *step, *maxSteps)
+}
+
+// cciRun lists a CCI word's slots and runs it (with --step, slot by slot).
+func cciRun(e *env, in *isa.Inst, regs, sems multi, step bool, maxSteps int) error {
 	if in.Opcode() != isa.OpCompactControlInst {
-		return fmt.Errorf("%s: %s is not COMPACT_CONTROL_INST", pos[0], in.Def().Mnemonic())
+		return fmt.Errorf("%s is not COMPACT_CONTROL_INST", in.Def().Mnemonic())
 	}
-	lines := strings.Split(strings.TrimRight(string(asm.AppendInst(nil, &in)), "\n"), "\n")[1:]
+	lines := strings.Split(strings.TrimRight(string(asm.AppendInst(nil, in)), "\n"), "\n")[1:]
 	for k, l := range lines {
 		fmt.Fprintf(e.stdout, "slot %2d  %s\n", k, strings.TrimSpace(l))
 	}
@@ -77,7 +97,7 @@ func runCCI(e *env, args []string) error {
 		}
 		r[k] = v
 	}
-	m := mem.New(obj.Gen)
+	m := mem.New(isa.Maverick)
 	for _, s := range sems {
 		var n, v int64
 		if _, err := fmt.Sscanf(strings.Replace(s, "=", " ", 1), "%v %v", &n, &v); err != nil || n < 0 || n > 255 {
@@ -87,7 +107,7 @@ func runCCI(e *env, args []string) error {
 	}
 	before, prev := r, r
 	var hook func(int, *[64]uint32)
-	if *step {
+	if step {
 		fmt.Fprintln(e.stdout, "--- steps")
 		n := 0
 		hook = func(slot int, now *[64]uint32) {
@@ -103,7 +123,7 @@ func runCCI(e *env, args []string) error {
 		}
 	}
 	semsBefore := m.Sems
-	steps, err := cci.RunSteps(&in, &r, m, *maxSteps, hook)
+	steps, err := cci.RunSteps(in, &r, m, maxSteps, hook)
 	if err != nil {
 		return err
 	}
