@@ -49,6 +49,7 @@ func commands() []command {
 		{"asm", "assemble text into 64-byte words (FILE.s [-o FILE.bin], docs/asm.md)", runAsm},
 		{"disasm", "print words as canonical text, or --json (FILE|-, --gen G, --list)", runDisasm},
 		{"lower", "relocate, lower to DGE micro-ops and SDMA descriptors (--gen G, --var, --table, --backend, --json, --stats)", runLower},
+		{"neff", "open a Neuron executable: neff info FILE (header, hash, members, words per engine stream)", runNEFF},
 		{"cci", "assemble, list and run one COMPACT_CONTROL_INST block (--step, --reg, --sem, --max-steps)", runCCI},
 		{"run", "execute words on emulated memory (--gen G, --load, --dump, --reg, --sem, --trace, --stats, --json)", runRun},
 		{"validate", "check every word against a generation (--gen G, --json, --all-gens, --strict)", runValidate},

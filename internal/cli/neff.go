@@ -1,0 +1,71 @@
+package cli
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"ndma/isa"
+	"ndma/neff"
+)
+
+// runNEFF is `ndma neff info FILE`: the container as neff.md describes it —
+// every header field, the payload and hash, the members, and per engine
+// stream (.bin) the words by opcode.
+func runNEFF(e *env, args []string) error {
+	if len(args) == 0 || args[0] != "info" {
+		return usagef("ndma neff info [--gen G] [--strict] FILE (the subcommands to come: disasm, check, lower, run)")
+	}
+	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
+	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
+	pos, gen, err := cl.parse(args[1:], 1, "want one FILE.neff")
+	if err != nil {
+		return err
+	}
+	b, err := readInput(e, pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := neff.Parse(b, neff.Options{Strict: *strict})
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(e.stderr, "ndma neff: warning: %s: %s\n", pos[0], w)
+	}
+	h := f.Header
+	w := e.stdout
+	fmt.Fprintf(w, "name %q, uuid %s\n", h.Name, h.UUIDString())
+	fmt.Fprintf(w, "pkg_version %d, header_size %#x, data_size %#x, neff_version %d.%d, build %q\n", h.PkgVersion, h.HeaderSize, h.DataSize, h.MajorVersion, h.MinorVersion, h.Build)
+	fmt.Fprintf(w, "num_tpb %d, requested_tpb_count %d, tpb_per_node[0] %d, vnc_size %d\n", h.NumTPB, h.RequestedTPBCount, h.TPBPerNode[0], h.VNCSize)
+	fmt.Fprintf(w, "feature_bits %#x: %s\n", h.FeatureBits, strings.Join(neff.Features(h.FeatureBits), ", "))
+	payload := "raw tar"
+	if f.Gzip {
+		payload = fmt.Sprintf("gzip + %d zero bytes", f.Padding)
+	}
+	fmt.Fprintf(w, "payload: %s; hash: %s\n", payload, f.HashKind)
+	fmt.Fprintf(w, "%d members:\n", len(f.Members))
+	for _, m := range f.Members {
+		line := fmt.Sprintf("  %-40s %9d", m.Name, len(m.Data))
+		if strings.HasSuffix(m.Name, ".bin") && len(m.Data) > 0 && len(m.Data)%isa.WordSize == 0 && !strings.Contains(m.Name, "table") {
+			counts := map[string]int{}
+			d := isa.NewDecoder(gen, m.Data)
+			n := 0
+			for d.Next() {
+				counts[d.Inst().Def().Mnemonic()]++
+				n++
+			}
+			var parts []string
+			for k, v := range counts {
+				parts = append(parts, fmt.Sprintf("%s %d", k, v))
+			}
+			sort.Strings(parts)
+			line += fmt.Sprintf("  %d words: %s", n, strings.Join(parts, ", "))
+			if d.Err() != nil {
+				line += fmt.Sprintf(" (%v)", d.Err())
+			}
+		}
+		fmt.Fprintln(w, line)
+	}
+	return nil
+}

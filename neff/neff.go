@@ -1,0 +1,256 @@
+// Package neff reads the Neuron executable container (neff.md §2–§3): the
+// 1024-byte header, the payload (gzip or raw tar, sniffed), the integrity
+// hash in either byte order, and the tar members — safely: duplicate and
+// oversized members refused, the inflated size capped.
+package neff
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+)
+
+// HeaderSize is the header's byte count (neff.md §2.2).
+const HeaderSize = 0x400
+
+// DefaultMaxInflated caps the tar's total inflated size (zip-bomb safety).
+const DefaultMaxInflated = 4 << 30
+
+// Header is the 1024-byte header, every field (neff.md §2.2).
+type Header struct {
+	PkgVersion        uint64
+	HeaderSize        uint64
+	DataSize          uint64
+	MajorVersion      uint64
+	MinorVersion      uint64
+	Build             string
+	NumTPB            uint32
+	Hash              [32]byte
+	UUID              [16]byte
+	Name              string
+	RequestedTPBCount uint32
+	TPBPerNode        [64]byte
+	FeatureBits       uint64
+	VNCSize           uint32
+}
+
+// File is an opened NEFF.
+type File struct {
+	Header   Header
+	Gzip     bool     // the payload is a gzip member (else raw tar)
+	Padding  int      // zero bytes after the gzip member
+	HashKind string   // "md5", "md5 (4-byte words reversed)", "sha256", or "mismatch"
+	Members  []Member // in tar order, directories skipped, "./" stripped
+	Warnings []string
+}
+
+// Member is one tar member.
+type Member struct {
+	Name string
+	Data []byte
+}
+
+// Member returns the named member's bytes.
+func (f *File) Member(name string) ([]byte, bool) {
+	for _, m := range f.Members {
+		if m.Name == name {
+			return m.Data, true
+		}
+	}
+	return nil, false
+}
+
+// Options steer Parse.
+type Options struct {
+	Strict      bool  // a hash mismatch is an error, not a warning
+	MaxInflated int64 // 0: DefaultMaxInflated
+}
+
+// Errors.
+var (
+	ErrNotNEFF   = errors.New("not a NEFF")
+	ErrHash      = errors.New("hash mismatch")
+	ErrTooLarge  = errors.New("inflated size over the cap")
+	ErrDuplicate = errors.New("duplicate tar member")
+)
+
+func cstr(b []byte) string {
+	if i := bytes.IndexByte(b, 0); i >= 0 {
+		b = b[:i]
+	}
+	return string(b)
+}
+
+// ParseHeader decodes the header and applies the load-time gates of
+// neff.md §2.3 that need nothing but the header and the file size.
+func ParseHeader(b []byte) (Header, error) {
+	var h Header
+	if len(b) < HeaderSize {
+		return h, fmt.Errorf("%d bytes: a NEFF has a %d-byte header: %w", len(b), HeaderSize, ErrNotNEFF)
+	}
+	le := binary.LittleEndian
+	h.PkgVersion, h.HeaderSize, h.DataSize = le.Uint64(b[0:]), le.Uint64(b[8:]), le.Uint64(b[0x10:])
+	h.MajorVersion, h.MinorVersion = le.Uint64(b[0x18:]), le.Uint64(b[0x20:])
+	h.Build = cstr(b[0x28:0xa8])
+	h.NumTPB = le.Uint32(b[0xa8:])
+	copy(h.Hash[:], b[0xac:0xcc])
+	copy(h.UUID[:], b[0xcc:0xdc])
+	h.Name = cstr(b[0xdc:0x1dc])
+	h.RequestedTPBCount = le.Uint32(b[0x1dc:])
+	copy(h.TPBPerNode[:], b[0x1e0:0x220])
+	h.FeatureBits, h.VNCSize = le.Uint64(b[0x220:]), le.Uint32(b[0x228:])
+	switch {
+	case h.HeaderSize != HeaderSize:
+		return h, fmt.Errorf("header_size (offset 0x8) = %#x, want 0x400: %w", h.HeaderSize, ErrNotNEFF)
+	case h.PkgVersion != 1 && h.PkgVersion != 2:
+		return h, fmt.Errorf("pkg_version (offset 0x0) = %d: unsupported NEFF packager (1 or 2): %w", h.PkgVersion, ErrNotNEFF)
+	case h.MajorVersion > 2:
+		return h, fmt.Errorf("neff_version_major (offset 0x18) = %d: at most 2: %w", h.MajorVersion, ErrNotNEFF)
+	case h.DataSize > uint64(len(b)-HeaderSize):
+		return h, fmt.Errorf("data_size (offset 0x10) = %d but only %d payload bytes: invalid data size: %w", h.DataSize, len(b)-HeaderSize, ErrNotNEFF)
+	case h.MajorVersion == 2 && h.FeatureBits&0x7FFFFFFFF8000000 != 0:
+		return h, fmt.Errorf("feature_bits (offset 0x220) = %#x: bits 27..62 set — compiled by a newer compiler: %w", h.FeatureBits, ErrNotNEFF)
+	}
+	return h, nil
+}
+
+// UUIDString is the uuid in its canonical form.
+func (h *Header) UUIDString() string {
+	u := h.UUID
+	return fmt.Sprintf("%x-%x-%x-%x-%x", u[0:4], u[4:6], u[6:8], u[8:10], u[10:16])
+}
+
+// featureNames are the feature_bits names the sources give (neff.md §2.6, MED).
+var featureNames = []struct {
+	bit  uint64
+	name string
+}{
+	{0x2, "collective offset"}, {0x4, "custom ops"}, {0x8, "coalesced CC ops"}, {0x10, "queue-set instances"},
+	{0x20, "has functions"}, {0x40, "dynamic pwp"}, {0x80, "indirect memcpy 32-bit semaphore wait"},
+	{0x100, "indirect memcpy bound check"}, {0x200, "DMA descriptor higher dims"}, {0x400, "vnc"},
+	{0x800, "DVE perf mode"}, {0x4000, "remote semaphore"}, {0x2000000, "large tensor support"},
+}
+
+// Features names the set feature bits ("bit 12" where no source names one).
+func Features(bits uint64) []string {
+	var out []string
+	for b := 0; b < 64; b++ {
+		v := uint64(1) << b
+		if bits&v == 0 {
+			continue
+		}
+		name := fmt.Sprintf("bit %d", b)
+		for _, f := range featureNames {
+			if f.bit == v {
+				name = f.name
+			}
+		}
+		out = append(out, name)
+	}
+	return out
+}
+
+// Parse opens a NEFF.
+func Parse(b []byte, opt Options) (*File, error) {
+	h, err := ParseHeader(b)
+	if err != nil {
+		return nil, err
+	}
+	f := &File{Header: h}
+	payload := b[HeaderSize : HeaderSize+h.DataSize]
+	// the hash: MD5 (pkg 2) in either byte order, or SHA-256 (neff.md §2.5)
+	md := md5.Sum(payload)
+	var swapped [16]byte
+	for i := 0; i < 16; i += 4 {
+		swapped[i], swapped[i+1], swapped[i+2], swapped[i+3] = md[i+3], md[i+2], md[i+1], md[i]
+	}
+	sha := sha256.Sum256(payload)
+	switch {
+	case bytes.Equal(h.Hash[:16], md[:]):
+		f.HashKind = "md5"
+	case bytes.Equal(h.Hash[:16], swapped[:]):
+		f.HashKind = "md5 (4-byte words reversed)"
+	case bytes.Equal(h.Hash[:], sha[:]):
+		f.HashKind = "sha256"
+	default:
+		f.HashKind = "mismatch"
+		if opt.Strict {
+			return nil, fmt.Errorf("hash (offset 0xac) matches neither MD5 (either byte order) nor SHA-256 of the %d payload bytes: %w", len(payload), ErrHash)
+		}
+		f.Warnings = append(f.Warnings, "hash (offset 0xac) matches neither MD5 (either byte order) nor SHA-256 of the payload")
+	}
+	limit := opt.MaxInflated
+	if limit <= 0 {
+		limit = DefaultMaxInflated
+	}
+	var tarStream io.Reader
+	switch {
+	case len(payload) >= 3 && payload[0] == 0x1f && payload[1] == 0x8b && payload[2] == 8:
+		f.Gzip = true
+		br := bytes.NewReader(payload)
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, fmt.Errorf("payload (offset 0x400): %w", err)
+		}
+		zr.Multistream(false) // zero padding follows the member (neff.md §2.4)
+		tarBytes, err := io.ReadAll(io.LimitReader(zr, limit+1))
+		if err != nil {
+			return nil, fmt.Errorf("payload (offset 0x400): gzip: %w", err)
+		}
+		if int64(len(tarBytes)) > limit {
+			return nil, fmt.Errorf("payload inflates past %d bytes: %w", limit, ErrTooLarge)
+		}
+		rest := payload[len(payload)-br.Len():]
+		for i, c := range rest {
+			if c != 0 {
+				return nil, fmt.Errorf("payload offset %#x (file offset %#x): non-zero byte %#02x after the gzip member", len(payload)-len(rest)+i, HeaderSize+len(payload)-len(rest)+i, c)
+			}
+		}
+		f.Padding = len(rest)
+		tarStream = bytes.NewReader(tarBytes)
+	case len(payload) >= 263 && string(payload[257:262]) == "ustar":
+		tarStream = bytes.NewReader(payload)
+	default:
+		return nil, fmt.Errorf("payload (offset 0x400) is neither gzip (1f 8b 08) nor tar (ustar at +257): %w", ErrNotNEFF)
+	}
+	tr := tar.NewReader(tarStream)
+	var total int64
+	seen := map[string]bool{}
+	for {
+		th, err := tr.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("tar: %w", err)
+		}
+		if th.Typeflag == tar.TypeDir {
+			continue
+		}
+		if th.Typeflag != tar.TypeReg && th.Typeflag != tar.TypeRegA {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("tar member %q of type %q skipped", th.Name, th.Typeflag))
+			continue
+		}
+		name := strings.TrimPrefix(th.Name, "./")
+		if seen[name] {
+			return nil, fmt.Errorf("tar member %q: %w", name, ErrDuplicate)
+		}
+		seen[name] = true
+		if total += th.Size; th.Size < 0 || total > limit {
+			return nil, fmt.Errorf("tar member %q (%d bytes): %w", name, th.Size, ErrTooLarge)
+		}
+		data, err := io.ReadAll(tr)
+		if err != nil {
+			return nil, fmt.Errorf("tar member %q: %w", name, err)
+		}
+		f.Members = append(f.Members, Member{name, data})
+	}
+	return f, nil
+}

@@ -1,0 +1,179 @@
+package neff
+
+import (
+	"archive/tar"
+	"bytes"
+	"compress/gzip"
+	"crypto/md5"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func sample(t *testing.T) []byte {
+	t.Helper()
+	dir := os.Getenv("NDMA_NEFF_SAMPLES")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared", "neff-samples")
+	}
+	b, err := os.ReadFile(filepath.Join(dir, "matmul_small.neff"))
+	if err != nil {
+		if os.Getenv("NDMA_REQUIRE_SAMPLES") == "1" {
+			t.Fatalf("sample NEFF: %v", err)
+		}
+		t.Skipf("sample NEFF not available (%v)", err)
+	}
+	return b
+}
+
+// matmul_small's header and container as neff.md §2.2–§2.5 and §3.1 state them.
+func TestSampleHeader(t *testing.T) {
+	f, err := Parse(sample(t), Options{Strict: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := f.Header
+	if h.PkgVersion != 2 || h.HeaderSize != 0x400 || h.DataSize != 0xF000 || h.MajorVersion != 2 || h.MinorVersion != 0 ||
+		h.Build != "" || h.NumTPB != 1 || h.Name != "file.neff" || h.RequestedTPBCount != 1 || h.TPBPerNode[0] != 1 ||
+		h.FeatureBits != 0x209C00 || h.VNCSize != 2 {
+		t.Fatalf("header %+v", h)
+	}
+	if got := h.UUIDString(); got != "00a04c53-5fd9-4f07-bffd-d5eacdefc852" {
+		t.Errorf("uuid %s", got)
+	}
+	if f.HashKind != "md5 (4-byte words reversed)" || !f.Gzip || f.Padding != 7839 || len(f.Members) != 72 {
+		t.Errorf("hash %q gzip %v padding %d members %d; want word-reversed MD5, gzip, 7839, 72", f.HashKind, f.Gzip, f.Padding, len(f.Members))
+	}
+	var total int
+	for _, m := range f.Members {
+		total += len(m.Data)
+	}
+	if _, ok := f.Member("sg00/def.json"); !ok {
+		t.Error("no sg00/def.json")
+	}
+	// 0x209C00 = bits 10, 11, 12, 15, 21 (neff.md §2.6): 0x400 vnc, 0x800 DVE perf mode, the rest unnamed
+	if want := []string{"vnc", "DVE perf mode", "bit 12", "bit 15", "bit 21"}; strings.Join(Features(h.FeatureBits), ",") != strings.Join(want, ",") {
+		t.Errorf("features %q", Features(h.FeatureBits))
+	}
+}
+
+// synth writes a NEFF: members in a tar of the given format, gzipped (with
+// pad zero bytes after) or raw, the hash as kind says.
+func synth(t *testing.T, format tar.Format, gz bool, pad int, hashKind string, pkg uint64, members ...string) []byte {
+	t.Helper()
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	if format == tar.FormatGNU {
+		tw.WriteHeader(&tar.Header{Name: "sg00/", Typeflag: tar.TypeDir, Mode: 0o755, Format: format})
+	}
+	for i := 0; i < len(members); i += 2 {
+		if err := tw.WriteHeader(&tar.Header{Name: members[i], Mode: 0o644, Size: int64(len(members[i+1])), Format: format}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(members[i+1]))
+	}
+	tw.Close()
+	payload := tb.Bytes()
+	if gz {
+		var zb bytes.Buffer
+		zw := gzip.NewWriter(&zb)
+		zw.Write(payload)
+		zw.Close()
+		payload = append(zb.Bytes(), make([]byte, pad)...)
+	}
+	h := make([]byte, HeaderSize)
+	le := binary.LittleEndian
+	le.PutUint64(h[0:], pkg)
+	le.PutUint64(h[8:], HeaderSize)
+	le.PutUint64(h[0x10:], uint64(len(payload)))
+	le.PutUint64(h[0x18:], 2)
+	copy(h[0xdc:], "synthetic")
+	md := md5.Sum(payload)
+	switch hashKind {
+	case "md5":
+		copy(h[0xac:], md[:])
+	case "md5 (4-byte words reversed)":
+		for i := 0; i < 16; i += 4 {
+			h[0xac+i], h[0xac+i+1], h[0xac+i+2], h[0xac+i+3] = md[i+3], md[i+2], md[i+1], md[i]
+		}
+	case "sha256":
+		s := sha256.Sum256(payload)
+		copy(h[0xac:], s[:])
+	}
+	return append(h, payload...)
+}
+
+// Every reader path on synthetic NEFFs: ustar and GNU tar (a directory entry,
+// "./" names), padded and unpadded gzip, raw tar, MD5 in both orders, SHA-256.
+func TestSynthetic(t *testing.T) {
+	for _, tc := range []struct {
+		format tar.Format
+		gz     bool
+		pad    int
+		hash   string
+		pkg    uint64
+	}{
+		{tar.FormatUSTAR, true, 7839, "md5 (4-byte words reversed)", 2},
+		{tar.FormatGNU, true, 0, "md5", 2},
+		{tar.FormatPAX, true, 100, "md5", 2},
+		{tar.FormatUSTAR, false, 0, "sha256", 1},
+	} {
+		b := synth(t, tc.format, tc.gz, tc.pad, tc.hash, tc.pkg, "./sg00/def.json", `{"var":{}}`, "sg00/Pool.bin", strings.Repeat("\x00", 64))
+		f, err := Parse(b, Options{Strict: true})
+		if err != nil {
+			t.Fatalf("%v: %v", tc, err)
+		}
+		if f.HashKind != tc.hash || f.Gzip != tc.gz || f.Padding != tc.pad || len(f.Members) != 2 || f.Members[0].Name != "sg00/def.json" {
+			t.Errorf("%v: hash %q gzip %v pad %d members %v", tc, f.HashKind, f.Gzip, f.Padding, f.Members)
+		}
+	}
+}
+
+// Refusals name what and where.
+func TestRefusals(t *testing.T) {
+	good := synth(t, tar.FormatUSTAR, true, 16, "md5", 2, "a", "x")
+	mut := func(off int, v byte) []byte { b := bytes.Clone(good); b[off] = v; return b }
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		opt  Options
+		want string
+	}{
+		{"short", good[:100], Options{}, "100 bytes: a NEFF has a 1024-byte header"},
+		{"header size", mut(9, 0x05), Options{}, "header_size (offset 0x8) = 0x500"},
+		{"packager", mut(0, 3), Options{}, "pkg_version (offset 0x0) = 3: unsupported NEFF packager"},
+		{"major", mut(0x18, 3), Options{}, "neff_version_major (offset 0x18) = 3"},
+		{"data size", mut(0x12, 0x7f), Options{}, "invalid data size"},
+		{"feature trapdoor", mut(0x223, 0x08), Options{}, "compiled by a newer compiler"},
+		{"hash strict", mut(0xac, 0), Options{Strict: true}, "hash mismatch"},
+		{"padding", mut(len(good)-1, 1), Options{}, "non-zero byte 0x01 after the gzip member"},
+		{"not a payload", mut(0x400, 0), Options{}, "neither gzip (1f 8b 08) nor tar"},
+		{"duplicate", synth(t, tar.FormatUSTAR, false, 0, "md5", 2, "a", "x", "./a", "y"), Options{}, `tar member "a": duplicate tar member`},
+		{"cap", synth(t, tar.FormatUSTAR, true, 0, "md5", 2, "a", strings.Repeat("z", 5000)), Options{MaxInflated: 4096}, "inflated size over the cap"},
+	} {
+		_, err := Parse(tc.b, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	// a mismatch without --strict is a warning
+	f, err := Parse(mut(0xac, 0), Options{})
+	if err != nil || f.HashKind != "mismatch" || len(f.Warnings) != 1 {
+		t.Fatalf("non-strict mismatch: %v %q %q", err, f.HashKind, f.Warnings)
+	}
+	if !errors.Is(func() error { _, e := Parse(good[:10], Options{}); return e }(), ErrNotNEFF) {
+		t.Error("a short file is not ErrNotNEFF")
+	}
+}
+
+// FuzzParse: any bytes give a NEFF or an error, never a panic.
+func FuzzParse(f *testing.F) {
+	f.Add([]byte{})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		Parse(b, Options{MaxInflated: 1 << 20})
+	})
+}
