@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"ndma/isa"
 )
 
 func sample(t *testing.T) []byte {
@@ -176,4 +178,33 @@ func FuzzParse(f *testing.F) {
 	f.Fuzz(func(t *testing.T, b []byte) {
 		Parse(b, Options{MaxInflated: 1 << 20})
 	})
+}
+
+// matmul_small's two subgraphs and their engines, resolved through the JSON
+// (neff.md §3.1, §4.2): target cayman; sg00's Pool.bin is 7 words.
+func TestSampleSubgraphs(t *testing.T) {
+	f, err := Parse(sample(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if name, g := f.Target(); name != "cayman" || g != isa.Cayman {
+		t.Errorf("target %q %v", name, g)
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sgs) != 2 || sgs[0].Name != "sg00" || sgs[0].Dir != "sg00" || sgs[1].Name != "sg01" {
+		t.Fatalf("%d subgraphs", len(sgs))
+	}
+	var keys []string
+	for _, e := range sgs[0].Engines {
+		keys = append(keys, e.Key+":"+e.Instr)
+		if e.Key == "pool" && len(e.Code) != 7*64 {
+			t.Errorf("Pool stream %d bytes, want 448", len(e.Code))
+		}
+	}
+	if want := "pe:PE.bin act:Activation.bin pool:Pool.bin dve:DVE.bin sp:SP.bin"; strings.Join(keys, " ") != want {
+		t.Errorf("engines %v, want %s", keys, want)
+	}
 }

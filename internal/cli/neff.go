@@ -5,6 +5,7 @@ import (
 	"sort"
 	"strings"
 
+	"ndma/asm"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -13,8 +14,11 @@ import (
 // every header field, the payload and hash, the members, and per engine
 // stream (.bin) the words by opcode.
 func runNEFF(e *env, args []string) error {
+	if len(args) > 0 && args[0] == "disasm" {
+		return runNEFFDisasm(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "info" {
-		return usagef("ndma neff info [--gen G] [--strict] FILE (the subcommands to come: disasm, check, lower, run)")
+		return usagef("ndma neff info|disasm [--gen G] [--strict] FILE (to come: check, lower, run)")
 	}
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
@@ -66,6 +70,60 @@ func runNEFF(e *env, args []string) error {
 			}
 		}
 		fmt.Fprintln(w, line)
+	}
+	return nil
+}
+
+// runNEFFDisasm is `ndma neff disasm FILE [--subgraph sg00] [--engine pool]`:
+// each engine stream, found through kelf → def.json → engine JSON, as
+// canonical text for the kelf's target generation.
+func runNEFFDisasm(e *env, args []string) error {
+	cl := newCmdLine(e, "neff disasm", "FILE", "", "generation (default: the kelf's target)")
+	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
+	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
+	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
+	if err != nil {
+		return err
+	}
+	b, err := readInput(e, pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := neff.Parse(b, neff.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if gen == isa.GenAny {
+		if _, gen = f.Target(); gen == isa.GenAny {
+			return usagef("the kelf names no known target: give --gen")
+		}
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	shown := 0
+	for _, sg := range sgs {
+		if *sub != "" && sg.Name != *sub {
+			continue
+		}
+		for _, en := range sg.Engines {
+			if *eng != "" && !strings.EqualFold(en.Key, *eng) {
+				continue
+			}
+			shown++
+			fmt.Fprintf(e.stdout, "# %s %s (%s/%s), %d words\n.gen %s\n", sg.Name, en.Key, sg.Dir, en.Instr, len(en.Code)/isa.WordSize, strings.ToLower(gen.String()))
+			d := isa.NewDecoder(gen, en.Code)
+			for d.Next() {
+				fmt.Fprintf(e.stdout, "%s", asm.AppendInst(nil, d.Inst()))
+			}
+			if d.Err() != nil {
+				return fmt.Errorf("%s %s: %w", sg.Name, en.Key, d.Err())
+			}
+		}
+	}
+	if shown == 0 {
+		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", pos[0], *sub, *eng)
 	}
 	return nil
 }

@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"ndma/asm"
+	"ndma/neff"
 )
 
 // `ndma neff info` on the real sample: the header of neff.md §2.2 and the
@@ -40,5 +43,46 @@ func TestNEFFInfo(t *testing.T) {
 	}
 	if code := Main([]string{"neff", "info", "/nonexistent.neff"}, nil, &out, &errb); code != 1 {
 		t.Errorf("a missing file: exit %d", code)
+	}
+}
+
+// `ndma neff disasm` of every stream assembles back to the stream's bytes.
+func TestNEFFDisasmRoundTrip(t *testing.T) {
+	dir := os.Getenv("NDMA_NEFF_SAMPLES")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
+	}
+	path := filepath.Join(dir, "matmul_small.neff")
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Skip(err)
+	}
+	f, err := neff.Parse(raw, neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, sg := range sgs {
+		for _, en := range sg.Engines {
+			var out, errb bytes.Buffer
+			if code := Main([]string{"neff", "disasm", "--subgraph", sg.Name, "--engine", en.Key, path}, nil, &out, &errb); code != 0 {
+				t.Fatalf("%s %s: exit %d: %s", sg.Name, en.Key, code, errb.String())
+			}
+			obj, err := asm.Assemble("d.s", out.Bytes(), asm.Options{})
+			if err != nil {
+				t.Fatalf("%s %s: %v", sg.Name, en.Key, err)
+			}
+			if !bytes.Equal(obj.Code, en.Code) {
+				t.Fatalf("%s %s: the text assembles to different bytes", sg.Name, en.Key)
+			}
+			n++
+		}
+	}
+	if n != 10 {
+		t.Fatalf("%d streams, want 10 (2 subgraphs × 5 engines)", n)
 	}
 }

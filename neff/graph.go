@@ -1,0 +1,123 @@
+package neff
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+
+	"ndma/isa"
+)
+
+// Subgraph is one `kelf-*.json` graph: its def.json and engine streams,
+// every name resolved through the JSON (neff.md §4.2, §4.4, §4.5).
+type Subgraph struct {
+	Name    string
+	Dir     string // the member directory ("sg00")
+	Def     map[string]json.RawMessage
+	Engines []Engine
+}
+
+// Engine is one engine's instruction stream in a subgraph.
+type Engine struct {
+	Key      string // the def.json key: pe, act, pool, dve, sp
+	Manifest string // its engine JSON (e.g. Pool.json)
+	Instr    string // its .bin (e.g. Pool.bin)
+	Code     []byte
+}
+
+// engineKeys are def.json's engine keys, in listing order.
+var engineKeys = []string{"pe", "act", "pool", "dve", "sp"}
+
+// Target is the kelf's arch target as a generation (neff.md §4.2: sunda/v2,
+// cayman/v3, mariana/v4; "*" and an unknown value give GenAny, empty sunda).
+func (f *File) Target() (string, isa.Gen) {
+	for _, m := range f.Members {
+		if strings.HasPrefix(m.Name, "kelf-") && strings.HasSuffix(m.Name, ".json") {
+			var k struct {
+				Target string `json:"target"`
+			}
+			if json.Unmarshal(m.Data, &k) == nil {
+				if k.Target == "" {
+					return "", isa.Sunda
+				}
+				g, err := isa.ParseGen(k.Target)
+				if err != nil {
+					return k.Target, isa.GenAny
+				}
+				return k.Target, g
+			}
+		}
+	}
+	return "", isa.GenAny
+}
+
+// Subgraphs resolves kelf-*.json → def.json → engine JSON → .bin.
+func (f *File) Subgraphs() ([]Subgraph, error) {
+	var kelfs []string
+	for _, m := range f.Members {
+		if strings.HasPrefix(m.Name, "kelf-") && strings.HasSuffix(m.Name, ".json") {
+			kelfs = append(kelfs, m.Name)
+		}
+	}
+	sort.Strings(kelfs)
+	if len(kelfs) == 0 {
+		return nil, fmt.Errorf("no kelf-*.json member: no subgraphs")
+	}
+	var out []Subgraph
+	for _, kn := range kelfs {
+		kb, _ := f.Member(kn)
+		var k struct {
+			Graphs []struct {
+				Definition string `json:"definition"`
+				Name       string `json:"name"`
+			} `json:"graphs"`
+		}
+		if err := json.Unmarshal(kb, &k); err != nil {
+			return nil, fmt.Errorf("%s: %w", kn, err)
+		}
+		for _, g := range k.Graphs {
+			db, ok := f.Member(strings.TrimPrefix(g.Definition, "./"))
+			if !ok {
+				return nil, fmt.Errorf("%s: graph %q: no member %q", kn, g.Name, g.Definition)
+			}
+			sg := Subgraph{Name: g.Name, Dir: path.Dir(strings.TrimPrefix(g.Definition, "./"))}
+			if err := json.Unmarshal(db, &sg.Def); err != nil {
+				return nil, fmt.Errorf("%s: %w", g.Definition, err)
+			}
+			for _, key := range engineKeys {
+				var manifest string
+				if raw, ok := sg.Def[key]; !ok || json.Unmarshal(raw, &manifest) != nil || manifest == "" {
+					continue
+				}
+				e := Engine{Key: key, Manifest: manifest}
+				if mb, ok := f.Member(path.Join(sg.Dir, manifest)); ok {
+					var man struct {
+						Instr string `json:"instr"`
+					}
+					if err := json.Unmarshal(mb, &man); err != nil {
+						return nil, fmt.Errorf("%s: %w", path.Join(sg.Dir, manifest), err)
+					}
+					e.Instr = man.Instr
+				}
+				if e.Instr == "" { // the def's own <key>_instr
+					if raw, ok := sg.Def[key+"_instr"]; ok {
+						json.Unmarshal(raw, &e.Instr)
+					}
+				}
+				if e.Instr == "" {
+					return nil, fmt.Errorf("%s: engine %s (%s) names no instruction stream", g.Definition, key, manifest)
+				}
+				code, ok := f.Member(path.Join(sg.Dir, e.Instr))
+				if !ok {
+					return nil, fmt.Errorf("%s: engine %s: no member %q", g.Definition, key, path.Join(sg.Dir, e.Instr))
+				}
+				e.Code = code
+				sg.Engines = append(sg.Engines, e)
+			}
+			out = append(out, sg)
+		}
+	}
+	return out, nil
+}
