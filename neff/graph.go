@@ -121,3 +121,58 @@ func (f *File) Subgraphs() ([]Subgraph, error) {
 	}
 	return out, nil
 }
+
+// Variable is one def.json `var` entry (neff.md §4.4).
+type Variable struct {
+	Name       string
+	ID         int    `json:"var_id"`
+	Type       string `json:"type"`
+	Size       int64  `json:"size"`
+	FileName   string `json:"file_name"`
+	Alignment  int64  `json:"alignment"`
+	List       []int  `json:"list"` // dge-table: variable ids
+	BackingOff int64  `json:"backing_variable_off"`
+}
+
+// Queue is one def.json `dma_queue` entry.
+type Queue struct {
+	Name       string
+	Owner      string `json:"owner"`
+	Type       string `json:"type"`
+	NumQueues  int    `json:"num_queues"`
+	Semaphores []int  `json:"semaphore_set"`
+}
+
+// Variables are the subgraph's variables, by var_id.
+func (sg *Subgraph) Variables() ([]Variable, error) {
+	var m map[string]Variable
+	if raw, ok := sg.Def["var"]; ok {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("%s/def.json var: %w", sg.Dir, err)
+		}
+	}
+	var out []Variable
+	for name, v := range m {
+		v.Name = name
+		out = append(out, v)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, nil
+}
+
+// Queues are the subgraph's DMA queues, by name.
+func (sg *Subgraph) Queues() ([]Queue, error) {
+	var m map[string]Queue
+	if raw, ok := sg.Def["dma_queue"]; ok {
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return nil, fmt.Errorf("%s/def.json dma_queue: %w", sg.Dir, err)
+		}
+	}
+	var out []Queue
+	for name, q := range m {
+		q.Name = name
+		out = append(out, q)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out, nil
+}

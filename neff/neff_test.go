@@ -8,6 +8,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -206,5 +207,40 @@ func TestSampleSubgraphs(t *testing.T) {
 	}
 	if want := "pe:PE.bin act:Activation.bin pool:Pool.bin dve:DVE.bin sp:SP.bin"; strings.Join(keys, " ") != want {
 		t.Errorf("engines %v, want %s", keys, want)
+	}
+}
+
+// sg00's variables and queues as neff.md §3.1/§4.4 show them.
+func TestSampleVariablesAndQueues(t *testing.T) {
+	f, err := Parse(sample(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	vars, err := sgs[0].Variables()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, v := range vars {
+		got = append(got, fmt.Sprintf("%d:%s:%s:%d", v.ID, v.Name, v.Type, v.Size))
+	}
+	want := "0:SB:state-buffer:0 1:x:input:65536 2:y:input:65536 3:output0:output:32768 4:identity_82_sg0000:file:32768 5:DGETable0:dge-table:0"
+	if strings.Join(got, " ") != want {
+		t.Errorf("variables\n got %s\nwant %s", strings.Join(got, " "), want)
+	}
+	if vars[5].List == nil || fmt.Sprint(vars[5].List) != "[1 2 3]" || vars[4].FileName != "value_sg0000_identity_82_CRSM.npy" || vars[4].Alignment != 32768 {
+		t.Errorf("DGETable0 list %v, file %q alignment %d", vars[5].List, vars[4].FileName, vars[4].Alignment)
+	}
+	qs, err := sgs[0].Queues()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(qs) != 2 || qs[0].Name != "qPoolDynamic" || qs[0].Owner != "pool" || len(qs[0].Semaphores) != 16 || qs[0].Semaphores[0] != 24 ||
+		qs[1].Name != "qSPDynamicHW" || qs[1].Owner != "sp" || qs[1].Semaphores[0] != 8 {
+		t.Errorf("queues %+v", qs)
 	}
 }

@@ -48,6 +48,43 @@ func runNEFF(e *env, args []string) error {
 		payload = fmt.Sprintf("gzip + %d zero bytes", f.Padding)
 	}
 	fmt.Fprintf(w, "payload: %s; hash: %s\n", payload, f.HashKind)
+	if name, g := f.Target(); name != "" {
+		fmt.Fprintf(w, "target %s (%s)\n", name, g)
+	}
+	if sgs, err := f.Subgraphs(); err == nil {
+		for _, sg := range sgs {
+			fmt.Fprintf(w, "subgraph %s (%s/def.json):", sg.Name, sg.Dir)
+			for _, en := range sg.Engines {
+				fmt.Fprintf(w, " %s=%s", en.Key, en.Instr)
+			}
+			fmt.Fprintln(w)
+			vars, err := sg.Variables()
+			if err != nil {
+				return err
+			}
+			for _, v := range vars {
+				extra := ""
+				switch {
+				case v.Type == "file":
+					extra = fmt.Sprintf(", file %s, alignment %d", v.FileName, v.Alignment)
+				case v.Type == "dge-table":
+					extra = fmt.Sprintf(", list %v", v.List)
+				case v.Type == "virtual":
+					extra = fmt.Sprintf(", backing offset %d", v.BackingOff)
+				}
+				fmt.Fprintf(w, "  var %d %s: %s, %d bytes%s\n", v.ID, v.Name, v.Type, v.Size, extra)
+			}
+			qs, err := sg.Queues()
+			if err != nil {
+				return err
+			}
+			for _, q := range qs {
+				fmt.Fprintf(w, "  queue %s: owner %s, %s, %d queues, semaphores %v\n", q.Name, q.Owner, q.Type, q.NumQueues, q.Semaphores)
+			}
+		}
+	} else {
+		fmt.Fprintf(w, "subgraphs: %v\n", err)
+	}
 	fmt.Fprintf(w, "%d members:\n", len(f.Members))
 	for _, m := range f.Members {
 		line := fmt.Sprintf("  %-40s %9d", m.Name, len(m.Data))

@@ -35,6 +35,10 @@ func TestNEFFInfo(t *testing.T) {
 		"feature_bits 0x209c00: vnc, DVE perf mode, bit 12, bit 15, bit 21\n",
 		"payload: gzip + 7839 zero bytes; hash: md5 (4-byte words reversed)\n",
 		"72 members:\n",
+		"target cayman (CAYMAN)\n",
+		"subgraph sg00 (sg00/def.json): pe=PE.bin act=Activation.bin pool=Pool.bin dve=DVE.bin sp=SP.bin\n",
+		"  var 5 DGETable0: dge-table, 0 bytes, list [1 2 3]\n",
+		"  queue qPoolDynamic: owner pool, dynamic, 16 queues, semaphores [24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39]\n",
 		"7 words: NOP 1, PSEUDO_BRANCH_LABEL 1, PSEUDO_DMA_DIRECT2D 4, SET_ORDERING_MODE 1\n",
 	} {
 		if !strings.Contains(out.String(), want) {
