@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"ndma/asm"
+	"ndma/check"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -17,8 +18,11 @@ func runNEFF(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "disasm" {
 		return runNEFFDisasm(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "check" {
+		return runNEFFCheck(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "info" {
-		return usagef("ndma neff info|disasm [--gen G] [--strict] FILE (to come: check, lower, run)")
+		return usagef("ndma neff info|disasm|check [--gen G] [--strict] FILE (to come: lower, run)")
 	}
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
@@ -161,6 +165,128 @@ func runNEFFDisasm(e *env, args []string) error {
 	}
 	if shown == 0 {
 		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", pos[0], *sub, *eng)
+	}
+	return nil
+}
+
+// runNEFFCheck is `ndma neff check FILE`: every word validated for the
+// kelf's target, plus the cross-checks of neff.md §9.6 — dense var ids, an
+// output, each 0xd4 semaphore inside a queue its engine owns, each var arm
+// naming a known variable with its offset inside the variable, each table
+// arm inside the dge-table list. Each problem names subgraph, engine, offset.
+func runNEFFCheck(e *env, args []string) error {
+	cl := newCmdLine(e, "neff check", "FILE", "", "generation (default: the kelf's target)")
+	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
+	if err != nil {
+		return err
+	}
+	b, err := readInput(e, pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := neff.Parse(b, neff.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if gen == isa.GenAny {
+		if _, gen = f.Target(); gen == isa.GenAny {
+			return usagef("the kelf names no known target: give --gen")
+		}
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	problems, words := 0, 0
+	report := func(format string, a ...any) {
+		problems++
+		fmt.Fprintf(e.stdout, format+"\n", a...)
+	}
+	for _, sg := range sgs {
+		vars, err := sg.Variables()
+		if err != nil {
+			return err
+		}
+		qs, err := sg.Queues()
+		if err != nil {
+			return err
+		}
+		byID, outputs, tables := map[int]neff.Variable{}, 0, map[int][]int{}
+		for i, v := range vars {
+			if v.ID != i {
+				report("%s def.json: var ids are not dense 0..%d: %q has %d", sg.Name, len(vars)-1, v.Name, v.ID)
+			}
+			byID[v.ID] = v
+			if v.Type == "output" {
+				outputs++
+			}
+			if v.Type == "dge-table" {
+				tables[v.ID] = v.List
+			}
+		}
+		if outputs == 0 {
+			report("%s def.json: no output variable", sg.Name)
+		}
+		var table []int
+		for _, l := range tables { // the subgraph's dge-table (one in every observed NEFF)
+			table = l
+		}
+		for _, en := range sg.Engines {
+			ps, err := check.Stream(gen, en.Code)
+			if err != nil {
+				report("%s %s: %v", sg.Name, en.Key, err)
+				continue
+			}
+			for _, p := range ps {
+				if p.Severity == check.Error {
+					report("%s %s %s", sg.Name, en.Key, p)
+				}
+			}
+			d := isa.NewDecoder(gen, en.Code)
+			for d.Next() {
+				words++
+				in := d.Inst()
+				if in.Opcode() != isa.OpPseudoDMADirect2D {
+					continue
+				}
+				where := fmt.Sprintf("%s %s offset %#x (PSEUDO_DMA_DIRECT2D)", sg.Name, en.Key, d.Offset())
+				sem, _ := in.Uint("semaphore")
+				owned := false
+				for _, q := range qs {
+					if q.Owner == en.Key {
+						for _, s := range q.Semaphores {
+							owned = owned || uint64(s) == sem
+						}
+					}
+				}
+				if !owned {
+					report("%s: semaphore %d is in no semaphore_set of a queue %s owns", where, sem, en.Key)
+				}
+				for _, path := range []string{"src_start_addr", "dst_start_addr"} {
+					a, err := in.Addr8(path)
+					if err != nil {
+						continue
+					}
+					if id, off, ok := a.Var(); ok {
+						v, known := byID[int(id)]
+						switch {
+						case !known:
+							report("%s: %s names var %d: not in def.json", where, path, id)
+						case v.Size > 0 && int64(off) >= v.Size:
+							report("%s: %s offset %#x is past var %d %q (%d bytes)", where, path, off, id, v.Name, v.Size)
+						}
+					} else if a.Form() == "tbl" {
+						if idx := int(uint16(a.Raw >> 32)); idx >= len(table) {
+							report("%s: %s table index %d is past the dge-table list (%d entries)", where, path, idx, len(table))
+						}
+					}
+				}
+			}
+		}
+	}
+	fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, problems)
+	if problems > 0 {
+		return failed{fmt.Sprintf("%s: %d problems", pos[0], problems)}
 	}
 	return nil
 }

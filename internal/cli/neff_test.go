@@ -90,3 +90,22 @@ func TestNEFFDisasmRoundTrip(t *testing.T) {
 		t.Fatalf("%d streams, want 10 (2 subgraphs × 5 engines)", n)
 	}
 }
+
+// `ndma neff check` finds no problem in the real sample (issue 9's test list).
+func TestNEFFCheckSample(t *testing.T) {
+	dir := os.Getenv("NDMA_NEFF_SAMPLES")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
+	}
+	path := filepath.Join(dir, "matmul_small.neff")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"neff", "check", path}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
+	}
+	if want := "58 words in 2 subgraphs on CAYMAN: 0 problems\n"; out.String() != want {
+		t.Fatalf("%q, want %q", out.String(), want)
+	}
+}
