@@ -3,10 +3,6 @@ package neff
 import (
 	"archive/tar"
 	"bytes"
-	"compress/gzip"
-	"crypto/md5"
-	"crypto/sha256"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"os"
@@ -64,50 +60,18 @@ func TestSampleHeader(t *testing.T) {
 	}
 }
 
-// synth writes a NEFF: members in a tar of the given format, gzipped (with
-// pad zero bytes after) or raw, the hash as kind says.
+// synth writes a NEFF through Build: members as name, data pairs.
 func synth(t *testing.T, format tar.Format, gz bool, pad int, hashKind string, pkg uint64, members ...string) []byte {
 	t.Helper()
-	var tb bytes.Buffer
-	tw := tar.NewWriter(&tb)
-	if format == tar.FormatGNU {
-		tw.WriteHeader(&tar.Header{Name: "sg00/", Typeflag: tar.TypeDir, Mode: 0o755, Format: format})
-	}
+	var ms []Member
 	for i := 0; i < len(members); i += 2 {
-		if err := tw.WriteHeader(&tar.Header{Name: members[i], Mode: 0o644, Size: int64(len(members[i+1])), Format: format}); err != nil {
-			t.Fatal(err)
-		}
-		tw.Write([]byte(members[i+1]))
+		ms = append(ms, Member{members[i], []byte(members[i+1])})
 	}
-	tw.Close()
-	payload := tb.Bytes()
-	if gz {
-		var zb bytes.Buffer
-		zw := gzip.NewWriter(&zb)
-		zw.Write(payload)
-		zw.Close()
-		payload = append(zb.Bytes(), make([]byte, pad)...)
+	b, err := Build(ms, WriteOptions{Format: format, Raw: !gz, Pad: pad, Hash: hashKind, PkgVersion: pkg, Name: "synthetic"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	h := make([]byte, HeaderSize)
-	le := binary.LittleEndian
-	le.PutUint64(h[0:], pkg)
-	le.PutUint64(h[8:], HeaderSize)
-	le.PutUint64(h[0x10:], uint64(len(payload)))
-	le.PutUint64(h[0x18:], 2)
-	copy(h[0xdc:], "synthetic")
-	md := md5.Sum(payload)
-	switch hashKind {
-	case "md5":
-		copy(h[0xac:], md[:])
-	case "md5 (4-byte words reversed)":
-		for i := 0; i < 16; i += 4 {
-			h[0xac+i], h[0xac+i+1], h[0xac+i+2], h[0xac+i+3] = md[i+3], md[i+2], md[i+1], md[i]
-		}
-	case "sha256":
-		s := sha256.Sum256(payload)
-		copy(h[0xac:], s[:])
-	}
-	return append(h, payload...)
+	return b
 }
 
 // Every reader path on synthetic NEFFs: ustar and GNU tar (a directory entry,

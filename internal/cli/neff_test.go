@@ -109,3 +109,46 @@ func TestNEFFCheckSample(t *testing.T) {
 		t.Fatalf("%q, want %q", out.String(), want)
 	}
 }
+
+// `ndma neff check` failure paths on a synthetic NEFF: var ids not dense, no
+// output, a 0xd4 semaphore outside its engine's queues, an unknown var, a
+// table index past the list.
+func TestNEFFCheckProblems(t *testing.T) {
+	obj, err := asm.Assemble("w.s", []byte(`.gen cayman
+pseudo_dma_direct2d semaphore=9, src_start_addr=var(7), dst_start_addr=tbl(3), src_num_elem=[1, 1], dst_num_elem=[1, 1],
+    src_elem_size=4, dst_elem_size=4, in_dtype=u32, out_dtype=u32
+`), asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := neff.Build([]neff.Member{
+		{Name: "kelf-0.json", Data: []byte(`{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "target": "cayman"}`)},
+		{Name: "sg00/def.json", Data: []byte(`{"pool": "Pool.json",
+  "var": {"SB": {"type": "state-buffer", "var_id": 0}, "x": {"type": "input", "size": 64, "var_id": 3},
+          "T": {"type": "dge-table", "list": [0], "var_id": 1}},
+  "dma_queue": {"q": {"owner": "pool", "type": "dynamic", "num_queues": 16, "semaphore_set": [8]}}}`)},
+		{Name: "sg00/Pool.json", Data: []byte(`{"instr": "Pool.bin"}`)},
+		{Name: "sg00/Pool.bin", Data: obj.Code},
+	}, neff.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "bad.neff")
+	os.WriteFile(path, b, 0o644)
+	var out, errb bytes.Buffer
+	if code := Main([]string{"neff", "check", path}, nil, &out, &errb); code != 1 {
+		t.Fatalf("exit %d, want 1: %s", code, out.String())
+	}
+	for _, want := range []string{
+		`sg00 def.json: var ids are not dense 0..2: "x" has 3`,
+		"sg00 def.json: no output variable",
+		"sg00 pool offset 0x0 (PSEUDO_DMA_DIRECT2D): semaphore 9 is in no semaphore_set of a queue pool owns",
+		"sg00 pool offset 0x0 (PSEUDO_DMA_DIRECT2D): src_start_addr names var 7: not in def.json",
+		"sg00 pool offset 0x0 (PSEUDO_DMA_DIRECT2D): dst_start_addr table index 3 is past the dge-table list (1 entries)",
+		"1 words in 1 subgraphs on CAYMAN: 5 problems",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q in:\n%s", want, out.String())
+		}
+	}
+}
