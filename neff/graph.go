@@ -176,3 +176,54 @@ func (sg *Subgraph) Queues() ([]Queue, error) {
 	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
 	return out, nil
 }
+
+// HBMBase is where Place starts the device-memory variables (field-tables
+// §11.2: HBM begins at 4 GiB in the Neuron address space).
+const HBMBase = 0x1_0000_0000
+
+// Place is ndma's allocator for a subgraph's variables (INFERRED,
+// docs/neff.md): the state-buffer is SBUF itself, at address 0; every other
+// sized variable gets HBM space in var_id order from HBMBase, each aligned to
+// its `alignment` (at least 64 bytes) and at least 64 bytes long; dge-tables
+// hold no bytes. The result maps var_id to its Neuron address.
+func (sg *Subgraph) Place() (map[int]uint64, error) {
+	vars, err := sg.Variables()
+	if err != nil {
+		return nil, err
+	}
+	out := map[int]uint64{}
+	next := uint64(HBMBase)
+	for _, v := range vars {
+		switch v.Type {
+		case "state-buffer":
+			out[v.ID] = 0
+			continue
+		case "dge-table":
+			continue
+		}
+		align := uint64(max(v.Alignment, 64))
+		if align&(align-1) != 0 {
+			return nil, fmt.Errorf("%s: var %d %q: alignment %d is not a power of two", sg.Dir, v.ID, v.Name, v.Alignment)
+		}
+		next = (next + align - 1) &^ (align - 1)
+		out[v.ID] = next
+		next += uint64(max(v.Size, 64))
+	}
+	return out, nil
+}
+
+// Table is the subgraph's dge-table list (the variable ids its table arms
+// index), empty when it has none.
+func (sg *Subgraph) Table() []uint16 {
+	vars, _ := sg.Variables()
+	for _, v := range vars {
+		if v.Type == "dge-table" {
+			t := make([]uint16, len(v.List))
+			for i, id := range v.List {
+				t[i] = uint16(id)
+			}
+			return t
+		}
+	}
+	return nil
+}

@@ -7,8 +7,10 @@ import (
 
 	"ndma/asm"
 	"ndma/check"
+	"ndma/dge"
 	"ndma/isa"
 	"ndma/neff"
+	"ndma/sdma"
 )
 
 // runNEFF is `ndma neff info FILE`: the container as neff.md describes it —
@@ -21,8 +23,11 @@ func runNEFF(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "check" {
 		return runNEFFCheck(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "lower" {
+		return runNEFFLower(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "info" {
-		return usagef("ndma neff info|disasm|check [--gen G] [--strict] FILE (to come: lower, run)")
+		return usagef("ndma neff info|disasm|check|lower [--gen G] [--strict] FILE (to come: run)")
 	}
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
@@ -287,6 +292,60 @@ func runNEFFCheck(e *env, args []string) error {
 	fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, problems)
 	if problems > 0 {
 		return failed{fmt.Sprintf("%s: %d problems", pos[0], problems)}
+	}
+	return nil
+}
+
+// runNEFFLower is `ndma neff lower FILE [--stats]`: every 0xd4 word
+// relocated with the NEFF's own variables (placed by neff's allocator,
+// table arms through the dge-table list) and lowered like `ndma lower`.
+func runNEFFLower(e *env, args []string) error {
+	cl := newCmdLine(e, "neff lower", "FILE", "", "generation (default: the kelf's target)")
+	stats := cl.fs.Bool("stats", false, "per engine: words, descriptors, bytes and runs instead of the listing")
+	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
+	if err != nil {
+		return err
+	}
+	b, err := readInput(e, pos[0])
+	if err != nil {
+		return err
+	}
+	f, err := neff.Parse(b, neff.Options{})
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if gen == isa.GenAny {
+		if _, gen = f.Target(); gen == isa.GenAny {
+			return usagef("the kelf names no known target: give --gen")
+		}
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		return fmt.Errorf("%s: %w", pos[0], err)
+	}
+	for _, sg := range sgs {
+		place, err := sg.Place()
+		if err != nil {
+			return err
+		}
+		vt := &dge.Vars{Base: map[uint16]uint64{}, Table: sg.Table()}
+		for id, a := range place {
+			vt.Base[uint16(id)] = a
+		}
+		for _, en := range sg.Engines {
+			res, err := lowerStream(gen, en.Code, vt, dge.Options{}, sdma.Options{})
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", sg.Name, en.Key, err)
+			}
+			fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", sg.Name, en.Key, sg.Dir, en.Instr)
+			if *stats {
+				printStats(e, res)
+				continue
+			}
+			for _, w := range res {
+				printLowered(e, w)
+			}
+		}
 	}
 	return nil
 }

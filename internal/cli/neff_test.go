@@ -152,3 +152,29 @@ pseudo_dma_direct2d semaphore=9, src_start_addr=var(7), dst_start_addr=tbl(3), s
 		}
 	}
 }
+
+// `ndma neff lower --stats` on the sample: sg00's Pool stream has four 0xd4
+// words (neff.md §5.3), SP one; the others none.
+func TestNEFFLowerSample(t *testing.T) {
+	dir := os.Getenv("NDMA_NEFF_SAMPLES")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
+	}
+	path := filepath.Join(dir, "matmul_small.neff")
+	if _, err := os.Stat(path); err != nil {
+		t.Skip(err)
+	}
+	var out, errb bytes.Buffer
+	if code := Main([]string{"neff", "lower", "--stats", path}, nil, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{
+		"# sg00 pool (sg00/Pool.bin)\nwords 7, lowered 4,",
+		"# sg00 sp (sg00/SP.bin)\nwords 3, lowered 1,",
+		"# sg00 pe (sg00/PE.bin)\nwords 12, lowered 0,",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+}
