@@ -1,6 +1,9 @@
 package sim
 
-import "ndma/dge"
+import (
+	"ndma/dge"
+	"ndma/sdma"
+)
 
 // The DMA time model of `ndma run --stats` (docs/sim.md). The figures are
 // the ones NKI documents for Trn2; the per-descriptor fetch is ndma's
@@ -12,21 +15,30 @@ const (
 	DescriptorNS     = 1    // fetching one 16-byte descriptor
 )
 
-// wordTime is one word's DMA time: the fixed cost, the DGE's, and the
-// slowest engine — engines run in parallel, each moving its queue's bytes
-// and fetching its descriptors.
+// wordTime is one word's DMA time (EstimateNS of its queues).
 func wordTime(backend dge.Backend, ws []Work) int64 {
+	qs := make([]sdma.Queue, len(ws))
+	for i, w := range ws {
+		qs[i] = w.Queue
+	}
+	return EstimateNS(backend, qs)
+}
+
+// EstimateNS is the cost model's time for one word whose descriptors are qs:
+// the fixed cost, the hardware DGE's, and the slowest engine — engines run
+// in parallel, each moving its S2M bytes and fetching its descriptors.
+func EstimateNS(backend dge.Backend, qs []sdma.Queue) int64 {
 	t := int64(TransferNS)
 	if backend == dge.Pool || backend == dge.RTL {
 		t += DGEInstructionNS
 	}
 	per := map[int]int64{}
-	for _, w := range ws {
+	for _, q := range qs {
 		var bytes int64
-		for _, d := range w.Queue.S2M {
+		for _, d := range q.S2M {
 			bytes += int64(d.Length())
 		}
-		per[w.Queue.DMA] += int64(len(w.Queue.M2S)+len(w.Queue.S2M))*DescriptorNS + (bytes+EngineBytesPerNS-1)/EngineBytesPerNS
+		per[q.DMA] += int64(len(q.M2S)+len(q.S2M))*DescriptorNS + (bytes+EngineBytesPerNS-1)/EngineBytesPerNS
 	}
 	var slowest int64
 	for _, v := range per {

@@ -11,6 +11,7 @@ import (
 	"ndma/isa"
 	"ndma/neff"
 	"ndma/sdma"
+	"ndma/sim"
 )
 
 // runNEFF is `ndma neff info FILE`: the container as neff.md describes it —
@@ -340,6 +341,13 @@ func runNEFFLower(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", sg.Name, en.Key, sg.Dir, en.Instr)
 			if *stats {
 				printStats(e, res)
+				var ns int64
+				for _, w := range res {
+					if w.lowered != nil {
+						ns += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
+					}
+				}
+				fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(ns)/1000)
 				continue
 			}
 			for _, w := range res {
