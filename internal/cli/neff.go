@@ -128,26 +128,9 @@ func runNEFFDisasm(e *env, args []string) error {
 	cl := newCmdLine(e, "neff disasm", "FILE", "", "generation (default: the kelf's target)")
 	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
 	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
-	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
+	path, gen, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
-	}
-	b, err := readInput(e, pos[0])
-	if err != nil {
-		return err
-	}
-	f, err := neff.Parse(b, neff.Options{})
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	if gen == isa.GenAny {
-		if _, gen = f.Target(); gen == isa.GenAny {
-			return usagef("the kelf names no known target: give --gen")
-		}
-	}
-	sgs, err := f.Subgraphs()
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	shown := 0
 	for _, sg := range sgs {
@@ -170,7 +153,7 @@ func runNEFFDisasm(e *env, args []string) error {
 		}
 	}
 	if shown == 0 {
-		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", pos[0], *sub, *eng)
+		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
 	}
 	return nil
 }
@@ -182,26 +165,9 @@ func runNEFFDisasm(e *env, args []string) error {
 // arm inside the dge-table list. Each problem names subgraph, engine, offset.
 func runNEFFCheck(e *env, args []string) error {
 	cl := newCmdLine(e, "neff check", "FILE", "", "generation (default: the kelf's target)")
-	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
+	path, gen, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
-	}
-	b, err := readInput(e, pos[0])
-	if err != nil {
-		return err
-	}
-	f, err := neff.Parse(b, neff.Options{})
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	if gen == isa.GenAny {
-		if _, gen = f.Target(); gen == isa.GenAny {
-			return usagef("the kelf names no known target: give --gen")
-		}
-	}
-	sgs, err := f.Subgraphs()
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	problems, words := 0, 0
 	report := func(format string, a ...any) {
@@ -292,7 +258,7 @@ func runNEFFCheck(e *env, args []string) error {
 	}
 	fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, problems)
 	if problems > 0 {
-		return failed{fmt.Sprintf("%s: %d problems", pos[0], problems)}
+		return failed{fmt.Sprintf("%s: %d problems", path, problems)}
 	}
 	return nil
 }
@@ -303,26 +269,9 @@ func runNEFFCheck(e *env, args []string) error {
 func runNEFFLower(e *env, args []string) error {
 	cl := newCmdLine(e, "neff lower", "FILE", "", "generation (default: the kelf's target)")
 	stats := cl.fs.Bool("stats", false, "per engine: words, descriptors, bytes and runs instead of the listing")
-	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
+	_, gen, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
-	}
-	b, err := readInput(e, pos[0])
-	if err != nil {
-		return err
-	}
-	f, err := neff.Parse(b, neff.Options{})
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
-	}
-	if gen == isa.GenAny {
-		if _, gen = f.Target(); gen == isa.GenAny {
-			return usagef("the kelf names no known target: give --gen")
-		}
-	}
-	sgs, err := f.Subgraphs()
-	if err != nil {
-		return fmt.Errorf("%s: %w", pos[0], err)
 	}
 	for _, sg := range sgs {
 		place, err := sg.Place()
@@ -356,4 +305,31 @@ func runNEFFLower(e *env, args []string) error {
 		}
 	}
 	return nil
+}
+
+// openNEFF parses a neff subcommand's command line and opens its FILE: the
+// generation (--gen, or the kelf's target) and the subgraphs.
+func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, []neff.Subgraph, error) {
+	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
+	if err != nil {
+		return "", gen, nil, err
+	}
+	b, err := readInput(e, pos[0])
+	if err != nil {
+		return "", gen, nil, err
+	}
+	f, err := neff.Parse(b, neff.Options{})
+	if err != nil {
+		return "", gen, nil, fmt.Errorf("%s: %w", pos[0], err)
+	}
+	if gen == isa.GenAny {
+		if _, gen = f.Target(); gen == isa.GenAny {
+			return "", gen, nil, usagef("the kelf names no known target: give --gen")
+		}
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		return "", gen, nil, fmt.Errorf("%s: %w", pos[0], err)
+	}
+	return pos[0], gen, sgs, nil
 }

@@ -14,17 +14,7 @@ import (
 // `ndma neff info` on the real sample: the header of neff.md §2.2 and the
 // Pool stream's four 0xd4 words (§5.3).
 func TestNEFFInfo(t *testing.T) {
-	dir := os.Getenv("NDMA_NEFF_SAMPLES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
-	}
-	path := filepath.Join(dir, "matmul_small.neff")
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("NDMA_REQUIRE_SAMPLES") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
+	path := samplePath(t)
 	var out, errb bytes.Buffer
 	if code := Main([]string{"neff", "info", path}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -52,14 +42,10 @@ func TestNEFFInfo(t *testing.T) {
 
 // `ndma neff disasm` of every stream assembles back to the stream's bytes.
 func TestNEFFDisasmRoundTrip(t *testing.T) {
-	dir := os.Getenv("NDMA_NEFF_SAMPLES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
-	}
-	path := filepath.Join(dir, "matmul_small.neff")
+	path := samplePath(t)
 	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	f, err := neff.Parse(raw, neff.Options{})
 	if err != nil {
@@ -93,14 +79,7 @@ func TestNEFFDisasmRoundTrip(t *testing.T) {
 
 // `ndma neff check` finds no problem in the real sample (issue 9's test list).
 func TestNEFFCheckSample(t *testing.T) {
-	dir := os.Getenv("NDMA_NEFF_SAMPLES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
-	}
-	path := filepath.Join(dir, "matmul_small.neff")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip(err)
-	}
+	path := samplePath(t)
 	var out, errb bytes.Buffer
 	if code := Main([]string{"neff", "check", path}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out.String(), errb.String())
@@ -156,14 +135,7 @@ pseudo_dma_direct2d semaphore=9, src_start_addr=var(7), dst_start_addr=tbl(3), s
 // `ndma neff lower --stats` on the sample: sg00's Pool stream has four 0xd4
 // words (neff.md §5.3), SP one; the others none.
 func TestNEFFLowerSample(t *testing.T) {
-	dir := os.Getenv("NDMA_NEFF_SAMPLES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
-	}
-	path := filepath.Join(dir, "matmul_small.neff")
-	if _, err := os.Stat(path); err != nil {
-		t.Skip(err)
-	}
+	path := samplePath(t)
 	var out, errb bytes.Buffer
 	if code := Main([]string{"neff", "lower", "--stats", path}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
@@ -178,4 +150,22 @@ func TestNEFFLowerSample(t *testing.T) {
 			t.Errorf("missing %q", want)
 		}
 	}
+}
+
+// samplePath is the real sample NEFF (read in place, never copied), or a
+// skip — a failure when NDMA_REQUIRE_SAMPLES=1 (.ci/run sets it).
+func samplePath(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("NDMA_NEFF_SAMPLES")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
+	}
+	path := filepath.Join(dir, "matmul_small.neff")
+	if _, err := os.Stat(path); err != nil {
+		if os.Getenv("NDMA_REQUIRE_SAMPLES") == "1" {
+			t.Fatal(err)
+		}
+		t.Skip(err)
+	}
+	return path
 }
