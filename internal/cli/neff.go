@@ -27,8 +27,11 @@ func runNEFF(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "lower" {
 		return runNEFFLower(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "run" {
+		return runNEFFRun(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "info" {
-		return usagef("ndma neff info|disasm|check|lower [--gen G] [--strict] FILE (to come: run)")
+		return usagef("ndma neff info|disasm|check|lower|run [--gen G] FILE")
 	}
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
@@ -333,3 +336,5 @@ func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, []neff.Subgr
 	}
 	return pos[0], gen, sgs, nil
 }
+
+func sortStrings(s []string) { sort.Strings(s) }

@@ -169,3 +169,29 @@ func samplePath(t *testing.T) string {
 	}
 	return path
 }
+
+// `ndma neff run` on the sample: every word of both subgraphs executes; the
+// PE stream's EVENT_SEMAPHORE (wait $S[24] ≥ 16, neff.md §5.3's handshake)
+// runs only once the Pool DMA that adds 16 to $S[24] completes; the words
+// outside ndma's ISA are listed as not computed; --out writes output0.
+func TestNEFFRunSample(t *testing.T) {
+	path := samplePath(t)
+	out := filepath.Join(t.TempDir(), "o.npy")
+	var so, se bytes.Buffer
+	if code := Main([]string{"neff", "run", "--trace", "--out", "output0=" + out, path}, nil, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	for _, want := range []string{
+		"sg00 POOL offset 0x80: PSEUDO_DMA_DIRECT2D @0.000µs (completes at 2.089µs)\n",
+		"sg00 PE offset 0x80: EVENT_SEMAPHORE @2.089µs\n",
+		"58 words executed in 2 subgraphs",
+		"not computed (outside ndma's ISA; their EVENTS honoured): ACTIVATION_TABLE_LOAD 2, COPY 4, EVENT_SEMAPHORE 4, LDWEIGHTS 8, MATMUL 8, NOP 2, PSEUDO_BRANCH_LABEL 10, SET_ORDERING_MODE 10\n",
+	} {
+		if !strings.Contains(so.String(), want) {
+			t.Errorf("missing %q", want)
+		}
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() < 32768 {
+		t.Errorf("output0: %v", err)
+	}
+}
