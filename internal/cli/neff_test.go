@@ -178,7 +178,8 @@ func TestNEFFRunSample(t *testing.T) {
 	path := samplePath(t)
 	out := filepath.Join(t.TempDir(), "o.npy")
 	var so, se bytes.Buffer
-	if code := Main([]string{"neff", "run", "--trace", "--out", "output0=" + out, path}, nil, &so, &se); code != 0 {
+	tlf := filepath.Join(t.TempDir(), "tl.json")
+	if code := Main([]string{"neff", "run", "--trace", "--timeline", tlf, "--out", "output0=" + out, path}, nil, &so, &se); code != 0 {
 		t.Fatalf("exit %d: %s", code, se.String())
 	}
 	for _, want := range []string{
@@ -193,5 +194,8 @@ func TestNEFFRunSample(t *testing.T) {
 	}
 	if st, err := os.Stat(out); err != nil || st.Size() < 32768 {
 		t.Errorf("output0: %v", err)
+	}
+	if b, err := os.ReadFile(tlf); err != nil || !strings.Contains(string(b), `"name":"thread_name","ph":"M","ts":0,"pid":0,"tid":1000,"args":{"name":"sg00 PE DMA"}`) {
+		t.Errorf("timeline: %v", err)
 	}
 }

@@ -60,6 +60,7 @@ func runNEFFRun(e *env, args []string) error {
 	cl.fs.Var(&outs, "out", "NAME=FILE.npy: write a variable's bytes after the run (as u8); repeatable")
 	execMode := cl.fs.String("exec", "sim", "sim (the engines, DMA time) or ref")
 	trace := cl.fs.Bool("trace", false, "print the schedule: every word executed, in order")
+	timeline := cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one file: the subgraphs one after another)")
 	path, gen, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
@@ -80,6 +81,10 @@ func runNEFFRun(e *env, args []string) error {
 	}
 	notRun := map[string]int{}
 	var total sched.Stats
+	var tl *sched.Timeline
+	if *timeline != "" {
+		tl = &sched.Timeline{}
+	}
 	for _, sg := range sgs {
 		place, err := sg.Place()
 		if err != nil {
@@ -149,7 +154,7 @@ func runNEFFRun(e *env, args []string) error {
 		if *trace {
 			tr = func(l string) { fmt.Fprintln(e.stdout, l) }
 		}
-		st, err := sched.Run(gen, ss, tr)
+		st, err := sched.RunTimeline(gen, ss, tr, tl)
 		if err != nil {
 			var d *sched.Deadlock
 			if errors.As(err, &d) {
@@ -181,6 +186,15 @@ func runNEFFRun(e *env, args []string) error {
 					return err
 				}
 			}
+		}
+	}
+	if tl != nil {
+		var b bytes.Buffer
+		if err := tl.Write(&b); err != nil {
+			return err
+		}
+		if err := os.WriteFile(*timeline, b.Bytes(), 0o644); err != nil {
+			return err
 		}
 	}
 	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs, simulated DMA time %.3f µs\n", total.Words, len(sgs), float64(total.TimeNS)/1000)
