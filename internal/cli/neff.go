@@ -75,6 +75,10 @@ func runNEFF(e *env, args []string) error {
 			if err != nil {
 				return err
 			}
+			place, err := sg.Place()
+			if err != nil {
+				return err
+			}
 			for _, v := range vars {
 				extra := ""
 				switch {
@@ -84,6 +88,9 @@ func runNEFF(e *env, args []string) error {
 					extra = fmt.Sprintf(", list %v", v.List)
 				case v.Type == "virtual":
 					extra = fmt.Sprintf(", backing offset %d", v.BackingOff)
+				}
+				if a, ok := place[v.ID]; ok {
+					extra += fmt.Sprintf(", placed at %#x", a)
 				}
 				fmt.Fprintf(w, "  var %d %s: %s, %d bytes%s\n", v.ID, v.Name, v.Type, v.Size, extra)
 			}

@@ -28,6 +28,8 @@ func TestNEFFInfo(t *testing.T) {
 		"target cayman (CAYMAN)\n",
 		"subgraph sg00 (sg00/def.json): pe=PE.bin act=Activation.bin pool=Pool.bin dve=DVE.bin sp=SP.bin\n",
 		"  var 5 DGETable0: dge-table, 0 bytes, list [1 2 3]\n",
+		"  var 1 x: input, 65536 bytes, placed at 0x100000000\n",
+		"  var 4 identity_82_sg0000: file, 32768 bytes, file value_sg0000_identity_82_CRSM.npy, alignment 32768, placed at 0x100028000\n",
 		"  queue qPoolDynamic: owner pool, dynamic, 16 queues, semaphores [24 25 26 27 28 29 30 31 32 33 34 35 36 37 38 39]\n",
 		"7 words: NOP 1, PSEUDO_BRANCH_LABEL 1, PSEUDO_DMA_DIRECT2D 4, SET_ORDERING_MODE 1\n",
 	} {
