@@ -378,11 +378,6 @@ func (m *Memory) rowSpan(a uint64, n int) ([]byte, int) {
 	return m.backing(r, part, off, n, false)
 }
 
-func (m *Memory) rowSpanAlloc(a uint64, n int) ([]byte, int) {
-	r, part, off := m.Map.Split(a)
-	return m.backing(r, part, off, n, true)
-}
-
 // Pages is the number of HBM pages allocated (the sparse footprint).
 func (m *Memory) Pages() int { return m.pages }
 

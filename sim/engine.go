@@ -245,10 +245,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 			}
 			x.Stats.S2MBytes += uint64(n)
-			if x.Stats.QueueBytes == nil {
-				x.Stats.QueueBytes = map[int]uint64{}
-			}
-			x.Stats.QueueBytes[q.q.DMA] += uint64(n)
+			x.queueBytes(q.q.DMA, n)
 		}
 	}
 	return nil
@@ -267,6 +264,14 @@ func (x *Machine) s2mStart(q *queue, d sdma.Desc) (done bool) {
 		return true
 	}
 	return false
+}
+
+// queueBytes counts bytes an engine's S2M wrote.
+func (x *Machine) queueBytes(dma, n int) {
+	if x.Stats.QueueBytes == nil {
+		x.Stats.QueueBytes = map[int]uint64{}
+	}
+	x.Stats.QueueBytes[dma] += uint64(n)
 }
 
 func isEvtSem(soc uint64) bool { return soc >= evtSem && soc < evtSemEnd }
@@ -494,10 +499,7 @@ func (x *Machine) direct(qs []*queue) error {
 				}
 			}
 			x.Stats.S2MBytes += uint64(d.Length())
-			if x.Stats.QueueBytes == nil {
-				x.Stats.QueueBytes = map[int]uint64{}
-			}
-			x.Stats.QueueBytes[q.q.DMA] += uint64(d.Length())
+			x.queueBytes(q.q.DMA, d.Length())
 		}
 	}
 	return flush()

@@ -98,12 +98,12 @@ func cciRun(e *env, in *isa.Inst, regs, sems multi, step bool, maxSteps int) err
 		r[k] = v
 	}
 	m := mem.New(isa.Maverick)
-	for _, s := range sems {
-		var n, v int64
-		if _, err := fmt.Sscanf(strings.Replace(s, "=", " ", 1), "%v %v", &n, &v); err != nil || n < 0 || n > 255 {
-			return usagef("--sem %q: want N=VALUE with N < 256", s)
-		}
-		m.Sems[n] = int32(v)
+	sv, err := semValues(sems)
+	if err != nil {
+		return err
+	}
+	for n, v := range sv {
+		m.Sems[n] = v
 	}
 	before, prev := r, r
 	var hook func(int, *[64]uint32)

@@ -308,6 +308,21 @@ func varTable(gen isa.Gen, vars, tables multi, file string) (*dge.Vars, error) {
 	return vt, nil
 }
 
+// semValues reads --sem N=V flags: semaphore N < 256, a 32-bit value.
+func semValues(sems multi) (map[uint8]int32, error) {
+	out := map[uint8]int32{}
+	for _, s := range sems {
+		k, v, ok := strings.Cut(s, "=")
+		n, err1 := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
+		val, err2 := strconv.ParseInt(strings.TrimSpace(v), 0, 32)
+		if !ok || err1 != nil || err2 != nil {
+			return nil, usagef("--sem %q: want N=VALUE with N < 256 and a 32-bit value", s)
+		}
+		out[uint8(n)] = int32(val)
+	}
+	return out, nil
+}
+
 func regValues(regs multi) (map[uint8]uint32, error) {
 	out := map[uint8]uint32{}
 	for _, r := range regs {

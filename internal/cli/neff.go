@@ -138,7 +138,7 @@ func runNEFFDisasm(e *env, args []string) error {
 	cl := newCmdLine(e, "neff disasm", "FILE", "", "generation (default: the kelf's target)")
 	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
 	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
-	path, gen, sgs, err := openNEFF(e, cl, args)
+	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
@@ -175,7 +175,7 @@ func runNEFFDisasm(e *env, args []string) error {
 // arm inside the dge-table list. Each problem names subgraph, engine, offset.
 func runNEFFCheck(e *env, args []string) error {
 	cl := newCmdLine(e, "neff check", "FILE", "", "generation (default: the kelf's target)")
-	path, gen, sgs, err := openNEFF(e, cl, args)
+	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
@@ -193,7 +193,7 @@ func runNEFFCheck(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
-		byID, outputs, tables := map[int]neff.Variable{}, 0, map[int][]int{}
+		byID, outputs := map[int]neff.Variable{}, 0
 		for i, v := range vars {
 			if v.ID != i {
 				report("%s def.json: var ids are not dense 0..%d: %q has %d", sg.Name, len(vars)-1, v.Name, v.ID)
@@ -202,17 +202,11 @@ func runNEFFCheck(e *env, args []string) error {
 			if v.Type == "output" {
 				outputs++
 			}
-			if v.Type == "dge-table" {
-				tables[v.ID] = v.List
-			}
 		}
 		if outputs == 0 {
 			report("%s def.json: no output variable", sg.Name)
 		}
-		var table []int
-		for _, l := range tables { // the subgraph's dge-table (one in every observed NEFF)
-			table = l
-		}
+		table := sg.Table()
 		for _, en := range sg.Engines {
 			ps, err := check.Stream(gen, en.Code)
 			if err != nil {
@@ -279,7 +273,7 @@ func runNEFFCheck(e *env, args []string) error {
 func runNEFFLower(e *env, args []string) error {
 	cl := newCmdLine(e, "neff lower", "FILE", "", "generation (default: the kelf's target)")
 	stats := cl.fs.Bool("stats", false, "per engine: words, descriptors, bytes and runs instead of the listing")
-	_, gen, sgs, err := openNEFF(e, cl, args)
+	_, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
@@ -319,29 +313,27 @@ func runNEFFLower(e *env, args []string) error {
 
 // openNEFF parses a neff subcommand's command line and opens its FILE: the
 // generation (--gen, or the kelf's target) and the subgraphs.
-func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, []neff.Subgraph, error) {
+func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, []neff.Subgraph, error) {
 	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
 	if err != nil {
-		return "", gen, nil, err
+		return "", gen, nil, nil, err
 	}
 	b, err := readInput(e, pos[0])
 	if err != nil {
-		return "", gen, nil, err
+		return "", gen, nil, nil, err
 	}
 	f, err := neff.Parse(b, neff.Options{})
 	if err != nil {
-		return "", gen, nil, fmt.Errorf("%s: %w", pos[0], err)
+		return "", gen, nil, nil, fmt.Errorf("%s: %w", pos[0], err)
 	}
 	if gen == isa.GenAny {
 		if _, gen = f.Target(); gen == isa.GenAny {
-			return "", gen, nil, usagef("the kelf names no known target: give --gen")
+			return "", gen, nil, nil, usagef("the kelf names no known target: give --gen")
 		}
 	}
 	sgs, err := f.Subgraphs()
 	if err != nil {
-		return "", gen, nil, fmt.Errorf("%s: %w", pos[0], err)
+		return "", gen, nil, nil, fmt.Errorf("%s: %w", pos[0], err)
 	}
-	return pos[0], gen, sgs, nil
+	return pos[0], gen, f, sgs, nil
 }
-
-func sortStrings(s []string) { sort.Strings(s) }

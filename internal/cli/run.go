@@ -72,25 +72,23 @@ func runRun(e *env, args []string) error {
 		y = sim.New(gen)
 		y.Tracing, y.MaxBytes, y.MaxSteps = *trace, *maxBytes, *maxSteps
 	}
+	sv, err := semValues(sems)
+	if err != nil {
+		return err
+	}
+	for r, v := range rv {
+		x.Regs[r] = v
+		if y != nil {
+			y.Regs[r] = v
+		}
+	}
 	mems := []*mem.Memory{x.Mem}
 	if y != nil {
 		mems = append(mems, y.Mem)
 	}
 	for _, m := range mems {
-		for r, v := range rv {
-			x.Regs[r] = v
-			if y != nil {
-				y.Regs[r] = v
-			}
-		}
-		for _, s := range sems {
-			k, v, ok := strings.Cut(s, "=")
-			n, err1 := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
-			val, err2 := strconv.ParseInt(strings.TrimSpace(v), 0, 32)
-			if !ok || err1 != nil || err2 != nil {
-				return usagef("--sem %q: want N=VALUE with N < 256 and a 32-bit value", s)
-			}
-			m.Sems[n] = int32(val)
+		for n, v := range sv {
+			m.Sems[n] = v
 		}
 		for _, l := range loads {
 			if err := loadArray(m, gen, l); err != nil {
