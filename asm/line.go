@@ -294,7 +294,13 @@ func (a *assembler) setElem(in *isa.Inst, it *item, e int, val string, base int)
 	f := it.field
 	switch f.Kind {
 	case isa.KBytes:
-		b, err := a.byteString(val, f.Size)
+		var b []byte
+		var err error
+		if f.Text && strings.HasPrefix(val, `"`) {
+			b, err = textString(val, f.Size)
+		} else {
+			b, err = a.byteString(val, f.Size)
+		}
 		if err != nil {
 			return verr(base, "%v", err)
 		}
@@ -438,6 +444,24 @@ func (a *assembler) byteString(val string, n int) ([]byte, error) {
 	}
 	if len(b) != n {
 		return nil, fmt.Errorf("%d bytes, want %d", len(b), n)
+	}
+	return b, nil
+}
+
+// textString reads a Text field's "name": the printable characters TextBytes
+// accepts, NUL-padded to n bytes (anything else is written as bytes(…)).
+func textString(val string, n int) ([]byte, error) {
+	if len(val) < 2 || val[len(val)-1] != '"' {
+		return nil, fmt.Errorf("unterminated string %s", val)
+	}
+	s := val[1 : len(val)-1]
+	if len(s) > n {
+		return nil, fmt.Errorf("string of %d bytes, at most %d", len(s), n)
+	}
+	b := make([]byte, n)
+	copy(b, s)
+	if _, ok := isa.TextBytes(b); !ok || strings.IndexByte(s, 0) >= 0 {
+		return nil, fmt.Errorf("string %s: only printable ASCII without blanks, quotes, backslashes, commas, brackets or parentheses; write other bytes as bytes(…)", val)
 	}
 	return b, nil
 }

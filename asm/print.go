@@ -114,6 +114,20 @@ func appendElem(dst []byte, in *isa.Inst, it *item, e int) []byte {
 	v := in.Leaf(leaf)
 	switch f.Kind {
 	case isa.KBytes:
+		if f.Text {
+			var b [isa.WordSize]byte
+			for c := 0; c < it.chunk; c++ {
+				x := in.Leaf(leaf + c)
+				for k := 0; k < min(8, f.Size-8*c); k++ {
+					b[8*c+k] = byte(x >> (8 * k))
+				}
+			}
+			if s, ok := isa.TextBytes(b[:f.Size]); ok {
+				dst = append(dst, '"')
+				dst = append(dst, s...)
+				return append(dst, '"')
+			}
+		}
 		dst = append(dst, "bytes("...)
 		for c := 0; c < it.chunk; c++ {
 			x := in.Leaf(leaf + c)

@@ -42,3 +42,9 @@ pseudo_dma_direct2d semaphore=28, sem_increment=16, dge_op=DMA_INDIRECT1D,
     in_dtype=FP16, out_dtype=FP16
 pseudo_extension indirect_mode=SRC, idx_bound_is_err=1, idx_num_active_channels=128,
     src_idx_start_addr=sbuf:0:0x2000, src_bound_size_bytes=0x10000
+
+# Style A (neff.md §5.2): no addresses in the word at all — a named queue's descriptor block,
+# fired by PSEUDO_DMA_TRIGGER 0xc1. The runtime finds "q_gradient_out" in def.json's dma_queue and
+# runs the dma[] block with block_id 0 of the owner engine's JSON (`ndma neff` does the same).
+store_gradient:
+pseudo_dma_trigger wait_mode=WAIT_FOR_SEM_GT_IMM, wait_idx=22, dma_queue_name="q_gradient_out", block_id=0

@@ -24,6 +24,7 @@ const (
 	OpCompactControlInst Opcode = 0xb6
 	OpPseudoDMADirect2D  Opcode = 0xd4
 	OpPseudoExtension    Opcode = 0xda
+	OpPseudoDMATrigger   Opcode = 0xc1
 )
 
 // OpDef is one catalog row.
@@ -85,6 +86,7 @@ var Catalog = []OpDef{
 	{Opcode: 0xb4, Name: "TEST_EVENT_SEM", Layout: TestES, DGEKind: -1, Gens: FromV4, GensKnown: true, Control: true, Prov: Observed},
 	{Opcode: 0xb6, Name: "COMPACT_CONTROL_INST", Layout: CCI, DGEKind: -1, Gens: OnlyV5, GensKnown: true, Control: true, Prov: Observed},
 	{Opcode: 0xd4, Name: "PSEUDO_DMA_DIRECT2D", Layout: PseudoDirect2D, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "carries dge_op; resolved by the runtime"},
+	{Opcode: 0xc1, Name: "PSEUDO_DMA_TRIGGER", Layout: PseudoTrigger, DGEKind: -1, Gens: AllGens, Pseudo: true, Prov: Observed, Note: "style-A NEFF trigger: queue name + dma[] block id (neff.md §5.2); generations not stated"},
 	{Opcode: 0xda, Name: "PSEUDO_EXTENSION", Layout: PseudoExt, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "positional: belongs to the 0xd4 before it"},
 
 	// Known, not decoded (field-tables §3.0, §3.12).
@@ -109,7 +111,7 @@ var Catalog = []OpDef{
 	{Opcode: 0xcc, Name: "PSEUDO_BRANCH_LABEL", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "second word of every NEFF stream (neff.md §5.1)"},
 	{Opcode: 0xcd, Name: "PSEUDO_TENSOR_STORE", DGEKind: -1, Pseudo: true, Prov: Observed},
 	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", DGEKind: -1, Pseudo: true, Prov: Observed},
-	{Opcode: 0xc1, Name: "PSEUDO_DMA_TRIGGER", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era queue trigger (field-tables §3.12)"},
+
 	{Opcode: 0xc8, Name: "PSEUDO_TRIGGER_COLLECTIVE", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era (field-tables §9.1)"},
 	{Opcode: 0x6b, Name: "STREAM_TRANSPOSE", DGEKind: -1, Prov: Observed, Note: "DVE 32x32 lane transpose, unrelated to 0xbd/0xf1"},
 	{Opcode: 0x01, Name: "LDWEIGHTS", DGEKind: -1, Prov: Observed, Note: "PE (neff.md §5.1)"},

@@ -80,6 +80,22 @@ func (w *jsonWriter) value(f *Field, path string) {
 				n++
 			}
 		}
+		if f.Text { // every byte as a Latin-1 rune, trailing NULs dropped: exact and unambiguous
+			n := f.Size
+			for n > 0 && b[n-1] == 0 {
+				n--
+			}
+			w.buf = append(w.buf, '"')
+			for _, c := range b[:n] {
+				if c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+					w.buf = fmt.Appendf(w.buf, `\u%04x`, c)
+					continue
+				}
+				w.buf = append(w.buf, c)
+			}
+			w.buf = append(w.buf, '"')
+			break
+		}
 		w.buf = append(w.buf, '"')
 		w.buf = hex.AppendEncode(w.buf, b[:f.Size])
 		w.buf = append(w.buf, '"')
@@ -299,12 +315,29 @@ func (r *jsonReader) value(f *Field, path string, raw any) error {
 		return r.object(f.Sub, path+".", m)
 	case KBytes:
 		s, ok := raw.(string)
+		if !ok && f.Text {
+			return fmt.Errorf("fields.%s: want a string of at most %d bytes", path, f.Size)
+		}
 		if !ok {
 			return fmt.Errorf("fields.%s: want a hex string of %d bytes", path, f.Size)
 		}
-		b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
-		if err != nil || len(b) != f.Size {
-			return fmt.Errorf("fields.%s: want a hex string of %d bytes", path, f.Size)
+		var b []byte
+		if f.Text {
+			b = make([]byte, f.Size)
+			n := 0
+			for _, r := range s {
+				if r > 0xff || n == f.Size {
+					return fmt.Errorf("fields.%s: want a string of at most %d bytes (characters U+0000..U+00FF)", path, f.Size)
+				}
+				b[n] = byte(r)
+				n++
+			}
+		} else {
+			var err error
+			b, err = hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+			if err != nil || len(b) != f.Size {
+				return fmt.Errorf("fields.%s: want a hex string of %d bytes", path, f.Size)
+			}
 		}
 		for c := 0; c*8 < f.Size; c++ {
 			var v uint64

@@ -36,6 +36,7 @@ type Field struct {
 	Sub      *Struct // KStruct
 	Sel      string  // KDMAAddr: path of the DMA_ADDR_MODE field that picks the arm
 	Reserved bool    // must be zero; kept so that any word round-trips
+	Text     bool    // KBytes holding NUL-padded ASCII (a queue name): text and JSON show it as a string
 	Prov     Prov
 	Note     string
 }
@@ -278,6 +279,9 @@ func (f *Field) TypeName() string {
 		t = "DMA_ADDR_UNION"
 	case KBytes:
 		t = fmt.Sprintf("bytes[%d]", f.Size)
+		if f.Text {
+			t = fmt.Sprintf("char[%d]", f.Size)
+		}
 	case KCCInst:
 		t = "CCINST"
 	}
@@ -327,6 +331,11 @@ func dmaAddr(off int, name, sel string, p Prov, note string) Field {
 }
 func rawBytes(off, size int, name string, p Prov, note string) Field {
 	return Field{Name: name, Off: off, Size: size, Kind: KBytes, Prov: p, Note: note}
+}
+
+// text is a NUL-padded ASCII byte range (KBytes with Text set).
+func text(off, size int, name string, p Prov, note string) Field {
+	return Field{Name: name, Off: off, Size: size, Kind: KBytes, Text: true, Prov: p, Note: note}
 }
 func reserved(off, size int, name string, p Prov, note string) Field {
 	f := Field{Name: name, Off: off, Size: size, Kind: KUint, Reserved: true, Prov: p, Note: note}
