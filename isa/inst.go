@@ -361,3 +361,25 @@ func (in *Inst) Equal(o *Inst) bool {
 	n := len(in.def.layout().leaves)
 	return slices.Equal(in.v[:n], o.v[:n]) && (!in.hasExt || in.ext == o.ext)
 }
+
+// Bytes returns a byte-range field (KBytes, e.g. dma_queue_name) in memory order.
+func (in *Inst) Bytes(path string) ([]byte, error) {
+	l, i, err := in.leaf(path + "#0")
+	if err != nil {
+		if l, i, err = in.leaf(path); err != nil {
+			return nil, err
+		}
+	}
+	f := l.Field
+	if f.Kind != KBytes {
+		return nil, fmt.Errorf("%s is not a byte range", path)
+	}
+	b := make([]byte, 0, f.Size)
+	for c := 0; len(b) < f.Size; c++ {
+		v, n := in.v[i+c], min(8, f.Size-len(b))
+		for k := 0; k < n; k++ {
+			b = append(b, byte(v>>(8*k)))
+		}
+	}
+	return b, nil
+}

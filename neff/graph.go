@@ -17,6 +17,7 @@ type Subgraph struct {
 	Dir     string // the member directory ("sg00")
 	Def     map[string]json.RawMessage
 	Engines []Engine
+	Blocks  []Block // def.json's own `dma` list (neff.md §4.4)
 }
 
 // Engine is one engine's instruction stream in a subgraph.
@@ -25,6 +26,7 @@ type Engine struct {
 	Manifest string // its engine JSON (e.g. Pool.json)
 	Instr    string // its .bin (e.g. Pool.bin)
 	Code     []byte
+	Blocks   []Block // the engine JSON's `dma[]` descriptor blocks (style A)
 }
 
 // engineKeys are def.json's engine keys, in listing order.
@@ -86,6 +88,12 @@ func (f *File) Subgraphs() ([]Subgraph, error) {
 			if err := json.Unmarshal(db, &sg.Def); err != nil {
 				return nil, fmt.Errorf("%s: %w", g.Definition, err)
 			}
+			if raw, ok := sg.Def["dma"]; ok && string(raw) != "null" {
+				var err error
+				if sg.Blocks, err = parseBlocks(raw, path.Join(sg.Dir, "def.json")); err != nil {
+					return nil, err
+				}
+			}
 			for _, key := range engineKeys {
 				var manifest string
 				if raw, ok := sg.Def[key]; !ok || json.Unmarshal(raw, &manifest) != nil || manifest == "" {
@@ -94,12 +102,20 @@ func (f *File) Subgraphs() ([]Subgraph, error) {
 				e := Engine{Key: key, Manifest: manifest}
 				if mb, ok := f.Member(path.Join(sg.Dir, manifest)); ok {
 					var man struct {
-						Instr string `json:"instr"`
+						Instr string          `json:"instr"`
+						DMA   json.RawMessage `json:"dma"`
 					}
+					where := path.Join(sg.Dir, manifest)
 					if err := json.Unmarshal(mb, &man); err != nil {
-						return nil, fmt.Errorf("%s: %w", path.Join(sg.Dir, manifest), err)
+						return nil, fmt.Errorf("%s: %w", where, err)
 					}
 					e.Instr = man.Instr
+					if len(man.DMA) > 0 && string(man.DMA) != "null" {
+						var err error
+						if e.Blocks, err = parseBlocks(man.DMA, where); err != nil {
+							return nil, err
+						}
+					}
 				}
 				if e.Instr == "" { // the def's own <key>_instr
 					if raw, ok := sg.Def[key+"_instr"]; ok {
@@ -141,6 +157,20 @@ type Queue struct {
 	Type       string `json:"type"`
 	NumQueues  int    `json:"num_queues"`
 	Semaphores []int  `json:"semaphore_set"`
+	Semaphore  *int   `json:"semaphore"` // the single completion semaphore of older queues
+}
+
+// Completion is the semaphore a style-A block on this queue signals: the
+// queue's `semaphore`, else the first of its `semaphore_set` (INFERRED,
+// RATIONALE.md), and whether it has one.
+func (q *Queue) Completion() (int, bool) {
+	if q.Semaphore != nil {
+		return *q.Semaphore, true
+	}
+	if len(q.Semaphores) > 0 {
+		return q.Semaphores[0], true
+	}
+	return 0, false
 }
 
 // Variables are the subgraph's variables, by var_id.

@@ -1,0 +1,164 @@
+// Package neffgen writes synthetic NEFFs for tests and benchmarks: kelf,
+// def.json (variables, queues, engine keys), engine JSON with dma[]
+// descriptor blocks, instruction streams written in ndma's assembly, and
+// constants — in every container dialect neff.Build writes. Both DMA styles
+// of neff.md §5: named queue + blocks fired by 0xc1, and inline 0xd4 words.
+package neffgen
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+
+	"ndma/asm"
+	"ndma/neff"
+)
+
+// Program is one synthetic NEFF.
+type Program struct {
+	Target    string // kelf target ("cayman")
+	Subgraphs []Graph
+	Write     neff.WriteOptions
+	Extra     []neff.Member // more members, as given (kept verbatim: malformed ones too)
+}
+
+// Graph is one subgraph.
+type Graph struct {
+	Name    string // "sg00": also its directory
+	Vars    []Var  // var_id = index unless Var.ID is set
+	Queues  map[string]Queue
+	Engines []Engine
+	DefDMA  []Block // def.json's own dma list
+	Files   map[string][]byte
+}
+
+// Var is one def.json variable.
+type Var struct {
+	Name      string
+	Type      string
+	Size      int64
+	FileName  string
+	Alignment int64
+	List      []int
+	ID        *int // nil: the index in Vars
+}
+
+// Queue is one dma_queue entry (Semaphore < 0: none; Set: a semaphore_set).
+type Queue struct {
+	Owner     string
+	Type      string
+	Semaphore int
+	Set       []int
+}
+
+// Engine is one engine: its def.json key, manifest and stream names, the
+// stream as assembly text (for the program's target) or raw bytes, and its
+// dma[] blocks.
+type Engine struct {
+	Key, Manifest, Instr string
+	Asm                  string
+	Code                 []byte
+	DMA                  []Block
+}
+
+// Block is one dma[] block as JSON writes it.
+type Block struct {
+	Queue string      `json:"queue"`
+	ID    int         `json:"id"`
+	Desc  []neff.Desc `json:"desc"`
+}
+
+// Build writes the NEFF.
+func (p *Program) Build() ([]byte, error) {
+	var ms []neff.Member
+	add := func(name string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, neff.Member{Name: name, Data: b})
+		return nil
+	}
+	type graphRef struct {
+		Definition string `json:"definition"`
+		Name       string `json:"name"`
+	}
+	kelf := struct {
+		Graphs  []graphRef `json:"graphs"`
+		Version string     `json:"version"`
+		Target  string     `json:"target"`
+	}{Version: "0.5", Target: p.Target}
+	for _, g := range p.Subgraphs {
+		kelf.Graphs = append(kelf.Graphs, graphRef{g.Name + "/def.json", g.Name})
+	}
+	if err := add("kelf-0.json", kelf); err != nil {
+		return nil, err
+	}
+	for _, g := range p.Subgraphs {
+		def := map[string]any{"name": "definition", "version": "0.6"}
+		vars := map[string]any{}
+		for i, v := range g.Vars {
+			id := i
+			if v.ID != nil {
+				id = *v.ID
+			}
+			e := map[string]any{"type": v.Type, "var_id": id}
+			if v.Size > 0 || v.Type == "input" || v.Type == "output" {
+				e["size"] = v.Size
+			}
+			if v.FileName != "" {
+				e["file_name"] = v.FileName
+			}
+			if v.Alignment > 0 {
+				e["alignment"] = v.Alignment
+			}
+			if v.List != nil {
+				e["list"] = v.List
+			}
+			vars[v.Name] = e
+		}
+		def["var"] = vars
+		qs := map[string]any{}
+		for name, q := range g.Queues {
+			e := map[string]any{"owner": q.Owner, "type": q.Type}
+			if q.Set != nil {
+				e["semaphore_set"], e["num_queues"] = q.Set, len(q.Set)
+			} else if q.Semaphore >= 0 {
+				e["semaphore"] = q.Semaphore
+			}
+			qs[name] = e
+		}
+		def["dma_queue"] = qs
+		if g.DefDMA != nil {
+			def["dma"] = g.DefDMA
+		}
+		for _, e := range g.Engines {
+			def[e.Key] = e.Manifest
+			def[e.Key+"_instr"] = e.Instr
+			code := e.Code
+			if e.Asm != "" {
+				obj, err := asm.Assemble(g.Name+"/"+e.Instr+".s", []byte(".gen "+p.Target+"\n"+e.Asm), asm.Options{})
+				if err != nil {
+					return nil, fmt.Errorf("%s %s: %w", g.Name, e.Key, err)
+				}
+				code = obj.Code
+			}
+			dma := e.DMA
+			if dma == nil {
+				dma = []Block{}
+			}
+			if err := add(path.Join(g.Name, e.Manifest), map[string]any{"dma": dma, "instr": e.Instr, "name": e.Manifest}); err != nil {
+				return nil, err
+			}
+			ms = append(ms, neff.Member{Name: path.Join(g.Name, e.Instr), Data: code})
+		}
+		if err := add(path.Join(g.Name, "def.json"), def); err != nil {
+			return nil, err
+		}
+		for name, b := range g.Files {
+			ms = append(ms, neff.Member{Name: path.Join(g.Name, name), Data: b})
+		}
+	}
+	ms = append(ms, p.Extra...)
+	return neff.Build(ms, p.Write)
+}

@@ -1,0 +1,396 @@
+package neff
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"ndma/internal/num"
+	"ndma/isa"
+)
+
+// Fired is what one PSEUDO_DMA_TRIGGER (0xc1) does: the queue it names, the
+// block it fires, and the real DMA_DIRECT2D words that move the block's
+// bytes (the runtime's translation, as ndma models it).
+type Fired struct {
+	Queue     Queue
+	Instance  int // the queue instance (<queue>_defId_<n>), 0 for a plain name
+	Block     *Block
+	Semaphore int        // signalled +1 when the block completes
+	Words     []isa.Inst // one or more DMA_DIRECT2D words per descriptor
+	Bytes     int64      // bytes the block writes
+}
+
+// MaxRuns bounds one descriptor side's walk: a size list cannot make ndma
+// walk without end.
+const MaxRuns = 1 << 22
+
+// ErrTrigger marks a PSEUDO_DMA_TRIGGER that does not resolve.
+var ErrTrigger = errors.New("unresolvable PSEUDO_DMA_TRIGGER")
+
+// Fire resolves a 0xc1 word of engine en (neff.md §5.2): dma_queue_name →
+// def.json dma_queue (owned by en) → the dma[] block with block_id, then
+// each descriptor into DMA_DIRECT2D words over the placed variables. The
+// first word carries the trigger's events; the last signals the queue's
+// completion semaphore +1 (INFERRED, RATIONALE.md).
+func (sg *Subgraph) Fire(gen isa.Gen, en *Engine, trig *isa.Inst, place map[int]uint64) (*Fired, error) {
+	raw, err := trig.Bytes("dma_queue_name")
+	if err != nil {
+		return nil, err
+	}
+	name, ok := isa.TextBytes(raw)
+	if !ok || name == "" {
+		return nil, fmt.Errorf("dma_queue_name % x is no queue name: %w", raw, ErrTrigger)
+	}
+	if n, _ := trig.Uint("use_raw_count"); n != 0 {
+		return nil, fmt.Errorf("queue %s: use_raw_count %d (block_id as a raw descriptor count) is not modelled: %w", name, n, ErrTrigger)
+	}
+	id, _ := trig.Uint("block_id")
+	qs, err := sg.Queues()
+	if err != nil {
+		return nil, err
+	}
+	fired := &Fired{}
+	q, inst, found := findQueue(qs, name)
+	if !found {
+		return nil, fmt.Errorf("queue %q is not in %s/def.json dma_queue: %w", name, sg.Dir, ErrTrigger)
+	}
+	fired.Queue, fired.Instance = q, inst
+	if q.Owner != en.Key {
+		return nil, fmt.Errorf("queue %s is owned by %s, triggered from %s: %w", q.Name, q.Owner, en.Key, ErrTrigger)
+	}
+	sem, ok := q.Completion()
+	if inst > 0 && inst < len(q.Semaphores) {
+		sem = q.Semaphores[inst]
+	}
+	if !ok {
+		return nil, fmt.Errorf("queue %s has no semaphore or semaphore_set: %w", q.Name, ErrTrigger)
+	}
+	fired.Semaphore = sem
+	b, ok := sg.Block(en, name, int(id))
+	if !ok {
+		return nil, fmt.Errorf("no dma[] block with queue %q and id %d in %s/%s or %s/def.json: %w", name, id, sg.Dir, en.Manifest, sg.Dir, ErrTrigger)
+	}
+	fired.Block = b
+	if len(b.Desc) == 0 {
+		return nil, fmt.Errorf("%s: block has no descriptors: %w", b.Where, ErrTrigger)
+	}
+	vars, err := sg.Variables()
+	if err != nil {
+		return nil, err
+	}
+	byName := make(map[string]Variable, len(vars))
+	for _, v := range vars {
+		byName[v.Name] = v
+	}
+	for k := range b.Desc {
+		at := fmt.Sprintf("%s desc[%d]", b.Where, k)
+		ws, n, err := descWords(gen, &b.Desc[k], byName, place)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", at, err)
+		}
+		fired.Words = append(fired.Words, ws...)
+		fired.Bytes += n
+	}
+	for _, p := range []string{"events.wait_mode", "events.wait_idx", "events.update_mode", "events.update_idx", "events.semaphore_value"} {
+		v, _ := trig.Uint(p)
+		fired.Words[0].SetUint(p, v)
+	}
+	last := &fired.Words[len(fired.Words)-1]
+	if err := last.Set("semaphore", int64(sem)); err != nil {
+		return nil, fmt.Errorf("queue %s: %w", q.Name, err)
+	}
+	last.Set("sem_increment", 1)
+	return fired, nil
+}
+
+// findQueue looks a trigger's name up: a dma_queue key, or an instance name
+// <queue>_defId_<n> of one (neff.md §4.4).
+func findQueue(qs []Queue, name string) (Queue, int, bool) {
+	for _, q := range qs {
+		if q.Name == name {
+			return q, 0, true
+		}
+	}
+	if i := strings.LastIndex(name, "_defId_"); i > 0 {
+		if n, err := strconv.Atoi(name[i+len("_defId_"):]); err == nil && n >= 0 {
+			for _, q := range qs {
+				if q.Name == name[:i] {
+					return q, n, true
+				}
+			}
+		}
+	}
+	return Queue{}, 0, false
+}
+
+// dtypeNames map the NEFF's dtype strings to DTYPE (neff.md §4.5).
+var dtypeNames = map[string]string{
+	"uint8": "UINT8", "int8": "INT8", "uint16": "UINT16", "int16": "INT16", "uint32": "UINT32", "int32": "INT32",
+	"int64": "INT64", "uint64": "UINT64", "bfloat16": "BFLOAT16", "float16": "FP16", "float32": "FP32", "float32r": "FP32R",
+	"float8e3": "FP8_EXP3", "float8e4": "FP8_EXP4", "float8e5": "FP8_EXP5", "float8_e4m3fn": "FP8_EXP4", "float8_e5m2": "FP8_EXP5",
+}
+
+// DType maps a NEFF dtype string ("" = raw bytes: UINT8) to its DTYPE value.
+func DType(s string) (uint8, error) {
+	if s == "" {
+		s = "uint8"
+	}
+	n, ok := dtypeNames[s]
+	if !ok {
+		return 0, fmt.Errorf("dtype %q is not one ndma knows (float32, float16, bfloat16, float8e3/e4/e5, int/uint 8..64)", s)
+	}
+	v, _ := isa.DType.Parse(n)
+	return uint8(v), nil
+}
+
+// run is a contiguous span of one side, in elements of that side's dtype.
+type run struct {
+	addr  uint64
+	elems int64
+}
+
+// side is one walk of a descriptor.
+type side struct {
+	name         string // "from", "to", "from_arr[2]"
+	v            Variable
+	base         uint64
+	sizes, steps []int64
+	esize        int64
+}
+
+// walk appends the side's runs: sizes[0] contiguous bytes (steps[0] 0 or 1;
+// any other step makes each byte its own run, for 1-byte types only), higher
+// dims repeat counts with byte steps; every run inside the variable.
+func (s *side) walk(out []run) ([]run, error) {
+	if len(s.sizes) == 0 {
+		return nil, fmt.Errorf("%s_sizes is empty", s.name)
+	}
+	if len(s.steps) < len(s.sizes) && len(s.sizes) > 1 {
+		return nil, fmt.Errorf("%s_steps has %d entries for %d sizes", s.name, len(s.steps), len(s.sizes))
+	}
+	count := int64(1)
+	for d, n := range s.sizes {
+		if n < 0 || n > math.MaxInt32 {
+			return nil, fmt.Errorf("%s_sizes[%d] = %d", s.name, d, n)
+		}
+		if d > 0 {
+			if count *= n; count > MaxRuns {
+				return nil, fmt.Errorf("%s walks more than %d runs", s.name, MaxRuns)
+			}
+		}
+	}
+	runLen, inner, innerStep := s.sizes[0], int64(1), int64(1)
+	if len(s.steps) > 0 && s.steps[0] != 0 && s.steps[0] != 1 {
+		if s.esize != 1 {
+			return nil, fmt.Errorf("%s_steps[0] = %d: dim 0 must be contiguous for a %d-byte type", s.name, s.steps[0], s.esize)
+		}
+		runLen, inner, innerStep = 1, s.sizes[0], s.steps[0]
+		if count *= inner; count > MaxRuns {
+			return nil, fmt.Errorf("%s walks more than %d runs", s.name, MaxRuns)
+		}
+	}
+	if runLen%s.esize != 0 {
+		return nil, fmt.Errorf("%s_sizes[0] = %d bytes is not a whole number of %d-byte elements", s.name, runLen, s.esize)
+	}
+	if runLen == 0 || count == 0 {
+		return out, nil
+	}
+	idx := make([]int64, len(s.sizes))
+	for {
+		off := int64(0)
+		for d := 1; d < len(s.sizes); d++ {
+			off += idx[d] * s.steps[d]
+		}
+		for i := int64(0); i < inner; i++ {
+			o := off + i*innerStep
+			if o < 0 || (s.v.Type != "state-buffer" && s.v.Size > 0 && o+runLen > s.v.Size) {
+				return nil, fmt.Errorf("%s: bytes %d..%d are outside %q (%d bytes)", s.name, o, o+runLen, s.v.Name, s.v.Size)
+			}
+			out = append(out, run{s.base + uint64(o), runLen / s.esize})
+		}
+		d := 1
+		for ; d < len(s.sizes); d++ {
+			if idx[d]++; idx[d] < s.sizes[d] {
+				break
+			}
+			idx[d] = 0
+		}
+		if d == len(s.sizes) {
+			return out, nil
+		}
+	}
+}
+
+// chunk is one element-aligned piece both sides agree on.
+type chunk struct {
+	src, dst uint64
+	n        int64 // elements
+}
+
+// descWords turns one descriptor into DMA_DIRECT2D words: both sides walked
+// into runs, the runs cut where either side's run ends (≤ 64 KiB a piece),
+// and equal pieces at constant strides folded into the word's two dims.
+func descWords(gen isa.Gen, d *Desc, vars map[string]Variable, place map[int]uint64) ([]isa.Inst, int64, error) {
+	var op uint64
+	switch d.Op {
+	case "", "copy":
+	case "add", "max", "min":
+		v, _ := isa.DGEComputeOp.Parse(strings.ToUpper(d.Op))
+		op = v
+	default:
+		return nil, 0, fmt.Errorf("op %q is not modelled (copy, add, max, min)", d.Op)
+	}
+	fromT, err := DType(d.FromDtype)
+	if err != nil {
+		return nil, 0, fmt.Errorf("from_dtype: %w", err)
+	}
+	toS := d.ToDtype
+	if toS == "" {
+		toS = d.FromDtype
+	}
+	toT, err := DType(toS)
+	if err != nil {
+		return nil, 0, fmt.Errorf("to_dtype: %w", err)
+	}
+	fs, _ := num.Size(fromT)
+	ts, _ := num.Size(toT)
+	mk := func(name, v string, sizes, steps []int64, esize int) (*side, error) {
+		vr, ok := vars[v]
+		if !ok {
+			return nil, fmt.Errorf("%s %q is not a def.json variable", name, v)
+		}
+		base, ok := place[vr.ID]
+		if !ok {
+			return nil, fmt.Errorf("%s %q (%s) holds no bytes", name, v, vr.Type)
+		}
+		return &side{name: name, v: vr, base: base, sizes: sizes, steps: steps, esize: int64(esize)}, nil
+	}
+	var src []run
+	parts := []Desc{*d}
+	if len(d.FromArr) > 0 {
+		parts = d.FromArr
+	}
+	for i, p := range parts {
+		name := "from"
+		if len(d.FromArr) > 0 {
+			name = fmt.Sprintf("from_arr[%d].from", i)
+		}
+		s, err := mk(name, p.From, p.FromSizes, p.FromSteps, fs)
+		if err != nil {
+			return nil, 0, err
+		}
+		if src, err = s.walk(src); err != nil {
+			return nil, 0, err
+		}
+	}
+	t, err := mk("to", d.To, d.ToSizes, d.ToSteps, ts)
+	if err != nil {
+		return nil, 0, err
+	}
+	dst, err := t.walk(nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	var ns, nd int64
+	for _, r := range src {
+		ns += r.elems
+	}
+	for _, r := range dst {
+		nd += r.elems
+	}
+	if ns != nd {
+		return nil, 0, fmt.Errorf("from moves %d elements (%d bytes), to takes %d (%d bytes)", ns, ns*int64(fs), nd, nd*int64(ts))
+	}
+	if ns == 0 {
+		return nil, 0, fmt.Errorf("moves no bytes")
+	}
+	// cut into pieces both sides share, each at most 64 KiB on either side
+	maxN := int64(65536 / max(fs, ts))
+	var cs []chunk
+	i, j := 0, 0
+	var si, dj int64 // elements used of src[i], dst[j]
+	for i < len(src) && j < len(dst) {
+		n := min(src[i].elems-si, dst[j].elems-dj, maxN)
+		cs = append(cs, chunk{src[i].addr + uint64(si*int64(fs)), dst[j].addr + uint64(dj*int64(ts)), n})
+		if si += n; si == src[i].elems {
+			i, si = i+1, 0
+		}
+		if dj += n; dj == dst[j].elems {
+			j, dj = j+1, 0
+		}
+	}
+	var words []isa.Inst
+	for k := 0; k < len(cs); {
+		c := cs[k]
+		row, s0, d0 := fold1(cs[k:], 1)
+		rows, s1, d1 := 1, int64(0), int64(0)
+		next := k + row
+		for rows < 65535 && next+row <= len(cs) {
+			if r, a, b := fold1(cs[next:next+row], row); r != row || (row > 1 && (a != s0 || b != d0)) || cs[next].n != c.n {
+				break
+			}
+			ds, dd := int64(cs[next].src)-int64(cs[next-row].src), int64(cs[next].dst)-int64(cs[next-row].dst)
+			if rows == 1 {
+				if !fitsI32(ds) || !fitsI32(dd) {
+					break
+				}
+				s1, d1 = ds, dd
+			} else if ds != s1 || dd != d1 {
+				break
+			}
+			rows++
+			next += row
+		}
+		w := isa.New(gen, isa.OpDMAMemcpy)
+		for _, f := range []struct {
+			path string
+			v    int64
+		}{
+			{"compute_op", int64(op)},
+			{"src_step_elem[0]", s0}, {"src_step_elem[1]", s1}, {"src_num_elem[0]", int64(row)}, {"src_num_elem[1]", int64(rows)},
+			{"src_elem_size", c.n * int64(fs) % 65536},
+			{"dst_step_elem[0]", d0}, {"dst_step_elem[1]", d1}, {"dst_num_elem[0]", int64(row)}, {"dst_num_elem[1]", int64(rows)},
+			{"dst_elem_size", c.n * int64(ts) % 65536},
+			{"in_dtype", int64(fromT)}, {"out_dtype", int64(toT)},
+		} {
+			if err := w.Set(f.path, f.v); err != nil {
+				return nil, 0, err
+			}
+		}
+		if err := w.SetUint("src_start_addr", c.src); err != nil {
+			return nil, 0, err
+		}
+		if err := w.SetUint("dst_start_addr", c.dst); err != nil {
+			return nil, 0, err
+		}
+		words = append(words, w)
+		k = next
+	}
+	return words, nd * int64(ts), nil
+}
+
+// fold1 is how many leading chunks (at most limit when limit > 1, else up
+// to 65535) have the first one's length at constant src and dst strides.
+func fold1(cs []chunk, limit int) (int, int64, int64) {
+	if limit <= 1 {
+		limit = 65535
+	}
+	if len(cs) < 2 || cs[1].n != cs[0].n {
+		return 1, 0, 0
+	}
+	s0, d0 := int64(cs[1].src)-int64(cs[0].src), int64(cs[1].dst)-int64(cs[0].dst)
+	if !fitsI32(s0) || !fitsI32(d0) {
+		return 1, 0, 0
+	}
+	n := 2
+	for n < len(cs) && n < limit && cs[n].n == cs[0].n &&
+		int64(cs[n].src)-int64(cs[n-1].src) == s0 && int64(cs[n].dst)-int64(cs[n-1].dst) == d0 {
+		n++
+	}
+	return n, s0, d0
+}
+
+func fitsI32(v int64) bool { return v >= math.MinInt32 && v <= math.MaxInt32 }
