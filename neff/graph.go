@@ -207,6 +207,27 @@ func (sg *Subgraph) Queues() ([]Queue, error) {
 	return out, nil
 }
 
+// QueueOf names the queue an inline 0xd4 word of engine en uses: the one
+// en owns whose semaphore (or semaphore_set) holds the word's completion
+// semaphore (neff.md §5.3); "" when none does.
+func (sg *Subgraph) QueueOf(en *Engine, sem int) string {
+	qs, _ := sg.Queues()
+	for _, q := range qs {
+		if q.Owner != en.Key {
+			continue
+		}
+		if q.Semaphore != nil && *q.Semaphore == sem {
+			return q.Name
+		}
+		for _, s := range q.Semaphores {
+			if s == sem {
+				return q.Name
+			}
+		}
+	}
+	return ""
+}
+
 // HBMBase is where Place starts the device-memory variables (field-tables
 // §11.2: HBM begins at 4 GiB in the Neuron address space).
 const HBMBase = 0x1_0000_0000

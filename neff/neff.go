@@ -14,6 +14,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 )
 
@@ -79,6 +80,7 @@ var (
 	ErrHash      = errors.New("hash mismatch")
 	ErrTooLarge  = errors.New("inflated size over the cap")
 	ErrDuplicate = errors.New("duplicate tar member")
+	ErrPath      = errors.New("path is empty, absolute or climbs out with ..")
 )
 
 func cstr(b []byte) string {
@@ -239,6 +241,9 @@ func Parse(b []byte, opt Options) (*File, error) {
 			continue
 		}
 		name := strings.TrimPrefix(th.Name, "./")
+		if name == "" || strings.HasPrefix(name, "/") || slices.Contains(strings.Split(name, "/"), "..") {
+			return nil, fmt.Errorf("tar member %q: %w", th.Name, ErrPath)
+		}
 		if seen[name] {
 			return nil, fmt.Errorf("tar member %q: %w", name, ErrDuplicate)
 		}

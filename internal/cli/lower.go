@@ -58,7 +58,7 @@ func runLower(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := lowerStream(gen, code, vt, dge.Options{Backend: backend, Regs: rv}, sdma.Options{RingSize: *ring, Regs: rv})
+	res, err := lowerStream(gen, code, vt, dge.Options{Backend: backend, Regs: rv}, sdma.Options{RingSize: *ring, Regs: rv}, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -85,6 +85,7 @@ type loweredWord struct {
 	Offset   int          `json:"offset"`
 	Mnemonic string       `json:"mnemonic"`
 	Resolved string       `json:"resolved,omitempty"`
+	Queue    string       `json:"queue,omitempty"` // the NEFF dma_queue (neff lower)
 	Skipped  string       `json:"skipped,omitempty"`
 	Backend  string       `json:"backend,omitempty"`
 	Trace    []string     `json:"trace,omitempty"`
@@ -112,57 +113,87 @@ type queueJSON struct {
 	Doorbells   []sdma.Doorbell `json:"doorbells"`
 }
 
-func lowerStream(gen isa.Gen, code []byte, vt *dge.Vars, dopt dge.Options, sopt sdma.Options) ([]loweredWord, error) {
+// neffHooks resolve a NEFF stream's pseudo words beyond dge.Relocate: a 0xc1
+// into its block's words, and the NEFF queue each DMA word belongs to.
+type neffHooks struct {
+	fire    func(in *isa.Inst) ([]isa.Inst, string, error)
+	queueOf func(in *isa.Inst) string
+}
+
+func lowerStream(gen isa.Gen, code []byte, vt *dge.Vars, dopt dge.Options, sopt sdma.Options, hooks *neffHooks) ([]loweredWord, error) {
 	var out []loweredWord
 	d := isa.NewDecoder(gen, code)
 	for d.Next() {
 		in := d.Inst()
 		w := loweredWord{Offset: d.Offset(), Mnemonic: in.Def().Mnemonic()}
-		word := *in
-		if in.Opcode() == isa.OpPseudoDMADirect2D {
+		words := []isa.Inst{*in}
+		switch {
+		case in.Opcode() == isa.OpPseudoDMADirect2D:
 			r, err := dge.Relocate(in, vt)
 			if err != nil {
 				return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
 			}
-			word = r
-			w.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, &word)), "\n")
-		}
-		p, err := dge.Lower(&word, gen, dopt)
-		if err != nil {
-			if errorsIsNotLowered(err) {
-				w.Skipped = "not a DGE data-movement word"
-				out = append(out, w)
-				continue
+			words[0] = r
+			if hooks != nil {
+				w.Queue = hooks.queueOf(in)
 			}
-			return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
-		}
-		lw, err := sdma.Expand(p, sopt)
-		if err != nil {
-			return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
-		}
-		if p.Kind == dge.KindIndirect1D || p.Kind == dge.KindGatherTranspose {
-			w.Indices = "identity (lowering has no memory; `run` reads the index tensor)"
-		}
-		w.program, w.lowered, w.Backend = p, lw, p.Backend.String()
-		w.Trace = append(strings.Split(strings.TrimSuffix(string(p.AppendDump(nil)), "\n"), "\n"), lw.Log...)
-		for _, q := range lw.Queues {
-			qj := queueJSON{DMA: q.DMA, M2SRing: fmt.Sprintf("0x%x", q.M2SBase), S2MRing: fmt.Sprintf("0x%x", q.S2MBase), Doorbells: q.Doorbells}
-			for _, leg := range []struct {
-				name string
-				ds   []sdma.Desc
-			}{{"M2S", q.M2S}, {"S2M", q.S2M}} {
-				for i := range leg.ds {
-					dd := &leg.ds[i]
-					f := strings.Fields(dd.String())
-					qj.Descriptors = append(qj.Descriptors, descJSON{Leg: leg.name, Index: i, Length: dd.Length(), Flags: f[2],
-						Op: f[3], BufPtr: fmt.Sprintf("0x%x", dd.BufPtr()), Hex: hex.EncodeToString(dd[:])})
-				}
+		case in.Opcode() == isa.OpPseudoDMATrigger && hooks != nil:
+			ws, q, err := hooks.fire(in)
+			if err != nil {
+				return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
 			}
-			w.Queues = append(w.Queues, qj)
+			words, w.Queue = ws, q
 		}
-		out = append(out, w)
+		for i := range words {
+			lw := w
+			if len(words) > 1 || words[0].Opcode() != in.Opcode() {
+				lw.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, &words[i])), "\n")
+			}
+			if err := lowerWord(gen, &words[i], &lw, dopt, sopt); err != nil {
+				return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
+			}
+			out = append(out, lw)
+		}
 	}
 	return out, d.Err()
+}
+
+// lowerWord lowers one resolved word into w (a word the DGE does not move
+// is marked skipped).
+func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options) error {
+	p, err := dge.Lower(word, gen, dopt)
+	if err != nil {
+		if errorsIsNotLowered(err) {
+			w.Skipped = "not a DGE data-movement word"
+			return nil
+		}
+		return err
+	}
+	lw, err := sdma.Expand(p, sopt)
+	if err != nil {
+		return err
+	}
+	if p.Kind == dge.KindIndirect1D || p.Kind == dge.KindGatherTranspose {
+		w.Indices = "identity (lowering has no memory; `run` reads the index tensor)"
+	}
+	w.program, w.lowered, w.Backend = p, lw, p.Backend.String()
+	w.Trace = append(strings.Split(strings.TrimSuffix(string(p.AppendDump(nil)), "\n"), "\n"), lw.Log...)
+	for _, q := range lw.Queues {
+		qj := queueJSON{DMA: q.DMA, M2SRing: fmt.Sprintf("0x%x", q.M2SBase), S2MRing: fmt.Sprintf("0x%x", q.S2MBase), Doorbells: q.Doorbells}
+		for _, leg := range []struct {
+			name string
+			ds   []sdma.Desc
+		}{{"M2S", q.M2S}, {"S2M", q.S2M}} {
+			for i := range leg.ds {
+				dd := &leg.ds[i]
+				f := strings.Fields(dd.String())
+				qj.Descriptors = append(qj.Descriptors, descJSON{Leg: leg.name, Index: i, Length: dd.Length(), Flags: f[2],
+					Op: f[3], BufPtr: fmt.Sprintf("0x%x", dd.BufPtr()), Hex: hex.EncodeToString(dd[:])})
+			}
+		}
+		w.Queues = append(w.Queues, qj)
+	}
+	return nil
 }
 
 func errorsIsNotLowered(err error) bool {

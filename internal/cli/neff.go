@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"ndma/asm"
-	"ndma/check"
 	"ndma/dge"
 	"ndma/isa"
 	"ndma/neff"
@@ -168,101 +167,25 @@ func runNEFFDisasm(e *env, args []string) error {
 	return nil
 }
 
-// runNEFFCheck is `ndma neff check FILE`: every word validated for the
-// kelf's target, plus the cross-checks of neff.md §9.6 — dense var ids, an
-// output, each 0xd4 semaphore inside a queue its engine owns, each var arm
-// naming a known variable with its offset inside the variable, each table
-// arm inside the dge-table list. Each problem names subgraph, engine, offset.
+// runNEFFCheck is `ndma neff check FILE`: neff.File.Check — every word
+// validated for the kelf's target plus the cross-checks of neff.md §9.6 —
+// each problem located (subgraph, engine, word offset).
 func runNEFFCheck(e *env, args []string) error {
 	cl := newCmdLine(e, "neff check", "FILE", "", "generation (default: the kelf's target)")
-	path, gen, _, sgs, err := openNEFF(e, cl, args)
+	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
-	problems, words := 0, 0
-	report := func(format string, a ...any) {
-		problems++
-		fmt.Fprintf(e.stdout, format+"\n", a...)
+	problems, words, err := f.Check(gen)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
-	for _, sg := range sgs {
-		vars, err := sg.Variables()
-		if err != nil {
-			return err
-		}
-		qs, err := sg.Queues()
-		if err != nil {
-			return err
-		}
-		byID, outputs := map[int]neff.Variable{}, 0
-		for i, v := range vars {
-			if v.ID != i {
-				report("%s def.json: var ids are not dense 0..%d: %q has %d", sg.Name, len(vars)-1, v.Name, v.ID)
-			}
-			byID[v.ID] = v
-			if v.Type == "output" {
-				outputs++
-			}
-		}
-		if outputs == 0 {
-			report("%s def.json: no output variable", sg.Name)
-		}
-		table := sg.Table()
-		for _, en := range sg.Engines {
-			ps, err := check.Stream(gen, en.Code)
-			if err != nil {
-				report("%s %s: %v", sg.Name, en.Key, err)
-				continue
-			}
-			for _, p := range ps {
-				if p.Severity == check.Error {
-					report("%s %s %s", sg.Name, en.Key, p)
-				}
-			}
-			d := isa.NewDecoder(gen, en.Code)
-			for d.Next() {
-				words++
-				in := d.Inst()
-				if in.Opcode() != isa.OpPseudoDMADirect2D {
-					continue
-				}
-				where := fmt.Sprintf("%s %s offset %#x (PSEUDO_DMA_DIRECT2D)", sg.Name, en.Key, d.Offset())
-				sem, _ := in.Uint("semaphore")
-				owned := false
-				for _, q := range qs {
-					if q.Owner == en.Key {
-						for _, s := range q.Semaphores {
-							owned = owned || uint64(s) == sem
-						}
-					}
-				}
-				if !owned {
-					report("%s: semaphore %d is in no semaphore_set of a queue %s owns", where, sem, en.Key)
-				}
-				for _, path := range []string{"src_start_addr", "dst_start_addr"} {
-					a, err := in.Addr8(path)
-					if err != nil {
-						continue
-					}
-					if id, off, ok := a.Var(); ok {
-						v, known := byID[int(id)]
-						switch {
-						case !known:
-							report("%s: %s names var %d: not in def.json", where, path, id)
-						case v.Size > 0 && int64(off) >= v.Size:
-							report("%s: %s offset %#x is past var %d %q (%d bytes)", where, path, off, id, v.Name, v.Size)
-						}
-					} else if a.Form() == "tbl" {
-						if idx := int(uint16(a.Raw >> 32)); idx >= len(table) {
-							report("%s: %s table index %d is past the dge-table list (%d entries)", where, path, idx, len(table))
-						}
-					}
-				}
-			}
-		}
+	for _, p := range problems {
+		fmt.Fprintln(e.stdout, p)
 	}
-	fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, problems)
-	if problems > 0 {
-		return failed{fmt.Sprintf("%s: %d problems", path, problems)}
+	fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, len(problems))
+	if len(problems) > 0 {
+		return failed{fmt.Sprintf("%s: %d problems", path, len(problems))}
 	}
 	return nil
 }
@@ -287,7 +210,7 @@ func runNEFFLower(e *env, args []string) error {
 			vt.Base[uint16(id)] = a
 		}
 		for _, en := range sg.Engines {
-			res, err := lowerStream(gen, en.Code, vt, dge.Options{}, sdma.Options{})
+			res, err := lowerStream(gen, en.Code, vt, dge.Options{}, sdma.Options{}, hooksFor(gen, &sg, &en, place))
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", sg.Name, en.Key, err)
 			}
@@ -301,6 +224,7 @@ func runNEFFLower(e *env, args []string) error {
 					}
 				}
 				fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(ns)/1000)
+				printQueueStats(e, res)
 				continue
 			}
 			for _, w := range res {
@@ -336,4 +260,55 @@ func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, 
 		return "", gen, nil, nil, fmt.Errorf("%s: %w", pos[0], err)
 	}
 	return pos[0], gen, f, sgs, nil
+}
+
+// hooksFor resolves an engine's 0xc1 words through its subgraph's blocks
+// and names the queue of each DMA word.
+func hooksFor(gen isa.Gen, sg *neff.Subgraph, en *neff.Engine, place map[int]uint64) *neffHooks {
+	return &neffHooks{
+		fire: func(in *isa.Inst) ([]isa.Inst, string, error) {
+			f, err := sg.Fire(gen, en, in, place)
+			if err != nil {
+				return nil, "", err
+			}
+			return f.Words, f.Queue.Name, nil
+		},
+		queueOf: func(in *isa.Inst) string {
+			sem, _ := in.Uint("semaphore")
+			return sg.QueueOf(en, int(sem))
+		},
+	}
+}
+
+// printQueueStats is the --stats breakdown by NEFF dma_queue.
+func printQueueStats(e *env, ws []loweredWord) {
+	type qs struct {
+		words, descs int
+		m2s          uint64
+	}
+	by := map[string]*qs{}
+	var names []string
+	for _, w := range ws {
+		if w.Queue == "" || w.lowered == nil {
+			continue
+		}
+		q := by[w.Queue]
+		if q == nil {
+			q = &qs{}
+			by[w.Queue] = q
+			names = append(names, w.Queue)
+		}
+		q.words++
+		for _, l := range w.lowered.Queues {
+			q.descs += len(l.M2S) + len(l.S2M)
+			for i := range l.M2S {
+				q.m2s += uint64(l.M2S[i].Length())
+			}
+		}
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		q := by[n]
+		fmt.Fprintf(e.stdout, "queue %s: words %d, descriptors %d, bytes M2S %d\n", n, q.words, q.descs, q.m2s)
+	}
 }

@@ -123,9 +123,9 @@ pseudo_dma_direct2d semaphore=9, src_start_addr=var(7), dst_start_addr=tbl(3), s
 	for _, want := range []string{
 		`sg00 def.json: var ids are not dense 0..2: "x" has 3`,
 		"sg00 def.json: no output variable",
-		"sg00 pool offset 0x0 (PSEUDO_DMA_DIRECT2D): semaphore 9 is in no semaphore_set of a queue pool owns",
-		"sg00 pool offset 0x0 (PSEUDO_DMA_DIRECT2D): src_start_addr names var 7: not in def.json",
-		"sg00 pool offset 0x0 (PSEUDO_DMA_DIRECT2D): dst_start_addr table index 3 is past the dge-table list (1 entries)",
+		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: semaphore 9 is in no semaphore_set of a queue pool owns",
+		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: src_start_addr names var 7: not in def.json",
+		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: dst_start_addr table index 3 is past the dge-table list (1 entries)",
 		"1 words in 1 subgraphs on CAYMAN: 5 problems",
 	} {
 		if !strings.Contains(out.String(), want) {
