@@ -51,6 +51,18 @@ type Stream struct {
 	// Queues, when set, is the DMA engines the last word used: a DMA waits
 	// for the ones before it on the same engine (queues serialise).
 	Queues func() []int
+	// Note, when set, says what the last word moved ("" for nothing): the
+	// trace appends it and Stats.Schedule lists it.
+	Note func() string
+}
+
+// Moved is one entry of the DMA schedule: which word moved what, when.
+type Moved struct {
+	Stream         string
+	Offset         int
+	Word           string
+	IssueNS, DueNS int64 // issue and completion (equal without a clock)
+	Note           string
 }
 
 // Writer is the last word that changed a semaphore.
@@ -76,6 +88,7 @@ type Stats struct {
 	Warnings               []string // races: DMAs in flight at once writing the same bytes
 	Busy                   []int64  // per stream: the simulated ns its DMAs were in flight
 	PeakInFlight           int      // the most DMAs in flight at one time
+	Schedule               []Moved  // every word whose stream has a Note, in issue order
 }
 
 // completion is a DMA's semaphore changes, due at a simulated time.
@@ -258,6 +271,12 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 					}
 				}
 			}
+			note := ""
+			if streams[i].Note != nil {
+				if note = streams[i].Note(); note != "" {
+					st.Schedule = append(st.Schedule, Moved{streams[i].Name, s.off, name, now, now + cost, note})
+				}
+			}
 			if trace != nil {
 				line := fmt.Sprintf("%s offset %#x: %s", streams[i].Name, s.off, name)
 				if streams[i].Clock != nil {
@@ -265,6 +284,9 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 					if cost > 0 {
 						line += fmt.Sprintf(" (completes at %.3fµs)", float64(now+cost)/1000)
 					}
+				}
+				if note != "" {
+					line += ": " + note
 				}
 				trace(line)
 			}

@@ -44,7 +44,11 @@ func Load(path string) (*Array, error) {
 
 // Read reads a .npy stream (name for messages).
 func Read(r io.Reader, name string) (*Array, error) {
-	rd, err := npy.NewReader(r)
+	all, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	rd, err := npy.NewReader(bytes.NewReader(all))
 	if err != nil {
 		return nil, fmt.Errorf("%s: not a .npy file: %w", name, err)
 	}
@@ -52,17 +56,27 @@ func Read(r io.Reader, name string) (*Array, error) {
 	if h.Descr.Fortran {
 		return nil, fmt.Errorf("%s: Fortran-ordered array: ndma reads C order (np.ascontiguousarray first)", name)
 	}
-	t := h.Descr.Type
+	t := strings.Trim(h.Descr.Type, `'"`) // npyio keeps the quotes of a type it does not know
 	if strings.HasPrefix(t, ">") {
 		return nil, fmt.Errorf("%s: big-endian %s: ndma reads little-endian arrays", name, t)
-	}
-	rt := npy.TypeFrom(t)
-	if rt == nil || !scalarKind(rt.Kind()) {
-		return nil, fmt.Errorf("%s: element type %q is not supported (want bool, (u)int8..64, float16..64)", name, t)
 	}
 	n := 1
 	for _, d := range h.Descr.Shape {
 		n *= d
+	}
+	if t == "<f2" { // npyio has no float16: the raw bits after the header
+		data, err := RawData(all)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		if len(data) != 2*n {
+			return nil, fmt.Errorf("%s: %d data bytes for %d float16 elements", name, len(data), n)
+		}
+		return &Array{Descr: t, Shape: append([]int(nil), h.Descr.Shape...), Data: data}, nil
+	}
+	rt := npy.TypeFrom(t)
+	if rt == nil || !scalarKind(rt.Kind()) {
+		return nil, fmt.Errorf("%s: element type %q is not supported (want bool, (u)int8..64, float16..64)", name, t)
 	}
 	slice := reflect.New(reflect.SliceOf(rt))
 	slice.Elem().Set(reflect.MakeSlice(reflect.SliceOf(rt), n, n))
@@ -74,6 +88,33 @@ func Read(r io.Reader, name string) (*Array, error) {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &Array{Descr: t, Shape: append([]int(nil), h.Descr.Shape...), Data: buf.Bytes()}, nil
+}
+
+// RawData is the data of a .npy file as stored, whatever its dtype (a NEFF
+// `file` variable's bytes, a float16 array's bits).
+func RawData(b []byte) ([]byte, error) {
+	if len(b) < 10 || string(b[:6]) != "\x93NUMPY" {
+		return nil, fmt.Errorf("not a .npy file (no \\x93NUMPY magic)")
+	}
+	var hl, start int
+	switch b[6] {
+	case 1:
+		hl, start = int(b[8])|int(b[9])<<8, 10
+	case 2, 3:
+		if len(b) < 12 {
+			return nil, fmt.Errorf(".npy header truncated")
+		}
+		hl, start = int(b[8])|int(b[9])<<8|int(b[10])<<16|int(b[11])<<24, 12
+	default:
+		return nil, fmt.Errorf(".npy version %d", b[6])
+	}
+	if start+hl > len(b) || hl < 0 {
+		return nil, fmt.Errorf(".npy header of %d bytes runs past the file", hl)
+	}
+	if strings.Contains(string(b[start:start+hl]), "'fortran_order': True") {
+		return nil, fmt.Errorf("Fortran-ordered array: ndma reads C order")
+	}
+	return b[start+hl:], nil
 }
 
 func scalarKind(k reflect.Kind) bool {

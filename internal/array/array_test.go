@@ -50,3 +50,22 @@ func TestErrors(t *testing.T) {
 		t.Error("missing file accepted")
 	}
 }
+
+// float16, which npyio does not know, reads as its raw bits; a .npy written
+// by hand (NumPy's v1.0 header, '<f2', 1.0 and -2.0) is the expectation.
+func TestFloat16(t *testing.T) {
+	hdr := "{'descr': '<f2', 'fortran_order': False, 'shape': (2,), }"
+	for (10+len(hdr)+1)%64 != 0 {
+		hdr += " "
+	}
+	hdr += "\n"
+	file := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), 0)
+	file = append(append(file, hdr...), 0x00, 0x3c, 0x00, 0xc0)
+	a, err := Read(bytes.NewReader(file), "h.npy")
+	if err != nil || a.Descr != "<f2" || !bytes.Equal(a.Data, []byte{0x00, 0x3c, 0x00, 0xc0}) || len(a.Shape) != 1 || a.Shape[0] != 2 {
+		t.Fatalf("%v %+v", err, a)
+	}
+	if _, err := Read(bytes.NewReader(file[:len(file)-1]), "h.npy"); err == nil {
+		t.Fatal("a truncated float16 array read")
+	}
+}

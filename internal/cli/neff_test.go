@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"ndma/asm"
+	"ndma/internal/array"
+	"ndma/isa"
 	"ndma/neff"
 )
 
@@ -185,8 +187,12 @@ func TestNEFFRunSample(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, se.String())
 	}
 	for _, want := range []string{
-		"sg00 POOL offset 0x80: PSEUDO_DMA_DIRECT2D @0.000µs (completes at 2.089µs)\n",
+		"sg00 POOL offset 0x80: PSEUDO_DMA_DIRECT2D @0.000µs (completes at 2.089µs): x+0x0 → SB p0+0x37c00, 65536 bytes on qPoolDynamic\n",
 		"sg00 PE offset 0x80: EVENT_SEMAPHORE @2.089µs\n",
+		// the store waits $S[4] ≥ 2: ACT's copies, after the MATMULs, after the last y load ($S[26]) at 6.013 µs
+		"  @6.013–8.883µs     sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
+		"  @6.013–8.883µs     sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
+		"wrote " + out + ": output0 <f2 [128 128]\n",
 		"58 words executed in 2 subgraphs",
 		"not computed (outside ndma's ISA; their EVENTS honoured): ACTIVATION_TABLE_LOAD 2, COPY 4, EVENT_SEMAPHORE 4, LDWEIGHTS 8, MATMUL 8, NOP 2, PSEUDO_BRANCH_LABEL 10, SET_ORDERING_MODE 10\n",
 	} {
@@ -194,10 +200,96 @@ func TestNEFFRunSample(t *testing.T) {
 			t.Errorf("missing %q", want)
 		}
 	}
-	if st, err := os.Stat(out); err != nil || st.Size() < 32768 {
+	if st, err := os.Stat(out); err != nil || st.Size() != 128+32768 {
 		t.Errorf("output0: %v", err)
 	}
 	if b, err := os.ReadFile(tlf); err != nil || !strings.Contains(string(b), `"name":"thread_name","ph":"M","ts":0,"pid":0,"tid":1000,"args":{"name":"sg00 PE DMA"}`) {
 		t.Errorf("timeline: %v", err)
+	}
+}
+
+// The run leaves in each core's SBUF exactly what neff.md §5.3 names: per
+// partition p, x row p at +0x37c00 (512 B), y[p, c:c+64] at +0x37f00 and
+// y[128+p, c:c+64] at +0x37e00 (128 B each; c = 0 on sg00, 64 on sg01), the
+// identity constant's row p at +0x37b00 (256 B); and every completion
+// semaphore of the handshake reached 16 (sem_increment) on both cores.
+func TestNEFFRunSBUF(t *testing.T) {
+	path := samplePath(t)
+	dir := t.TempDir()
+	x, y := make([]byte, 128*256*2), make([]byte, 256*128*2)
+	for i := range x { // distinct 16-bit patterns: a misplaced row cannot match
+		x[i] = byte(i*7 + i>>9)
+	}
+	for i := range y {
+		y[i] = byte(i*13 + i>>8 + 1)
+	}
+	for name, a := range map[string]*array.Array{
+		"x": {Descr: "<f2", Shape: []int{128, 256}, Data: x},
+		"y": {Descr: "<f2", Shape: []int{256, 128}, Data: y},
+	} {
+		var b bytes.Buffer
+		if err := array.Write(&b, a); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, name+".npy"), b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := neff.Parse(raw, neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, exec := range []string{"sim", "ref"} {
+		res, err := neffRun(f, sgs, neffRunOpts{gen: isa.Cayman, exec: exec, given: map[string]string{"x": filepath.Join(dir, "x.npy"), "y": filepath.Join(dir, "y.npy")}})
+		if err != nil {
+			t.Fatalf("%s: %v", exec, err)
+		}
+		if len(res.subgraphs) != 2 {
+			t.Fatalf("%d subgraphs", len(res.subgraphs))
+		}
+		// the identity constant: fp16 1.0 (0x3c00) on the diagonal of 128×128
+		ident := make([]byte, 128*128*2)
+		for i := 0; i < 128; i++ {
+			ident[(i*128+i)*2+1] = 0x3c
+		}
+		for k, r := range res.subgraphs {
+			col := 64 * k * 2 // byte offset of the half this core loads
+			for p := 0; p < 128; p++ {
+				for _, c := range []struct {
+					off  uint64
+					want []byte
+				}{
+					{0x37c00, x[p*512 : p*512+512]},
+					{0x37f00, y[p*256+col : p*256+col+128]},
+					{0x37e00, y[(128+p)*256+col : (128+p)*256+col+128]},
+					{0x37b00, ident[p*256 : p*256+256]},
+				} {
+					a, err := isa.Map(isa.Cayman).Join(isa.SBUF, p, c.off)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got := make([]byte, len(c.want))
+					if err := r.mem.Read(a, got); err != nil {
+						t.Fatal(err)
+					}
+					if !bytes.Equal(got, c.want) {
+						t.Fatalf("%s %s partition %d +%#x: got % x…, want % x…", exec, r.name, p, c.off, got[:8], c.want[:8])
+					}
+				}
+			}
+			for _, sem := range []int{8, 24, 25, 26, 27} {
+				if v := r.mem.Sems[sem]; v != 16 {
+					t.Errorf("%s %s: $S[%d] = %d, want 16", exec, r.name, sem, v)
+				}
+			}
+		}
 	}
 }
