@@ -2,6 +2,7 @@ package neff
 
 import (
 	"fmt"
+	"strings"
 
 	"ndma/check"
 	"ndma/isa"
@@ -69,14 +70,27 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 		return nil, 0, err
 	}
 	byID, outputs := map[int]Variable{}, 0
-	for i, v := range vars {
-		if v.ID != i {
-			report("", -1, "var ids are not dense 0..%d: %q has %d", len(vars)-1, v.Name, v.ID)
+	var beyond []string
+	for _, v := range vars {
+		if _, dup := byID[v.ID]; dup {
+			report("", -1, "var id %d repeats: %q and %q", v.ID, byID[v.ID].Name, v.Name)
+		}
+		if v.ID < 0 || v.ID >= len(vars) {
+			beyond = append(beyond, fmt.Sprintf("%q has %d", v.Name, v.ID))
 		}
 		byID[v.ID] = v
 		if v.Type == "output" {
 			outputs++
 		}
+	}
+	if len(beyond) > 0 {
+		var missing []int
+		for i := range vars {
+			if _, ok := byID[i]; !ok {
+				missing = append(missing, i)
+			}
+		}
+		report("", -1, "var ids are not dense 0..%d: %v missing; %s", len(vars)-1, missing, strings.Join(beyond, ", "))
 	}
 	if outputs == 0 {
 		report("", -1, "no output variable")

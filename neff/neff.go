@@ -80,6 +80,7 @@ var (
 	ErrHash      = errors.New("hash mismatch")
 	ErrTooLarge  = errors.New("inflated size over the cap")
 	ErrDuplicate = errors.New("duplicate tar member")
+	ErrTrailing  = errors.New("trailing bytes")
 	ErrPath      = errors.New("path is empty, absolute or climbs out with ..")
 )
 
@@ -167,6 +168,9 @@ func Parse(b []byte, opt Options) (*File, error) {
 	}
 	f := &File{Header: h}
 	payload := b[HeaderSize : HeaderSize+h.DataSize]
+	if end := HeaderSize + int(h.DataSize); end < len(b) {
+		return nil, fmt.Errorf("%d bytes after the payload at file offset %#x (data_size %#x at offset 0x10 ends it there): %w", len(b)-end, end, h.DataSize, ErrTrailing)
+	}
 	// the hash: MD5 (pkg 2) in either byte order, or SHA-256 (neff.md §2.5)
 	md := md5.Sum(payload)
 	var swapped [16]byte

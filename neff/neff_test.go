@@ -137,14 +137,6 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// FuzzParse: any bytes give a NEFF or an error, never a panic.
-func FuzzParse(f *testing.F) {
-	f.Add([]byte{})
-	f.Fuzz(func(t *testing.T, b []byte) {
-		Parse(b, Options{MaxInflated: 1 << 20})
-	})
-}
-
 // matmul_small's two subgraphs and their engines, resolved through the JSON
 // (neff.md §3.1, §4.2): target cayman; sg00's Pool.bin is 7 words.
 func TestSampleSubgraphs(t *testing.T) {

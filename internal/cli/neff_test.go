@@ -123,7 +123,7 @@ pseudo_dma_direct2d semaphore=9, src_start_addr=var(7), dst_start_addr=tbl(3), s
 		t.Fatalf("exit %d, want 1: %s", code, out.String())
 	}
 	for _, want := range []string{
-		`sg00 def.json: var ids are not dense 0..2: "x" has 3`,
+		`sg00 def.json: var ids are not dense 0..2: [2] missing; "x" has 3`,
 		"sg00 def.json: no output variable",
 		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: semaphore 9 is in no semaphore_set of a queue pool owns",
 		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: src_start_addr names var 7: not in def.json",

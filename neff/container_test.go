@@ -1,0 +1,166 @@
+package neff_test
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ndma/internal/neffgen"
+	"ndma/isa"
+	"ndma/neff"
+)
+
+// build writes p or fails the test.
+func build(t testing.TB, p *neffgen.Program) []byte {
+	t.Helper()
+	b, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// Every malformed-container path of the issue gives an error naming what
+// and where — Parse, Subgraphs or Check, whichever meets it first — and
+// never a panic.
+func TestMalformed(t *testing.T) {
+	good := build(t, styleA())
+	mut := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
+	withExtra := func(ms ...neff.Member) []byte {
+		p := styleA()
+		p.Extra = ms
+		return build(t, p)
+	}
+	gaps := styleA()
+	seven := 7
+	gaps.Subgraphs[0].Vars[2].ID = &seven
+	unknownQ := styleA()
+	unknownQ.Subgraphs[0].Engines[0].Asm = `pseudo_dma_trigger dma_queue_name="q_missing"`
+	noDef := styleA()
+	noDef.Subgraphs[0].Name = "sg00"
+	for _, tc := range []struct {
+		name string
+		b    []byte
+		want string
+	}{
+		{"short file", good[:700], "700 bytes: a NEFF has a 1024-byte header"},
+		{"bad header size", mut(func(b []byte) []byte { b[8] = 0; b[9] = 2; return b }), "header_size (offset 0x8) = 0x200, want 0x400"},
+		{"bad gzip", mut(func(b []byte) []byte { b[0x400+40] ^= 0xff; b[0x400+41] ^= 0xff; return b }), "payload (offset 0x400): gzip"},
+		{"gzip magic only", mut(func(b []byte) []byte { copy(b[0x400+3:], make([]byte, 20)); return b }), "payload (offset 0x400)"},
+		{"trailing garbage", append(bytes.Clone(good), "junk"...), "4 bytes after the payload at file offset"},
+		{"tar with ..", withExtra(neff.Member{Name: "../evil", Data: []byte("x")}), `tar member "../evil": path is empty, absolute or climbs out with ..`},
+		{"absolute name", withExtra(neff.Member{Name: "/etc/passwd", Data: []byte("x")}), `tar member "/etc/passwd"`},
+		{"duplicate names", withExtra(neff.Member{Name: "./sg00/def.json", Data: []byte("{}")}), `tar member "sg00/def.json": duplicate tar member`},
+		{"missing def.json", func() []byte {
+			f, _ := neff.Parse(good, neff.Options{})
+			var ms []neff.Member
+			for _, m := range f.Members {
+				if m.Name != "sg00/def.json" {
+					ms = append(ms, m)
+				}
+			}
+			b, _ := neff.Build(ms, neff.WriteOptions{})
+			return b
+		}(), `kelf-0.json: graph "sg00": no member "sg00/def.json"`},
+		{"var id gaps", build(t, gaps), `sg00 def.json: var ids are not dense 0..4: [2] missing; "gradient_in" has 7`},
+		{"unknown queue", build(t, unknownQ), `sg00 pool offset 0x0: PSEUDO_DMA_TRIGGER: queue "q_missing" is not in sg00/def.json dma_queue`},
+		{"bad engine JSON", replace(t, good, "sg00/pool.json", `{"instr": "pool.bin", "dma": [{"queue": "q"}]}`), `sg00/pool.json dma[0] (queue q): no id`},
+		{"engine JSON not JSON", replace(t, good, "sg00/pool.json", `{"instr": `), `sg00/pool.json: unexpected end of JSON input`},
+		{"stream not whole words", replace(t, good, "sg00/pool.bin", "\xc1\x10"), `sg00 pool:`},
+	} {
+		err := open3(tc.b)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v\nwant %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// replace is the NEFF b with member name's bytes replaced.
+func replace(t *testing.T, b []byte, name, data string) []byte {
+	f, err := neff.Parse(b, neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range f.Members {
+		if f.Members[i].Name == name {
+			f.Members[i].Data = []byte(data)
+		}
+	}
+	out, err := neff.Build(f.Members, neff.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// styleB is a synthetic inline-DGE NEFF (neff.md §5.3's shape): n 0xd4
+// words on Pool, each copying the 64 KiB input x (dge-table entry 0) row by
+// row into SBUF partitions, completing on qPoolDynamic's set 24..39.
+func styleB(t testing.TB, n int) []byte {
+	var src strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&src, "pseudo_dma_direct2d semaphore=%d, sem_increment=16, src_start_addr=tbl(0), src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, "+
+			"dst_start_addr=var(0)+%#x, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=FP16, out_dtype=FP16\n", 24+i%16, (i%64)*512)
+	}
+	set := make([]int, 16)
+	for i := range set {
+		set[i] = 24 + i
+	}
+	return build(t, &neffgen.Program{Target: "cayman", Subgraphs: []neffgen.Graph{{
+		Name: "sg00",
+		Vars: []neffgen.Var{
+			{Name: "SB", Type: "state-buffer"},
+			{Name: "x", Type: "input", Size: 65536},
+			{Name: "out", Type: "output", Size: 65536},
+			{Name: "DGETable0", Type: "dge-table", List: []int{1, 2}},
+		},
+		Queues:  map[string]neffgen.Queue{"qPoolDynamic": {Owner: "pool", Type: "dynamic", Set: set}},
+		Engines: []neffgen.Engine{{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: src.String()}},
+	}}})
+}
+
+// open3 runs the reader end to end: Parse, Subgraphs, Check; the first
+// error or problem comes back as an error.
+func open3(b []byte) error {
+	f, err := neff.Parse(b, neff.Options{MaxInflated: 1 << 24})
+	if err != nil {
+		return err
+	}
+	ps, _, err := f.Check(isa.Cayman)
+	if err != nil {
+		return err
+	}
+	if len(ps) > 0 {
+		return errors.New(ps[0].String())
+	}
+	return nil
+}
+
+// FuzzNeff: any bytes through the whole reader — container, kelf, def.json,
+// engine JSON, blocks, placement, every trigger fired — give a result or an
+// error, never a panic. Seeds: synthetic NEFFs of both styles, every
+// dialect, and the real sample when it is there.
+func FuzzNeff(f *testing.F) {
+	f.Add(build(f, styleA()))
+	p := styleA()
+	p.Write.Raw = true
+	f.Add(build(f, p))
+	b := styleB(f, 4)
+	f.Add(b)
+	if s, err := os.ReadFile(filepath.Join("..", "..", "shared", "neff-samples", "matmul_small.neff")); err == nil {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		nf, err := neff.Parse(b, neff.Options{MaxInflated: 1 << 20})
+		if err != nil {
+			return
+		}
+		nf.Tensors()
+		nf.Target()
+		nf.Check(isa.Cayman)
+	})
+}
