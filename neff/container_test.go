@@ -3,7 +3,6 @@ package neff_test
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -97,31 +96,8 @@ func replace(t *testing.T, b []byte, name, data string) []byte {
 	return out
 }
 
-// styleB is a synthetic inline-DGE NEFF (neff.md §5.3's shape): n 0xd4
-// words on Pool, each copying the 64 KiB input x (dge-table entry 0) row by
-// row into SBUF partitions, completing on qPoolDynamic's set 24..39.
-func styleB(t testing.TB, n int) []byte {
-	var src strings.Builder
-	for i := 0; i < n; i++ {
-		fmt.Fprintf(&src, "pseudo_dma_direct2d semaphore=%d, sem_increment=16, src_start_addr=tbl(0), src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, "+
-			"dst_start_addr=var(0)+%#x, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=FP16, out_dtype=FP16\n", 24+i%16, (i%64)*512)
-	}
-	set := make([]int, 16)
-	for i := range set {
-		set[i] = 24 + i
-	}
-	return build(t, &neffgen.Program{Target: "cayman", Subgraphs: []neffgen.Graph{{
-		Name: "sg00",
-		Vars: []neffgen.Var{
-			{Name: "SB", Type: "state-buffer"},
-			{Name: "x", Type: "input", Size: 65536},
-			{Name: "out", Type: "output", Size: 65536},
-			{Name: "DGETable0", Type: "dge-table", List: []int{1, 2}},
-		},
-		Queues:  map[string]neffgen.Queue{"qPoolDynamic": {Owner: "pool", Type: "dynamic", Set: set}},
-		Engines: []neffgen.Engine{{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: src.String()}},
-	}}})
-}
+// styleB is neffgen.Inline(n), built.
+func styleB(t testing.TB, n int) []byte { return build(t, neffgen.Inline(n)) }
 
 // open3 runs the reader end to end: Parse, Subgraphs, Check; the first
 // error or problem comes back as an error.
@@ -143,7 +119,8 @@ func open3(b []byte) error {
 // FuzzNeff: any bytes through the whole reader — container, kelf, def.json,
 // engine JSON, blocks, placement, every trigger fired — give a result or an
 // error, never a panic. Seeds: synthetic NEFFs of both styles, every
-// dialect, and the real sample when it is there.
+// dialect, and the real sample when it is there (read in place; corpus
+// entries grown from it are not committed — the sample stays outside).
 func FuzzNeff(f *testing.F) {
 	f.Add(build(f, styleA()))
 	p := styleA()

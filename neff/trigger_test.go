@@ -12,37 +12,8 @@ import (
 	"ndma/neff"
 )
 
-// styleA is the C08220 shape of neff.md §4.5/§5.2 (and field-tables §9.2):
-// two queues with single semaphores 10 and 11 owned by pool, one block each,
-// fired by two 0xc1 words; plus blocks for the descriptor shapes below.
-func styleA(descs ...neff.Desc) *neffgen.Program {
-	blocks := []neffgen.Block{
-		{Queue: "q_gradient_in", ID: 0, Desc: []neff.Desc{{From: "input", To: "gradient_in", FromSizes: []int64{128, 1}, FromSteps: []int64{1, 128}, ToSizes: []int64{128, 1}, ToSteps: []int64{1, 128}}}},
-		{Queue: "q_gradient_out", ID: 0, Desc: []neff.Desc{{From: "gradient_in", To: "output", FromSizes: []int64{128, 1}, FromSteps: []int64{1, 128}, ToSizes: []int64{128, 1}, ToSteps: []int64{1, 128}}}},
-	}
-	for i, d := range descs {
-		blocks = append(blocks, neffgen.Block{Queue: "q_gradient_in", ID: i + 1, Desc: []neff.Desc{d}})
-	}
-	return &neffgen.Program{Target: "cayman", Subgraphs: []neffgen.Graph{{
-		Name: "sg00",
-		Vars: []neffgen.Var{
-			{Name: "SB", Type: "state-buffer"},
-			{Name: "input", Type: "input", Size: 128},
-			{Name: "gradient_in", Type: "tmp-buf", Size: 128},
-			{Name: "output", Type: "output", Size: 128},
-			{Name: "big", Type: "tmp-buf", Size: 1 << 17},
-		},
-		Queues: map[string]neffgen.Queue{
-			"q_gradient_in":  {Owner: "pool", Type: "in", Semaphore: 10},
-			"q_gradient_out": {Owner: "pool", Type: "out", Semaphore: 11},
-			"q_spare":        {Owner: "sp", Type: "data", Set: []int{40, 41, 42}},
-		},
-		Engines: []neffgen.Engine{{Key: "pool", Manifest: "pool.json", Instr: "pool.bin", DMA: blocks, Asm: `
-pseudo_dma_trigger dma_queue_name="q_gradient_in"
-pseudo_dma_trigger wait_mode=WAIT_FOR_SEM_GT_IMM, wait_idx=10, dma_queue_name="q_gradient_out"
-`}},
-	}}}
-}
+// styleA is neffgen.Triggered: the C08220 shape of neff.md §4.5/§5.2.
+func styleA(descs ...neff.Desc) *neffgen.Program { return neffgen.Triggered(descs...) }
 
 // open builds p and returns its first subgraph, the pool engine and its placement.
 func open(t *testing.T, p *neffgen.Program) (*neff.Subgraph, *neff.Engine, map[int]uint64) {

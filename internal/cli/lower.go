@@ -64,6 +64,9 @@ func runLower(e *env, args []string) error {
 	}
 	switch {
 	case *asJSON:
+		for i := range res {
+			res[i].detail()
+		}
 		b, err := json.MarshalIndent(res, "", "  ")
 		if err != nil {
 			return err
@@ -177,6 +180,16 @@ func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, so
 		w.Indices = "identity (lowering has no memory; `run` reads the index tensor)"
 	}
 	w.program, w.lowered, w.Backend = p, lw, p.Backend.String()
+	return nil
+}
+
+// detail fills the listing and JSON fields of a lowered word: the firmware
+// trace and every descriptor (built only when printed: --stats does not).
+func (w *loweredWord) detail() {
+	p, lw := w.program, w.lowered
+	if lw == nil || w.Trace != nil {
+		return
+	}
 	w.Trace = append(strings.Split(strings.TrimSuffix(string(p.AppendDump(nil)), "\n"), "\n"), lw.Log...)
 	for _, q := range lw.Queues {
 		qj := queueJSON{DMA: q.DMA, M2SRing: fmt.Sprintf("0x%x", q.M2SBase), S2MRing: fmt.Sprintf("0x%x", q.S2MBase), Doorbells: q.Doorbells}
@@ -193,7 +206,6 @@ func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, so
 		}
 		w.Queues = append(w.Queues, qj)
 	}
-	return nil
 }
 
 func errorsIsNotLowered(err error) bool {
@@ -201,6 +213,7 @@ func errorsIsNotLowered(err error) bool {
 }
 
 func printLowered(e *env, w loweredWord) {
+	w.detail()
 	fmt.Fprintf(e.stdout, "== %#06x %s\n", w.Offset, w.Mnemonic)
 	if w.Skipped != "" {
 		fmt.Fprintf(e.stdout, "# %s\n", w.Skipped)

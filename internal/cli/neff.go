@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
@@ -34,6 +35,7 @@ func runNEFF(e *env, args []string) error {
 	}
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
+	words := cl.fs.Bool("words", false, "list every decoded or control word of each engine in canonical text")
 	pos, gen, err := cl.parse(args[1:], 1, "want one FILE.neff")
 	if err != nil {
 		return err
@@ -98,8 +100,43 @@ func runNEFF(e *env, args []string) error {
 				return err
 			}
 			for _, q := range qs {
-				fmt.Fprintf(w, "  queue %s: owner %s, %s, %d queues, semaphores %v\n", q.Name, q.Owner, q.Type, q.NumQueues, q.Semaphores)
+				sems := fmt.Sprintf("semaphores %v", q.Semaphores)
+				if q.Semaphore != nil {
+					sems = fmt.Sprintf("semaphore %d", *q.Semaphore)
+				}
+				fmt.Fprintf(w, "  queue %s: owner %s, %s, %d queues, %s\n", q.Name, q.Owner, q.Type, max(q.NumQueues, 1), sems)
 			}
+			for ei := range sg.Engines {
+				en := &sg.Engines[ei]
+				counts, n := opcodeCounts(gen, en.Code)
+				fmt.Fprintf(w, "  engine %s (%s → %s): %d words%s; %d dma[] blocks\n", en.Key, en.Manifest, en.Instr, n, counts, len(en.Blocks))
+				for _, b := range en.Blocks {
+					printBlock(w, &b)
+				}
+				if *words {
+					d := isa.NewDecoder(gen, en.Code)
+					for d.Next() {
+						switch in := d.Inst(); {
+						case in.Def().Decoded():
+							fmt.Fprintf(w, "    %#06x %s", d.Offset(), asm.AppendInst(nil, in))
+						case in.Def().Control || in.Def().Known():
+							fmt.Fprintf(w, "    %#06x %s%s\n", d.Offset(), in.Def().Mnemonic(), eventsText(in))
+						}
+					}
+				}
+			}
+			for _, b := range sg.Blocks {
+				printBlock(w, &b)
+			}
+		}
+		tensors := f.Tensors()
+		var tn []string
+		for name := range tensors {
+			tn = append(tn, name)
+		}
+		sort.Strings(tn)
+		for _, name := range tn {
+			fmt.Fprintf(w, "tensor %s: %s %v\n", name, tensors[name].Dtype, tensors[name].Shape)
 		}
 	} else {
 		fmt.Fprintf(w, "subgraphs: %v\n", err)
@@ -108,22 +145,8 @@ func runNEFF(e *env, args []string) error {
 	for _, m := range f.Members {
 		line := fmt.Sprintf("  %-40s %9d", m.Name, len(m.Data))
 		if strings.HasSuffix(m.Name, ".bin") && len(m.Data) > 0 && len(m.Data)%isa.WordSize == 0 && !strings.Contains(m.Name, "table") {
-			counts := map[string]int{}
-			d := isa.NewDecoder(gen, m.Data)
-			n := 0
-			for d.Next() {
-				counts[d.Inst().Def().Mnemonic()]++
-				n++
-			}
-			var parts []string
-			for k, v := range counts {
-				parts = append(parts, fmt.Sprintf("%s %d", k, v))
-			}
-			sort.Strings(parts)
-			line += fmt.Sprintf("  %d words: %s", n, strings.Join(parts, ", "))
-			if d.Err() != nil {
-				line += fmt.Sprintf(" (%v)", d.Err())
-			}
+			counts, n := opcodeCounts(gen, m.Data)
+			line += fmt.Sprintf("  %d words%s", n, counts)
 		}
 		fmt.Fprintln(w, line)
 	}
@@ -200,39 +223,63 @@ func runNEFFLower(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	for _, sg := range sgs {
+	streams, err := lowerNEFF(gen, sgs)
+	if err != nil {
+		return err
+	}
+	for _, st := range streams {
+		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
+		if !*stats {
+			for _, w := range st.words {
+				printLowered(e, w)
+			}
+			continue
+		}
+		printStats(e, st.words)
+		var ns int64
+		for _, w := range st.words {
+			if w.lowered != nil {
+				ns += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
+			}
+		}
+		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(ns)/1000)
+		printQueueStats(e, st.words)
+	}
+	return nil
+}
+
+// streamLowered is one engine stream of a NEFF, lowered.
+type streamLowered struct {
+	sg    *neff.Subgraph
+	en    *neff.Engine
+	words []loweredWord
+}
+
+// lowerNEFF relocates and lowers every engine stream: variables placed by
+// neff's allocator, table arms through the dge-table list, 0xc1 triggers
+// fired into their blocks' words.
+func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph) ([]streamLowered, error) {
+	var out []streamLowered
+	for si := range sgs {
+		sg := &sgs[si]
 		place, err := sg.Place()
 		if err != nil {
-			return err
+			return nil, err
 		}
 		vt := &dge.Vars{Base: map[uint16]uint64{}, Table: sg.Table()}
 		for id, a := range place {
 			vt.Base[uint16(id)] = a
 		}
-		for _, en := range sg.Engines {
-			res, err := lowerStream(gen, en.Code, vt, dge.Options{}, sdma.Options{}, hooksFor(gen, &sg, &en, place))
+		for ei := range sg.Engines {
+			en := &sg.Engines[ei]
+			res, err := lowerStream(gen, en.Code, vt, dge.Options{}, sdma.Options{}, hooksFor(gen, sg, en, place))
 			if err != nil {
-				return fmt.Errorf("%s %s: %w", sg.Name, en.Key, err)
+				return nil, fmt.Errorf("%s %s: %w", sg.Name, en.Key, err)
 			}
-			fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", sg.Name, en.Key, sg.Dir, en.Instr)
-			if *stats {
-				printStats(e, res)
-				var ns int64
-				for _, w := range res {
-					if w.lowered != nil {
-						ns += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
-					}
-				}
-				fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(ns)/1000)
-				printQueueStats(e, res)
-				continue
-			}
-			for _, w := range res {
-				printLowered(e, w)
-			}
+			out = append(out, streamLowered{sg, en, res})
 		}
 	}
-	return nil
+	return out, nil
 }
 
 // openNEFF parses a neff subcommand's command line and opens its FILE: the
@@ -311,4 +358,74 @@ func printQueueStats(e *env, ws []loweredWord) {
 		q := by[n]
 		fmt.Fprintf(e.stdout, "queue %s: words %d, descriptors %d, bytes M2S %d\n", n, q.words, q.descs, q.m2s)
 	}
+}
+
+// opcodeCounts is ": MNEMONIC n, …" for a stream's words (mnemonics from
+// the catalog, OPCODE_0x.. where it knows none), and the word count.
+func opcodeCounts(gen isa.Gen, code []byte) (string, int) {
+	counts := map[string]int{}
+	d := isa.NewDecoder(gen, code)
+	n := 0
+	for d.Next() {
+		counts[d.Inst().Def().Mnemonic()]++
+		n++
+	}
+	var parts []string
+	for k, v := range counts {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(parts)
+	out := ""
+	if len(parts) > 0 {
+		out = ": " + strings.Join(parts, ", ")
+	}
+	if d.Err() != nil {
+		out += fmt.Sprintf(" (%v)", d.Err())
+	}
+	return out, n
+}
+
+// printBlock lists one dma[] block and its descriptors.
+func printBlock(w io.Writer, b *neff.Block) {
+	fmt.Fprintf(w, "    %s: queue %s, id %d, %d descriptors\n", b.Where, b.Queue, b.ID, len(b.Desc))
+	for k, d := range b.Desc {
+		from := d.From
+		if len(d.FromArr) > 0 {
+			var parts []string
+			for _, p := range d.FromArr {
+				parts = append(parts, fmt.Sprintf("%s%v", p.From, p.FromSizes))
+			}
+			from = "[" + strings.Join(parts, " ") + "]"
+		}
+		op := d.Op
+		if op == "" {
+			op = "copy"
+		}
+		fmt.Fprintf(w, "      desc[%d] %s: %s sizes %v steps %v → %s sizes %v steps %v", k, op, from, d.FromSizes, d.FromSteps, d.To, d.ToSizes, d.ToSteps)
+		if d.FromDtype != "" || d.ToDtype != "" {
+			fmt.Fprintf(w, " (%s → %s)", d.FromDtype, d.ToDtype)
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// eventsText is a word's EVENTS, for words ndma lists but does not decode
+// further (header and events are common to every word: field-tables §2.1).
+func eventsText(in *isa.Inst) string {
+	wm, err := in.Uint("events.wait_mode")
+	if err != nil {
+		return ""
+	}
+	wi, _ := in.Uint("events.wait_idx")
+	um, _ := in.Uint("events.update_mode")
+	ui, _ := in.Uint("events.update_idx")
+	v, _ := in.Uint("events.semaphore_value")
+	out := ""
+	if wm != 0 {
+		out += fmt.Sprintf(" wait %s $S[%d] value %d", isa.WaitMode.Format(wm), wi, v)
+	}
+	if um != 0 {
+		out += fmt.Sprintf(" update %s $S[%d] value %d", isa.UpdateMode.Format(um), ui, v)
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path"
+	"strings"
 
 	"ndma/asm"
 	"ndma/neff"
@@ -161,4 +162,67 @@ func (p *Program) Build() ([]byte, error) {
 	}
 	ms = append(ms, p.Extra...)
 	return neff.Build(ms, p.Write)
+}
+
+// Inline is a style-B NEFF (neff.md §5.3's shape): n PSEUDO_DMA_DIRECT2D
+// words on Pool, each copying the 64 KiB input x (dge-table entry 0) row by
+// row — 128 rows of 512 bytes — into SBUF partitions, completing on
+// qPoolDynamic's semaphore_set 24..39 with sem_increment 16.
+func Inline(n int) *Program {
+	var src strings.Builder
+	for i := 0; i < n; i++ {
+		fmt.Fprintf(&src, "pseudo_dma_direct2d semaphore=%d, sem_increment=16, src_start_addr=tbl(0), src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, "+
+			"dst_start_addr=var(0)+%#x, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=FP16, out_dtype=FP16\n", 24+i%16, (i%64)*512)
+	}
+	set := make([]int, 16)
+	for i := range set {
+		set[i] = 24 + i
+	}
+	return &Program{Target: "cayman", Subgraphs: []Graph{{
+		Name: "sg00",
+		Vars: []Var{
+			{Name: "SB", Type: "state-buffer"},
+			{Name: "x", Type: "input", Size: 65536},
+			{Name: "out", Type: "output", Size: 65536},
+			{Name: "DGETable0", Type: "dge-table", List: []int{1, 2}},
+		},
+		Queues:  map[string]Queue{"qPoolDynamic": {Owner: "pool", Type: "dynamic", Set: set}},
+		Engines: []Engine{{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: src.String()}},
+	}}}
+}
+
+// Triggered is a style-A NEFF, the C08220 shape of neff.md §4.5/§5.2 and
+// field-tables §9.1–§9.2: queues q_gradient_in and q_gradient_out (single
+// semaphores 10 and 11, owned by pool), one block each, fired by two 0xc1
+// words — the second waits $S[10] > 0, so the input reaches output through
+// gradient_in — then the EVENT_SEMAPHORE of §9.1 waiting $S[11] > 0. Each
+// extra descriptor becomes a q_gradient_in block of id 1, 2, ….
+func Triggered(descs ...neff.Desc) *Program {
+	blocks := []Block{
+		{Queue: "q_gradient_in", ID: 0, Desc: []neff.Desc{{From: "input", To: "gradient_in", FromSizes: []int64{128, 1}, FromSteps: []int64{1, 128}, ToSizes: []int64{128, 1}, ToSteps: []int64{1, 128}}}},
+		{Queue: "q_gradient_out", ID: 0, Desc: []neff.Desc{{From: "gradient_in", To: "output", FromSizes: []int64{128, 1}, FromSteps: []int64{1, 128}, ToSizes: []int64{128, 1}, ToSteps: []int64{1, 128}}}},
+	}
+	for i, d := range descs {
+		blocks = append(blocks, Block{Queue: "q_gradient_in", ID: i + 1, Desc: []neff.Desc{d}})
+	}
+	return &Program{Target: "cayman", Subgraphs: []Graph{{
+		Name: "sg00",
+		Vars: []Var{
+			{Name: "SB", Type: "state-buffer"},
+			{Name: "input", Type: "input", Size: 128},
+			{Name: "gradient_in", Type: "tmp-buf", Size: 128},
+			{Name: "output", Type: "output", Size: 128},
+			{Name: "big", Type: "tmp-buf", Size: 1 << 17},
+		},
+		Queues: map[string]Queue{
+			"q_gradient_in":  {Owner: "pool", Type: "in", Semaphore: 10},
+			"q_gradient_out": {Owner: "pool", Type: "out", Semaphore: 11},
+			"q_spare":        {Owner: "sp", Type: "data", Set: []int{40, 41, 42}},
+		},
+		Engines: []Engine{{Key: "pool", Manifest: "pool.json", Instr: "pool.bin", DMA: blocks, Asm: `
+pseudo_dma_trigger dma_queue_name="q_gradient_in"
+pseudo_dma_trigger wait_mode=WAIT_FOR_SEM_GT_IMM, wait_idx=10, dma_queue_name="q_gradient_out"
+.word a0100000040b00000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000000
+`}},
+	}}}
 }
