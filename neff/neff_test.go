@@ -221,3 +221,50 @@ func TestSamplePlace(t *testing.T) {
 		t.Fatalf("table %v", tb)
 	}
 }
+
+// The member list in tar order as neff.md §3.1 gives it: the debug_info
+// and top-level JSON first, then sg00's engine streams and manifests
+// (Activation, DVE, PE, Pool, SP), act_info, the per-engine debug files,
+// def.json, the DVE tables, the ACT function set, tensor_map.json and the
+// constant; sg01 the same; neff.json last. Sizes as §3.1 states them.
+func TestSampleMembers(t *testing.T) {
+	f, err := Parse(sample(t), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"debug_info/debug_info_hlo.dbg_sg000000", "debug_info/debug_info_penguin.dbg_sg000000",
+		"debug_info/debug_info_pttf.dbg_sg000000", "debug_info/debug_info_stack_frame_index.dbg",
+		"hlo_stats.json", "info.json", "kelf-0.json",
+	}
+	for _, sg := range []string{"sg00", "sg01"} {
+		for _, n := range []string{"Activation.bin", "Activation.json", "DVE.bin", "DVE.json", "PE.bin", "PE.json", "Pool.bin", "Pool.json", "SP.bin", "SP.json", "act_info.json"} {
+			want = append(want, sg+"/"+n)
+		}
+		for _, e := range []string{"Activation", "DVE", "PE", "Pool", "SP"} {
+			want = append(want, sg+"/debug_info_asm_"+e+".dbg")
+		}
+		for _, e := range []string{"Activation", "DMA", "DVE", "PE", "Pool", "SP"} {
+			want = append(want, sg+"/debug_info_backend_"+e+".dbg")
+		}
+		want = append(want, sg+"/def.json")
+		for _, tb := range []string{"control_fast", "control_slow", "datapath", "opcode"} {
+			want = append(want, sg+"/default_"+tb+"_table.bin")
+		}
+		want = append(want, sg+"/exp_and_others.json", sg+"/exp_and_others_bkt.bin", sg+"/exp_and_others_ctrl.bin", sg+"/tensor_map.json")
+		want = append(want, sg+"/value_sg0000_identity_82_CRSM.npy") // sg01 keeps sg00's constant name
+	}
+	want = append(want, "neff.json")
+	var got []string
+	for _, m := range f.Members {
+		got = append(got, m.Name)
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("members\n got %q\nwant %q", got, want)
+	}
+	for name, size := range map[string]int{"sg00/PE.bin": 768, "sg00/Pool.bin": 448, "sg00/SP.bin": 192, "sg00/Activation.bin": 320, "sg00/DVE.bin": 128, "sg00/def.json": 3820} {
+		if b, _ := f.Member(name); len(b) != size {
+			t.Errorf("%s: %d bytes, want %d", name, len(b), size)
+		}
+	}
+}

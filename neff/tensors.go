@@ -1,6 +1,9 @@
 package neff
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"strings"
+)
 
 // Tensor is what the host side of a NEFF says of a named input or output:
 // its dtype string ("float16") and shape.
@@ -64,12 +67,15 @@ func (f *File) Tensors() map[string]Tensor {
 			}
 		}
 	}
-	if b, ok := f.Member("tensor_map.json"); ok {
+	for _, mb := range f.Members { // tensor_map.json, at the top or per subgraph (sg00/tensor_map.json)
+		if mb.Name != "tensor_map.json" && !strings.HasSuffix(mb.Name, "/tensor_map.json") {
+			continue
+		}
 		var m map[string]struct {
 			Dtype   string `json:"dtype"`
 			TFShape []int  `json:"tf_shape"`
 		}
-		if json.Unmarshal(b, &m) == nil {
+		if json.Unmarshal(mb.Data, &m) == nil {
 			for name, t := range m {
 				if _, seen := out[name]; !seen && t.Dtype != "" {
 					out[name] = Tensor{t.Dtype, t.TFShape}
