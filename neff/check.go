@@ -105,8 +105,9 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 			continue
 		}
 		for _, p := range ps {
-			if p.Severity == check.Error {
-				report(en.Key, p.Offset, "%s", p)
+			if p.Severity == check.Error { // the offset is the report's own: keep the rule
+				_, rule, _ := strings.Cut(p.String(), "): ")
+				report(en.Key, p.Offset, "%s: %s", p.Mnemonic, rule)
 			}
 		}
 		d := isa.NewDecoder(gen, en.Code)

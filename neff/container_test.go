@@ -141,3 +141,29 @@ func FuzzNeff(f *testing.F) {
 		nf.Check(isa.Cayman)
 	})
 }
+
+// A 0xd4 whose sides move different byte counts and whose destination walk
+// leaves its variable: both reported at the word (worked by hand: dst
+// 256 elements of 128 B = 32768 B vs src 128 × 512 = 65536 B; the walk from
+// x+0x100 at step 256 ends at 0x100 + 255·256 + 128 = 65664 > 65536).
+func TestCheckPseudoWalk(t *testing.T) {
+	p := neffgen.Inline(1)
+	p.Subgraphs[0].Engines[0].Asm = "pseudo_dma_direct2d semaphore=24, sem_increment=16, src_start_addr=tbl(0), src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, " +
+		"dst_start_addr=var(1)+0x100, dst_step_elem=[256, 1], dst_num_elem=[256, 1], dst_elem_size=128, in_dtype=FP16, out_dtype=FP16\n"
+	f, err := neff.Parse(build(t, p), neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, words, err := f.Check(isa.Cayman)
+	if err != nil || words != 1 || len(ps) != 2 {
+		t.Fatalf("%v: %d words, problems %v", err, words, ps)
+	}
+	for i, want := range []string{
+		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: has_equal_src_dst_bytes: dst_num_elem = 32768 bytes, must move as many bytes as the src: 65536",
+		`sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: dst_start_addr var 1 "x" + 0x100: the walk touches bytes 256..65664, the variable has 65536`,
+	} {
+		if !strings.HasPrefix(ps[i].String(), want) {
+			t.Errorf("problem %d: %s\nwant %s", i, ps[i], want)
+		}
+	}
+}

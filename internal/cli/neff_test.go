@@ -434,4 +434,9 @@ func TestNEFFStyleA(t *testing.T) {
 	if err != nil || !bytes.Equal(got.Data, in) {
 		t.Fatalf("output %v: % x, want % x", err, got.Data[:8], in[:8])
 	}
+	os.Remove(o)
+	run("neff", "run", "--exec", "ref", "--in", "input="+filepath.Join(dir, "in.npy"), "--out", "output="+o, path)
+	if got, err := array.Load(o); err != nil || !bytes.Equal(got.Data, in) {
+		t.Fatalf("--exec ref: output %v", err)
+	}
 }
