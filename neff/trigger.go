@@ -23,9 +23,13 @@ type Fired struct {
 	Bytes     int64      // bytes the block writes
 }
 
-// MaxRuns bounds one descriptor side's walk: a size list cannot make ndma
-// walk without end.
-const MaxRuns = 1 << 22
+// MaxRuns bounds one descriptor side's walk, and MaxWords the DMA_DIRECT2D
+// words one descriptor may become (runs that do not line up cannot fold): a
+// size list cannot make ndma walk, or allocate, without end.
+const (
+	MaxRuns  = 1 << 20
+	MaxWords = 1 << 14
+)
 
 // ErrTrigger marks a PSEUDO_DMA_TRIGGER that does not resolve.
 var ErrTrigger = errors.New("unresolvable PSEUDO_DMA_TRIGGER")
@@ -209,7 +213,12 @@ func (s *side) walk(out []run) ([]run, error) {
 			if o < 0 || (s.v.Type != "state-buffer" && s.v.Size > 0 && o+runLen > s.v.Size) {
 				return nil, fmt.Errorf("%s: bytes %d..%d are outside %q (%d bytes)", s.name, o, o+runLen, s.v.Name, s.v.Size)
 			}
-			out = append(out, run{s.base + uint64(o), runLen / s.esize})
+			a := s.base + uint64(o)
+			if n := len(out); n > 0 && out[n-1].addr+uint64(out[n-1].elems*s.esize) == a && out[n-1].elems < 1<<40 {
+				out[n-1].elems += runLen / s.esize // adjacent runs are one run
+			} else {
+				out = append(out, run{a, runLen / s.esize})
+			}
 		}
 		d := 1
 		for ; d < len(s.sizes); d++ {
@@ -366,7 +375,9 @@ func descWords(gen isa.Gen, d *Desc, vars map[string]Variable, place map[int]uin
 		if err := w.SetUint("dst_start_addr", c.dst); err != nil {
 			return nil, 0, err
 		}
-		words = append(words, w)
+		if words = append(words, w); len(words) > MaxWords {
+			return nil, 0, fmt.Errorf("needs more than %d DMA_DIRECT2D words: the two sides' runs do not line up into regular pieces", MaxWords)
+		}
 		k = next
 	}
 	return words, nd * int64(ts), nil

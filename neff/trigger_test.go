@@ -99,10 +99,14 @@ func TestFireWords(t *testing.T) {
 			[]word{{src: big, dst: 0, srcStep: [2]int64{1024, 0}, dstStep: [2]int64{0x40000, 0}, srcNum: [2]int64{128, 1}, dstNum: [2]int64{128, 1}, srcElem: 512, dstElem: 512, inT: 3, outT: 3, sem: 10, inc: 1}}},
 		// a cast: 128 rows of 64 FP32 (256 B) into 128 rows of 64 FP16 (128 B)
 		{"cast", neff.Desc{From: "big", To: "big", FromSizes: []int64{256, 128}, FromSteps: []int64{1, 256}, ToSizes: []int64{128, 128}, ToSteps: []int64{1, 128}, FromDtype: "float32", ToDtype: "float16"},
-			[]word{{src: big, dst: big, srcStep: [2]int64{256, 0}, dstStep: [2]int64{128, 0}, srcNum: [2]int64{128, 1}, dstNum: [2]int64{128, 1}, srcElem: 256, dstElem: 128, inT: 10, outT: 7, sem: 10, inc: 1}}},
-		// three dims: 64-byte runs, 4 at pitch 64, 8 groups at pitch 1024 → one contiguous 2048-byte destination
-		{"three dims", neff.Desc{From: "big", To: "big", FromSizes: []int64{64, 4, 8}, FromSteps: []int64{1, 64, 1024}, ToSizes: []int64{2048, 1}, ToSteps: []int64{1, 0}},
-			[]word{{src: big, dst: big, srcStep: [2]int64{64, 1024}, dstStep: [2]int64{64, 256}, srcNum: [2]int64{4, 8}, dstNum: [2]int64{4, 8}, srcElem: 64, dstElem: 64, inT: 3, outT: 3, sem: 10, inc: 1}}},
+			// rows at their own pitch are one contiguous run each side: 8192 elements, one piece
+			[]word{{src: big, dst: big, srcNum: [2]int64{1, 1}, dstNum: [2]int64{1, 1}, srcElem: 32768, dstElem: 16384, inT: 10, outT: 7, sem: 10, inc: 1}}},
+		// three dims: 64-byte runs, 4 at pitch 128, 8 groups at pitch 1024 → one contiguous 2048-byte destination
+		{"three dims", neff.Desc{From: "big", To: "big", FromSizes: []int64{64, 4, 8}, FromSteps: []int64{1, 128, 1024}, ToSizes: []int64{2048, 1}, ToSteps: []int64{1, 0}},
+			[]word{{src: big, dst: big, srcStep: [2]int64{128, 1024}, dstStep: [2]int64{64, 256}, srcNum: [2]int64{4, 8}, dstNum: [2]int64{4, 8}, srcElem: 64, dstElem: 64, inT: 3, outT: 3, sem: 10, inc: 1}}},
+		// the same with pitch 64: the 4 runs touch, so each group is one 256-byte run
+		{"adjacent runs merge", neff.Desc{From: "big", To: "big", FromSizes: []int64{64, 4, 8}, FromSteps: []int64{1, 64, 1024}, ToSizes: []int64{2048, 1}, ToSteps: []int64{1, 0}},
+			[]word{{src: big, dst: big, srcStep: [2]int64{1024, 0}, dstStep: [2]int64{256, 0}, srcNum: [2]int64{8, 1}, dstNum: [2]int64{8, 1}, srcElem: 256, dstElem: 256, inT: 3, outT: 3, sem: 10, inc: 1}}},
 		// in-flight add, 4-byte elements
 		{"add", neff.Desc{From: "input", To: "output", FromSizes: []int64{128}, ToSizes: []int64{128}, Op: "add", FromDtype: "float32"},
 			[]word{{src: in, dst: out, srcNum: [2]int64{1, 1}, dstNum: [2]int64{1, 1}, srcElem: 128, dstElem: 128, inT: 10, outT: 10, sem: 10, inc: 1, compute: 1}}},
@@ -183,6 +187,7 @@ func TestFireRefusals(t *testing.T) {
 		{"dtype", &neff.Desc{From: "input", To: "output", FromSizes: []int64{128}, ToSizes: []int64{128}, FromDtype: "complex64"}, "q_gradient_in", 1, `dtype "complex64"`},
 		{"steps", &neff.Desc{From: "input", To: "output", FromSizes: []int64{64, 2}, ToSizes: []int64{128}}, "q_gradient_in", 1, "from_steps has 0 entries for 2 sizes"},
 		{"huge", &neff.Desc{From: "input", To: "output", FromSizes: []int64{1, 1 << 20, 1 << 20}, FromSteps: []int64{1, 0, 0}, ToSizes: []int64{128}}, "q_gradient_in", 1, "walks more than"},
+		{"ragged", &neff.Desc{From: "big", To: "big", FromSizes: []int64{3, 20000}, FromSteps: []int64{1, 5}, ToSizes: []int64{2, 30000}, ToSteps: []int64{1, 4}}, "q_gradient_in", 1, "needs more than 16384 DMA_DIRECT2D words"},
 		{"elements", &neff.Desc{From: "input", To: "output", FromSizes: []int64{6}, ToSizes: []int64{6}, FromDtype: "float32"}, "q_gradient_in", 1, "from_sizes[0] = 6 bytes is not a whole number of 4-byte elements"},
 	} {
 		p := styleA()
