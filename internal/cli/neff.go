@@ -285,6 +285,7 @@ func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph) ([]streamLowered, error) {
 // openNEFF parses a neff subcommand's command line and opens its FILE: the
 // generation (--gen, or the kelf's target) and the subgraphs.
 func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, []neff.Subgraph, error) {
+	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
 	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
 	if err != nil {
 		return "", gen, nil, nil, err
@@ -293,9 +294,12 @@ func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, 
 	if err != nil {
 		return "", gen, nil, nil, err
 	}
-	f, err := neff.Parse(b, neff.Options{})
+	f, err := neff.Parse(b, neff.Options{Strict: *strict})
 	if err != nil {
 		return "", gen, nil, nil, fmt.Errorf("%s: %w", pos[0], err)
+	}
+	for _, w := range f.Warnings {
+		fmt.Fprintf(e.stderr, "ndma neff: warning: %s: %s\n", pos[0], w)
 	}
 	if gen == isa.GenAny {
 		if _, gen = f.Target(); gen == isa.GenAny {

@@ -440,3 +440,28 @@ func TestNEFFStyleA(t *testing.T) {
 		t.Fatalf("--exec ref: output %v", err)
 	}
 }
+
+// A hash that matches nothing is a warning on every neff subcommand, an
+// error with --strict.
+func TestNEFFHashStrict(t *testing.T) {
+	p := neffgen.Triggered()
+	p.Write.Hash = "none"
+	raw, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "h.neff")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, sub := range []string{"check", "lower", "disasm", "run"} {
+		var so, se bytes.Buffer
+		if code := Main([]string{"neff", sub, path}, nil, &so, &se); code != 0 || !strings.Contains(se.String(), "warning: "+path+": hash (offset 0xac) matches neither") {
+			t.Errorf("%s: exit %d, stderr %q", sub, code, se.String())
+		}
+		se.Reset()
+		if code := Main([]string{"neff", sub, "--strict", path}, nil, &so, &se); code == 0 || !strings.Contains(se.String(), "hash mismatch") {
+			t.Errorf("%s --strict: exit %d, stderr %q", sub, code, se.String())
+		}
+	}
+}
