@@ -353,16 +353,18 @@ func descWords(gen isa.Gen, d *Desc, vars map[string]Variable, place map[int]uin
 			rows++
 			next += row
 		}
+		sh := shapeOf(c.n, int64(fs), int64(ts), row, rows, s0, d0, s1, d1)
+		next = k + sh.used
 		w := isa.New(gen, isa.OpDMAMemcpy)
 		for _, f := range []struct {
 			path string
 			v    int64
 		}{
 			{"compute_op", int64(op)},
-			{"src_step_elem[0]", s0}, {"src_step_elem[1]", s1}, {"src_num_elem[0]", int64(row)}, {"src_num_elem[1]", int64(rows)},
-			{"src_elem_size", c.n * int64(fs) % 65536},
-			{"dst_step_elem[0]", d0}, {"dst_step_elem[1]", d1}, {"dst_num_elem[0]", int64(row)}, {"dst_num_elem[1]", int64(rows)},
-			{"dst_elem_size", c.n * int64(ts) % 65536},
+			{"src_step_elem[0]", sh.s0}, {"src_step_elem[1]", sh.s1}, {"src_num_elem[0]", sh.n0}, {"src_num_elem[1]", sh.n1},
+			{"src_elem_size", sh.es % 65536},
+			{"dst_step_elem[0]", sh.d0}, {"dst_step_elem[1]", sh.d1}, {"dst_num_elem[0]", sh.n0}, {"dst_num_elem[1]", sh.n1},
+			{"dst_elem_size", sh.ed % 65536},
 			{"in_dtype", int64(fromT)}, {"out_dtype", int64(toT)},
 		} {
 			if err := w.Set(f.path, f.v); err != nil {
@@ -381,6 +383,51 @@ func descWords(gen isa.Gen, d *Desc, vars map[string]Variable, place map[int]uin
 		k = next
 	}
 	return words, nd * int64(ts), nil
+}
+
+// shape is one word's walk: elem sizes, counts and byte steps per side, and
+// how many pieces it covers.
+type shape struct {
+	es, ed, n0, n1, s0, d0, s1, d1 int64
+	used                           int
+}
+
+// shapeOf picks the word for rows × row pieces of n elements at strides
+// (s0, d0) and (s1, d1), keeping every step a whole number of elements — the
+// DGE counts its dims in elements (docs/lower.md): both dims when they
+// allow it, else one row; else the piece cut into m-element sub-elements
+// (m dividing n and both pitches) with the row as the second dim; else the
+// piece alone.
+func shapeOf(n, fs, ts int64, row, rows int, s0, d0, s1, d1 int64) shape {
+	es, ed := n*fs, n*ts
+	whole := func(s, e int64) bool { return s%e == 0 }
+	dim0 := row == 1 || whole(s0, es) && whole(d0, ed)
+	switch {
+	case dim0 && (rows == 1 || whole(s1, es) && whole(d1, ed)):
+		return shape{es, ed, int64(row), int64(rows), s0, d0, s1, d1, row * rows}
+	case dim0:
+		return shape{es, ed, int64(row), 1, s0, d0, 0, 0, row}
+	case whole(s0, fs) && whole(d0, ts):
+		m := gcd(gcd(n, abs(s0/fs)), abs(d0/ts))
+		if n/m <= 65535 {
+			return shape{m * fs, m * ts, n / m, int64(row), m * fs, m * ts, s0, d0, row}
+		}
+	}
+	return shape{es, ed, 1, 1, 0, 0, 0, 0, 1}
+}
+
+func gcd(a, b int64) int64 {
+	for b != 0 {
+		a, b = b, a%b
+	}
+	return a
+}
+
+func abs(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
 }
 
 // fold1 is how many leading chunks (at most limit when limit > 1, else up
