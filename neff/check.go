@@ -95,7 +95,16 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 	if outputs == 0 {
 		report("", -1, "no output variable")
 	}
-	table := sg.Table()
+	for i, id := range sg.Table() {
+		if v, ok := byID[int(id)]; !ok || v.Type == "dge-table" {
+			report("", -1, "dge-table list[%d] = %d names no variable that holds bytes", i, id)
+		}
+	}
+	for _, v := range vars {
+		if v.Size < 0 {
+			report("", -1, "var %d %q has size %d", v.ID, v.Name, v.Size)
+		}
+	}
 	words := 0
 	for e := range sg.Engines {
 		en := &sg.Engines[e]
@@ -120,7 +129,10 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 					report(en.Key, d.Offset(), "PSEUDO_DMA_TRIGGER: %v", err)
 				}
 			case isa.OpPseudoDMADirect2D:
-				sg.checkPseudo(en, d.Offset(), in, byID, table, report)
+				hard, soft := sg.CheckPseudo(gen, en, in)
+				for _, msg := range append(hard, soft...) {
+					report(en.Key, d.Offset(), "%s", msg)
+				}
 			}
 		}
 	}
@@ -151,36 +163,107 @@ func (sg *Subgraph) checkBlock(gen isa.Gen, eng string, b *Block, place map[int]
 	}
 }
 
-// checkPseudo applies neff.md §9.6 to one 0xd4 word.
-func (sg *Subgraph) checkPseudo(en *Engine, off int, in *isa.Inst, byID map[int]Variable, table []uint16, report func(string, int, string, ...any)) {
+// CheckPseudo applies neff.md §9.6 to one 0xd4 word of engine en: hard
+// problems — an address arm naming no variable (directly or through the
+// dge-table list) or a walk that leaves its variable (SBUF's map for the
+// state-buffer) — which make the word's meaning wrong, and soft ones — a
+// completion semaphore no queue of en owns — which do not.
+func (sg *Subgraph) CheckPseudo(gen isa.Gen, en *Engine, in *isa.Inst) (hard, soft []string) {
 	sem, _ := in.Uint("semaphore")
-	owned := sg.QueueOf(en, int(sem)) != ""
-	if !owned {
-		report(en.Key, off, "PSEUDO_DMA_DIRECT2D: semaphore %d is in no semaphore_set of a queue %s owns", sem, en.Key)
+	if sg.QueueOf(en, int(sem)) == "" {
+		soft = append(soft, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: semaphore %d is in no semaphore_set of a queue %s owns", sem, en.Key))
 	}
+	vars, _ := sg.Variables()
+	byID := map[int]Variable{}
+	for _, v := range vars {
+		byID[v.ID] = v
+	}
+	table := sg.Table()
 	for _, side := range []string{"src", "dst"} {
 		path := side + "_start_addr"
 		a, err := in.Addr8(path)
 		if err != nil {
 			continue
 		}
-		if id, base, ok := a.Var(); ok {
-			v, known := byID[int(id)]
-			switch {
-			case !known:
-				report(en.Key, off, "PSEUDO_DMA_DIRECT2D: %s names var %d: not in def.json", path, id)
-			case v.Size > 0:
-				lo, hi := walkExtent(in, side)
-				if int64(base)+lo < 0 || int64(base)+hi > v.Size {
-					report(en.Key, off, "PSEUDO_DMA_DIRECT2D: %s var %d %q + %#x: the walk touches bytes %d..%d, the variable has %d", path, id, v.Name, base, int64(base)+lo, int64(base)+hi, v.Size)
-				}
-			}
+		var id int
+		var base uint64
+		var arm string
+		if vid, off, ok := a.Var(); ok {
+			id, base, arm = int(vid), uint64(off), fmt.Sprintf("var %d", vid)
 		} else if a.Form() == "tbl" {
-			if idx := int(uint16(a.Raw >> 32)); idx >= len(table) {
-				report(en.Key, off, "PSEUDO_DMA_DIRECT2D: %s table index %d is past the dge-table list (%d entries)", path, idx, len(table))
+			idx := int(uint16(a.Raw >> 32))
+			if idx >= len(table) {
+				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s table index %d is past the dge-table list (%d entries)", path, idx, len(table)))
+				continue
+			}
+			id, base, arm = int(table[idx]), uint64(uint32(a.Raw)), fmt.Sprintf("tbl(%d) = var %d", idx, table[idx])
+		} else {
+			continue
+		}
+		v, known := byID[id]
+		switch {
+		case !known:
+			hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s names %s: not in def.json", path, arm))
+		case v.Type == "dge-table":
+			hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s names %s %q, a dge-table (it holds no bytes)", path, arm, v.Name))
+		case v.Type == "state-buffer":
+			if msg := sbufWalk(gen, in, side, base); msg != "" {
+				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s %s %q + %#x: %s", path, arm, v.Name, base, msg))
+			}
+		default:
+			lo, hi := walkExtent(in, side)
+			if int64(base)+lo < 0 || int64(base)+hi > v.Size {
+				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s %s %q + %#x: the walk touches bytes %d..%d, the variable has %d", path, arm, v.Name, base, int64(base)+lo, int64(base)+hi, v.Size))
 			}
 		}
 	}
+	return hard, soft
+}
+
+// sbufWalk checks a side's element starts (all of them up to 65536, else the
+// corners) against the SBUF map: each element inside one partition's active
+// bytes (field-tables §11.2). "" when the walk fits.
+func sbufWalk(gen isa.Gen, in *isa.Inst, side string, base uint64) string {
+	m := isa.Map(gen)
+	elem, _ := in.Int(side + "_elem_size")
+	if elem == 0 {
+		elem = 65536
+	}
+	var n, st [2]int64
+	for d := 0; d < 2; d++ {
+		n[d], _ = in.Int(fmt.Sprintf("%s_num_elem[%d]", side, d))
+		st[d], _ = in.Int(fmt.Sprintf("%s_step_elem[%d]", side, d))
+		if n[d] == 0 {
+			return ""
+		}
+	}
+	at := func(i, j int64) string {
+		o := int64(base) + i*st[0] + j*st[1]
+		if o < 0 {
+			return fmt.Sprintf("element (%d, %d) starts below address 0", i, j)
+		}
+		r, p, off := m.Split(uint64(o))
+		if r != isa.SBUF || p >= m.Partitions || off+uint64(elem) > m.SBUFActive {
+			return fmt.Sprintf("element (%d, %d) at %#x (%d bytes) is not inside one SBUF partition's %d active bytes", i, j, o, elem, m.SBUFActive)
+		}
+		return ""
+	}
+	if n[0]*n[1] <= 1<<16 {
+		for j := int64(0); j < n[1]; j++ {
+			for i := int64(0); i < n[0]; i++ {
+				if msg := at(i, j); msg != "" {
+					return msg
+				}
+			}
+		}
+		return ""
+	}
+	for _, c := range [][2]int64{{0, 0}, {n[0] - 1, 0}, {0, n[1] - 1}, {n[0] - 1, n[1] - 1}} {
+		if msg := at(c[0], c[1]); msg != "" {
+			return msg
+		}
+	}
+	return ""
 }
 
 // walkExtent is the byte range [lo, hi) a side's 2-D walk touches relative

@@ -65,7 +65,7 @@ func TestMalformed(t *testing.T) {
 			b, _ := neff.Build(ms, neff.WriteOptions{})
 			return b
 		}(), `kelf-0.json: graph "sg00": no member "sg00/def.json"`},
-		{"var id gaps", build(t, gaps), `sg00 def.json: var ids are not dense 0..4: [2] missing; "gradient_in" has 7`},
+		{"var id gaps", build(t, gaps), `sg00 def.json: var ids are not dense 0..5: [2] missing; "gradient_in" has 7`},
 		{"unknown queue", build(t, unknownQ), `sg00 pool offset 0x0: PSEUDO_DMA_TRIGGER: queue "q_missing" is not in sg00/def.json dma_queue`},
 		{"bad engine JSON", replace(t, good, "sg00/pool.json", `{"instr": "pool.bin", "dma": [{"queue": "q"}]}`), `sg00/pool.json dma[0] (queue q): no id`},
 		{"engine JSON not JSON", replace(t, good, "sg00/pool.json", `{"instr": `), `sg00/pool.json: unexpected end of JSON input`},
@@ -164,6 +164,48 @@ func TestCheckPseudoWalk(t *testing.T) {
 	} {
 		if !strings.HasPrefix(ps[i].String(), want) {
 			t.Errorf("problem %d: %s\nwant %s", i, ps[i], want)
+		}
+	}
+}
+
+// The §9.6 address checks per arm: a table arm's walk against the variable
+// the list names, the state-buffer against the SBUF map, a list entry
+// naming no variable.
+func TestCheckPseudoArms(t *testing.T) {
+	const rows = "src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=FP16, out_dtype=FP16"
+	for _, tc := range []struct {
+		arms string
+		list []int
+		want string
+	}{
+		{"src_start_addr=tbl(0)+0x100, dst_start_addr=var(0)", nil,
+			`src_start_addr tbl(0) = var 1 "x" + 0x100: the walk touches bytes 256..65792, the variable has 65536`},
+		{"src_start_addr=tbl(0), dst_start_addr=var(0)+0x3ff00", nil,
+			`dst_start_addr var 0 "SB" + 0x3ff00: element (0, 0) at 0x3ff00 (512 bytes) is not inside one SBUF partition's 229376 active bytes`},
+		{"src_start_addr=tbl(1), dst_start_addr=var(0)", []int{1, 9},
+			"sg00 def.json: dge-table list[1] = 9 names no variable that holds bytes"},
+		{"src_start_addr=tbl(1), dst_start_addr=var(0)", []int{1, 9},
+			"src_start_addr names tbl(1) = var 9: not in def.json"},
+	} {
+		p := neffgen.Inline(1)
+		if tc.list != nil {
+			p.Subgraphs[0].Vars[3].List = tc.list
+		}
+		p.Subgraphs[0].Engines[0].Asm = "pseudo_dma_direct2d semaphore=24, sem_increment=16, " + tc.arms + ", " + rows + "\n"
+		f, err := neff.Parse(build(t, p), neff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ps, _, err := f.Check(isa.Cayman)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, p := range ps {
+			found = found || strings.Contains(p.String(), tc.want)
+		}
+		if !found {
+			t.Errorf("%s: problems %v\nwant %q", tc.arms, ps, tc.want)
 		}
 	}
 }

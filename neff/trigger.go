@@ -66,7 +66,10 @@ func (sg *Subgraph) Fire(gen isa.Gen, en *Engine, trig *isa.Inst, place map[int]
 		return nil, fmt.Errorf("queue %s is owned by %s, triggered from %s: %w", q.Name, q.Owner, en.Key, ErrTrigger)
 	}
 	sem, ok := q.Completion()
-	if inst > 0 && inst < len(q.Semaphores) {
+	if inst > 0 {
+		if inst >= len(q.Semaphores) {
+			return nil, fmt.Errorf("queue instance %s: %s has %d semaphores in its semaphore_set, no instance %d: %w", name, q.Name, len(q.Semaphores), inst, ErrTrigger)
+		}
 		sem = q.Semaphores[inst]
 	}
 	if !ok {
@@ -163,6 +166,7 @@ type side struct {
 	base         uint64
 	sizes, steps []int64
 	esize        int64
+	amap         isa.AddressMap
 }
 
 // walk appends the side's runs: sizes[0] contiguous bytes (steps[0] 0 or 1;
@@ -210,7 +214,12 @@ func (s *side) walk(out []run) ([]run, error) {
 		}
 		for i := int64(0); i < inner; i++ {
 			o := off + i*innerStep
-			if o < 0 || (s.v.Type != "state-buffer" && s.v.Size > 0 && o+runLen > s.v.Size) {
+			if s.v.Type == "state-buffer" { // bounded by the SBUF map: one partition's active bytes
+				r, p, po := s.amap.Split(s.base + uint64(o))
+				if o < 0 || r != isa.SBUF || p >= s.amap.Partitions || po+uint64(runLen) > s.amap.SBUFActive {
+					return nil, fmt.Errorf("%s: bytes %d..%d of %q are not inside one SBUF partition's %d active bytes", s.name, o, o+runLen, s.v.Name, s.amap.SBUFActive)
+				}
+			} else if o < 0 || o+runLen > s.v.Size {
 				return nil, fmt.Errorf("%s: bytes %d..%d are outside %q (%d bytes)", s.name, o, o+runLen, s.v.Name, s.v.Size)
 			}
 			a := s.base + uint64(o)
@@ -275,7 +284,7 @@ func descWords(gen isa.Gen, d *Desc, vars map[string]Variable, place map[int]uin
 		if !ok {
 			return nil, fmt.Errorf("%s %q (%s) holds no bytes", name, v, vr.Type)
 		}
-		return &side{name: name, v: vr, base: base, sizes: sizes, steps: steps, esize: int64(esize)}, nil
+		return &side{name: name, v: vr, base: base, sizes: sizes, steps: steps, esize: int64(esize), amap: isa.Map(gen)}, nil
 	}
 	var src []run
 	parts := []Desc{*d}

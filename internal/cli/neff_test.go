@@ -465,3 +465,41 @@ func TestNEFFHashStrict(t *testing.T) {
 		}
 	}
 }
+
+// `neff run` never executes a 0xd4 whose walk leaves its variable: the run
+// stops at that word with the check's message, and no output is written;
+// a semaphore outside the engine's queues only warns.
+func TestNEFFRunRefusesBadWalk(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		word, want string
+		code       int
+	}{
+		{"dst_start_addr=var(1)+0x100, dst_step_elem=[512, 1], dst_num_elem=[128, 1], dst_elem_size=512, semaphore=24",
+			`sg00 POOL offset 0x0 (PSEUDO_DMA_DIRECT2D): PSEUDO_DMA_DIRECT2D: dst_start_addr var 1 "x" + 0x100: the walk touches bytes 256..65792, the variable has 65536`, 1},
+		{"dst_start_addr=var(0)+0x3ff00, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, semaphore=24",
+			`dst_start_addr var 0 "SB" + 0x3ff00: element (0, 0) at 0x3ff00 (512 bytes) is not inside one SBUF partition's 229376 active bytes`, 1},
+		{"dst_start_addr=var(0), dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, semaphore=9",
+			"warning: sg00 pool: PSEUDO_DMA_DIRECT2D: semaphore 9 is in no semaphore_set of a queue pool owns", 0},
+	} {
+		p := neffgen.Inline(1)
+		p.Subgraphs[0].Engines[0].Asm = "pseudo_dma_direct2d sem_increment=16, src_start_addr=tbl(0), src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, in_dtype=FP16, out_dtype=FP16, " + tc.word + "\n"
+		raw, err := p.Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		path, out := filepath.Join(dir, "w.neff"), filepath.Join(dir, "o.npy")
+		os.Remove(out)
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var so, se bytes.Buffer
+		code := Main([]string{"neff", "run", "--out", "out=" + out, path}, nil, &so, &se)
+		if code != tc.code || !strings.Contains(so.String()+se.String(), tc.want) {
+			t.Errorf("exit %d (want %d)\n%s%s\nwant %q", code, tc.code, so.String(), se.String(), tc.want)
+		}
+		if _, err := os.Stat(out); (err == nil) != (tc.code == 0) {
+			t.Errorf("%s: output file present = %v", tc.want, err == nil)
+		}
+	}
+}

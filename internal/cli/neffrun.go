@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,6 +38,7 @@ type neffExec struct {
 	names  *addrNames
 	notRun map[string]int
 	note   string // what the last word moved (the schedule)
+	warn   func(string)
 	queues []int  // the DMA engines the last word's DMAs used
 }
 
@@ -45,6 +47,13 @@ func (x *neffExec) Exec(in *isa.Inst) error {
 	words, queue := []isa.Inst{*in}, ""
 	switch in.Opcode() {
 	case isa.OpPseudoDMADirect2D:
+		hard, soft := x.sg.CheckPseudo(x.gen, x.en, in) // never run a walk outside its variable
+		if len(hard) > 0 {
+			return fmt.Errorf("%s", strings.Join(hard, "; "))
+		}
+		for _, msg := range soft {
+			x.warn(msg)
+		}
 		r, err := dge.Relocate(in, x.vt)
 		if err != nil {
 			return err
@@ -229,6 +238,9 @@ func runNEFFRun(e *env, args []string) error {
 			fmt.Fprintf(e.stdout, "warning: %s\n", w)
 		}
 	}
+	for _, w := range res.warnings {
+		fmt.Fprintf(e.stdout, "warning: %s\n", w)
+	}
 	// outputs last, each whole: in its dtype and shape when neff.json says them
 	names := make([]string, 0, len(wanted))
 	for name := range wanted {
@@ -299,6 +311,13 @@ type neffRunResult struct {
 	subgraphs []subgraphRun
 	vars      map[string][]byte
 	notRun    map[string]int
+	warnings  []string // each once, in order
+}
+
+func (r *neffRunResult) warn(msg string) {
+	if !slices.Contains(r.warnings, msg) {
+		r.warnings = append(r.warnings, msg)
+	}
 }
 
 type subgraphRun struct {
@@ -345,6 +364,7 @@ func neffRun(f *neff.File, sgs []neff.Subgraph, o neffRunOpts) (*neffRunResult, 
 		for ei := range sg.Engines {
 			en := &sg.Engines[ei]
 			x := &neffExec{regs: &ref.Machine{Mem: m}, vt: vt, gen: o.gen, sg: sg, en: en, place: place, names: names, notRun: res.notRun}
+			x.warn = func(msg string) { res.warn(fmt.Sprintf("%s %s: %s", sg.Name, en.Key, msg)) }
 			st := &sched.Stream{Name: sg.Name + " " + strings.ToUpper(en.Key), Code: en.Code, Mem: m, Exec: x, Core: si,
 				Note: func() string { return x.note }}
 			if o.exec == "sim" {

@@ -213,6 +213,7 @@ func Triggered(descs ...neff.Desc) *Program {
 			{Name: "gradient_in", Type: "tmp-buf", Size: 128},
 			{Name: "output", Type: "output", Size: 128},
 			{Name: "big", Type: "tmp-buf", Size: 1 << 17},
+			{Name: "scratch", Type: "tmp-buf"}, // no size: nothing may touch it
 		},
 		Queues: map[string]Queue{
 			"q_gradient_in":  {Owner: "pool", Type: "in", Semaphore: 10},
