@@ -39,7 +39,7 @@ type neffExec struct {
 	notRun map[string]int
 	note   string // what the last word moved (the schedule)
 	warn   func(string)
-	queues []int  // the DMA engines the last word's DMAs used
+	queues []int // the DMA engines the last word's DMAs used
 }
 
 func (x *neffExec) Exec(in *isa.Inst) error {
