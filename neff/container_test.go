@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -207,5 +208,25 @@ func TestCheckPseudoArms(t *testing.T) {
 		if !found {
 			t.Errorf("%s: problems %v\nwant %q", tc.arms, ps, tc.want)
 		}
+	}
+}
+
+// A zip bomb is refused from its tar header: a 64 MiB member (64 KiB of
+// gzip) against a 1 MiB cap fails with ErrTooLarge having allocated far
+// less than the member — nothing of it was inflated.
+func TestZipBomb(t *testing.T) {
+	b, err := neff.Build([]neff.Member{{Name: "kelf-0.json", Data: []byte("{}")}, {Name: "sg00/big.bin", Data: make([]byte, 64<<20)}}, neff.WriteOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = neff.Parse(b, neff.Options{MaxInflated: 1 << 20})
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, neff.ErrTooLarge) || !strings.Contains(err.Error(), `tar member "sg00/big.bin" (67108864 bytes) passes the 1048576-byte inflation cap`) {
+		t.Fatalf("%v", err)
+	}
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("Parse allocated %d bytes refusing a 64 MiB member", grew)
 	}
 }

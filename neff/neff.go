@@ -21,8 +21,10 @@ import (
 // HeaderSize is the header's byte count (neff.md §2.2).
 const HeaderSize = 0x400
 
-// DefaultMaxInflated caps the tar's total inflated size (zip-bomb safety).
-const DefaultMaxInflated = 4 << 30
+// DefaultMaxInflated caps the tar's total inflated size (zip-bomb safety):
+// the payload is streamed, a member larger than what is left of the cap is
+// refused from its tar header, before it is inflated or allocated.
+const DefaultMaxInflated = 1 << 30
 
 // Header is the 1024-byte header, every field (neff.md §2.2).
 type Header struct {
@@ -197,37 +199,25 @@ func Parse(b []byte, opt Options) (*File, error) {
 		limit = DefaultMaxInflated
 	}
 	var tarStream io.Reader
+	var zr *gzip.Reader
+	var br *bytes.Reader
 	switch {
 	case len(payload) >= 3 && payload[0] == 0x1f && payload[1] == 0x8b && payload[2] == 8:
 		f.Gzip = true
-		br := bytes.NewReader(payload)
-		zr, err := gzip.NewReader(br)
-		if err != nil {
+		br = bytes.NewReader(payload)
+		var err error
+		if zr, err = gzip.NewReader(br); err != nil {
 			return nil, fmt.Errorf("payload (offset 0x400): %w", err)
 		}
 		zr.Multistream(false) // zero padding follows the member (neff.md §2.4)
-		tarBytes, err := io.ReadAll(io.LimitReader(zr, limit+1))
-		if err != nil {
-			return nil, fmt.Errorf("payload (offset 0x400): gzip: %w", err)
-		}
-		if int64(len(tarBytes)) > limit {
-			return nil, fmt.Errorf("payload inflates past %d bytes: %w", limit, ErrTooLarge)
-		}
-		rest := payload[len(payload)-br.Len():]
-		for i, c := range rest {
-			if c != 0 {
-				return nil, fmt.Errorf("payload offset %#x (file offset %#x): non-zero byte %#02x after the gzip member", len(payload)-len(rest)+i, HeaderSize+len(payload)-len(rest)+i, c)
-			}
-		}
-		f.Padding = len(rest)
-		tarStream = bytes.NewReader(tarBytes)
+		tarStream = zr        // streamed: nothing is inflated that the cap has not allowed
 	case len(payload) >= 263 && string(payload[257:262]) == "ustar":
 		tarStream = bytes.NewReader(payload)
 	default:
 		return nil, fmt.Errorf("payload (offset 0x400) is neither gzip (1f 8b 08) nor tar (ustar at +257): %w", ErrNotNEFF)
 	}
-	tr := tar.NewReader(tarStream)
-	var total int64
+	cr := &capReader{r: tarStream, left: limit}
+	tr := tar.NewReader(cr)
 	seen := map[string]bool{}
 	for {
 		th, err := tr.Next()
@@ -235,7 +225,7 @@ func Parse(b []byte, opt Options) (*File, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tar: %w", err)
+			return nil, fmt.Errorf("tar: %w", gzipWhere(err, f.Gzip))
 		}
 		if th.Typeflag == tar.TypeDir {
 			continue
@@ -252,14 +242,53 @@ func Parse(b []byte, opt Options) (*File, error) {
 			return nil, fmt.Errorf("tar member %q: %w", name, ErrDuplicate)
 		}
 		seen[name] = true
-		if total += th.Size; th.Size < 0 || total > limit {
-			return nil, fmt.Errorf("tar member %q (%d bytes): %w", name, th.Size, ErrTooLarge)
+		if th.Size < 0 || th.Size > cr.left { // refused before a byte of it is inflated
+			return nil, fmt.Errorf("tar member %q (%d bytes) passes the %d-byte inflation cap: %w", name, th.Size, limit, ErrTooLarge)
 		}
-		data, err := io.ReadAll(tr)
-		if err != nil {
-			return nil, fmt.Errorf("tar member %q: %w", name, err)
+		data := make([]byte, th.Size)
+		if _, err := io.ReadFull(tr, data); err != nil {
+			return nil, fmt.Errorf("tar member %q: %w", name, gzipWhere(err, f.Gzip))
 		}
 		f.Members = append(f.Members, Member{name, data})
 	}
+	if zr != nil {
+		// the rest of the member (tar padding) up to its end: the CRC is checked there
+		if _, err := io.Copy(io.Discard, cr); err != nil {
+			return nil, fmt.Errorf("payload (offset 0x400): %w", gzipWhere(err, true))
+		}
+		rest := payload[len(payload)-br.Len():]
+		for i, c := range rest {
+			if c != 0 {
+				return nil, fmt.Errorf("payload offset %#x (file offset %#x): non-zero byte %#02x after the gzip member", len(payload)-len(rest)+i, HeaderSize+len(payload)-len(rest)+i, c)
+			}
+		}
+		f.Padding = len(rest)
+	}
 	return f, nil
+}
+
+// capReader reads at most left bytes, then fails with ErrTooLarge.
+type capReader struct {
+	r    io.Reader
+	left int64
+}
+
+func (c *capReader) Read(p []byte) (int, error) {
+	if c.left <= 0 {
+		return 0, fmt.Errorf("payload inflates past the cap: %w", ErrTooLarge)
+	}
+	if int64(len(p)) > c.left {
+		p = p[:c.left]
+	}
+	n, err := c.r.Read(p)
+	c.left -= int64(n)
+	return n, err
+}
+
+// gzipWhere names the gzip layer in a stream error.
+func gzipWhere(err error, gz bool) error {
+	if gz && !errors.Is(err, ErrTooLarge) && (errors.Is(err, gzip.ErrChecksum) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "flate")) {
+		return fmt.Errorf("payload (offset 0x400): gzip: %w", err)
+	}
+	return err
 }

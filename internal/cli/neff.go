@@ -36,6 +36,7 @@ func runNEFF(e *env, args []string) error {
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
 	words := cl.fs.Bool("words", false, "list every decoded or control word of each engine in canonical text")
+	maxInflated := cl.fs.Int64("max-inflated", neff.DefaultMaxInflated, "refuse a NEFF whose tar inflates past this many bytes (zip-bomb cap)")
 	pos, gen, err := cl.parse(args[1:], 1, "want one FILE.neff")
 	if err != nil {
 		return err
@@ -44,7 +45,7 @@ func runNEFF(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := neff.Parse(b, neff.Options{Strict: *strict})
+	f, err := neff.Parse(b, neff.Options{Strict: *strict, MaxInflated: *maxInflated})
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -65,6 +66,7 @@ func runNEFF(e *env, args []string) error {
 	if name, g := f.Target(); name != "" {
 		fmt.Fprintf(w, "target %s (%s)\n", name, g)
 	}
+	var sgErr error // the container lists; a broken graph still fails the command
 	if sgs, err := f.Subgraphs(); err == nil {
 		for _, sg := range sgs {
 			fmt.Fprintf(w, "subgraph %s (%s/def.json):", sg.Name, sg.Dir)
@@ -140,6 +142,7 @@ func runNEFF(e *env, args []string) error {
 		}
 	} else {
 		fmt.Fprintf(w, "subgraphs: %v\n", err)
+		sgErr = err
 	}
 	fmt.Fprintf(w, "%d members:\n", len(f.Members))
 	for _, m := range f.Members {
@@ -149,6 +152,9 @@ func runNEFF(e *env, args []string) error {
 			line += fmt.Sprintf("  %d words%s", n, counts)
 		}
 		fmt.Fprintln(w, line)
+	}
+	if sgErr != nil {
+		return fmt.Errorf("%s: %w", pos[0], sgErr)
 	}
 	return nil
 }
@@ -286,6 +292,7 @@ func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph) ([]streamLowered, error) {
 // generation (--gen, or the kelf's target) and the subgraphs.
 func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, []neff.Subgraph, error) {
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
+	maxInflated := cl.fs.Int64("max-inflated", neff.DefaultMaxInflated, "refuse a NEFF whose tar inflates past this many bytes (zip-bomb cap)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
 	if err != nil {
 		return "", gen, nil, nil, err
@@ -294,21 +301,21 @@ func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, 
 	if err != nil {
 		return "", gen, nil, nil, err
 	}
-	f, err := neff.Parse(b, neff.Options{Strict: *strict})
+	f, err := neff.Parse(b, neff.Options{Strict: *strict, MaxInflated: *maxInflated})
 	if err != nil {
 		return "", gen, nil, nil, fmt.Errorf("%s: %w", pos[0], err)
 	}
 	for _, w := range f.Warnings {
 		fmt.Fprintf(e.stderr, "ndma neff: warning: %s: %s\n", pos[0], w)
 	}
+	sgs, err := f.Subgraphs() // first: a broken kelf is a JSON error, not a missing target
+	if err != nil {
+		return "", gen, nil, nil, fmt.Errorf("%s: %w", pos[0], err)
+	}
 	if gen == isa.GenAny {
 		if _, gen = f.Target(); gen == isa.GenAny {
 			return "", gen, nil, nil, usagef("the kelf names no known target: give --gen")
 		}
-	}
-	sgs, err := f.Subgraphs()
-	if err != nil {
-		return "", gen, nil, nil, fmt.Errorf("%s: %w", pos[0], err)
 	}
 	return pos[0], gen, f, sgs, nil
 }
@@ -428,8 +435,11 @@ func eventsText(in *isa.Inst) string {
 	if wm != 0 {
 		out += fmt.Sprintf(" wait %s $S[%d] value %d", isa.WaitMode.Format(wm), wi, v)
 	}
-	if um != 0 {
-		out += fmt.Sprintf(" update %s $S[%d] value %d", isa.UpdateMode.Format(um), ui, v)
+	if um != 0 { // INC/DEC move by one: the value is the wait's, not theirs
+		out += fmt.Sprintf(" update %s $S[%d]", isa.UpdateMode.Format(um), ui)
+		if strings.Contains(isa.UpdateMode.Format(um), "_IMM_") {
+			out += fmt.Sprintf(" value %d", v)
+		}
 	}
 	return out
 }

@@ -21,10 +21,17 @@ import (
 func TestNEFFInfo(t *testing.T) {
 	path := samplePath(t)
 	var out, errb bytes.Buffer
-	if code := Main([]string{"neff", "info", path}, nil, &out, &errb); code != 0 {
+	if code := Main([]string{"neff", "info", "--words", path}, nil, &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{
+		// the handshake of neff.md §5.3, read off the words
+		"    0x000080 EVENT_SEMAPHORE wait WAIT_FOR_SEM_GE_IMM $S[24] value 16\n",
+		"    0x000100 MATMUL update SEM_INC_COMPLETE $S[5]\n",
+		"    0x0000c0 COPY wait WAIT_FOR_SEM_GE_IMM $S[5] value 2 update SEM_INC_COMPLETE $S[4]\n",
+		"    0x000180 NOP wait WAIT_FOR_SEM_GE_IMM $S[27] value 16\n",
+		"  engine pool (Pool.json → Pool.bin): 7 words: NOP 1, PSEUDO_BRANCH_LABEL 1, PSEUDO_DMA_DIRECT2D 4, SET_ORDERING_MODE 1; 0 dma[] blocks\n",
+		"tensor y: float16 [256 128]\n",
 		"name \"file.neff\", uuid 00a04c53-5fd9-4f07-bffd-d5eacdefc852\n",
 		"pkg_version 2, header_size 0x400, data_size 0xf000, neff_version 2.0, build \"\"\n",
 		"feature_bits 0x209c00: vnc, DVE perf mode, bit 12, bit 15, bit 21\n",
@@ -197,7 +204,7 @@ func TestNEFFRunSample(t *testing.T) {
 		"  @6.013–8.883µs     sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
 		"wrote " + out + ": output0 <f2 [128 128]\n",
 		"58 words executed in 2 subgraphs",
-		"not computed (outside ndma's ISA; their EVENTS honoured): ACTIVATION_TABLE_LOAD 2, COPY 4, EVENT_SEMAPHORE 4, LDWEIGHTS 8, MATMUL 8, NOP 2, PSEUDO_BRANCH_LABEL 10, SET_ORDERING_MODE 10\n",
+		"not computed (ndma ran only their EVENTS: waits and semaphore updates): ACTIVATION_TABLE_LOAD 2, COPY 4, EVENT_SEMAPHORE 4, LDWEIGHTS 8, MATMUL 8, NOP 2, PSEUDO_BRANCH_LABEL 10, SET_ORDERING_MODE 10\n",
 	} {
 		if !strings.Contains(so.String(), want) {
 			t.Errorf("missing %q", want)
@@ -424,7 +431,7 @@ func TestNEFFStyleA(t *testing.T) {
 		"@0.000–1.909µs     sg00 POOL 0x0 PSEUDO_DMA_TRIGGER: input+0x0 → gradient_in+0x0, 128 bytes on q_gradient_in block 0\n",
 		"@1.909–3.818µs     sg00 POOL 0x40 PSEUDO_DMA_TRIGGER: gradient_in+0x0 → output+0x0, 128 bytes on q_gradient_out block 0\n",
 		"3 words executed in 1 subgraphs",
-		"not computed (outside ndma's ISA; their EVENTS honoured): EVENT_SEMAPHORE 1",
+		"not computed (ndma ran only their EVENTS: waits and semaphore updates): EVENT_SEMAPHORE 1",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run: missing %q in\n%s", want, out)
@@ -500,6 +507,83 @@ func TestNEFFRunRefusesBadWalk(t *testing.T) {
 		}
 		if _, err := os.Stat(out); (err == nil) != (tc.code == 0) {
 			t.Errorf("%s: output file present = %v", tc.want, err == nil)
+		}
+	}
+}
+
+// `neff run` writes all its outputs or none, refuses outputs that hold no
+// bytes before running, and checks an --in array's dtype and shape against
+// neff.json.
+func TestNEFFRunOutputsAllOrNone(t *testing.T) {
+	path := samplePath(t)
+	dir := t.TempDir()
+	o1 := filepath.Join(dir, "o1.npy")
+	yT := filepath.Join(dir, "yT.npy")
+	var b bytes.Buffer
+	if err := array.Write(&b, &array.Array{Descr: "<f2", Shape: []int{128, 256}, Data: make([]byte, 65536)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(yT, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--out", "output0=" + o1, "--out", "y=" + filepath.Join(dir, "nodir", "y.npy")}, "--out y=" + filepath.Join(dir, "nodir", "y.npy")},
+		{[]string{"--out", "SB=" + o1}, `variable "SB" holds no bytes of its own`},
+		{[]string{"--out", "DGETable0=" + o1}, `variable "DGETable0" holds no bytes of its own`},
+		{[]string{"--in", "y=" + yT, "--out", "output0=" + o1}, "--in y=" + yT + ": <f2 [128 256] data, the NEFF's y is float16 [256 128]"},
+	} {
+		var so, se bytes.Buffer
+		if code := Main(append(append([]string{"neff", "run"}, tc.args...), path), nil, &so, &se); code == 0 || !strings.Contains(se.String(), tc.want) {
+			t.Errorf("%v: exit %d\n%s\nwant %q", tc.args, code, se.String(), tc.want)
+		}
+		if _, err := os.Stat(o1); err == nil {
+			t.Errorf("%v: %s written by a failed run", tc.args, o1)
+		}
+		if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+			t.Errorf("%v: left %d files in %s", tc.args, len(ents), dir)
+		}
+	}
+}
+
+// A broken def.json fails info (after listing what it can) and check; a
+// broken kelf is reported as the JSON error it is, not as a missing target.
+func TestNEFFBrokenJSON(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		member, data, want string
+	}{
+		{"sg00/def.json", "{", "sg00/def.json: unexpected end of JSON input"},
+		{"kelf-0.json", `{"graphs": [`, "kelf-0.json: unexpected end of JSON input"},
+	} {
+		raw, err := neffgen.Triggered().Build()
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := neff.Parse(raw, neff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range f.Members {
+			if f.Members[i].Name == tc.member {
+				f.Members[i].Data = []byte(tc.data)
+			}
+		}
+		raw, err = neff.Build(f.Members, neff.WriteOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		path := filepath.Join(dir, "b.neff")
+		if err := os.WriteFile(path, raw, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, sub := range []string{"info", "check", "run"} {
+			var so, se bytes.Buffer
+			if code := Main([]string{"neff", sub, path}, nil, &so, &se); code == 0 || !strings.Contains(se.String(), tc.want) {
+				t.Errorf("%s %s: exit %d, stderr %q", tc.member, sub, code, se.String())
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strconv"
@@ -197,20 +198,31 @@ func runNEFFRun(e *env, args []string) error {
 	}
 	tensors := f.Tensors()
 	// check every name before anything runs: no half-written outputs
+	holds := map[string]bool{} // variables that hold bytes (placed, sized)
 	known := map[string]bool{}
 	for _, sg := range sgs {
 		vars, err := sg.Variables()
 		if err != nil {
 			return err
 		}
+		place, err := sg.Place()
+		if err != nil {
+			return err
+		}
 		for _, v := range vars {
 			known[v.Name] = true
+			if _, ok := place[v.ID]; ok && v.Size > 0 && v.Type != "state-buffer" {
+				holds[v.Name] = true
+			}
 		}
 	}
 	for _, m := range []map[string]string{given, wanted} {
 		for k := range m {
-			if !known[k] {
+			switch {
+			case !known[k]:
 				return usagef("variable %q is in no subgraph of %s", k, path)
+			case !holds[k]:
+				return usagef("variable %q holds no bytes of its own (a state-buffer, dge-table or unsized variable)", k)
 			}
 		}
 	}
@@ -241,18 +253,22 @@ func runNEFFRun(e *env, args []string) error {
 	for _, w := range res.warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", w)
 	}
-	// outputs last, each whole: in its dtype and shape when neff.json says them
+	// outputs last, all or none: each in its dtype and shape when neff.json
+	// says them, into a temporary file beside its target, renamed at the end
 	names := make([]string, 0, len(wanted))
 	for name := range wanted {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	for _, name := range names {
-		file := wanted[name]
-		data, ok := res.vars[name]
-		if !ok {
-			return fmt.Errorf("%s: variable %q holds no bytes to write", path, name)
+	var temps []string
+	defer func() {
+		for _, tmp := range temps {
+			os.Remove(tmp)
 		}
+	}()
+	var done []string
+	for _, name := range names {
+		data := res.vars[name]
 		arr := &array.Array{Descr: "|u1", Shape: []int{len(data)}, Data: data}
 		if t, ok := tensors[name]; ok {
 			if a, ok := typed(t, data); ok {
@@ -263,10 +279,28 @@ func runNEFFRun(e *env, args []string) error {
 		if err := array.Write(&b, arr); err != nil {
 			return err
 		}
-		if err := os.WriteFile(file, b.Bytes(), 0o644); err != nil {
-			return err
+		tf, err := os.CreateTemp(filepath.Dir(wanted[name]), ".ndma-out-*")
+		if err != nil {
+			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
 		}
-		fmt.Fprintf(e.stdout, "wrote %s: %s %s %v\n", file, name, arr.Descr, arr.Shape)
+		temps = append(temps, tf.Name())
+		if _, err := tf.Write(b.Bytes()); err != nil {
+			tf.Close()
+			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
+		}
+		if err := tf.Close(); err != nil {
+			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
+		}
+		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", wanted[name], name, arr.Descr, arr.Shape))
+	}
+	for i, name := range names {
+		if err := os.Rename(temps[i], wanted[name]); err != nil {
+			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
+		}
+	}
+	temps = nil
+	for _, l := range done {
+		fmt.Fprintln(e.stdout, l)
 	}
 	if o.tl != nil {
 		var b bytes.Buffer
@@ -290,7 +324,7 @@ func runNEFFRun(e *env, args []string) error {
 			parts = append(parts, fmt.Sprintf("%s %d", k, v))
 		}
 		sort.Strings(parts)
-		fmt.Fprintf(e.stdout, "not computed (outside ndma's ISA; their EVENTS honoured): %s\n", strings.Join(parts, ", "))
+		fmt.Fprintf(e.stdout, "not computed (ndma ran only their EVENTS: waits and semaphore updates): %s\n", strings.Join(parts, ", "))
 	}
 	return nil
 }
@@ -441,8 +475,8 @@ func loadVars(f *neff.File, sg *neff.Subgraph, vars []neff.Variable, place map[i
 				return err
 			}
 			if t, ok := tensors[v.Name]; ok {
-				if want, ok := typed(t, make([]byte, v.Size)); ok && want.Descr != arr.Descr && !(want.Descr == "<f2" && arr.Descr == "|u1") {
-					return fmt.Errorf("--in %s=%s: %s data, the NEFF's %s is %s %v", v.Name, given[v.Name], arr.Descr, v.Name, t.Dtype, t.Shape)
+				if want, ok := typed(t, make([]byte, v.Size)); ok && (want.Descr != arr.Descr || !slices.Equal(want.Shape, arr.Shape)) {
+					return fmt.Errorf("--in %s=%s: %s %v data, the NEFF's %s is %s %v", v.Name, given[v.Name], arr.Descr, arr.Shape, v.Name, t.Dtype, t.Shape)
 				}
 			}
 			data = arr.Data
