@@ -182,7 +182,7 @@ func (s *side) walk(out []run) ([]run, error) {
 	count := int64(1)
 	for d, n := range s.sizes {
 		if n < 0 || n > math.MaxInt32 {
-			return nil, fmt.Errorf("%s_sizes[%d] = %d", s.name, d, n)
+			return nil, fmt.Errorf("%s_sizes[%d] = %d: out of range (0..2^31-1)", s.name, d, n)
 		}
 		if d > 0 {
 			if count *= n; count > MaxRuns {
