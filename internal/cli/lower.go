@@ -215,6 +215,9 @@ func errorsIsNotLowered(err error) bool {
 func printLowered(e *env, w loweredWord) {
 	w.detail()
 	fmt.Fprintf(e.stdout, "== %#06x %s\n", w.Offset, w.Mnemonic)
+	if w.Queue != "" {
+		fmt.Fprintf(e.stdout, "# queue %s\n", w.Queue)
+	}
 	if w.Skipped != "" {
 		fmt.Fprintf(e.stdout, "# %s\n", w.Skipped)
 		return
