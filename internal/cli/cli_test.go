@@ -128,6 +128,7 @@ func TestExitStatus(t *testing.T) {
 		{[]string{"describe"}, 2, "want one OPCODE or NAME"},
 		{[]string{"frobnicate"}, 2, "unknown command"},
 		{[]string{"demo", "--gen", "maverick"}, 0, ""},
+		{[]string{"demo", "--gen", "sunda"}, 0, ""}, // no transposes there: those parts say they are skipped
 		{[]string{}, 2, "usage"},
 	}
 	for _, c := range cases {

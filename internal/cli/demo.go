@@ -268,6 +268,10 @@ func demoLower(w io.Writer, gen isa.Gen) error {
 		if err != nil {
 			return err
 		}
+		if d := r.Def(); d.GensKnown && !d.Gens.Has(gen) {
+			fmt.Fprintf(w, "--- %s\n  (skipped: %s does not exist on %s)\n", ex.title, d.Name, gen)
+			continue
+		}
 		fmt.Fprintf(w, "--- %s\nresolved: %s", ex.title, asm.AppendInst(nil, &r))
 		p, err := dge.Lower(&r, gen, dge.Options{})
 		if err != nil {
@@ -294,6 +298,10 @@ func demoLower(w io.Writer, gen isa.Gen) error {
 // checks every element against a direct computation.
 func demoRun(w io.Writer, gen isa.Gen) error {
 	fmt.Fprintf(w, "\n=== 6. running on emulated memory (%s, ref and the descriptor engines)\n", gen)
+	if d := isa.Lookup(isa.OpDMATranspose); d.GensKnown && !d.Gens.Has(gen) {
+		fmt.Fprintf(w, "  (skipped: its words, DMA_TRANSPOSE and DMA_GATHER_TRANSPOSE, do not exist on %s)\n", gen)
+		return nil
+	}
 	x := ref.New(gen)
 	const rows, cols = 64, 128
 	// each element's raw BF16 code is its (row, column) label, r·128 + c: unique, so
