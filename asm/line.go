@@ -461,7 +461,7 @@ func textString(val string, n int) ([]byte, error) {
 	b := make([]byte, n)
 	copy(b, s)
 	if _, ok := isa.TextBytes(b); !ok || strings.IndexByte(s, 0) >= 0 {
-		return nil, fmt.Errorf("string %s: only printable ASCII without blanks, quotes, backslashes, commas, brackets or parentheses; write other bytes as bytes(…)", val)
+		return nil, fmt.Errorf("string %s: only printable ASCII without blanks or any of \" \\ , [ ] ( ) # = ; — write other bytes as bytes(…)", val)
 	}
 	return b, nil
 }

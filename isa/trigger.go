@@ -1,5 +1,7 @@
 package isa
 
+import "strings"
+
 // PSEUDO_DMA_TRIGGER 0xc1 — field-tables §3.12, neff.md §5.2: the style-A
 // trigger. The runtime resolves dma_queue_name through def.json's dma_queue
 // and block_id to the dma[] block of that id in the owner engine's JSON.
@@ -17,8 +19,8 @@ var PseudoTrigger = (&Struct{Name: "PSEUDO_DMA_TRIGGER", Size: 64, Prov: Observe
 
 // TextBytes returns the bytes of a Text field as the string they hold (up to
 // the first NUL) and whether they are clean: every byte after that NUL is
-// zero and every byte before it is printable ASCII other than `"` `\` `,`
-// brackets, parentheses and blanks — the form text and JSON print as a string.
+// zero and every byte before it is printable ASCII other than blanks and
+// `"` `\` `,` `[` `]` `(` `)` `#` `=` `;` — the form text prints as a string.
 func TextBytes(b []byte) (string, bool) {
 	n := len(b)
 	for i, c := range b {
@@ -33,7 +35,7 @@ func TextBytes(b []byte) (string, bool) {
 		}
 	}
 	for _, c := range b[:n] {
-		if c <= ' ' || c >= 0x7f || c == '"' || c == '\\' || c == ',' || c == '[' || c == ']' || c == '(' || c == ')' {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"\\,[]()#=;`, c) >= 0 { // what the text syntax reads itself
 			return "", false
 		}
 	}
