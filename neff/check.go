@@ -58,13 +58,7 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 	report := func(eng string, off int, format string, a ...any) {
 		out = append(out, Problem{sg.Name, eng, off, fmt.Sprintf(format, a...)})
 	}
-	vars, err := sg.Variables()
-	if err != nil {
-		return nil, 0, err
-	}
-	if _, err := sg.Queues(); err != nil {
-		return nil, 0, err
-	}
+	vars := sg.Variables()
 	place, err := sg.Place()
 	if err != nil {
 		return nil, 0, err
@@ -124,8 +118,8 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 			words++
 			in := d.Inst()
 			switch in.Opcode() {
-			case isa.OpPseudoDMATrigger:
-				if _, err := sg.Fire(gen, en, in, place); err != nil {
+			case isa.OpPseudoDMATrigger: // its block's descriptors are checked with every block, below
+				if _, err := sg.Resolve(en, in); err != nil {
 					report(en.Key, d.Offset(), "PSEUDO_DMA_TRIGGER: %v", err)
 				}
 			case isa.OpPseudoDMADirect2D:
@@ -136,31 +130,20 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 			}
 		}
 	}
+	blocks := func(eng string, bs []Block) { // every descriptor of every block once, fired or not
+		for _, b := range bs {
+			for k := range b.Desc {
+				if _, _, err := sg.descWords(gen, &b.Desc[k], place); err != nil {
+					report(eng, -1, "%s desc[%d] (queue %s, id %d): %v", b.Where, k, b.Queue, b.ID, err)
+				}
+			}
+		}
+	}
 	for e := range sg.Engines {
-		en := &sg.Engines[e]
-		for _, b := range en.Blocks {
-			sg.checkBlock(gen, en.Key, &b, place, report)
-		}
+		blocks(sg.Engines[e].Key, sg.Engines[e].Blocks)
 	}
-	for _, b := range sg.Blocks {
-		sg.checkBlock(gen, "def.json", &b, place, report)
-	}
+	blocks("def.json", sg.Blocks)
 	return out, words, nil
-}
-
-// checkBlock reports what keeps each descriptor of a block from lowering
-// (unknown variable, a run outside its variable, unequal element counts).
-func (sg *Subgraph) checkBlock(gen isa.Gen, eng string, b *Block, place map[int]uint64, report func(string, int, string, ...any)) {
-	vars, _ := sg.Variables()
-	byName := map[string]Variable{}
-	for _, v := range vars {
-		byName[v.Name] = v
-	}
-	for k := range b.Desc {
-		if _, _, err := descWords(gen, &b.Desc[k], byName, place); err != nil {
-			report(eng, -1, "%s desc[%d] (queue %s, id %d): %v", b.Where, k, b.Queue, b.ID, err)
-		}
-	}
 }
 
 // CheckPseudo applies neff.md §9.6 to one 0xd4 word of engine en: hard
@@ -172,11 +155,6 @@ func (sg *Subgraph) CheckPseudo(gen isa.Gen, en *Engine, in *isa.Inst) (hard, so
 	sem, _ := in.Uint("semaphore")
 	if sg.QueueOf(en, int(sem)) == "" {
 		soft = append(soft, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: semaphore %d is in no semaphore_set of a queue %s owns", sem, en.Key))
-	}
-	vars, _ := sg.Variables()
-	byID := map[int]Variable{}
-	for _, v := range vars {
-		byID[v.ID] = v
 	}
 	table := sg.Table()
 	for _, side := range []string{"src", "dst"} {
@@ -200,7 +178,7 @@ func (sg *Subgraph) CheckPseudo(gen isa.Gen, en *Engine, in *isa.Inst) (hard, so
 		} else {
 			continue
 		}
-		v, known := byID[id]
+		v, known := sg.VarID(id)
 		switch {
 		case !known:
 			hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s names %s: not in def.json", path, arm))
@@ -225,32 +203,24 @@ func (sg *Subgraph) CheckPseudo(gen isa.Gen, en *Engine, in *isa.Inst) (hard, so
 // bytes (field-tables §11.2). "" when the walk fits.
 func sbufWalk(gen isa.Gen, in *isa.Inst, side string, base uint64) string {
 	m := isa.Map(gen)
-	elem, _ := in.Int(side + "_elem_size")
-	if elem == 0 {
-		elem = 65536
-	}
-	var n, st [2]int64
-	for d := 0; d < 2; d++ {
-		n[d], _ = in.Int(fmt.Sprintf("%s_num_elem[%d]", side, d))
-		st[d], _ = in.Int(fmt.Sprintf("%s_step_elem[%d]", side, d))
-		if n[d] == 0 {
-			return ""
-		}
+	w := walkOf(in, side)
+	if w.n[0] == 0 || w.n[1] == 0 {
+		return ""
 	}
 	at := func(i, j int64) string {
-		o := int64(base) + i*st[0] + j*st[1]
+		o := int64(base) + i*w.st[0] + j*w.st[1]
 		if o < 0 {
 			return fmt.Sprintf("element (%d, %d) starts below address 0", i, j)
 		}
 		r, p, off := m.Split(uint64(o))
-		if r != isa.SBUF || p >= m.Partitions || off+uint64(elem) > m.SBUFActive {
-			return fmt.Sprintf("element (%d, %d) at %#x (%d bytes) is not inside one SBUF partition's %d active bytes", i, j, o, elem, m.SBUFActive)
+		if r != isa.SBUF || p >= m.Partitions || off+uint64(w.elem) > m.SBUFActive {
+			return fmt.Sprintf("element (%d, %d) at %#x (%d bytes) is not inside one SBUF partition's %d active bytes", i, j, o, w.elem, m.SBUFActive)
 		}
 		return ""
 	}
-	if n[0]*n[1] <= 1<<16 {
-		for j := int64(0); j < n[1]; j++ {
-			for i := int64(0); i < n[0]; i++ {
+	if w.n[0]*w.n[1] <= 1<<16 {
+		for j := int64(0); j < w.n[1]; j++ {
+			for i := int64(0); i < w.n[0]; i++ {
 				if msg := at(i, j); msg != "" {
 					return msg
 				}
@@ -258,7 +228,7 @@ func sbufWalk(gen isa.Gen, in *isa.Inst, side string, base uint64) string {
 		}
 		return ""
 	}
-	for _, c := range [][2]int64{{0, 0}, {n[0] - 1, 0}, {0, n[1] - 1}, {n[0] - 1, n[1] - 1}} {
+	for _, c := range [][2]int64{{0, 0}, {w.n[0] - 1, 0}, {0, w.n[1] - 1}, {w.n[0] - 1, w.n[1] - 1}} {
 		if msg := at(c[0], c[1]); msg != "" {
 			return msg
 		}
@@ -266,21 +236,35 @@ func sbufWalk(gen isa.Gen, in *isa.Inst, side string, base uint64) string {
 	return ""
 }
 
-// walkExtent is the byte range [lo, hi) a side's 2-D walk touches relative
-// to its start (field-tables §11.3: byte steps, elem_size bytes, 0 = 64 KiB).
-func walkExtent(in *isa.Inst, side string) (lo, hi int64) {
-	elem, _ := in.Int(side + "_elem_size")
-	if elem == 0 {
-		elem = 65536
+// walk2 is one side of a DMA_DIRECT2D-shaped word (field-tables §11.3: byte
+// steps, elem_size bytes, 0 = 64 KiB).
+type walk2 struct {
+	elem  int64
+	n, st [2]int64
+}
+
+func walkOf(in *isa.Inst, side string) walk2 {
+	var w walk2
+	if w.elem, _ = in.Int(side + "_elem_size"); w.elem == 0 {
+		w.elem = 65536
 	}
-	hi = elem
 	for d := 0; d < 2; d++ {
-		n, _ := in.Int(fmt.Sprintf("%s_num_elem[%d]", side, d))
-		st, _ := in.Int(fmt.Sprintf("%s_step_elem[%d]", side, d))
-		if n == 0 {
+		w.n[d], _ = in.Int(fmt.Sprintf("%s_num_elem[%d]", side, d))
+		w.st[d], _ = in.Int(fmt.Sprintf("%s_step_elem[%d]", side, d))
+	}
+	return w
+}
+
+// walkExtent is the byte range [lo, hi) a side's 2-D walk touches relative
+// to its start.
+func walkExtent(in *isa.Inst, side string) (lo, hi int64) {
+	w := walkOf(in, side)
+	hi = w.elem
+	for d := 0; d < 2; d++ {
+		if w.n[d] == 0 {
 			return 0, 0
 		}
-		if span := (n - 1) * st; span < 0 {
+		if span := (w.n[d] - 1) * w.st[d]; span < 0 {
 			lo += span
 		} else {
 			hi += span

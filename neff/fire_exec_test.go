@@ -77,8 +77,7 @@ func TestFireRunsOnBothExecutors(t *testing.T) {
 		g.Engines[0].DMA = append(g.Engines[0].DMA, neffgen.Block{Queue: "q_gradient_in", ID: 7, Desc: []neff.Desc{d}})
 		sg, en, place := open(t, p)
 		ids := map[string]int{}
-		vars, _ := sg.Variables()
-		for _, v := range vars {
+		for _, v := range sg.Variables() {
 			ids[v.Name] = v.ID
 		}
 		src := make([]byte, 1<<17)

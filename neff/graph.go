@@ -18,6 +18,11 @@ type Subgraph struct {
 	Def     map[string]json.RawMessage
 	Engines []Engine
 	Blocks  []Block // def.json's own `dma` list (neff.md §4.4)
+
+	vars   []Variable // def.json `var`, by var_id (parseDef)
+	queues []Queue    // def.json `dma_queue`, by name
+	byName map[string]int
+	byID   map[int]int
 }
 
 // Engine is one engine's instruction stream in a subgraph.
@@ -87,6 +92,9 @@ func (f *File) Subgraphs() ([]Subgraph, error) {
 			sg := Subgraph{Name: g.Name, Dir: path.Dir(strings.TrimPrefix(g.Definition, "./"))}
 			if err := json.Unmarshal(db, &sg.Def); err != nil {
 				return nil, fmt.Errorf("%s: %w", g.Definition, err)
+			}
+			if err := sg.parseDef(); err != nil {
+				return nil, err
 			}
 			if raw, ok := sg.Def["dma"]; ok && string(raw) != "null" {
 				var err error
@@ -173,46 +181,74 @@ func (q *Queue) Completion() (int, bool) {
 	return 0, false
 }
 
-// Variables are the subgraph's variables, by var_id.
-func (sg *Subgraph) Variables() ([]Variable, error) {
-	var m map[string]Variable
+// parseDef reads def.json's `var` and `dma_queue` once, for every later
+// lookup (Subgraphs calls it).
+func (sg *Subgraph) parseDef() error {
+	var vm map[string]Variable
 	if raw, ok := sg.Def["var"]; ok {
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("%s/def.json var: %w", sg.Dir, err)
+		if err := json.Unmarshal(raw, &vm); err != nil {
+			return fmt.Errorf("%s/def.json var: %w", sg.Dir, err)
 		}
 	}
-	var out []Variable
-	for name, v := range m {
-		v.Name = name
-		out = append(out, v)
+	var qm map[string]Queue
+	if raw, ok := sg.Def["dma_queue"]; ok {
+		if err := json.Unmarshal(raw, &qm); err != nil {
+			return fmt.Errorf("%s/def.json dma_queue: %w", sg.Dir, err)
+		}
 	}
-	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
-	return out, nil
+	sg.vars, sg.byName, sg.byID = nil, map[string]int{}, map[int]int{}
+	for name, v := range vm {
+		v.Name = name
+		sg.vars = append(sg.vars, v)
+	}
+	sort.Slice(sg.vars, func(i, j int) bool {
+		a, b := &sg.vars[i], &sg.vars[j]
+		return a.ID < b.ID || a.ID == b.ID && a.Name < b.Name
+	})
+	for i, v := range sg.vars {
+		sg.byName[v.Name] = i
+		if _, dup := sg.byID[v.ID]; !dup { // a repeated id: the first (Check reports it)
+			sg.byID[v.ID] = i
+		}
+	}
+	sg.queues = nil
+	for name, q := range qm {
+		q.Name = name
+		sg.queues = append(sg.queues, q)
+	}
+	sort.Slice(sg.queues, func(i, j int) bool { return sg.queues[i].Name < sg.queues[j].Name })
+	return nil
+}
+
+// Variables are the subgraph's variables, by var_id.
+func (sg *Subgraph) Variables() []Variable { return sg.vars }
+
+// Var finds a variable by name.
+func (sg *Subgraph) Var(name string) (Variable, bool) {
+	i, ok := sg.byName[name]
+	if !ok {
+		return Variable{}, false
+	}
+	return sg.vars[i], true
+}
+
+// VarID finds a variable by var_id.
+func (sg *Subgraph) VarID(id int) (Variable, bool) {
+	i, ok := sg.byID[id]
+	if !ok {
+		return Variable{}, false
+	}
+	return sg.vars[i], true
 }
 
 // Queues are the subgraph's DMA queues, by name.
-func (sg *Subgraph) Queues() ([]Queue, error) {
-	var m map[string]Queue
-	if raw, ok := sg.Def["dma_queue"]; ok {
-		if err := json.Unmarshal(raw, &m); err != nil {
-			return nil, fmt.Errorf("%s/def.json dma_queue: %w", sg.Dir, err)
-		}
-	}
-	var out []Queue
-	for name, q := range m {
-		q.Name = name
-		out = append(out, q)
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	return out, nil
-}
+func (sg *Subgraph) Queues() []Queue { return sg.queues }
 
 // QueueOf names the queue an inline 0xd4 word of engine en uses: the one
 // en owns whose semaphore (or semaphore_set) holds the word's completion
 // semaphore (neff.md §5.3); "" when none does.
 func (sg *Subgraph) QueueOf(en *Engine, sem int) string {
-	qs, _ := sg.Queues()
-	for _, q := range qs {
+	for _, q := range sg.queues {
 		if q.Owner != en.Key {
 			continue
 		}
@@ -238,13 +274,9 @@ const HBMBase = 0x1_0000_0000
 // its `alignment` (at least 64 bytes) and at least 64 bytes long; dge-tables
 // hold no bytes. The result maps var_id to its Neuron address.
 func (sg *Subgraph) Place() (map[int]uint64, error) {
-	vars, err := sg.Variables()
-	if err != nil {
-		return nil, err
-	}
 	out := map[int]uint64{}
 	next := uint64(HBMBase)
-	for _, v := range vars {
+	for _, v := range sg.vars {
 		switch v.Type {
 		case "state-buffer":
 			out[v.ID] = 0
@@ -266,8 +298,7 @@ func (sg *Subgraph) Place() (map[int]uint64, error) {
 // Table is the subgraph's dge-table list (the variable ids its table arms
 // index), empty when it has none.
 func (sg *Subgraph) Table() []uint16 {
-	vars, _ := sg.Variables()
-	for _, v := range vars {
+	for _, v := range sg.vars {
 		if v.Type == "dge-table" {
 			t := make([]uint16, len(v.List))
 			for i, id := range v.List {

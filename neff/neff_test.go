@@ -176,10 +176,7 @@ func TestSampleVariablesAndQueues(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	vars, err := sgs[0].Variables()
-	if err != nil {
-		t.Fatal(err)
-	}
+	vars := sgs[0].Variables()
 	var got []string
 	for _, v := range vars {
 		got = append(got, fmt.Sprintf("%d:%s:%s:%d", v.ID, v.Name, v.Type, v.Size))
@@ -191,10 +188,7 @@ func TestSampleVariablesAndQueues(t *testing.T) {
 	if vars[5].List == nil || fmt.Sprint(vars[5].List) != "[1 2 3]" || vars[4].FileName != "value_sg0000_identity_82_CRSM.npy" || vars[4].Alignment != 32768 {
 		t.Errorf("DGETable0 list %v, file %q alignment %d", vars[5].List, vars[4].FileName, vars[4].Alignment)
 	}
-	qs, err := sgs[0].Queues()
-	if err != nil {
-		t.Fatal(err)
-	}
+	qs := sgs[0].Queues()
 	if len(qs) != 2 || qs[0].Name != "qPoolDynamic" || qs[0].Owner != "pool" || len(qs[0].Semaphores) != 16 || qs[0].Semaphores[0] != 24 ||
 		qs[1].Name != "qSPDynamicHW" || qs[1].Owner != "sp" || qs[1].Semaphores[0] != 8 {
 		t.Errorf("queues %+v", qs)

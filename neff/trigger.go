@@ -34,12 +34,10 @@ const (
 // ErrTrigger marks a PSEUDO_DMA_TRIGGER that does not resolve.
 var ErrTrigger = errors.New("unresolvable PSEUDO_DMA_TRIGGER")
 
-// Fire resolves a 0xc1 word of engine en (neff.md §5.2): dma_queue_name →
-// def.json dma_queue (owned by en) → the dma[] block with block_id, then
-// each descriptor into DMA_DIRECT2D words over the placed variables. The
-// first word carries the trigger's events; the last signals the queue's
-// completion semaphore +1 (INFERRED, RATIONALE.md).
-func (sg *Subgraph) Fire(gen isa.Gen, en *Engine, trig *isa.Inst, place map[int]uint64) (*Fired, error) {
+// Resolve finds what a 0xc1 word of engine en names (neff.md §5.2):
+// dma_queue_name → def.json dma_queue (owned by en) and its completion
+// semaphore → the dma[] block with block_id. The result has no words yet.
+func (sg *Subgraph) Resolve(en *Engine, trig *isa.Inst) (*Fired, error) {
 	raw, err := trig.Bytes("dma_queue_name")
 	if err != nil {
 		return nil, err
@@ -52,16 +50,10 @@ func (sg *Subgraph) Fire(gen isa.Gen, en *Engine, trig *isa.Inst, place map[int]
 		return nil, fmt.Errorf("queue %s: use_raw_count %d (block_id as a raw descriptor count) is not modelled: %w", name, n, ErrTrigger)
 	}
 	id, _ := trig.Uint("block_id")
-	qs, err := sg.Queues()
-	if err != nil {
-		return nil, err
-	}
-	fired := &Fired{}
-	q, inst, found := findQueue(qs, name)
+	q, inst, found := findQueue(sg.queues, name)
 	if !found {
 		return nil, fmt.Errorf("queue %q is not in %s/def.json dma_queue: %w", name, sg.Dir, ErrTrigger)
 	}
-	fired.Queue, fired.Instance = q, inst
 	if q.Owner != en.Key {
 		return nil, fmt.Errorf("queue %s is owned by %s, triggered from %s: %w", q.Name, q.Owner, en.Key, ErrTrigger)
 	}
@@ -75,39 +67,49 @@ func (sg *Subgraph) Fire(gen isa.Gen, en *Engine, trig *isa.Inst, place map[int]
 	if !ok {
 		return nil, fmt.Errorf("queue %s has no semaphore or semaphore_set: %w", q.Name, ErrTrigger)
 	}
-	fired.Semaphore = sem
 	b, ok := sg.Block(en, name, int(id))
 	if !ok {
 		return nil, fmt.Errorf("no dma[] block with queue %q and id %d in %s/%s or %s/def.json: %w", name, id, sg.Dir, en.Manifest, sg.Dir, ErrTrigger)
 	}
-	fired.Block = b
 	if len(b.Desc) == 0 {
 		return nil, fmt.Errorf("%s: block has no descriptors: %w", b.Where, ErrTrigger)
 	}
-	vars, err := sg.Variables()
+	return &Fired{Queue: q, Instance: inst, Block: b, Semaphore: sem}, nil
+}
+
+// BlockWords turns each descriptor of a block into DMA_DIRECT2D words over
+// the placed variables; it returns them and the bytes they write.
+func (sg *Subgraph) BlockWords(gen isa.Gen, b *Block, place map[int]uint64) ([]isa.Inst, int64, error) {
+	var words []isa.Inst
+	var bytes int64
+	for k := range b.Desc {
+		ws, n, err := sg.descWords(gen, &b.Desc[k], place)
+		if err != nil {
+			return nil, 0, fmt.Errorf("%s desc[%d]: %w", b.Where, k, err)
+		}
+		words, bytes = append(words, ws...), bytes+n
+	}
+	return words, bytes, nil
+}
+
+// Fire is Resolve, then BlockWords: the real words of a 0xc1 word. The
+// first carries the trigger's events; the last signals the queue's
+// completion semaphore +1 (INFERRED, RATIONALE.md).
+func (sg *Subgraph) Fire(gen isa.Gen, en *Engine, trig *isa.Inst, place map[int]uint64) (*Fired, error) {
+	fired, err := sg.Resolve(en, trig)
 	if err != nil {
 		return nil, err
 	}
-	byName := make(map[string]Variable, len(vars))
-	for _, v := range vars {
-		byName[v.Name] = v
-	}
-	for k := range b.Desc {
-		at := fmt.Sprintf("%s desc[%d]", b.Where, k)
-		ws, n, err := descWords(gen, &b.Desc[k], byName, place)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", at, err)
-		}
-		fired.Words = append(fired.Words, ws...)
-		fired.Bytes += n
+	if fired.Words, fired.Bytes, err = sg.BlockWords(gen, fired.Block, place); err != nil {
+		return nil, err
 	}
 	for _, p := range []string{"events.wait_mode", "events.wait_idx", "events.update_mode", "events.update_idx", "events.semaphore_value"} {
 		v, _ := trig.Uint(p)
 		fired.Words[0].SetUint(p, v)
 	}
 	last := &fired.Words[len(fired.Words)-1]
-	if err := last.Set("semaphore", int64(sem)); err != nil {
-		return nil, fmt.Errorf("queue %s: %w", q.Name, err)
+	if err := last.Set("semaphore", int64(fired.Semaphore)); err != nil {
+		return nil, fmt.Errorf("queue %s: %w", fired.Queue.Name, err)
 	}
 	last.Set("sem_increment", 1)
 	return fired, nil
@@ -251,7 +253,7 @@ type chunk struct {
 // descWords turns one descriptor into DMA_DIRECT2D words: both sides walked
 // into runs, the runs cut where either side's run ends (≤ 64 KiB a piece),
 // and equal pieces at constant strides folded into the word's two dims.
-func descWords(gen isa.Gen, d *Desc, vars map[string]Variable, place map[int]uint64) ([]isa.Inst, int64, error) {
+func (sg *Subgraph) descWords(gen isa.Gen, d *Desc, place map[int]uint64) ([]isa.Inst, int64, error) {
 	var op uint64
 	switch d.Op {
 	case "", "copy":
@@ -276,7 +278,7 @@ func descWords(gen isa.Gen, d *Desc, vars map[string]Variable, place map[int]uin
 	fs, _ := num.Size(fromT)
 	ts, _ := num.Size(toT)
 	mk := func(name, v string, sizes, steps []int64, esize int) (*side, error) {
-		vr, ok := vars[v]
+		vr, ok := sg.Var(v)
 		if !ok {
 			return nil, fmt.Errorf("%s %q is not a def.json variable", name, v)
 		}

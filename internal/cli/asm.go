@@ -64,23 +64,51 @@ func (d diagnostics) Error() string { return d.list.Error() }
 // writeFileAtomic writes via a temporary file in the same directory, so a
 // failed run never leaves a half-written output.
 func writeFileAtomic(path string, b []byte) error {
+	var s staged
+	defer s.abort()
+	if err := s.add(path, b); err != nil {
+		return err
+	}
+	return s.commit()
+}
+
+// staged are output files written beside their targets and renamed only
+// when all of them are written: a command's outputs appear all or none.
+type staged struct{ tmps, paths []string }
+
+// add writes b to a temporary file in path's directory.
+func (s *staged) add(path string, b []byte) error {
 	tmp, err := os.CreateTemp(filepath.Dir(path), ".ndma-*")
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
 	}
+	s.tmps, s.paths = append(s.tmps, tmp.Name()), append(s.paths, path)
 	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr == nil {
+	if cerr := tmp.Close(); werr == nil {
 		werr = cerr
 	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
 	if werr != nil {
-		os.Remove(tmp.Name())
 		return fmt.Errorf("writing %s: %w", path, unwrapPathError(werr))
 	}
 	return nil
+}
+
+// commit renames every staged file to its target.
+func (s *staged) commit() error {
+	for i, tmp := range s.tmps {
+		if err := os.Rename(tmp, s.paths[i]); err != nil {
+			return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
+		}
+	}
+	s.tmps, s.paths = nil, nil
+	return nil
+}
+
+// abort removes what was staged and not committed.
+func (s *staged) abort() {
+	for _, tmp := range s.tmps {
+		os.Remove(tmp)
+	}
 }
 
 // validateObject holds the assembled words to the rules of the file's

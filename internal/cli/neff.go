@@ -74,10 +74,7 @@ func runNEFF(e *env, args []string) error {
 				fmt.Fprintf(w, " %s=%s", en.Key, en.Instr)
 			}
 			fmt.Fprintln(w)
-			vars, err := sg.Variables()
-			if err != nil {
-				return err
-			}
+			vars := sg.Variables()
 			place, err := sg.Place()
 			if err != nil {
 				return err
@@ -97,11 +94,7 @@ func runNEFF(e *env, args []string) error {
 				}
 				fmt.Fprintf(w, "  var %d %s: %s, %d bytes%s\n", v.ID, v.Name, v.Type, v.Size, extra)
 			}
-			qs, err := sg.Queues()
-			if err != nil {
-				return err
-			}
-			for _, q := range qs {
+			for _, q := range sg.Queues() {
 				sems := fmt.Sprintf("semaphores %v", q.Semaphores)
 				if q.Semaphore != nil {
 					sems = fmt.Sprintf("semaphore %d", *q.Semaphore)
@@ -272,10 +265,7 @@ func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph) ([]streamLowered, error) {
 		if err != nil {
 			return nil, err
 		}
-		vt := &dge.Vars{Base: map[uint16]uint64{}, Table: sg.Table()}
-		for id, a := range place {
-			vt.Base[uint16(id)] = a
-		}
+		vt := relocVars(sg, place)
 		for ei := range sg.Engines {
 			en := &sg.Engines[ei]
 			res, err := lowerStream(gen, en.Code, vt, dge.Options{}, sdma.Options{}, hooksFor(gen, sg, en, place))
@@ -442,4 +432,14 @@ func eventsText(in *isa.Inst) string {
 		}
 	}
 	return out
+}
+
+// relocVars is what dge.Relocate needs of a subgraph: every placed
+// variable's address and the dge-table list.
+func relocVars(sg *neff.Subgraph, place map[int]uint64) *dge.Vars {
+	vt := &dge.Vars{Base: make(map[uint16]uint64, len(place)), Table: sg.Table()}
+	for id, a := range place {
+		vt.Base[uint16(id)] = a
+	}
+	return vt
 }

@@ -313,19 +313,7 @@ func TestNEFFLowerDeterministic(t *testing.T) {
 	}
 	var runs [2][]string
 	for k := range runs {
-		f, err := neff.Parse(raw, neff.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sgs, err := f.Subgraphs()
-		if err != nil {
-			t.Fatal(err)
-		}
-		streams, err := lowerNEFF(isa.Cayman, sgs)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, st := range streams {
+		for _, st := range lowerRaw(t, raw) {
 			for _, w := range st.words {
 				if w.lowered == nil {
 					continue
@@ -346,6 +334,23 @@ func TestNEFFLowerDeterministic(t *testing.T) {
 	}
 }
 
+// lowerRaw is `ndma neff lower` on a NEFF's bytes: parsed, resolved, lowered.
+func lowerRaw(tb testing.TB, raw []byte) []streamLowered {
+	f, err := neff.Parse(raw, neff.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	streams, err := lowerNEFF(isa.Cayman, sgs)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return streams
+}
+
 // BenchmarkNeffLower: a synthetic NEFF of 10,000 0xd4 words (neffgen.Inline,
 // 64 KiB each) parsed, resolved, relocated and lowered to descriptors — the
 // path of `ndma neff lower`.
@@ -356,19 +361,7 @@ func BenchmarkNeffLower(b *testing.B) {
 	}
 	var words, descs int
 	for b.Loop() {
-		f, err := neff.Parse(raw, neff.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		sgs, err := f.Subgraphs()
-		if err != nil {
-			b.Fatal(err)
-		}
-		streams, err := lowerNEFF(isa.Cayman, sgs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		for _, st := range streams {
+		for _, st := range lowerRaw(b, raw) {
 			for _, w := range st.words {
 				if w.lowered != nil {
 					words++

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"path/filepath"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"ndma/dge"
@@ -132,7 +129,7 @@ func (n *addrNames) name(a uint64) string {
 
 // describe is a schedule entry: the first word's ends, the bytes, the queue.
 func (n *addrNames) describe(w *isa.Inst, words int, bytes int64, queue string) string {
-	s := fmt.Sprintf("%s bytes", strconv.FormatInt(bytes, 10))
+	s := fmt.Sprintf("%d bytes", bytes)
 	if w.Opcode() == isa.OpDMAMemcpy {
 		src, _ := w.Uint("src_start_addr")
 		dst, _ := w.Uint("dst_start_addr")
@@ -201,15 +198,11 @@ func runNEFFRun(e *env, args []string) error {
 	holds := map[string]bool{} // variables that hold bytes (placed, sized)
 	known := map[string]bool{}
 	for _, sg := range sgs {
-		vars, err := sg.Variables()
-		if err != nil {
-			return err
-		}
 		place, err := sg.Place()
 		if err != nil {
 			return err
 		}
-		for _, v := range vars {
+		for _, v := range sg.Variables() {
 			known[v.Name] = true
 			if _, ok := place[v.ID]; ok && v.Size > 0 && v.Type != "state-buffer" {
 				holds[v.Name] = true
@@ -253,19 +246,15 @@ func runNEFFRun(e *env, args []string) error {
 	for _, w := range res.warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", w)
 	}
-	// outputs last, all or none: each in its dtype and shape when neff.json
-	// says them, into a temporary file beside its target, renamed at the end
+	// outputs last, all or none (staged): each in its dtype and shape when
+	// neff.json says them
 	names := make([]string, 0, len(wanted))
 	for name := range wanted {
 		names = append(names, name)
 	}
 	sort.Strings(names)
-	var temps []string
-	defer func() {
-		for _, tmp := range temps {
-			os.Remove(tmp)
-		}
-	}()
+	var out staged
+	defer out.abort()
 	var done []string
 	for _, name := range names {
 		data := res.vars[name]
@@ -279,37 +268,25 @@ func runNEFFRun(e *env, args []string) error {
 		if err := array.Write(&b, arr); err != nil {
 			return err
 		}
-		tf, err := os.CreateTemp(filepath.Dir(wanted[name]), ".ndma-out-*")
-		if err != nil {
-			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
-		}
-		temps = append(temps, tf.Name())
-		if _, err := tf.Write(b.Bytes()); err != nil {
-			tf.Close()
-			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
-		}
-		if err := tf.Close(); err != nil {
+		if err := out.add(wanted[name], b.Bytes()); err != nil {
 			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
 		}
 		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", wanted[name], name, arr.Descr, arr.Shape))
-	}
-	for i, name := range names {
-		if err := os.Rename(temps[i], wanted[name]); err != nil {
-			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
-		}
-	}
-	temps = nil
-	for _, l := range done {
-		fmt.Fprintln(e.stdout, l)
 	}
 	if o.tl != nil {
 		var b bytes.Buffer
 		if err := o.tl.Write(&b); err != nil {
 			return err
 		}
-		if err := os.WriteFile(*timeline, b.Bytes(), 0o644); err != nil {
-			return err
+		if err := out.add(*timeline, b.Bytes()); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
 		}
+	}
+	if err := out.commit(); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	for _, l := range done {
+		fmt.Fprintln(e.stdout, l)
 	}
 	var words int
 	var longest int64
@@ -375,10 +352,7 @@ func neffRun(f *neff.File, sgs []neff.Subgraph, o neffRunOpts) (*neffRunResult, 
 		if err != nil {
 			return nil, err
 		}
-		vars, err := sg.Variables()
-		if err != nil {
-			return nil, err
-		}
+		vars := sg.Variables()
 		if err := loadVars(f, sg, vars, place, o.given, tensors, m); err != nil {
 			return nil, err
 		}
@@ -389,10 +363,7 @@ func neffRun(f *neff.File, sgs []neff.Subgraph, o neffRunOpts) (*neffRunResult, 
 				}
 			}
 		}
-		vt := &dge.Vars{Base: map[uint16]uint64{}, Table: sg.Table()}
-		for id, a := range place {
-			vt.Base[uint16(id)] = a
-		}
+		vt := relocVars(sg, place)
 		names := &addrNames{gen: o.gen, vars: vars, at: place}
 		var ss []*sched.Stream
 		for ei := range sg.Engines {
