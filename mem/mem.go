@@ -2,7 +2,8 @@
 // §11.2): SBUF partitions with the generation's stride and active size, PSUM
 // on v2–v4, the HBM window as sparse 64 KiB pages, and the EVT_SEM block's
 // semaphores and events. Every access is checked; a bad one is a Fault that
-// names the address, the region and why.
+// names the address, the region and why. The HBM is an HBM of its own, which
+// the cores of one device share (NewCore); the rest is the core's alone.
 package mem
 
 import (
@@ -32,14 +33,34 @@ func (f *Fault) Error() string {
 	return fmt.Sprintf("address %#x (+%d bytes, %s): %s", f.Addr, f.Len, f.Where, f.Reason)
 }
 
+// HBM is the device memory behind the HBM window (§11.2), stored sparsely:
+// one device's cores share it, each through its own Memory.
+type HBM struct {
+	dir   [hbmDirs]*[hbmLeaf][]byte // two-level page table: page number → page (slices: slicing one never touches the page itself)
+	pages int
+}
+
+// NewHBM returns an empty (all-zero) HBM.
+func NewHBM() *HBM { return new(HBM) }
+
+// Pages is the number of pages allocated (the sparse footprint).
+func (h *HBM) Pages() int { return h.pages }
+
+// page is page k's storage, nil when absent.
+func (h *HBM) page(k uint64) []byte {
+	if leaf := h.dir[k/hbmLeaf]; leaf != nil {
+		return leaf[k%hbmLeaf]
+	}
+	return nil
+}
+
 // Memory is one core's address space.
 type Memory struct {
 	Gen    isa.Gen
 	Map    isa.AddressMap
 	sbuf   [][]byte // partition → its active bytes, allocated on first touch
 	psum   [][]byte
-	hbm    [hbmDirs]*[hbmLeaf][]byte // two-level page table: page number → page (slices: slicing one never touches the page itself)
-	pages  int
+	hbm    *HBM // perhaps shared with other cores
 	Sems   [256]int32
 	Events [256]bool
 	Stats  Stats
@@ -51,11 +72,24 @@ type Stats struct {
 	Read, Written [4]uint64 // by isa.Region
 }
 
-// New returns empty (all-zero) memory for a generation.
-func New(g isa.Gen) *Memory {
+// New returns empty (all-zero) memory for a generation: a core with an HBM
+// of its own.
+func New(g isa.Gen) *Memory { return NewCore(g, nil) }
+
+// NewCore returns an empty core of generation g whose HBM is h (nil: an HBM
+// of its own). Cores given one h see each other's HBM bytes and nothing else
+// of each other; they should be of one generation. h is not safe for
+// concurrent use: the cores sharing it run in one goroutine.
+func NewCore(g isa.Gen, h *HBM) *Memory {
+	if h == nil {
+		h = NewHBM()
+	}
 	m := isa.Map(g)
-	return &Memory{Gen: g, Map: m, sbuf: make([][]byte, m.Partitions), psum: make([][]byte, m.Partitions)}
+	return &Memory{Gen: g, Map: m, sbuf: make([][]byte, m.Partitions), psum: make([][]byte, m.Partitions), hbm: h}
 }
+
+// HBM is the HBM the core reads and writes.
+func (m *Memory) HBM() *HBM { return m.hbm }
 
 // Check reports whether [addr, addr+n) is readable and writable, without
 // touching it. One region holds the whole range or the access faults.
@@ -106,16 +140,17 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) 
 		}
 		return store[part][off : off+uint64(n)], n
 	}
+	h := m.hbm
 	addr := m.Map.HBMBase + off
 	page, po := addr/PageSize, addr%PageSize
 	c = int(min(uint64(n), PageSize-po))
-	leaf := m.hbm[page/hbmLeaf]
+	leaf := h.dir[page/hbmLeaf]
 	if leaf == nil {
 		if !alloc {
 			return nil, c
 		}
 		leaf = new([hbmLeaf][]byte)
-		m.hbm[page/hbmLeaf] = leaf
+		h.dir[page/hbmLeaf] = leaf
 	}
 	p := leaf[page%hbmLeaf]
 	if p == nil {
@@ -132,14 +167,14 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) 
 		for i := uint64(0); i <= k-page; i++ {
 			leaf[(page+i)%hbmLeaf] = ext[i*PageSize : (i+1)*PageSize] // cap runs to the extent's end
 		}
-		m.pages += int(k - page + 1)
+		h.pages += int(k - page + 1)
 		p = leaf[page%hbmLeaf]
 	}
 	if want := po + uint64(n); want > PageSize && cap(p) > PageSize {
 		// the following pages, while they are the same extent's next ones
 		full, end := p[:cap(p)], uint64(PageSize)
 		for k := page + 1; end < want && end < uint64(len(full)); k++ {
-			q := m.page(k)
+			q := h.page(k)
 			if q == nil || &q[0] != &full[end] {
 				break
 			}
@@ -149,14 +184,6 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, alloc bool) 
 		return full[po : po+uint64(c)], c
 	}
 	return p[po : po+uint64(c)], c
-}
-
-// page is HBM page k's storage, nil when absent.
-func (m *Memory) page(k uint64) []byte {
-	if leaf := m.hbm[k/hbmLeaf]; leaf != nil {
-		return leaf[k%hbmLeaf]
-	}
-	return nil
 }
 
 // Read copies [addr, addr+len(dst)) into dst; untouched memory reads as zero.
@@ -378,11 +405,13 @@ func (m *Memory) rowSpan(a uint64, n int) ([]byte, int) {
 	return m.backing(r, part, off, n, false)
 }
 
-// Pages is the number of HBM pages allocated (the sparse footprint).
-func (m *Memory) Pages() int { return m.pages }
+// Pages is the number of HBM pages allocated (the sparse footprint), by
+// every core sharing the HBM.
+func (m *Memory) Pages() int { return m.hbm.pages }
 
 // Snapshot is a comparable copy of every touched byte and the semaphores
-// (for tests: "nothing changed after a fault").
+// (for tests: "nothing changed after a fault"); the HBM's pages are the
+// shared HBM's, whichever core touched them.
 func (m *Memory) Snapshot() map[string][]byte {
 	out := map[string][]byte{}
 	for p, b := range m.sbuf {
@@ -395,7 +424,7 @@ func (m *Memory) Snapshot() map[string][]byte {
 			out[fmt.Sprintf("psum%d", p)] = append([]byte(nil), b...)
 		}
 	}
-	for d, leaf := range m.hbm {
+	for d, leaf := range m.hbm.dir {
 		if leaf == nil {
 			continue
 		}
