@@ -45,7 +45,7 @@ func (p *Program) AppendDump(dst []byte) []byte {
 func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 	n := p.Backend.Dims()
 	leg := func(dst []byte, l *Leg) []byte {
-		dst = fmt.Appendf(dst, "[0x%x]@0x%x[", l.Bound, l.SoC)
+		dst = fmt.Appendf(dst, "[0x%x]@0x%x[", l.Bound.Byte(), l.SoC)
 		for d := 0; d < n; d++ {
 			if d > 0 {
 				dst = append(dst, rtlSep(p.Backend, d)...)
@@ -75,8 +75,8 @@ func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 		_, shi := ch.Src.extent()
 		_, dhi := ch.Dst.extent()
 		dst = fmt.Appendf(dst, " cast:0x%x->0x%x bounds:(%d 0x%x<=0x%x, %d 0x%x<=0x%x) compute_op: 0x%x\n",
-			p.InDtype, p.OutDtype, ch.Src.Bound>>7, ch.Src.SoC+shi-1-ch.Src.Addr, p.BoundLimit[0],
-			ch.Dst.Bound>>7, ch.Dst.SoC+dhi-1-ch.Dst.Addr, p.BoundLimit[1], p.ComputeOp)
+			p.InDtype, p.OutDtype, ch.Src.Bound.Byte()>>7, ch.Src.SoC+shi-1-ch.Src.Addr, p.BoundLimit[0],
+			ch.Dst.Bound.Byte()>>7, ch.Dst.SoC+dhi-1-ch.Dst.Addr, p.BoundLimit[1], p.ComputeOp)
 	case Software:
 		dst = fmt.Appendf(dst, "S: DGE software backend: $S[%d]+=%d@dmacomplete src=", p.Semaphore, ch.SemInc)
 		dst = leg(dst, &ch.Src)

@@ -28,7 +28,10 @@ const (
 
 // Lower turns a resolved DMA word into the micro-op program of its backend.
 func Lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
-	p := &Program{Gen: gen, Word: *in}
+	if opt.Core < 0 {
+		return nil, fmt.Errorf("core %d: a NeuronCore number is 0 or more", opt.Core)
+	}
+	p := &Program{Gen: gen, Core: opt.Core}
 	var err error
 	switch in.Opcode() {
 	case isa.OpPseudoDMADirect2D:
@@ -69,16 +72,16 @@ func Lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
 	}
 	m := isa.Map(gen)
 	for _, l := range []*Leg{&p.Src, &p.Dst} {
-		if l.SoC, err = m.SoC(l.Addr, opt.Core); err != nil {
+		if l.SoC, err = m.SoC(l.Addr, p.Core); err != nil {
 			return nil, fmt.Errorf("%s: %s: %w", in.Def().Mnemonic(), map[bool]string{true: "src", false: "dst"}[l.IsSrc], err)
 		}
 	}
 	for k, l := range []*Leg{&p.Src, &p.Dst} {
-		if l.Bound&0x80 != 0 {
-			p.BoundLimit[k] = uint64(opt.Regs[l.Bound&0x3f])
+		if l.Bound.Enabled {
+			p.BoundLimit[k] = uint64(opt.Regs[l.Bound.Reg])
 		}
 	}
-	if err := p.fanOut(m, opt.Core); err != nil {
+	if err := p.fanOut(m); err != nil {
 		return nil, err
 	}
 	p.reshape(m)
@@ -115,6 +118,11 @@ func immediate(in *isa.Inst, path string) (uint64, error) {
 		return 0, fmt.Errorf("%s: the shape comes from a $S register, known only at run time", path)
 	}
 	return v, nil
+}
+
+// boundCheck reads the BOUND_CHECK_REG at path (field-tables §2.3).
+func boundCheck(in *isa.Inst, path string) BoundCheck {
+	return BoundCheck{Enabled: u(in, path+".bc_enabled") == 1, Quiet: u(in, path+".bc_disable_oob_error_notif") == 1, Reg: uint8(u(in, path+".bc_reg"))}
 }
 
 func elemSize(in *isa.Inst, path string) uint32 {
@@ -157,8 +165,7 @@ func (p *Program) direct2D(in *isa.Inst) error {
 	if err := p.legs2D(in, elemSize(in, "src_elem_size"), elemSize(in, "dst_elem_size")); err != nil {
 		return err
 	}
-	p.Src.Bound, p.Dst.Bound = uint8(u(in, "src_bound_reg.bc_reg")|u(in, "src_bound_reg.bc_disable_oob_error_notif")<<6|u(in, "src_bound_reg.bc_enabled")<<7),
-		uint8(u(in, "dst_bound_reg.bc_reg")|u(in, "dst_bound_reg.bc_disable_oob_error_notif")<<6|u(in, "dst_bound_reg.bc_enabled")<<7)
+	p.Src.Bound, p.Dst.Bound = boundCheck(in, "src_bound_reg"), boundCheck(in, "dst_bound_reg")
 	return nil
 }
 
@@ -208,8 +215,9 @@ func (p *Program) xpose(in *isa.Inst) error {
 	if err := p.legs2D(in, size, size); err != nil {
 		return err
 	}
-	p.Src.Bound = uint8(u(in, "src_bound_reg.bc_reg") | u(in, "src_bound_reg.bc_disable_oob_error_notif")<<6 | u(in, "src_bound_reg.bc_enabled")<<7)
-	p.Dst.Bound = uint8(u(in, "dst_bound_reg.bc_reg") | u(in, "dst_bound_reg.bc_disable_oob_error_notif")<<6 | u(in, "dst_bound_reg.bc_enabled")<<7)
+	p.Src.Bound, p.Dst.Bound = boundCheck(in, "src_bound_reg"), boundCheck(in, "dst_bound_reg")
+	// the DRE cuts the block into tiles of these (field-tables §3.6, §11.5)
+	p.Tile = Tile{Rows: uint32(u(in, "tile_src_rows")), Cols: uint32(u(in, "tile_src_cols"))}
 	if p.Src.Num[1] != p.Dst.Num[0] || p.Src.Num[0] != p.Dst.Num[1] {
 		return fmt.Errorf("dst_num_elem [%d, %d] is not the transpose of src_num_elem [%d, %d] (field-tables §11.5)", p.Dst.Num[0], p.Dst.Num[1], p.Src.Num[0], p.Src.Num[1])
 	}
@@ -220,6 +228,15 @@ func (p *Program) indirect1D(in *isa.Inst) error {
 	p.common(in, "semaphore")
 	p.InDtype, p.OutDtype = uint8(u(in, "in_dtype")), uint8(u(in, "out_dtype"))
 	p.ComputeOp = uint8(u(in, "compute_op"))
+	// DMA_INDIRECT_FLAGS and the two index bounds (field-tables §2.5, §3.5)
+	p.Index = Indexing{
+		Mode:         IndexMode(u(in, "flags.indirect_mode")),
+		BoundIsErr:   u(in, "flags.idx_bound_is_err") == 1,
+		NonUniqueDst: u(in, "flags.non_unique_dst_idx") == 1,
+		GatherDim:    uint8(u(in, "flags.gather_dim")),
+		ScatterDim:   uint8(u(in, "flags.scatter_dim")),
+		Bound:        [2]BoundCheck{boundCheck(in, "src_idx_bound_reg"), boundCheck(in, "dst_idx_bound_reg")},
+	}
 	for k, leg := range []string{"src", "dst"} {
 		a, err := immediate(in, leg+"_start_addr")
 		if err != nil {
@@ -239,6 +256,8 @@ func (p *Program) indirect1D(in *isa.Inst) error {
 func (p *Program) gatherXpose(in *isa.Inst) error {
 	p.Semaphore, p.SemIncrement = int(u(in, "semaphore")), noIncrement
 	p.InDtype, p.OutDtype = uint8(u(in, "dtype.dtype_lo")), uint8(u(in, "dtype.dtype_hi"))
+	// src rows are gathered through one index tensor; its bound has no flags coupling (field-tables §2.3, §3.7)
+	p.Index = Indexing{Mode: IndexSrc, GatherDim: uint8(u(in, "flags.gather_dim")), Bound: [2]BoundCheck{boundCheck(in, "src_idx_bound_reg")}}
 	size, err := dtypeBytes(uint64(p.OutDtype), p.Gen)
 	if err != nil {
 		return err
@@ -279,7 +298,7 @@ func (p *Program) chooseBackend(b Backend) error {
 			b = Software
 		}
 	}
-	if b == RTL && (p.InDtype != p.OutDtype || p.ComputeOp != 0 || p.Src.Bound&0x80 != 0 || p.Dst.Bound&0x80 != 0) {
+	if b == RTL && (p.InDtype != p.OutDtype || p.ComputeOp != 0 || p.Src.Bound.Enabled || p.Dst.Bound.Enabled) {
 		return fmt.Errorf("the RTL backend is pure transport: no cast, compute or bounds (field-tables §8.2)")
 	}
 	if b == Pool && (p.Kind == KindIndirect1D || p.Kind == KindGatherTranspose) {
@@ -324,7 +343,7 @@ func partitions(l *Leg, m isa.AddressMap) int {
 // split is along that leg's partition dimension, and only where both legs
 // have the same shape (so each channel's share is itself a 2-D pattern);
 // everything else, HBM-only transfers included, uses one channel.
-func (p *Program) fanOut(m isa.AddressMap, core int) error {
+func (p *Program) fanOut(m isa.AddressMap) error {
 	n, dim := 1, -1
 	if p.Backend != NoDGE && p.Src.Num == p.Dst.Num && p.Src.ElemSize == p.Dst.ElemSize && p.Kind == KindDirect2D {
 		for _, l := range []*Leg{&p.Src, &p.Dst} {
@@ -348,7 +367,7 @@ func (p *Program) fanOut(m isa.AddressMap, core int) error {
 				l.Addr = uint64(int64(l.Addr) + int64(lo)*l.Step[dim])
 				l.Num[dim] = uint32(hi - lo)
 				var err error
-				if l.SoC, err = m.SoC(l.Addr, core); err != nil {
+				if l.SoC, err = m.SoC(l.Addr, p.Core); err != nil {
 					return err
 				}
 			}

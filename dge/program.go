@@ -101,8 +101,61 @@ type Leg struct {
 	ElemSize uint32 // bytes per element
 	Num      [maxDims]uint32
 	Step     [maxDims]int64 // bytes
-	Bound    uint8          // BOUND_CHECK_REG byte
+	Bound    BoundCheck     // the leg's address bound (src_bound_reg / dst_bound_reg)
 	IsSrc    bool
+}
+
+// BoundCheck is one BOUND_CHECK_REG, decoded (field-tables §2.3).
+type BoundCheck struct {
+	Enabled bool  // bc_enabled: checked against r[Reg] (§8.4 layer 1)
+	Quiet   bool  // bc_disable_oob_error_notif: past the limit the lane is skipped, not an error (§11.5)
+	Reg     uint8 // bc_reg (0..63): the register holding the inclusive upper limit
+}
+
+// Byte is the packed BOUND_CHECK_REG byte the $S dump prints (§2.3: reg 0–5, notif 6, enabled 7).
+func (b BoundCheck) Byte() uint8 {
+	v := b.Reg & 0x3f
+	if b.Quiet {
+		v |= 0x40
+	}
+	if b.Enabled {
+		v |= 0x80
+	}
+	return v
+}
+
+// Tile is the DRE tile a DMA_TRANSPOSE is cut into (field-tables §3.6, §11.5).
+type Tile struct {
+	Rows uint32 // tile_src_rows: src rows per tile (16)
+	Cols uint32 // tile_src_cols: src columns per tile; edge tiles are smaller
+}
+
+// IndexMode is INDIRECT_DMA_ADDRESSING_MODE (field-tables §5.2): which legs are indexed.
+type IndexMode uint8
+
+// Index modes; the 2-bit field's value 3 is kept as read and indexes both legs, like SrcDst.
+const (
+	IndexSrc    IndexMode = iota // gather: dst[j] = src[idx_s[j]]
+	IndexDst                     // scatter: dst[idx_d[j]] = src[j]
+	IndexSrcDst                  // both
+)
+
+// SrcIndexed reports a src leg addressed through the src index tensor.
+func (m IndexMode) SrcIndexed() bool { return m != IndexDst }
+
+// DstIndexed reports a dst leg addressed through the dst index tensor.
+func (m IndexMode) DstIndexed() bool { return m != IndexSrc }
+
+// Indexing is what an indexed word says of its index tensors: DMA_INDIRECT_FLAGS
+// and the index bounds of INDIRECT1D (field-tables §2.5, §3.5), the
+// gather_dim and src_idx_bound_reg of GATHER_XPOSE (§3.7).
+type Indexing struct {
+	Mode         IndexMode     // flags.indirect_mode; GATHER_XPOSE: IndexSrc
+	BoundIsErr   bool          // flags.idx_bound_is_err: an index past its bound is an error, else its lane is skipped (§11.5)
+	NonUniqueDst bool          // flags.non_unique_dst_idx: repeated dst indices apply in order (§11.5)
+	GatherDim    uint8         // flags.gather_dim (INDIRECT_DIM: 0 X … 3 W)
+	ScatterDim   uint8         // flags.scatter_dim (INDIRECT1D only)
+	Bound        [2]BoundCheck // src_idx_bound_reg, dst_idx_bound_reg: they bound the index, not the data (§3.5)
 }
 
 // Elements is the element count of the leg.
@@ -157,10 +210,12 @@ func (k Kind) String() string {
 	return [...]string{"DIRECT2D", "INDIRECT", "TRANSPOSE", "GATHER TRANSPOSE"}[k]
 }
 
-// Program is the lowering of one resolved word.
+// Program is the lowering of one resolved word: everything the expansion
+// (package sdma) and the engines need is here, read from the word once, so
+// what the dump prints is what runs.
 type Program struct {
 	Gen          isa.Gen
-	Word         isa.Inst // the resolved word lowered
+	Core         int // the NeuronCore the SoC addresses are for (Options.Core, field-tables §11.2)
 	Kind         Kind
 	Backend      Backend
 	Src, Dst     Leg // the whole transfer
@@ -170,6 +225,8 @@ type Program struct {
 	OutDtype     uint8
 	ComputeOp    uint8
 	Channels     []Channel
-	Reshape      []string // the reshape log lines, where they apply
-	BoundLimit   [2]uint64
+	Reshape      []string  // the reshape log lines, where they apply
+	BoundLimit   [2]uint64 // r[Src.Bound.Reg], r[Dst.Bound.Reg] from Options.Regs, for the dump
+	Tile         Tile      // KindTranspose only
+	Index        Indexing  // KindIndirect1D and KindGatherTranspose only
 }

@@ -9,8 +9,7 @@ import (
 )
 
 func benchLower(b *testing.B, src string, opt Options) {
-	p0 := lower(b, isa.Cayman, src, dge.Options{})
-	in := p0.Word
+	in := word(b, isa.Cayman, src)
 	descs := 0
 	b.ReportAllocs()
 	for b.Loop() {

@@ -24,6 +24,12 @@ const DefaultRingSize = 4096
 // DGEMemory is the SoC base of the DGE_MEMORY carveout of TPB 0 (field-tables §7).
 const DGEMemory = 0x20_4000_0000
 
+// coreStride: core c's on-chip windows are core 0's + c × coreStride (field-tables §11.2).
+const coreStride = 0x10_0000_0000
+
+// onCore moves a core-0 on-chip SoC address (DGE_MEMORY, EVT_SEM) to core c's window (§11.2).
+func onCore(soc uint64, core int) uint64 { return soc + uint64(core)*coreStride }
+
 // IndexFunc returns index j of a word's index tensor: which = 0 for the src
 // indices, 1 for the dst indices. Lowering has no memory: `run` reads them
 // from SBUF, `lower` uses identity indices unless told otherwise.
@@ -161,7 +167,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 			return nil, err
 		}
 		op, optype := opOf(p)
-		q := Queue{DMA: ch.DMA, M2SBase: DGEMemory + uint64(2*ch.DMA)*uint64(opt.RingSize)*16}
+		q := Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16}
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
 		if q.M2S, err = descs(src, m, op, optype, p, opt.RingSize); err != nil {
 			return nil, err
@@ -169,7 +175,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if q.S2M, err = descs(dst, m, op, optype, p, opt.RingSize-1); err != nil {
 			return nil, err
 		}
-		done := newDesc(4, isa.EvtSemInc(p.Semaphore), OpCME, CMECopy) // the completion increment
+		done := newDesc(4, onCore(isa.EvtSemInc(p.Semaphore), p.Core), OpCME, CMECopy) // the completion increment, on p's core
 		done.setFlags(true, true, true)
 		q.S2M = append(q.S2M, done)
 		for _, l := range []struct {
@@ -209,7 +215,7 @@ func opOf(p *dge.Program) (op, optype int) {
 func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, limit int) ([]Desc, error) {
 	var out []Desc
 	for _, r := range rs {
-		soc, err := m.SoC(r.addr, 0)
+		soc, err := m.SoC(r.addr, p.Core) // the core the program was lowered for (§11.2)
 		if err != nil {
 			return nil, err
 		}
@@ -258,18 +264,18 @@ func boundsCheck(p *dge.Program, ch *dge.Channel, src, dst []run, regs map[uint8
 		l  *dge.Leg
 		rs []run
 	}{{&ch.Src, src}, {&ch.Dst, dst}} {
-		if leg.l.Bound&0x80 == 0 {
+		if !leg.l.Bound.Enabled {
 			continue
 		}
-		limit := uint64(regs[leg.l.Bound&0x3f])
+		limit := uint64(regs[leg.l.Bound.Reg])
 		for i, r := range leg.rs {
 			if last := r.addr + r.n - 1; last > limit {
 				quiet := ""
-				if leg.l.Bound&0x40 != 0 {
+				if leg.l.Bound.Quiet {
 					quiet = " (error notification suppressed)"
 				}
 				return fmt.Errorf("%w. $S[%d]+=%d. DMA[%d] %s run %d: last byte %#x > limit r%d = %#x%s",
-					ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, [...]string{"src", "dst"}[k], i, last, leg.l.Bound&0x3f, limit, quiet)
+					ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, [...]string{"src", "dst"}[k], i, last, leg.l.Bound.Reg, limit, quiet)
 			}
 		}
 	}

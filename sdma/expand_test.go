@@ -12,7 +12,8 @@ import (
 	"ndma/isa"
 )
 
-func lower(t testing.TB, gen isa.Gen, src string, opt dge.Options) *dge.Program {
+// word assembles and decodes one word.
+func word(t testing.TB, gen isa.Gen, src string) isa.Inst {
 	t.Helper()
 	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: gen})
 	if err != nil {
@@ -22,6 +23,12 @@ func lower(t testing.TB, gen isa.Gen, src string, opt dge.Options) *dge.Program 
 	if err != nil {
 		t.Fatal(err)
 	}
+	return in
+}
+
+func lower(t testing.TB, gen isa.Gen, src string, opt dge.Options) *dge.Program {
+	t.Helper()
+	in := word(t, gen, src)
 	p, err := dge.Lower(&in, gen, opt)
 	if err != nil {
 		t.Fatalf("%v\n%s", err, src)

@@ -91,8 +91,7 @@ func ptr(in isa.Inst) *isa.Inst { return &in }
 
 func decodeText(t *testing.T, g isa.Gen, src string) isa.Inst {
 	t.Helper()
-	p := lower(t, isa.Cayman, src, dge.Options{}) // assembled with the v2–v4 map, as the goldens are
-	in := p.Word
+	in := word(t, isa.Cayman, src) // assembled with the v2–v4 map, as the goldens are
 	in.Gen = g
 	return in
 }

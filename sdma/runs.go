@@ -35,7 +35,7 @@ func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint
 }
 
 // quiet: a bound register enabled with its error notification off.
-func quiet(bound uint8) bool { return bound&0xC0 == 0xC0 }
+func quiet(b dge.BoundCheck) bool { return b.Enabled && b.Quiet }
 
 // quietRuns: a DIRECT2D whose quiet bound leaves elements out (field-tables
 // §11.5: the lane is skipped, its destination untouched). With equal element
@@ -49,7 +49,7 @@ func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int
 	se, de := legElems(&ch.Src), legElems(&ch.Dst)
 	es := uint64(ch.Src.ElemSize)
 	past := func(l *dge.Leg, a uint64) bool {
-		return quiet(l.Bound) && a+es-1 > uint64(regs[l.Bound&0x3f])
+		return quiet(l.Bound) && a+es-1 > uint64(regs[l.Bound.Reg])
 	}
 	for k := range se {
 		if past(&ch.Src, se[k]) || past(&ch.Dst, de[k]) {
@@ -88,9 +88,8 @@ func elem(l *dge.Leg, i ...int64) uint64 {
 // dst rows (dst(i0 = r, i1 = c) = src(i0 = c, i1 = r)).
 func transposeRuns(p *dge.Program, ch *dge.Channel, limit int) (src, dst []run, err error) {
 	rows, cols := int64(ch.Src.Num[1]), int64(ch.Src.Num[0])
-	tr, err1 := p.Word.Uint("tile_src_rows")
-	tc, err2 := p.Word.Uint("tile_src_cols")
-	if err1 != nil || err2 != nil || tr == 0 || tc == 0 {
+	tr, tc := p.Tile.Rows, p.Tile.Cols
+	if tr == 0 || tc == 0 {
 		return nil, nil, fmt.Errorf("DMA_TRANSPOSE: tile_src_rows %d × tile_src_cols %d: no tiles", tr, tc)
 	}
 	es := uint64(ch.Src.ElemSize)
@@ -122,20 +121,10 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, limit int) (src, dst []run, 
 // idx_bound_is_err 0 — its lane is left out of both streams (the SW-DGE
 // checks indices as it generates; ref skips the same lanes).
 func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, err error) {
-	mode, _ := p.Word.Uint("flags.indirect_mode")
-	errorsOn, _ := p.Word.Uint("flags.idx_bound_is_err")
+	mode := p.Index.Mode
 	lanes := int64(ch.Dst.Num[0])
-	if mode == 1 {
+	if !mode.SrcIndexed() { // scatter: one lane per src element (field-tables §11.5)
 		lanes = int64(ch.Src.Num[0])
-	}
-	var limits [2]struct {
-		on  bool
-		reg uint64
-	}
-	for k, path := range []string{"src_idx_bound_reg", "dst_idx_bound_reg"} {
-		on, _ := p.Word.Uint(path + ".bc_enabled")
-		reg, _ := p.Word.Uint(path + ".bc_reg")
-		limits[k].on, limits[k].reg = on == 1, reg
 	}
 	// at is lane j's element on leg l; ok = false: the lane is skipped
 	at := func(l *dge.Leg, which int, indexed bool, j int64) (a uint64, ok bool, err error) {
@@ -147,35 +136,34 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 			return 0, false, err
 		}
 		bad := ""
-		switch lim := limits[which]; {
+		switch lim := p.Index.Bound[which]; {
 		case v >= l.Num[0]:
 			bad = fmt.Sprintf("index %d is out of bounds (%d elements)", v, l.Num[0])
-		case lim.on && uint64(v) > uint64(regs[uint8(lim.reg&63)]):
-			bad = fmt.Sprintf("index %d > limit r%d = %d", v, lim.reg, regs[uint8(lim.reg&63)])
+		case lim.Enabled && uint64(v) > uint64(regs[lim.Reg]):
+			bad = fmt.Sprintf("index %d > limit r%d = %d", v, lim.Reg, regs[lim.Reg])
 		}
 		if bad == "" {
 			return elem(l, int64(v)), true, nil
 		}
-		if errorsOn == 1 {
+		if p.Index.BoundIsErr {
 			return 0, false, fmt.Errorf("DMA_INDIRECT lane %d: %s: %w", j, bad, ErrBounds)
 		}
 		return 0, false, nil
 	}
-	unique, _ := p.Word.Uint("flags.non_unique_dst_idx")
 	seen := map[uint64]int64{}
 	for j := int64(0); j < lanes; j++ {
-		s, ok1, err := at(&ch.Src, 0, mode != 1, j)
+		s, ok1, err := at(&ch.Src, 0, mode.SrcIndexed(), j)
 		if err != nil {
 			return nil, nil, err
 		}
-		d, ok2, err := at(&ch.Dst, 1, mode != 0, j)
+		d, ok2, err := at(&ch.Dst, 1, mode.DstIndexed(), j)
 		if err != nil {
 			return nil, nil, err
 		}
 		if !ok1 || !ok2 {
 			continue
 		}
-		if mode != 0 && unique == 0 {
+		if mode.DstIndexed() && !p.Index.NonUniqueDst {
 			if prev, dup := seen[d]; dup {
 				return nil, nil, fmt.Errorf("DMA_INDIRECT lane %d: dst index repeats lane %d and non_unique_dst_idx is 0", j, prev)
 			}

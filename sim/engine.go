@@ -359,8 +359,7 @@ func dre(p *dge.Program, ch *dge.Channel, in []byte) []byte {
 	switch p.Kind {
 	case dge.KindTranspose:
 		rows, cols = int(ch.Src.Num[1]), int(ch.Src.Num[0])
-		r, _ := p.Word.Uint("tile_src_rows")
-		c, _ := p.Word.Uint("tile_src_cols")
+		r, c := p.Tile.Rows, p.Tile.Cols
 		tr, tc = int(r), int(c)
 	case dge.KindGatherTranspose:
 		rows, cols = int(ch.Src.Num[1]), int(ch.Dst.Num[1])
