@@ -117,6 +117,27 @@ func (a Addr8) Var() (id uint16, off uint32, ok bool) {
 	return uint16(a.Raw >> 32), uint32(a.Raw), a.Form() == "var" && a.Pseudo
 }
 
+// Table is the PSEUDO_ADDR8 dge-table arm: index into the subgraph's
+// dge-table list and byte offset (field-tables §11.2, neff.md §5.4).
+func (a Addr8) Table() (index uint16, off uint32, ok bool) {
+	return uint16(a.Raw >> 32), uint32(a.Raw), a.Pseudo && a.Form() == "tbl"
+}
+
+// Addr4 is a decoded ADDR4 value (field-tables §4.2).
+type Addr4 uint32
+
+// Marker is byte 3 & 0xE0.
+func (a Addr4) Marker() uint8 { return byte(a>>24) & Addr4MarkerMask }
+
+// Form is the arm name: "imm" or "reg".
+func (a Addr4) Form() string { return addr4Arm(uint64(a)).Name }
+
+// Imm is the PartitionOffset (value & 0x1FFFFFFF) and whether the form is immediate.
+func (a Addr4) Imm() (uint64, bool) { return uint64(a) & Addr4ImmMask, a.Form() == "imm" }
+
+// Reg is the ADDR_REG4 register number and whether the form is a register.
+func (a Addr4) Reg() (uint8, bool) { return uint8(a), a.Form() == "reg" }
+
 // ImmAddr8 builds an immediate ADDR8 (marker 0) of address a (< 2^58).
 func ImmAddr8(a uint64) uint64 {
 	return mustArm(KAddr8, "imm", map[string]uint64{"addr": a & (1<<58 - 1)})

@@ -144,6 +144,18 @@ func (m AddressMap) FromSoC(s uint64) (a uint64, core int, err error) {
 	return 0, 0, fmt.Errorf("SoC address %#x is in no core's SBUF or PSUM window and not in HBM", s)
 }
 
+// The EVT_SEM block of core 0's SoC map: 256 events and 256 semaphores,
+// 4 bytes per index in each window (field-tables §7, §11.2).
+const (
+	EvtSemBase      = 0x28_0270_0000      // events: bit 0 sets or clears
+	EvtSemReadBase  = EvtSemBase + 0x1000 // semaphore READ (read-only)
+	EvtSemSetBase   = EvtSemBase + 0x1400 // semaphore SET
+	EvtSemIncBase   = EvtSemBase + 0x1800 // semaphore INC: atomic += value
+	EvtSemDecBase   = EvtSemBase + 0x1C00 // semaphore DEC: atomic -= value
+	EvtSemEnd       = EvtSemBase + 0x2000 // one past the DEC window
+	EvtSemIndexSize = 4                   // bytes per event or semaphore in a window
+)
+
 // EvtSemInc is the SoC address of semaphore idx's INC window on core 0
 // (field-tables §7, §11.2: EVT_SEM + 0x1800 + 4·idx).
-func EvtSemInc(idx int) uint64 { return 0x28_0270_1800 + 4*uint64(idx) }
+func EvtSemInc(idx int) uint64 { return EvtSemIncBase + EvtSemIndexSize*uint64(idx) }

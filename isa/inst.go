@@ -295,19 +295,25 @@ func (in *Inst) Int(path string) (int64, error) {
 // Set stores v into a field, refusing values that do not fit: a signed field
 // takes its two's-complement range, an unsigned field 0..2^width-1.
 func (in *Inst) Set(path string, v int64) error {
-	l, i, err := in.leaf(path)
+	_, i, err := in.leaf(path)
 	if err != nil {
 		return err
 	}
+	return in.setAt(i, v)
+}
+
+// setAt is Set of leaf i (the typed setters of typed_gen.go share it, and so its messages).
+func (in *Inst) setAt(i int, v int64) error {
+	l := &in.def.layout().leaves[i]
 	if l.signed {
 		if !l.bf.FitsSigned(v) {
-			return fmt.Errorf("%s = %d does not fit i%d: %w", path, v, l.Bits, ErrRange)
+			return fmt.Errorf("%s = %d does not fit i%d: %w", l.Path, v, l.Bits, ErrRange)
 		}
 		in.v[i] = uint64(v) & l.bf.Mask()
 		return nil
 	}
 	if v < 0 || !l.bf.Fits(uint64(v)) {
-		return fmt.Errorf("%s = %d does not fit u%d: %w", path, v, l.Bits, ErrRange)
+		return fmt.Errorf("%s = %d does not fit u%d: %w", l.Path, v, l.Bits, ErrRange)
 	}
 	in.v[i] = uint64(v)
 	return nil
