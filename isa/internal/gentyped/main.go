@@ -1,8 +1,12 @@
+//go:build gentyped
+
 // Command gentyped writes isa/typed_gen.go from the layout tables and the
 // enums of package isa: a Go type and constants per enum, a view type per
 // layout whose methods read and write each field by its leaf index, and the
 // CCINST member types. Run it in isa/ with -tags gentyped (isa/typed.go's
-// go:generate line), which builds isa without the file it writes.
+// go:generate line), which builds isa without the file it writes; the
+// command itself builds only with that tag (isa.GenWords and the rest exist
+// only then).
 package main
 
 import (
