@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"ndma/control"
 	"ndma/isa"
 )
 
@@ -48,7 +49,7 @@ func (w *word) direct2D() error {
 	if err := w.checkBound(&m.dst, w.bound("dst_bound_reg"), "dst_bound_reg"); err != nil {
 		return err
 	}
-	deltas = append(deltas, semDelta{idx: int(w.u("semaphore")), add: int32(w.u("sem_increment"))})
+	deltas = append(deltas, semDelta{Idx: int(w.u("semaphore")), Add: int32(w.u("sem_increment"))})
 	return w.run(m, deltas)
 }
 
@@ -67,7 +68,7 @@ func (w *word) xpose() error {
 	if int(w.u("dst_num_elem[0]")) != rows || int(w.u("dst_num_elem[1]")) != cols {
 		return w.fault(-1, "has_valid_xpose_shape", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", w.u("dst_num_elem[0]"), w.u("dst_num_elem[1]"), rows, cols))
 	}
-	deltas = append(deltas, semDelta{idx: int(w.u("semaphore")), add: 1}) // no sem_increment field: +1 (RATIONALE.md)
+	deltas = append(deltas, semDelta{Idx: int(w.u("semaphore")), Add: 1}) // no sem_increment field: +1 (RATIONALE.md)
 	if done, err := w.xposeRows(size, rows, cols, deltas); done || err != nil {
 		return err
 	}
@@ -121,12 +122,12 @@ func (w *word) indexes(path string, channels, n int) ([]uint32, error) {
 	per := (n + channels - 1) / channels
 	buf := make([]byte, 4*per)
 	for c := 0; c < channels && c < n; c++ {
-		cnt := (n - c + channels - 1) / channels // indexes c, c+channels, … below n
-		a := base + uint64(c)*stride
+		cnt := (n - c + channels - 1) / channels          // indexes c, c+channels, … below n
+		a := control.IndexAddr(stride, base, channels, c) // then 4 bytes on per index in this partition
 		if err := w.x.Mem.Read(a, buf[:4*cnt]); err != nil {
 			// Name the first lane in index order whose own 4 bytes fault.
 			for j := 0; j < n; j++ {
-				if e := w.x.Mem.Check(base+uint64(j%channels)*stride+4*uint64(j/channels), 4); e != nil {
+				if e := w.x.Mem.Check(control.IndexAddr(stride, base, channels, j), 4); e != nil {
 					return nil, w.fault(j, path, e)
 				}
 			}
@@ -237,7 +238,7 @@ func (w *word) indirect1D() error {
 		m.src.addr = append(m.src.addr, uint64(int64(sa)+int64(s)*ss))
 		m.dst.addr = append(m.dst.addr, uint64(int64(da)+int64(d)*ds))
 	}
-	deltas = append(deltas, semDelta{idx: int(w.u("semaphore")), add: int32(w.u("sem_increment"))})
+	deltas = append(deltas, semDelta{Idx: int(w.u("semaphore")), Add: int32(w.u("sem_increment"))})
 	// lanes apply in order, so a repeated dst index accumulates: one lane at a time
 	if len(seen) < len(m.dst.addr) && m.compute != 0 {
 		return w.runLanes(m, deltas)
@@ -296,7 +297,7 @@ func (w *word) gatherXpose() error {
 	}
 	s0, s1, d1 := w.i("src_step_elem[0]"), w.i("src_step_elem[1]"), w.i("dst_step_elem_1")
 	b := w.bound("src_idx_bound_reg")
-	deltas = append(deltas, semDelta{idx: int(w.u("semaphore")), add: 1})
+	deltas = append(deltas, semDelta{Idx: int(w.u("semaphore")), Add: 1})
 	if done, err := w.gatherRows(sa, da, idx, l, s0, s1, d1, b, deltas); done || err != nil {
 		return err
 	}

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"ndma/cci"
+	"ndma/control"
 	"ndma/isa"
 	"ndma/mem"
 )
@@ -22,6 +22,7 @@ type Machine struct {
 	Trace    []string                   // per word: what was read, written, skipped (when Tracing)
 	Tracing  bool
 	Stats    Stats
+	eff      control.Effect // the word being executed: its changes, until Issue returns them
 }
 
 // Stats counts lanes and words.
@@ -34,28 +35,15 @@ type Stats struct {
 // exhaust memory.
 const DefaultMaxBytes = 1 << 30
 
-// Fault is a word that could not run; it had no effect at all (§11.3).
-type Fault struct {
-	Mnemonic string
-	Lane     int // -1: not a lane's fault
-	Rule     string
-	Err      error
-}
-
-func (f *Fault) Error() string {
-	if f.Lane >= 0 {
-		return fmt.Sprintf("%s lane %d: %s: %v", f.Mnemonic, f.Lane, f.Rule, f.Err)
-	}
-	return fmt.Sprintf("%s: %s: %v", f.Mnemonic, f.Rule, f.Err)
-}
-
-func (f *Fault) Unwrap() error { return f.Err }
+// Fault is a word that could not run; it had no effect at all (§11.3). The
+// control rules (package control) fault the same way.
+type Fault = control.Fault
 
 // Errors a word can stop with.
 var (
 	ErrUnsupported = errors.New("not supported by the reference")
 	ErrBounds      = errors.New("out of bounds")
-	ErrBlocked     = errors.New("the wait does not hold (blocked)")
+	ErrBlocked     = control.ErrBlocked // a wait that does not hold yet: the scheduler retries
 )
 
 // New returns a machine over fresh memory of generation g.
@@ -74,8 +62,22 @@ func (x *Machine) tracef(format string, a ...any) {
 	}
 }
 
-// Exec runs one instruction. On error nothing changed: no byte, no semaphore.
+// Exec runs one instruction and applies its semaphore and event changes at
+// once (a single stream). On error nothing changed: no byte, no semaphore.
 func (x *Machine) Exec(in *isa.Inst) error {
+	eff, err := x.Issue(in)
+	if err == nil {
+		eff.Apply()
+	}
+	return err
+}
+
+// Issue runs one instruction's data movement and returns its effects: the
+// semaphore and event changes are reported, not applied (the scheduler
+// lands them); the reference has no clock, so they are due at issue. On
+// error nothing changed.
+func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
+	x.eff = control.Effect{}
 	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
 	var err error
 	switch in.Opcode() {
@@ -92,20 +94,31 @@ func (x *Machine) Exec(in *isa.Inst) error {
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
 		err = w.fault(-1, "is_not_pseudo", fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
 	case isa.OpCompactControlInst: // control, shared with the engines: the bytecode on this stream's registers
-		if _, e := cci.Run(in, &x.Regs, x.Mem, x.MaxSteps); e != nil {
+		ds, e := control.CCI(x.state(), in, x.MaxSteps)
+		if e != nil {
 			err = w.fault(-1, "compact_control_inst", e)
 		}
-	case isa.OpTestEventSem:
-		err = TestEventSem(x, in)
+		w.apply(ds)
+	case isa.OpTestEventSem: // control, shared with the engines
+		var ds []control.Change
+		if ds, err = control.TestEventSem(x.state(), in); err == nil {
+			w.apply(ds)
+		}
 	case isa.OpDMAImmediate:
 		err = w.fault(-1, "raw descriptors", fmt.Errorf("DMA_IMMEDIATE is its raw descriptors: it runs on the descriptor engines (--exec sim): %w", ErrUnsupported))
 	default:
 		err = w.fault(-1, "opcode", fmt.Errorf("%s is not a data-movement word: %w", w.name, ErrUnsupported))
 	}
-	if err == nil {
-		x.Stats.Words++
+	if err != nil {
+		return control.Effect{}, err
 	}
-	return err
+	x.Stats.Words++
+	return x.eff, nil
+}
+
+// state is the machine as the shared control rules see it.
+func (x *Machine) state() control.State {
+	return control.State{Mem: x.Mem, Regs: &x.Regs, Peer: x.Peer}
 }
 
 // word is the execution of one instruction.
@@ -160,16 +173,11 @@ func (w *word) addr8(path string) (uint64, error) {
 
 // addr4 resolves an ADDR4: the PartitionOffset immediate or r[reg] (§4.2).
 func (w *word) addr4(path string) (uint64, error) {
-	i, _ := w.in.Layout().LeafIndex(path)
-	form, _, fields := w.in.UnionArm(i)
-	if form == "reg" {
-		r := fields[0].Value
-		if r >= 64 {
-			return 0, w.fault(-1, path, fmt.Errorf("register r%d: there are 64", r))
-		}
-		return uint64(w.x.Regs[r]), nil
+	a, err := control.Addr4(&w.x.Regs, w.in, path)
+	if err != nil {
+		return 0, w.fault(-1, path, err)
 	}
-	return fields[0].Value, nil
+	return a, nil
 }
 
 // bound is a BOUND_CHECK_REG: enabled, errors off, limit.

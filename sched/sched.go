@@ -17,43 +17,66 @@
 package sched
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
+	"ndma/control"
 	"ndma/isa"
 	"ndma/mem"
-	"ndma/ref"
 )
 
-// Executor runs one word of one stream (a ref.Machine or sim.Machine with
-// the stream's registers over its core's memory).
+// Executor issues one word of one stream (a ref.Machine or sim.Machine with
+// the stream's registers over its core's memory) and reports its effects;
+// the scheduler lands its semaphore and event changes.
 type Executor interface {
-	Exec(in *isa.Inst) error
+	Issue(in *isa.Inst) (control.Effect, error)
+}
+
+// Step is one word of a stream as the scheduler offers it, resolved once
+// before the run: what executes may be other words than the one written (a
+// relocated 0xd4, the words a 0xc1 trigger fires).
+type Step struct {
+	Offset int
+	Word   isa.Inst   // as written: it names the step, its wait explains a deadlock
+	Run    []isa.Inst // what executes, in order (nil: Word itself); only the first may wait
+	Note   string     // what it moves, for the schedule ("": not listed)
+	Queue  string     // the NEFF queue its DMA runs on ("": none), for listings
+	Err    error      // why it cannot run (resolution failed): the run stops there
+}
+
+// Words is what the step executes.
+func (s *Step) Words() []isa.Inst {
+	if s.Run != nil {
+		return s.Run
+	}
+	return []isa.Inst{s.Word}
+}
+
+// Decode is a stream's words as steps, each executing itself; err is the
+// decode error after the last good word (the run reports it when the
+// stream reaches it).
+func Decode(gen isa.Gen, code []byte) (steps []Step, err error) {
+	d := isa.NewDecoder(gen, code)
+	for d.Next() {
+		steps = append(steps, Step{Offset: d.Offset(), Word: *d.Inst()})
+	}
+	return steps, d.Err()
 }
 
 // Stream is one instruction stream.
 type Stream struct {
-	Name string // "POOL core 0"
-	Code []byte // its words
-	Exec Executor
-	Mem  *mem.Memory // its core's memory (semaphores included)
-	Core int
-	// Clock, when set, is the executor's cumulative simulated DMA time (ns):
-	// what a word adds to it is how long after issue its semaphores move.
-	Clock func() int64
-	// Moved, when set, is the executor's cumulative descriptors and bytes
-	// written (the timeline's span arguments).
-	Moved func() (descriptors int, bytes uint64)
-	// Writes, when set, is the byte ranges [lo, hi) the last word's DMA
-	// wrote — to warn of in-flight DMAs writing the same bytes.
-	Writes func() [][2]uint64
-	// Queues, when set, is the DMA engines the last word used: a DMA waits
-	// for the ones before it on the same engine (queues serialise).
-	Queues func() []int
-	// Note, when set, says what the last word moved ("" for nothing): the
-	// trace appends it and Stats.Schedule lists it.
-	Note func() string
+	Name  string // "POOL core 0"
+	Steps []Step
+	Err   error // a decode error after the last step
+	Exec  Executor
+	Mem   *mem.Memory // its core's memory (semaphores included)
+	Core  int
+	// Clocked says the executor reports DMA time (the engines' cost model):
+	// the trace shows when each word issues and completes.
+	Clocked bool
 }
 
 // Moved is one entry of the DMA schedule: which word moved what, when.
@@ -88,7 +111,7 @@ type Stats struct {
 	Warnings               []string // races: DMAs in flight at once writing the same bytes
 	Busy                   []int64  // per stream: the simulated ns its DMAs were in flight
 	PeakInFlight           int      // the most DMAs in flight at one time
-	Schedule               []Moved  // every word whose stream has a Note, in issue order
+	Schedule               []Moved  // every step with a Note, in issue order
 }
 
 // completion is a DMA's semaphore changes, due at a simulated time.
@@ -96,208 +119,197 @@ type completion struct {
 	at      int64
 	seq     int
 	core    int // the issuing stream's core (race checks)
-	changes []semChange
+	changes []control.Change
 	writer  Writer
 	writes  [][2]uint64
 	stream  int
 	queues  []int // the DMA engines it used: a stream's DMAs sharing one are ordered
 }
 
-// semChange is what a word did to one core's semaphores.
-type semChange struct {
-	mem   *mem.Memory
-	core  int
-	delta [256]int32
+// Run executes the streams to completion (nil), to a fault, or to a deadlock.
+// trace, when set, receives one line per executed word.
+func Run(streams []*Stream, trace func(string)) (Stats, error) {
+	return RunTimeline(streams, trace, nil)
 }
 
-// Run executes the streams to completion (nil), to a fault, or to a deadlock.
-// gen decodes the words; trace, when set, receives one line per executed word.
-func Run(gen isa.Gen, streams []*Stream, trace func(string)) (Stats, error) {
-	return RunTimeline(gen, streams, trace, nil)
+// runner is one run's state.
+type runner struct {
+	streams []*Stream
+	tl      *Timeline
+	coreOf  map[*mem.Memory]int // every stream's core memory, in the streams' order
+	order   map[*mem.Memory]int
+	writers map[[2]int]Writer // (core, semaphore) → last writer
+	now     int64
+}
+
+// land applies changes a writer made and records, for every semaphore whose
+// value they changed, the writer and a timeline point (in memory order, then
+// index order: the trace is deterministic).
+func (r *runner) land(cs []control.Change, w Writer) {
+	type touched struct {
+		m   *mem.Memory
+		idx int
+		old int32
+	}
+	var ts []touched
+	for i := range cs {
+		c := &cs[i]
+		if !c.Event {
+			ts = append(ts, touched{c.Mem, c.Idx & 255, c.Mem.Sems[c.Idx&255]})
+		}
+		c.Apply()
+	}
+	slices.SortStableFunc(ts, func(a, b touched) int {
+		return cmp.Or(cmp.Compare(r.order[a.m], r.order[b.m]), cmp.Compare(a.idx, b.idx))
+	})
+	for k, t := range ts {
+		if k > 0 && ts[k-1].m == t.m && ts[k-1].idx == t.idx {
+			continue
+		}
+		old := t.old
+		for j := k - 1; j >= 0 && ts[j].m == t.m && ts[j].idx == t.idx; j-- {
+			old = ts[j].old
+		}
+		core, known := r.coreOf[t.m]
+		if !known || t.m.Sems[t.idx] == old {
+			continue
+		}
+		r.writers[[2]int{core, t.idx}] = w
+		if r.tl != nil {
+			r.tl.sem(core, t.idx, r.now, t.m.Sems[t.idx])
+		}
+	}
 }
 
 // RunTimeline is Run that also records the run into tl (when not nil).
-func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timeline) (Stats, error) {
+func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (Stats, error) {
 	st := Stats{Busy: make([]int64, len(streams))}
 	if tl != nil {
 		tl.streams(streams)
 	}
-	type state struct {
-		dec     *isa.Decoder
-		pending *isa.Inst // the next word, decoded
-		off     int
-		done    bool
-		why     error // the last refusal
-	}
-	ss := make([]*state, len(streams))
-	for i, s := range streams {
-		ss[i] = &state{dec: isa.NewDecoder(gen, s.Code)}
-	}
-	next := func(i int) error { // decode stream i's next word
-		s := ss[i]
-		if !s.dec.Next() {
-			s.done = true
-			return s.dec.Err()
-		}
-		in := *s.dec.Inst()
-		s.pending, s.off = &in, s.dec.Offset()
-		return nil
-	}
-	for i := range ss {
-		if err := next(i); err != nil {
-			return st, fmt.Errorf("%s: %w", streams[i].Name, err)
-		}
-	}
-	writers := map[[2]int]Writer{} // (core, semaphore) → last writer
-	// every core's memory: a word (a cross-core copy) may move another core's semaphores
-	var mems []*mem.Memory
-	coreOf := map[*mem.Memory]int{}
+	r := &runner{streams: streams, tl: tl, coreOf: map[*mem.Memory]int{}, order: map[*mem.Memory]int{}, writers: map[[2]int]Writer{}}
 	for _, s := range streams {
-		if _, ok := coreOf[s.Mem]; !ok {
-			coreOf[s.Mem] = s.Core
-			mems = append(mems, s.Mem)
+		if _, ok := r.coreOf[s.Mem]; !ok {
+			r.coreOf[s.Mem], r.order[s.Mem] = s.Core, len(r.order)
 		}
 	}
-	before := make([][256]int32, len(mems))
+	pos := make([]int, len(streams))   // each stream's next step
+	why := make([]error, len(streams)) // its last refusal
+	done := func(i int) bool { return pos[i] >= len(streams[i].Steps) }
+	for i, s := range streams { // a stream whose first word does not decode stops the run before it starts
+		if done(i) && s.Err != nil {
+			return st, fmt.Errorf("%s: %w", s.Name, s.Err)
+		}
+	}
 	var pending []completion
-	var now int64
 	// (stream, DMA engine) → when that queue drains: each stream has its own
 	// queue on every DMA engine (INFERRED), so its DMAs there run in order
 	busy := map[[2]int]int64{}
 	seq := 0
 	for {
 		progressed, active := false, 0
-		for i, s := range ss {
-			if s.done {
+		for i, s := range streams {
+			if done(i) {
 				continue
 			}
 			active++
 			st.Turns++
-			for j, m := range mems {
-				before[j] = m.Sems
+			step := &s.Steps[pos[i]]
+			name := step.Word.Def().Mnemonic()
+			if step.Err != nil {
+				return st, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, step.Err)
 			}
-			var t0 int64
-			if streams[i].Clock != nil {
-				t0 = streams[i].Clock()
+			var eff control.Effect
+			var err error
+			words := step.Words()
+			for k := range words {
+				e, ierr := s.Exec.Issue(&words[k])
+				if ierr != nil {
+					err = ierr
+					if k > 0 && errors.Is(err, control.ErrBlocked) { // only the first word may wait: the others have run
+						err = fmt.Errorf("word %d of %d waits after the first ran: %v", k+1, len(words), err)
+					}
+					break
+				}
+				eff.Merge(e)
 			}
-			var d0 int
-			var b0 uint64
-			if streams[i].Moved != nil {
-				d0, b0 = streams[i].Moved()
-			}
-			err := streams[i].Exec.Exec(s.pending)
-			if errors.Is(err, ref.ErrBlocked) {
+			if errors.Is(err, control.ErrBlocked) { // refused without effect: the turn passes on
 				st.Refusals++
-				s.why = err
+				why[i] = err
 				continue
 			}
-			name := s.pending.Def().Mnemonic()
 			if err != nil {
-				return st, fmt.Errorf("%s offset %#x (%s): %w", streams[i].Name, s.off, name, err)
+				return st, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, err)
 			}
-			w := Writer{streams[i].Name, s.off, name}
-			var cost int64
-			if streams[i].Clock != nil {
-				cost = streams[i].Clock() - t0
-			}
+			w := Writer{s.Name, step.Offset, name}
+			cost := eff.CostNS
 			if tl != nil {
-				var dd int
-				var db uint64
-				if streams[i].Moved != nil {
-					dd, db = streams[i].Moved()
-					dd, db = dd-d0, db-b0
-				}
-				tl.word(i, s.off, name, now, cost, dd, db)
+				tl.word(i, step.Offset, name, r.now, cost, eff.Descriptors, eff.Bytes)
 			}
-			if cost > 0 { // the semaphores move at completion: take the changes back and queue them
-				start := now
-				var qs []int
-				if streams[i].Queues != nil {
-					qs = streams[i].Queues()
-					for _, q := range qs { // a queue busy with an earlier DMA delays this one
-						start = max(start, busy[[2]int{i, q}])
-					}
+			if cost > 0 { // the semaphores move at completion: queue the changes
+				start := r.now
+				for _, q := range eff.Queues { // a queue busy with an earlier DMA delays this one
+					start = max(start, busy[[2]int{i, q}])
 				}
-				for _, q := range qs {
+				for _, q := range eff.Queues {
 					busy[[2]int{i, q}] = start + cost
 				}
-				cost += start - now
-				c := completion{at: now + cost, seq: seq, core: streams[i].Core, writer: w, stream: i, queues: qs}
-				if streams[i].Writes != nil {
-					c.writes = append([][2]uint64(nil), streams[i].Writes()...)
-					for _, p := range pending { // a race: nothing orders two in-flight writes of the same bytes
-						if p.core == c.core && !(p.stream == c.stream && shareQueue(p.queues, c.queues)) {
-							if lo, ok := overlap(p.writes, c.writes); ok {
-								msg := fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) are in flight together and both write %#x",
-									p.writer.Stream, p.writer.Offset, p.writer.Word, w.Stream, w.Offset, w.Word, lo)
-								st.Warnings = append(st.Warnings, msg)
-								if trace != nil {
-									trace("warning: " + msg)
-								}
+				cost += start - r.now
+				c := completion{at: r.now + cost, seq: seq, core: s.Core, writer: w, stream: i, queues: eff.Queues, writes: eff.Writes}
+				for _, p := range pending { // a race: nothing orders two in-flight writes of the same bytes
+					if p.core == c.core && !(p.stream == c.stream && shareQueue(p.queues, c.queues)) {
+						if lo, ok := overlap(p.writes, c.writes); ok {
+							msg := fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) are in flight together and both write %#x",
+								p.writer.Stream, p.writer.Offset, p.writer.Word, w.Stream, w.Offset, w.Word, lo)
+							st.Warnings = append(st.Warnings, msg)
+							if trace != nil {
+								trace("warning: " + msg)
 							}
 						}
 					}
 				}
 				seq++
-				readIdx, early := readUpdate(s.pending)
-				for j, m := range mems {
-					if m.Sems != before[j] {
-						ch := semChange{mem: m, core: coreOf[m]}
-						for k, v := range m.Sems {
-							ch.delta[k] = v - before[j][k]
-						}
-						m.Sems = before[j]
-						if early && m == streams[i].Mem && ch.delta[readIdx] != 0 {
-							// an EVENTS _READ update lands after the reads: at issue
-							m.Sems[readIdx] += ch.delta[readIdx]
-							writers[[2]int{coreOf[m], readIdx}] = w
-							ch.delta[readIdx] = 0
-						}
+				// events, and an EVENTS update "after the reads", land at issue
+				var now []control.Change
+				for _, ch := range eff.Changes {
+					if ch.Event || ch.AtIssue && ch.Mem == s.Mem {
+						now = append(now, ch)
+					} else {
 						c.changes = append(c.changes, ch)
 					}
 				}
+				r.land(now, w)
 				pending = append(pending, c)
 				st.Busy[i] += cost
 				st.PeakInFlight = max(st.PeakInFlight, len(pending))
 			} else {
-				for j, m := range mems {
-					for k, v := range m.Sems {
-						if v != before[j][k] {
-							writers[[2]int{coreOf[m], k}] = w
-							if tl != nil {
-								tl.sem(coreOf[m], k, now, v)
-							}
-						}
-					}
-				}
+				r.land(eff.Changes, w)
 			}
-			note := ""
-			if streams[i].Note != nil {
-				if note = streams[i].Note(); note != "" {
-					st.Schedule = append(st.Schedule, Moved{streams[i].Name, s.off, name, now, now + cost, note})
-				}
+			if step.Note != "" {
+				st.Schedule = append(st.Schedule, Moved{s.Name, step.Offset, name, r.now, r.now + cost, step.Note})
 			}
 			if trace != nil {
-				line := fmt.Sprintf("%s offset %#x: %s", streams[i].Name, s.off, name)
-				if streams[i].Clock != nil {
-					line += fmt.Sprintf(" @%.3fµs", float64(now)/1000)
+				line := fmt.Sprintf("%s offset %#x: %s", s.Name, step.Offset, name)
+				if s.Clocked {
+					line += fmt.Sprintf(" @%.3fµs", float64(r.now)/1000)
 					if cost > 0 {
-						line += fmt.Sprintf(" (completes at %.3fµs)", float64(now+cost)/1000)
+						line += fmt.Sprintf(" (completes at %.3fµs)", float64(r.now+cost)/1000)
 					}
 				}
-				if note != "" {
-					line += ": " + note
+				if step.Note != "" {
+					line += ": " + step.Note
 				}
 				trace(line)
 			}
 			st.Words++
 			progressed = true
-			if err := next(i); err != nil {
-				return st, fmt.Errorf("%s: %w", streams[i].Name, err)
+			pos[i]++
+			if done(i) && s.Err != nil {
+				return st, fmt.Errorf("%s: %w", s.Name, s.Err)
 			}
 		}
 		if active == 0 && len(pending) == 0 {
-			st.TimeNS = now
+			st.TimeNS = r.now
 			return st, nil
 		}
 		if !progressed && len(pending) > 0 { // time moves to the earliest completion
@@ -309,29 +321,20 @@ func RunTimeline(gen isa.Gen, streams []*Stream, trace func(string), tl *Timelin
 			}
 			c := pending[first]
 			pending = append(pending[:first], pending[first+1:]...)
-			now = max(now, c.at)
-			for _, ch := range c.changes {
-				for k, d := range ch.delta {
-					if d != 0 {
-						ch.mem.Sems[k] += d
-						writers[[2]int{ch.core, k}] = c.writer
-						if tl != nil {
-							tl.sem(ch.core, k, now, ch.mem.Sems[k])
-						}
-					}
-				}
-			}
+			r.now = max(r.now, c.at)
+			r.land(c.changes, c.writer)
 			continue
 		}
 		if !progressed {
 			d := &Deadlock{}
-			for i, s := range ss {
-				if s.done {
+			for i, s := range streams {
+				if done(i) {
 					continue
 				}
-				line := fmt.Sprintf("%s waits at offset %#x (%s): %v", streams[i].Name, s.off, s.pending.Def().Mnemonic(), s.why)
-				if idx, ok := waitedSem(s.pending); ok {
-					if w, ok := writers[[2]int{streams[i].Core, idx}]; ok {
+				step := &s.Steps[pos[i]]
+				line := fmt.Sprintf("%s waits at offset %#x (%s): %v", s.Name, step.Offset, step.Word.Def().Mnemonic(), why[i])
+				if idx, ok := waitedSem(&step.Word); ok {
+					if w, ok := r.writers[[2]int{s.Core, idx}]; ok {
 						line += fmt.Sprintf("; $S[%d] last written by %s offset %#x (%s)", idx, w.Stream, w.Offset, w.Word)
 					} else {
 						line += fmt.Sprintf("; $S[%d] never written in this run", idx)
@@ -367,21 +370,6 @@ func overlap(a, b [][2]uint64) (uint64, bool) {
 		}
 	}
 	return 0, false
-}
-
-// readUpdate is the semaphore a word's EVENTS update changes "after the
-// reads" (an UPDATE_MODE without the +0x10 _COMPLETE bit), when that is not
-// also the semaphore its completion moves (then both land at completion).
-func readUpdate(in *isa.Inst) (int, bool) {
-	mode, err1 := in.Uint("events.update_mode")
-	idx, err2 := in.Uint("events.update_idx")
-	if err1 != nil || err2 != nil || mode == 0 || mode&0x10 != 0 || mode == 0xff {
-		return 0, false
-	}
-	if sem, err := in.Uint("semaphore"); err == nil && sem == idx {
-		return 0, false
-	}
-	return int(idx), true
 }
 
 func shareQueue(a, b []int) bool {

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"ndma/asm"
-	"ndma/isa"
 	"ndma/mem"
 	"ndma/ref"
 	"ndma/sim"
@@ -35,12 +34,10 @@ func build(t *testing.T, src string, engines string) ([]*Stream, *mem.Memory) {
 	var ss []*Stream
 	for k, s := range obj.Streams {
 		m := mems[s.Core]
-		st := &Stream{Name: s.Engine, Code: obj.StreamCode(k), Mem: m, Core: s.Core}
+		steps, derr := Decode(obj.Gen, obj.StreamCode(k))
+		st := &Stream{Name: s.Engine, Steps: steps, Err: derr, Mem: m, Core: s.Core}
 		if engines == "sim" {
-			sm := &sim.Machine{Mem: m, Peer: peer}
-			st.Exec, st.Clock = sm, func() int64 { return sm.Stats.TimeNS }
-			st.Writes = func() [][2]uint64 { return sm.Writes }
-			st.Queues = func() []int { return sm.Queues }
+			st.Exec, st.Clocked = &sim.Machine{Mem: m, Peer: peer}, true
 		} else {
 			st.Exec = &ref.Machine{Mem: m, Peer: peer}
 		}
@@ -67,7 +64,7 @@ func TestProducerConsumer(t *testing.T) {
 		ss, m := build(t, producerConsumer, e)
 		m.Write(0x1_0000_0000, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
 		var lines []string
-		st, err := Run(isa.Cayman, ss, func(l string) { lines = append(lines, l) })
+		st, err := Run(ss, func(l string) { lines = append(lines, l) })
 		if err != nil {
 			t.Fatalf("%s: %v", e, err)
 		}
@@ -111,7 +108,7 @@ dmamemcpy wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=2, semaphore_value=1, semaphor
     in_dtype=u32, out_dtype=u32
 `
 	ss, _ := build(t, src, "ref")
-	_, err := Run(isa.Cayman, ss, nil)
+	_, err := Run(ss, nil)
 	var d *Deadlock
 	if !errors.As(err, &d) || len(d.Blocked) != 2 {
 		t.Fatalf("want a deadlock of 2 streams: %v", err)
@@ -133,7 +130,7 @@ func TestReplay(t *testing.T) {
 		ss, m := build(t, producerConsumer, "sim")
 		m.Write(0x1_0000_0000, []byte{1, 2, 3, 4})
 		var b strings.Builder
-		if _, err := Run(isa.Cayman, ss, func(l string) { b.WriteString(l + "\n") }); err != nil {
+		if _, err := Run(ss, func(l string) { b.WriteString(l + "\n") }); err != nil {
 			t.Fatal(err)
 		}
 		traces[i] = b.String()
@@ -182,7 +179,7 @@ func relayBoth(t *testing.T, src string, salt int) {
 			data[j] = byte(j*7 + salt)
 		}
 		m.Write(0x1_0000_0000, data)
-		st, err := Run(isa.Cayman, ss, nil)
+		st, err := Run(ss, nil)
 		if err != nil || len(st.Warnings) != 0 {
 			t.Fatalf("%s: %v %q\n%s", e, err, st.Warnings, src)
 		}
@@ -223,7 +220,7 @@ dmamemcpy semaphore=2, sem_increment=1, src_start_addr=hbm:0x40, src_num_elem=[1
     dst_start_addr=hbm:0x104, dst_num_elem=[1, 1], dst_elem_size=8, in_dtype=u8, out_dtype=u8
 `
 	ss, _ := build(t, src, "sim")
-	st, err := Run(isa.Cayman, ss, nil)
+	st, err := Run(ss, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -232,7 +229,7 @@ dmamemcpy semaphore=2, sem_increment=1, src_start_addr=hbm:0x40, src_num_elem=[1
 		t.Fatalf("warnings %q, want [%q]", st.Warnings, want)
 	}
 	ss, _ = build(t, producerConsumer, "sim")
-	if st, _ := Run(isa.Cayman, ss, nil); len(st.Warnings) != 0 {
+	if st, _ := Run(ss, nil); len(st.Warnings) != 0 {
 		t.Fatalf("an ordered program warned: %q", st.Warnings)
 	}
 }
@@ -250,7 +247,7 @@ func TestTwoCoreExchange(t *testing.T) {
 		ss, m0 := build(t, string(text), e)
 		m0.Write(0x1_0000_0000, []byte("sixteen bytes!!!"))
 		var lines []string
-		st, err := Run(isa.Maverick, ss, func(l string) { lines = append(lines, l) })
+		st, err := Run(ss, func(l string) { lines = append(lines, l) })
 		if err != nil {
 			t.Fatalf("%s: %v", e, err)
 		}
@@ -285,7 +282,7 @@ dmamemcpy update_mode=` + tc.mode + `, update_idx=8, semaphore=1, sem_increment=
 `
 		ss, m := build(t, src, "sim")
 		var lines []string
-		if _, err := Run(isa.Cayman, ss, func(l string) { lines = append(lines, l) }); err != nil {
+		if _, err := Run(ss, func(l string) { lines = append(lines, l) }); err != nil {
 			t.Fatalf("%s: %v", tc.mode, err)
 		}
 		if len(lines) != 2 || !strings.Contains(lines[1], "POOL offset 0x0: DMAMEMCPY "+tc.at) || m.Sems[8] != 1 {
@@ -308,7 +305,7 @@ test_event_sem mode=UPDATE_EVT, update_type=SEM_INC_READ, num_evt_sem=1, evt_sem
 `
 	for _, e := range []string{"ref", "sim"} {
 		ss, m := build(t, src, e)
-		st, err := Run(isa.Mariana, ss, nil)
+		st, err := Run(ss, nil)
 		if err != nil {
 			t.Fatalf("%s: %v", e, err)
 		}
@@ -329,7 +326,7 @@ func TestQueueSerialises(t *testing.T) {
 		".engine act\n" + strings.Replace(dma(3, "wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=2, semaphore_value=1, "), "hbm:0x100", "hbm:0x200", 1)
 	ss, _ := build(t, src, "sim")
 	var lines []string
-	if _, err := Run(isa.Cayman, ss, func(l string) { lines = append(lines, l) }); err != nil {
+	if _, err := Run(ss, func(l string) { lines = append(lines, l) }); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{

@@ -3,8 +3,8 @@ package sim
 import (
 	"fmt"
 
+	"ndma/control"
 	"ndma/isa"
-	"ndma/ref"
 	"ndma/sdma"
 )
 
@@ -17,21 +17,21 @@ import (
 // control and shared with ref; the walk and the bytes are the engines' own.
 func (x *Machine) copy2D(in *isa.Inst) error {
 	name := in.Def().Mnemonic()
-	rm := &ref.Machine{Mem: x.Mem, Regs: x.Regs, Peer: x.Peer}
-	if err := ref.WaitSema(rm, in); err != nil {
+	st := x.state()
+	if err := control.WaitSema(st, in); err != nil {
 		return err
 	}
 	u := func(p string) uint64 { v, _ := in.Uint(p); return v }
 	i := func(p string) int64 { v, _ := in.Int(p); return v }
-	dstMem, err := ref.Copy2DTarget(rm, in) // the target core's memory for a cross-core copy
+	dstMem, err := control.Copy2DTarget(st, in) // the target core's memory for a cross-core copy
 	if err != nil {
 		return err
 	}
-	sa, da, err := ref.Copy2DAddrs(rm, in)
+	sa, da, err := control.Copy2DAddrs(st, in)
 	if err != nil {
 		return err
 	}
-	sems, remote, err := ref.Copy2DSemas(rm, in)
+	sems, remote, err := control.Copy2DSemas(st, in)
 	if err != nil {
 		return err
 	}
@@ -112,18 +112,13 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	if x.RingSize < size { // the inline path's ring is the word's own
 		x.RingSize = size
 	}
-	err = x.RunWork(name, ws)
+	err = x.runWork(name, ws)
 	x.RingSize = saved
 	if err != nil {
 		return err
 	}
 	if dstMem != x.Mem { // the copy's semaphore updates: local ones here, remote ones on the target
-		for _, idx := range sems {
-			x.Mem.Sems[idx]++
-		}
-		for _, idx := range remote {
-			dstMem.Sems[idx]++
-		}
+		x.eff.Changes = append(x.eff.Changes, control.Copy2DChanges(st, dstMem, sems, remote)...)
 	}
 	x.Stats.TimeNS += wordTime(0, ws)
 	return nil

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"slices"
 
+	"ndma/control"
 	"ndma/dge"
 	"ndma/internal/num"
 	"ndma/isa"
 	"ndma/mem"
-	"ndma/ref"
 	"ndma/sdma"
 )
 
@@ -92,7 +92,7 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, b) }
 		}
 	}
-	if err := x.RunWork(name, ws); err != nil {
+	if err := x.runWork(name, ws); err != nil {
 		return err
 	}
 	x.Stats.TimeNS += wordTime(p.Backend, ws)
@@ -101,9 +101,20 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 
 // RunWork posts every queue's descriptors, checks every descriptor, drains
 // all M2S streams (reads before writes), turns or computes, then drains the
-// S2M rings. Nothing is written unless everything checks; name is the word
-// the faults name.
+// S2M rings; the completion descriptors' semaphore writes apply at the end.
+// Nothing is written unless everything checks; name is the word the faults
+// name.
 func (x *Machine) RunWork(name string, ws []Work) error {
+	x.eff = control.Effect{}
+	if err := x.runWork(name, ws); err != nil {
+		return err
+	}
+	x.eff.Apply()
+	return nil
+}
+
+// runWork is RunWork with the semaphore writes left in the word's effect.
+func (x *Machine) runWork(name string, ws []Work) error {
 	size := x.RingSize
 	if size <= 0 {
 		size = sdma.DefaultRingSize
@@ -141,13 +152,12 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 		qs[i] = q
 	}
 	// check: addresses and balance, before anything moves
-	x.Writes, x.Queues = x.Writes[:0], x.Queues[:0]
 	for _, q := range qs {
-		x.Queues = append(x.Queues, q.q.DMA)
+		x.eff.Queues = append(x.eff.Queues, q.q.DMA)
 	}
 	limit := x.MaxBytes
 	if limit <= 0 {
-		limit = ref.DefaultMaxBytes
+		limit = DefaultMaxBytes
 	}
 	var moved int64
 	for _, q := range qs {
@@ -184,7 +194,7 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 					in += uint64(d.Length())
 				} else {
 					out += uint64(d.Length())
-					x.Writes = append(x.Writes, [2]uint64{a, a + uint64(d.Length())})
+					x.eff.Writes = append(x.eff.Writes, [2]uint64{a, a + uint64(d.Length())})
 				}
 			}
 		}
@@ -277,18 +287,23 @@ func (x *Machine) queueBytes(dma, n int) {
 func isEvtSem(soc uint64) bool { return soc >= evtSem && soc < evtSemEnd }
 
 // semWrite is a 4-byte write into the EVT_SEM block: SET, INC or DEC a
-// semaphore, or set an event (field-tables §7).
+// semaphore, or set an event (field-tables §7) — reported as the word's
+// change, landed by the scheduler at the DMA's completion.
 func (x *Machine) semWrite(soc uint64, v int32) {
+	c := control.Change{Mem: x.Mem}
 	switch {
 	case soc >= evtSemDec:
-		x.Mem.Sems[(soc-evtSemDec)/4%256] -= v
+		c.Idx, c.Add = int((soc-evtSemDec)/4%256), -v
 	case soc >= evtSemInc:
-		x.Mem.Sems[(soc-evtSemInc)/4%256] += v
+		c.Idx, c.Add = int((soc-evtSemInc)/4%256), v
 	case soc >= evtSemSet:
-		x.Mem.Sems[(soc-evtSemSet)/4%256] = v
+		c.Idx, c.Set, c.Value = int((soc-evtSemSet)/4%256), true, v
 	case soc < evtSem+0x1000:
-		x.Mem.Events[(soc-evtSem)/4%256] = v&1 == 1
+		c.Idx, c.Event, c.Set, c.Value = int((soc-evtSem)/4%256), true, true, v&1
+	default:
+		return
 	}
+	x.eff.Changes = append(x.eff.Changes, c)
 }
 
 // balance: the streams carry equal bytes, or — through a CCE cast or

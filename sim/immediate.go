@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 	"fmt"
 
+	"ndma/control"
 	"ndma/isa"
-	"ndma/ref"
 	"ndma/sdma"
 )
 
@@ -20,7 +20,7 @@ func (x *Machine) immediate(in *isa.Inst) error {
 	fault := func(rule string, err error) error {
 		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("%s: %w", rule, err)}
 	}
-	if err := ref.WaitSema(&ref.Machine{Mem: x.Mem, Regs: x.Regs}, in); err != nil {
+	if err := control.WaitSema(x.state(), in); err != nil {
 		return err
 	}
 	u := func(p string) uint64 { v, _ := in.Uint(p); return v }
@@ -64,7 +64,7 @@ func (x *Machine) immediate(in *isa.Inst) error {
 	dma := int(u("dma_engines.start_id"))
 	w := Work{SemInc: 1, Inline: true, Queue: sdma.Queue{DMA: dma, Queue: int(u("dma_flags.queue_id")), M2S: ds[:split], S2M: ds[split:],
 		Doorbells: []sdma.Doorbell{{DMA: dma, Reg: "TDRTP_inc", Value: split}, {DMA: dma, Reg: "RDRTP_inc", Value: n - split}}}}
-	if err := x.RunWork(name, []Work{w}); err != nil {
+	if err := x.runWork(name, []Work{w}); err != nil {
 		return err
 	}
 	x.Stats.TimeNS += wordTime(0, []Work{w})

@@ -14,11 +14,10 @@ import (
 	"errors"
 	"fmt"
 
-	"ndma/cci"
+	"ndma/control"
 	"ndma/dge"
 	"ndma/isa"
 	"ndma/mem"
-	"ndma/ref"
 	"ndma/sdma"
 )
 
@@ -27,16 +26,19 @@ type Machine struct {
 	Mem      *mem.Memory
 	Regs     [64]uint32
 	RingSize int         // descriptors per ring; 0: sdma.DefaultRingSize
-	MaxBytes int64       // refuse a word whose streams carry more (0: ref.DefaultMaxBytes)
+	MaxBytes int64       // refuse a word whose streams carry more (0: DefaultMaxBytes)
 	MaxSteps int         // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
 	Backend  dge.Backend // DGE backend (Auto by default)
 	Stats    Stats
 	Tracing  bool
 	Trace    []string                   // per word: the descriptors executed (when Tracing)
-	Writes   [][2]uint64                // the last DMA word's S2M data ranges [lo, hi) (Neuron addresses)
-	Queues   []int                      // the DMA engines the last DMA word used
 	Peer     func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
+	eff      control.Effect             // the word being executed: its changes and footprint
 }
+
+// DefaultMaxBytes bounds one word's traffic, so a corrupt word cannot
+// exhaust memory (the reference's bound too).
+const DefaultMaxBytes = 1 << 30
 
 // Stats counts what the engines did.
 type Stats struct {
@@ -88,8 +90,39 @@ func (x *Machine) tracef(format string, a ...any) {
 	}
 }
 
-// Exec lowers one resolved word and runs its descriptors.
+// Exec runs one word and applies its semaphore and event changes at once
+// (a single stream). On error nothing changed.
 func (x *Machine) Exec(in *isa.Inst) error {
+	eff, err := x.Issue(in)
+	if err == nil {
+		eff.Apply()
+	}
+	return err
+}
+
+// Issue lowers one resolved word, runs its descriptors and returns its
+// effects: the bytes are written, the semaphore and event changes (the
+// completion descriptors' writes into the EVT_SEM window, the EVENTS
+// update) are reported with the DMA's simulated cost, for the scheduler to
+// land at completion. On error nothing changed.
+func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
+	x.eff = control.Effect{}
+	t0, d0, b0 := x.Stats.TimeNS, x.Stats.Descriptors, x.Stats.S2MBytes
+	if err := x.issue(in); err != nil {
+		return control.Effect{}, err
+	}
+	x.Stats.Words++
+	e := x.eff
+	e.CostNS, e.Descriptors, e.Bytes = x.Stats.TimeNS-t0, x.Stats.Descriptors-d0, x.Stats.S2MBytes-b0
+	return e, nil
+}
+
+// state is the machine as the shared control rules see it.
+func (x *Machine) state() control.State {
+	return control.State{Mem: x.Mem, Regs: &x.Regs, Peer: x.Peer}
+}
+
+func (x *Machine) issue(in *isa.Inst) error {
 	name := in.Def().Mnemonic()
 	fault := func(err error) error { return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: err} }
 	switch in.Opcode() {
@@ -97,37 +130,28 @@ func (x *Machine) Exec(in *isa.Inst) error {
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
 		return fault(fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
 	case isa.OpCompactControlInst: // control: the same bytecode as ref runs
-		if _, err := cci.Run(in, &x.Regs, x.Mem, x.MaxSteps); err != nil {
+		ds, err := control.CCI(x.state(), in, x.MaxSteps)
+		if err != nil {
 			return fault(err)
 		}
-		x.Stats.Words++
+		x.eff.Changes = append(x.eff.Changes, ds...)
 		return nil
 	case isa.OpTestEventSem: // control: the same as ref runs
-		rm := &ref.Machine{Mem: x.Mem, Regs: x.Regs}
-		if err := ref.TestEventSem(rm, in); err != nil {
+		ds, err := control.TestEventSem(x.state(), in)
+		if err != nil {
 			return err
 		}
-		x.Regs = rm.Regs
-		x.Stats.Words++
+		x.eff.Changes = append(x.eff.Changes, ds...)
 		return nil
 	case isa.OpDMAImmediate:
-		if err := x.immediate(in); err != nil {
-			return err
-		}
-		x.Stats.Words++
-		return nil
+		return x.immediate(in)
 	case isa.OpDMAMemcpy2:
-		if err := x.copy2D(in); err != nil {
-			return err
-		}
-		x.Stats.Words++
-		return nil
+		return x.copy2D(in)
 	default:
 		return fault(fmt.Errorf("%s is not a data-movement word: %w", name, ErrUnsupported))
 	}
-	// EVENTS are the word's control: shared with ref (wait now, update at the end).
-	rm := &ref.Machine{Mem: x.Mem, Regs: x.Regs}
-	apply, err := ref.Events(rm, in)
+	// EVENTS are the word's control: shared with ref (wait now, update with the completion).
+	events, err := control.Events(x.state(), in)
 	if err != nil {
 		return err
 	}
@@ -150,8 +174,7 @@ func (x *Machine) Exec(in *isa.Inst) error {
 	if err := x.run(name, p, lw); err != nil {
 		return err
 	}
-	apply()
-	x.Stats.Words++
+	x.eff.Changes = append(x.eff.Changes, events...)
 	return nil
 }
 
@@ -177,17 +200,9 @@ func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
 		if path == "" {
 			continue
 		}
-		i, ok := in.Layout().LeafIndex(path)
-		if !ok {
-			return nil, fmt.Errorf("%s: no such field", path)
-		}
-		form, _, fields := in.UnionArm(i)
-		base[k] = fields[0].Value
-		if form == "reg" {
-			if fields[0].Value >= 64 {
-				return nil, fmt.Errorf("%s: register r%d: there are 64", path, fields[0].Value)
-			}
-			base[k] = uint64(x.Regs[fields[0].Value])
+		var err error
+		if base[k], err = control.Addr4(&x.Regs, in, path); err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	stride := x.Mem.Map.SBUFStride
@@ -196,7 +211,7 @@ func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
 			return 0, fmt.Errorf("idx_num_active_channels 0: no index tensor")
 		}
 		var b [4]byte
-		a := base[which] + uint64(j)%c*stride + 4*(uint64(j)/c)
+		a := control.IndexAddr(stride, base[which], int(c), j)
 		if err := x.Mem.Read(a, b[:]); err != nil {
 			return 0, fmt.Errorf("index %d: %w", j, err)
 		}

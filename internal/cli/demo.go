@@ -10,9 +10,11 @@ import (
 	"ndma"
 	"ndma/asm"
 	"ndma/check"
+	"ndma/device"
 	"ndma/dge"
 	"ndma/internal/neffgen"
 	"ndma/isa"
+	"ndma/mem"
 	"ndma/neff"
 	"ndma/ref"
 	"ndma/sdma"
@@ -407,10 +409,9 @@ func demoRun(w io.Writer, gen isa.Gen) error {
 			return err
 		}
 	}
-	d := firstDifference(x.Mem, y.Mem)
 	fmt.Fprintf(w, "--- the same words through the DGE lowering and the descriptor engines (sim)\n")
 	fmt.Fprintf(w, "  %d descriptors, %d bytes written, simulated DMA time %.2f µs\n", y.Stats.Descriptors, y.Stats.S2MBytes, float64(y.Stats.TimeNS)/1000)
-	if d != "" {
+	if d, ok := mem.FirstDifference(x.Mem, y.Mem, true); ok {
 		return fmt.Errorf("demo: ref and sim differ: %s", d)
 	}
 	fmt.Fprintf(w, "  memory and semaphores identical to ref\n")
@@ -466,14 +467,25 @@ func demoNEFF(w io.Writer, gen isa.Gen) error {
 			fmt.Fprintf(w, "       %s", asm.AppendInst(nil, &fired.Words[i]))
 		}
 	}
-	res, err := neffRun(f, sgs, neffRunOpts{gen: gen, exec: "sim"})
+	im, err := device.Load(gen, f, sgs, nil)
 	if err != nil {
 		return err
 	}
-	for _, mv := range res.subgraphs[0].stats.Schedule {
+	res, err := im.Run(device.NEFFOptions{Exec: device.Sim})
+	if err != nil {
+		return err
+	}
+	for _, mv := range res.Subgraphs[0].Stats.Schedule {
 		fmt.Fprintf(w, "  @%.3f–%.3fµs %s %#x: %s\n", float64(mv.IssueNS)/1000, float64(mv.DueNS)/1000, mv.Stream, mv.Offset, mv.Note)
 	}
-	in, out := res.vars["input"], res.vars["output"]
+	in, err := im.Var("input")
+	if err != nil {
+		return err
+	}
+	out, err := im.Var("output")
+	if err != nil {
+		return err
+	}
 	diff := 0
 	for i := range in {
 		if in[i] != out[i] {

@@ -1,0 +1,104 @@
+// Package control holds what the two executors share by design: a word's
+// control, not its data movement — EVENTS waits and updates (field-tables
+// §2.2, §5.5, §5.6), the v5 wait_sema, TEST_EVENT_SEM (source document 000
+// §8f), the DMA_MEMCPY2 address modes and semaphore updates, the index-tensor
+// addressing of §11.5 — and the effects a word reports to the scheduler.
+// Package ref (the meaning) and package sim (the descriptor engines) both
+// import it and neither imports the other, so the differential tests cover
+// exactly what differs: the bytes.
+package control
+
+import (
+	"errors"
+	"fmt"
+
+	"ndma/mem"
+)
+
+// State is what the control rules read and change: a stream's registers over
+// its core's memory, and the other cores' memories (a cross-core copy).
+type State struct {
+	Mem  *mem.Memory
+	Regs *[64]uint32
+	Peer func(core int) *mem.Memory // nil: no other core
+}
+
+// Errors a word can stop with.
+var (
+	ErrBlocked     = errors.New("the wait does not hold (blocked)")
+	ErrUnsupported = errors.New("not supported")
+)
+
+// Fault is a word that could not run; it had no effect at all (§11.3).
+type Fault struct {
+	Mnemonic string
+	Lane     int // -1: not a lane's fault
+	Rule     string
+	Err      error
+}
+
+func (f *Fault) Error() string {
+	if f.Lane >= 0 {
+		return fmt.Sprintf("%s lane %d: %s: %v", f.Mnemonic, f.Lane, f.Rule, f.Err)
+	}
+	return fmt.Sprintf("%s: %s: %v", f.Mnemonic, f.Rule, f.Err)
+}
+
+func (f *Fault) Unwrap() error { return f.Err }
+
+// Change is one semaphore or event change a word makes: added to, or set.
+// Mem is the core it lands on (nil: the issuing core's, filled in by the
+// executor). AtIssue marks an EVENTS update "after the reads" (an
+// UPDATE_MODE without the _COMPLETE bit, §5.6): on a clocked executor it
+// lands when the word issues, not when its DMA completes.
+type Change struct {
+	Mem     *mem.Memory
+	Idx     int
+	Add     int32 // added (semaphores are signed 32-bit, §11.6)
+	Set     bool  // Value replaces the semaphore or event
+	Value   int32
+	Event   bool // an event (set = Value != 0), not a semaphore
+	AtIssue bool
+}
+
+// Apply makes the change.
+func (c *Change) Apply() {
+	switch {
+	case c.Event:
+		c.Mem.Events[c.Idx&255] = c.Value != 0
+	case c.Set:
+		c.Mem.Sems[c.Idx&255] = c.Value
+	default:
+		c.Mem.Sems[c.Idx&255] += c.Add
+	}
+}
+
+// Effect is what executing a word did beyond the bytes it wrote (those are
+// in memory when Issue returns): the semaphore and event changes the
+// scheduler applies — at issue without a clock, at completion with one —
+// and, on a clocked executor, the DMA's cost and footprint.
+type Effect struct {
+	Changes     []Change
+	CostNS      int64       // simulated time from issue to completion (0: no clock)
+	Writes      [][2]uint64 // the byte ranges [lo, hi) the word's DMA wrote (race checks)
+	Queues      []int       // the DMA engines it used: a stream's DMAs on one engine run in order
+	Descriptors int         // descriptors executed
+	Bytes       uint64      // bytes the S2M legs wrote
+}
+
+// Apply makes every change now, in order.
+func (e *Effect) Apply() {
+	for i := range e.Changes {
+		e.Changes[i].Apply()
+	}
+}
+
+// Merge adds o's changes and footprint to e (the words one step fires).
+func (e *Effect) Merge(o Effect) {
+	e.Changes = append(e.Changes, o.Changes...)
+	e.CostNS += o.CostNS
+	e.Writes = append(e.Writes, o.Writes...)
+	e.Queues = append(e.Queues, o.Queues...)
+	e.Descriptors += o.Descriptors
+	e.Bytes += o.Bytes
+}

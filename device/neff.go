@@ -1,0 +1,449 @@
+package device
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"ndma/control"
+	"ndma/dge"
+	"ndma/internal/array"
+	"ndma/internal/num"
+	"ndma/isa"
+	"ndma/neff"
+	"ndma/ref"
+	"ndma/sched"
+	"ndma/sim"
+)
+
+// A NEFF on a device (neff.md §4.4, §5): its subgraphs on cores 0, 1, … of
+// one device — a logical core of 2 is two physical cores sharing HBM — its
+// variables placed once in the shared HBM by name, inputs written once,
+// every engine stream resolved once, then run.
+
+// Placement is where a NEFF's variables live on the device: per subgraph,
+// var id → Neuron address (state-buffer variables at 0: the core's SBUF).
+type Placement []map[int]uint64
+
+// Place places the variables of every subgraph once on one device: a name
+// the subgraphs share is one variable at one address (device memory is
+// shared: sg01's x is sg00's x); other names follow, each aligned as
+// def.json says (at least 64 bytes), in subgraph then var-id order from
+// neff.HBMBase. The first subgraph's addresses are its own allocator's
+// (neff.Subgraph.Place). INFERRED, RATIONALE.md.
+func Place(sgs []neff.Subgraph) (Placement, error) {
+	type at struct {
+		addr uint64
+		size int64
+		sg   string
+	}
+	byName := map[string]at{}
+	next := uint64(neff.HBMBase)
+	out := make(Placement, len(sgs))
+	for si := range sgs {
+		sg := &sgs[si]
+		out[si] = map[int]uint64{}
+		for _, v := range sg.Variables() {
+			switch v.Type {
+			case "state-buffer":
+				out[si][v.ID] = 0
+				continue
+			case "dge-table":
+				continue
+			}
+			if p, ok := byName[v.Name]; ok {
+				if p.size != v.Size {
+					return nil, fmt.Errorf("%s: var %d %q: %d bytes, but %d in %s (one name is one variable of the device)", sg.Dir, v.ID, v.Name, v.Size, p.size, p.sg)
+				}
+				out[si][v.ID] = p.addr
+				continue
+			}
+			align := uint64(max(v.Alignment, 64))
+			if align&(align-1) != 0 {
+				return nil, fmt.Errorf("%s: var %d %q: alignment %d is not a power of two", sg.Dir, v.ID, v.Name, v.Alignment)
+			}
+			next = (next + align - 1) &^ (align - 1)
+			out[si][v.ID] = next
+			byName[v.Name] = at{next, v.Size, sg.Dir}
+			next += uint64(max(v.Size, 64))
+		}
+	}
+	return out, nil
+}
+
+// RelocVars is what dge.Relocate needs of a subgraph: every placed
+// variable's address and the dge-table list.
+func RelocVars(sg *neff.Subgraph, place map[int]uint64) *dge.Vars {
+	vt := &dge.Vars{Base: make(map[uint16]uint64, len(place)), Table: sg.Table()}
+	for id, a := range place {
+		vt.Base[uint16(id)] = a
+	}
+	return vt
+}
+
+// Computed are the words ndma executes; the rest of a NEFF stream (PE, ACT,
+// DVE compute, labels, ordering) only synchronises: their EVENTS wait and
+// update run, so the semaphore handshake runs as on the device.
+var computed = map[isa.Opcode]bool{
+	isa.OpDMAMemcpy: true, isa.OpDMAMemcpy2: true, isa.OpDMAImmediate: true, isa.OpDMAIndirect: true,
+	isa.OpDMATranspose: true, isa.OpDMAGatherTranspose: true, isa.OpTestEventSem: true, isa.OpCompactControlInst: true,
+}
+
+// Computed reports whether ndma executes words of opcode op (others run
+// only their EVENTS).
+func Computed(op isa.Opcode) bool { return computed[op] }
+
+// ResolveEngine resolves one engine stream of a NEFF once: each 0xd4 checked
+// against its variables (neff.Subgraph.CheckPseudo: a walk outside its
+// variable is refused — the step keeps why — a softer finding is a warning)
+// and relocated; each 0xc1 trigger fired into its block's DMA_DIRECT2D
+// words. Each step names its queue and what it moves (the schedule).
+func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *neff.Engine, place map[int]uint64) (steps []sched.Step, warnings []string, err error) {
+	steps, err = sched.Decode(gen, en.Code)
+	vt := RelocVars(sg, place)
+	names := &addrNames{gen: gen, vars: vars, at: place}
+	for i := range steps {
+		s := &steps[i]
+		switch s.Word.Opcode() {
+		case isa.OpPseudoDMADirect2D:
+			sem, _ := s.Word.Uint("semaphore")
+			s.Queue = sg.QueueOf(en, int(sem))
+			hard, soft := sg.CheckPseudo(gen, en, &s.Word) // never run a walk outside its variable
+			warnings = append(warnings, soft...)
+			r, rerr := dge.Relocate(&s.Word, vt)
+			switch {
+			case len(hard) > 0:
+				s.Err = fmt.Errorf("%s", strings.Join(hard, "; "))
+			case rerr != nil:
+				s.Err = rerr
+			}
+			if rerr != nil {
+				continue
+			}
+			s.Run = []isa.Inst{r}
+			s.Note = names.describe(s.Run, s.Queue)
+		case isa.OpPseudoDMATrigger:
+			f, ferr := sg.Fire(gen, en, &s.Word, place)
+			if ferr != nil {
+				s.Err = ferr
+				continue
+			}
+			s.Run, s.Queue = f.Words, f.Queue.Name
+			s.Note = names.describe(s.Run, fmt.Sprintf("%s block %d", f.Queue.Name, f.Block.ID))
+		}
+	}
+	return steps, warnings, err
+}
+
+// addrNames names Neuron addresses by the NEFF variable they fall in.
+type addrNames struct {
+	gen  isa.Gen
+	vars []neff.Variable
+	at   map[int]uint64
+}
+
+// name is "x+0x100", "SB p0+0x37c00", or the bare address.
+func (n *addrNames) name(a uint64) string {
+	if r, part, off := isa.Map(n.gen).Split(a); r == isa.SBUF {
+		return fmt.Sprintf("SB p%d+%#x", part, off)
+	}
+	for _, v := range n.vars {
+		if b, ok := n.at[v.ID]; ok && v.Type != "state-buffer" && a >= b && a < b+uint64(max(v.Size, 1)) {
+			return fmt.Sprintf("%s+%#x", v.Name, a-b)
+		}
+	}
+	return fmt.Sprintf("%#x", a)
+}
+
+// describe is a schedule entry: the first word's ends, the bytes the words
+// write, the queue ("" when they move nothing).
+func (n *addrNames) describe(words []isa.Inst, queue string) string {
+	var bytes int64
+	for i := range words {
+		bytes += dstBytes(&words[i])
+	}
+	if bytes == 0 {
+		return ""
+	}
+	w := &words[0]
+	s := fmt.Sprintf("%d bytes", bytes)
+	if w.Opcode() == isa.OpDMAMemcpy {
+		src, _ := w.Uint("src_start_addr")
+		dst, _ := w.Uint("dst_start_addr")
+		s = fmt.Sprintf("%s → %s, %s", n.name(src), n.name(dst), s)
+	}
+	if len(words) > 1 {
+		s += fmt.Sprintf(" in %d words", len(words))
+	}
+	if queue != "" {
+		s += " on " + queue
+	}
+	return s
+}
+
+// dstBytes is what a DMA_DIRECT2D-shaped word writes (0 for other words).
+func dstBytes(w *isa.Inst) int64 {
+	if w.Opcode() != isa.OpDMAMemcpy {
+		return 0
+	}
+	e, _ := w.Int("dst_elem_size")
+	if e == 0 {
+		e = 65536
+	}
+	n0, _ := w.Int("dst_num_elem[0]")
+	n1, _ := w.Int("dst_num_elem[1]")
+	return e * n0 * n1
+}
+
+// Input is data for a NEFF input variable: its C-order bytes and, when
+// known (a .npy file), its NumPy descr and shape, which must then match
+// what neff.json says of the tensor.
+type Input struct {
+	Data  []byte
+	Descr string // "<f2", … ("": not checked)
+	Shape []int
+}
+
+// InputError is an input that does not fit its variable.
+type InputError struct {
+	Name string
+	Err  error
+}
+
+func (e *InputError) Error() string { return "input " + e.Name + ": " + e.Err.Error() }
+func (e *InputError) Unwrap() error { return e.Err }
+
+// Image is a NEFF loaded on a device: its variables placed and written.
+type Image struct {
+	Device    *Device
+	File      *neff.File
+	Subgraphs []neff.Subgraph
+	Place     Placement
+	vars      map[string]varAt // every sized variable by name
+}
+
+type varAt struct {
+	addr uint64
+	v    neff.Variable
+}
+
+// Load places a NEFF's subgraphs on the cores of a new device (subgraph i
+// on core i) and writes its data once into the shared HBM: `file`
+// variables from their .npy members (the raw bytes: any dtype), inputs
+// from in (checked against neff.json's dtype and shape and the variable's
+// size), other inputs deterministic random values — uniform in [-1, 1) for
+// float types, random bytes otherwise, seeded by the variable's name.
+func Load(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]Input) (*Image, error) {
+	place, err := Place(sgs)
+	if err != nil {
+		return nil, err
+	}
+	im := &Image{Device: New(gen, max(1, len(sgs))), File: f, Subgraphs: sgs, Place: place, vars: map[string]varAt{}}
+	tensors := f.Tensors()
+	for name := range in {
+		found := false
+		for si := range sgs {
+			if _, ok := sgs[si].Var(name); ok {
+				found = true
+			}
+		}
+		if !found {
+			return nil, &InputError{name, fmt.Errorf("variable %q is in no subgraph", name)}
+		}
+	}
+	hbm := im.Device.Core(0) // the shared HBM, through core 0
+	for si := range sgs {
+		sg := &sgs[si]
+		for _, v := range sg.Variables() {
+			a, placed := place[si][v.ID]
+			if !placed || v.Size <= 0 || v.Type == "state-buffer" {
+				if _, ok := in[v.Name]; ok {
+					return nil, &InputError{v.Name, fmt.Errorf("variable %q (%s) holds no bytes", v.Name, v.Type)}
+				}
+				continue
+			}
+			if _, done := im.vars[v.Name]; done {
+				continue // shared by an earlier subgraph: placed and written once
+			}
+			im.vars[v.Name] = varAt{a, v}
+			var data []byte
+			given, ok := in[v.Name]
+			switch {
+			case ok:
+				if t, known := tensors[v.Name]; known && given.Descr != "" {
+					if want, ok := typed(t, int(v.Size)); ok && (want.Descr != given.Descr || !slices.Equal(want.Shape, given.Shape)) {
+						return nil, &InputError{v.Name, fmt.Errorf("%s %v data, the NEFF's %s is %s %v", given.Descr, given.Shape, v.Name, t.Dtype, t.Shape)}
+					}
+				}
+				data = given.Data
+			case v.Type == "file":
+				b, ok := f.Member(sg.Dir + "/" + v.FileName)
+				if !ok {
+					return nil, fmt.Errorf("file variable %q: no member %s/%s", v.Name, sg.Dir, v.FileName)
+				}
+				if data, err = array.RawData(b); err != nil { // the raw bytes: any dtype (fp16 included)
+					return nil, fmt.Errorf("%s/%s: %w", sg.Dir, v.FileName, err)
+				}
+			case v.Type == "input":
+				dt, _ := neff.DType(tensors[v.Name].Dtype)
+				if err := fillRandom(hbm, a, v.Size, dt, v.Name); err != nil {
+					return nil, fmt.Errorf("variable %q at %#x: %w", v.Name, a, err)
+				}
+				continue
+			default:
+				continue
+			}
+			if int64(len(data)) != v.Size && v.Type != "file" {
+				return nil, fmt.Errorf("variable %q holds %d bytes, %d given", v.Name, v.Size, len(data))
+			}
+			if int64(len(data)) > v.Size {
+				return nil, fmt.Errorf("variable %q holds %d bytes, its file %d", v.Name, v.Size, len(data))
+			}
+			if err := hbm.Write(a, data); err != nil {
+				return nil, fmt.Errorf("variable %q at %#x: %w", v.Name, a, err)
+			}
+		}
+	}
+	return im, nil
+}
+
+// Var is a placed variable's bytes as the device holds them now.
+func (im *Image) Var(name string) ([]byte, error) {
+	p, ok := im.vars[name]
+	if !ok {
+		return nil, fmt.Errorf("variable %q holds no bytes of its own (a state-buffer, dge-table or unsized variable, or none of that name)", name)
+	}
+	data := make([]byte, p.v.Size)
+	if err := im.Device.Core(0).Read(p.addr, data); err != nil {
+		return nil, fmt.Errorf("variable %q at %#x: %w", name, p.addr, err)
+	}
+	return data, nil
+}
+
+// Holds reports whether name is a variable with bytes of its own.
+func (im *Image) Holds(name string) bool { _, ok := im.vars[name]; return ok }
+
+// Typed is a variable's bytes with the NumPy descr and shape neff.json
+// gives it, when the dtype is one ndma knows and the shape covers exactly
+// those bytes; else "|u1" and its length.
+func (im *Image) Typed(name string, data []byte) (descr string, shape []int) {
+	if t, ok := im.File.Tensors()[name]; ok {
+		if a, ok := typed(t, len(data)); ok {
+			return a.Descr, a.Shape
+		}
+	}
+	return "|u1", []int{len(data)}
+}
+
+// typed is the array header neff.json's tensor gives n bytes, when it has
+// a dtype ndma knows and its shape covers exactly n bytes.
+func typed(t neff.Tensor, n int) (*array.Array, bool) {
+	dt, err := neff.DType(t.Dtype)
+	if err != nil || t.Dtype == "" {
+		return nil, false
+	}
+	descr, err := array.Descr(dt)
+	size, ok := num.Size(dt)
+	if err != nil || !ok {
+		return nil, false
+	}
+	k := 1
+	for _, d := range t.Shape {
+		k *= d
+	}
+	if k*size != n {
+		return nil, false
+	}
+	return &array.Array{Descr: descr, Shape: append([]int(nil), t.Shape...)}, true
+}
+
+// NEFFOptions steer a NEFF run.
+type NEFFOptions struct {
+	Exec     Exec            // Sim or Ref
+	Trace    func(string)    // the scheduler's line per executed word
+	Timeline *sched.Timeline // one process per subgraph: each is a core
+	// Subgraphs, when set, names the subgraphs to run (the others are
+	// placed and loaded, not run).
+	Subgraphs []string
+}
+
+// SubgraphRun is one subgraph's run: its core and the scheduler's account.
+type SubgraphRun struct {
+	Name  string
+	Core  int
+	Stats sched.Stats
+}
+
+// NEFFResult is a NEFF run as data.
+type NEFFResult struct {
+	Subgraphs []SubgraphRun
+	NotRun    map[string]int // words not computed (only their EVENTS ran), by mnemonic
+	Warnings  []string       // each once, in order
+}
+
+// notComputed runs a NEFF engine's words: computed ones on the executor,
+// the others' EVENTS only, with the stream's own (zero) registers.
+type notComputed struct {
+	inner  sched.Executor
+	regs   [64]uint32
+	mem    control.State
+	notRun map[string]int
+}
+
+func (x *notComputed) Issue(in *isa.Inst) (control.Effect, error) {
+	if computed[in.Opcode()] {
+		return x.inner.Issue(in)
+	}
+	eff, err := issueEvents(x.mem, in)
+	if err == nil {
+		x.notRun[in.Def().Mnemonic()]++
+	}
+	return eff, err
+}
+
+// Run runs the image's subgraphs one after another, each on its core under
+// the scheduler with every engine stream resolved first (INFERRED: the
+// subgraphs share no semaphore, so side by side each would run as alone).
+func (im *Image) Run(opt NEFFOptions) (*NEFFResult, error) {
+	if opt.Exec == Both {
+		return nil, fmt.Errorf("a NEFF runs on sim or ref")
+	}
+	gen := im.Device.Gen
+	res := &NEFFResult{NotRun: map[string]int{}}
+	warn := func(msg string) {
+		if !slices.Contains(res.Warnings, msg) {
+			res.Warnings = append(res.Warnings, msg)
+		}
+	}
+	for si := range im.Subgraphs {
+		sg := &im.Subgraphs[si]
+		if opt.Subgraphs != nil && !slices.Contains(opt.Subgraphs, sg.Name) {
+			continue
+		}
+		m := im.Device.Core(si)
+		vars := sg.Variables()
+		var ss []*sched.Stream
+		for ei := range sg.Engines {
+			en := &sg.Engines[ei]
+			steps, ws, err := ResolveEngine(gen, vars, sg, en, im.Place[si])
+			for _, w := range ws {
+				warn(fmt.Sprintf("%s %s: %s", sg.Name, en.Key, w))
+			}
+			x := &notComputed{notRun: res.NotRun}
+			x.mem = control.State{Mem: m, Regs: &x.regs}
+			st := &sched.Stream{Name: sg.Name + " " + strings.ToUpper(en.Key), Steps: steps, Err: err, Mem: m, Core: si, Exec: x}
+			if opt.Exec == Sim {
+				x.inner, st.Clocked = &sim.Machine{Mem: m, Peer: im.Device.Core}, true
+			} else {
+				x.inner = &ref.Machine{Mem: m, Peer: im.Device.Core}
+			}
+			ss = append(ss, st)
+		}
+		st, err := sched.RunTimeline(ss, opt.Trace, opt.Timeline)
+		if err != nil {
+			return res, fmt.Errorf("%s: %w", sg.Name, err)
+		}
+		res.Subgraphs = append(res.Subgraphs, SubgraphRun{sg.Name, si, st})
+	}
+	return res, nil
+}
