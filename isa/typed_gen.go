@@ -44,6 +44,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c DTypeCode) String() string { return DType.Format(uint64(c)) }
 
+// Enum is the table of DTypeCode's values.
+func (DTypeCode) Enum() *Enum { return DType }
+
 // WaitModeCode is a WAIT_MODE value (the WaitMode table).
 type WaitModeCode uint8
 
@@ -76,6 +79,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c WaitModeCode) String() string { return WaitMode.Format(uint64(c)) }
 
+// Enum is the table of WaitModeCode's values.
+func (WaitModeCode) Enum() *Enum { return WaitMode }
+
 // UpdateModeCode is a UPDATE_MODE value (the UpdateMode table).
 type UpdateModeCode uint8
 
@@ -104,6 +110,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c UpdateModeCode) String() string { return UpdateMode.Format(uint64(c)) }
 
+// Enum is the table of UpdateModeCode's values.
+func (UpdateModeCode) Enum() *Enum { return UpdateMode }
+
 // TraceModeCode is a TRACE_MODE value (the TraceMode table).
 type TraceModeCode uint8
 
@@ -118,6 +127,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c TraceModeCode) String() string { return TraceMode.Format(uint64(c)) }
 
+// Enum is the table of TraceModeCode's values.
+func (TraceModeCode) Enum() *Enum { return TraceMode }
+
 // DGEOpcodeCode is a DGE_OPCODE value (the DGEOpcode table).
 type DGEOpcodeCode uint8
 
@@ -131,6 +143,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c DGEOpcodeCode) String() string { return DGEOpcode.Format(uint64(c)) }
+
+// Enum is the table of DGEOpcodeCode's values.
+func (DGEOpcodeCode) Enum() *Enum { return DGEOpcode }
 
 // DGEComputeOpCode is a DGE_COMPUTE_OP value (the DGEComputeOp table).
 type DGEComputeOpCode uint8
@@ -147,6 +162,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c DGEComputeOpCode) String() string { return DGEComputeOp.Format(uint64(c)) }
 
+// Enum is the table of DGEComputeOpCode's values.
+func (DGEComputeOpCode) Enum() *Enum { return DGEComputeOp }
+
 // IndirectDimCode is a INDIRECT_DIM value (the IndirectDim table).
 type IndirectDimCode uint8
 
@@ -161,6 +179,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c IndirectDimCode) String() string { return IndirectDim.Format(uint64(c)) }
 
+// Enum is the table of IndirectDimCode's values.
+func (IndirectDimCode) Enum() *Enum { return IndirectDim }
+
 // IndirectModeCode is a INDIRECT_DMA_ADDRESSING_MODE value (the IndirectMode table).
 type IndirectModeCode uint8
 
@@ -173,6 +194,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c IndirectModeCode) String() string { return IndirectMode.Format(uint64(c)) }
+
+// Enum is the table of IndirectModeCode's values.
+func (IndirectModeCode) Enum() *Enum { return IndirectMode }
 
 // DMAEngineCountCode is a DMA_ENGINE_COUNT value (the DMAEngineCount table).
 type DMAEngineCountCode uint8
@@ -188,6 +212,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c DMAEngineCountCode) String() string { return DMAEngineCount.Format(uint64(c)) }
 
+// Enum is the table of DMAEngineCountCode's values.
+func (DMAEngineCountCode) Enum() *Enum { return DMAEngineCount }
+
 // DMADescModeCode is a DMA_DESC_MODE value (the DMADescMode table).
 type DMADescModeCode uint8
 
@@ -200,6 +227,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c DMADescModeCode) String() string { return DMADescMode.Format(uint64(c)) }
 
+// Enum is the table of DMADescModeCode's values.
+func (DMADescModeCode) Enum() *Enum { return DMADescMode }
+
 // SemaSyncCode is a SEMA_SYNC value (the SemaSync table).
 type SemaSyncCode uint8
 
@@ -211,6 +241,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c SemaSyncCode) String() string { return SemaSync.Format(uint64(c)) }
+
+// Enum is the table of SemaSyncCode's values.
+func (SemaSyncCode) Enum() *Enum { return SemaSync }
 
 // TestEvtSemModeCode is a TEST_EVT_SEM_MODE value (the TestEvtSemMode table).
 type TestEvtSemModeCode uint8
@@ -227,6 +260,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c TestEvtSemModeCode) String() string { return TestEvtSemMode.Format(uint64(c)) }
 
+// Enum is the table of TestEvtSemModeCode's values.
+func (TestEvtSemModeCode) Enum() *Enum { return TestEvtSemMode }
+
 // DataSrcCode is a DATA_SRC value (the DataSrc table).
 type DataSrcCode uint8
 
@@ -238,6 +274,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c DataSrcCode) String() string { return DataSrc.Format(uint64(c)) }
+
+// Enum is the table of DataSrcCode's values.
+func (DataSrcCode) Enum() *Enum { return DataSrc }
 
 // LNCSizeFmtCode is a LNC_SIZE_FMT value (the LNCSizeFmt table).
 type LNCSizeFmtCode uint8
@@ -252,6 +291,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c LNCSizeFmtCode) String() string { return LNCSizeFmt.Format(uint64(c)) }
+
+// Enum is the table of LNCSizeFmtCode's values.
+func (LNCSizeFmtCode) Enum() *Enum { return LNCSizeFmt }
 
 // NeuronEngineCode is a NEURON_ENGINE value (the NeuronEngine table).
 type NeuronEngineCode uint8
@@ -268,6 +310,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c NeuronEngineCode) String() string { return NeuronEngine.Format(uint64(c)) }
+
+// Enum is the table of NeuronEngineCode's values.
+func (NeuronEngineCode) Enum() *Enum { return NeuronEngine }
 
 // DMAAddrModeCode is a DMA_ADDR_MODE value (the DMAAddrMode table).
 type DMAAddrModeCode uint8
@@ -291,6 +336,9 @@ const (
 // String is the value's spec name, or its hex form when it has none.
 func (c DMAAddrModeCode) String() string { return DMAAddrMode.Format(uint64(c)) }
 
+// Enum is the table of DMAAddrModeCode's values.
+func (DMAAddrModeCode) Enum() *Enum { return DMAAddrMode }
+
 // DMASemaUpdateModeCode is a DMA_SEMA_UPDATE_MODE value (the DMASemaUpdateMode table).
 type DMASemaUpdateModeCode uint8
 
@@ -307,6 +355,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c DMASemaUpdateModeCode) String() string { return DMASemaUpdateMode.Format(uint64(c)) }
+
+// Enum is the table of DMASemaUpdateModeCode's values.
+func (DMASemaUpdateModeCode) Enum() *Enum { return DMASemaUpdateMode }
 
 // CCInstTypeCode is a CCINST_TYPE value (the CCInstType table).
 type CCInstTypeCode uint8
@@ -326,6 +377,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c CCInstTypeCode) String() string { return CCInstType.Format(uint64(c)) }
+
+// Enum is the table of CCInstTypeCode's values.
+func (CCInstTypeCode) Enum() *Enum { return CCInstType }
 
 // CCOpCode is a CCOP value (the CCOp table).
 type CCOpCode uint8
@@ -462,6 +516,9 @@ const (
 
 // String is the value's spec name, or its hex form when it has none.
 func (c CCOpCode) String() string { return CCOp.Format(uint64(c)) }
+
+// Enum is the table of CCOpCode's values.
+func (CCOpCode) Enum() *Enum { return CCOp }
 
 // Direct2DView is the typed view of a DMA_DIRECT2D word (34 leaves): one method per field of the Direct2D table.
 type Direct2DView struct{ in *Inst }

@@ -219,6 +219,9 @@ func TestTypedEnumConstants(t *testing.T) {
 		if got := reflect.ValueOf(c.c).Uint(); got != v {
 			t.Errorf("%s %s = %#x, the table says %#x", c.e.Name, c.name, got, v)
 		}
+		if e := c.c.(interface{ Enum() *Enum }).Enum(); e != c.e {
+			t.Errorf("%s %s: Enum() is %s", c.e.Name, c.name, e.Name)
+		}
 		if s := fmt.Sprint(c.c); s != c.name {
 			t.Errorf("%s %s prints %q", c.e.Name, c.name, s)
 		}
@@ -425,6 +428,9 @@ func TestSharedRules(t *testing.T) {
 		if ok != (form == "tbl") || ok && (uint64(off) != fields[0].Value || uint64(idx) != fields[1].Value) {
 			t.Fatalf("%#x: Table() = %d, %#x, %v; arm %s %v", raw, idx, off, ok, form, fields)
 		}
+		if f2, fl2 := a.Arm(); f2 != form || !reflect.DeepEqual(fl2, fields) {
+			t.Fatalf("%#x: Addr8.Arm = %s %v, UnionArm %s %v", raw, f2, fl2, form, fields)
+		}
 		if _, _, ok := (Addr8{Raw: raw}).Table(); ok {
 			t.Fatalf("%#x: a plain ADDR8 has a dge-table arm", raw)
 		}
@@ -432,6 +438,14 @@ func TestSharedRules(t *testing.T) {
 		form4 := addr4Arm(uint64(a4)).Name
 		if imm, ok := a4.Imm(); ok != (form4 == "imm") || ok && imm != uint64(a4)&Addr4ImmMask {
 			t.Fatalf("%#x: Addr4.Imm = %#x, %v (form %s)", uint32(a4), imm, ok, form4)
+		}
+		x := New(GenAny, OpDMAIndirect)
+		j, _ := Indirect1D.LeafIndex("src_idx_start_addr")
+		x.SetLeaf(j, uint64(a4))
+		if f1, _, fl1 := x.UnionArm(j); true {
+			if f2, fl2 := a4.Arm(); f2 != f1 || !reflect.DeepEqual(fl1, fl2) {
+				t.Fatalf("%#x: Addr4.Arm = %s %v, UnionArm %s %v", uint32(a4), f2, fl2, f1, fl1)
+			}
 		}
 		if reg, ok := a4.Reg(); ok != (form4 == "reg") || ok && reg != uint8(a4) {
 			t.Fatalf("%#x: Addr4.Reg = %d, %v (form %s)", uint32(a4), reg, ok, form4)

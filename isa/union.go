@@ -22,6 +22,11 @@ func (in *Inst) UnionArm(i int) (name string, marker int, fields []ArmField) {
 	l := &lay.leaves[i]
 	v := in.v[i]
 	a, marker := leafArm(in, lay, l, v)
+	return a.Name, marker, armValues(a, v)
+}
+
+// armValues decodes the fields of arm a from the union value v.
+func armValues(a *arm, v uint64) (fields []ArmField) {
 	for _, f := range a.Fields {
 		x := f.get(v)
 		af := ArmField{Name: f.Name, Value: x, Int: int64(x), Enum: f.Enum}
@@ -30,7 +35,19 @@ func (in *Inst) UnionArm(i int) (name string, marker int, fields []ArmField) {
 		}
 		fields = append(fields, af)
 	}
-	return a.Name, marker, fields
+	return fields
+}
+
+// Arm is UnionArm for an ADDR8 value: the arm's name and fields.
+func (a Addr8) Arm() (name string, fields []ArmField) {
+	ar := addr8Arm(a.Raw, a.Pseudo)
+	return ar.Name, armValues(ar, a.Raw)
+}
+
+// Arm is UnionArm for an ADDR4 value: the arm's name and fields.
+func (a Addr4) Arm() (name string, fields []ArmField) {
+	ar := addr4Arm(uint64(a))
+	return ar.Name, armValues(ar, uint64(a))
 }
 
 func leafArm(in *Inst, lay *Struct, l *Leaf, v uint64) (*arm, int) {

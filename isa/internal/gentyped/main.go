@@ -249,6 +249,9 @@ func (g *gen) enumTypes() error {
 		g.p("// String is the value's spec name, or its hex form when it has none.")
 		g.p("func (c %s) String() string { return %s.Format(uint64(c)) }", e.Type, e.Var)
 		g.p("")
+		g.p("// Enum is the table of %s's values.", e.Type)
+		g.p("func (%s) Enum() *Enum { return %s }", e.Type, e.Var)
+		g.p("")
 	}
 	return nil
 }
