@@ -14,12 +14,13 @@ const cciSlots = 15
 var ccRegFields = map[string]bool{"dst": true, "src0": true, "src1": true, "src": true, "cc_src": true, "srcdst": true, "addr_reg": true}
 
 func (c *checker) cci() {
-	if t := c.u("header.debug_hint"); t != 0 && (c.gen == isa.Maverick || c.gen == isa.GenAny) {
+	v, _ := c.in.CCI()
+	if t := v.Header().DebugHint(); t != 0 && (c.gen == isa.Maverick || c.gen == isa.GenAny) {
 		c.failf(pTileIdxZero, "header.debug_hint", fmt.Sprint(t), "the tile index (byte 3 on MAVERICK) must be 0")
 	}
 	for k := 0; k < cciSlots; k++ {
 		path := fmt.Sprintf("insts[%d]", k)
-		inst, _ := c.in.CCInst(k)
+		inst := v.Insts(k)
 		op := inst.Op()
 		if isa.CCOp.NameOf(uint64(op)) == "" {
 			c.fail(pCCOp, path+".op", fmt.Sprintf("%#02x", op), "not a CCOP")

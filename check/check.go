@@ -153,28 +153,6 @@ func (c *checker) warnf(predicate, field, value, format string, args ...any) {
 	c.sev = Error
 }
 
-// u and i read a field the word's layout is known to have.
-func (c *checker) u(path string) uint64 {
-	v, err := c.in.Uint(path)
-	if err != nil {
-		panic(fmt.Sprintf("check: %v", err))
-	}
-	return v
-}
-
-func (c *checker) i(path string) int64 {
-	v, err := c.in.Int(path)
-	if err != nil {
-		panic(fmt.Sprintf("check: %v", err))
-	}
-	return v
-}
-
-func (c *checker) has(path string) bool {
-	_, ok := c.in.Layout().LeafIndex(path)
-	return ok
-}
-
 // Validate checks one decoded instruction (and its 0xda extension) on gen;
 // GenAny skips the per-generation rules. Stream-level rules (a 0xda must
 // follow a 0xd4) are Stream's.
@@ -213,8 +191,8 @@ func validateWord(in *isa.Inst, gen isa.Gen, hasExtContext bool) []Problem {
 	case isa.OpPseudoExtension:
 		c.pseudoExt()
 	}
-	if in.Opcode() == isa.OpPseudoDMADirect2D && hasExtContext {
-		if _, ok := in.Ext(); !ok && c.u("dge_op") == 1 {
+	if p, ok := in.PseudoDirect2D(); ok && hasExtContext {
+		if _, ok := in.Ext(); !ok && p.DGEOp() == isa.DGEOpcodeDMAIndirect1D {
 			c.fail(pHasExt, "dge_op", "DMA_INDIRECT1D", "a dge_op 1 word must be followed by a PSEUDO_EXTENSION (0xda) word")
 		}
 	}

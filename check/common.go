@@ -25,17 +25,17 @@ func (c *checker) common() {
 	if d.Pseudo {
 		c.warnf(pPseudo, "header.opcode", d.Mnemonic(), "a pseudo word: compiler input, resolved by the runtime, never executed as is")
 	}
-	if c.has("header.inst_word_len") {
+	if h, ok := c.in.Header(); ok {
 		if !d.Known() {
 			c.fail(pHeader, "header.opcode", fmt.Sprintf("%#02x", uint8(c.in.Opcode())), "not an opcode of the NEURON_ISA_TPB_OPCODE enum")
 		}
-		if n := c.u("header.inst_word_len"); n != 0x10 {
+		if n := h.InstWordLen(); n != 0x10 {
 			c.failf(pHeader, "header.inst_word_len", fmt.Sprint(n), "must be 16 (0x10, in 4-byte words)")
 		}
 	}
-	if c.has("events.wait_mode") {
-		c.enumOn(pEvents, "events.wait_mode", isa.WaitMode)
-		c.enumOn(pEvents, "events.update_mode", isa.UpdateMode)
+	if ev, ok := c.in.Events(); ok {
+		enumOn(c, pEvents, "events.wait_mode", ev.WaitMode())
+		enumOn(c, pEvents, "events.update_mode", ev.UpdateMode())
 	}
 	lay := c.in.Layout()
 	for i, l := range lay.Leaves() {
@@ -45,7 +45,7 @@ func (c *checker) common() {
 		case f.Reserved && v != 0:
 			c.warnf(pReserved, trimChunk(l.Path), fmt.Sprintf("%#x", v), "reserved bits must be 0")
 		case f.Enum == isa.DType:
-			if v == 0 || v == 0x01 || isa.DType.NameFor(v, c.gen) == "" { // UINT64 is "rejected by plain is_valid_dtype" (§5.1)
+			if d := isa.DTypeCode(v); d == isa.DTypeInvalid || d == isa.DTypeUint64 || isa.DType.NameFor(v, c.gen) == "" { // UINT64 is "rejected by plain is_valid_dtype" (§5.1)
 				c.failf(pDtype, l.Path, isa.DType.Format(v), "%s", dtypeWant(c.gen))
 			}
 		case f.Enum != nil && !enumFieldsOwn[f.Enum]:
@@ -65,13 +65,19 @@ func trimChunk(p string) string {
 	return p
 }
 
-// enumOn fails pred when the field's value is not named on the generation
-// (or is the INVALID value).
-func (c *checker) enumOn(predicate, path string, e *isa.Enum) bool {
-	v := c.u(path)
-	n := e.NameFor(v, c.gen)
+// enumCode is a value of one of isa's generated enum types.
+type enumCode interface {
+	~uint8
+	Enum() *isa.Enum
+}
+
+// enumOn fails pred when the value v of field path is not named on the
+// generation (or is the INVALID value).
+func enumOn[T enumCode](c *checker, predicate, path string, v T) bool {
+	e := v.Enum()
+	n := e.NameFor(uint64(v), c.gen)
 	if n == "" || n == "INVALID" {
-		c.failf(predicate, path, e.Format(v), "not a %s value on %s (%s)", e.Name, genName(c.gen), namesOn(e, c.gen))
+		c.failf(predicate, path, e.Format(uint64(v)), "not a %s value on %s (%s)", e.Name, genName(c.gen), namesOn(e, c.gen))
 		return false
 	}
 	return true

@@ -9,67 +9,80 @@ import (
 // DMA_INDIRECT1D 0xbb — field-tables §3.5, §2.3, §9.4.
 
 func (c *checker) indirect1D() {
-	c.idxChannels("idx_num_active_channels")
+	v, _ := c.in.Indirect1D()
+	c.idxChannels("idx_num_active_channels", v.IdxNumActiveChannels())
 	shape := false
-	for _, leg := range []string{"src", "dst"} {
-		a := c.addr8(leg + "_start_addr")
-		shape = shape || a.ShapeFromReg()
-		if n := c.u(leg + "_num_elem"); n > 4096 && !a.ShapeFromReg() {
+	legs := [2]struct {
+		addr  isa.Addr8
+		num   uint64
+		idx   isa.Addr4
+		bound isa.BoundCheckRegView
+	}{
+		{v.SrcStartAddr(), v.SrcNumElem(), v.SrcIdxStartAddr(), v.SrcIdxBoundReg()},
+		{v.DstStartAddr(), v.DstNumElem(), v.DstIdxStartAddr(), v.DstIdxBoundReg()},
+	}
+	for k, leg := range legNames {
+		l := &legs[k]
+		c.addr8(leg+"_start_addr", l.addr)
+		shape = shape || l.addr.ShapeFromReg()
+		if n := l.num; n > 4096 && !l.addr.ShapeFromReg() {
 			c.failf(pIndirectNum, leg+"_num_elem", fmt.Sprint(n), "must be <= 4096 unless the shape comes from a register")
 		}
-		c.idxAddr4(leg + "_idx_start_addr")
-		c.idxBoundReg(leg+"_idx_bound_reg", "flags.idx_bound_is_err")
+		c.idxAddr4(leg+"_idx_start_addr", l.idx)
+		c.idxBoundReg(leg+"_idx_bound_reg", l.bound, v.Flags().IdxBoundIsErr())
 	}
-	c.indirectFlags("flags", shape)
-	c.memcpyDtypes("in_dtype", "out_dtype")
-	c.configs("dma_configs")
+	c.indirectFlags("flags", v.Flags(), shape)
+	c.memcpyDtypes(v.InDType(), v.OutDType())
+	c.configs("dma_configs", v.DMAConfigs())
 }
 
-func (c *checker) idxChannels(path string) {
-	if n := c.u(path); n != 128 {
+// idxChannels checks the idx_num_active_channels n of field path.
+func (c *checker) idxChannels(path string, n uint64) {
+	if n != 128 {
 		c.failf(pIdxChannels, path, fmt.Sprint(n), "must be 128 (POOLING_NUM_CHANNELS)")
 	}
 }
 
-// idxAddr4 checks an index address: a register form, or an immediate in SBUF
-// partition 0 (§3.5).
-func (c *checker) idxAddr4(path string) {
-	if c.isRegAddr(path) {
+// idxAddr4 checks the index address a of field path: a register form, or an
+// immediate in SBUF partition 0 (§3.5).
+func (c *checker) idxAddr4(path string, a isa.Addr4) {
+	imm, ok := a.Imm()
+	if !ok { // the register form
 		return
 	}
-	a, _ := c.immAddr(path)
-	r, part, _ := isa.Map(c.gen).Split(a)
+	r, part, _ := isa.Map(c.gen).Split(imm)
 	if r != isa.SBUF || part != 0 {
-		c.fail(pIdxAddr4, path, fmt.Sprintf("%#x", a), "UINT32 indices come from a register or SBUF partition 0")
+		c.fail(pIdxAddr4, path, fmt.Sprintf("%#x", imm), "UINT32 indices come from a register or SBUF partition 0")
 	}
 }
 
-// idxBoundReg checks an index bound register: the plain rule, plus the
-// coupling with idx_bound_is_err (§2.3) when errPath is set.
-func (c *checker) idxBoundReg(path, errPath string) {
-	if !c.boundReg(pIdxBoundReg, path, "") {
+// idxBoundReg checks the index bound register b of field path: the plain
+// rule, plus the coupling with idx_bound_is_err (§2.3, §9.4).
+func (c *checker) idxBoundReg(path string, b isa.BoundCheckRegView, idxBoundIsErr uint64) {
+	if !c.boundReg(pIdxBoundReg, path, b, false) {
 		return
 	}
-	if errPath != "" && c.u(path+".bc_enabled") == 1 && c.u(path+".bc_disable_oob_error_notif") == 1 && c.u(errPath) == 0 {
+	if b.BCEnabled() == 1 && b.BCDisableOOBErrorNotif() == 1 && idxBoundIsErr == 0 {
 		c.failf(pIdxBoundReg, path+".bc_disable_oob_error_notif", "1", "with idx_bound_is_err = 0 out-of-bounds indices are skipped, not errors: bc_disable_oob_error_notif must be 0 (field-tables §9.4)")
 	}
 }
 
-// indirectFlags checks DMA_INDIRECT_FLAGS (§3.5): the mode, and the dims.
-func (c *checker) indirectFlags(path string, shapeFromReg bool) {
-	mode := c.u(path + ".indirect_mode")
-	if !c.enumOn(pIndirectMode, path+".indirect_mode", isa.IndirectMode) {
+// indirectFlags checks the DMA_INDIRECT_FLAGS f of field path (§3.5): the
+// mode, and the dims.
+func (c *checker) indirectFlags(path string, f isa.DMAIndirectFlagsView, shapeFromReg bool) {
+	mode := f.IndirectMode()
+	if !enumOn(c, pIndirectMode, path+".indirect_mode", mode) {
 		return
 	}
-	g, s := c.u(path+".gather_dim"), c.u(path+".scatter_dim")
+	g, s := f.GatherDim(), f.ScatterDim()
 	switch {
-	case mode == 0 && s != 0:
-		c.failf(pIndirectDims, path+".scatter_dim", isa.IndirectDim.Format(s), "SRC (gather) mode: scatter_dim must be X (0)")
-	case mode == 1 && g != 0:
-		c.failf(pIndirectDims, path+".gather_dim", isa.IndirectDim.Format(g), "DST (scatter) mode: gather_dim must be X (0)")
-	case !shapeFromReg && g != 0:
-		c.failf(pIndirectDims, path+".gather_dim", isa.IndirectDim.Format(g), "with immediate (non shape-register) addresses the indirect dim must be X")
-	case !shapeFromReg && s != 0:
-		c.failf(pIndirectDims, path+".scatter_dim", isa.IndirectDim.Format(s), "with immediate (non shape-register) addresses the indirect dim must be X")
+	case mode == isa.IndirectModeSrc && s != isa.IndirectDimX:
+		c.failf(pIndirectDims, path+".scatter_dim", s.String(), "SRC (gather) mode: scatter_dim must be X (0)")
+	case mode == isa.IndirectModeDst && g != isa.IndirectDimX:
+		c.failf(pIndirectDims, path+".gather_dim", g.String(), "DST (scatter) mode: gather_dim must be X (0)")
+	case !shapeFromReg && g != isa.IndirectDimX:
+		c.failf(pIndirectDims, path+".gather_dim", g.String(), "with immediate (non shape-register) addresses the indirect dim must be X")
+	case !shapeFromReg && s != isa.IndirectDimX:
+		c.failf(pIndirectDims, path+".scatter_dim", s.String(), "with immediate (non shape-register) addresses the indirect dim must be X")
 	}
 }

@@ -10,35 +10,37 @@ import (
 // field-tables §3.6, §11.5. (has_valid_dma_transpose_nc is the presence rule.)
 
 func (c *checker) xpose() {
-	for _, leg := range []string{"src", "dst"} {
-		c.addr8(leg + "_start_addr")
-		c.boundReg(pBoundReg, leg+"_bound_reg", leg+"_start_addr")
+	v, _ := c.in.Xpose()
+	for k, leg := range legNames {
+		a := [2]isa.Addr8{v.SrcStartAddr(), v.DstStartAddr()}[k]
+		c.addr8(leg+"_start_addr", a)
+		c.boundReg(pBoundReg, leg+"_bound_reg", [2]isa.BoundCheckRegView{v.SrcBoundReg(), v.DstBoundReg()}[k], wideOffset(a))
 	}
-	c.configs("dma_configs")
-	if r := c.u("tile_src_rows"); r != 16 {
+	c.configs("dma_configs", v.DMAConfigs())
+	if r := v.TileSrcRows(); r != 16 {
 		c.failf(pXposeRows, "tile_src_rows", fmt.Sprint(r), "must be 16")
 	}
-	in, out := c.u("in_dtype"), c.u("out_dtype")
+	in, out := v.InDType(), v.OutDType()
 	size := c.dtypeBytes(out)
 	if in != out || (size != 2 && size != 4) {
-		c.fail(pXposeDtypes, "out_dtype", isa.DType.Format(out), fmt.Sprintf("must equal in_dtype (%s), a 2- or 4-byte type: no cast in a transpose", isa.DType.Format(in)))
+		c.fail(pXposeDtypes, "out_dtype", out.String(), fmt.Sprintf("must equal in_dtype (%s), a 2- or 4-byte type: no cast in a transpose", in))
 	}
 	maxCols := uint64(128)
 	if size == 4 {
 		maxCols = 64
 	}
-	cols := c.u("tile_src_cols")
+	cols := v.TileSrcCols()
 	if cols < 1 || cols > maxCols {
 		c.fail(pXposeCols, "tile_src_cols", fmt.Sprint(cols), fmt.Sprintf("must be 1..%d for a %d-byte type", maxCols, max(size, 2)))
 	}
-	if a, ok := c.immAddr("dst_start_addr"); ok && (!c.sbufAddr(a) || a%32 != 0) {
+	if a, ok := v.DstStartAddr().Imm(); ok && (!c.sbufAddr(a) || a%32 != 0) {
 		c.fail(pXposeDstAddr, "dst_start_addr", fmt.Sprintf("%#x", a), "must be a 32-byte aligned SBUF address (the xbar writes SBUF)")
 	}
-	if s, n := c.i("dst_step_elem[1]"), c.u("dst_num_elem[1]"); s%32 != 0 && n != 1 {
+	if s, n := v.DstStepElem(1), v.DstNumElem(1); s%32 != 0 && n != 1 {
 		c.failf(pXposeDstStep, "dst_step_elem[1]", fmt.Sprint(s), "must be a multiple of 32 unless dst_num_elem[1] == 1")
 	}
-	sn0, sn1 := c.u("src_num_elem[0]"), c.u("src_num_elem[1]")
-	dn0, dn1 := c.u("dst_num_elem[0]"), c.u("dst_num_elem[1]")
+	sn0, sn1 := v.SrcNumElem(0), v.SrcNumElem(1)
+	dn0, dn1 := v.DstNumElem(0), v.DstNumElem(1)
 	switch {
 	case dn0 != sn1 || dn1 != sn0:
 		c.fail(pXposeShape, "dst_num_elem", fmt.Sprintf("[%d, %d]", dn0, dn1), fmt.Sprintf("must be {src_num_elem[1], src_num_elem[0]} = [%d, %d]", sn1, sn0))
@@ -46,7 +48,7 @@ func (c *checker) xpose() {
 		c.failf(pXposeShape, "src_num_elem[1]", fmt.Sprint(sn1), "must be a multiple of 16 (tile_src_rows)")
 	case cols >= 1 && cols <= maxCols && sn0%cols != 0:
 		c.fail(pXposeShape, "tile_src_cols", fmt.Sprint(cols), fmt.Sprintf("must divide src_num_elem[0] = %d", sn0))
-	case c.i("tile_src_row_step") != c.i("src_step_elem[1]"):
-		c.fail(pXposeShape, "tile_src_row_step", fmt.Sprint(c.i("tile_src_row_step")), fmt.Sprintf("must equal src_step_elem[1] = %d", c.i("src_step_elem[1]")))
+	case v.TileSrcRowStep() != v.SrcStepElem(1):
+		c.fail(pXposeShape, "tile_src_row_step", fmt.Sprint(v.TileSrcRowStep()), fmt.Sprintf("must equal src_step_elem[1] = %d", v.SrcStepElem(1)))
 	}
 }
