@@ -36,8 +36,8 @@ func (s *Stream) Name() string {
 }
 
 // FromObject is an assembled or binary program with its pseudo words
-// (0xd4) relocated through vars (field-tables §9; nil or empty: left as
-// they are, and an executor refuses them).
+// (0xd4) relocated through vars (field-tables §9; nil: left as they are,
+// and an executor refuses them).
 func FromObject(obj *asm.Object, vars *dge.Vars) *Program {
 	p := &Program{Gen: obj.Gen}
 	for k, s := range obj.Streams {
@@ -53,7 +53,7 @@ func FromObject(obj *asm.Object, vars *dge.Vars) *Program {
 // step.
 func Resolve(gen isa.Gen, code []byte, vars *dge.Vars) ([]sched.Step, error) {
 	steps, err := sched.Decode(gen, code)
-	if vars == nil || len(vars.Base) == 0 && len(vars.Table) == 0 {
+	if vars == nil {
 		return steps, err
 	}
 	for i := range steps {

@@ -133,6 +133,18 @@ func rows(l *dge.Leg, f func(base int64) bool) {
 	}
 }
 
+// Lower is the whole lowering of one resolved word: the DGE's micro-op
+// program (dge.Lower), then its descriptors (Expand) — what `ndma lower`
+// lists and the engines execute. p is nil when the DGE does not lower the
+// word (err says why); lw is nil when the expansion fails.
+func Lower(in *isa.Inst, gen isa.Gen, dopt dge.Options, opt Options) (p *dge.Program, lw *Lowered, err error) {
+	if p, err = dge.Lower(in, gen, dopt); err != nil {
+		return nil, nil, err
+	}
+	lw, err = Expand(p, opt)
+	return p, lw, err
+}
+
 // Expand turns a program into descriptor lists, checking the bound layers.
 func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	if opt.RingSize <= 0 {

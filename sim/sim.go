@@ -159,16 +159,15 @@ func (x *Machine) issue(in *isa.Inst) error {
 	for i, v := range x.Regs {
 		regs[uint8(i)] = v
 	}
-	p, err := dge.Lower(in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs})
-	if err != nil {
-		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
-	}
 	idx, err := x.indexFunc(in)
 	if err != nil {
 		return fault(err)
 	}
-	lw, err := sdma.Expand(p, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx})
-	if err != nil {
+	p, lw, err := sdma.Lower(in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx})
+	switch {
+	case p == nil:
+		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
+	case err != nil:
 		return fault(err)
 	}
 	if err := x.run(name, p, lw); err != nil {

@@ -275,15 +275,11 @@ func demoLower(w io.Writer, gen isa.Gen) error {
 			continue
 		}
 		fmt.Fprintf(w, "--- %s\nresolved: %s", ex.title, asm.AppendInst(nil, &r))
-		p, err := dge.Lower(&r, gen, dge.Options{})
+		p, lw, err := sdma.Lower(&r, gen, dge.Options{}, sdma.Options{})
 		if err != nil {
 			return err
 		}
 		w.Write(p.AppendDump(nil))
-		lw, err := sdma.Expand(p, sdma.Options{})
-		if err != nil {
-			return err
-		}
 		listing := strings.Split(strings.TrimSuffix(string(lw.AppendListing(nil)), "\n"), "\n")
 		if len(listing) > 8 { // the head and the tail are enough to see the pattern
 			listing = append(append(listing[:6:6], fmt.Sprintf("  … %d more lines", len(listing)-8)), listing[len(listing)-2:]...)

@@ -10,8 +10,10 @@ import (
 	"strings"
 
 	"ndma/asm"
+	"ndma/device"
 	"ndma/dge"
 	"ndma/isa"
+	"ndma/sched"
 	"ndma/sdma"
 )
 
@@ -58,7 +60,8 @@ func runLower(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	res, err := lowerStream(gen, code, vt, dge.Options{Backend: backend, Regs: rv}, sdma.Options{RingSize: *ring, Regs: rv}, nil)
+	steps, derr := device.Resolve(gen, code, vt)
+	res, err := lowerSteps(gen, steps, derr, dge.Options{Backend: backend, Regs: rv}, sdma.Options{RingSize: *ring, Regs: rv})
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -90,6 +93,7 @@ type loweredWord struct {
 	Resolved string       `json:"resolved,omitempty"`
 	Queue    string       `json:"queue,omitempty"` // the NEFF dma_queue (neff lower)
 	Skipped  string       `json:"skipped,omitempty"`
+	Refused  string       `json:"refused,omitempty"` // why `run` refuses the word (a walk outside its NEFF variable)
 	Backend  string       `json:"backend,omitempty"`
 	Trace    []string     `json:"trace,omitempty"`
 	Queues   []queueJSON  `json:"queues,omitempty"`
@@ -116,63 +120,42 @@ type queueJSON struct {
 	Doorbells   []sdma.Doorbell `json:"doorbells"`
 }
 
-// neffHooks resolve a NEFF stream's pseudo words beyond dge.Relocate: a 0xc1
-// into its block's words, and the NEFF queue each DMA word belongs to.
-type neffHooks struct {
-	fire    func(in *isa.Inst) ([]isa.Inst, string, error)
-	queueOf func(in *isa.Inst) string
-}
-
-func lowerStream(gen isa.Gen, code []byte, vt *dge.Vars, dopt dge.Options, sopt sdma.Options, hooks *neffHooks) ([]loweredWord, error) {
+// lowerSteps lowers a resolved stream (device.Resolve, device.ResolveEngine):
+// every word a step executes, listed under the word as written.
+func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Options, sopt sdma.Options) ([]loweredWord, error) {
 	var out []loweredWord
-	d := isa.NewDecoder(gen, code)
-	for d.Next() {
-		in := d.Inst()
-		w := loweredWord{Offset: d.Offset(), Mnemonic: in.Def().Mnemonic()}
-		words := []isa.Inst{*in}
-		switch {
-		case in.Opcode() == isa.OpPseudoDMADirect2D:
-			r, err := dge.Relocate(in, vt)
-			if err != nil {
-				return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
+	for i := range steps {
+		s := &steps[i]
+		w := loweredWord{Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic(), Queue: s.Queue}
+		if s.Err != nil {
+			if s.Run == nil {
+				return nil, fmt.Errorf("offset %#x (%s): %w", s.Offset, w.Mnemonic, s.Err)
 			}
-			words[0] = r
-			if hooks != nil {
-				w.Queue = hooks.queueOf(in)
-			}
-		case in.Opcode() == isa.OpPseudoDMATrigger && hooks != nil:
-			ws, q, err := hooks.fire(in)
-			if err != nil {
-				return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
-			}
-			words, w.Queue = ws, q
+			w.Refused = s.Err.Error()
 		}
-		for i := range words {
+		words := s.Words()
+		for k := range words {
 			lw := w
-			if len(words) > 1 || words[0].Opcode() != in.Opcode() {
-				lw.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, &words[i])), "\n")
+			if s.Run != nil {
+				lw.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, &words[k])), "\n")
 			}
-			if err := lowerWord(gen, &words[i], &lw, dopt, sopt); err != nil {
-				return nil, fmt.Errorf("offset %#x (%s): %w", d.Offset(), w.Mnemonic, err)
+			if err := lowerWord(gen, &words[k], &lw, dopt, sopt); err != nil {
+				return nil, fmt.Errorf("offset %#x (%s): %w", s.Offset, w.Mnemonic, err)
 			}
 			out = append(out, lw)
 		}
 	}
-	return out, d.Err()
+	return out, decodeErr
 }
 
 // lowerWord lowers one resolved word into w (a word the DGE does not move
 // is marked skipped).
 func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options) error {
-	p, err := dge.Lower(word, gen, dopt)
-	if err != nil {
-		if errorsIsNotLowered(err) {
-			w.Skipped = "not a DGE data-movement word"
-			return nil
-		}
-		return err
+	p, lw, err := sdma.Lower(word, gen, dopt, sopt)
+	if p == nil && errorsIsNotLowered(err) {
+		w.Skipped = "not a DGE data-movement word"
+		return nil
 	}
-	lw, err := sdma.Expand(p, sopt)
 	if err != nil {
 		return err
 	}
@@ -217,6 +200,9 @@ func printLowered(e *env, w loweredWord) {
 	fmt.Fprintf(e.stdout, "== %#06x %s\n", w.Offset, w.Mnemonic)
 	if w.Queue != "" {
 		fmt.Fprintf(e.stdout, "# queue %s\n", w.Queue)
+	}
+	if w.Refused != "" {
+		fmt.Fprintf(e.stdout, "# run refuses it: %s\n", w.Refused)
 	}
 	if w.Skipped != "" {
 		fmt.Fprintf(e.stdout, "# %s\n", w.Skipped)

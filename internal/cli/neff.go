@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"ndma/asm"
+	"ndma/device"
 	"ndma/dge"
 	"ndma/isa"
 	"ndma/neff"
@@ -259,16 +260,17 @@ type streamLowered struct {
 // fired into their blocks' words.
 func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph) ([]streamLowered, error) {
 	var out []streamLowered
+	place, err := device.Place(sgs)
+	if err != nil {
+		return nil, err
+	}
 	for si := range sgs {
 		sg := &sgs[si]
-		place, err := sg.Place()
-		if err != nil {
-			return nil, err
-		}
-		vt := relocVars(sg, place)
+		vars := sg.Variables()
 		for ei := range sg.Engines {
 			en := &sg.Engines[ei]
-			res, err := lowerStream(gen, en.Code, vt, dge.Options{}, sdma.Options{}, hooksFor(gen, sg, en, place))
+			steps, _, derr := device.ResolveEngine(gen, vars, sg, en, place[si])
+			res, err := lowerSteps(gen, steps, derr, dge.Options{}, sdma.Options{})
 			if err != nil {
 				return nil, fmt.Errorf("%s %s: %w", sg.Name, en.Key, err)
 			}
@@ -308,24 +310,6 @@ func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, 
 		}
 	}
 	return pos[0], gen, f, sgs, nil
-}
-
-// hooksFor resolves an engine's 0xc1 words through its subgraph's blocks
-// and names the queue of each DMA word.
-func hooksFor(gen isa.Gen, sg *neff.Subgraph, en *neff.Engine, place map[int]uint64) *neffHooks {
-	return &neffHooks{
-		fire: func(in *isa.Inst) ([]isa.Inst, string, error) {
-			f, err := sg.Fire(gen, en, in, place)
-			if err != nil {
-				return nil, "", err
-			}
-			return f.Words, f.Queue.Name, nil
-		},
-		queueOf: func(in *isa.Inst) string {
-			sem, _ := in.Uint("semaphore")
-			return sg.QueueOf(en, int(sem))
-		},
-	}
 }
 
 // printQueueStats is the --stats breakdown by NEFF dma_queue.
@@ -432,14 +416,4 @@ func eventsText(in *isa.Inst) string {
 		}
 	}
 	return out
-}
-
-// relocVars is what dge.Relocate needs of a subgraph: every placed
-// variable's address and the dge-table list.
-func relocVars(sg *neff.Subgraph, place map[int]uint64) *dge.Vars {
-	vt := &dge.Vars{Base: make(map[uint16]uint64, len(place)), Table: sg.Table()}
-	for id, a := range place {
-		vt.Base[uint16(id)] = a
-	}
-	return vt
 }

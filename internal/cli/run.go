@@ -108,6 +108,9 @@ func runRun(e *env, args []string) error {
 		}
 	}
 	prog.Gen = gen // the words decode as --gen says
+	if len(vt.Base) == 0 && len(vt.Table) == 0 {
+		vt = nil // no variables: a pseudo word stays one, and the executors say so
+	}
 	p := device.FromObject(prog, vt)
 	res, runErr := device.Run(p, opt)
 	if res.Ref == nil && res.Sim == nil {
