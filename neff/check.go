@@ -150,31 +150,33 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 // problems — an address arm naming no variable (directly or through the
 // dge-table list) or a walk that leaves its variable (SBUF's map for the
 // state-buffer) — which make the word's meaning wrong, and soft ones — a
-// completion semaphore no queue of en owns — which do not.
+// completion semaphore no queue of en owns — which do not. Any other word
+// has neither.
 func (sg *Subgraph) CheckPseudo(gen isa.Gen, en *Engine, in *isa.Inst) (hard, soft []string) {
-	sem, _ := in.Uint("semaphore")
-	if sg.QueueOf(en, int(sem)) == "" {
+	p, ok := in.PseudoDirect2D()
+	if !ok {
+		return nil, nil
+	}
+	if sem := p.Semaphore(); sg.QueueOf(en, int(sem)) == "" {
 		soft = append(soft, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: semaphore %d is in no semaphore_set of a queue %s owns", sem, en.Key))
 	}
 	table := sg.Table()
-	for _, side := range []string{"src", "dst"} {
+	var legs [2]isa.Leg2D
+	legs[0], legs[1], _ = in.Legs2D()
+	for k, side := range []string{"src", "dst"} {
 		path := side + "_start_addr"
-		a, err := in.Addr8(path)
-		if err != nil {
-			continue
-		}
+		a := [2]isa.Addr8{p.SrcStartAddr(), p.DstStartAddr()}[k]
 		var id int
 		var base uint64
 		var arm string
 		if vid, off, ok := a.Var(); ok {
 			id, base, arm = int(vid), uint64(off), fmt.Sprintf("var %d", vid)
-		} else if a.Form() == "tbl" {
-			idx := int(uint16(a.Raw >> 32))
-			if idx >= len(table) {
+		} else if idx, off, ok := a.Table(); ok {
+			if int(idx) >= len(table) {
 				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s table index %d is past the dge-table list (%d entries)", path, idx, len(table)))
 				continue
 			}
-			id, base, arm = int(table[idx]), uint64(uint32(a.Raw)), fmt.Sprintf("tbl(%d) = var %d", idx, table[idx])
+			id, base, arm = int(table[idx]), uint64(off), fmt.Sprintf("tbl(%d) = var %d", idx, table[idx])
 		} else {
 			continue
 		}
@@ -185,11 +187,11 @@ func (sg *Subgraph) CheckPseudo(gen isa.Gen, en *Engine, in *isa.Inst) (hard, so
 		case v.Type == "dge-table":
 			hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s names %s %q, a dge-table (it holds no bytes)", path, arm, v.Name))
 		case v.Type == "state-buffer":
-			if msg := sbufWalk(gen, in, side, base); msg != "" {
+			if msg := sbufWalk(gen, legs[k], base); msg != "" {
 				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s %s %q + %#x: %s", path, arm, v.Name, base, msg))
 			}
 		default:
-			lo, hi := walkExtent(in, side)
+			lo, hi := legs[k].Extent()
 			if int64(base)+lo < 0 || int64(base)+hi > v.Size {
 				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s %s %q + %#x: the walk touches bytes %d..%d, the variable has %d", path, arm, v.Name, base, int64(base)+lo, int64(base)+hi, v.Size))
 			}
@@ -198,29 +200,28 @@ func (sg *Subgraph) CheckPseudo(gen isa.Gen, en *Engine, in *isa.Inst) (hard, so
 	return hard, soft
 }
 
-// sbufWalk checks a side's element starts (all of them up to 65536, else the
+// sbufWalk checks a leg's element starts (all of them up to 65536, else the
 // corners) against the SBUF map: each element inside one partition's active
 // bytes (field-tables §11.2). "" when the walk fits.
-func sbufWalk(gen isa.Gen, in *isa.Inst, side string, base uint64) string {
+func sbufWalk(gen isa.Gen, w isa.Leg2D, base uint64) string {
 	m := isa.Map(gen)
-	w := walkOf(in, side)
-	if w.n[0] == 0 || w.n[1] == 0 {
+	if w.Num[0] == 0 || w.Num[1] == 0 {
 		return ""
 	}
 	at := func(i, j int64) string {
-		o := int64(base) + i*w.st[0] + j*w.st[1]
+		o := int64(base) + i*w.Step[0] + j*w.Step[1]
 		if o < 0 {
 			return fmt.Sprintf("element (%d, %d) starts below address 0", i, j)
 		}
 		r, p, off := m.Split(uint64(o))
-		if r != isa.SBUF || p >= m.Partitions || off+uint64(w.elem) > m.SBUFActive {
-			return fmt.Sprintf("element (%d, %d) at %#x (%d bytes) is not inside one SBUF partition's %d active bytes", i, j, o, w.elem, m.SBUFActive)
+		if r != isa.SBUF || p >= m.Partitions || off+uint64(w.Elem) > m.SBUFActive {
+			return fmt.Sprintf("element (%d, %d) at %#x (%d bytes) is not inside one SBUF partition's %d active bytes", i, j, o, w.Elem, m.SBUFActive)
 		}
 		return ""
 	}
-	if w.n[0]*w.n[1] <= 1<<16 {
-		for j := int64(0); j < w.n[1]; j++ {
-			for i := int64(0); i < w.n[0]; i++ {
+	if w.Num[0]*w.Num[1] <= 1<<16 {
+		for j := int64(0); j < w.Num[1]; j++ {
+			for i := int64(0); i < w.Num[0]; i++ {
 				if msg := at(i, j); msg != "" {
 					return msg
 				}
@@ -228,47 +229,10 @@ func sbufWalk(gen isa.Gen, in *isa.Inst, side string, base uint64) string {
 		}
 		return ""
 	}
-	for _, c := range [][2]int64{{0, 0}, {w.n[0] - 1, 0}, {0, w.n[1] - 1}, {w.n[0] - 1, w.n[1] - 1}} {
+	for _, c := range [][2]int64{{0, 0}, {w.Num[0] - 1, 0}, {0, w.Num[1] - 1}, {w.Num[0] - 1, w.Num[1] - 1}} {
 		if msg := at(c[0], c[1]); msg != "" {
 			return msg
 		}
 	}
 	return ""
-}
-
-// walk2 is one side of a DMA_DIRECT2D-shaped word (field-tables §11.3: byte
-// steps, elem_size bytes, 0 = 64 KiB).
-type walk2 struct {
-	elem  int64
-	n, st [2]int64
-}
-
-func walkOf(in *isa.Inst, side string) walk2 {
-	var w walk2
-	if w.elem, _ = in.Int(side + "_elem_size"); w.elem == 0 {
-		w.elem = 65536
-	}
-	for d := 0; d < 2; d++ {
-		w.n[d], _ = in.Int(fmt.Sprintf("%s_num_elem[%d]", side, d))
-		w.st[d], _ = in.Int(fmt.Sprintf("%s_step_elem[%d]", side, d))
-	}
-	return w
-}
-
-// walkExtent is the byte range [lo, hi) a side's 2-D walk touches relative
-// to its start.
-func walkExtent(in *isa.Inst, side string) (lo, hi int64) {
-	w := walkOf(in, side)
-	hi = w.elem
-	for d := 0; d < 2; d++ {
-		if w.n[d] == 0 {
-			return 0, 0
-		}
-		if span := (w.n[d] - 1) * w.st[d]; span < 0 {
-			lo += span
-		} else {
-			hi += span
-		}
-	}
-	return lo, hi
 }

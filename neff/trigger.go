@@ -38,18 +38,19 @@ var ErrTrigger = errors.New("unresolvable PSEUDO_DMA_TRIGGER")
 // dma_queue_name → def.json dma_queue (owned by en) and its completion
 // semaphore → the dma[] block with block_id. The result has no words yet.
 func (sg *Subgraph) Resolve(en *Engine, trig *isa.Inst) (*Fired, error) {
-	raw, err := trig.Bytes("dma_queue_name")
-	if err != nil {
-		return nil, err
+	t, ok := trig.PseudoTrigger()
+	if !ok {
+		return nil, fmt.Errorf("%s is not a PSEUDO_DMA_TRIGGER: %w", trig.Def().Mnemonic(), ErrTrigger)
 	}
-	name, ok := isa.TextBytes(raw)
+	raw := t.DMAQueueName()
+	name, ok := isa.TextBytes(raw[:])
 	if !ok || name == "" {
-		return nil, fmt.Errorf("dma_queue_name % x is no queue name: %w", raw, ErrTrigger)
+		return nil, fmt.Errorf("dma_queue_name % x is no queue name: %w", raw[:], ErrTrigger)
 	}
-	if n, _ := trig.Uint("use_raw_count"); n != 0 {
+	if n := t.UseRawCount(); n != 0 {
 		return nil, fmt.Errorf("queue %s: use_raw_count %d (block_id as a raw descriptor count) is not modelled: %w", name, n, ErrTrigger)
 	}
-	id, _ := trig.Uint("block_id")
+	id := t.BlockID()
 	q, inst, found := findQueue(sg.queues, name)
 	if !found {
 		return nil, fmt.Errorf("queue %q is not in %s/def.json dma_queue: %w", name, sg.Dir, ErrTrigger)
@@ -103,15 +104,12 @@ func (sg *Subgraph) Fire(gen isa.Gen, en *Engine, trig *isa.Inst, place map[int]
 	if fired.Words, fired.Bytes, err = sg.BlockWords(gen, fired.Block, place); err != nil {
 		return nil, err
 	}
-	for _, p := range []string{"events.wait_mode", "events.wait_idx", "events.update_mode", "events.update_idx", "events.semaphore_value"} {
-		v, _ := trig.Uint(p)
-		fired.Words[0].SetUint(p, v)
-	}
-	last := &fired.Words[len(fired.Words)-1]
-	if err := last.Set("semaphore", int64(fired.Semaphore)); err != nil {
+	fired.Words[0].CopyEvents(trig)
+	last, _ := fired.Words[len(fired.Words)-1].Direct2D()
+	if err := last.SetSemaphore(int64(fired.Semaphore)); err != nil {
 		return nil, fmt.Errorf("queue %s: %w", fired.Queue.Name, err)
 	}
-	last.Set("sem_increment", 1)
+	last.SetSemIncrement(1)
 	return fired, nil
 }
 
@@ -254,13 +252,8 @@ type chunk struct {
 // into runs, the runs cut where either side's run ends (≤ 64 KiB a piece),
 // and equal pieces at constant strides folded into the word's two dims.
 func (sg *Subgraph) descWords(gen isa.Gen, d *Desc, place map[int]uint64) ([]isa.Inst, int64, error) {
-	var op uint64
-	switch d.Op {
-	case "", "copy":
-	case "add", "max", "min":
-		v, _ := isa.DGEComputeOp.Parse(strings.ToUpper(d.Op))
-		op = v
-	default:
+	op, ok := computeOps[d.Op]
+	if !ok {
 		return nil, 0, fmt.Errorf("op %q is not modelled (copy, add, max, min)", d.Op)
 	}
 	fromT, err := DType(d.FromDtype)
@@ -367,33 +360,42 @@ func (sg *Subgraph) descWords(gen isa.Gen, d *Desc, place map[int]uint64) ([]isa
 		sh := shapeOf(c.n, int64(fs), int64(ts), row, rows, s0, d0, s1, d1)
 		next = k + sh.used
 		w := isa.New(gen, isa.OpDMAMemcpy)
-		for _, f := range []struct {
-			path string
-			v    int64
-		}{
-			{"compute_op", int64(op)},
-			{"src_step_elem[0]", sh.s0}, {"src_step_elem[1]", sh.s1}, {"src_num_elem[0]", sh.n0}, {"src_num_elem[1]", sh.n1},
-			{"src_elem_size", sh.es % 65536},
-			{"dst_step_elem[0]", sh.d0}, {"dst_step_elem[1]", sh.d1}, {"dst_num_elem[0]", sh.n0}, {"dst_num_elem[1]", sh.n1},
-			{"dst_elem_size", sh.ed % 65536},
-			{"in_dtype", int64(fromT)}, {"out_dtype", int64(toT)},
-		} {
-			if err := w.Set(f.path, f.v); err != nil {
-				return nil, 0, err
-			}
-		}
-		if err := w.SetUint("src_start_addr", c.src); err != nil {
+		v, _ := w.Direct2D()
+		if err := firstErr( // in field order; elem_size 65536 is written 0 (§3.2)
+			v.SetComputeOp(op),
+			v.SetSrcStepElem(0, sh.s0), v.SetSrcStepElem(1, sh.s1), v.SetSrcNumElem(0, sh.n0), v.SetSrcNumElem(1, sh.n1),
+			v.SetSrcElemSize(sh.es%65536),
+			v.SetDstStepElem(0, sh.d0), v.SetDstStepElem(1, sh.d1), v.SetDstNumElem(0, sh.n0), v.SetDstNumElem(1, sh.n1),
+			v.SetDstElemSize(sh.ed%65536),
+			v.SetInDType(isa.DTypeCode(fromT)), v.SetOutDType(isa.DTypeCode(toT)),
+		); err != nil {
 			return nil, 0, err
 		}
-		if err := w.SetUint("dst_start_addr", c.dst); err != nil {
-			return nil, 0, err
-		}
+		v.SetSrcStartAddr(c.src)
+		v.SetDstStartAddr(c.dst)
 		if words = append(words, w); len(words) > MaxWords {
 			return nil, 0, fmt.Errorf("needs more than %d DMA_DIRECT2D words: the two sides' runs do not line up into regular pieces", MaxWords)
 		}
 		k = next
 	}
 	return words, nd * int64(ts), nil
+}
+
+// computeOps are the descriptor ops ndma lowers, by the DGE_COMPUTE_OP they
+// become (neff.md §4.5).
+var computeOps = map[string]isa.DGEComputeOpCode{
+	"": isa.DGEComputeOpNone, "copy": isa.DGEComputeOpNone,
+	"add": isa.DGEComputeOpAdd, "max": isa.DGEComputeOpMax, "min": isa.DGEComputeOpMin,
+}
+
+// firstErr is the first non-nil error of a run of setter results.
+func firstErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // shape is one word's walk: elem sizes, counts and byte steps per side, and
