@@ -61,13 +61,10 @@ func RunSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step 
 	if maxSteps <= 0 {
 		maxSteps = DefaultMaxSteps
 	}
+	v, _ := in.CCI()
 	var slots [Slots]isa.CCInst
 	for k := range slots {
-		c, err := in.CCInst(k)
-		if err != nil {
-			return 0, err
-		}
-		slots[k] = c
+		slots[k] = v.Insts(k)
 	}
 	x := &exec{regs: *regs, sems: m.Sems, m: m, overlay: map[uint64]byte{}}
 	steps := 0
@@ -131,58 +128,59 @@ func (x *exec) setPair(i int64, v uint64) error {
 	return nil
 }
 
-func field(c isa.CCInst, name string) int64 {
-	v, err := c.Get(name)
-	if err != nil {
-		panic(err) // the member tables name these fields
-	}
-	return v
-}
-
 // step executes slot pc and returns the next pc.
 func (x *exec) step(pc int, c isa.CCInst) (int, error) {
-	op := c.Op()
-	typ, ok := isa.CCOpType(op)
+	op := isa.CCOpCode(c.Op())
+	typ, ok := isa.CCOpType(c.Op())
 	if !ok {
-		return 0, fmt.Errorf("%#02x: %w", op, ErrUnknownOp)
+		return 0, fmt.Errorf("%#02x: %w", c.Op(), ErrUnknownOp)
 	}
-	switch typ {
+	switch typ { // the member the op selects: c converts to it directly
 	case isa.CCTypeNOP:
 	case isa.CCTypeMOV:
-		v, err := x.r(field(c, "src"))
+		m := isa.CCMov(c)
+		v, err := x.r(int64(m.Src()))
 		if err != nil {
 			return 0, err
 		}
-		return pc + 1, x.set(field(c, "dst"), v)
+		return pc + 1, x.set(int64(m.Dst()), v)
 	case isa.CCTypeMOVIMM:
-		d, imm := field(c, "dst"), uint32(field(c, "imm"))
+		m := isa.CCMovImm(c)
+		d, imm := int64(m.Dst()), uint32(m.Imm())
 		old, err := x.r(d)
 		if err != nil {
 			return 0, err
 		}
 		switch op {
-		case 0x02: // MOV_IMM_LO: the low half, the high half kept
+		case isa.CCOpMovImmLo: // the low half, the high half kept
 			return pc + 1, x.set(d, old&0xffff0000|imm)
-		case 0x03: // MOV_IMM_HI: the high half, the low half kept
+		case isa.CCOpMovImmHi: // the high half, the low half kept
 			return pc + 1, x.set(d, old&0xffff|imm<<16)
 		}
 		return pc + 1, x.set(d, uint32(int32(int16(imm)))) // MOV_IMM_LO_S: sign-extended
 	case isa.CCTypeALU:
-		return pc + 1, x.alu(op, field(c, "dst"), field(c, "src0"), field(c, "src1"))
-	case isa.CCTypeBR, isa.CCTypeBL:
-		return x.branch(pc, op, c)
+		m := isa.CCALU(c)
+		return pc + 1, x.alu(op, int64(m.Dst()), int64(m.Src0()), int64(m.Src1()))
+	case isa.CCTypeBR:
+		m := isa.CCBr(c)
+		return x.branch(pc, op, m.Target(), -1, int64(m.CCSrc()))
+	case isa.CCTypeBL:
+		m := isa.CCBl(c)
+		return x.branch(pc, op, m.Target(), int64(m.Dst()), -1)
 	case isa.CCTypeMEM:
-		return pc + 1, x.memOp(op, field(c, "srcdst"), field(c, "addr_reg"), field(c, "addr_imm"))
+		m := isa.CCMem(c)
+		return pc + 1, x.memOp(op, int64(m.SrcDst()), int64(m.AddrReg()), int64(m.AddrImm()))
 	case isa.CCTypeSEMR:
-		id := field(c, "semid")
-		return pc + 1, x.set(field(c, "dst"), uint32(x.sems[id]))
+		m := isa.CCSemR(c)
+		return pc + 1, x.set(int64(m.Dst()), uint32(x.sems[m.SemID()]))
 	case isa.CCTypeSEMU:
-		v, err := x.r(field(c, "src0"))
+		m := isa.CCSemU(c)
+		v, err := x.r(int64(m.Src0()))
 		if err != nil {
 			return 0, err
 		}
-		id, val := field(c, "semid"), int32(v+uint32(field(c, "imm")))
-		if op == 0xb1 { // SEM_WRITE
+		id, val := m.SemID(), int32(v+uint32(m.Imm()))
+		if op == isa.CCOpSemWrite {
 			x.sems[id] = val
 		} else { // SEM_ADD
 			x.sems[id] += val
@@ -195,15 +193,17 @@ func (x *exec) step(pc int, c isa.CCInst) (int, error) {
 // BL_<kind> (r[dst] = the next slot, then jump). REL_IMM targets the slot
 // at the branch's own + target; REL_REG the branch's own + r[target];
 // REG64 the slot (r[target], r[target+1]) names. Slot 15 ends the word.
-func (x *exec) branch(pc int, op uint8, c isa.CCInst) (int, error) {
-	kind, variant := (op-0x90)/4, (op-0x90)%4
-	t := field(c, "target")
+//
+// t is the target field; link the BL's dst, ccSrc the BR's cc_src (the
+// other is -1: each member has one of the two).
+func (x *exec) branch(pc int, op isa.CCOpCode, t, link, ccSrc int64) (int, error) {
+	kind, variant := uint8(op-isa.CCOpBrRelImm)/4, uint8(op-isa.CCOpBrRelImm)%4
 	if variant == 3 { // BL: link
-		if err := x.set(field(c, "dst"), uint32(pc+1)); err != nil {
+		if err := x.set(link, uint32(pc+1)); err != nil {
 			return 0, err
 		}
 	} else if variant != 0 {
-		cc, err := x.r(field(c, "cc_src"))
+		cc, err := x.r(ccSrc)
 		if err != nil {
 			return 0, err
 		}
@@ -240,20 +240,20 @@ func (x *exec) branch(pc int, op uint8, c isa.CCInst) (int, error) {
 // memOp is LDR/STR of 8/16/32 bits (H, B; S sign-extends), 64 (D: a
 // register pair) and 128 (Q: four registers) at r[addr_reg] + addr_imm, a
 // Neuron address of the core's memory, aligned to the access size.
-func (x *exec) memOp(op uint8, rd, ra, imm int64) error {
+func (x *exec) memOp(op isa.CCOpCode, rd, ra, imm int64) error {
 	base, err := x.r(ra)
 	if err != nil {
 		return err
 	}
 	addr := uint64(base) + uint64(imm)
-	size := map[uint8]int{0xa0: 4, 0xa1: 2, 0xa2: 2, 0xa3: 1, 0xa4: 1, 0xa5: 4, 0xa6: 2, 0xa7: 1, 0xa8: 8, 0xa9: 16, 0xaa: 8, 0xab: 16}[op]
+	size := memSize[op]
 	if addr%uint64(size) != 0 {
 		return fmt.Errorf("%d-byte access at %#x: %w", size, addr, ErrMisaligned)
 	}
 	if rd < 0 || rd+int64(size+3)/4 > 64 {
 		return fmt.Errorf("r%d..: %w", rd, ErrRegister)
 	}
-	store := op >= 0xa5 && op <= 0xa7 || op == 0xaa || op == 0xab
+	store := op >= isa.CCOpStr && op <= isa.CCOpStrb || op == isa.CCOpStrd || op == isa.CCOpStrq
 	if store {
 		b := make([]byte, size)
 		for i := range b {
@@ -270,19 +270,25 @@ func (x *exec) memOp(op uint8, rd, ra, imm int64) error {
 		v = v<<8 | uint64(b[i])
 	}
 	switch op {
-	case 0xa2: // LDRHS
+	case isa.CCOpLdrhs:
 		v = uint64(uint32(int32(int16(v))))
-	case 0xa4: // LDRBS
+	case isa.CCOpLdrbs:
 		v = uint64(uint32(int32(int8(v))))
-	case 0xa8: // LDRD
+	case isa.CCOpLdrd:
 		return x.setPair(rd, v)
-	case 0xa9: // LDRQ
+	case isa.CCOpLdrq:
 		for i := int64(0); i < 4; i++ {
 			x.regs[rd+i] = uint32(b[4*i]) | uint32(b[4*i+1])<<8 | uint32(b[4*i+2])<<16 | uint32(b[4*i+3])<<24
 		}
 		return nil
 	}
 	return x.set(rd, uint32(v))
+}
+
+// memSize is the access size of each MEM op in bytes.
+var memSize = map[isa.CCOpCode]int{
+	isa.CCOpLdr: 4, isa.CCOpLdrh: 2, isa.CCOpLdrhs: 2, isa.CCOpLdrb: 1, isa.CCOpLdrbs: 1, isa.CCOpStr: 4, isa.CCOpStrh: 2,
+	isa.CCOpStrb: 1, isa.CCOpLdrd: 8, isa.CCOpLdrq: 16, isa.CCOpStrd: 8, isa.CCOpStrq: 16,
 }
 
 func (x *exec) load(addr uint64, n int) ([]byte, error) {
@@ -334,9 +340,9 @@ func (x *exec) commit() error {
 
 // alu is every CCTypeALU op: dst = src0 op src1 (one operand for the
 // unary ones), 64-bit forms on register pairs.
-func (x *exec) alu(op uint8, d, s0, s1 int64) error {
-	wide := op >= 0x20 && op <= 0x2e || op == 0x3d || op == 0x3e || op == 0x3f || op >= 0x46 && op <= 0x49 || op == 0x4b ||
-		op >= 0x70 && op <= 0x7d
+func (x *exec) alu(op isa.CCOpCode, d, s0, s1 int64) error {
+	wide := op >= isa.CCOpAdd64 && op <= isa.CCOpMin64S || op >= isa.CCOpAbsValue64 && op <= isa.CCOpAbsMin64 ||
+		op >= isa.CCOpAsr64 && op <= isa.CCOpRol64 || op == isa.CCOpClz64 || op >= isa.CCOpCmp64EQ && op <= isa.CCOpCmp64SGE
 	var a, b uint64
 	var err error
 	if wide {
@@ -365,39 +371,41 @@ func (x *exec) alu(op uint8, d, s0, s1 int64) error {
 
 // compute is the value of an ALU op on its operands (32-bit operands in the
 // low half); to64 says the result is a register pair.
-func compute(op uint8, a, b uint64) (r uint64, to64 bool, err error) {
+func compute(op isa.CCOpCode, a, b uint64) (r uint64, to64 bool, err error) {
 	a32, b32 := uint32(a), uint32(b)
 	sa, sb := int32(a32), int32(b32)
 	fa, fb := math.Float32frombits(a32), math.Float32frombits(b32)
+	in := func(lo, hi isa.CCOpCode) bool { return op >= lo && op <= hi }
+	k := func(first isa.CCOpCode) uint8 { return uint8(op - first) } // the op's place in its run
 	switch {
-	case op >= 0x10 && op <= 0x16:
-		return uint64(arith(op-0x10, a32, b32)), false, nil
-	case op >= 0x18 && op <= 0x1e:
-		return uint64(uint32(sat32(op-0x18, sa, sb))), false, nil
-	case op >= 0x20 && op <= 0x26:
-		return arith(op-0x20, a, b), true, nil
-	case op >= 0x28 && op <= 0x2e:
-		return uint64(sat64(op-0x28, int64(a), int64(b))), true, nil
-	case op >= 0x30 && op <= 0x39:
+	case in(isa.CCOpAdd, isa.CCOpMin):
+		return uint64(arith(k(isa.CCOpAdd), a32, b32)), false, nil
+	case in(isa.CCOpAdds, isa.CCOpMins):
+		return uint64(uint32(sat32(k(isa.CCOpAdds), sa, sb))), false, nil
+	case in(isa.CCOpAdd64, isa.CCOpMin64):
+		return arith(k(isa.CCOpAdd64), a, b), true, nil
+	case in(isa.CCOpAdd64S, isa.CCOpMin64S):
+		return uint64(sat64(k(isa.CCOpAdd64S), int64(a), int64(b))), true, nil
+	case in(isa.CCOpAddf, isa.CCOpAbsMinf):
 		return uint64(uint32(floatOp(op, fa, fb))), false, nil
-	case op >= 0x3a && op <= 0x3c:
-		return uint64(uint32(absOp(op-0x3a, sa, sb))), false, nil
-	case op >= 0x3d && op <= 0x3f:
-		return uint64(absOp(op-0x3d, int64(a), int64(b))), true, nil
-	case op >= 0x40 && op <= 0x45:
-		return uint64(shift32(op-0x40, a32, uint(b32&31))), false, nil
-	case op >= 0x46 && op <= 0x49: // ASR64, LSL64, LSR64, ROL64 (isa's names)
-		return shift64(op-0x46+1, a, uint(b&63)), true, nil
-	case op == 0x4a:
+	case in(isa.CCOpAbsValue, isa.CCOpAbsMin):
+		return uint64(uint32(absOp(k(isa.CCOpAbsValue), sa, sb))), false, nil
+	case in(isa.CCOpAbsValue64, isa.CCOpAbsMin64):
+		return uint64(absOp(k(isa.CCOpAbsValue64), int64(a), int64(b))), true, nil
+	case in(isa.CCOpAsl, isa.CCOpRor):
+		return uint64(shift32(k(isa.CCOpAsl), a32, uint(b32&31))), false, nil
+	case in(isa.CCOpAsr64, isa.CCOpRol64): // ASR64, LSL64, LSR64, ROL64 (isa's names)
+		return shift64(k(isa.CCOpAsr64)+1, a, uint(b&63)), true, nil
+	case op == isa.CCOpClz:
 		return uint64(bits.LeadingZeros32(a32)), false, nil
-	case op == 0x4b:
+	case op == isa.CCOpClz64:
 		return uint64(bits.LeadingZeros64(a)), false, nil
-	case op >= 0x50 && op <= 0x57:
-		return uint64(logic(op-0x50, a32, b32)), false, nil
-	case op >= 0x60 && op <= 0x85 && (op-0x60)%8 < 6:
-		return b2u(compare((op-0x60)/8, (op-0x60)%8, a, b)), false, nil
+	case in(isa.CCOpLogicalAnd, isa.CCOpBitwiseXor):
+		return uint64(logic(k(isa.CCOpLogicalAnd), a32, b32)), false, nil
+	case in(isa.CCOpCmpEQ, isa.CCOpCmpfGE) && k(isa.CCOpCmpEQ)%8 < 6: // five families of six conditions, 8 codes apart
+		return b2u(compare(k(isa.CCOpCmpEQ)/8, k(isa.CCOpCmpEQ)%8, a, b)), false, nil
 	}
-	return 0, false, fmt.Errorf("%#02x: %w", op, ErrUnknownOp)
+	return 0, false, fmt.Errorf("%#02x: %w", uint8(op), ErrUnknownOp)
 }
 
 func b2u(v bool) uint64 {
@@ -524,7 +532,7 @@ func uabs(v int64) uint64 {
 // floatOp: ADDF, SUBF, MULF, DIVF (IEEE fp32), TRUNCF (to int32 toward
 // zero, saturating, NaN → 0), MAXF, MINF (NaN if either is), ABS_VALUEF,
 // ABS_MAXF, ABS_MINF: the result's 32 bits (fp32, or TRUNCF's int32).
-func floatOp(op uint8, a, b float32) int64 {
+func floatOp(op isa.CCOpCode, a, b float32) int64 {
 	f := func(r float32) int64 { return int64(math.Float32bits(r)) }
 	abs := func(x float32) float32 { return math.Float32frombits(math.Float32bits(x) &^ (1 << 31)) }
 	nanOr := func(r float32) float32 {
@@ -534,15 +542,15 @@ func floatOp(op uint8, a, b float32) int64 {
 		return r
 	}
 	switch op {
-	case 0x30:
+	case isa.CCOpAddf:
 		return f(a + b)
-	case 0x31:
+	case isa.CCOpSubf:
 		return f(a - b)
-	case 0x32:
+	case isa.CCOpMulf:
 		return f(a * b)
-	case 0x33:
+	case isa.CCOpDivf:
 		return f(a / b)
-	case 0x34:
+	case isa.CCOpTruncf:
 		switch {
 		case a != a:
 			return 0
@@ -552,13 +560,13 @@ func floatOp(op uint8, a, b float32) int64 {
 			return math.MinInt32
 		}
 		return int64(int32(a))
-	case 0x35:
+	case isa.CCOpMaxf:
 		return f(nanOr(max(a, b)))
-	case 0x36:
+	case isa.CCOpMinf:
 		return f(nanOr(min(a, b)))
-	case 0x37:
+	case isa.CCOpAbsValuef:
 		return f(abs(a))
-	case 0x38:
+	case isa.CCOpAbsMaxf:
 		return f(nanOr(max(abs(a), abs(b))))
 	}
 	return f(nanOr(min(abs(a), abs(b))))
