@@ -2007,8 +2007,8 @@ func (c CCInst) Mem() (CCMem, bool) {
 // Op is the op field, bits 0..7 (OBSERVED).
 func (m CCMem) Op() CCOpCode { return CCOpCode(uint64(m) & 0xff) }
 
-// Srcdst is the srcdst field, bits 8..15 (OBSERVED).
-func (m CCMem) Srcdst() uint64 { return uint64(m) >> 8 & 0xff }
+// SrcDst is the srcdst field, bits 8..15 (OBSERVED).
+func (m CCMem) SrcDst() uint64 { return uint64(m) >> 8 & 0xff }
 
 // AddrReg is the addr_reg field, bits 16..23 (OBSERVED).
 func (m CCMem) AddrReg() uint64 { return uint64(m) >> 16 & 0xff }
@@ -2031,8 +2031,8 @@ func (m CCSemR) Op() CCOpCode { return CCOpCode(uint64(m) & 0xff) }
 // Dst is the dst field, bits 8..15 (INFERRED).
 func (m CCSemR) Dst() uint64 { return uint64(m) >> 8 & 0xff }
 
-// Semid is the semid field, bits 16..23 (INFERRED).
-func (m CCSemR) Semid() uint64 { return uint64(m) >> 16 & 0xff }
+// SemID is the semid field, bits 16..23 (INFERRED).
+func (m CCSemR) SemID() uint64 { return uint64(m) >> 16 & 0xff }
 
 // Reserved is the reserved field, bits 24..31 (INFERRED).
 func (m CCSemR) Reserved() uint64 { return uint64(m) >> 24 & 0xff }
@@ -2049,8 +2049,8 @@ func (c CCInst) SemU() (CCSemU, bool) {
 // Op is the op field, bits 0..7 (OBSERVED).
 func (m CCSemU) Op() CCOpCode { return CCOpCode(uint64(m) & 0xff) }
 
-// Semid is the semid field, bits 8..15 (INFERRED).
-func (m CCSemU) Semid() uint64 { return uint64(m) >> 8 & 0xff }
+// SemID is the semid field, bits 8..15 (INFERRED).
+func (m CCSemU) SemID() uint64 { return uint64(m) >> 8 & 0xff }
 
 // Src0 is the src0 field, bits 16..23 (INFERRED).
 func (m CCSemU) Src0() uint64 { return uint64(m) >> 16 & 0xff }
@@ -2115,7 +2115,7 @@ func typedCCProbe(c CCInst) (string, []typedCCAccess) {
 	if m, ok := c.Mem(); ok {
 		return "MEM", []typedCCAccess{
 			{"op", func() any { return m.Op() }},
-			{"srcdst", func() any { return m.Srcdst() }},
+			{"srcdst", func() any { return m.SrcDst() }},
 			{"addr_reg", func() any { return m.AddrReg() }},
 			{"addr_imm", func() any { return m.AddrImm() }},
 		}
@@ -2124,14 +2124,14 @@ func typedCCProbe(c CCInst) (string, []typedCCAccess) {
 		return "SEMR", []typedCCAccess{
 			{"op", func() any { return m.Op() }},
 			{"dst", func() any { return m.Dst() }},
-			{"semid", func() any { return m.Semid() }},
+			{"semid", func() any { return m.SemID() }},
 			{"reserved", func() any { return m.Reserved() }},
 		}
 	}
 	if m, ok := c.SemU(); ok {
 		return "SEMU", []typedCCAccess{
 			{"op", func() any { return m.Op() }},
-			{"semid", func() any { return m.Semid() }},
+			{"semid", func() any { return m.SemID() }},
 			{"src0", func() any { return m.Src0() }},
 			{"imm", func() any { return m.Imm() }},
 		}
