@@ -4,7 +4,7 @@
 
 package isa
 
-// DTypeCode is a DTYPE value (the DType table).
+// DTypeCode is a value of DTYPE (the DType table).
 type DTypeCode uint8
 
 // The DTYPE values.
@@ -47,7 +47,7 @@ func (c DTypeCode) String() string { return DType.Format(uint64(c)) }
 // Enum is the table of DTypeCode's values.
 func (DTypeCode) Enum() *Enum { return DType }
 
-// WaitModeCode is a WAIT_MODE value (the WaitMode table).
+// WaitModeCode is a value of WAIT_MODE (the WaitMode table).
 type WaitModeCode uint8
 
 // The WAIT_MODE values.
@@ -82,7 +82,7 @@ func (c WaitModeCode) String() string { return WaitMode.Format(uint64(c)) }
 // Enum is the table of WaitModeCode's values.
 func (WaitModeCode) Enum() *Enum { return WaitMode }
 
-// UpdateModeCode is a UPDATE_MODE value (the UpdateMode table).
+// UpdateModeCode is a value of UPDATE_MODE (the UpdateMode table).
 type UpdateModeCode uint8
 
 // The UPDATE_MODE values.
@@ -113,7 +113,7 @@ func (c UpdateModeCode) String() string { return UpdateMode.Format(uint64(c)) }
 // Enum is the table of UpdateModeCode's values.
 func (UpdateModeCode) Enum() *Enum { return UpdateMode }
 
-// TraceModeCode is a TRACE_MODE value (the TraceMode table).
+// TraceModeCode is a value of TRACE_MODE (the TraceMode table).
 type TraceModeCode uint8
 
 // The TRACE_MODE values.
@@ -130,7 +130,7 @@ func (c TraceModeCode) String() string { return TraceMode.Format(uint64(c)) }
 // Enum is the table of TraceModeCode's values.
 func (TraceModeCode) Enum() *Enum { return TraceMode }
 
-// DGEOpcodeCode is a DGE_OPCODE value (the DGEOpcode table).
+// DGEOpcodeCode is a value of DGE_OPCODE (the DGEOpcode table).
 type DGEOpcodeCode uint8
 
 // The DGE_OPCODE values.
@@ -147,7 +147,7 @@ func (c DGEOpcodeCode) String() string { return DGEOpcode.Format(uint64(c)) }
 // Enum is the table of DGEOpcodeCode's values.
 func (DGEOpcodeCode) Enum() *Enum { return DGEOpcode }
 
-// DGEComputeOpCode is a DGE_COMPUTE_OP value (the DGEComputeOp table).
+// DGEComputeOpCode is a value of DGE_COMPUTE_OP (the DGEComputeOp table).
 type DGEComputeOpCode uint8
 
 // The DGE_COMPUTE_OP values.
@@ -165,7 +165,7 @@ func (c DGEComputeOpCode) String() string { return DGEComputeOp.Format(uint64(c)
 // Enum is the table of DGEComputeOpCode's values.
 func (DGEComputeOpCode) Enum() *Enum { return DGEComputeOp }
 
-// IndirectDimCode is a INDIRECT_DIM value (the IndirectDim table).
+// IndirectDimCode is a value of INDIRECT_DIM (the IndirectDim table).
 type IndirectDimCode uint8
 
 // The INDIRECT_DIM values.
@@ -182,7 +182,7 @@ func (c IndirectDimCode) String() string { return IndirectDim.Format(uint64(c)) 
 // Enum is the table of IndirectDimCode's values.
 func (IndirectDimCode) Enum() *Enum { return IndirectDim }
 
-// IndirectModeCode is a INDIRECT_DMA_ADDRESSING_MODE value (the IndirectMode table).
+// IndirectModeCode is a value of INDIRECT_DMA_ADDRESSING_MODE (the IndirectMode table).
 type IndirectModeCode uint8
 
 // The INDIRECT_DMA_ADDRESSING_MODE values.
@@ -198,7 +198,7 @@ func (c IndirectModeCode) String() string { return IndirectMode.Format(uint64(c)
 // Enum is the table of IndirectModeCode's values.
 func (IndirectModeCode) Enum() *Enum { return IndirectMode }
 
-// DMAEngineCountCode is a DMA_ENGINE_COUNT value (the DMAEngineCount table).
+// DMAEngineCountCode is a value of DMA_ENGINE_COUNT (the DMAEngineCount table).
 type DMAEngineCountCode uint8
 
 // The DMA_ENGINE_COUNT values.
@@ -215,7 +215,7 @@ func (c DMAEngineCountCode) String() string { return DMAEngineCount.Format(uint6
 // Enum is the table of DMAEngineCountCode's values.
 func (DMAEngineCountCode) Enum() *Enum { return DMAEngineCount }
 
-// DMADescModeCode is a DMA_DESC_MODE value (the DMADescMode table).
+// DMADescModeCode is a value of DMA_DESC_MODE (the DMADescMode table).
 type DMADescModeCode uint8
 
 // The DMA_DESC_MODE values.
@@ -230,7 +230,7 @@ func (c DMADescModeCode) String() string { return DMADescMode.Format(uint64(c)) 
 // Enum is the table of DMADescModeCode's values.
 func (DMADescModeCode) Enum() *Enum { return DMADescMode }
 
-// SemaSyncCode is a SEMA_SYNC value (the SemaSync table).
+// SemaSyncCode is a value of SEMA_SYNC (the SemaSync table).
 type SemaSyncCode uint8
 
 // The SEMA_SYNC values.
@@ -245,7 +245,7 @@ func (c SemaSyncCode) String() string { return SemaSync.Format(uint64(c)) }
 // Enum is the table of SemaSyncCode's values.
 func (SemaSyncCode) Enum() *Enum { return SemaSync }
 
-// TestEvtSemModeCode is a TEST_EVT_SEM_MODE value (the TestEvtSemMode table).
+// TestEvtSemModeCode is a value of TEST_EVT_SEM_MODE (the TestEvtSemMode table).
 type TestEvtSemModeCode uint8
 
 // The TEST_EVT_SEM_MODE values.
@@ -263,7 +263,7 @@ func (c TestEvtSemModeCode) String() string { return TestEvtSemMode.Format(uint6
 // Enum is the table of TestEvtSemModeCode's values.
 func (TestEvtSemModeCode) Enum() *Enum { return TestEvtSemMode }
 
-// DataSrcCode is a DATA_SRC value (the DataSrc table).
+// DataSrcCode is a value of DATA_SRC (the DataSrc table).
 type DataSrcCode uint8
 
 // The DATA_SRC values.
@@ -278,7 +278,7 @@ func (c DataSrcCode) String() string { return DataSrc.Format(uint64(c)) }
 // Enum is the table of DataSrcCode's values.
 func (DataSrcCode) Enum() *Enum { return DataSrc }
 
-// LNCSizeFmtCode is a LNC_SIZE_FMT value (the LNCSizeFmt table).
+// LNCSizeFmtCode is a value of LNC_SIZE_FMT (the LNCSizeFmt table).
 type LNCSizeFmtCode uint8
 
 // The LNC_SIZE_FMT values.
@@ -295,7 +295,7 @@ func (c LNCSizeFmtCode) String() string { return LNCSizeFmt.Format(uint64(c)) }
 // Enum is the table of LNCSizeFmtCode's values.
 func (LNCSizeFmtCode) Enum() *Enum { return LNCSizeFmt }
 
-// NeuronEngineCode is a NEURON_ENGINE value (the NeuronEngine table).
+// NeuronEngineCode is a value of NEURON_ENGINE (the NeuronEngine table).
 type NeuronEngineCode uint8
 
 // The NEURON_ENGINE values.
@@ -314,7 +314,7 @@ func (c NeuronEngineCode) String() string { return NeuronEngine.Format(uint64(c)
 // Enum is the table of NeuronEngineCode's values.
 func (NeuronEngineCode) Enum() *Enum { return NeuronEngine }
 
-// DMAAddrModeCode is a DMA_ADDR_MODE value (the DMAAddrMode table).
+// DMAAddrModeCode is a value of DMA_ADDR_MODE (the DMAAddrMode table).
 type DMAAddrModeCode uint8
 
 // The DMA_ADDR_MODE values.
@@ -339,7 +339,7 @@ func (c DMAAddrModeCode) String() string { return DMAAddrMode.Format(uint64(c)) 
 // Enum is the table of DMAAddrModeCode's values.
 func (DMAAddrModeCode) Enum() *Enum { return DMAAddrMode }
 
-// DMASemaUpdateModeCode is a DMA_SEMA_UPDATE_MODE value (the DMASemaUpdateMode table).
+// DMASemaUpdateModeCode is a value of DMA_SEMA_UPDATE_MODE (the DMASemaUpdateMode table).
 type DMASemaUpdateModeCode uint8
 
 // The DMA_SEMA_UPDATE_MODE values.
@@ -359,7 +359,7 @@ func (c DMASemaUpdateModeCode) String() string { return DMASemaUpdateMode.Format
 // Enum is the table of DMASemaUpdateModeCode's values.
 func (DMASemaUpdateModeCode) Enum() *Enum { return DMASemaUpdateMode }
 
-// CCInstTypeCode is a CCINST_TYPE value (the CCInstType table).
+// CCInstTypeCode is a value of CCINST_TYPE (the CCInstType table).
 type CCInstTypeCode uint8
 
 // The CCINST_TYPE values.
@@ -381,7 +381,7 @@ func (c CCInstTypeCode) String() string { return CCInstType.Format(uint64(c)) }
 // Enum is the table of CCInstTypeCode's values.
 func (CCInstTypeCode) Enum() *Enum { return CCInstType }
 
-// CCOpCode is a CCOP value (the CCOp table).
+// CCOpCode is a value of CCOP (the CCOp table).
 type CCOpCode uint8
 
 // The CCOP values.

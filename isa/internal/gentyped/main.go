@@ -221,7 +221,7 @@ func generate() ([]byte, error) {
 func (g *gen) enumTypes() error {
 	seen := map[string]string{}
 	for _, e := range isa.GenEnums {
-		g.p("// %s is a %s value (the %s table).", e.Type, e.E.Name, e.Var)
+		g.p("// %s is a value of %s (the %s table).", e.Type, e.E.Name, e.Var)
 		g.p("type %s uint8", e.Type)
 		g.p("")
 		g.p("// The %s values.", e.E.Name)
