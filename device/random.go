@@ -34,13 +34,19 @@ func fillRandom(m *mem.Memory, addr uint64, n int64, dt uint8, name string) erro
 	var table []uint16 // 2-byte (and smaller) floats: 16 random bits pick one of 65536 values
 	if float && size <= 2 {
 		table = make([]uint16, 1<<16)
+		below1 := num.FromFloat32(dt, 1) - 1 // the largest value under 1 (positive codes are ordered)
 		for i := range table {
-			table[i] = uint16(num.FromFloat32(dt, float32(i-1<<15)/(1<<15)))
+			b := num.FromFloat32(dt, float32(i-1<<15)/(1<<15))
+			if num.ToFloat32(dt, b) >= 1 { // rounded up to 1: [-1, 1) excludes it
+				b = below1
+			}
+			table[i] = uint16(b)
 		}
 	}
-	buf := make([]byte, min(int64(fillChunk), n))
-	for off := int64(0); off < n; off += int64(len(buf)) {
-		b := buf[:min(int64(len(buf)), n-off)]
+	// gen fills b with the next values; every piece but the last is a
+	// whole number of 8-byte groups, so the data is the same however the
+	// range is cut
+	gen := func(b []byte, _ int) {
 		switch {
 		case !float:
 			i := 0
@@ -72,6 +78,14 @@ func fillRandom(m *mem.Memory, addr uint64, n int64, dt uint8, name string) erro
 				}
 			}
 		}
+	}
+	if addr%8 == 0 { // straight into the memory's pages (they start 8-aligned)
+		return m.Fill(addr, int(n), gen)
+	}
+	buf := make([]byte, min(int64(fillChunk), n))
+	for off := int64(0); off < n; off += int64(len(buf)) {
+		b := buf[:min(int64(len(buf)), n-off)]
+		gen(b, int(off))
 		if err := m.Write(addr+uint64(off), b); err != nil {
 			return err
 		}

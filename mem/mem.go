@@ -220,6 +220,24 @@ func (m *Memory) Write(addr uint64, src []byte) error {
 	return nil
 }
 
+// Fill writes [addr, addr+n) in place: fill is handed the memory's own
+// backing, piece by piece in address order, with each piece's offset from
+// addr — a generator writes straight into memory, without a staging copy.
+// A refused range changes nothing.
+func (m *Memory) Fill(addr uint64, n int, fill func(dst []byte, off int)) error {
+	r, part, off, err := m.locate(addr, n)
+	if err != nil {
+		return err
+	}
+	m.Stats.Written[r] += uint64(n)
+	for done := 0; done < n; {
+		d, c := m.backing(r, part, off, n-done, true)
+		fill(d, done)
+		off, done = off+uint64(c), done+c
+	}
+	return nil
+}
+
 // Copy moves n bytes from src to dst address directly (no staging buffer);
 // the ranges must not overlap (the caller checks). A refused copy changes
 // nothing.
