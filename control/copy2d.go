@@ -20,7 +20,7 @@ func (w *word) pair(r uint64) uint64 {
 // (r[b] | r[b+1] << 32); base pair + a 32-bit immediate, a 32- or 64-bit
 // register offset, or a register scaled by an immediate or a register — the
 // "_I" modes reading their offset signed.
-func (w *word) dmaAddr(path string, mode uint64) (uint64, error) {
+func (w *word) dmaAddr(path string, mode isa.DMAAddrModeCode) (uint64, error) {
 	i, _ := w.in.Layout().LeafIndex(path)
 	_, _, fields := w.in.UnionArm(i)
 	if mode == 0 {
@@ -58,18 +58,22 @@ func (w *word) dmaAddr(path string, mode uint64) (uint64, error) {
 	case 0xa, 0xb:
 		return base + ext(uint64(regs[off&63]))*uint64(regs[inc&63]), nil
 	}
-	return 0, w.fault(-1, "addr_mode", fmt.Errorf("DMA_ADDR_MODE %#x: %w", mode, ErrUnsupported))
+	return 0, w.fault(-1, "addr_mode", fmt.Errorf("DMA_ADDR_MODE %#x: %w", uint8(mode), ErrUnsupported))
 }
 
 // Copy2DTarget is the memory a DMA_MEMCPY2 writes: this core's, or — with
 // remote_core_id naming a register (r0 means none, INFERRED) — the memory of
 // core r[remote_core_id], which the state's Peer must know.
 func Copy2DTarget(st State, in *isa.Inst) (*mem.Memory, error) {
-	r, _ := in.Uint("remote_core_id")
+	w := newWord(st, in)
+	v, ok := in.Copy2D()
+	if !ok {
+		return nil, w.fault(-1, "opcode", fmt.Errorf("%s is not a DMA_MEMCPY2: %w", w.name, ErrUnsupported))
+	}
+	r := v.RemoteCoreID()
 	if r == 0 {
 		return st.Mem, nil
 	}
-	w := newWord(st, in)
 	if r >= 64 {
 		return nil, w.fault(-1, "remote_core_id", fmt.Errorf("register r%d: there are 64", r))
 	}
@@ -88,10 +92,14 @@ func Copy2DTarget(st State, in *isa.Inst) (*mem.Memory, error) {
 // DMA_ADDR_MODE on the state's registers.
 func Copy2DAddrs(st State, in *isa.Inst) (src, dst uint64, err error) {
 	w := newWord(st, in)
-	if src, err = w.dmaAddr("src_start_addr", w.u("addr_mode.src")); err != nil {
+	v, ok := in.Copy2D()
+	if !ok {
+		return 0, 0, w.fault(-1, "opcode", fmt.Errorf("%s is not a DMA_MEMCPY2: %w", w.name, ErrUnsupported))
+	}
+	if src, err = w.dmaAddr("src_start_addr", v.AddrMode().Src()); err != nil {
 		return 0, 0, err
 	}
-	dst, err = w.dmaAddr("dst_start_addr", w.u("addr_mode.dst"))
+	dst, err = w.dmaAddr("dst_start_addr", v.AddrMode().Dst())
 	return src, dst, err
 }
 
@@ -102,18 +110,25 @@ func Copy2DAddrs(st State, in *isa.Inst) (src, dst uint64, err error) {
 // counter variant).
 func Copy2DSemas(st State, in *isa.Inst) (local, remote []int, err error) {
 	w := newWord(st, in)
-	for _, leg := range []string{"rd", "wr"} {
-		mode, idx := w.u("sema_update_mode."+leg+"_done"), int(w.u(leg+"_done_sema_update_idx"))
+	v, ok := in.Copy2D()
+	if !ok {
+		return nil, nil, w.fault(-1, "opcode", fmt.Errorf("%s is not a DMA_MEMCPY2: %w", w.name, ErrUnsupported))
+	}
+	for _, leg := range []struct {
+		mode isa.DMASemaUpdateModeCode
+		idx  int
+	}{{v.SemaUpdateMode().RdDone(), int(v.RdDoneSemaUpdateIdx())}, {v.SemaUpdateMode().WrDone(), int(v.WrDoneSemaUpdateIdx())}} {
+		mode, idx := leg.mode, leg.idx
 		var into *[]int
 		switch mode {
-		case 0:
+		case isa.DMASemaUpdateModeNone:
 			continue
-		case 0x1, 0x3, 0x5:
+		case isa.DMASemaUpdateModeLocalSemInc, isa.DMASemaUpdateModeLocalSemIncCounter, isa.DMASemaUpdateModeLocalCollsyncInc:
 			into = &local
-		case 0x9, 0xb, 0xd:
+		case isa.DMASemaUpdateModeRemoteSemInc, isa.DMASemaUpdateModeRemoteSemIncCounter, isa.DMASemaUpdateModeRemoteCollsyncInc:
 			into = &remote
 		default:
-			return nil, nil, w.fault(-1, "sema_update_mode", fmt.Errorf("%s: %w", isa.DMASemaUpdateMode.Format(mode), ErrUnsupported))
+			return nil, nil, w.fault(-1, "sema_update_mode", fmt.Errorf("%s: %w", mode, ErrUnsupported))
 		}
 		if idx > 255 {
 			return nil, nil, w.fault(-1, "sema_update_idx", fmt.Errorf("semaphore %d: there are 256", idx))

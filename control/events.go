@@ -22,40 +22,32 @@ func (w *word) fault(lane int, rule string, err error) error {
 	return &Fault{Mnemonic: w.name, Lane: lane, Rule: rule, Err: err}
 }
 
-// u reads a field the word's layout has (a missing one is a programming error).
-func (w *word) u(path string) uint64 {
-	v, err := w.in.Uint(path)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
 // threshold is the wait value of a mode: the immediate, a register, or (v5)
 // register + 24-bit offset (INFERRED layouts, RATIONALE.md).
-func (w *word) threshold(mode, value uint64) int64 {
+func (w *word) threshold(mode isa.WaitModeCode, value uint64) int64 {
 	switch {
-	case mode >= 0x81 && mode <= 0x85:
+	case mode >= isa.WaitModeWaitForSemEQReg && mode <= isa.WaitModeWaitForSemGEReg:
 		return int64(int32(w.st.Regs[value&63]))
-	case mode >= 0x91 && mode <= 0x95:
+	case mode >= isa.WaitModeWaitForSemEQRegOffset && mode <= isa.WaitModeWaitForSemGERegOffset:
 		return int64(int32(w.st.Regs[value&0xff&63])) + int64(value>>8)
 	}
 	return int64(int32(uint32(value)))
 }
 
-// waitHolds evaluates a WAIT_MODE against the semaphores.
-func (w *word) waitHolds(mode, idx, value uint64) (bool, error) {
-	if mode == 0 || mode == 0xfe { // NONE, UNORDERED
-		return true, nil
-	}
-	cmp := mode & 0x0f
+// waitHolds evaluates a WAIT_MODE against the semaphores: the low nibble
+// is the comparison (1 EQ, 2 LT, 3 LE, 4 GT, 5 GE) in every family (§5.5).
+func (w *word) waitHolds(mode isa.WaitModeCode, idx, value uint64) (bool, error) {
 	switch {
-	case mode >= 0x01 && mode <= 0x05, mode >= 0x81 && mode <= 0x85, mode >= 0x91 && mode <= 0x95:
+	case mode == isa.WaitModeNone || mode == isa.WaitModeUnordered:
+		return true, nil
+	case mode >= isa.WaitModeWaitForSemEQImm && mode <= isa.WaitModeWaitForSemGEImm,
+		mode >= isa.WaitModeWaitForSemEQReg && mode <= isa.WaitModeWaitForSemGEReg,
+		mode >= isa.WaitModeWaitForSemEQRegOffset && mode <= isa.WaitModeWaitForSemGERegOffset:
 	default: // event waits need other streams (the control-plane issue)
-		return false, fmt.Errorf("wait mode %s: %w", isa.WaitMode.Format(mode), ErrUnsupported)
+		return false, fmt.Errorf("wait mode %s: %w", mode, ErrUnsupported)
 	}
 	s, t := int64(w.st.Mem.Sems[idx&255]), w.threshold(mode, value)
-	switch cmp {
+	switch mode & 0x0f {
 	case 1:
 		return s == t, nil
 	case 2:
@@ -72,72 +64,83 @@ func (w *word) waitHolds(mode, idx, value uint64) (bool, error) {
 // OBSERVED, meanings NOT FOUND). ndma reads them as (INFERRED): 0x06 wait
 // until the event is set; 0x07 the same, then clear it; 0x0e wait until it
 // is clear; 0x0f the same, then set it — a set/consume pair each way.
-var eventWaits = map[uint64]struct {
+var eventWaits = map[isa.WaitModeCode]struct {
 	set    bool // the state waited for
 	toggle bool // flip the event once the wait holds
-}{0x06: {true, false}, 0x07: {true, true}, 0x0e: {false, false}, 0x0f: {false, true}}
+}{
+	isa.WaitModeWaitForEvt06: {true, false}, isa.WaitModeWaitForEvt07: {true, true},
+	isa.WaitModeWaitForEvt0E: {false, false}, isa.WaitModeWaitForEvt0F: {false, true},
+}
+
+// IsEventWait reports whether a WAIT_MODE waits on an event, not a semaphore.
+func IsEventWait(mode isa.WaitModeCode) bool { _, ok := eventWaits[mode]; return ok }
 
 // Events evaluates a word's EVENTS (field-tables §2.2, §5.5, §5.6): an error
 // when its wait does not hold (ErrBlocked), else the changes its update
 // makes, which the executor reports with the word's other effects.
 func Events(st State, in *isa.Inst) ([]Change, error) {
 	w := newWord(st, in)
-	mode, idx, value := w.u("events.wait_mode"), w.u("events.wait_idx"), w.u("events.semaphore_value")
-	if ev, ok := eventWaits[mode]; ok {
-		if st.Mem.Events[idx&255] != ev.set {
+	ev, ok := in.Events()
+	if !ok {
+		return nil, w.fault(-1, "events", fmt.Errorf("%s has no EVENTS: %w", w.name, ErrUnsupported))
+	}
+	mode, idx, value := ev.WaitMode(), ev.WaitIdx(), ev.SemaphoreValue()
+	if e, ok := eventWaits[mode]; ok {
+		if st.Mem.Events[idx&255] != e.set {
 			return nil, w.fault(-1, "events.wait_mode", fmt.Errorf("%s on event %d = %v: %w",
-				isa.WaitMode.Format(mode), idx, st.Mem.Events[idx&255], ErrBlocked))
+				mode, idx, st.Mem.Events[idx&255], ErrBlocked))
 		}
-		ds, err := w.update()
-		if ev.toggle {
-			ds = append(ds, Change{Mem: st.Mem, Idx: int(idx & 255), Event: true, Set: true, Value: int32(b2i(!ev.set))})
+		ds, err := w.update(ev)
+		if e.toggle {
+			ds = append(ds, Change{Mem: st.Mem, Idx: int(idx & 255), Event: true, Set: true, Value: int32(b2i(!e.set))})
 		}
 		return ds, err
 	}
-	ok, err := w.waitHolds(mode, idx, value)
+	holds, err := w.waitHolds(mode, idx, value)
 	if err != nil {
 		return nil, w.fault(-1, "events.wait_mode", err)
 	}
-	if !ok {
+	if !holds {
 		return nil, w.fault(-1, "events.wait_mode", fmt.Errorf("%s on $S[%d] = %d, value %d: %w",
-			isa.WaitMode.Format(mode), idx, st.Mem.Sems[idx&255], int32(value), ErrBlocked))
+			mode, idx, st.Mem.Sems[idx&255], int32(value), ErrBlocked))
 	}
-	return w.update()
+	return w.update(ev)
 }
 
 // update stages the EVENTS UPDATE_MODE (§5.6): INC, DEC, ADD/SUB/WR
 // immediate or register. Without the +0x10 _COMPLETE bit the update lands
 // "after the reads" — at issue on a clocked executor — unless it names the
 // semaphore the word's completion moves (then both land at completion).
-func (w *word) update() ([]Change, error) {
-	mode, idx, value := w.u("events.update_mode"), int(w.u("events.update_idx")), w.u("events.semaphore_value")
+func (w *word) update(ev isa.EventsView) ([]Change, error) {
+	mode, idx, value := ev.UpdateMode(), int(ev.UpdateIdx()), ev.SemaphoreValue()
 	reg := int32(w.st.Regs[value&63])
 	imm := int32(uint32(value))
 	c := Change{Mem: w.st.Mem, Idx: idx}
-	switch mode &^ 0x10 {
-	case 0x00:
+	switch mode &^ 0x10 { // the _READ form of each update
+	case isa.UpdateModeNone:
 		return nil, nil
-	case 0x03:
+	case isa.UpdateModeSemIncRead:
 		c.Add = 1
-	case 0x04:
+	case isa.UpdateModeSemDecRead:
 		c.Add = -1
-	case 0x05:
+	case isa.UpdateModeSemAddImmRead:
 		c.Add = imm
-	case 0x07:
+	case isa.UpdateModeSemSubImmRead:
 		c.Add = -imm
-	case 0x09:
+	case isa.UpdateModeSemWrImmRead:
 		c.Set, c.Value = true, imm
-	case 0x85:
+	case isa.UpdateModeSemAddRegRead:
 		c.Add = reg
-	case 0x87:
+	case isa.UpdateModeSemSubRegRead:
 		c.Add = -reg
-	case 0x89:
+	case isa.UpdateModeSemWrRegRead:
 		c.Set, c.Value = true, reg
 	default:
-		return nil, w.fault(-1, "events.update_mode", fmt.Errorf("update mode %s: %w", isa.UpdateMode.Format(mode), ErrUnsupported))
+		return nil, w.fault(-1, "events.update_mode", fmt.Errorf("update mode %s: %w", mode, ErrUnsupported))
 	}
 	if mode&0x10 == 0 {
 		c.AtIssue = true
+		// the completion semaphore, whichever layout the word has
 		if sem, err := w.in.Uint("semaphore"); err == nil && int(sem) == idx {
 			c.AtIssue = false
 		}
@@ -149,12 +152,21 @@ func (w *word) update() ([]Change, error) {
 // wait_sema_value (DMA_MEMCPY2, DMA_IMMEDIATE): an error unless it holds now.
 func WaitSema(st State, in *isa.Inst) error {
 	w := newWord(st, in)
-	ok, err := w.waitHolds(w.u("wait_sema_mode"), w.u("wait_sema_idx"), w.u("wait_sema_value"))
+	var mode isa.WaitModeCode
+	var idx, value uint64
+	if v, ok := in.Copy2D(); ok {
+		mode, idx, value = v.WaitSemaMode(), v.WaitSemaIdx(), v.WaitSemaValue()
+	} else if v, ok := in.Immediate(); ok {
+		mode, idx, value = v.WaitSemaMode(), v.WaitSemaIdx(), v.WaitSemaValue()
+	} else {
+		return w.fault(-1, "wait_sema_mode", fmt.Errorf("%s has no wait_sema: %w", w.name, ErrUnsupported))
+	}
+	holds, err := w.waitHolds(mode, idx, value)
 	if err != nil {
 		return w.fault(-1, "wait_sema_mode", err)
 	}
-	if !ok {
-		return w.fault(-1, "wait_sema_mode", fmt.Errorf("$S[%d] = %d: %w", w.u("wait_sema_idx"), st.Mem.Sems[w.u("wait_sema_idx")&255], ErrBlocked))
+	if !holds {
+		return w.fault(-1, "wait_sema_mode", fmt.Errorf("$S[%d] = %d: %w", idx, st.Mem.Sems[idx&255], ErrBlocked))
 	}
 	return nil
 }

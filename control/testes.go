@@ -17,22 +17,26 @@ import (
 // updated and the semaphore and event changes are returned.
 func TestEventSem(st State, in *isa.Inst) ([]Change, error) {
 	w := newWord(st, in)
+	v, ok := in.TestES()
+	if !ok {
+		return nil, w.fault(-1, "opcode", fmt.Errorf("%s is not a TEST_EVENT_SEM: %w", w.name, ErrUnsupported))
+	}
 	deltas, err := Events(st, in)
 	if err != nil {
 		return nil, err
 	}
-	mode, typ := w.u("mode"), w.u("update_type")
-	n := int(w.u("num_evt_sem"))
+	mode, typ := v.Mode(), v.UpdateType()
+	n := int(v.NumEvtSem())
 	if n < 1 || n > 16 {
 		return nil, w.fault(-1, "num_evt_sem", fmt.Errorf("%d ids: 1 to 16", n))
 	}
-	if mode > 4 {
+	if mode > isa.TestEvtSemModeCondUpdateSem {
 		return nil, w.fault(-1, "mode", fmt.Errorf("TEST_EVT_SEM_MODE %d: %w", mode, ErrUnsupported))
 	}
 	ids, regs := make([]uint64, n), make([]uint64, n)
 	seen := map[uint64]bool{}
 	for k := range ids {
-		ids[k], regs[k] = w.u(fmt.Sprintf("evt_sem_ids[%d]", k)), w.u(fmt.Sprintf("value_registers[%d]", k))
+		ids[k], regs[k] = v.EvtSemIDs(k), v.ValueRegisters(k)
 		if seen[ids[k]] {
 			return nil, w.fault(k, "evt_sem_ids", fmt.Errorf("id %d repeats: ids are unique", ids[k]))
 		}
@@ -41,11 +45,11 @@ func TestEventSem(st State, in *isa.Inst) ([]Change, error) {
 			return nil, w.fault(k, "value_registers", fmt.Errorf("register r%d: there are 64", regs[k]))
 		}
 	}
-	if mode >= 2 { // the update's form: INC, DEC or a register form (immediates are illegal, §3.10)
+	if mode >= isa.TestEvtSemModeUpdateSem { // the update's form: INC, DEC or a register form (immediates are illegal, §3.10)
 		switch typ &^ 0x10 {
-		case 0x03, 0x04, 0x85, 0x87, 0x89:
+		case isa.UpdateModeSemIncRead, isa.UpdateModeSemDecRead, isa.UpdateModeSemAddRegRead, isa.UpdateModeSemSubRegRead, isa.UpdateModeSemWrRegRead:
 		default:
-			return nil, w.fault(-1, "update_type", fmt.Errorf("%s is not allowed in TEST_EVENT_SEM (INC, DEC or a register form)", isa.UpdateMode.Format(typ)))
+			return nil, w.fault(-1, "update_type", fmt.Errorf("%s is not allowed in TEST_EVENT_SEM (INC, DEC or a register form)", typ))
 		}
 	}
 	// work on copies of the slots it names: nothing changes unless the word completes
@@ -54,20 +58,20 @@ func TestEventSem(st State, in *isa.Inst) ([]Change, error) {
 	for k, id := range ids {
 		sems[k], evts[k] = st.Mem.Sems[id&255], st.Mem.Events[id&255]
 	}
-	thr := int64(w.u("threshold"))
-	for rep := 0; rep <= int(w.u("repeat_count")); rep++ {
+	thr := int64(v.Threshold())
+	for rep := 0; rep <= int(v.RepeatCount()); rep++ {
 		for k := range ids {
 			reg := regs[k]
 			switch mode {
-			case 0: // READ_SEM
+			case isa.TestEvtSemModeReadSem:
 				r[reg] = uint32(sems[k])
-			case 1: // READ_EVT
+			case isa.TestEvtSemModeReadEvt:
 				r[reg] = uint32(b2i(evts[k]))
-			case 2: // UPDATE_SEM
+			case isa.TestEvtSemModeUpdateSem:
 				sems[k] = updated(sems[k], typ, r[reg])
-			case 3: // UPDATE_EVT: events are one bit — non-zero sets, zero clears
+			case isa.TestEvtSemModeUpdateEvt: // events are one bit — non-zero sets, zero clears
 				evts[k] = updated(int32(b2i(evts[k])), typ, r[reg]) != 0
-			case 4: // COND_UPDATE_SEM
+			case isa.TestEvtSemModeCondUpdateSem:
 				if int64(sems[k]) >= thr {
 					sems[k] = updated(sems[k], typ, r[reg])
 					r[reg]++
@@ -89,16 +93,16 @@ func TestEventSem(st State, in *isa.Inst) ([]Change, error) {
 }
 
 // updated is a semaphore after an UPDATE_MODE with the register value v.
-func updated(s int32, typ uint64, v uint32) int32 {
+func updated(s int32, typ isa.UpdateModeCode, v uint32) int32 {
 	switch typ &^ 0x10 {
-	case 0x03:
+	case isa.UpdateModeSemIncRead:
 		return s + 1
-	case 0x04:
+	case isa.UpdateModeSemDecRead:
 		return s - 1
-	case 0x85:
+	case isa.UpdateModeSemAddRegRead:
 		return s + int32(v)
-	case 0x87:
+	case isa.UpdateModeSemSubRegRead:
 		return s - int32(v)
 	}
-	return int32(v) // 0x89: write
+	return int32(v) // SEM_WR_REG: write
 }

@@ -106,8 +106,8 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 		s := &steps[i]
 		switch s.Word.Opcode() {
 		case isa.OpPseudoDMADirect2D:
-			sem, _ := s.Word.Uint("semaphore")
-			s.Queue = sg.QueueOf(en, int(sem))
+			v, _ := s.Word.PseudoDirect2D()
+			s.Queue = sg.QueueOf(en, int(v.Semaphore()))
 			hard, soft := sg.CheckPseudo(gen, en, &s.Word) // never run a walk outside its variable
 			warnings = append(warnings, soft...)
 			r, rerr := dge.Relocate(&s.Word, vt)
@@ -165,11 +165,10 @@ func (n *addrNames) describe(words []isa.Inst, queue string) string {
 	if bytes == 0 {
 		return ""
 	}
-	w := &words[0]
 	s := fmt.Sprintf("%d bytes", bytes)
-	if w.Opcode() == isa.OpDMAMemcpy {
-		src, _ := w.Uint("src_start_addr")
-		dst, _ := w.Uint("dst_start_addr")
+	if v, ok := words[0].Direct2D(); ok {
+		src, _ := v.SrcStartAddr().Imm() // resolved words: immediate addresses
+		dst, _ := v.DstStartAddr().Imm()
 		s = fmt.Sprintf("%s → %s, %s", n.name(src), n.name(dst), s)
 	}
 	if len(words) > 1 {
@@ -181,18 +180,13 @@ func (n *addrNames) describe(words []isa.Inst, queue string) string {
 	return s
 }
 
-// dstBytes is what a DMA_DIRECT2D-shaped word writes (0 for other words).
+// dstBytes is what a DMA_DIRECT2D word writes (0 for other words).
 func dstBytes(w *isa.Inst) int64 {
 	if w.Opcode() != isa.OpDMAMemcpy {
 		return 0
 	}
-	e, _ := w.Int("dst_elem_size")
-	if e == 0 {
-		e = 65536
-	}
-	n0, _ := w.Int("dst_num_elem[0]")
-	n1, _ := w.Int("dst_num_elem[1]")
-	return e * n0 * n1
+	_, dst, _ := w.Legs2D()
+	return dst.Bytes()
 }
 
 // Input is data for a NEFF input variable: its C-order bytes and, when

@@ -347,15 +347,20 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (Stats, er
 	}
 }
 
-// waitedSem is the semaphore a word's wait names.
+// waitedSem is the semaphore a word's wait names: its EVENTS wait, or the
+// v5 wait_sema; none for an event wait.
 func waitedSem(in *isa.Inst) (int, bool) {
-	if m, err := in.Uint("events.wait_mode"); err == nil && (m == 0x06 || m == 0x07 || m == 0x0e || m == 0x0f) {
-		return 0, false // an event wait, not a semaphore
-	}
-	for _, p := range []string{"events.wait_idx", "wait_sema_idx"} {
-		if v, err := in.Uint(p); err == nil {
-			return int(v), true
+	if ev, ok := in.Events(); ok {
+		if control.IsEventWait(ev.WaitMode()) {
+			return 0, false
 		}
+		return int(ev.WaitIdx()), true
+	}
+	if v, ok := in.Copy2D(); ok {
+		return int(v.WaitSemaIdx()), true
+	}
+	if v, ok := in.Immediate(); ok {
+		return int(v.WaitSemaIdx()), true
 	}
 	return 0, false
 }

@@ -397,21 +397,18 @@ func printBlock(w io.Writer, b *neff.Block) {
 // eventsText is a word's EVENTS, for words ndma lists but does not decode
 // further (header and events are common to every word: field-tables §2.1).
 func eventsText(in *isa.Inst) string {
-	wm, err := in.Uint("events.wait_mode")
-	if err != nil {
+	ev, ok := in.Events()
+	if !ok {
 		return ""
 	}
-	wi, _ := in.Uint("events.wait_idx")
-	um, _ := in.Uint("events.update_mode")
-	ui, _ := in.Uint("events.update_idx")
-	v, _ := in.Uint("events.semaphore_value")
+	wm, um, v := ev.WaitMode(), ev.UpdateMode(), ev.SemaphoreValue()
 	out := ""
-	if wm != 0 {
-		out += fmt.Sprintf(" wait %s $S[%d] value %d", isa.WaitMode.Format(wm), wi, v)
+	if wm != isa.WaitModeNone {
+		out += fmt.Sprintf(" wait %s $S[%d] value %d", wm, ev.WaitIdx(), v)
 	}
-	if um != 0 { // INC/DEC move by one: the value is the wait's, not theirs
-		out += fmt.Sprintf(" update %s $S[%d]", isa.UpdateMode.Format(um), ui)
-		if strings.Contains(isa.UpdateMode.Format(um), "_IMM_") {
+	if um != isa.UpdateModeNone { // INC/DEC move by one: the value is the wait's, not theirs
+		out += fmt.Sprintf(" update %s $S[%d]", um, ev.UpdateIdx())
+		if strings.Contains(um.String(), "_IMM_") {
 			out += fmt.Sprintf(" value %d", v)
 		}
 	}
