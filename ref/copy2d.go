@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"ndma/control"
+	"ndma/isa"
 	"ndma/mem"
 )
 
@@ -24,14 +25,15 @@ func (w *word) copy2D() error {
 		return err
 	}
 	m := &move{}
+	var legs [2]isa.Leg2D
+	legs[0], legs[1], _ = w.in.Legs2D()
 	for k, leg := range []string{"src", "dst"} {
-		a := [2]uint64{sa, da}[k]
-		size := elemSize(w.u(leg + "_elem_size"))
-		num := [2]int{int(w.u(leg + "_num_elem[0]")), int(w.u(leg + "_num_elem[1]"))}
+		a, l := [2]uint64{sa, da}[k], legs[k]
+		size, num := int(l.Elem), [2]int{int(l.Num[0]), int(l.Num[1])}
 		if int64(num[0])*int64(num[1])*int64(size) > w.x.maxBytes() {
 			return w.fault(-1, "max-bytes", fmt.Errorf("%s leg: more than the %d bytes allowed", leg, w.x.maxBytes()))
 		}
-		e := walk2D(a, num, [2]int64{w.i(leg + "_step_elem[0]"), w.i(leg + "_step_elem[1]")}, size)
+		e := walk2D(a, num, l.Step, size)
 		if k == 0 {
 			m.src = e
 		} else {

@@ -10,24 +10,18 @@ import (
 
 // The data-movement words, each reduced to a move (field-tables §11.3–§11.5).
 
-func elemSize(v uint64) int {
-	if v == 0 {
-		return 65536 // §3.2: 0 means 64 KiB
-	}
-	return int(v)
-}
-
-func (w *word) leg2D(leg string, size int) (elems, error) {
-	a, err := w.addr8(leg + "_start_addr")
+// leg2D walks the 2-D leg l whose start address a is the field
+// leg+"_start_addr".
+func (w *word) leg2D(leg string, a isa.Addr8, l isa.Leg2D) (elems, error) {
+	start, err := w.addr8(leg+"_start_addr", a)
 	if err != nil {
 		return elems{}, err
 	}
-	num := [2]int{int(w.u(leg + "_num_elem[0]")), int(w.u(leg + "_num_elem[1]"))}
-	step := [2]int64{w.i(leg + "_step_elem[0]"), w.i(leg + "_step_elem[1]")}
+	num, size := [2]int{int(l.Num[0]), int(l.Num[1])}, int(l.Elem)
 	if int64(num[0])*int64(num[1])*int64(size) > w.x.maxBytes() {
 		return elems{}, w.fault(-1, "max-bytes", fmt.Errorf("%s leg of %d × %d elements of %d bytes: more than the %d allowed", leg, num[0], num[1], size, w.x.maxBytes()))
 	}
-	return walk2D(a, num, step, size), nil
+	return walk2D(start, num, l.Step, size), nil
 }
 
 // direct2D: DMAMEMCPY (§3.2, §11.3, §11.4).
@@ -36,20 +30,22 @@ func (w *word) direct2D() error {
 	if err != nil {
 		return err
 	}
-	m := &move{in: uint8(w.u("in_dtype")), out: uint8(w.u("out_dtype")), compute: uint8(w.u("compute_op"))}
-	if m.src, err = w.leg2D("src", elemSize(w.u("src_elem_size"))); err != nil {
+	v, _ := w.in.Direct2D()
+	src, dst, _ := w.in.Legs2D()
+	m := &move{in: v.InDType(), out: v.OutDType(), compute: v.ComputeOp()}
+	if m.src, err = w.leg2D("src", v.SrcStartAddr(), src); err != nil {
 		return err
 	}
-	if m.dst, err = w.leg2D("dst", elemSize(w.u("dst_elem_size"))); err != nil {
+	if m.dst, err = w.leg2D("dst", v.DstStartAddr(), dst); err != nil {
 		return err
 	}
-	if err := w.checkBound(&m.src, w.bound("src_bound_reg"), "src_bound_reg"); err != nil {
+	if err := w.checkBound(&m.src, w.bound(v.SrcBoundReg()), "src_bound_reg"); err != nil {
 		return err
 	}
-	if err := w.checkBound(&m.dst, w.bound("dst_bound_reg"), "dst_bound_reg"); err != nil {
+	if err := w.checkBound(&m.dst, w.bound(v.DstBoundReg()), "dst_bound_reg"); err != nil {
 		return err
 	}
-	deltas = append(deltas, semDelta{Idx: int(w.u("semaphore")), Add: int32(w.u("sem_increment"))})
+	deltas = append(deltas, semDelta{Idx: int(v.Semaphore()), Add: int32(v.SemIncrement())})
 	return w.run(m, deltas)
 }
 
@@ -59,24 +55,26 @@ func (w *word) xpose() error {
 	if err != nil {
 		return err
 	}
-	dt := uint8(w.u("out_dtype"))
+	v, _ := w.in.Xpose()
+	dt := v.OutDType()
 	size, ok := dtypeSize(dt, w.x.Mem.Gen)
-	if !ok || w.u("in_dtype") != uint64(dt) {
-		return w.fault(-1, "has_valid_xpose_dtypes_temporary", fmt.Errorf("in %s, out %s: a transpose moves one 2- or 4-byte type", isa.DType.Format(w.u("in_dtype")), isa.DType.Format(uint64(dt))))
+	if !ok || v.InDType() != dt {
+		return w.fault(-1, "has_valid_xpose_dtypes_temporary", fmt.Errorf("in %s, out %s: a transpose moves one 2- or 4-byte type", v.InDType(), v.OutDType()))
 	}
-	cols, rows := int(w.u("src_num_elem[0]")), int(w.u("src_num_elem[1]"))
-	if int(w.u("dst_num_elem[0]")) != rows || int(w.u("dst_num_elem[1]")) != cols {
-		return w.fault(-1, "has_valid_xpose_shape", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", w.u("dst_num_elem[0]"), w.u("dst_num_elem[1]"), rows, cols))
+	cols, rows := int(v.SrcNumElem(0)), int(v.SrcNumElem(1))
+	if int(v.DstNumElem(0)) != rows || int(v.DstNumElem(1)) != cols {
+		return w.fault(-1, "has_valid_xpose_shape", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", v.DstNumElem(0), v.DstNumElem(1), rows, cols))
 	}
-	deltas = append(deltas, semDelta{Idx: int(w.u("semaphore")), Add: 1}) // no sem_increment field: +1 (RATIONALE.md)
-	if done, err := w.xposeRows(size, rows, cols, deltas); done || err != nil {
+	deltas = append(deltas, semDelta{Idx: int(v.Semaphore()), Add: 1}) // no sem_increment field: +1 (RATIONALE.md)
+	if done, err := w.xposeRows(v, size, rows, cols, deltas); done || err != nil {
 		return err
 	}
-	src, err := w.leg2D("src", size)
+	// both legs walk elements of the dtype's size (the word has no elem_size)
+	src, err := w.leg2D("src", v.SrcStartAddr(), xposeLeg(size, v.SrcNumElem, v.SrcStepElem))
 	if err != nil {
 		return err
 	}
-	dst, err := w.leg2D("dst", size)
+	dst, err := w.leg2D("dst", v.DstStartAddr(), xposeLeg(size, v.DstNumElem, v.DstStepElem))
 	if err != nil {
 		return err
 	}
@@ -88,17 +86,23 @@ func (w *word) xpose() error {
 		}
 	}
 	m := &move{src: src, dst: perm, in: dt, out: dt}
-	if err := w.checkBound(&m.src, w.bound("src_bound_reg"), "src_bound_reg"); err != nil {
+	if err := w.checkBound(&m.src, w.bound(v.SrcBoundReg()), "src_bound_reg"); err != nil {
 		return err
 	}
-	if err := w.checkBound(&m.dst, w.bound("dst_bound_reg"), "dst_bound_reg"); err != nil {
+	if err := w.checkBound(&m.dst, w.bound(v.DstBoundReg()), "dst_bound_reg"); err != nil {
 		return err
 	}
 	return w.run(m, deltas)
 }
 
-func dtypeSize(d uint8, g isa.Gen) (int, bool) {
-	bits, ok := isa.DTypeBits(d, g)
+// xposeLeg is a transpose leg: num_elem and step_elem of the word, elements
+// of the dtype's size bytes.
+func xposeLeg(size int, num func(int) uint64, step func(int) int64) isa.Leg2D {
+	return isa.Leg2D{Elem: int64(size), Num: [2]int64{int64(num(0)), int64(num(1))}, Step: [2]int64{step(0), step(1)}}
+}
+
+func dtypeSize(d isa.DTypeCode, g isa.Gen) (int, bool) {
+	bits, ok := isa.DTypeBits(uint8(d), g)
 	if !ok || bits%8 != 0 {
 		return 0, false
 	}
@@ -167,44 +171,45 @@ func (w *word) indirect1D() error {
 	if err != nil {
 		return err
 	}
-	mode := w.u("flags.indirect_mode")
-	if mode > 2 {
+	v, _ := w.in.Indirect1D()
+	mode := v.Flags().IndirectMode()
+	if mode > isa.IndirectModeSrcDst {
 		return w.fault(-1, "has_valid_indirect_mode", fmt.Errorf("indirect_mode %d", mode))
 	}
-	C := int(w.u("idx_num_active_channels"))
-	sa, err := w.addr8("src_start_addr")
+	C := int(v.IdxNumActiveChannels())
+	sa, err := w.addr8("src_start_addr", v.SrcStartAddr())
 	if err != nil {
 		return err
 	}
-	da, err := w.addr8("dst_start_addr")
+	da, err := w.addr8("dst_start_addr", v.DstStartAddr())
 	if err != nil {
 		return err
 	}
-	sn, dn := int(w.u("src_num_elem")), int(w.u("dst_num_elem"))
-	ss, ds := w.i("src_step_elem"), w.i("dst_step_elem")
-	sz, dz := elemSize(w.u("src_elem_size")), elemSize(w.u("dst_elem_size"))
+	sn, dn := int(v.SrcNumElem()), int(v.DstNumElem())
+	ss, ds := v.SrcStepElem(), v.DstStepElem()
+	sz, dz := int(isa.ElemBytes(v.SrcElemSize())), int(isa.ElemBytes(v.DstElemSize()))
 	lanes := dn
-	if mode == 1 {
+	if mode == isa.IndirectModeDst {
 		lanes = sn
 	}
-	errorsOn := w.u("flags.idx_bound_is_err") == 1
+	errorsOn := v.Flags().IdxBoundIsErr() == 1
 	var is, id []uint32
-	if mode != 1 {
+	if mode != isa.IndirectModeDst {
 		if is, err = w.indexes("src_idx_start_addr", C, lanes); err != nil {
 			return err
 		}
 	}
-	if mode != 0 {
+	if mode != isa.IndirectModeSrc {
 		if id, err = w.indexes("dst_idx_start_addr", C, lanes); err != nil {
 			return err
 		}
 	}
-	m := &move{in: uint8(w.u("in_dtype")), out: uint8(w.u("out_dtype")), compute: uint8(w.u("compute_op"))}
+	m := &move{in: v.InDType(), out: v.OutDType(), compute: v.ComputeOp()}
 	m.src.size, m.dst.size = sz, dz
 	m.src.addr, m.dst.addr = make([]uint64, 0, lanes), make([]uint64, 0, lanes)
 	seen := map[uint32]int{}
-	sb, db := w.bound("src_idx_bound_reg"), w.bound("dst_idx_bound_reg")
-	unique := w.u("flags.non_unique_dst_idx") == 0
+	sb, db := w.bound(v.SrcIdxBoundReg()), w.bound(v.DstIdxBoundReg())
+	unique := v.Flags().NonUniqueDstIdx() == 0
 	for j := 0; j < lanes; j++ {
 		s, d := uint32(j), uint32(j)
 		ok := true
@@ -238,9 +243,9 @@ func (w *word) indirect1D() error {
 		m.src.addr = append(m.src.addr, uint64(int64(sa)+int64(s)*ss))
 		m.dst.addr = append(m.dst.addr, uint64(int64(da)+int64(d)*ds))
 	}
-	deltas = append(deltas, semDelta{Idx: int(w.u("semaphore")), Add: int32(w.u("sem_increment"))})
+	deltas = append(deltas, semDelta{Idx: int(v.Semaphore()), Add: int32(v.SemIncrement())})
 	// lanes apply in order, so a repeated dst index accumulates: one lane at a time
-	if len(seen) < len(m.dst.addr) && m.compute != 0 {
+	if len(seen) < len(m.dst.addr) && m.compute != isa.DGEComputeOpNone {
 		return w.runLanes(m, deltas)
 	}
 	return w.run(m, deltas)
@@ -275,30 +280,31 @@ func (w *word) gatherXpose() error {
 	if err != nil {
 		return err
 	}
-	lo, hi := uint8(w.u("dtype.dtype_lo")), uint8(w.u("dtype.dtype_hi"))
+	v, _ := w.in.GatherXpose()
+	lo, hi := v.DType().DTypeLo(), v.DType().DTypeHi()
 	if size, ok := dtypeSize(hi, w.x.Mem.Gen); !ok || size != 2 || lo != hi {
-		return w.fault(-1, "is_valid_dma_gather_transpose_dtype", fmt.Errorf("%s/%s: one 2-byte type", isa.DType.Format(uint64(lo)), isa.DType.Format(uint64(hi))))
+		return w.fault(-1, "is_valid_dma_gather_transpose_dtype", fmt.Errorf("%s/%s: one 2-byte type", lo, hi))
 	}
-	n, l := int(w.u("src_num_elem[1]")), int(w.u("elem_size"))/2
-	if int(w.u("dst_num_elem[0]")) != n || int(w.u("dst_num_elem[1]")) != l {
-		return w.fault(-1, "is_valid_dma_gather_transpose_num_idx", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", w.u("dst_num_elem[0]"), w.u("dst_num_elem[1]"), n, l))
+	n, l := int(v.SrcNumElem(1)), int(v.ElemSize())/2
+	if int(v.DstNumElem(0)) != n || int(v.DstNumElem(1)) != l {
+		return w.fault(-1, "is_valid_dma_gather_transpose_num_idx", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", v.DstNumElem(0), v.DstNumElem(1), n, l))
 	}
-	sa, err := w.addr8("src_start_addr")
+	sa, err := w.addr8("src_start_addr", v.SrcStartAddr())
 	if err != nil {
 		return err
 	}
-	da, err := w.addr8("dst_start_addr")
+	da, err := w.addr8("dst_start_addr", v.DstStartAddr())
 	if err != nil {
 		return err
 	}
-	idx, err := w.indexes("src_idx_start_addr", int(w.u("idx_num_active_channels")), n)
+	idx, err := w.indexes("src_idx_start_addr", int(v.IdxNumActiveChannels()), n)
 	if err != nil {
 		return err
 	}
-	s0, s1, d1 := w.i("src_step_elem[0]"), w.i("src_step_elem[1]"), w.i("dst_step_elem_1")
-	b := w.bound("src_idx_bound_reg")
-	deltas = append(deltas, semDelta{Idx: int(w.u("semaphore")), Add: 1})
-	if done, err := w.gatherRows(sa, da, idx, l, s0, s1, d1, b, deltas); done || err != nil {
+	s0, s1, d1 := v.SrcStepElem(0), v.SrcStepElem(1), v.DstStepElem1()
+	b, db := w.bound(v.SrcIdxBoundReg()), w.bound(v.DstBoundReg())
+	deltas = append(deltas, semDelta{Idx: int(v.Semaphore()), Add: 1})
+	if done, err := w.gatherRows(sa, da, idx, l, s0, s1, d1, b, db.on, deltas); done || err != nil {
 		return err
 	}
 	m := &move{in: hi, out: hi, src: elems{size: 2}, dst: elems{size: 2}}
@@ -316,7 +322,7 @@ func (w *word) gatherXpose() error {
 			m.dst.addr = append(m.dst.addr, uint64(int64(da)+2*int64(j)+int64(k)*d1))
 		}
 	}
-	if err := w.checkBound(&m.dst, w.bound("dst_bound_reg"), "dst_bound_reg"); err != nil {
+	if err := w.checkBound(&m.dst, db, "dst_bound_reg"); err != nil {
 		return err
 	}
 	return w.run(m, deltas)

@@ -132,28 +132,9 @@ func (w *word) fault(lane int, rule string, err error) error {
 	return &Fault{Mnemonic: w.name, Lane: lane, Rule: rule, Err: err}
 }
 
-func (w *word) u(path string) uint64 {
-	v, err := w.in.Uint(path)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-func (w *word) i(path string) int64 {
-	v, err := w.in.Int(path)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-// addr8 resolves an ADDR8: an immediate, or a register pair (§11.2).
-func (w *word) addr8(path string) (uint64, error) {
-	a, err := w.in.Addr8(path)
-	if err != nil {
-		return 0, err
-	}
+// addr8 resolves an ADDR8 (the field at path, which the faults name): an
+// immediate, or a register pair (§11.2).
+func (w *word) addr8(path string, a isa.Addr8) (uint64, error) {
 	if a.ShapeFromReg() {
 		return 0, w.fault(-1, path, fmt.Errorf("shape from a $S register: %w", ErrUnsupported))
 	}
@@ -187,8 +168,8 @@ type bound struct {
 	reg       int
 }
 
-func (w *word) bound(path string) bound {
-	b := bound{on: w.u(path+".bc_enabled") == 1, quiet: w.u(path+".bc_disable_oob_error_notif") == 1, reg: int(w.u(path + ".bc_reg"))}
+func (w *word) bound(r isa.BoundCheckRegView) bound {
+	b := bound{on: r.BCEnabled() == 1, quiet: r.BCDisableOOBErrorNotif() == 1, reg: int(r.BCReg())}
 	if b.on {
 		b.limit = uint64(w.x.Regs[b.reg])
 	}

@@ -76,8 +76,8 @@ func (w *word) mapped(e *elems, what string) error {
 // move is one word's data movement.
 type move struct {
 	src, dst elems
-	in, out  uint8 // DTYPEs; equal: no cast
-	compute  uint8 // DGE_COMPUTE_OP
+	in, out  isa.DTypeCode        // equal: no cast
+	compute  isa.DGEComputeOpCode // NONE: no compute
 }
 
 // run executes the move atomically: every check first, then the reads, then
@@ -87,7 +87,7 @@ func (w *word) run(m *move, deltas []semDelta) error {
 	if total > w.x.maxBytes() {
 		return w.fault(-1, "max-bytes", fmt.Errorf("the word moves %d bytes, more than the %d allowed", total, w.x.maxBytes()))
 	}
-	plain := m.compute == 0 && m.in == m.out
+	plain := m.compute == isa.DGEComputeOpNone && m.in == m.out
 	if plain && m.src.skip == nil && m.dst.skip == nil && m.src.size == m.dst.size && len(m.src.addr) == len(m.dst.addr) && !overlaps(&m.src, &m.dst) {
 		return w.copyDirect(m, deltas) // CopyRows checks every row before it moves one
 	}
@@ -100,8 +100,8 @@ func (w *word) run(m *move, deltas []semDelta) error {
 	var isz, osz int = 1, 1
 	if !plain {
 		var ok1, ok2 bool
-		isz, ok1 = num.Size(m.in)
-		osz, ok2 = num.Size(m.out)
+		isz, ok1 = num.Size(uint8(m.in))
+		osz, ok2 = num.Size(uint8(m.out))
 		if !ok1 || !ok2 {
 			return w.fault(-1, "dtype", fmt.Errorf("%s → %s: %w", isa.DType.Format(uint64(m.in)), isa.DType.Format(uint64(m.out)), ErrUnsupported))
 		}
@@ -139,7 +139,7 @@ func (w *word) run(m *move, deltas []semDelta) error {
 	}
 	if !plain {
 		old := make([]byte, m.dst.bytes())
-		if m.compute != 0 {
+		if m.compute != isa.DGEComputeOpNone {
 			for k, a := range m.dst.addr {
 				if m.dst.skip != nil && m.dst.skip[k] {
 					continue
@@ -238,7 +238,7 @@ func extent(e *elems) (lo, hi uint64) {
 
 // scalar is one cast or compute (internal/num.Apply, §11.4).
 func scalar(m *move, src, old uint64) (uint64, error) {
-	r, err := num.Apply(m.compute, m.in, m.out, src, old)
+	r, err := num.Apply(uint8(m.compute), uint8(m.in), uint8(m.out), src, old)
 	if errors.Is(err, num.ErrOp) {
 		return 0, fmt.Errorf("%v: %w", err, ErrUnsupported)
 	}

@@ -3,6 +3,8 @@ package ref
 import (
 	"encoding/binary"
 	"fmt"
+
+	"ndma/isa"
 )
 
 // The transpose's fast path: with contiguous rows on both sides, no bound
@@ -89,17 +91,17 @@ func column(col, band []byte, row, n, size, c int) {
 }
 
 // xposeRows reports done = true when it handled the word.
-func (w *word) xposeRows(size, rows, cols int, deltas []semDelta) (bool, error) {
-	ss, ds := w.i("src_step_elem[1]"), w.i("dst_step_elem[1]")
-	if w.i("src_step_elem[0]") != int64(size) || w.i("dst_step_elem[0]") != int64(size) || ss <= 0 || ds <= 0 ||
-		w.u("src_bound_reg.bc_enabled") == 1 || w.u("dst_bound_reg.bc_enabled") == 1 || rows == 0 || cols == 0 {
+func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelta) (bool, error) {
+	ss, ds := v.SrcStepElem(1), v.DstStepElem(1)
+	if v.SrcStepElem(0) != int64(size) || v.DstStepElem(0) != int64(size) || ss <= 0 || ds <= 0 ||
+		v.SrcBoundReg().BCEnabled() == 1 || v.DstBoundReg().BCEnabled() == 1 || rows == 0 || cols == 0 {
 		return false, nil
 	}
-	sa, err := w.addr8("src_start_addr")
+	sa, err := w.addr8("src_start_addr", v.SrcStartAddr())
 	if err != nil {
 		return true, err
 	}
-	da, err := w.addr8("dst_start_addr")
+	da, err := w.addr8("dst_start_addr", v.DstStartAddr())
 	if err != nil {
 		return true, err
 	}
@@ -148,11 +150,11 @@ func (w *word) xposeRows(size, rows, cols int, deltas []semDelta) (bool, error) 
 }
 
 // gatherRows is the gather-transpose's fast path: contiguous rows, every index
-// within its bound, no dst bound register, no overlap — bands of gathered rows
-// turned like the transpose's.
-func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, b bound, deltas []semDelta) (bool, error) {
+// within its bound b, no dst bound register (dstBound false), no overlap —
+// bands of gathered rows turned like the transpose's.
+func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, b bound, dstBound bool, deltas []semDelta) (bool, error) {
 	n := len(idx)
-	if s0 != 2 || w.u("dst_bound_reg.bc_enabled") == 1 || d1 < int64(2*n) || n == 0 || l == 0 {
+	if s0 != 2 || dstBound || d1 < int64(2*n) || n == 0 || l == 0 {
 		return false, nil
 	}
 	dEnd := da + uint64(int64(l-1)*d1) + uint64(2*n)
