@@ -21,8 +21,6 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	if err := control.WaitSema(st, in); err != nil {
 		return err
 	}
-	u := func(p string) uint64 { v, _ := in.Uint(p); return v }
-	i := func(p string) int64 { v, _ := in.Int(p); return v }
 	dstMem, err := control.Copy2DTarget(st, in) // the target core's memory for a cross-core copy
 	if err != nil {
 		return err
@@ -38,14 +36,12 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	if dstMem == x.Mem && len(remote) > 0 {
 		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("a remote semaphore update on a local copy (remote_core_id 0): %w", ErrUnsupported)}
 	}
+	v, _ := in.Copy2D()
+	var walk [2]isa.Leg2D // elem_size 0 read as 64 KiB (§11.3)
+	walk[0], walk[1], _ = in.Legs2D()
 	var legs [2][]sdma.Desc
 	for k, leg := range []string{"src", "dst"} {
-		size := int64(u(leg + "_elem_size"))
-		if size == 0 {
-			size = 65536 // elem_size 0 means 64 KiB (§11.3)
-		}
-		num := [2]int64{int64(u(leg + "_num_elem[0]")), int64(u(leg + "_num_elem[1]"))}
-		step := [2]int64{i(leg + "_step_elem[0]"), i(leg + "_step_elem[1]")}
+		size, num, step := walk[k].Elem, walk[k].Num, walk[k].Step
 		if num[0]*num[1] > 1<<22 {
 			return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("%s leg: %d elements: more than the engines walk (%d)", leg, num[0]*num[1], 1<<22)}
 		}
@@ -73,7 +69,7 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	// fan-out: the byte stream cut into equal shares over 1 << engine_count
 	// engines from start_id (their queue queue_id); the completions ride on
 	// the last engine (INFERRED: engines finish together in this model)
-	fan := 1 << u("dma_engines.engine_count")
+	fan := 1 << v.DMAEngines().EngineCount()
 	total := 0
 	for _, d := range legs[0] {
 		total += d.Length()
@@ -92,10 +88,10 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	if dstMem == x.Mem { // completions through the INC window; a cross-core copy's are applied below
 		last := len(s2m) - 1
 		for _, idx := range sems {
-			s2m[last] = append(s2m[last], sdma.CopyDesc(4, evtSemInc+4*uint64(idx), true, true, 1))
+			s2m[last] = append(s2m[last], sdma.CopyDesc(4, isa.EvtSemInc(idx), true, true, 1))
 		}
 	}
-	start, qid := int(u("dma_engines.start_id")), int(u("dma_flags.queue_id"))
+	start, qid := int(v.DMAEngines().StartID()), int(v.DMAFlags().QueueID())
 	var ws []Work
 	size := 0
 	for e := range m2s {

@@ -13,15 +13,6 @@ import (
 	"ndma/sdma"
 )
 
-// EVT_SEM windows of core 0 (field-tables §7, §11.2): 4 bytes per index.
-const (
-	evtSem    = 0x28_0270_0000
-	evtSemSet = evtSem + 0x1400
-	evtSemInc = evtSem + 0x1800
-	evtSemDec = evtSem + 0x1C00
-	evtSemEnd = evtSem + 0x2000
-)
-
 // ring is one M2S or S2M descriptor ring: software writes descriptors at
 // the tail and rings the doorbell with their count; the engine takes them
 // in order. The slot a descriptor lands in carries the phase of the ring's
@@ -284,7 +275,9 @@ func (x *Machine) queueBytes(dma, n int) {
 	x.Stats.QueueBytes[dma] += uint64(n)
 }
 
-func isEvtSem(soc uint64) bool { return soc >= evtSem && soc < evtSemEnd }
+// isEvtSem reports an address in core 0's EVT_SEM block (field-tables §7,
+// §11.2: isa.EvtSemBase up to isa.EvtSemEnd).
+func isEvtSem(soc uint64) bool { return soc >= isa.EvtSemBase && soc < isa.EvtSemEnd }
 
 // semWrite is a 4-byte write into the EVT_SEM block: SET, INC or DEC a
 // semaphore, or set an event (field-tables §7) — reported as the word's
@@ -292,14 +285,14 @@ func isEvtSem(soc uint64) bool { return soc >= evtSem && soc < evtSemEnd }
 func (x *Machine) semWrite(soc uint64, v int32) {
 	c := control.Change{Mem: x.Mem}
 	switch {
-	case soc >= evtSemDec:
-		c.Idx, c.Add = int((soc-evtSemDec)/4%256), -v
-	case soc >= evtSemInc:
-		c.Idx, c.Add = int((soc-evtSemInc)/4%256), v
-	case soc >= evtSemSet:
-		c.Idx, c.Set, c.Value = int((soc-evtSemSet)/4%256), true, v
-	case soc < evtSem+0x1000:
-		c.Idx, c.Event, c.Set, c.Value = int((soc-evtSem)/4%256), true, true, v&1
+	case soc >= isa.EvtSemDecBase:
+		c.Idx, c.Add = int((soc-isa.EvtSemDecBase)/isa.EvtSemIndexSize%256), -v
+	case soc >= isa.EvtSemIncBase:
+		c.Idx, c.Add = int((soc-isa.EvtSemIncBase)/isa.EvtSemIndexSize%256), v
+	case soc >= isa.EvtSemSetBase:
+		c.Idx, c.Set, c.Value = int((soc-isa.EvtSemSetBase)/isa.EvtSemIndexSize%256), true, v
+	case soc < isa.EvtSemReadBase: // the event window; READ writes nothing
+		c.Idx, c.Event, c.Set, c.Value = int((soc-isa.EvtSemBase)/isa.EvtSemIndexSize%256), true, true, v&1
 	default:
 		return
 	}
@@ -336,15 +329,15 @@ func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off 
 	so, _ := num.Size(out)
 	n := d.Length()
 	res := make([]byte, n)
-	op := uint8(0)
+	op := isa.DGEComputeOpNone
 	if t := d.OpType(); t != sdma.CCEExt {
-		op = uint8(t) + 1 // CCE ADD/FMA/MAX/MIN are compute_op 1..4 (sdma opOf)
+		op = isa.DGEComputeOpAdd + isa.DGEComputeOpCode(t) // CCE ADD/FMA/MAX/MIN are compute_op ADD/MULTIPLY/MAX/MIN (sdma opOf)
 		if err := m.Read(a, res); err != nil {
 			return nil, off, err
 		}
 	}
 	for k := 0; k < n/so; k++ {
-		v, err := num.Apply(op, in, out, le(stream[off+k*si:], si), le(res[k*so:], so))
+		v, err := num.Apply(uint8(op), in, out, le(stream[off+k*si:], si), le(res[k*so:], so))
 		if err != nil {
 			return nil, off, err
 		}

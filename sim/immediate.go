@@ -23,27 +23,25 @@ func (x *Machine) immediate(in *isa.Inst) error {
 	if err := control.WaitSema(x.state(), in); err != nil {
 		return err
 	}
-	u := func(p string) uint64 { v, _ := in.Uint(p); return v }
-	n := int(u("descriptor_flags.num_descriptors"))
+	v, _ := in.Immediate()
+	df, flags := v.DescriptorFlags(), v.DMAFlags()
+	n := int(df.NumDescriptors())
 	switch {
 	case n < 1 || n > 3:
 		return fault("num_descriptors", fmt.Errorf("%d descriptors: 1 to 3", n))
-	case u("dma_engines.engine_count") != 0:
+	case v.DMAEngines().EngineCount() != isa.DMAEngineCountOne:
 		return fault("engine_count", fmt.Errorf("must be ONE (field-tables §3.9)"))
-	case u("dma_flags.tdg") != 0 || u("dma_flags.wr_done_sync") != 0:
+	case flags.TDG() != 0 || flags.WrDoneSync() != isa.SemaSyncSOW:
 		return fault("dma_flags", fmt.Errorf("tdg and wr_done_sync must be 0 (field-tables §3.9)"))
 	}
-	word, err := isa.Encode(*in)
-	if err != nil {
-		return fault("encode", err)
-	}
+	mode := [3]isa.DMADescModeCode{df.Desc0Src(), df.Desc1Src(), df.Desc2Src()}
 	ds := make([]sdma.Desc, n)
 	for k := range ds {
-		if u(fmt.Sprintf("descriptor_flags.desc%d_src", k)) == 0 { // IMMEDIATE: the bytes in the word
-			copy(ds[k][:], word[16+16*k:32+16*k])
+		if mode[k] == isa.DMADescModeImmediate { // the bytes in the word
+			ds[k] = v.DescriptorImm(k)
 			continue
 		}
-		b := int(u(fmt.Sprintf("descriptor_reg[%d]", k))) // REGISTER: r[b..b+3] at bits 0/32/64/96
+		b := int(v.DescriptorReg(k)) // REGISTER: r[b..b+3] at bits 0/32/64/96
 		if b+3 >= 64 {
 			return fault(fmt.Sprintf("descriptor_reg[%d]", k), fmt.Errorf("r%d..r%d: there are 64 registers", b, b+3))
 		}
@@ -61,8 +59,8 @@ func (x *Machine) immediate(in *isa.Inst) error {
 	if split == n {
 		return fault("descriptors", fmt.Errorf("no S2M descriptor: the M2S leg (up to the first LAST) takes all %d: %w", n, ErrStream))
 	}
-	dma := int(u("dma_engines.start_id"))
-	w := Work{SemInc: 1, Inline: true, Queue: sdma.Queue{DMA: dma, Queue: int(u("dma_flags.queue_id")), M2S: ds[:split], S2M: ds[split:],
+	dma := int(v.DMAEngines().StartID())
+	w := Work{SemInc: 1, Inline: true, Queue: sdma.Queue{DMA: dma, Queue: int(flags.QueueID()), M2S: ds[:split], S2M: ds[split:],
 		Doorbells: []sdma.Doorbell{{DMA: dma, Reg: "TDRTP_inc", Value: split}, {DMA: dma, Reg: "RDRTP_inc", Value: n - split}}}}
 	if err := x.runWork(name, []Work{w}); err != nil {
 		return err

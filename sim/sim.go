@@ -182,17 +182,13 @@ func (x *Machine) issue(in *isa.Inst) error {
 // base+4·(j div C).
 func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
 	var paths [2]string
-	switch in.Opcode() {
-	case isa.OpDMAIndirect:
-		paths = [2]string{"src_idx_start_addr", "dst_idx_start_addr"}
-	case isa.OpDMAGatherTranspose:
-		paths = [2]string{"src_idx_start_addr", ""}
-	default:
+	var c uint64
+	if v, ok := in.Indirect1D(); ok {
+		paths, c = [2]string{"src_idx_start_addr", "dst_idx_start_addr"}, v.IdxNumActiveChannels()
+	} else if v, ok := in.GatherXpose(); ok {
+		paths, c = [2]string{"src_idx_start_addr", ""}, v.IdxNumActiveChannels()
+	} else {
 		return nil, nil
-	}
-	c, err := in.Uint("idx_num_active_channels")
-	if err != nil {
-		return nil, err
 	}
 	var base [2]uint64
 	for k, path := range paths {
