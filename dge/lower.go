@@ -88,28 +88,9 @@ func Lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
 	return p, p.emit()
 }
 
-func u(in *isa.Inst, path string) uint64 {
-	v, err := in.Uint(path)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-func i64(in *isa.Inst, path string) int64 {
-	v, err := in.Int(path)
-	if err != nil {
-		panic(err)
-	}
-	return v
-}
-
-// immediate reads an address field that must hold an immediate after relocation.
-func immediate(in *isa.Inst, path string) (uint64, error) {
-	a, err := in.Addr8(path)
-	if err != nil {
-		return 0, err
-	}
+// immediate is the address a of the field at path, which must hold an
+// immediate after relocation.
+func immediate(path string, a isa.Addr8) (uint64, error) {
 	v, ok := a.Imm()
 	if !ok {
 		return 0, fmt.Errorf("%s: address form %q not supported by lowering (register and table addresses are resolved at run time)", path, a.Form())
@@ -120,52 +101,38 @@ func immediate(in *isa.Inst, path string) (uint64, error) {
 	return v, nil
 }
 
-// boundCheck reads the BOUND_CHECK_REG at path (field-tables §2.3).
-func boundCheck(in *isa.Inst, path string) BoundCheck {
-	return BoundCheck{Enabled: u(in, path+".bc_enabled") == 1, Quiet: u(in, path+".bc_disable_oob_error_notif") == 1, Reg: uint8(u(in, path+".bc_reg"))}
+// boundCheck decodes a BOUND_CHECK_REG (field-tables §2.3).
+func boundCheck(r isa.BoundCheckRegView) BoundCheck {
+	return BoundCheck{Enabled: r.BCEnabled() == 1, Quiet: r.BCDisableOOBErrorNotif() == 1, Reg: uint8(r.BCReg())}
 }
 
-func elemSize(in *isa.Inst, path string) uint32 {
-	if v := u(in, path); v != 0 {
-		return uint32(v)
+// leg2D is the 2-D leg of elem-byte elements at the address a of the field
+// leg+"_start_addr", num_elem and step_elem read through num and step.
+func leg2D(leg string, a isa.Addr8, elem uint32, num func(int) uint64, step func(int) int64) (Leg, error) {
+	start, err := immediate(leg+"_start_addr", a)
+	if err != nil {
+		return Leg{}, err
 	}
-	return 65536
-}
-
-func (p *Program) common(in *isa.Inst, semPath string) {
-	p.Semaphore = int(u(in, semPath))
-	if _, ok := in.Layout().LeafIndex("sem_increment"); ok {
-		p.SemIncrement = int(u(in, "sem_increment"))
+	l := Leg{Addr: start, ElemSize: elem, IsSrc: leg == "src"}
+	for d := 0; d < 2; d++ {
+		l.Num[d], l.Step[d] = uint32(num(d)), step(d)
 	}
-}
-
-func (p *Program) legs2D(in *isa.Inst, srcElem, dstElem uint32) error {
-	for k, leg := range []string{"src", "dst"} {
-		l := &p.Src
-		if k == 1 {
-			l = &p.Dst
-		}
-		a, err := immediate(in, leg+"_start_addr")
-		if err != nil {
-			return err
-		}
-		*l = Leg{Addr: a, ElemSize: []uint32{srcElem, dstElem}[k], IsSrc: k == 0}
-		for d := 0; d < 2; d++ {
-			l.Num[d] = uint32(u(in, fmt.Sprintf("%s_num_elem[%d]", leg, d)))
-			l.Step[d] = i64(in, fmt.Sprintf("%s_step_elem[%d]", leg, d))
-		}
-	}
-	return nil
+	return l, nil
 }
 
 func (p *Program) direct2D(in *isa.Inst) error {
-	p.common(in, "semaphore")
-	p.InDtype, p.OutDtype = uint8(u(in, "in_dtype")), uint8(u(in, "out_dtype"))
-	p.ComputeOp = uint8(u(in, "compute_op"))
-	if err := p.legs2D(in, elemSize(in, "src_elem_size"), elemSize(in, "dst_elem_size")); err != nil {
+	v, _ := in.Direct2D()
+	p.Semaphore, p.SemIncrement = int(v.Semaphore()), int(v.SemIncrement())
+	p.InDtype, p.OutDtype = uint8(v.InDType()), uint8(v.OutDType())
+	p.ComputeOp = uint8(v.ComputeOp())
+	var err error
+	if p.Src, err = leg2D("src", v.SrcStartAddr(), uint32(isa.ElemBytes(v.SrcElemSize())), v.SrcNumElem, v.SrcStepElem); err != nil {
 		return err
 	}
-	p.Src.Bound, p.Dst.Bound = boundCheck(in, "src_bound_reg"), boundCheck(in, "dst_bound_reg")
+	if p.Dst, err = leg2D("dst", v.DstStartAddr(), uint32(isa.ElemBytes(v.DstElemSize())), v.DstNumElem, v.DstStepElem); err != nil {
+		return err
+	}
+	p.Src.Bound, p.Dst.Bound = boundCheck(v.SrcBoundReg()), boundCheck(v.DstBoundReg())
 	return nil
 }
 
@@ -175,7 +142,7 @@ func (p *Program) sameData() error {
 	if p.Kind != KindDirect2D {
 		return nil
 	}
-	if p.ComputeOp == 0 && p.InDtype == p.OutDtype {
+	if p.ComputeOp == uint8(isa.DGEComputeOpNone) && p.InDtype == p.OutDtype {
 		if p.Src.Bytes() != p.Dst.Bytes() {
 			return fmt.Errorf("src moves %d bytes, dst %d: without a cast or compute both legs carry the same bytes (field-tables §8.4)", p.Src.Bytes(), p.Dst.Bytes())
 		}
@@ -206,18 +173,22 @@ func dtypeBytes(d uint64, g isa.Gen) (uint32, error) {
 const noIncrement = 1
 
 func (p *Program) xpose(in *isa.Inst) error {
-	p.Semaphore, p.SemIncrement = int(u(in, "semaphore")), noIncrement
-	p.InDtype, p.OutDtype = uint8(u(in, "in_dtype")), uint8(u(in, "out_dtype"))
-	size, err := dtypeBytes(u(in, "out_dtype"), p.Gen)
+	v, _ := in.Xpose()
+	p.Semaphore, p.SemIncrement = int(v.Semaphore()), noIncrement
+	p.InDtype, p.OutDtype = uint8(v.InDType()), uint8(v.OutDType())
+	size, err := dtypeBytes(uint64(v.OutDType()), p.Gen)
 	if err != nil {
 		return err
 	}
-	if err := p.legs2D(in, size, size); err != nil {
+	if p.Src, err = leg2D("src", v.SrcStartAddr(), size, v.SrcNumElem, v.SrcStepElem); err != nil {
 		return err
 	}
-	p.Src.Bound, p.Dst.Bound = boundCheck(in, "src_bound_reg"), boundCheck(in, "dst_bound_reg")
+	if p.Dst, err = leg2D("dst", v.DstStartAddr(), size, v.DstNumElem, v.DstStepElem); err != nil {
+		return err
+	}
+	p.Src.Bound, p.Dst.Bound = boundCheck(v.SrcBoundReg()), boundCheck(v.DstBoundReg())
 	// the DRE cuts the block into tiles of these (field-tables §3.6, §11.5)
-	p.Tile = Tile{Rows: uint32(u(in, "tile_src_rows")), Cols: uint32(u(in, "tile_src_cols"))}
+	p.Tile = Tile{Rows: uint32(v.TileSrcRows()), Cols: uint32(v.TileSrcCols())}
 	if p.Src.Num[1] != p.Dst.Num[0] || p.Src.Num[0] != p.Dst.Num[1] {
 		return fmt.Errorf("dst_num_elem [%d, %d] is not the transpose of src_num_elem [%d, %d] (field-tables §11.5)", p.Dst.Num[0], p.Dst.Num[1], p.Src.Num[0], p.Src.Num[1])
 	}
@@ -225,60 +196,61 @@ func (p *Program) xpose(in *isa.Inst) error {
 }
 
 func (p *Program) indirect1D(in *isa.Inst) error {
-	p.common(in, "semaphore")
-	p.InDtype, p.OutDtype = uint8(u(in, "in_dtype")), uint8(u(in, "out_dtype"))
-	p.ComputeOp = uint8(u(in, "compute_op"))
+	v, _ := in.Indirect1D()
+	p.Semaphore, p.SemIncrement = int(v.Semaphore()), int(v.SemIncrement())
+	p.InDtype, p.OutDtype = uint8(v.InDType()), uint8(v.OutDType())
+	p.ComputeOp = uint8(v.ComputeOp())
 	// DMA_INDIRECT_FLAGS and the two index bounds (field-tables §2.5, §3.5)
+	f := v.Flags()
 	p.Index = Indexing{
-		Mode:         IndexMode(u(in, "flags.indirect_mode")),
-		BoundIsErr:   u(in, "flags.idx_bound_is_err") == 1,
-		NonUniqueDst: u(in, "flags.non_unique_dst_idx") == 1,
-		GatherDim:    uint8(u(in, "flags.gather_dim")),
-		ScatterDim:   uint8(u(in, "flags.scatter_dim")),
-		Bound:        [2]BoundCheck{boundCheck(in, "src_idx_bound_reg"), boundCheck(in, "dst_idx_bound_reg")},
+		Mode:         IndexMode(f.IndirectMode()),
+		BoundIsErr:   f.IdxBoundIsErr() == 1,
+		NonUniqueDst: f.NonUniqueDstIdx() == 1,
+		GatherDim:    uint8(f.GatherDim()),
+		ScatterDim:   uint8(f.ScatterDim()),
+		Bound:        [2]BoundCheck{boundCheck(v.SrcIdxBoundReg()), boundCheck(v.DstIdxBoundReg())},
 	}
-	for k, leg := range []string{"src", "dst"} {
-		a, err := immediate(in, leg+"_start_addr")
-		if err != nil {
-			return err
-		}
-		l := Leg{Addr: a, ElemSize: elemSize(in, leg+"_elem_size"), IsSrc: k == 0}
-		l.Num[0], l.Step[0] = uint32(u(in, leg+"_num_elem")), i64(in, leg+"_step_elem")
-		if k == 0 {
-			p.Src = l
-		} else {
-			p.Dst = l
-		}
+	src, err := immediate("src_start_addr", v.SrcStartAddr())
+	if err != nil {
+		return err
 	}
+	p.Src = Leg{Addr: src, ElemSize: uint32(isa.ElemBytes(v.SrcElemSize())), IsSrc: true}
+	p.Src.Num[0], p.Src.Step[0] = uint32(v.SrcNumElem()), v.SrcStepElem()
+	dst, err := immediate("dst_start_addr", v.DstStartAddr())
+	if err != nil {
+		return err
+	}
+	p.Dst = Leg{Addr: dst, ElemSize: uint32(isa.ElemBytes(v.DstElemSize()))}
+	p.Dst.Num[0], p.Dst.Step[0] = uint32(v.DstNumElem()), v.DstStepElem()
 	return nil
 }
 
 func (p *Program) gatherXpose(in *isa.Inst) error {
-	p.Semaphore, p.SemIncrement = int(u(in, "semaphore")), noIncrement
-	p.InDtype, p.OutDtype = uint8(u(in, "dtype.dtype_lo")), uint8(u(in, "dtype.dtype_hi"))
+	v, _ := in.GatherXpose()
+	p.Semaphore, p.SemIncrement = int(v.Semaphore()), noIncrement
+	p.InDtype, p.OutDtype = uint8(v.DType().DTypeLo()), uint8(v.DType().DTypeHi())
 	// src rows are gathered through one index tensor; its bound has no flags coupling (field-tables §2.3, §3.7)
-	p.Index = Indexing{Mode: IndexSrc, GatherDim: uint8(u(in, "flags.gather_dim")), Bound: [2]BoundCheck{boundCheck(in, "src_idx_bound_reg")}}
+	p.Index = Indexing{Mode: IndexSrc, GatherDim: uint8(v.Flags().GatherDim()), Bound: [2]BoundCheck{boundCheck(v.SrcIdxBoundReg())}}
 	size, err := dtypeBytes(uint64(p.OutDtype), p.Gen)
 	if err != nil {
 		return err
 	}
-	src, err := immediate(in, "src_start_addr")
+	src, err := immediate("src_start_addr", v.SrcStartAddr())
 	if err != nil {
 		return err
 	}
-	dst, err := immediate(in, "dst_start_addr")
+	dst, err := immediate("dst_start_addr", v.DstStartAddr())
 	if err != nil {
 		return err
 	}
 	p.Src = Leg{Addr: src, ElemSize: size, IsSrc: true}
 	for d := 0; d < 2; d++ {
-		p.Src.Num[d] = uint32(u(in, fmt.Sprintf("src_num_elem[%d]", d)))
-		p.Src.Step[d] = i64(in, fmt.Sprintf("src_step_elem[%d]", d))
+		p.Src.Num[d], p.Src.Step[d] = uint32(v.SrcNumElem(d)), v.SrcStepElem(d)
 	}
 	// dst(i0 = j, i1 = k) at dst + 2·j + k·dst_step_elem_1: dim-0 step is the dtype size (§3.7, §11.5)
 	p.Dst = Leg{Addr: dst, ElemSize: size}
-	p.Dst.Num[0], p.Dst.Num[1] = uint32(u(in, "dst_num_elem[0]")), uint32(u(in, "dst_num_elem[1]"))
-	p.Dst.Step[0], p.Dst.Step[1] = int64(size), i64(in, "dst_step_elem_1")
+	p.Dst.Num[0], p.Dst.Num[1] = uint32(v.DstNumElem(0)), uint32(v.DstNumElem(1))
+	p.Dst.Step[0], p.Dst.Step[1] = int64(size), v.DstStepElem1()
 	return nil
 }
 
@@ -298,7 +270,7 @@ func (p *Program) chooseBackend(b Backend) error {
 			b = Software
 		}
 	}
-	if b == RTL && (p.InDtype != p.OutDtype || p.ComputeOp != 0 || p.Src.Bound.Enabled || p.Dst.Bound.Enabled) {
+	if b == RTL && (p.InDtype != p.OutDtype || p.ComputeOp != uint8(isa.DGEComputeOpNone) || p.Src.Bound.Enabled || p.Dst.Bound.Enabled) {
 		return fmt.Errorf("the RTL backend is pure transport: no cast, compute or bounds (field-tables §8.2)")
 	}
 	if b == Pool && (p.Kind == KindIndirect1D || p.Kind == KindGatherTranspose) {

@@ -133,11 +133,11 @@ type Tile struct {
 // IndexMode is INDIRECT_DMA_ADDRESSING_MODE (field-tables §5.2): which legs are indexed.
 type IndexMode uint8
 
-// Index modes; the 2-bit field's value 3 is kept as read and indexes both legs, like SrcDst.
+// Index modes, the field's codes; the 2-bit field's value 3 is kept as read and indexes both legs, like SrcDst.
 const (
-	IndexSrc    IndexMode = iota // gather: dst[j] = src[idx_s[j]]
-	IndexDst                     // scatter: dst[idx_d[j]] = src[j]
-	IndexSrcDst                  // both
+	IndexSrc    = IndexMode(isa.IndirectModeSrc)    // gather: dst[j] = src[idx_s[j]]
+	IndexDst    = IndexMode(isa.IndirectModeDst)    // scatter: dst[idx_d[j]] = src[j]
+	IndexSrcDst = IndexMode(isa.IndirectModeSrcDst) // both
 )
 
 // SrcIndexed reports a src leg addressed through the src index tensor.
@@ -170,21 +170,16 @@ func (l *Leg) Elements() uint64 {
 // Bytes is the leg's byte count.
 func (l *Leg) Bytes() uint64 { return l.Elements() * uint64(l.ElemSize) }
 
-// extent is the lowest and one-past-the-highest byte address the leg touches.
+// extent is the lowest and one-past-the-highest byte address the leg touches
+// (isa.WalkExtent from Addr). A count of 0 walks once here, as lowering
+// normalises it, where WalkExtent would touch nothing.
 func (l *Leg) extent() (lo, hi uint64) {
-	a := int64(l.Addr)
-	lo64, hi64 := a, a
+	var num [maxDims]uint32
 	for d, n := range l.Num {
-		if n > 1 {
-			span := int64(n-1) * l.Step[d]
-			if span < 0 {
-				lo64 += span
-			} else {
-				hi64 += span
-			}
-		}
+		num[d] = max(n, 1)
 	}
-	return uint64(lo64), uint64(hi64) + uint64(l.ElemSize)
+	lo64, hi64 := isa.WalkExtent(int64(l.ElemSize), num[:], l.Step[:])
+	return uint64(int64(l.Addr) + lo64), uint64(int64(l.Addr) + hi64)
 }
 
 // Channel is the share of one DMA channel.

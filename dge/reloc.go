@@ -40,8 +40,8 @@ func (v *Vars) address(a isa.Addr8, field string) (uint64, error) {
 	case "var":
 		id, off, _ = a.Var()
 	case "tbl":
-		index := uint16(a.Raw >> 32)
-		off = uint32(a.Raw)
+		var index uint16
+		index, off, _ = a.Table()
 		if int(index) >= len(v.Table) {
 			return 0, fmt.Errorf("%s: dge-table index %d (the table has %d entries): %w", field, index, len(v.Table), ErrMissingTable)
 		}
@@ -72,28 +72,28 @@ func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 	if vars == nil {
 		vars = &Vars{}
 	}
-	r := repack{src: in, gen: in.Gen}
+	p, _ := in.PseudoDirect2D()
+	r := repack{src: in, p: p, gen: in.Gen}
 	r.ext, r.hasExt = in.Ext()
-	for _, leg := range []string{"src_start_addr", "dst_start_addr"} {
-		a, _ := in.Addr8(leg)
-		v, err := vars.address(a, leg)
+	for k, a := range [2]isa.Addr8{p.SrcStartAddr(), p.DstStartAddr()} {
+		v, err := vars.address(a, [2]string{"src_start_addr", "dst_start_addr"}[k])
 		if err != nil {
 			return isa.Inst{}, err
 		}
 		r.addr = append(r.addr, v)
 	}
-	op, _ := in.Uint("dge_op")
+	op := p.DGEOp()
 	switch op {
-	case 0:
+	case isa.DGEOpcodeDMADirect2D:
 		return r.direct2D()
-	case 1:
+	case isa.DGEOpcodeDMAIndirect1D:
 		if !r.hasExt {
 			return isa.Inst{}, ErrNeedsExtension
 		}
 		return r.indirect1D()
-	case 2:
+	case isa.DGEOpcodeDMATranspose:
 		return r.xpose()
-	case 3:
+	case isa.DGEOpcodeDMAGatherTranspose:
 		if !r.hasExt {
 			return isa.Inst{}, fmt.Errorf("a gather transpose takes its index tensor from the extension word: %w", ErrNeedsExtension)
 		}
@@ -103,9 +103,11 @@ func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 }
 
 // repack copies fields from the pseudo word (and its extension) into a new
-// word of another layout, by spec path.
+// word of another layout, by spec path: the two layouts' fields pair up by
+// name, so the path is the key.
 type repack struct {
 	src    *isa.Inst
+	p      isa.PseudoDirect2DView // src
 	ext    isa.Inst
 	hasExt bool
 	gen    isa.Gen
@@ -114,7 +116,12 @@ type repack struct {
 	err    error
 }
 
-func (r *repack) begin(op isa.Opcode) { r.out = isa.New(r.gen, op) }
+// begin starts the new word of opcode op with the pseudo word's EVENTS
+// (field-tables §2.2: the same block in every layout).
+func (r *repack) begin(op isa.Opcode) {
+	r.out = isa.New(r.gen, op)
+	r.out.CopyEvents(r.src)
+}
 
 // copy moves fields whose path is the same in both layouts.
 func (r *repack) copy(paths ...string) {
@@ -144,19 +151,8 @@ func (r *repack) set(to string, v uint64, err error) {
 	}
 }
 
-func (r *repack) extU(p string) uint64 {
-	v, _ := r.ext.Uint(p)
-	return v
-}
-
-func (r *repack) srcU(p string) uint64 {
-	v, _ := r.src.Uint(p)
-	return v
-}
-
 var (
 	header = []string{"header.debug_cmd", "header.debug_hint"}
-	events = []string{"events.wait_mode", "events.wait_idx", "events.update_mode", "events.update_idx", "events.semaphore_value"}
 	bound  = []string{"bc_reg", "bc_disable_oob_error_notif", "bc_enabled"}
 )
 
@@ -180,7 +176,6 @@ func (r *repack) done() (isa.Inst, error) {
 func (r *repack) direct2D() (isa.Inst, error) {
 	r.begin(isa.OpDMAMemcpy)
 	r.copy(header...)
-	r.copy(events...)
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "sem_increment",
 		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype")
 	r.leg2D("src")
@@ -196,14 +191,13 @@ func (r *repack) direct2D() (isa.Inst, error) {
 }
 
 func (r *repack) indirect1D() (isa.Inst, error) {
-	for _, leg := range []string{"src", "dst"} {
-		if n := r.srcU(leg + "_num_elem[1]"); n > 1 {
-			return isa.Inst{}, fmt.Errorf("%s_num_elem[1] = %d: an INDIRECT1D moves a 1-D pattern", leg, n)
+	for k, n := range [2]uint64{r.p.SrcNumElem(1), r.p.DstNumElem(1)} {
+		if n > 1 {
+			return isa.Inst{}, fmt.Errorf("%s_num_elem[1] = %d: an INDIRECT1D moves a 1-D pattern", [2]string{"src", "dst"}[k], n)
 		}
 	}
 	r.begin(isa.OpDMAIndirect)
 	r.copy(header...)
-	r.copy(events...)
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "sem_increment",
 		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype")
 	r.move("src_step_elem", "src_step_elem[0]")
@@ -228,7 +222,6 @@ func (r *repack) indirect1D() (isa.Inst, error) {
 func (r *repack) xpose() (isa.Inst, error) {
 	r.begin(isa.OpDMATranspose)
 	r.copy(header...)
-	r.copy(events...)
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "in_dtype", "out_dtype")
 	r.leg2D("src")
 	r.leg2D("dst")
@@ -236,15 +229,16 @@ func (r *repack) xpose() (isa.Inst, error) {
 	r.boundReg("dst_bound_reg", "dst_bound_reg")
 	r.set("src_start_addr", r.addr[0], nil)
 	r.set("dst_start_addr", r.addr[1], nil)
-	rows, cols, step := uint64(16), tileCols(r.srcU("src_num_elem[0]"), r.srcU("out_dtype"), r.gen), r.srcU("src_step_elem[1]")
-	if r.hasExt { // the extension's tile geometry, where it gives one
-		if v := r.extU("tile_src_rows"); v != 0 {
+	// tile_src_row_step is i32: its raw bits are copied
+	rows, cols, step := uint64(16), tileCols(r.p.SrcNumElem(0), r.p.OutDType(), r.gen), uint64(uint32(r.p.SrcStepElem(1)))
+	if x, ok := r.ext.PseudoExt(); ok && r.hasExt { // the extension's tile geometry, where it gives one
+		if v := x.TileSrcRows(); v != 0 {
 			rows = v
 		}
-		if v := r.extU("tile_src_cols"); v != 0 {
+		if v := x.TileSrcCols(); v != 0 {
 			cols = v
 		}
-		if v := r.extU("tile_src_row_step"); v != 0 {
+		if v := uint64(uint32(x.TileSrcRowStep())); v != 0 {
 			step = v
 		}
 	}
@@ -256,7 +250,7 @@ func (r *repack) xpose() (isa.Inst, error) {
 
 // tileCols is the widest xbar tile (≤ 128 columns for 2-byte types, ≤ 64 for
 // 4-byte) that divides the row (field-tables §11.5).
-func tileCols(n, dtype uint64, g isa.Gen) uint64 {
+func tileCols(n uint64, dtype isa.DTypeCode, g isa.Gen) uint64 {
 	limit := uint64(128)
 	if bits, _ := isa.DTypeBits(uint8(dtype), g); bits == 32 {
 		limit = 64
@@ -272,7 +266,6 @@ func tileCols(n, dtype uint64, g isa.Gen) uint64 {
 func (r *repack) gatherXpose() (isa.Inst, error) {
 	r.begin(isa.OpDMAGatherTranspose)
 	r.copy(header...)
-	r.copy(events...)
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore")
 	r.leg2D("src")
 	r.copy("dst_num_elem[0]", "dst_num_elem[1]")
@@ -282,7 +275,7 @@ func (r *repack) gatherXpose() (isa.Inst, error) {
 	r.set("dst_start_addr", r.addr[1], nil)
 	r.boundReg("src_idx_bound_reg", "src_bound_reg")
 	r.boundReg("dst_bound_reg", "dst_bound_reg")
-	in, out := r.srcU("in_dtype"), r.srcU("out_dtype")
+	in, out := uint64(r.p.InDType()), uint64(r.p.OutDType())
 	if in > 0xF || out > 0xF {
 		return isa.Inst{}, fmt.Errorf("in_dtype %#x / out_dtype %#x do not fit the DTYPE_PAIR nibbles of a gather transpose", in, out)
 	}
