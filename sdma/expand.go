@@ -208,14 +208,17 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	return lw, nil
 }
 
+// cceOf is the CCE type of an in-flight compute op (a code past MIN is MIN's).
+var cceOf = [...]int{isa.DGEComputeOpAdd: CCEAdd, isa.DGEComputeOpMultiply: CCEFMA, isa.DGEComputeOpMax: CCEMax, isa.DGEComputeOpMin: CCEMin}
+
 // opOf is the descriptors' op: DRE for the transposes, CCE for a cast or
 // in-flight compute, CME COPY otherwise.
 func opOf(p *dge.Program) (op, optype int) {
 	switch {
 	case p.Kind == dge.KindTranspose || p.Kind == dge.KindGatherTranspose:
 		return OpDRE, 0
-	case p.ComputeOp != 0:
-		return OpCCE, [...]int{0, CCEAdd, CCEFMA, CCEMax, CCEMin}[min(p.ComputeOp, 4)]
+	case isa.DGEComputeOpCode(p.ComputeOp) != isa.DGEComputeOpNone:
+		return OpCCE, cceOf[min(isa.DGEComputeOpCode(p.ComputeOp), isa.DGEComputeOpMin)]
 	case p.InDtype != p.OutDtype:
 		return OpCCE, CCEExt
 	}
