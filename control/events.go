@@ -107,6 +107,14 @@ func Events(st State, in *isa.Inst) ([]Change, error) {
 	return w.update(ev)
 }
 
+// adds are the adding UPDATE_MODEs (their _READ forms): what they add, as
+// one + imm·value + reg·r[value].
+var adds = map[isa.UpdateModeCode]struct{ one, imm, reg int32 }{
+	isa.UpdateModeSemIncRead: {1, 0, 0}, isa.UpdateModeSemDecRead: {-1, 0, 0},
+	isa.UpdateModeSemAddImmRead: {0, 1, 0}, isa.UpdateModeSemSubImmRead: {0, -1, 0},
+	isa.UpdateModeSemAddRegRead: {0, 0, 1}, isa.UpdateModeSemSubRegRead: {0, 0, -1},
+}
+
 // update stages the EVENTS UPDATE_MODE (§5.6): INC, DEC, ADD/SUB/WR
 // immediate or register. Without the +0x10 _COMPLETE bit the update lands
 // "after the reads" — at issue on a clocked executor — unless it names the
@@ -116,27 +124,19 @@ func (w *word) update(ev isa.EventsView) ([]Change, error) {
 	reg := int32(w.st.Regs[value&63])
 	imm := int32(uint32(value))
 	c := Change{Mem: w.st.Mem, Idx: idx}
-	switch mode &^ 0x10 { // the _READ form of each update
+	switch mode &^ 0x10 { // the _READ form of each update: add, or set
 	case isa.UpdateModeNone:
 		return nil, nil
-	case isa.UpdateModeSemIncRead:
-		c.Add = 1
-	case isa.UpdateModeSemDecRead:
-		c.Add = -1
-	case isa.UpdateModeSemAddImmRead:
-		c.Add = imm
-	case isa.UpdateModeSemSubImmRead:
-		c.Add = -imm
 	case isa.UpdateModeSemWrImmRead:
 		c.Set, c.Value = true, imm
-	case isa.UpdateModeSemAddRegRead:
-		c.Add = reg
-	case isa.UpdateModeSemSubRegRead:
-		c.Add = -reg
 	case isa.UpdateModeSemWrRegRead:
 		c.Set, c.Value = true, reg
 	default:
-		return nil, w.fault(-1, "events.update_mode", fmt.Errorf("update mode %s: %w", mode, ErrUnsupported))
+		a, ok := adds[mode&^0x10]
+		if !ok {
+			return nil, w.fault(-1, "events.update_mode", fmt.Errorf("update mode %s: %w", mode, ErrUnsupported))
+		}
+		c.Add = a.one + a.imm*imm + a.reg*reg
 	}
 	if mode&0x10 == 0 {
 		c.AtIssue = true

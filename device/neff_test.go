@@ -2,39 +2,16 @@ package device
 
 import (
 	"bytes"
-	"os"
-	"path/filepath"
 	"testing"
 
+	"ndma/internal/samples"
 	"ndma/isa"
 	"ndma/neff"
 )
 
-// samplePath is a real sample NEFF of ../shared/neff-samples (read in place,
-// never copied), or a skip — a failure when NDMA_REQUIRE_SAMPLES=1.
-func samplePath(t testing.TB, name string) string {
-	t.Helper()
-	dir := os.Getenv("NDMA_NEFF_SAMPLES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "neff-samples")
-	}
-	path := filepath.Join(dir, name)
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("NDMA_REQUIRE_SAMPLES") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	return path
-}
-
 func openSample(t testing.TB, name string) (*neff.File, []neff.Subgraph) {
 	t.Helper()
-	raw, err := os.ReadFile(samplePath(t, name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := neff.Parse(raw, neff.Options{})
+	f, err := neff.Parse(samples.Read(t, name), neff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,8 +6,7 @@ import (
 	"compress/gzip"
 	"encoding/binary"
 	"io"
-	"os"
-	"path/filepath"
+	"ndma/internal/samples"
 	"strings"
 	"testing"
 
@@ -20,17 +19,7 @@ import (
 // (set by .ci/run when the folder exists) turns a missing sample into a failure.
 func neffSample(t *testing.T) map[string][]byte {
 	t.Helper()
-	dir := os.Getenv("NDMA_NEFF_SAMPLES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "neff-samples")
-	}
-	raw, err := os.ReadFile(filepath.Join(dir, "matmul_small.neff"))
-	if err != nil {
-		if os.Getenv("NDMA_REQUIRE_SAMPLES") == "1" {
-			t.Fatalf("sample NEFF: %v", err)
-		}
-		t.Skipf("sample NEFF not available (%v); set NDMA_NEFF_SAMPLES", err)
-	}
+	raw := samples.Read(t, "matmul_small.neff")
 	if len(raw) < 1024 {
 		t.Fatalf("NEFF of %d bytes has no 1024-byte header", len(raw))
 	}

@@ -5,28 +5,16 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
+	"ndma/internal/samples"
 	"ndma/isa"
 )
 
 func sample(t *testing.T) []byte {
 	t.Helper()
-	dir := os.Getenv("NDMA_NEFF_SAMPLES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared", "neff-samples")
-	}
-	b, err := os.ReadFile(filepath.Join(dir, "matmul_small.neff"))
-	if err != nil {
-		if os.Getenv("NDMA_REQUIRE_SAMPLES") == "1" {
-			t.Fatalf("sample NEFF: %v", err)
-		}
-		t.Skipf("sample NEFF not available (%v)", err)
-	}
-	return b
+	return samples.Read(t, "matmul_small.neff")
 }
 
 // matmul_small's header and container as neff.md §2.2–§2.5 and §3.1 state them.

@@ -23,14 +23,47 @@ type multi []string
 func (m *multi) String() string     { return strings.Join(*m, " ") }
 func (m *multi) Set(s string) error { *m = append(*m, s); return nil }
 
+// programFlags are a program's placement and registers: --var, --table,
+// --vars, --reg (lower and run).
+type programFlags struct {
+	vars, tables, regs multi
+	file               *string
+}
+
+func addProgramFlags(cl *cmdLine, regHelp string) *programFlags {
+	f := &programFlags{}
+	cl.fs.Var(&f.vars, "var", "NEFF variable base, ID=ADDR (e.g. 0=sbuf:0:0x0, 1=hbm:0x0); repeatable")
+	cl.fs.Var(&f.tables, "table", "dge-table entries from index I, I=VAR,VAR,… (e.g. 0=1,2,3); repeatable")
+	f.file = cl.fs.String("vars", "", `JSON file {"vars": {"ID": "ADDR"}, "table": [VAR, …]}`)
+	cl.fs.Var(&f.regs, "reg", regHelp)
+	return f
+}
+
+// load reads the program FILE (binary words or text; gen, when given,
+// overrides its .gen) with its relocation table and register values.
+func (f *programFlags) load(e *env, path string, gen isa.Gen) (*asm.Object, *dge.Vars, map[uint8]uint32, error) {
+	prog, err := loadProgram(e, path, gen)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if gen != isa.GenAny {
+		prog.Gen = gen // the words decode as --gen says
+	}
+	if prog.Gen == isa.GenAny {
+		return nil, nil, nil, usagef("no generation: give --gen G (or a .gen line in the text)")
+	}
+	vt, err := varTable(prog.Gen, f.vars, f.tables, *f.file)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rv, err := regValues(f.regs)
+	return prog, vt, rv, err
+}
+
 func runLower(e *env, args []string) error {
 	cl := newCmdLine(e, "lower", "FILE|-", "", "generation (a text file's .gen is the default)")
 	backendS := cl.fs.String("backend", "auto", "DGE backend: auto, pool, software, rtl")
-	var vars, tables, regs multi
-	cl.fs.Var(&vars, "var", "NEFF variable base, ID=ADDR (e.g. 0=sbuf:0:0x0, 1=hbm:0x0); repeatable")
-	cl.fs.Var(&tables, "table", "dge-table entries from index I, I=VAR,VAR,… (e.g. 0=1,2,3); repeatable")
-	varsFile := cl.fs.String("vars", "", `JSON file {"vars": {"ID": "ADDR"}, "table": [VAR, …]}`)
-	cl.fs.Var(&regs, "reg", "register value for bound limits, rN=V; repeatable")
+	pf := addProgramFlags(cl, "register value for bound limits, rN=V; repeatable")
 	asJSON := cl.fs.Bool("json", false, "print JSON")
 	stats := cl.fs.Bool("stats", false, "print counts and descriptor-efficiency findings")
 	ring := cl.fs.Int("ring", sdma.DefaultRingSize, "descriptors per ring")
@@ -42,25 +75,12 @@ func runLower(e *env, args []string) error {
 	if err != nil {
 		return usageError{err}
 	}
-	code, fileGen, err := loadWords(e, pos[0], gen)
+	prog, vt, rv, err := pf.load(e, pos[0], gen)
 	if err != nil {
 		return err
 	}
-	if gen == isa.GenAny {
-		gen = fileGen
-	}
-	if gen == isa.GenAny {
-		return usagef("no generation: give --gen G (or a .gen line in the text)")
-	}
-	vt, err := varTable(gen, vars, tables, *varsFile)
-	if err != nil {
-		return err
-	}
-	rv, err := regValues(regs)
-	if err != nil {
-		return err
-	}
-	steps, derr := device.Resolve(gen, code, vt)
+	gen = prog.Gen
+	steps, derr := device.Resolve(gen, prog.Code, vt)
 	res, err := lowerSteps(gen, steps, derr, dge.Options{Backend: backend, Regs: rv}, sdma.Options{RingSize: *ring, Regs: rv})
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)

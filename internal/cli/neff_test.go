@@ -11,6 +11,7 @@ import (
 	"ndma/asm"
 	"ndma/internal/array"
 	"ndma/internal/neffgen"
+	"ndma/internal/samples"
 	"ndma/isa"
 	"ndma/neff"
 	"ndma/sdma"
@@ -168,21 +169,7 @@ func TestNEFFLowerSample(t *testing.T) {
 
 // samplePath is the real sample NEFF (read in place, never copied), or a
 // skip — a failure when NDMA_REQUIRE_SAMPLES=1 (.ci/run sets it).
-func samplePath(t *testing.T) string {
-	t.Helper()
-	dir := os.Getenv("NDMA_NEFF_SAMPLES")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared", "neff-samples")
-	}
-	path := filepath.Join(dir, "matmul_small.neff")
-	if _, err := os.Stat(path); err != nil {
-		if os.Getenv("NDMA_REQUIRE_SAMPLES") == "1" {
-			t.Fatal(err)
-		}
-		t.Skip(err)
-	}
-	return path
-}
+func samplePath(t *testing.T) string { return samples.Path(t, "matmul_small.neff") }
 
 // `ndma neff run` on the sample: every word of both subgraphs executes; the
 // PE stream's EVENT_SEMAPHORE (wait $S[24] ≥ 16, neff.md §5.3's handshake)

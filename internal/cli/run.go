@@ -22,11 +22,8 @@ import (
 
 func runRun(e *env, args []string) error {
 	cl := newCmdLine(e, "run", "FILE|-", "", "generation (a text file's .gen is the default)")
-	var vars, tables, regs, sems, loads, dumps multi
-	cl.fs.Var(&vars, "var", "NEFF variable base for pseudo words, ID=ADDR; repeatable")
-	cl.fs.Var(&tables, "table", "dge-table entries, I=VAR,VAR,…; repeatable")
-	varsFile := cl.fs.String("vars", "", `JSON file {"vars": {"ID": "ADDR"}, "table": [VAR, …]}`)
-	cl.fs.Var(&regs, "reg", "engine register, rN=V; repeatable")
+	pf := addProgramFlags(cl, "engine register, rN=V; repeatable")
+	var sems, loads, dumps multi
 	cl.fs.Var(&sems, "sem", "semaphore, N=V; repeatable")
 	cl.fs.Var(&loads, "load", "ADDR=FILE.npy: write an array's bytes at ADDR (SBUF/PSUM: axis 0 over partitions); repeatable")
 	cl.fs.Var(&dumps, "dump", "ADDR:DTYPE:SHAPE=FILE.npy: write memory out as an array after the run; repeatable")
@@ -42,24 +39,11 @@ func runRun(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	prog, err := loadProgram(e, pos[0], gen)
+	prog, vt, rv, err := pf.load(e, pos[0], gen)
 	if err != nil {
 		return err
 	}
-	if gen == isa.GenAny {
-		gen = prog.Gen
-	}
-	if gen == isa.GenAny {
-		return usagef("no generation: give --gen G (or a .gen line in the text)")
-	}
-	vt, err := varTable(gen, vars, tables, *varsFile)
-	if err != nil {
-		return err
-	}
-	rv, err := regValues(regs)
-	if err != nil {
-		return err
-	}
+	gen = prog.Gen
 	exec, err := device.ParseExec(*execMode)
 	if err != nil {
 		return usagef("--exec %v", err)
@@ -107,7 +91,6 @@ func runRun(e *env, args []string) error {
 			return usagef("--cores %d: the program has a stream on core %d", *cores, s.Core)
 		}
 	}
-	prog.Gen = gen // the words decode as --gen says
 	if len(vt.Base) == 0 && len(vt.Table) == 0 {
 		vt = nil // no variables: a pseudo word stays one, and the executors say so
 	}
