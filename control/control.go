@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 
+	"ndma/isa"
 	"ndma/mem"
 )
 
@@ -91,6 +92,16 @@ func (e *Effect) Apply() {
 	for i := range e.Changes {
 		e.Changes[i].Apply()
 	}
+}
+
+// Exec runs a word through an executor's issue and applies its changes at
+// once: one stream, where nothing else can move a semaphore meanwhile.
+func Exec(issue func(*isa.Inst) (Effect, error), in *isa.Inst) error {
+	eff, err := issue(in)
+	if err == nil {
+		eff.Apply()
+	}
+	return err
 }
 
 // Merge adds o's changes and footprint to e (the words one step fires).

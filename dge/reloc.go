@@ -162,6 +162,15 @@ func (r *repack) boundReg(to, from string) {
 	}
 }
 
+// ends sets the resolved addresses and moves the pseudo word's two bound
+// registers to the resolved word's srcBound and dstBound.
+func (r *repack) ends(srcBound, dstBound string) {
+	r.set("src_start_addr", r.addr[0], nil)
+	r.set("dst_start_addr", r.addr[1], nil)
+	r.boundReg(srcBound, "src_bound_reg")
+	r.boundReg(dstBound, "dst_bound_reg")
+}
+
 func (r *repack) leg2D(leg string) {
 	r.copy(leg+"_step_elem[0]", leg+"_step_elem[1]", leg+"_num_elem[0]", leg+"_num_elem[1]")
 }
@@ -180,10 +189,7 @@ func (r *repack) direct2D() (isa.Inst, error) {
 		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype")
 	r.leg2D("src")
 	r.leg2D("dst")
-	r.boundReg("src_bound_reg", "src_bound_reg")
-	r.boundReg("dst_bound_reg", "dst_bound_reg")
-	r.set("src_start_addr", r.addr[0], nil)
-	r.set("dst_start_addr", r.addr[1], nil)
+	r.ends("src_bound_reg", "dst_bound_reg")
 	if r.hasExt { // an extension after a DIRECT2D carries the in-flight compute op
 		r.fromExt("compute_op", "compute_op")
 	}
@@ -204,11 +210,7 @@ func (r *repack) indirect1D() (isa.Inst, error) {
 	r.move("src_num_elem", "src_num_elem[0]")
 	r.move("dst_step_elem", "dst_step_elem[0]")
 	r.move("dst_num_elem", "dst_num_elem[0]")
-	r.set("src_start_addr", r.addr[0], nil)
-	r.set("dst_start_addr", r.addr[1], nil)
-	// The pseudo's bound registers bound the indices of the resolved word (INFERRED).
-	r.boundReg("src_idx_bound_reg", "src_bound_reg")
-	r.boundReg("dst_idx_bound_reg", "dst_bound_reg")
+	r.ends("src_idx_bound_reg", "dst_idx_bound_reg") // the pseudo's bound registers bound the indices (INFERRED)
 	for _, f := range []string{"indirect_mode", "idx_bound_is_err", "non_unique_dst_idx", "gather_dim", "scatter_dim"} {
 		r.fromExt("flags."+f, "flags."+f)
 	}
@@ -225,10 +227,7 @@ func (r *repack) xpose() (isa.Inst, error) {
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "in_dtype", "out_dtype")
 	r.leg2D("src")
 	r.leg2D("dst")
-	r.boundReg("src_bound_reg", "src_bound_reg")
-	r.boundReg("dst_bound_reg", "dst_bound_reg")
-	r.set("src_start_addr", r.addr[0], nil)
-	r.set("dst_start_addr", r.addr[1], nil)
+	r.ends("src_bound_reg", "dst_bound_reg")
 	// tile_src_row_step is i32: its raw bits are copied
 	rows, cols, step := uint64(16), tileCols(r.p.SrcNumElem(0), r.p.OutDType(), r.gen), uint64(uint32(r.p.SrcStepElem(1)))
 	if x, ok := r.ext.PseudoExt(); ok && r.hasExt { // the extension's tile geometry, where it gives one
@@ -271,10 +270,7 @@ func (r *repack) gatherXpose() (isa.Inst, error) {
 	r.copy("dst_num_elem[0]", "dst_num_elem[1]")
 	r.move("dst_step_elem_1", "dst_step_elem[1]")
 	r.move("elem_size", "src_elem_size")
-	r.set("src_start_addr", r.addr[0], nil)
-	r.set("dst_start_addr", r.addr[1], nil)
-	r.boundReg("src_idx_bound_reg", "src_bound_reg")
-	r.boundReg("dst_bound_reg", "dst_bound_reg")
+	r.ends("src_idx_bound_reg", "dst_bound_reg")
 	in, out := uint64(r.p.InDType()), uint64(r.p.OutDType())
 	if in > 0xF || out > 0xF {
 		return isa.Inst{}, fmt.Errorf("in_dtype %#x / out_dtype %#x do not fit the DTYPE_PAIR nibbles of a gather transpose", in, out)

@@ -177,11 +177,7 @@ func (w *word) indirect1D() error {
 		return w.fault(-1, "has_valid_indirect_mode", fmt.Errorf("indirect_mode %d", mode))
 	}
 	C := int(v.IdxNumActiveChannels())
-	sa, err := w.addr8("src_start_addr", v.SrcStartAddr())
-	if err != nil {
-		return err
-	}
-	da, err := w.addr8("dst_start_addr", v.DstStartAddr())
+	sa, da, err := w.addrs(v.SrcStartAddr(), v.DstStartAddr())
 	if err != nil {
 		return err
 	}
@@ -289,11 +285,7 @@ func (w *word) gatherXpose() error {
 	if int(v.DstNumElem(0)) != n || int(v.DstNumElem(1)) != l {
 		return w.fault(-1, "is_valid_dma_gather_transpose_num_idx", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", v.DstNumElem(0), v.DstNumElem(1), n, l))
 	}
-	sa, err := w.addr8("src_start_addr", v.SrcStartAddr())
-	if err != nil {
-		return err
-	}
-	da, err := w.addr8("dst_start_addr", v.DstStartAddr())
+	sa, da, err := w.addrs(v.SrcStartAddr(), v.DstStartAddr())
 	if err != nil {
 		return err
 	}

@@ -64,13 +64,7 @@ func (x *Machine) tracef(format string, a ...any) {
 
 // Exec runs one instruction and applies its semaphore and event changes at
 // once (a single stream). On error nothing changed: no byte, no semaphore.
-func (x *Machine) Exec(in *isa.Inst) error {
-	eff, err := x.Issue(in)
-	if err == nil {
-		eff.Apply()
-	}
-	return err
-}
+func (x *Machine) Exec(in *isa.Inst) error { return control.Exec(x.Issue, in) }
 
 // Issue runs one instruction's data movement and returns its effects: the
 // semaphore and event changes are reported, not applied (the scheduler
@@ -150,6 +144,15 @@ func (w *word) addr8(path string, a isa.Addr8) (uint64, error) {
 		return uint64(w.x.Regs[lo]) | uint64(w.x.Regs[hi])<<32, nil
 	}
 	return 0, w.fault(-1, path, fmt.Errorf("address form %q: %w", a.Form(), ErrUnsupported))
+}
+
+// addrs resolves a word's src_start_addr and dst_start_addr.
+func (w *word) addrs(src, dst isa.Addr8) (sa, da uint64, err error) {
+	if sa, err = w.addr8("src_start_addr", src); err != nil {
+		return 0, 0, err
+	}
+	da, err = w.addr8("dst_start_addr", dst)
+	return sa, da, err
 }
 
 // addr4 resolves an ADDR4: the PartitionOffset immediate or r[reg] (§4.2).

@@ -97,11 +97,7 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 		v.SrcBoundReg().BCEnabled() == 1 || v.DstBoundReg().BCEnabled() == 1 || rows == 0 || cols == 0 {
 		return false, nil
 	}
-	sa, err := w.addr8("src_start_addr", v.SrcStartAddr())
-	if err != nil {
-		return true, err
-	}
-	da, err := w.addr8("dst_start_addr", v.DstStartAddr())
+	sa, da, err := w.addrs(v.SrcStartAddr(), v.DstStartAddr())
 	if err != nil {
 		return true, err
 	}

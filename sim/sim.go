@@ -92,13 +92,7 @@ func (x *Machine) tracef(format string, a ...any) {
 
 // Exec runs one word and applies its semaphore and event changes at once
 // (a single stream). On error nothing changed.
-func (x *Machine) Exec(in *isa.Inst) error {
-	eff, err := x.Issue(in)
-	if err == nil {
-		eff.Apply()
-	}
-	return err
-}
+func (x *Machine) Exec(in *isa.Inst) error { return control.Exec(x.Issue, in) }
 
 // Issue lowers one resolved word, runs its descriptors and returns its
 // effects: the bytes are written, the semaphore and event changes (the
