@@ -47,6 +47,20 @@ func (f *Fault) Error() string {
 
 func (f *Fault) Unwrap() error { return f.Err }
 
+// Tracer is an executor's account of each word — what it read, wrote,
+// skipped, or the descriptors it ran — kept only when Tracing.
+type Tracer struct {
+	Tracing bool
+	Trace   []string
+}
+
+// Tracef adds a line when tracing.
+func (t *Tracer) Tracef(format string, a ...any) {
+	if t.Tracing {
+		t.Trace = append(t.Trace, fmt.Sprintf(format, a...))
+	}
+}
+
 // Change is one semaphore or event change a word makes: added to, or set.
 // Mem is the core it lands on (nil: the issuing core's, filled in by the
 // executor). AtIssue marks an EVENTS update "after the reads" (an

@@ -160,7 +160,7 @@ func (w *word) indexOK(j int, v uint32, n int, b bound, errorsOn bool, what stri
 	if errorsOn {
 		return false, w.fault(j, what, fmt.Errorf("%s: %w", bad, ErrBounds))
 	}
-	w.x.tracef("%s lane %d skipped: %s", w.name, j, bad)
+	w.x.Tracef("%s lane %d skipped: %s", w.name, j, bad)
 	return false, nil
 }
 

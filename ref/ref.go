@@ -14,15 +14,14 @@ import (
 
 // Machine is one engine stream's view: the core's memory, its registers.
 type Machine struct {
-	Mem      *mem.Memory
-	Regs     [64]uint32
-	MaxBytes int64                      // refuse a word that would move more (0: DefaultMaxBytes)
-	MaxSteps int                        // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
-	Peer     func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
-	Trace    []string                   // per word: what was read, written, skipped (when Tracing)
-	Tracing  bool
-	Stats    Stats
-	eff      control.Effect // the word being executed: its changes, until Issue returns them
+	Mem            *mem.Memory
+	Regs           [64]uint32
+	MaxBytes       int64                      // refuse a word that would move more (0: DefaultMaxBytes)
+	MaxSteps       int                        // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
+	Peer           func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
+	control.Tracer                            // per word: what was read, written, skipped (when Tracing)
+	Stats          Stats
+	eff            control.Effect // the word being executed: its changes, until Issue returns them
 }
 
 // Stats counts lanes and words.
@@ -54,12 +53,6 @@ func (x *Machine) maxBytes() int64 {
 		return x.MaxBytes
 	}
 	return DefaultMaxBytes
-}
-
-func (x *Machine) tracef(format string, a ...any) {
-	if x.Tracing {
-		x.Trace = append(x.Trace, fmt.Sprintf(format, a...))
-	}
 }
 
 // Exec runs one instruction and applies its semaphore and event changes at

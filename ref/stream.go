@@ -174,7 +174,7 @@ func (w *word) run(m *move, deltas []semDelta) error {
 		buf := out[lo : lo+m.dst.size]
 		if m.dst.skip != nil && m.dst.skip[k] || outHave != nil && !all(outHave[lo:lo+m.dst.size]) {
 			w.x.Stats.Skipped++
-			w.x.tracef("%s: dst element %d at %#x skipped (out of bounds)", w.name, k, a)
+			w.x.Tracef("%s: dst element %d at %#x skipped (out of bounds)", w.name, k, a)
 			continue
 		}
 		if err := w.x.Mem.Write(a, buf); err != nil {
@@ -184,7 +184,7 @@ func (w *word) run(m *move, deltas []semDelta) error {
 	}
 	w.x.Stats.Lanes += lanes
 	w.x.Stats.BytesMoved += uint64(lanes * m.dst.size)
-	w.x.tracef("%s: read %d elements (%d bytes), wrote %d elements (%d bytes)", w.name, len(m.src.addr), m.src.bytes(), lanes, lanes*m.dst.size)
+	w.x.Tracef("%s: read %d elements (%d bytes), wrote %d elements (%d bytes)", w.name, len(m.src.addr), m.src.bytes(), lanes, lanes*m.dst.size)
 	w.apply(deltas)
 	return nil
 }
@@ -213,7 +213,7 @@ func (w *word) copyDirect(m *move, deltas []semDelta) error {
 	}
 	w.x.Stats.Lanes += len(m.dst.addr)
 	w.x.Stats.BytesMoved += uint64(m.dst.bytes())
-	w.x.tracef("%s: copied %d elements (%d bytes)", w.name, len(m.src.addr), m.src.bytes())
+	w.x.Tracef("%s: copied %d elements (%d bytes)", w.name, len(m.src.addr), m.src.bytes())
 	w.apply(deltas)
 	return nil
 }

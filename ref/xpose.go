@@ -140,7 +140,7 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 	}
 	w.x.Stats.Lanes += rows * cols
 	w.x.Stats.BytesMoved += uint64(rows * srow)
-	w.x.tracef("%s: transposed %d × %d elements (%d bytes)", w.name, rows, cols, rows*srow)
+	w.x.Tracef("%s: transposed %d × %d elements (%d bytes)", w.name, rows, cols, rows*srow)
 	w.apply(deltas)
 	return true, nil
 }
@@ -195,7 +195,7 @@ func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, 
 	}
 	w.x.Stats.Lanes += n * l
 	w.x.Stats.BytesMoved += uint64(n * row)
-	w.x.tracef("%s: gathered %d rows of %d elements, transposed", w.name, n, l)
+	w.x.Tracef("%s: gathered %d rows of %d elements, transposed", w.name, n, l)
 	w.apply(deltas)
 	return true, nil
 }

@@ -217,7 +217,7 @@ func (x *Machine) runWork(name string, ws []Work) error {
 			x.Stats.Descriptors++
 			if x.Tracing {
 				t := d // copied here: only a traced descriptor escapes
-				x.tracef("DMA[%d] M2S %s", q.q.DMA, &t)
+				x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
 			}
 		}
 		if q.turn != nil {
@@ -258,7 +258,7 @@ func (x *Machine) s2mStart(q *queue, d sdma.Desc) (done bool) {
 	x.Stats.Descriptors++
 	if x.Tracing {
 		t := d // copied here: only a traced descriptor escapes
-		x.tracef("DMA[%d] S2M %s", q.q.DMA, &t)
+		x.Tracef("DMA[%d] S2M %s", q.q.DMA, &t)
 	}
 	if isEvtSem(d.BufPtr()) {
 		x.semWrite(d.BufPtr(), int32(q.semInc))
@@ -500,7 +500,7 @@ func (x *Machine) direct(qs []*queue) error {
 					x.Stats.M2SBytes += uint64(s.Length())
 					if x.Tracing {
 						t := s // copied here: only a traced descriptor escapes
-						x.tracef("DMA[%d] M2S %s", q.q.DMA, &t)
+						x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
 					}
 					si, so = si+1, 0
 				}

@@ -23,17 +23,16 @@ import (
 
 // Machine is one core's memory, registers and DMA engines.
 type Machine struct {
-	Mem      *mem.Memory
-	Regs     [64]uint32
-	RingSize int         // descriptors per ring; 0: sdma.DefaultRingSize
-	MaxBytes int64       // refuse a word whose streams carry more (0: DefaultMaxBytes)
-	MaxSteps int         // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
-	Backend  dge.Backend // DGE backend (Auto by default)
-	Stats    Stats
-	Tracing  bool
-	Trace    []string                   // per word: the descriptors executed (when Tracing)
-	Peer     func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
-	eff      control.Effect             // the word being executed: its changes and footprint
+	Mem            *mem.Memory
+	Regs           [64]uint32
+	RingSize       int         // descriptors per ring; 0: sdma.DefaultRingSize
+	MaxBytes       int64       // refuse a word whose streams carry more (0: DefaultMaxBytes)
+	MaxSteps       int         // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
+	Backend        dge.Backend // DGE backend (Auto by default)
+	Stats          Stats
+	control.Tracer                            // per word: the descriptors executed (when Tracing)
+	Peer           func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
+	eff            control.Effect             // the word being executed: its changes and footprint
 }
 
 // DefaultMaxBytes bounds one word's traffic, so a corrupt word cannot
@@ -83,12 +82,6 @@ func (f *Fault) Error() string {
 }
 
 func (f *Fault) Unwrap() error { return f.Err }
-
-func (x *Machine) tracef(format string, a ...any) {
-	if x.Tracing {
-		x.Trace = append(x.Trace, fmt.Sprintf(format, a...))
-	}
-}
 
 // Exec runs one word and applies its semaphore and event changes at once
 // (a single stream). On error nothing changed.
