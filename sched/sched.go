@@ -221,7 +221,10 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (Stats, er
 			}
 			var eff control.Effect
 			var err error
-			words := step.Words()
+			words := step.Run
+			if words == nil {
+				words = (*[1]isa.Inst)(&step.Word)[:] // the word itself, without a copy
+			}
 			for k := range words {
 				e, ierr := s.Exec.Issue(&words[k])
 				if ierr != nil {
