@@ -221,16 +221,17 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (Stats, er
 			}
 			var eff control.Effect
 			var err error
-			words := step.Run
-			if words == nil {
-				words = (*[1]isa.Inst)(&step.Word)[:] // the word itself, without a copy
-			}
-			for k := range words {
-				e, ierr := s.Exec.Issue(&words[k])
+			n := max(1, len(step.Run))
+			for k := 0; k < n; k++ {
+				in := &step.Word // a plain step runs its own word, uncopied
+				if step.Run != nil {
+					in = &step.Run[k]
+				}
+				e, ierr := s.Exec.Issue(in)
 				if ierr != nil {
 					err = ierr
 					if k > 0 && errors.Is(err, control.ErrBlocked) { // only the first word may wait: the others have run
-						err = fmt.Errorf("word %d of %d waits after the first ran: %v", k+1, len(words), err)
+						err = fmt.Errorf("word %d of %d waits after the first ran: %v", k+1, n, err)
 					}
 					break
 				}
