@@ -1,6 +1,7 @@
 package device
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"ndma/neff"
 	"ndma/ref"
 	"ndma/sched"
+	"ndma/sdma"
 	"ndma/sim"
 )
 
@@ -214,6 +216,7 @@ type Image struct {
 	Subgraphs []neff.Subgraph
 	Place     Placement
 	vars      map[string]varAt // every sized variable by name
+	inputs    map[string]Input // what it was loaded with (a twin loads alike)
 }
 
 type varAt struct {
@@ -232,7 +235,7 @@ func Load(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]Input) (
 	if err != nil {
 		return nil, err
 	}
-	im := &Image{Device: New(gen, max(1, len(sgs))), File: f, Subgraphs: sgs, Place: place, vars: map[string]varAt{}}
+	im := &Image{Device: New(gen, max(1, len(sgs))), File: f, Subgraphs: sgs, Place: place, vars: map[string]varAt{}, inputs: in}
 	tensors := f.Tensors()
 	for name := range in {
 		found := false
@@ -353,9 +356,9 @@ func typed(t neff.Tensor, n int) (*array.Array, bool) {
 
 // NEFFOptions steer a NEFF run.
 type NEFFOptions struct {
-	Exec     Exec            // Sim or Ref
+	Exec     Exec            // Sim, Ref, or Both (the reference on this image, the engines on its twin)
 	Trace    func(string)    // the scheduler's line per executed word
-	Timeline *sched.Timeline // one process per subgraph: each is a core
+	Timeline *sched.Timeline // one process per subgraph: each is a core (the engines' run)
 	// Subgraphs, when set, names the subgraphs to run (the others are
 	// placed and loaded, not run).
 	Subgraphs []string
@@ -370,40 +373,96 @@ type SubgraphRun struct {
 
 // NEFFResult is a NEFF run as data.
 type NEFFResult struct {
-	Subgraphs []SubgraphRun
+	Subgraphs []SubgraphRun  // the engines' account (the reference's with Exec Ref)
+	Clocked   bool           // the times are the engines' cost model (false: ref, no DMA time)
 	NotRun    map[string]int // words not computed (only their EVENTS ran), by mnemonic
 	Warnings  []string       // each once, in order
+	Writers   []Writer       // what the resolved DMA words write into each variable with bytes
+	Twin      *Image         // Exec Both: the engines' image (the receiver ran the reference)
+	Diff      *Difference    // Exec Both: where the two devices first differ (nil: they agree)
 }
 
+// Writer is a DMA step that writes into a variable: the step, and the
+// variables its words read.
+type Writer struct {
+	Var      string // the variable written
+	Subgraph string
+	Engine   string
+	Offset   int
+	Mnemonic string
+	From     []string // the variables (or "SB") its words read
+	Bytes    int64    // bytes its words write into Var
+}
+
+// RuntimeRing is the most descriptors a runtime-built ring holds: the rings
+// of style-A blocks are built by the runtime when the NEFF loads and sized
+// to fit (neff.md §4.7), up to the ring length limit 2^24 − 16 (§4.8). The
+// DGE's own rings (0xd4 words) keep sdma.DefaultRingSize.
+const RuntimeRing = 1<<24 - 16
+
 // notComputed runs a NEFF engine's words: computed ones on the executor,
-// the others' EVENTS only, with the stream's own (zero) registers.
+// the others' EVENTS only, with the stream's own (zero) registers; words a
+// trigger fired run on runtime-built rings.
 type notComputed struct {
 	inner  sched.Executor
+	engine *sim.Machine // the engines (nil on ref): their ring size follows the word
+	fired  map[*isa.Inst]bool
 	regs   [64]uint32
 	mem    control.State
 	notRun map[string]int
 }
 
 func (x *notComputed) Issue(in *isa.Inst) (control.Effect, error) {
-	if computed[in.Opcode()] {
-		return x.inner.Issue(in)
+	if !computed[in.Opcode()] {
+		eff, err := issueEvents(x.mem, in)
+		if err == nil {
+			x.notRun[in.Def().Mnemonic()]++
+		}
+		return eff, err
 	}
-	eff, err := issueEvents(x.mem, in)
-	if err == nil {
-		x.notRun[in.Def().Mnemonic()]++
+	if x.engine != nil && x.fired[in] {
+		x.engine.RingSize = RuntimeRing
+		defer func() { x.engine.RingSize = 0 }()
 	}
-	return eff, err
+	return x.inner.Issue(in)
 }
 
 // Run runs the image's subgraphs one after another, each on its core under
 // the scheduler with every engine stream resolved first (INFERRED: the
 // subgraphs share no semaphore, so side by side each would run as alone).
+// With Exec Both the reference runs here and the engines on a twin image
+// loaded alike, and the two devices are compared at the end.
 func (im *Image) Run(opt NEFFOptions) (*NEFFResult, error) {
-	if opt.Exec == Both {
-		return nil, fmt.Errorf("a NEFF runs on sim or ref")
+	if opt.Exec != Both {
+		return im.run(opt, opt.Exec)
 	}
+	twin, err := Load(im.Device.Gen, im.File, im.Subgraphs, im.inputs)
+	if err != nil {
+		return nil, err
+	}
+	tl := opt.Timeline
+	opt.Timeline = nil
+	if _, err := im.run(opt, Ref); err != nil {
+		return nil, fmt.Errorf("ref: %w", err)
+	}
+	opt.Timeline = tl
+	res, err := twin.run(opt, Sim)
+	if res != nil {
+		res.Twin = twin
+	}
+	if err != nil {
+		return res, fmt.Errorf("sim: %w", err)
+	}
+	if d, ok := Compare(im.Device, twin.Device); ok {
+		res.Diff = &d
+		return res, fmt.Errorf("%w: %s", ErrDiffer, d.Format("ref", "sim"))
+	}
+	return res, nil
+}
+
+func (im *Image) run(opt NEFFOptions, exec Exec) (*NEFFResult, error) {
 	gen := im.Device.Gen
-	res := &NEFFResult{NotRun: map[string]int{}}
+	res := &NEFFResult{NotRun: map[string]int{}, Clocked: exec == Sim}
 	warn := func(msg string) {
 		if !slices.Contains(res.Warnings, msg) {
 			res.Warnings = append(res.Warnings, msg)
@@ -423,21 +482,183 @@ func (im *Image) Run(opt NEFFOptions) (*NEFFResult, error) {
 			for _, w := range ws {
 				warn(fmt.Sprintf("%s %s: %s", sg.Name, en.Key, w))
 			}
-			x := &notComputed{notRun: res.NotRun}
+			res.Writers = append(res.Writers, im.writers(si, en.Key, steps)...)
+			x := &notComputed{notRun: res.NotRun, fired: firedWords(steps)}
 			x.mem = control.State{Mem: m, Regs: &x.regs}
 			st := &sched.Stream{Name: sg.Name + " " + strings.ToUpper(en.Key), Steps: steps, Err: err, Mem: m, Core: si, Exec: x}
-			if opt.Exec == Sim {
-				x.inner, st.Clocked = &sim.Machine{Mem: m, Peer: im.Device.Core}, true
+			if exec == Sim {
+				x.engine = &sim.Machine{Mem: m, Peer: im.Device.Core}
+				x.inner, st.Clocked = x.engine, true
 			} else {
 				x.inner = &ref.Machine{Mem: m, Peer: im.Device.Core}
 			}
 			ss = append(ss, st)
 		}
 		st, err := sched.RunTimeline(ss, opt.Trace, opt.Timeline)
+		res.Subgraphs = append(res.Subgraphs, SubgraphRun{sg.Name, si, st})
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", sg.Name, err)
 		}
-		res.Subgraphs = append(res.Subgraphs, SubgraphRun{sg.Name, si, st})
 	}
 	return res, nil
+}
+
+// firedWords are the words 0xc1 triggers fired in steps (by address: the
+// scheduler issues them in place).
+func firedWords(steps []sched.Step) map[*isa.Inst]bool {
+	out := map[*isa.Inst]bool{}
+	for i := range steps {
+		if steps[i].Word.Opcode() == isa.OpPseudoDMATrigger {
+			for k := range steps[i].Run {
+				out[&steps[i].Run[k]] = true
+			}
+		}
+	}
+	return out
+}
+
+// writers lists, for subgraph si's engine stream, each step whose resolved
+// DMA_DIRECT2D words write into a variable with bytes of its own, and what
+// they read.
+func (im *Image) writers(si int, engine string, steps []sched.Step) []Writer {
+	var out []Writer
+	for i := range steps {
+		s := &steps[i]
+		if s.Run == nil {
+			continue
+		}
+		by := map[string]*Writer{}
+		var order []string
+		for k := range s.Run {
+			src, dst, ok := s.Run[k].Legs2D()
+			v, isD2 := s.Run[k].Direct2D()
+			if !ok || !isD2 {
+				continue
+			}
+			sa, _ := v.SrcStartAddr().Imm()
+			da, _ := v.DstStartAddr().Imm()
+			to := im.varAt(si, da, dst)
+			if to == "" {
+				continue
+			}
+			w, seen := by[to]
+			if !seen {
+				w = &Writer{Var: to, Subgraph: im.Subgraphs[si].Name, Engine: engine, Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic()}
+				by[to] = w
+				order = append(order, to)
+			}
+			if from := im.varAt(si, sa, src); from != "" && !slices.Contains(w.From, from) {
+				w.From = append(w.From, from)
+			} else if from == "" {
+				if r, _, _ := isa.Map(im.Device.Gen).Split(sa); r == isa.SBUF && !slices.Contains(w.From, "SB") {
+					w.From = append(w.From, "SB")
+				}
+			}
+			w.Bytes += dst.Bytes()
+		}
+		for _, name := range order {
+			out = append(out, *by[name])
+		}
+	}
+	return out
+}
+
+// varAt names the HBM variable of subgraph si whose bytes hold a leg
+// starting at addr ("" for none, or SBUF).
+func (im *Image) varAt(si int, addr uint64, leg isa.Leg2D) string {
+	lo, _ := leg.Extent()
+	a := uint64(int64(addr) + lo)
+	for _, v := range im.Subgraphs[si].Variables() {
+		b, ok := im.Place[si][v.ID]
+		if ok && v.Type != "state-buffer" && v.Size > 0 && a >= b && a < b+uint64(v.Size) {
+			return v.Name
+		}
+	}
+	return ""
+}
+
+// Outputs are the variables of type output, each once, in subgraph order.
+func (im *Image) Outputs() []string {
+	var out []string
+	for si := range im.Subgraphs {
+		for _, v := range im.Subgraphs[si].Variables() {
+			if v.Type == "output" && !slices.Contains(out, v.Name) {
+				out = append(out, v.Name)
+			}
+		}
+	}
+	return out
+}
+
+// Core is the core subgraph name runs on (-1: no such subgraph).
+func (im *Image) Core(name string) int {
+	for si := range im.Subgraphs {
+		if im.Subgraphs[si].Name == name {
+			return si
+		}
+	}
+	return -1
+}
+
+// Check is neff.File.Check — every word validated for gen and the
+// cross-checks of neff.md §9.6 — plus what `lower` and `run` would refuse,
+// decided by their code: every engine stream resolved as Run resolves it
+// and every resolved DGE word lowered as the engines lower it (fired words
+// on runtime-built rings). Each refusal is a located problem, once.
+func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int, error) {
+	problems, words, err := f.Check(gen)
+	if err != nil {
+		return nil, 0, err
+	}
+	place, err := Place(sgs)
+	if err != nil {
+		return nil, 0, err
+	}
+	seen := map[neff.Problem]bool{}
+	for _, p := range problems {
+		seen[p] = true
+	}
+	add := func(p neff.Problem) {
+		if !seen[p] {
+			seen[p] = true
+			problems = append(problems, p)
+		}
+	}
+	for si := range sgs {
+		sg := &sgs[si]
+		vars := sg.Variables()
+		for ei := range sg.Engines {
+			en := &sg.Engines[ei]
+			steps, _, derr := ResolveEngine(gen, vars, sg, en, place[si])
+			if derr != nil {
+				add(neff.Problem{Subgraph: sg.Name, Engine: en.Key, Offset: -1, Msg: derr.Error()})
+			}
+			for i := range steps {
+				s := &steps[i]
+				if s.Err != nil {
+					add(neff.Problem{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Msg: s.Err.Error()})
+					continue
+				}
+				ring := 0
+				if s.Word.Opcode() == isa.OpPseudoDMATrigger {
+					ring = RuntimeRing
+				}
+				for k := range s.Run {
+					p, _, lerr := sdma.Lower(&s.Run[k], gen, dge.Options{}, sdma.Options{RingSize: ring})
+					if lerr == nil || p == nil && errors.Is(lerr, dge.ErrNotLowered) {
+						continue
+					}
+					msg := lerr.Error()
+					if len(s.Run) > 1 {
+						msg = fmt.Sprintf("word %d of %d: %s", k+1, len(s.Run), msg)
+					}
+					if s.Queue != "" {
+						msg = fmt.Sprintf("%s (queue %s): %s", s.Word.Def().Mnemonic(), s.Queue, msg)
+					}
+					add(neff.Problem{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Msg: "lower and run refuse it: " + msg})
+				}
+			}
+		}
+	}
+	return problems, words, nil
 }

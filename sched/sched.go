@@ -100,8 +100,9 @@ type Deadlock struct {
 	Blocked []string // one line per blocked stream
 }
 
+// Error is one line per blocked stream (a NEFF has five streams a core).
 func (d *Deadlock) Error() string {
-	return "deadlock: no stream can progress: " + strings.Join(d.Blocked, " | ")
+	return "deadlock: no stream can progress:\n  " + strings.Join(d.Blocked, "\n  ")
 }
 
 // Stats counts what the scheduler did.

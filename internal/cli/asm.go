@@ -74,23 +74,46 @@ func writeFileAtomic(path string, b []byte) error {
 
 // staged are output files written beside their targets and renamed only
 // when all of them are written: a command's outputs appear all or none.
+// A target that exists must be a regular file (a symlink, device or
+// directory is never replaced); the files get 0666 less the umask.
 type staged struct{ tmps, paths []string }
+
+// reserve creates path's temporary file now, so that an output that cannot
+// be written fails before the work that makes it; write fills it later.
+func (s *staged) reserve(path string) (int, error) {
+	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
+		return 0, fmt.Errorf("writing %s: not a regular file (%s): ndma replaces only regular files", path, st.Mode().Type())
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".ndma-*")
+	if err != nil {
+		return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
+	}
+	cerr := tmp.Chmod(0o666 &^ umask())
+	if err := tmp.Close(); cerr == nil {
+		cerr = err
+	}
+	s.tmps, s.paths = append(s.tmps, tmp.Name()), append(s.paths, path)
+	if cerr != nil {
+		return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(cerr))
+	}
+	return len(s.tmps) - 1, nil
+}
+
+// write fills reserved file i with b.
+func (s *staged) write(i int, b []byte) error {
+	if err := os.WriteFile(s.tmps[i], b, 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
+	}
+	return nil
+}
 
 // add writes b to a temporary file in path's directory.
 func (s *staged) add(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ndma-*")
+	i, err := s.reserve(path)
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
+		return err
 	}
-	s.tmps, s.paths = append(s.tmps, tmp.Name()), append(s.paths, path)
-	_, werr := tmp.Write(b)
-	if cerr := tmp.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return fmt.Errorf("writing %s: %w", path, unwrapPathError(werr))
-	}
-	return nil
+	return s.write(i, b)
 }
 
 // commit renames every staged file to its target.
@@ -109,6 +132,7 @@ func (s *staged) abort() {
 	for _, tmp := range s.tmps {
 		os.Remove(tmp)
 	}
+	s.tmps, s.paths = nil, nil
 }
 
 // validateObject holds the assembled words to the rules of the file's

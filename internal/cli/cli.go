@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"ndma/isa"
+	"ndma/sched"
 )
 
 // Exit statuses.
@@ -96,7 +97,12 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, diag.Error())
 			return exitFail
 		}
-		fmt.Fprintf(stderr, "ndma %s: %s\n", c.name, oneLine(err.Error()))
+		msg := oneLine(err.Error())
+		var dl *sched.Deadlock
+		if errors.As(err, &dl) { // a line per blocked stream, indented under the first
+			msg = strings.TrimSpace(err.Error())
+		}
+		fmt.Fprintf(stderr, "ndma %s: %s\n", c.name, msg)
 		var ue usageError
 		if errors.As(err, &ue) {
 			return exitUsage

@@ -217,25 +217,37 @@ func runNEFFCheck(e *env, args []string) error {
 	return nil
 }
 
-// runNEFFLower is `ndma neff lower FILE [--stats]`: every 0xd4 word
-// relocated with the NEFF's own variables (placed by neff's allocator,
-// table arms through the dge-table list) and lowered like `ndma lower`.
+// runNEFFLower is `ndma neff lower FILE [--stats] [--subgraph sg00]
+// [--engine pool] [--all]`: every engine stream resolved as `neff run`
+// resolves it (variables placed once for the device, 0xd4 words relocated,
+// 0xc1 triggers fired) and lowered like `ndma lower`; the listing shows the
+// DGE data-movement words (--all: every word).
 func runNEFFLower(e *env, args []string) error {
 	cl := newCmdLine(e, "neff lower", "FILE", "", "generation (default: the kelf's target)")
 	stats := cl.fs.Bool("stats", false, "per engine: words, descriptors, bytes and runs instead of the listing")
-	_, gen, _, sgs, err := openNEFF(e, cl, args)
+	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
+	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
+	all := cl.fs.Bool("all", false, "list every word, also those the DGE does not move")
+	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
-	streams, err := lowerNEFF(gen, sgs)
+	streams, err := lowerNEFF(gen, sgs, func(sg *neff.Subgraph, en *neff.Engine) bool {
+		return (*sub == "" || sg.Name == *sub) && (*eng == "" || strings.EqualFold(en.Key, *eng))
+	})
 	if err != nil {
 		return err
+	}
+	if len(streams) == 0 {
+		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
 	}
 	for _, st := range streams {
 		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
 		if !*stats {
 			for _, w := range st.words {
-				printLowered(e, w)
+				if w.Skipped == "" || *all {
+					printLowered(e, w)
+				}
 			}
 			continue
 		}
@@ -262,7 +274,7 @@ type streamLowered struct {
 // lowerNEFF relocates and lowers every engine stream: variables placed by
 // neff's allocator, table arms through the dge-table list, 0xc1 triggers
 // fired into their blocks' words.
-func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph) ([]streamLowered, error) {
+func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *neff.Engine) bool) ([]streamLowered, error) {
 	var out []streamLowered
 	place, err := device.Place(sgs)
 	if err != nil {
@@ -273,6 +285,9 @@ func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph) ([]streamLowered, error) {
 		vars := sg.Variables()
 		for ei := range sg.Engines {
 			en := &sg.Engines[ei]
+			if keep != nil && !keep(sg, en) {
+				continue
+			}
 			steps, _, derr := device.ResolveEngine(gen, vars, sg, en, place[si])
 			res, err := lowerSteps(gen, steps, derr, dge.Options{}, sdma.Options{})
 			if err != nil {

@@ -245,7 +245,7 @@ func lowerRaw(tb testing.TB, raw []byte) []streamLowered {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	streams, err := lowerNEFF(isa.Cayman, sgs)
+	streams, err := lowerNEFF(isa.Cayman, sgs, nil)
 	if err != nil {
 		tb.Fatal(err)
 	}
