@@ -635,8 +635,10 @@ func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int,
 			}
 			for i := range steps {
 				s := &steps[i]
-				if s.Err != nil {
-					add(neff.Problem{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Msg: s.Err.Error()})
+				if s.Err != nil { // CheckPseudo's problems come joined: each is its own, as Check reports them
+					for _, msg := range strings.Split(s.Err.Error(), "; ") {
+						add(neff.Problem{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Msg: msg})
+					}
 					continue
 				}
 				ring := 0

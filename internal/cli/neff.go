@@ -194,16 +194,17 @@ func runNEFFDisasm(e *env, args []string) error {
 	return nil
 }
 
-// runNEFFCheck is `ndma neff check FILE`: neff.File.Check — every word
-// validated for the kelf's target plus the cross-checks of neff.md §9.6 —
-// each problem located (subgraph, engine, word offset).
+// runNEFFCheck is `ndma neff check FILE`: device.Check — every word
+// validated for the kelf's target, the cross-checks of neff.md §9.6, and
+// whatever `lower` or `run` would refuse — each problem located (subgraph,
+// engine, word offset).
 func runNEFFCheck(e *env, args []string) error {
 	cl := newCmdLine(e, "neff check", "FILE", "", "generation (default: the kelf's target)")
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
-	problems, words, err := f.Check(gen)
+	problems, words, err := device.Check(gen, f, sgs)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -434,22 +435,27 @@ func eventsText(in *isa.Inst) string {
 	return out
 }
 
-// runNEFFRun is `ndma neff run FILE [--in NAME=FILE.npy] [--out NAME=FILE.npy]`.
+// runNEFFRun is `ndma neff run FILE [--in NAME=FILE.npy] [--out NAME=FILE.npy]
+// [--dump [SG:]ADDR:DTYPE:SHAPE=FILE.npy] [--dump [SG:]VAR=FILE.npy]
+// [--exec sim|ref|both]`: the NEFF loaded on a device (device.Load), run,
+// its schedule printed, outputs written all or none.
 func runNEFFRun(e *env, args []string) error {
 	cl := newCmdLine(e, "neff run", "FILE", "", "generation (default: the kelf's target)")
-	var ins, outs multi
+	var ins, outs, dumps multi
 	cl.fs.Var(&ins, "in", "NAME=FILE.npy: an input variable's data (default: deterministic random data); repeatable")
 	cl.fs.Var(&outs, "out", "NAME=FILE.npy: write a variable after the run, in its dtype and shape when neff.json names them; repeatable")
-	execMode := cl.fs.String("exec", "sim", "sim (the engines, DMA time) or ref")
+	cl.fs.Var(&dumps, "dump", "[SG:]ADDR:DTYPE:SHAPE=FILE.npy (memory of subgraph SG's core, default sg00, as `ndma run --dump`) or [SG:]VAR=FILE.npy (a variable); repeatable")
+	execMode := cl.fs.String("exec", "sim", "sim (the engines, DMA time), ref (the reference) or both (the two, held to one answer)")
 	trace := cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
-	timeline := cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core)")
+	timeline := cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
 	sub := cl.fs.String("subgraph", "", "run only this subgraph (sg00, …)")
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
-	if *execMode != "sim" && *execMode != "ref" {
-		return usagef("--exec %q: sim or ref", *execMode)
+	exec, err := device.ParseExec(*execMode)
+	if err != nil {
+		return usagef("--exec %v", err)
 	}
 	given, wanted := map[string]string{}, map[string]string{}
 	for _, kv := range []struct {
@@ -477,7 +483,7 @@ func runNEFFRun(e *env, args []string) error {
 		}
 		sgs = keep
 	}
-	// check every name before anything runs: no half-written outputs
+	// check every name and output path before anything runs: no half-written outputs
 	holds := map[string]bool{} // variables that hold bytes (placed, sized)
 	known := map[string]bool{}
 	place, err := device.Place(sgs)
@@ -492,14 +498,49 @@ func runNEFFRun(e *env, args []string) error {
 			}
 		}
 	}
+	checkVar := func(k string) error {
+		switch {
+		case !known[k]:
+			return usagef("variable %q is in no subgraph of %s", k, path)
+		case !holds[k]:
+			return usagef("variable %q holds no bytes of its own (a state-buffer, dge-table or unsized variable)", k)
+		}
+		return nil
+	}
 	for _, m := range []map[string]string{given, wanted} {
 		for k := range m {
-			switch {
-			case !known[k]:
-				return usagef("variable %q is in no subgraph of %s", k, path)
-			case !holds[k]:
-				return usagef("variable %q holds no bytes of its own (a state-buffer, dge-table or unsized variable)", k)
+			if err := checkVar(k); err != nil {
+				return err
 			}
+		}
+	}
+	plans := make([]neffDump, len(dumps))
+	for i, d := range dumps {
+		if plans[i], err = parseNEFFDump(gen, sgs, d, known, checkVar); err != nil {
+			return err
+		}
+	}
+	names := make([]string, 0, len(wanted))
+	for name := range wanted {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var out, tl staged // outputs all or none; the timeline also after a failed run
+	defer out.abort()
+	defer tl.abort()
+	for _, name := range names {
+		if _, err := out.reserve(wanted[name]); err != nil {
+			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
+		}
+	}
+	for _, p := range plans {
+		if _, err := out.reserve(p.file); err != nil {
+			return fmt.Errorf("--dump %s: %w", p.file, err)
+		}
+	}
+	if *timeline != "" {
+		if _, err := tl.reserve(*timeline); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
 		}
 	}
 	in := map[string]device.Input{}
@@ -518,7 +559,6 @@ func runNEFFRun(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	exec, _ := device.ParseExec(*execMode)
 	o := device.NEFFOptions{Exec: exec}
 	if *trace {
 		o.Trace = func(l string) { fmt.Fprintln(e.stdout, l) }
@@ -526,16 +566,98 @@ func runNEFFRun(e *env, args []string) error {
 	if *timeline != "" {
 		o.Timeline = &sched.Timeline{}
 	}
-	res, err := im.Run(o)
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
+	res, runErr := im.Run(o)
+	if o.Timeline != nil && len(o.Timeline.Events) > 0 { // kept when the run fails: it shows where it stopped
+		var b bytes.Buffer
+		if err := o.Timeline.Write(&b); err != nil {
+			return err
+		}
+		if err := tl.write(0, b.Bytes()); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+		if err := tl.commit(); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
 	}
+	if res != nil {
+		printNEFFSchedule(e, res)
+	}
+	if runErr != nil {
+		return fmt.Errorf("%s: %w", path, runErr)
+	}
+	// outputs last, all or none (staged): each in its dtype and shape when
+	// neff.json says them
+	var done []string
+	k := 0
+	for _, name := range names {
+		data, err := im.Var(name)
+		if err != nil {
+			return err
+		}
+		descr, shape := im.Typed(name, data)
+		if err := writeNPY(&out, k, &array.Array{Descr: descr, Shape: shape, Data: data}); err != nil {
+			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
+		}
+		k++
+		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", wanted[name], name, descr, shape))
+	}
+	for _, p := range plans {
+		a, err := p.read(im)
+		if err != nil {
+			return err
+		}
+		if err := writeNPY(&out, k, a); err != nil {
+			return fmt.Errorf("--dump %s: %w", p.file, err)
+		}
+		k++
+		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", p.file, p.what, a.Descr, a.Shape))
+	}
+	if err := out.commit(); err != nil {
+		return fmt.Errorf("--out: %w", err)
+	}
+	for _, l := range done {
+		fmt.Fprintln(e.stdout, l)
+	}
+	printNEFFOutputs(e, im, res)
+	var words int
+	var longest int64
 	for _, r := range res.Subgraphs {
-		fmt.Fprintf(e.stdout, "DMA schedule of %s (%d transfers, %.3f µs):\n", r.Name, len(r.Stats.Schedule), float64(r.Stats.TimeNS)/1000)
+		words += r.Stats.Words
+		longest = max(longest, r.Stats.TimeNS)
+	}
+	when := fmt.Sprintf("simulated DMA time %.3f µs", float64(longest)/1000)
+	if !res.Clocked {
+		when = "no DMA time (the reference has no cost model: --exec sim times the run)"
+	}
+	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs (one core each, run side by side), %s\n", words, len(sgs), when)
+	if len(res.NotRun) > 0 {
+		var parts []string
+		for k, v := range res.NotRun {
+			parts = append(parts, fmt.Sprintf("%s %d", k, v))
+		}
+		sort.Strings(parts)
+		fmt.Fprintf(e.stdout, "not computed (ndma ran only their EVENTS: waits and semaphore updates): %s\n", strings.Join(parts, ", "))
+	}
+	return nil
+}
+
+// printNEFFSchedule prints each subgraph's DMA schedule (its times only on
+// the engines: the reference has none) and the run's warnings.
+func printNEFFSchedule(e *env, res *device.NEFFResult) {
+	for _, r := range res.Subgraphs {
+		if res.Clocked {
+			fmt.Fprintf(e.stdout, "DMA schedule of %s (%d transfers, %.3f µs):\n", r.Name, len(r.Stats.Schedule), float64(r.Stats.TimeNS)/1000)
+		} else {
+			fmt.Fprintf(e.stdout, "DMA schedule of %s (%d transfers, in issue order; the reference has no DMA time):\n", r.Name, len(r.Stats.Schedule))
+		}
 		for _, mv := range r.Stats.Schedule {
 			when := fmt.Sprintf("@%.3fµs", float64(mv.IssueNS)/1000)
 			if mv.DueNS > mv.IssueNS {
 				when = fmt.Sprintf("@%.3f–%.3fµs", float64(mv.IssueNS)/1000, float64(mv.DueNS)/1000)
+			}
+			if !res.Clocked {
+				fmt.Fprintf(e.stdout, "  %s %#x %s: %s\n", mv.Stream, mv.Offset, mv.Word, mv.Note)
+				continue
 			}
 			fmt.Fprintf(e.stdout, "  %-18s %s %#x %s: %s\n", when, mv.Stream, mv.Offset, mv.Word, mv.Note)
 		}
@@ -546,61 +668,93 @@ func runNEFFRun(e *env, args []string) error {
 	for _, w := range res.Warnings {
 		fmt.Fprintf(e.stdout, "warning: %s\n", w)
 	}
-	// outputs last, all or none (staged): each in its dtype and shape when
-	// neff.json says them
-	names := make([]string, 0, len(wanted))
-	for name := range wanted {
-		names = append(names, name)
+}
+
+// printNEFFOutputs says, for each output variable, which DMA steps wrote
+// it and from what — or that none did, so only an engine ndma does not
+// compute would have.
+func printNEFFOutputs(e *env, im *device.Image, res *device.NEFFResult) {
+	for _, name := range im.Outputs() {
+		var by []string
+		var bytes int64
+		for _, w := range res.Writers {
+			if w.Var == name {
+				by = append(by, fmt.Sprintf("%s %s %#x (from %s)", w.Subgraph, strings.ToUpper(w.Engine), w.Offset, strings.Join(w.From, ", ")))
+				bytes += w.Bytes
+			}
+		}
+		if len(by) == 0 {
+			fmt.Fprintf(e.stdout, "output %s: no DMA writes it; only an engine ndma does not compute would (its bytes are what loading left)\n", name)
+			continue
+		}
+		if len(by) > 4 {
+			by = append(by[:4], fmt.Sprintf("%d more", len(by)-4))
+		}
+		fmt.Fprintf(e.stdout, "output %s: %d bytes written by DMA: %s\n", name, bytes, strings.Join(by, ", "))
 	}
-	sort.Strings(names)
-	var out staged
-	defer out.abort()
-	var done []string
-	for _, name := range names {
-		data, err := im.Var(name)
+}
+
+// writeNPY fills reserved output k with a as .npy.
+func writeNPY(s *staged, k int, a *array.Array) error {
+	var b bytes.Buffer
+	if err := array.Write(&b, a); err != nil {
+		return err
+	}
+	return s.write(k, b.Bytes())
+}
+
+// neffDump is one `neff run --dump`: a variable, or memory of a
+// subgraph's core in `ndma run --dump`'s grammar.
+type neffDump struct {
+	file string
+	what string // "x", "sg00 sbuf:0:0x0"
+	v    string // the variable ("": memory)
+	sg   string
+	mem  dumpPlan
+}
+
+// parseNEFFDump reads [SG:]VAR=FILE.npy or [SG:]ADDR:DTYPE:SHAPE=FILE.npy.
+func parseNEFFDump(gen isa.Gen, sgs []neff.Subgraph, spec string, known map[string]bool, checkVar func(string) error) (neffDump, error) {
+	left, file, ok := strings.Cut(spec, "=")
+	if !ok || left == "" || file == "" {
+		return neffDump{}, usagef("--dump %q: want [SG:]VAR=FILE.npy or [SG:]ADDR:DTYPE:SHAPE=FILE.npy", spec)
+	}
+	d := neffDump{file: file, sg: sgs[0].Name}
+	if sg, rest, ok := strings.Cut(left, ":"); ok {
+		for _, s := range sgs {
+			if s.Name == sg {
+				d.sg, left = sg, rest
+			}
+		}
+	}
+	if !strings.Contains(left, ":") {
+		if err := checkVar(left); err != nil {
+			return d, err
+		}
+		d.v, d.what = left, left
+		return d, nil
+	}
+	p, err := parseDump(gen, left+"="+file)
+	if err != nil {
+		return d, err
+	}
+	d.mem, d.what = p, d.sg+" "+left
+	return d, nil
+}
+
+// read is the dump's array after the run.
+func (d *neffDump) read(im *device.Image) (*array.Array, error) {
+	if d.v != "" {
+		data, err := im.Var(d.v)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		descr, shape := im.Typed(name, data)
-		arr := &array.Array{Descr: descr, Shape: shape, Data: data}
-		var b bytes.Buffer
-		if err := array.Write(&b, arr); err != nil {
-			return err
-		}
-		if err := out.add(wanted[name], b.Bytes()); err != nil {
-			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
-		}
-		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", wanted[name], name, arr.Descr, arr.Shape))
+		descr, shape := im.Typed(d.v, data)
+		return &array.Array{Descr: descr, Shape: shape, Data: data}, nil
 	}
-	if o.Timeline != nil {
-		var b bytes.Buffer
-		if err := o.Timeline.Write(&b); err != nil {
-			return err
-		}
-		if err := out.add(*timeline, b.Bytes()); err != nil {
-			return fmt.Errorf("--timeline: %w", err)
-		}
+	c := im.Core(d.sg)
+	if c < 0 {
+		return nil, fmt.Errorf("--dump %s: subgraph %s did not run", d.file, d.sg)
 	}
-	if err := out.commit(); err != nil {
-		return fmt.Errorf("--out: %w", err)
-	}
-	for _, l := range done {
-		fmt.Fprintln(e.stdout, l)
-	}
-	var words int
-	var longest int64
-	for _, r := range res.Subgraphs {
-		words += r.Stats.Words
-		longest = max(longest, r.Stats.TimeNS)
-	}
-	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs (one core each, run side by side), simulated DMA time %.3f µs\n", words, len(sgs), float64(longest)/1000)
-	if len(res.NotRun) > 0 {
-		var parts []string
-		for k, v := range res.NotRun {
-			parts = append(parts, fmt.Sprintf("%s %d", k, v))
-		}
-		sort.Strings(parts)
-		fmt.Fprintf(e.stdout, "not computed (ndma ran only their EVENTS: waits and semaphore updates): %s\n", strings.Join(parts, ", "))
-	}
-	return nil
+	return d.mem.read(im.Device.Core(c))
 }

@@ -481,3 +481,88 @@ func TestNEFFBrokenJSON(t *testing.T) {
 		}
 	}
 }
+
+// `neff run` on the sample: --dump of a variable and of a subgraph's core
+// memory (x row p lands in sg01's SBUF partition p at +0x37c00, neff.md
+// §5.3: the two dumps hold the same bytes), --exec both (ref and sim agree),
+// the output's provenance, and --exec ref saying it has no DMA time.
+func TestNEFFRunDumpsBothRef(t *testing.T) {
+	path := samplePath(t)
+	dir := t.TempDir()
+	dx, dsb := filepath.Join(dir, "x.npy"), filepath.Join(dir, "sb.npy")
+	var so, se bytes.Buffer
+	if code := Main([]string{"neff", "run", "--exec", "both", "--dump", "x=" + dx, "--dump", "sg01:sbuf:0:0x37c00:fp16:128x256=" + dsb, path}, nil, &so, &se); code != 0 {
+		t.Fatalf("exit %d: %s", code, se.String())
+	}
+	x, err1 := array.Load(dx)
+	sb, err2 := array.Load(dsb)
+	if err1 != nil || err2 != nil || len(x.Data) != 65536 || !bytes.Equal(x.Data, sb.Data) || x.Descr != "<f2" {
+		t.Fatalf("dumps: %v %v, x %d bytes", err1, err2, len(x.Data))
+	}
+	for _, want := range []string{
+		"wrote " + dsb + ": sg01 sbuf:0:0x37c00:fp16:128x256 <f2 [128 256]\n",
+		"output output0: 32768 bytes written by DMA: sg00 POOL 0x140 (from SB), sg01 POOL 0x140 (from SB)\n",
+	} {
+		if !strings.Contains(so.String(), want) {
+			t.Errorf("missing %q in\n%s", want, so.String())
+		}
+	}
+	so.Reset()
+	if code := Main([]string{"neff", "run", "--exec", "ref", path}, nil, &so, &se); code != 0 {
+		t.Fatalf("ref: exit %d: %s", code, se.String())
+	}
+	if !strings.Contains(so.String(), "no DMA time (the reference has no cost model") || strings.Contains(so.String(), "0.000 µs") {
+		t.Errorf("ref run reports times:\n%s", so.String())
+	}
+}
+
+// Every output path is checked before the run: an unwritable one fails at
+// once, nothing is written; a symlink is never replaced.
+func TestNEFFRunChecksOutputsFirst(t *testing.T) {
+	path := samplePath(t)
+	dir := t.TempDir()
+	tl := filepath.Join(dir, "tl.json")
+	var so, se bytes.Buffer
+	code := Main([]string{"neff", "run", "--trace", "--timeline", tl, "--out", "output0=" + filepath.Join(dir, "no", "o.npy"), path}, nil, &so, &se)
+	if code == 0 || so.Len() != 0 || !strings.Contains(se.String(), "--out output0=") {
+		t.Fatalf("exit %d, stdout %d bytes (the run ran), stderr %q", code, so.Len(), se.String())
+	}
+	if _, err := os.Stat(tl); err == nil {
+		t.Error("a timeline was written for a run that never started")
+	}
+	link := filepath.Join(dir, "link.npy")
+	if err := os.Symlink(filepath.Join(dir, "target"), link); err != nil {
+		t.Skip(err)
+	}
+	se.Reset()
+	if code := Main([]string{"neff", "run", "--out", "output0=" + link, path}, nil, &so, &se); code == 0 || !strings.Contains(se.String(), "not a regular file") {
+		t.Fatalf("symlink: exit %d, stderr %q", code, se.String())
+	}
+}
+
+// A run that deadlocks keeps its --trace and --timeline (they show where it
+// stopped) and reports a line per blocked stream; no --out is written.
+func TestNEFFRunDeadlockKeepsTimeline(t *testing.T) {
+	dir := t.TempDir()
+	p := neffgen.Inline(1) // a 0xd4 that waits $S[5] ≥ 1, which nothing raises
+	p.Subgraphs[0].Engines[0].Asm = "pseudo_dma_direct2d wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=5, semaphore_value=1, semaphore=24, sem_increment=16, src_start_addr=tbl(0), src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, dst_start_addr=var(0), dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=FP16, out_dtype=FP16\n"
+	raw, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path, out, tl := filepath.Join(dir, "d.neff"), filepath.Join(dir, "o.npy"), filepath.Join(dir, "tl.json")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	code := Main([]string{"neff", "run", "--trace", "--timeline", tl, "--out", "out=" + out, path}, nil, &so, &se)
+	if code != 1 || !strings.Contains(se.String(), "deadlock: no stream can progress:\n  sg00 POOL waits at offset 0x0 (PSEUDO_DMA_DIRECT2D)") {
+		t.Fatalf("exit %d, stderr %q", code, se.String())
+	}
+	if b, err := os.ReadFile(tl); err != nil || !strings.Contains(string(b), `"sg00 POOL DMA"`) {
+		t.Errorf("timeline after the deadlock: %v", err)
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("an output was written for a failed run")
+	}
+}

@@ -260,18 +260,27 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 }
 
 func (p dumpPlan) write(m *mem.Memory) error {
-	size, ok := num.Size(p.dtype)
-	if !ok {
-		return fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
-	}
-	data, err := device.ReadArray(m, p.addr, p.shape, size)
+	a, err := p.read(m)
 	if err != nil {
-		return fmt.Errorf("--dump %s: %w", p.file, err)
+		return err
 	}
-	descr, _ := array.Descr(p.dtype)
 	var buf bytes.Buffer
-	if err := array.Write(&buf, &array.Array{Descr: descr, Shape: p.shape, Data: data}); err != nil {
+	if err := array.Write(&buf, a); err != nil {
 		return err
 	}
 	return writeFileAtomic(p.file, buf.Bytes())
+}
+
+// read is the dump's array: the memory at its address, in its dtype and shape.
+func (p dumpPlan) read(m *mem.Memory) (*array.Array, error) {
+	size, ok := num.Size(p.dtype)
+	if !ok {
+		return nil, fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
+	}
+	data, err := device.ReadArray(m, p.addr, p.shape, size)
+	if err != nil {
+		return nil, fmt.Errorf("--dump %s: %w", p.file, err)
+	}
+	descr, _ := array.Descr(p.dtype)
+	return &array.Array{Descr: descr, Shape: p.shape, Data: data}, nil
 }
