@@ -17,7 +17,7 @@ type Severity uint8
 // Severities.
 const (
 	Error   Severity = iota // the word is illegal on the generation
-	Warning                 // legal to decode, worth a look (reserved bits, pseudo words)
+	Warning                 // legal to decode, worth a look (reserved bits, pseudo words, opcodes unknown to ndma)
 )
 
 func (s Severity) String() string {
@@ -66,6 +66,7 @@ func pred(name string, p isa.Prov) string { predicates[name] = p; return name }
 var (
 	pOpcodeForGen     = pred("has_valid_opcode_for_gen", isa.Inferred)
 	pHeader           = pred("has_valid_neuron_header", isa.Observed)
+	pKnownOpcode      = pred("is_known_opcode", isa.Inferred)
 	pEvents           = pred("has_valid_neuron_events", isa.Observed)
 	pDtype            = pred("is_valid_dtype", isa.Observed)
 	pEnum             = pred("is_valid_enum_value", isa.Inferred)

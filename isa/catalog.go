@@ -127,7 +127,10 @@ var Catalog = []OpDef{
 }
 
 // opTable maps every byte to a definition; bytes no source names get a
-// nameless row that decodes by Raw.
+// nameless row that decodes by Raw (header, EVENTS, payload bytes: a word
+// of another engine is listed, its EVENTS honoured). A nameless byte in
+// 0xc0..0xdf is still a pseudo word: every pseudo opcode has top bits 0b110
+// and the runtime relies on it (field-tables §2.1).
 var opTable = func() (t [256]*OpDef) {
 	for i := range Catalog {
 		d := &Catalog[i]
@@ -138,11 +141,15 @@ var opTable = func() (t [256]*OpDef) {
 	}
 	for i := range t {
 		if t[i] == nil {
-			t[i] = &OpDef{Opcode: Opcode(i), DGEKind: -1, Prov: Inferred}
+			t[i] = &OpDef{Opcode: Opcode(i), DGEKind: -1, Prov: Inferred, Pseudo: IsPseudoOpcode(Opcode(i))}
 		}
 	}
 	return t
 }()
+
+// IsPseudoOpcode reports whether op has the pseudo opcodes' top bits 0b110
+// (0xc0..0xdf, field-tables §2.1).
+func IsPseudoOpcode(op Opcode) bool { return op&0xe0 == 0xc0 }
 
 // Lookup returns the definition of an opcode byte (never nil).
 func Lookup(op Opcode) *OpDef { return opTable[op] }
