@@ -133,7 +133,7 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 	blocks := func(eng string, bs []Block) { // every descriptor of every block once, fired or not
 		for _, b := range bs {
 			for k := range b.Desc {
-				if _, _, err := sg.descWords(gen, &b.Desc[k], place); err != nil {
+				if _, _, err := sg.descPieces(gen, &b.Desc[k], place); err != nil {
 					report(eng, -1, "%s desc[%d] (queue %s, id %d): %v", b.Where, k, b.Queue, b.ID, err)
 				}
 			}

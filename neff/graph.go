@@ -168,9 +168,10 @@ type Queue struct {
 	Semaphore  *int   `json:"semaphore"` // the single completion semaphore of older queues
 }
 
-// Completion is the semaphore a style-A block on this queue signals: the
-// queue's `semaphore`, else the first of its `semaphore_set` (INFERRED,
-// RATIONALE.md), and whether it has one.
+// Completion is the queue's own completion semaphore: its `semaphore`,
+// else the first of its `semaphore_set`, and whether it has one. A fired
+// block signals its own (Fired.Semaphore: the block's `semaphore`, else
+// semaphore_set[id % 16], neff.md §4.7).
 func (q *Queue) Completion() (int, bool) {
 	if q.Semaphore != nil {
 		return *q.Semaphore, true

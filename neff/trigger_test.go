@@ -181,7 +181,7 @@ func TestFireRefusals(t *testing.T) {
 		{"other owner", nil, "q_spare", 0, "queue q_spare is owned by sp, triggered from pool"},
 		{"no block", nil, "q_gradient_in", 9, `no dma[] block with queue "q_gradient_in" and id 9 in sg00/pool.json`},
 		{"instance past the set", nil, "q_gradient_in_defId_1", 0, "queue instance q_gradient_in_defId_1: q_gradient_in has 0 semaphores in its semaphore_set, no instance 1"},
-		{"unknown var", &neff.Desc{From: "nope", To: "output", FromSizes: []int64{4}, ToSizes: []int64{4}}, "q_gradient_in", 1, `sg00/pool.json dma[2] desc[0]: from "nope" is not a def.json variable`},
+		{"unknown var", &neff.Desc{From: "nope", To: "output", FromSizes: []int64{4}, ToSizes: []int64{4}}, "q_gradient_in", 1, `sg00/pool.json dma[2] (queue q_gradient_in, id 1) desc[0]: from "nope" is not a def.json variable`},
 		{"past the var", &neff.Desc{From: "input", To: "output", FromSizes: []int64{64, 2}, FromSteps: []int64{1, 100}, ToSizes: []int64{128}}, "q_gradient_in", 1, `from: bytes 100..164 are outside "input" (128 bytes)`},
 		{"byte counts", &neff.Desc{From: "input", To: "output", FromSizes: []int64{128}, ToSizes: []int64{64}}, "q_gradient_in", 1, "from moves 128 elements (128 bytes), to takes 64 (64 bytes)"},
 		{"fma", &neff.Desc{From: "input", To: "output", FromSizes: []int64{128}, ToSizes: []int64{128}, Op: "fma"}, "q_gradient_in", 1, `op "fma" is not modelled`},
@@ -190,7 +190,7 @@ func TestFireRefusals(t *testing.T) {
 		{"huge", &neff.Desc{From: "input", To: "output", FromSizes: []int64{1, 1 << 20, 1 << 20}, FromSteps: []int64{1, 0, 0}, ToSizes: []int64{128}}, "q_gradient_in", 1, "walks more than"},
 		{"ragged", &neff.Desc{From: "big", To: "big", FromSizes: []int64{3, 20000}, FromSteps: []int64{1, 5}, ToSizes: []int64{2, 30000}, ToSteps: []int64{1, 4}}, "q_gradient_in", 1, "needs more than 16384 DMA_DIRECT2D words"},
 		{"zero-size var", &neff.Desc{From: "input", To: "scratch", FromSizes: []int64{128}, ToSizes: []int64{128}}, "q_gradient_in", 1, `to: bytes 0..128 are outside "scratch" (0 bytes)`},
-		{"SBUF partition", &neff.Desc{From: "input", To: "SB", FromSizes: []int64{128}, ToSizes: []int64{1, 128}, ToSteps: []int64{1, 1 << 20}}, "q_gradient_in", 1, `to: bytes 33554432..33554433 of "SB" are not inside one SBUF partition's 229376 active bytes`},
+		{"SBUF partition", &neff.Desc{From: "input", To: "SB", FromSizes: []int64{128}, ToSizes: []int64{1, 128}, ToSteps: []int64{1, 1 << 20}}, "q_gradient_in", 1, `to: bytes 33554432..33554433 of "SB" (NEFF SB partition 128, offset 0) are not inside one SBUF partition's 229376 bytes`},
 		{"elements", &neff.Desc{From: "input", To: "output", FromSizes: []int64{6}, ToSizes: []int64{6}, FromDtype: "float32"}, "q_gradient_in", 1, "from_sizes[0] = 6 bytes is not a whole number of 4-byte elements"},
 	} {
 		p := styleA()
