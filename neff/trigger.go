@@ -270,4 +270,3 @@ func findQueue(qs []Queue, name string) (Queue, int, bool) {
 	}
 	return Queue{}, 0, false
 }
-
