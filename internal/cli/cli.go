@@ -30,11 +30,28 @@ func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
 
-// env is what a command runs with.
+// env is what a command runs with. stdout is buffered (a failing command
+// prints nothing); a command whose listing may be hundreds of megabytes
+// streams it instead (stream).
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
+	out            *bytes.Buffer // the buffer behind stdout, while buffered
+	real           io.Writer     // the process's stdout
 }
+
+// stream writes what is buffered and sends the rest of stdout straight
+// out: memory then follows the listing's current word, not its length.
+func (e *env) stream() {
+	if e.out != nil && e.real != nil {
+		e.real.Write(e.out.Bytes())
+		e.out, e.stdout = nil, e.real
+	}
+}
+
+// keepsPartial are the commands whose output so far stays when they fail:
+// a run's trace and schedule show where it stopped.
+var keepsPartial = map[string]bool{"run": true, "neff": true}
 
 type command struct {
 	name    string
@@ -74,8 +91,11 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		// Buffer stdout so that a failing command prints nothing: no half-written results.
 		var out bytes.Buffer
-		e.stdout = &out
+		e.stdout, e.out, e.real = &out, &out, stdout
 		err := c.run(e, args[1:])
+		if e.out == nil { // streamed: already written
+			out.Reset()
+		}
 		var bad failed
 		if errors.As(err, &bad) { // the command's output stands; it found problems
 			stdout.Write(out.Bytes())
@@ -91,6 +111,9 @@ func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		}
 		if errors.Is(err, flag.ErrHelp) {
 			return exitOK
+		}
+		if keepsPartial[c.name] {
+			stdout.Write(out.Bytes())
 		}
 		var diag diagnostics
 		if errors.As(err, &diag) { // assembler diagnostics: one line each, file:line:col first

@@ -81,7 +81,7 @@ func runLower(e *env, args []string) error {
 	}
 	gen = prog.Gen
 	steps, derr := device.Resolve(gen, prog.Code, vt)
-	res, err := lowerSteps(gen, steps, derr, dge.Options{Backend: backend, Regs: rv}, sdma.Options{RingSize: *ring, Regs: rv})
+	res, err := lowerSteps(gen, steps, derr, dge.Options{Backend: backend, Regs: rv}, sdma.Options{RingSize: *ring, Regs: rv}, nil)
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
@@ -141,8 +141,10 @@ type queueJSON struct {
 }
 
 // lowerSteps lowers a resolved stream (device.Resolve, device.ResolveEngine):
-// every word a step executes, listed under the word as written.
-func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Options, sopt sdma.Options) ([]loweredWord, error) {
+// every word a step executes, listed under the word as written; a fired
+// block's words on a runtime-built ring (device.RuntimeRing). With emit
+// set, each word goes to it as soon as it is lowered and none is kept.
+func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Options, sopt sdma.Options, emit func(loweredWord)) ([]loweredWord, error) {
 	var out []loweredWord
 	for i := range steps {
 		s := &steps[i]
@@ -153,14 +155,22 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 			}
 			w.Refused = s.Err.Error()
 		}
+		o := sopt
+		if s.Word.Opcode() == isa.OpPseudoDMATrigger {
+			o.RingSize = device.RuntimeRing
+		}
 		words := s.Words()
 		for k := range words {
 			lw := w
 			if s.Run != nil {
 				lw.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, &words[k])), "\n")
 			}
-			if err := lowerWord(gen, &words[k], &lw, dopt, sopt); err != nil {
+			if err := lowerWord(gen, &words[k], &lw, dopt, o); err != nil {
 				return nil, fmt.Errorf("offset %#x (%s): %w", s.Offset, w.Mnemonic, err)
+			}
+			if emit != nil {
+				emit(lw)
+				continue
 			}
 			out = append(out, lw)
 		}

@@ -168,6 +168,7 @@ func runNEFFDisasm(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	e.stream() // a stream's text may be large
 	shown := 0
 	for _, sg := range sgs {
 		if *sub != "" && sg.Name != *sub {
@@ -233,7 +234,7 @@ func runNEFFLower(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	streams, err := lowerNEFF(gen, sgs, func(sg *neff.Subgraph, en *neff.Engine) bool {
+	streams, err := resolveNEFF(gen, sgs, func(sg *neff.Subgraph, en *neff.Engine) bool {
 		return (*sub == "" || sg.Name == *sub) && (*eng == "" || strings.EqualFold(en.Key, *eng))
 	})
 	if err != nil {
@@ -242,45 +243,56 @@ func runNEFFLower(e *env, args []string) error {
 	if len(streams) == 0 {
 		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
 	}
+	if !*stats {
+		e.stream()
+	}
 	for _, st := range streams {
 		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
-		if !*stats {
-			for _, w := range st.words {
+		if !*stats { // word by word: the listing of a large NEFF is never held whole
+			_, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
 				if w.Skipped == "" || *all {
 					printLowered(e, w)
 				}
+			})
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
 			}
 			continue
 		}
-		printStats(e, st.words)
+		words, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, nil)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+		}
+		printStats(e, words)
 		var ns int64
-		for _, w := range st.words {
+		for _, w := range words {
 			if w.lowered != nil {
 				ns += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
 			}
 		}
 		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(ns)/1000)
-		printQueueStats(e, st.words)
+		printQueueStats(e, words)
 	}
 	return nil
 }
 
-// streamLowered is one engine stream of a NEFF, lowered.
-type streamLowered struct {
+// neffStream is one engine stream of a NEFF, resolved as `neff run`
+// resolves it.
+type neffStream struct {
 	sg    *neff.Subgraph
 	en    *neff.Engine
-	words []loweredWord
+	steps []sched.Step
+	derr  error
 }
 
-// lowerNEFF relocates and lowers every engine stream: variables placed by
-// neff's allocator, table arms through the dge-table list, 0xc1 triggers
-// fired into their blocks' words.
-func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *neff.Engine) bool) ([]streamLowered, error) {
-	var out []streamLowered
+// resolveNEFF resolves the engine streams keep selects (nil: all), with the
+// variables placed once for the device.
+func resolveNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *neff.Engine) bool) ([]neffStream, error) {
 	place, err := device.Place(sgs)
 	if err != nil {
 		return nil, err
 	}
+	var out []neffStream
 	for si := range sgs {
 		sg := &sgs[si]
 		vars := sg.Variables()
@@ -290,12 +302,32 @@ func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *neff
 				continue
 			}
 			steps, _, derr := device.ResolveEngine(gen, vars, sg, en, place[si])
-			res, err := lowerSteps(gen, steps, derr, dge.Options{}, sdma.Options{})
-			if err != nil {
-				return nil, fmt.Errorf("%s %s: %w", sg.Name, en.Key, err)
-			}
-			out = append(out, streamLowered{sg, en, res})
+			out = append(out, neffStream{sg, en, steps, derr})
 		}
+	}
+	return out, nil
+}
+
+// streamLowered is one engine stream of a NEFF, lowered.
+type streamLowered struct {
+	sg    *neff.Subgraph
+	en    *neff.Engine
+	words []loweredWord
+}
+
+// lowerNEFF resolves and lowers every engine stream keep selects.
+func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *neff.Engine) bool) ([]streamLowered, error) {
+	streams, err := resolveNEFF(gen, sgs, keep)
+	if err != nil {
+		return nil, err
+	}
+	var out []streamLowered
+	for _, st := range streams {
+		words, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, nil)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+		}
+		out = append(out, streamLowered{st.sg, st.en, words})
 	}
 	return out, nil
 }
