@@ -31,6 +31,7 @@ type Graph struct {
 	Engines []Engine
 	DefDMA  []Block // def.json's own dma list
 	Files   map[string][]byte
+	Def     map[string]any // more def.json keys, written as given
 }
 
 // Var is one def.json variable.
@@ -42,6 +43,11 @@ type Var struct {
 	Alignment int64
 	List      []int
 	ID        *int // nil: the index in Vars
+	// BackingOff and FabricPath are a `virtual` variable's
+	// backing_variable_off (always written for one) and fabric_path
+	// ("main"; "" leaves it out), neff.md §4.4.
+	BackingOff int64
+	FabricPath string
 }
 
 // Queue is one dma_queue entry (Semaphore < 0: none; Set: a semaphore_set).
@@ -62,11 +68,15 @@ type Engine struct {
 	DMA                  []Block
 }
 
-// Block is one dma[] block as JSON writes it.
+// Block is one dma[] block as JSON writes it; Semaphore and Comment are
+// left out when unset (the C08220 shape has neither, neff.md §4.7 blocks
+// have both).
 type Block struct {
-	Queue string      `json:"queue"`
-	ID    int         `json:"id"`
-	Desc  []neff.Desc `json:"desc"`
+	Queue     string      `json:"queue"`
+	ID        int         `json:"id"`
+	Semaphore *int        `json:"semaphore,omitempty"`
+	Comment   string      `json:"#comment,omitempty"`
+	Desc      []neff.Desc `json:"desc"`
 }
 
 // Build writes the NEFF.
@@ -97,6 +107,9 @@ func (p *Program) Build() ([]byte, error) {
 	}
 	for _, g := range p.Subgraphs {
 		def := map[string]any{"name": "definition", "version": "0.6"}
+		for k, v := range g.Def {
+			def[k] = v
+		}
 		vars := map[string]any{}
 		for i, v := range g.Vars {
 			id := i
@@ -115,6 +128,12 @@ func (p *Program) Build() ([]byte, error) {
 			}
 			if v.List != nil {
 				e["list"] = v.List
+			}
+			if v.Type == "virtual" {
+				e["backing_variable_off"] = v.BackingOff
+			}
+			if v.FabricPath != "" {
+				e["fabric_path"] = v.FabricPath
 			}
 			vars[v.Name] = e
 		}
