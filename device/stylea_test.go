@@ -41,19 +41,19 @@ var sbStride = map[isa.Gen]struct{ stride, active int64 }{
 
 // jdesc, jblock and jvar are the JSON as the test reads it.
 type jdesc struct {
-	From, To           string
-	FromOff            int64   `json:"from_off"`
-	ToOff              int64   `json:"to_off"`
-	FromSizes          []int64 `json:"from_sizes"`
-	ToSizes            []int64 `json:"to_sizes"`
-	FromSteps          []int64 `json:"from_steps"`
-	ToSteps            []int64 `json:"to_steps"`
-	Op                 string  `json:"op"`
-	FromDtype          string  `json:"from_dtype"`
-	ToDtype            string  `json:"to_dtype"`
-	TransposeOp        string  `json:"transpose_op"`
-	TransposeShape     []int64 `json:"transpose_shape"`
-	TransposeElem      int64   `json:"transpose_element_size"`
+	From, To       string
+	FromOff        int64   `json:"from_off"`
+	ToOff          int64   `json:"to_off"`
+	FromSizes      []int64 `json:"from_sizes"`
+	ToSizes        []int64 `json:"to_sizes"`
+	FromSteps      []int64 `json:"from_steps"`
+	ToSteps        []int64 `json:"to_steps"`
+	Op             string  `json:"op"`
+	FromDtype      string  `json:"from_dtype"`
+	ToDtype        string  `json:"to_dtype"`
+	TransposeOp    string  `json:"transpose_op"`
+	TransposeShape []int64 `json:"transpose_shape"`
+	TransposeElem  int64   `json:"transpose_element_size"`
 }
 
 type jblock struct {
