@@ -99,3 +99,38 @@ func TestStepWords(t *testing.T) {
 		t.Fatalf("err %v, issued %v", err, x.issued)
 	}
 }
+
+// Two streams of 1,000 DMAs all writing the same 8 bytes: round robin
+// issues A0, B0, A1, B1, … with every DMA still in flight, so A_k races the
+// k B DMAs before it and B_k the k+1 A DMAs: 1,000,000 races in all, worked
+// out here. They are summarised — the first few in full, then counts per
+// pair of words — not printed a million times.
+func TestRacesSummarised(t *testing.T) {
+	m := mem.New(isa.Cayman)
+	w := [][2]uint64{{0x1_0000_0100, 0x1_0000_0108}}
+	x := &scripted{m: m, effect: map[uint64]control.Effect{
+		1: {CostNS: 1_000_000, Queues: []int{0}, Writes: w},
+		2: {CostNS: 1_000_000, Queues: []int{1}, Writes: w},
+	}}
+	var a, b []Step
+	for k := 0; k < 1000; k++ {
+		a = append(a, Step{Offset: 64 * k, Word: dma(1)})
+		b = append(b, Step{Offset: 64 * k, Word: dma(2)})
+	}
+	ss := []*Stream{{Name: "POOL", Steps: a, Exec: x, Mem: m, Clocked: true}, {Name: "ACT", Steps: b, Exec: x, Mem: m, Clocked: true}}
+	lines := 0
+	st, err := Run(ss, func(l string) {
+		if strings.HasPrefix(l, "warning: ") {
+			lines++
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if lines != maxRaceLines || len(st.Warnings) > 2*maxRaceLines+2 {
+		t.Fatalf("%d warning lines traced, %d in Stats", lines, len(st.Warnings))
+	}
+	if last := st.Warnings[len(st.Warnings)-1]; last != "races: 1000000 in all (8 listed above in full)" {
+		t.Fatalf("last line %q", last)
+	}
+}

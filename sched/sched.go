@@ -183,8 +183,8 @@ func (r *runner) land(cs []control.Change, w Writer) {
 }
 
 // RunTimeline is Run that also records the run into tl (when not nil).
-func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (Stats, error) {
-	st := Stats{Busy: make([]int64, len(streams))}
+func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats, err error) {
+	st = Stats{Busy: make([]int64, len(streams))}
 	if tl != nil {
 		tl.streams(streams)
 	}
@@ -202,6 +202,8 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (Stats, er
 			return st, fmt.Errorf("%s: %w", s.Name, s.Err)
 		}
 	}
+	races := &raceLog{st: &st, pairs: map[[2]Writer]int{}}
+	defer races.summarise()
 	var pending []completion
 	// (stream, DMA engine) → when that queue drains: each stream has its own
 	// queue on every DMA engine (INFERRED), so its DMAs there run in order
@@ -264,12 +266,7 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (Stats, er
 				for _, p := range pending { // a race: nothing orders two in-flight writes of the same bytes
 					if p.core == c.core && !(p.stream == c.stream && shareQueue(p.queues, c.queues)) {
 						if lo, ok := overlap(p.writes, c.writes); ok {
-							msg := fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) are in flight together and both write %#x",
-								p.writer.Stream, p.writer.Offset, p.writer.Word, w.Stream, w.Offset, w.Word, lo)
-							st.Warnings = append(st.Warnings, msg)
-							if trace != nil {
-								trace("warning: " + msg)
-							}
+							races.add(p.writer, w, lo, trace)
 						}
 					}
 				}
@@ -350,6 +347,54 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (Stats, er
 			return st, d
 		}
 	}
+}
+
+// maxRaceLines is how many races are listed in full; the others are
+// counted per pair of words (a million overlapping DMAs are a handful of
+// lines, not 227 MB).
+const maxRaceLines = 8
+
+// raceLog collects a run's race warnings: the first maxRaceLines in full,
+// then one line per pair of words with how many more times they raced.
+type raceLog struct {
+	st    *Stats
+	n     int
+	pairs map[[2]Writer]int // races past the listed ones, per pair
+	order [][2]Writer
+}
+
+func (r *raceLog) add(a, b Writer, lo uint64, trace func(string)) {
+	r.n++
+	if r.n <= maxRaceLines {
+		msg := fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) are in flight together and both write %#x",
+			a.Stream, a.Offset, a.Word, b.Stream, b.Offset, b.Word, lo)
+		r.st.Warnings = append(r.st.Warnings, msg)
+		if trace != nil {
+			trace("warning: " + msg)
+		}
+		return
+	}
+	k := [2]Writer{a, b}
+	if r.pairs[k] == 0 {
+		r.order = append(r.order, k)
+	}
+	r.pairs[k]++
+}
+
+// summarise adds the counted races, at most maxRaceLines pairs and a total.
+func (r *raceLog) summarise() {
+	if r.n <= maxRaceLines {
+		return
+	}
+	for i, k := range r.order {
+		if i == maxRaceLines {
+			r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("race: %d more pairs of words race", len(r.order)-maxRaceLines))
+			break
+		}
+		r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) race %d more times",
+			k[0].Stream, k[0].Offset, k[0].Word, k[1].Stream, k[1].Offset, k[1].Word, r.pairs[k]))
+	}
+	r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("races: %d in all (%d listed above in full)", r.n, maxRaceLines))
 }
 
 // waitedSem is the semaphore a word's wait names: its EVENTS wait, or the
