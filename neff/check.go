@@ -134,7 +134,7 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 		for _, b := range bs {
 			for k := range b.Desc {
 				if _, _, err := sg.descPieces(gen, &b.Desc[k], place); err != nil {
-					report(eng, -1, "%s desc[%d] (queue %s, id %d): %v", b.Where, k, b.Queue, b.ID, err)
+					report(eng, -1, "%s (queue %s, id %d) desc[%d]: %v", b.Where, b.Queue, b.ID, k, err)
 				}
 			}
 		}
