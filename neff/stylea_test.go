@@ -123,7 +123,7 @@ func TestStyleAWords(t *testing.T) {
 		// written at SB offset 1024; 262144 is no multiple of 888, so rows of
 		// 111 sub-elements of 4 values (gcd of 444, 444 and 131072)
 		{"cast fp32 to fp16", "pool", "qPoolIn", 1, isa.Cayman, neffgen.Casts("cayman"),
-			[]want{{d2: &word{src: hbm + 16 * kib, dst: 1024, srcStep: [2]int64{16, 1776}, dstStep: [2]int64{8, 256 * kib}, srcNum: [2]int64{111, 128}, dstNum: [2]int64{111, 128},
+			[]want{{d2: &word{src: hbm + 16*kib, dst: 1024, srcStep: [2]int64{16, 1776}, dstStep: [2]int64{8, 256 * kib}, srcNum: [2]int64{111, 128}, dstNum: [2]int64{111, 128},
 				srcElem: 16, dstElem: 8, inT: 10, outT: 7, sem: 25, inc: 16}}}, 129, 4 + 128 + 1}, // 227,328 contiguous bytes: 4 runs of ≤ 64 KiB
 		// the weight copy: every 9th fp32 of w's 9216-byte rows, 16,384 runs of
 		// 4 bytes, one word; the ring must take 16,384 + 1 descriptors
