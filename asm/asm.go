@@ -182,6 +182,16 @@ func logicalLines(src string) []*logical {
 	segStore := make([]segment, 0, cap(store))
 	out := make([]*logical, 0, cap(store))
 	var cur *logical
+	var joined []byte // the statement being continued, once it spans lines (until then it is read in place)
+	continued := false
+	end := func() {
+		if continued {
+			cur.text = string(joined) // one copy per continued statement: the cost follows the bytes
+			continued = false
+		}
+		out = append(out, cur)
+		cur = nil
+	}
 	n := -1
 	for len(src) > 0 {
 		var line string
@@ -198,8 +208,14 @@ func logicalLines(src string) []*logical {
 		body := strings.TrimRight(line, " \t")
 		lead := len(body) - len(strings.TrimLeft(body, " \t"))
 		if cur != nil { // continuing the statement before
-			cur.segs = append(cur.segs, segment{start: len(cur.text) + 1, line: n + 1, col: lead})
-			cur.text += " " + body[lead:]
+			if !continued {
+				joined, continued = append(joined[:0], cur.text...), true
+			}
+			cur.segs = append(cur.segs, segment{start: len(joined) + 1, line: n + 1, col: lead})
+			joined = append(append(joined, ' '), body[lead:]...)
+			if joined[len(joined)-1] == ',' {
+				continue
+			}
 		} else {
 			if body == "" {
 				continue
@@ -207,15 +223,14 @@ func logicalLines(src string) []*logical {
 			segStore = append(segStore, segment{0, n + 1, lead})
 			store = append(store, logical{text: body[lead:], segs: segStore[len(segStore)-1 : len(segStore) : len(segStore)], indented: lead > 0})
 			cur = &store[len(store)-1]
+			if strings.HasSuffix(cur.text, ",") {
+				continue
+			}
 		}
-		if strings.HasSuffix(cur.text, ",") {
-			continue
-		}
-		out = append(out, cur)
-		cur = nil
+		end()
 	}
 	if cur != nil {
-		out = append(out, cur)
+		end()
 	}
 	return out
 }

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 
 	"ndma/isa"
@@ -80,4 +81,18 @@ func BenchmarkAssembleExamples(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(lines)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Mlines/s")
+}
+
+// BenchmarkAssembleContinued assembles one statement continued over 100,000
+// lines (400 KB: a comma alone on each line): the joined text is built once,
+// so the cost follows the bytes (issue 15, L1).
+func BenchmarkAssembleContinued(b *testing.B) {
+	src := []byte("dmamemcpy src_elem_size=4,\n" + strings.Repeat("  ,\n", 100_000) + "  dst_elem_size=4\n")
+	b.SetBytes(int64(len(src)))
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := Assemble("continued.s", src, Options{Gen: isa.Cayman}); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
