@@ -120,7 +120,8 @@ type assembler struct {
 	gen       isa.Gen
 	labels    map[string]int
 	labelLine map[string]int
-	equs      map[string]int64
+	equs      map[string]int64   // .equ values, once evaluated
+	equDefs   map[string]*equDef // every .equ of the file, by name
 	obj       *Object
 
 	cur       isa.Inst          // the word being assembled (reused: an Inst is 1 KiB)
@@ -300,10 +301,12 @@ func (a *assembler) split(lls []*logical) []stmt {
 	return out
 }
 
-// layout gives every label its byte offset (every word is 64 bytes) and
-// evaluates .equ in order.
+// layout gives every label its byte offset (every word is 64 bytes), then
+// evaluates every .equ: a value may name a label or an .equ defined later in
+// the file (a forward reference), as an instruction's field may.
 func (a *assembler) layout(stmts []stmt) {
 	off := 0
+	var order []*equDef
 	for _, s := range stmts {
 		switch s.kind {
 		case stLabel:
@@ -321,10 +324,75 @@ func (a *assembler) layout(stmts []stmt) {
 			case ".word":
 				off += isa.WordSize
 			case ".equ":
-				a.equ(s, args)
+				if d := a.defineEqu(s, args); d != nil {
+					order = append(order, d)
+				}
 			}
 		}
 	}
+	for _, d := range order {
+		a.evalEqu(d)
+	}
+}
+
+// equDef is one .equ line, evaluated on first use (or in source order).
+type equDef struct {
+	s      stmt
+	name   string
+	val    string
+	valAt  int // the value's offset in the logical line
+	line   int
+	state  uint8 // equPending, equEvaluating, equDone, equFailed
+	failed error
+}
+
+const (
+	equPending = iota
+	equEvaluating
+	equDone
+	equFailed
+)
+
+func (a *assembler) defineEqu(s stmt, args string) *equDef {
+	_, _, at := directive(s)
+	name, val, ok := strings.Cut(args, ",")
+	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
+	if !ok || name == "" || !isIdentStart(name[0]) {
+		a.errorf(s.ll, at, ".equ wants NAME, VALUE")
+		return nil
+	}
+	line, _ := s.ll.pos(0)
+	if d, dup := a.equDefs[name]; dup {
+		a.errorf(s.ll, at, ".equ %s defined twice (first at line %d)", name, d.line)
+		return nil
+	}
+	d := &equDef{s: s, name: name, val: val, valAt: at + strings.Index(args, val), line: line}
+	if a.equDefs == nil {
+		a.equDefs = map[string]*equDef{}
+	}
+	a.equDefs[d.name] = d
+	return d
+}
+
+// evalEqu evaluates d once; a name it uses that is an .equ not yet
+// evaluated is evaluated first (a cycle is an error).
+func (a *assembler) evalEqu(d *equDef) {
+	if d.state != equPending {
+		return
+	}
+	d.state = equEvaluating
+	neg, mag, err := a.number(d.val)
+	if err != nil {
+		d.state, d.failed = equFailed, err
+		a.errorf(d.s.ll, d.valAt, "%v", err)
+		return
+	}
+	v := int64(mag)
+	if neg {
+		v = -v
+	}
+	a.equs[d.name] = v
+	d.state = equDone
 }
 
 func directive(s stmt) (name, args string, argOff int) {
@@ -335,30 +403,6 @@ func directive(s stmt) (name, args string, argOff int) {
 	}
 	rest := strings.TrimLeft(t[i:], " \t")
 	return t[:i], rest, len(s.ll.text) - len(rest)
-}
-
-func (a *assembler) equ(s stmt, args string) {
-	_, _, at := directive(s)
-	name, val, ok := strings.Cut(args, ",")
-	name, val = strings.TrimSpace(name), strings.TrimSpace(val)
-	if !ok || name == "" || !isIdentStart(name[0]) {
-		a.errorf(s.ll, at, ".equ wants NAME, VALUE")
-		return
-	}
-	if _, dup := a.equs[name]; dup {
-		a.errorf(s.ll, at, ".equ %s defined twice", name)
-		return
-	}
-	neg, mag, err := a.number(val)
-	if err != nil {
-		a.errorf(s.ll, at+strings.Index(args, val), "%v", err)
-		return
-	}
-	v := int64(mag)
-	if neg {
-		v = -v
-	}
-	a.equs[name] = v
 }
 
 // emit assembles the statements in order.

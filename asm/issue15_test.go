@@ -47,3 +47,29 @@ func TestContinuedStatements(t *testing.T) {
 		t.Fatalf("got %q, want t.s:3:22: unknown field bogus …", d)
 	}
 }
+
+// L7: an .equ may name an .equ or a label defined later in the file; a cycle
+// is refused as one.
+func TestForwardEqu(t *testing.T) {
+	fwd := assembleOK(t, ".gen cayman\n.equ SEM, BASE\n.equ BASE, NEXT\n.equ NEXT, end\n.equ INC, 1\ndmamemcpy semaphore=SEM, sem_increment=INC\nend:\n", isa.GenAny)
+	back := assembleOK(t, ".gen cayman\ndmamemcpy semaphore=64, sem_increment=1\n", isa.GenAny)
+	if !bytes.Equal(fwd.Code, back.Code) {
+		t.Fatalf("forward .equ chain assembles differently")
+	}
+	// BASE+0 is not an expression: it is refused by name, not as a forward reference
+	if d := diag(t, ".equ A, B+0\n.equ B, 1\n", isa.Cayman); !strings.Contains(d, `"B+0" is not a number, label or .equ name`) {
+		t.Fatalf("got %q", d)
+	}
+	fwd = assembleOK(t, ".equ A, B\n.equ B, 3\ncompact_control_inst\n    mov_imm_lo_s r1, A\n", isa.Maverick)
+	back = assembleOK(t, "compact_control_inst\n    mov_imm_lo_s r1, 3\n", isa.Maverick)
+	if !bytes.Equal(fwd.Code, back.Code) {
+		t.Fatalf("forward .equ in a CCI slot assembles differently")
+	}
+	d := diag(t, ".equ A, B\n.equ B, A\ndmamemcpy semaphore=A\n", isa.Cayman)
+	if !strings.Contains(d, "t.s:2:9: .equ A (line 1) depends on itself") {
+		t.Fatalf("cycle: got %q", d)
+	}
+	if d := diag(t, ".equ A, 1\n.equ A, 2\n", isa.Cayman); !strings.Contains(d, "t.s:2:6: .equ A defined twice (first at line 1)") {
+		t.Fatalf("duplicate: got %q", d)
+	}
+}

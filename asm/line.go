@@ -388,6 +388,11 @@ func (a *assembler) symbol(s string) (int64, bool) {
 	if v, ok := a.equs[s]; ok {
 		return v, true
 	}
+	if d, ok := a.equDefs[s]; ok { // defined further on: evaluate it now
+		a.evalEqu(d)
+		v, ok := a.equs[s]
+		return v, ok
+	}
 	if v, ok := a.labels[s]; ok {
 		return int64(v), true
 	}
@@ -409,6 +414,12 @@ func (a *assembler) number(s string) (neg bool, mag uint64, err error) {
 	if isIdentStart(t[0]) {
 		v, ok := a.symbol(t)
 		if !ok {
+			if d, isEqu := a.equDefs[t]; isEqu {
+				if d.state == equEvaluating {
+					return false, 0, fmt.Errorf(".equ %s (line %d) depends on itself", t, d.line)
+				}
+				return false, 0, fmt.Errorf(".equ %s (line %d) has no value: %v", t, d.line, d.failed)
+			}
 			return false, 0, fmt.Errorf("%q is not a number, label or .equ name", t)
 		}
 		if v < 0 {
