@@ -118,6 +118,7 @@ type assembler struct {
 	file      string
 	errs      ErrorList
 	gen       isa.Gen
+	genLine   int // line of the file's .gen (0: none yet)
 	labels    map[string]int
 	labelLine map[string]int
 	equs      map[string]int64   // .equ values, once evaluated
@@ -478,6 +479,21 @@ func (a *assembler) directive(s stmt) {
 			a.errorf(s.ll, at, "%v", err)
 			return
 		}
+		// One generation per file (RATIONALE.md "Assembly text"): the words of a
+		// run share one machine, its address map and enum values.
+		switch {
+		case a.genLine > 0 && g != a.gen:
+			a.errorf(s.ll, at, ".gen %s: the file is %s since line %d (one generation per file)", g, a.gen, a.genLine)
+			return
+		case a.genLine == 0 && len(a.obj.Code) > 0 && g != a.gen:
+			was := "without a generation"
+			if a.gen != isa.GenAny {
+				was = "for " + a.gen.String()
+			}
+			a.errorf(s.ll, at, ".gen %s after words assembled %s: put .gen before the first word (one generation per file)", g, was)
+			return
+		}
+		a.genLine, _ = s.ll.pos(0)
 		a.gen, a.obj.Gen = g, g
 	case ".word":
 		var w [isa.WordSize]byte

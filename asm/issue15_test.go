@@ -73,3 +73,32 @@ func TestForwardEqu(t *testing.T) {
 		t.Fatalf("duplicate: got %q", d)
 	}
 }
+
+// L11: a file has one generation. A second .gen naming another one, or a
+// .gen after words assembled under another, is refused; the same .gen again
+// (one per stream, as `neff disasm` prints them) and a .gen before the first
+// word (over the default) are not.
+func TestOneGenerationPerFile(t *testing.T) {
+	w := "dmamemcpy src_start_addr=sbuf:1:0x0, dst_start_addr=hbm:0x0, src_elem_size=4, dst_elem_size=4\n"
+	d := diag(t, ".gen cayman\n"+w+".gen maverick\n"+w, isa.GenAny)
+	if !strings.Contains(d, "t.s:3:6: .gen MAVERICK: the file is CAYMAN since line 1 (one generation per file)") {
+		t.Fatalf("got %q", d)
+	}
+	d = diag(t, w+".gen maverick\n"+w, isa.Cayman)
+	if !strings.Contains(d, "t.s:2:6: .gen MAVERICK after words assembled for CAYMAN: put .gen before the first word") {
+		t.Fatalf("got %q", d)
+	}
+	if d := diag(t, w+".gen maverick\n", isa.GenAny); !strings.Contains(d, "after words assembled without a generation") {
+		t.Fatalf("got %q", d)
+	}
+	if d := diag(t, ".gen cayman\n.gen v5\n", isa.GenAny); !strings.Contains(d, ".gen MAVERICK: the file is CAYMAN since line 1") {
+		t.Fatalf("got %q", d)
+	}
+	obj := assembleOK(t, ".gen maverick\n"+w+".engine act\n.gen v5\n"+w, isa.Cayman)
+	if obj.Gen != isa.Maverick || len(obj.Code) != 2*isa.WordSize {
+		t.Fatalf("gen %v, %d bytes", obj.Gen, len(obj.Code))
+	}
+	if obj := assembleOK(t, w+".gen cayman\n"+w, isa.Cayman); obj.Gen != isa.Cayman {
+		t.Fatalf("gen %v", obj.Gen)
+	}
+}
