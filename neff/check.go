@@ -130,12 +130,11 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 			}
 		}
 	}
-	blocks := func(eng string, bs []Block) { // every descriptor of every block once, fired or not
-		for _, b := range bs {
-			for k := range b.Desc {
-				if _, _, err := sg.descPieces(gen, &b.Desc[k], place); err != nil {
-					report(eng, -1, "%s (queue %s, id %d) desc[%d]: %v", b.Where, b.Queue, b.ID, k, err)
-				}
+	blocks := func(eng string, bs []Block) { // every descriptor of every block once, fired or not, as Fire resolves it
+		for i := range bs {
+			_, _, errs := sg.blockResolve(gen, &bs[i], place, true)
+			for _, err := range errs {
+				report(eng, -1, "%v", err)
 			}
 		}
 	}

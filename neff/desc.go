@@ -149,6 +149,9 @@ func (sg *Subgraph) descPieces(gen isa.Gen, d *Desc, place map[int]uint64) ([]pi
 	i, j := 0, 0
 	var si, dj int64 // word elements used of src[i], dst[j]
 	for i < len(src) && j < len(dst) {
+		if len(cs) >= maxChunks {
+			return nil, 0, fmt.Errorf("moves more than %d pieces of at most 64 KiB", maxChunks)
+		}
 		n := min(src[i].n/fs-si, dst[j].n/ts-dj, maxN)
 		cs = append(cs, chunk{src[i].addr + uint64(si*fs), dst[j].addr + uint64(dj*ts), n})
 		if si += n; si == src[i].n/fs {
@@ -164,6 +167,10 @@ func (sg *Subgraph) descPieces(gen isa.Gen, d *Desc, place map[int]uint64) ([]pi
 	}
 	return []piece{{words: words}}, db, nil
 }
+
+// maxChunks bounds the pieces one descriptor is cut into (runs of up to
+// 2^31 bytes are cut at 64 KiB): twice the runs a side may have.
+const maxChunks = 2 * MaxRuns
 
 // orRaw names a dtype string, "" as the raw bytes it means.
 func orRaw(s string) string {

@@ -136,22 +136,36 @@ func completion(q *Queue, inst int, b *Block) (sem, inc int, err error) {
 // blockPieces resolves every descriptor of a block, each error located by
 // member, block, queue, id and descriptor index.
 func (sg *Subgraph) blockPieces(gen isa.Gen, b *Block, place map[int]uint64) ([]piece, int64, error) {
+	ps, bytes, errs := sg.blockResolve(gen, b, place, false)
+	if len(errs) > 0 {
+		return nil, 0, errs[0]
+	}
+	return ps, bytes, nil
+}
+
+// blockResolve is blockPieces going on past a failing descriptor when all
+// is set (Check reports every one): the pieces, bytes and the errors.
+func (sg *Subgraph) blockResolve(gen isa.Gen, b *Block, place map[int]uint64, all bool) ([]piece, int64, []error) {
 	var ps []piece
 	var bytes int64
+	var errs []error
 	words := 0
 	for k := range b.Desc {
 		p, n, err := sg.descPieces(gen, &b.Desc[k], place)
 		if err != nil {
-			return nil, 0, fmt.Errorf("%s (queue %s, id %d) desc[%d]: %w", b.Where, b.Queue, b.ID, k, err)
+			if errs = append(errs, fmt.Errorf("%s (queue %s, id %d) desc[%d]: %w", b.Where, b.Queue, b.ID, k, err)); !all {
+				return nil, 0, errs
+			}
+			continue
 		}
 		for i := range p {
 			if words += len(p[i].words); words > MaxBlockWords {
-				return nil, 0, fmt.Errorf("%s (queue %s, id %d) desc[%d]: the block needs more than %d words", b.Where, b.Queue, b.ID, k, MaxBlockWords)
+				return nil, 0, append(errs, fmt.Errorf("%s (queue %s, id %d) desc[%d]: the block needs more than %d words", b.Where, b.Queue, b.ID, k, MaxBlockWords))
 			}
 		}
 		ps, bytes = append(ps, p...), bytes+n
 	}
-	return ps, bytes, nil
+	return ps, bytes, errs
 }
 
 // BlockWords turns each descriptor of a block into DMA_DIRECT2D words over

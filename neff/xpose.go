@@ -121,6 +121,7 @@ func (sg *Subgraph) transposePieces(gen isa.Gen, d *Desc, place map[int]uint64) 
 	wt, ws := wordType(dt, es)
 	xposeOK := isa.Lookup(isa.OpDMATranspose).Gens.Has(gen) && gen != isa.GenAny
 	var out []piece
+	nw := 0
 	for t := int64(0); t*tile < int64(len(srcE)); t++ {
 		s, dd := srcE[t*tile:(t+1)*tile], dstE[t*tile:(t+1)*tile]
 		cs := make([]chunk, 0, tile)
@@ -130,6 +131,9 @@ func (sg *Subgraph) transposePieces(gen isa.Gen, d *Desc, place map[int]uint64) 
 		words, err := foldWords(gen, cs, ws, ws, isa.DGEComputeOpNone, wt, wt)
 		if err != nil {
 			return nil, 0, fmt.Errorf("tile %d: %w", t, err)
+		}
+		if nw += len(words); nw > MaxWords {
+			return nil, 0, fmt.Errorf("needs more than %d DMA_DIRECT2D words: the tiles' elements do not line up into regular pieces", MaxWords)
 		}
 		p := piece{words: words}
 		if xposeOK && (es == 2 || es == 4) {

@@ -1,0 +1,248 @@
+package neff_test
+
+import (
+	"bytes"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"ndma/internal/neffgen"
+	"ndma/isa"
+	"ndma/mem"
+	"ndma/neff"
+	"ndma/ref"
+	"ndma/sim"
+)
+
+// stride is the SBUF partition stride of field-tables §7 (not isa.Map).
+func stride(gen isa.Gen) uint64 {
+	if gen == isa.Maverick {
+		return 1 << 20
+	}
+	return 1 << 18
+}
+
+// walkBytes is every byte offset of a walk in order (neff.md §4.7).
+func walkBytes(off int64, sizes, steps []int64) []int64 {
+	var out []int64
+	var rec func(d int, base int64)
+	rec = func(d int, base int64) {
+		if d == 0 {
+			for b := int64(0); b < sizes[0]; b++ {
+				out = append(out, base+b)
+			}
+			return
+		}
+		for i := int64(0); i < sizes[d]; i++ {
+			rec(d-1, base+i*steps[d])
+		}
+	}
+	rec(len(sizes)-1, off)
+	return out
+}
+
+// permute writes tiles of shape [W, Z, Y, X] (es-byte elements) in the
+// order the letters of op name, the last fastest.
+func permute(src []byte, op string, sh []int64, es int64) []byte {
+	pos := map[byte]int{'W': 0, 'Z': 1, 'Y': 2, 'X': 3}
+	var out []byte
+	tile := sh[0] * sh[1] * sh[2] * sh[3] * es
+	for base := int64(0); base < int64(len(src)); base += tile {
+		var n [4]int64
+		var rec func(k int)
+		rec = func(k int) {
+			if k == 4 {
+				var in [4]int64
+				for j := 0; j < 4; j++ {
+					in[pos[op[j]]] = n[j]
+				}
+				e := ((in[0]*sh[1]+in[1])*sh[2]+in[2])*sh[3] + in[3]
+				out = append(out, src[base+e*es:base+(e+1)*es]...)
+				return
+			}
+			for n[k] = 0; n[k] < sh[pos[op[k]]]; n[k]++ {
+				rec(k + 1)
+			}
+		}
+		rec(0)
+	}
+	return out
+}
+
+// Transpose blocks of several shapes — the observed ones, a tile written
+// inside one partition, an unaligned destination, the identity order, 4-D
+// permutations, an HBM destination, three tiles in one block — run on the
+// reference and on the engines, which agree with each other and with the
+// tile permutation of the test's own reading; the semaphore reaches 16.
+func TestStyleATransposesRun(t *testing.T) {
+	xp := func(op string, shape []int64, es int64, fs, fst, ts, tst []int64, to string, toOff int64) neff.Desc {
+		return neff.Desc{From: "a_vec", To: to, ToOff: toOff, FromSizes: fs, FromSteps: fst, ToSizes: ts, ToSteps: tst,
+			NumTilingDimensions: 2, TransposeOp: op, TransposeShape: shape, TransposeElementSize: es}
+	}
+	cases := []struct {
+		name  string
+		desc  neff.Desc
+		xpose int // DMA_TRANSPOSE words expected on v3+
+	}{
+		{"observed fp32", xp("WZXY", []int64{1, 1, 128, 64}, 4, []int64{256, 128, 2, 1}, []int64{1, 512, 256, 65536}, []int64{512, 64, 2, 1}, []int64{1, 262144, 16777216, 512}, "SB", 0), 1},
+		{"inside one partition", xp("WZXY", []int64{1, 1, 128, 64}, 4, []int64{256, 128, 2, 1}, []int64{1, 512, 256, 65536}, []int64{512, 64, 2, 1}, []int64{1, 512, 32768, 0}, "SB", 1024), 1},
+		{"fp16 at offset 64", xp("WZXY", []int64{1, 1, 128, 128}, 2, []int64{256, 128, 1, 1}, []int64{1, 256, 0, 0}, []int64{256, 128, 1, 1}, []int64{1, 262144, 0, 0}, "SB", 64), 0},
+		{"unaligned", xp("WZXY", []int64{1, 1, 128, 64}, 4, []int64{256, 128, 2, 1}, []int64{1, 512, 256, 65536}, []int64{512, 64, 2, 1}, []int64{1, 262144, 16777216, 512}, "SB", 16), 0},
+		{"identity", xp("WZYX", []int64{1, 1, 128, 64}, 4, []int64{256, 128, 2, 1}, []int64{1, 512, 256, 65536}, []int64{256, 128, 2, 1}, []int64{1, 262144, 256, 0}, "SB", 0), 0},
+		{"4-D XYZW", xp("XYZW", []int64{2, 3, 16, 8}, 2, []int64{96, 16, 2, 1}, []int64{1, 4096, 96, 0}, []int64{48, 32, 2, 1}, []int64{1, 262144, 48, 0}, "SB", 32), 0},
+		{"4-D ZWYX", xp("ZWYX", []int64{2, 4, 16, 8}, 4, []int64{256, 16, 2, 1}, []int64{1, 512, 8192, 0}, []int64{4096, 1, 2, 1}, []int64{1, 0, 4096, 0}, "b_vec", 100), 0},
+		{"HBM destination", xp("WZXY", []int64{1, 1, 128, 64}, 4, []int64{256, 128, 2, 1}, []int64{1, 512, 256, 65536}, []int64{512, 64, 2, 1}, []int64{1, 512, 32768, 0}, "b_vec", 0), 0},
+		{"three tiles", xp("WZXY", []int64{1, 1, 16, 16}, 2, []int64{32, 16, 3, 1}, []int64{1, 2000, 32, 0}, []int64{32, 16, 3, 1}, []int64{1, 262144, 4194304, 0}, "SB", 4096), 2},
+	}
+	for _, gen := range []isa.Gen{isa.Sunda, isa.Cayman, isa.Maverick} {
+		for _, tc := range cases {
+			t.Run(fmt.Sprintf("%s %s", gen, tc.name), func(t *testing.T) {
+				d := tc.desc
+				d.FromDtype = map[int64]string{2: "float16", 4: "float32"}[d.TransposeElementSize]
+				d.ToDtype = d.FromDtype
+				p := neffgen.VectorAdd(map[isa.Gen]string{isa.Sunda: "sunda", isa.Cayman: "cayman", isa.Maverick: "maverick"}[gen], 1)
+				sp := &p.Subgraphs[0].Engines[1]
+				sp.DMA = append(sp.DMA, neffgen.Compiled("qSPIn", 9, neffgen.SetOf(8), d))
+				sg, en, place := openGen(t, p, "sp")
+				f, err := sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 9), place)
+				if err != nil {
+					t.Fatal(err)
+				}
+				x := 0
+				for i := range f.Words {
+					if f.Words[i].Opcode() == isa.OpDMATranspose {
+						x++
+					}
+				}
+				if want := map[bool]int{true: tc.xpose, false: 0}[gen != isa.Sunda]; x != want {
+					t.Errorf("%d DMA_TRANSPOSE words of %d, want %d", x, len(f.Words), want)
+				}
+				a, _ := sg.Var("a_vec")
+				b, _ := sg.Var("b_vec")
+				src := make([]byte, a.Size)
+				r := rand.New(rand.NewPCG(7, 7))
+				for i := range src {
+					src[i] = byte(r.Uint32())
+				}
+				from := walkBytes(d.FromOff, d.FromSizes, d.FromSteps)
+				in := make([]byte, len(from))
+				for i, o := range from {
+					in[i] = src[o]
+				}
+				out := permute(in, d.TransposeOp, d.TransposeShape, d.TransposeElementSize)
+				want := map[uint64]byte{}
+				for i, o := range walkBytes(d.ToOff, d.ToSizes, d.ToSteps) {
+					if d.To == "SB" {
+						want[uint64(o>>18)*stride(gen)+uint64(o&(1<<18-1))] = out[i]
+					} else {
+						want[place[b.ID]+uint64(o)] = out[i]
+					}
+				}
+				rm, sm := ref.New(gen), sim.New(gen)
+				sm.RingSize = f.RingDescriptors
+				for _, m := range []struct {
+					name string
+					exec func(*isa.Inst) error
+					mem  *mem.Memory
+				}{{"ref", rm.Exec, rm.Mem}, {"sim", sm.Exec, sm.Mem}} {
+					if err := m.mem.Write(place[a.ID], src); err != nil {
+						t.Fatal(err)
+					}
+					for i := range f.Words {
+						if err := m.exec(&f.Words[i]); err != nil {
+							t.Fatalf("%s word %d (%s): %v", m.name, i, f.Words[i].Def().Mnemonic(), err)
+						}
+					}
+					for addr, v := range want {
+						var got [1]byte
+						if err := m.mem.Read(addr, got[:]); err != nil || got[0] != v {
+							t.Fatalf("%s: byte at %#x is %#x, the reading says %#x (%v)", m.name, addr, got[0], v, err)
+						}
+					}
+					if s := m.mem.Sems[f.Semaphore]; s != 16 {
+						t.Errorf("%s: $S[%d] = %d, want 16", m.name, f.Semaphore, s)
+					}
+				}
+				if diff, ok := mem.FirstDifference(rm.Mem, sm.Mem, true); ok {
+					t.Errorf("ref and sim differ: %s", diff)
+				}
+			})
+		}
+	}
+}
+
+// Every dtype string of neff.md §4.5 that ndma's number formats cover
+// casts to every other on every generation, and the two executors agree
+// byte for byte; the 64-bit ones copy byte-exact (as UINT32 pairs) and
+// refuse a cast by name.
+func TestStyleADtypes(t *testing.T) {
+	dtypes := []string{"float32", "float32r", "float16", "bfloat16", "float8e3", "float8e4", "float8e5", "float8_e4m3fn", "float8_e5m2", "int8", "uint8", "int16", "uint16", "int32", "uint32"}
+	size := map[string]int64{"int64": 8, "uint64": 8, "float32": 4, "float32r": 4, "float16": 2, "bfloat16": 2, "float8e3": 1, "float8e4": 1, "float8e5": 1,
+		"float8_e4m3fn": 1, "float8_e5m2": 1, "int8": 1, "uint8": 1, "int16": 2, "uint16": 2, "int32": 4, "uint32": 4}
+	for _, gen := range []isa.Gen{isa.Sunda, isa.Cayman, isa.Mariana, isa.Maverick} {
+		p := neffgen.VectorAdd(map[isa.Gen]string{isa.Sunda: "sunda", isa.Cayman: "cayman", isa.Mariana: "mariana", isa.Maverick: "maverick"}[gen], 1)
+		sp := &p.Subgraphs[0].Engines[1]
+		type pair struct{ from, to string }
+		var pairs []pair
+		for _, a := range dtypes {
+			for _, b := range dtypes {
+				pairs = append(pairs, pair{a, b})
+			}
+		}
+		pairs = append(pairs, pair{"int64", "int64"}, pair{"uint64", "uint64"})
+		for i, pr := range pairs {
+			op := "cast"
+			if pr.from == pr.to {
+				op = "copy"
+			}
+			// 64 elements of a_vec at 4096·i into b_vec at 1024·i
+			sp.DMA = append(sp.DMA, neffgen.Compiled("qSPIn", 16+i, neffgen.SetOf(8), neff.Desc{From: "a_vec", To: "b_vec", FromOff: 4096 * int64(i), ToOff: 1024 * int64(i),
+				FromSizes: []int64{64 * size[pr.from], 1}, FromSteps: []int64{1, 0}, ToSizes: []int64{64 * size[pr.to], 1}, ToSteps: []int64{1, 0}, Op: op, FromDtype: pr.from, ToDtype: pr.to}))
+		}
+		sp.DMA = append(sp.DMA, neffgen.Compiled("qSPIn", 15, neffgen.SetOf(8), neff.Desc{From: "a_vec", To: "b_vec", FromSizes: []int64{512, 1}, FromSteps: []int64{1, 0},
+			ToSizes: []int64{256, 1}, ToSteps: []int64{1, 0}, Op: "cast", FromDtype: "int64", ToDtype: "int32"}))
+		sg, en, place := openGen(t, p, "sp")
+		if _, err := sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 15), place); err == nil || !bytesContains(err.Error(), "desc[0]: from_dtype int64, to_dtype int32, op \"cast\": a DMA word cannot cast or compute INT64/UINT64") {
+			t.Errorf("%s: int64 cast: %v", gen, err)
+		}
+		a, _ := sg.Var("a_vec")
+		b, _ := sg.Var("b_vec")
+		src := make([]byte, a.Size)
+		r := rand.New(rand.NewPCG(1, 2))
+		for i := range src {
+			src[i] = byte(r.Uint32())
+		}
+		rm, sm := ref.New(gen), sim.New(gen)
+		for _, m := range []*mem.Memory{rm.Mem, sm.Mem} {
+			if err := m.Write(place[a.ID], src); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for i, pr := range pairs {
+			f, err := sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 16+i), place)
+			if err != nil {
+				t.Errorf("%s %s → %s: %v", gen, pr.from, pr.to, err)
+				continue
+			}
+			for _, exec := range []func(*isa.Inst) error{rm.Exec, sm.Exec} {
+				for k := range f.Words {
+					if err := exec(&f.Words[k]); err != nil {
+						t.Fatalf("%s %s → %s: %v", gen, pr.from, pr.to, err)
+					}
+				}
+			}
+			got := make([]byte, 64*size[pr.to])
+			if err := rm.Mem.Read(place[b.ID]+1024*uint64(i), got); err != nil {
+				t.Fatal(err)
+			}
+			if pr.from == pr.to && !bytes.Equal(got, src[4096*i:4096*i+len(got)]) {
+				t.Errorf("%s %s copy is not byte-exact", gen, pr.from)
+			}
+		}
+		if diff, ok := mem.FirstDifference(rm.Mem, sm.Mem, true); ok {
+			t.Errorf("%s: ref and sim differ: %s", gen, diff)
+		}
+	}
+}
+
+func bytesContains(s, sub string) bool { return bytes.Contains([]byte(s), []byte(sub)) }
