@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 	"unsafe"
 
 	"ndma/isa"
@@ -20,7 +22,46 @@ type Error struct {
 	Msg       string
 }
 
-func (e *Error) Error() string { return fmt.Sprintf("%s:%d:%d: %s", e.File, e.Line, e.Col, e.Msg) }
+// Error is the one-line form: file:line:col: message, with control bytes,
+// invisible format characters and bytes that are not UTF-8 escaped (\x00,
+// \u202e), so that a diagnostic quoting binary input stays one printable line.
+func (e *Error) Error() string {
+	return fmt.Sprintf("%s:%d:%d: %s", escapeControl(e.File), e.Line, e.Col, escapeControl(e.Msg))
+}
+
+// escapeControl writes the C0 and C1 controls, DEL, Unicode format
+// characters (bidi overrides, zero-width) and invalid UTF-8 bytes as Go
+// escapes; the rest of s, non-ASCII text included, is kept.
+func escapeControl(s string) string {
+	clean := true
+	for _, r := range s {
+		if r < 0x20 || r >= 0x7f && (r < 0xa0 || r == utf8.RuneError || unicode.Is(unicode.Cf, r)) {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1 || r < 0x20 || 0x7f <= r && r < 0xa0:
+			if r >= 0x80 && r != utf8.RuneError {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			} else {
+				fmt.Fprintf(&b, `\x%02x`, s[i])
+			}
+		case unicode.Is(unicode.Cf, r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+	return b.String()
+}
 
 // ErrorList is every diagnostic of a file, in source order.
 type ErrorList []*Error

@@ -2,7 +2,10 @@ package asm
 
 import (
 	"bytes"
+	"strings"
 	"testing"
+	"unicode"
+	"unicode/utf8"
 
 	"ndma/isa"
 )
@@ -19,14 +22,24 @@ func FuzzAsm(f *testing.F) {
 		"dma_memcpy2 addr_mode.src=REG_PAIR, src_start_addr=regs(r1, r2, r3, 0x10)",
 		"dma_indirect src_idx_start_addr=indirect(reg(r7)), flags.indirect_mode=SRC_DST",
 		"dma_immediate descriptor_imm=[bytes(00112233445566778899aabbccddeeff)]",
+		string(make([]byte, 64)),         // a binary word read as text: its diagnostic escapes the NULs
+		"dmamemcpy\x1b[2J\xff x=\u202e1", // control bytes, a byte that is not UTF-8, a bidi override
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, src string) {
 		obj, err := Assemble("fuzz.s", []byte(src), Options{Gen: isa.Cayman})
 		if err != nil {
-			if _, ok := err.(ErrorList); !ok {
+			list, ok := err.(ErrorList)
+			if !ok {
 				t.Fatalf("error of type %T", err)
+			}
+			for _, e := range list { // one printable line each
+				if d := e.Error(); !utf8.ValidString(d) || strings.ContainsFunc(d, func(r rune) bool {
+					return r < 0x20 || 0x7f <= r && r < 0xa0 || unicode.Is(unicode.Cf, r)
+				}) {
+					t.Fatalf("diagnostic with a control byte: %q", d)
+				}
 			}
 			return
 		}

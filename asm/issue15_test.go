@@ -102,3 +102,24 @@ func TestOneGenerationPerFile(t *testing.T) {
 		t.Fatalf("gen %v", obj.Gen)
 	}
 }
+
+// L4 (the assembler's part): a diagnostic quoting binary input escapes its
+// control bytes, bytes that are not UTF-8 and invisible format characters;
+// other non-ASCII text is kept.
+func TestDiagnosticsEscapeControlBytes(t *testing.T) {
+	d := diag(t, string(make([]byte, 64)), isa.GenAny)
+	if want := "t.s:1:1: unknown mnemonic " + strings.Repeat(`\x00`, 64); d != want {
+		t.Fatalf("got %q\nwant %q", d, want)
+	}
+	d = diag(t, "dmamemcpy\x01 x=1\n\xff\xfe\x1b[2J bad\nfoo\u202e\u0085 bar\n", isa.GenAny)
+	want := "t.s:1:1: unknown mnemonic dmamemcpy\\x01 (did you mean dmamemcpy?)\n" +
+		"t.s:2:1: unknown mnemonic \\xff\\xfe\\x1b[2J\n" +
+		"t.s:3:1: unknown mnemonic foo\\u202e\\u0085"
+	if d != want {
+		t.Fatalf("got %q\nwant %q", d, want)
+	}
+	e := &Error{File: "a\tb.s", Line: 1, Col: 2, Msg: "é — ok\x7f"}
+	if got := e.Error(); got != `a\x09b.s:1:2: é — ok\x7f` {
+		t.Fatalf("got %q", got)
+	}
+}
