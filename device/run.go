@@ -43,6 +43,7 @@ type Options struct {
 	MaxBytes int64      // refuse a word that would move more (0: each executor's default)
 	MaxSteps int        // slots one COMPACT_CONTROL_INST may execute (0: the default)
 	Tracing  bool       // a single stream: the executors record what each word read and wrote
+	Schedule bool       // run under the scheduler even a single stream on core 0 (a timeline of it)
 	// Trace, when set, receives the scheduler's line per executed word (several streams).
 	Trace func(string)
 	// Timeline, when set, records the engines' run of several streams.
@@ -89,7 +90,7 @@ var ErrDiffer = errors.New("ref and sim differ")
 func Run(p *Program, opt Options) (*Result, error) {
 	res := &Result{Exec: opt.Exec}
 	cores := max(p.cores(), opt.Cores)
-	res.Multi = len(p.Streams) > 1 || p.Streams[0].Core != 0 || cores > 1
+	res.Multi = opt.Schedule || len(p.Streams) > 1 || p.Streams[0].Core != 0 || cores > 1
 	for _, s := range p.Streams {
 		if opt.Cores > 0 && s.Core >= opt.Cores {
 			return res, fmt.Errorf("--cores %d: the program has a stream on core %d", opt.Cores, s.Core)

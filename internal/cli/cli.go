@@ -38,7 +38,13 @@ type env struct {
 	stdout, stderr io.Writer
 	out            *bytes.Buffer // the buffer behind stdout, while buffered
 	real           io.Writer     // the process's stdout
+	maxInput       int64         // --max-input: the most bytes a file argument may hold
 }
+
+// DefaultMaxInput is the default --max-input: a program, NEFF or JSON file
+// read whole may hold at most this many bytes (the largest sample NEFF is
+// 1.5 MB; a mistaken /dev/zero stops here, not at the machine's memory).
+const DefaultMaxInput = 1 << 30
 
 // stream writes what is buffered and sends the rest of stdout straight
 // out: memory then follows the listing's current word, not its length.
@@ -161,13 +167,15 @@ func newFlags(e *env, name, args string) *flag.FlagSet {
 
 // cmdLine is a command's flag set with the --gen flag every command has.
 type cmdLine struct {
-	fs  *flag.FlagSet
-	gen *string
+	fs       *flag.FlagSet
+	gen      *string
+	maxInput *int64
 }
 
 func newCmdLine(e *env, name, args, genDefault, genHelp string) *cmdLine {
 	fs := newFlags(e, name, args)
-	return &cmdLine{fs: fs, gen: fs.String("gen", genDefault, genHelp)}
+	fs.Int64Var(&e.maxInput, "max-input", DefaultMaxInput, "refuse a file argument (program, NEFF, --vars) larger than this many bytes")
+	return &cmdLine{fs: fs, gen: fs.String("gen", genDefault, genHelp), maxInput: &e.maxInput}
 }
 
 // parse parses the flags, requires exactly npos positional arguments (wantPos
@@ -176,6 +184,9 @@ func (c *cmdLine) parse(args []string, npos int, wantPos string) ([]string, isa.
 	pos, err := parse(c.fs, args)
 	if err != nil {
 		return nil, isa.GenAny, err
+	}
+	if *c.maxInput <= 0 {
+		return nil, isa.GenAny, usagef("--max-input %d: want a positive byte count", *c.maxInput)
 	}
 	if len(pos) != npos {
 		if npos == 0 {
@@ -212,20 +223,35 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// readInput reads a file argument, "-" meaning stdin.
+// readInput reads a file argument, "-" meaning stdin, refusing one larger
+// than --max-input before holding more than the cap (a device or a pipe
+// has no size to check first).
 func readInput(e *env, path string) ([]byte, error) {
-	var (
-		b   []byte
-		err error
-	)
-	if path == "-" {
-		b, err = io.ReadAll(e.stdin)
-		path = "stdin"
-	} else {
-		b, err = os.ReadFile(path)
+	limit := e.maxInput
+	if limit <= 0 {
+		limit = DefaultMaxInput
 	}
+	var r io.Reader = e.stdin
+	name := path
+	if path == "-" {
+		name = "stdin"
+	} else {
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, unwrapPathError(err))
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() && st.Size() > limit {
+			return nil, fmt.Errorf("reading %s: %d bytes, more than --max-input %d", path, st.Size(), limit)
+		}
+		r = f
+	}
+	b, err := io.ReadAll(io.LimitReader(r, limit+1))
 	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, unwrapPathError(err))
+		return nil, fmt.Errorf("reading %s: %w", name, unwrapPathError(err))
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("reading %s: more than --max-input %d bytes", name, limit)
 	}
 	return b, nil
 }

@@ -15,6 +15,9 @@ func runDisasm(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *asJSON && *list {
+		return usagef("--json and --list: choose one form")
+	}
 	b, err := readInput(e, pos[0])
 	if err != nil {
 		return err

@@ -4,7 +4,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -52,7 +51,13 @@ func (f *programFlags) load(e *env, path string, gen isa.Gen) (*asm.Object, *dge
 	if prog.Gen == isa.GenAny {
 		return nil, nil, nil, usagef("no generation: give --gen G (or a .gen line in the text)")
 	}
-	vt, err := varTable(prog.Gen, f.vars, f.tables, *f.file)
+	var file []byte
+	if *f.file != "" {
+		if file, err = readInput(e, *f.file); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	vt, err := varTable(prog.Gen, f.vars, f.tables, *f.file, file)
 	if err != nil {
 		return nil, nil, nil, err
 	}
@@ -74,6 +79,9 @@ func runLower(e *env, args []string) error {
 	backend, err := dge.ParseBackend(*backendS)
 	if err != nil {
 		return usageError{err}
+	}
+	if *ring <= 0 {
+		return usagef("--ring %d: want a positive descriptor count", *ring)
 	}
 	prog, vt, rv, err := pf.load(e, pos[0], gen)
 	if err != nil {
@@ -320,13 +328,9 @@ func partitionsOf(p *dge.Program) int {
 }
 
 // varTable builds the relocation table from --var, --table and --vars.
-func varTable(gen isa.Gen, vars, tables multi, file string) (*dge.Vars, error) {
+func varTable(gen isa.Gen, vars, tables multi, file string, b []byte) (*dge.Vars, error) {
 	vt := &dge.Vars{Base: map[uint16]uint64{}}
 	if file != "" {
-		b, err := os.ReadFile(file)
-		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", file, unwrapPathError(err))
-		}
 		var f struct {
 			Vars  map[string]string `json:"vars"`
 			Table []uint16          `json:"table"`
@@ -339,6 +343,7 @@ func varTable(gen isa.Gen, vars, tables multi, file string) (*dge.Vars, error) {
 		}
 		vt.Table = f.Table
 	}
+	given := map[uint16]bool{}
 	for _, v := range vars {
 		id, a, ok := strings.Cut(v, "=")
 		n, err := strconv.ParseUint(strings.TrimSpace(id), 0, 16)
@@ -349,6 +354,10 @@ func varTable(gen isa.Gen, vars, tables multi, file string) (*dge.Vars, error) {
 		if err != nil {
 			return nil, usagef("--var %q: %v", v, err)
 		}
+		if _, twice := given[uint16(n)]; twice {
+			return nil, usagef("--var %q: variable %d is given twice", v, n)
+		}
+		given[uint16(n)] = true
 		vt.Base[uint16(n)] = addr
 	}
 	for _, t := range tables {

@@ -50,6 +50,9 @@ func runNEFF(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *maxInflated <= 0 {
+		return usagef("--max-inflated %d: want a positive byte count", *maxInflated)
+	}
 	f, err := neff.Parse(b, neff.Options{Strict: *strict, MaxInflated: *maxInflated})
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
@@ -345,6 +348,9 @@ func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, 
 	if err != nil {
 		return "", gen, nil, nil, err
 	}
+	if *maxInflated <= 0 {
+		return "", gen, nil, nil, usagef("--max-inflated %d: want a positive byte count", *maxInflated)
+	}
 	f, err := neff.Parse(b, neff.Options{Strict: *strict, MaxInflated: *maxInflated})
 	if err != nil {
 		return "", gen, nil, nil, fmt.Errorf("%s: %w", pos[0], err)
@@ -500,6 +506,9 @@ func runNEFFRun(e *env, args []string) error {
 			if !ok || k == "" || v == "" {
 				return usagef("%s %q: want NAME=FILE.npy", kv.flag, s)
 			}
+			if _, twice := kv.into[k]; twice {
+				return usagef("%s %q: %s is given twice", kv.flag, s, k)
+			}
 			kv.into[k] = v
 		}
 	}
@@ -560,6 +569,19 @@ func runNEFFRun(e *env, args []string) error {
 	var out, tl staged // outputs all or none; the timeline also after a failed run
 	defer out.abort()
 	defer tl.abort()
+	files := map[string]bool{}
+	for _, name := range names {
+		files[wanted[name]] = true
+	}
+	for _, p := range plans {
+		if files[p.file] || len(files) < len(names) {
+			return usagef("--dump %s: the file is another output's too", p.file)
+		}
+		files[p.file] = true
+	}
+	if len(files) < len(names) {
+		return usagef("--out: two variables to one file")
+	}
 	for _, name := range names {
 		if _, err := out.reserve(wanted[name]); err != nil {
 			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
-	"os"
 	"strconv"
 	"strings"
 
@@ -32,12 +32,24 @@ func runRun(e *env, args []string) error {
 	asJSON := cl.fs.Bool("json", false, "print a JSON summary")
 	maxBytes := cl.fs.Int64("max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
 	cores := cl.fs.Int("cores", 0, "cores in the run (default: those the file's .core lines name); a cross-core copy may target any of them")
-	timeline := cl.fs.String("timeline", "", "FILE.json: write a multi-stream run as Chrome trace events (Perfetto)")
+	timeline := cl.fs.String("timeline", "", "FILE.json: write the run on the engines as Chrome trace events (Perfetto); a single stream then runs under the scheduler")
 	maxSteps := cl.fs.Int("max-steps", cci.DefaultMaxSteps, "slots one COMPACT_CONTROL_INST may execute (a looping word stops with a fault)")
 	execMode := cl.fs.String("exec", "sim", "sim (DGE lowering + descriptor engines), ref (the reference semantics) or both (run the two, fail on any difference)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE (binary words or assembly text; - for stdin)")
 	if err != nil {
 		return err
+	}
+	coresSet := false
+	cl.fs.Visit(func(f *flag.Flag) { coresSet = coresSet || f.Name == "cores" })
+	switch {
+	case coresSet && (*cores < 1 || *cores > 64):
+		return usagef("--cores %d: 1 to 64 (.core names cores 0..63)", *cores)
+	case *maxSteps <= 0:
+		return usagef("--max-steps %d: want a positive slot count", *maxSteps)
+	case *maxBytes <= 0:
+		return usagef("--max-bytes %d: want a positive byte count", *maxBytes)
+	case *timeline != "" && *execMode == "ref":
+		return usagef("--timeline: the reference has no DMA time; use --exec sim or both")
 	}
 	prog, vt, rv, err := pf.load(e, pos[0], gen)
 	if err != nil {
@@ -59,12 +71,28 @@ func runRun(e *env, args []string) error {
 		}
 	}
 	plans := make([]dumpPlan, len(dumps))
+	var out, tl staged // dumps all or none; the timeline also after a failed run
+	defer out.abort()
+	defer tl.abort()
 	for i, d := range dumps {
 		if plans[i], err = parseDump(gen, d); err != nil {
 			return err
 		}
+		for _, q := range plans[:i] {
+			if q.file == plans[i].file {
+				return usagef("--dump %q: %s is already another --dump's file", d, q.file)
+			}
+		}
+		if _, err := out.reserve(plans[i].file); err != nil {
+			return fmt.Errorf("--dump %s: %w", plans[i].file, err)
+		}
 	}
-	opt := device.Options{Exec: exec, Cores: *cores, MaxBytes: *maxBytes, MaxSteps: *maxSteps, Tracing: *trace}
+	if *timeline != "" {
+		if _, err := tl.reserve(*timeline); err != nil {
+			return fmt.Errorf("--timeline: %w", err)
+		}
+	}
+	opt := device.Options{Exec: exec, Cores: *cores, MaxBytes: *maxBytes, MaxSteps: *maxSteps, Tracing: *trace, Schedule: *timeline != ""}
 	for r, v := range rv {
 		opt.Regs[r] = v
 	}
@@ -112,10 +140,15 @@ func runRun(e *env, args []string) error {
 		}
 		if opt.Timeline != nil && len(opt.Timeline.Events) > 0 { // written even for a deadlock: the timeline shows where it stopped
 			var b bytes.Buffer
-			if werr := opt.Timeline.Write(&b); werr == nil {
-				if werr = os.WriteFile(*timeline, b.Bytes(), 0o644); werr != nil && runErr == nil {
-					runErr = werr
-				}
+			werr := opt.Timeline.Write(&b)
+			if werr == nil {
+				werr = tl.write(0, b.Bytes())
+			}
+			if werr == nil {
+				werr = tl.commit()
+			}
+			if werr != nil && runErr == nil {
+				runErr = fmt.Errorf("--timeline: %w", werr)
 			}
 		}
 	}
@@ -177,12 +210,16 @@ func runRun(e *env, args []string) error {
 		}
 		return runErr // no dump after a fault
 	}
-	for _, p := range plans {
-		if err := p.write(final); err != nil {
+	for i, p := range plans {
+		a, err := p.read(final)
+		if err != nil {
 			return err
 		}
+		if err := writeNPY(&out, i, a); err != nil {
+			return fmt.Errorf("--dump %s: %w", p.file, err)
+		}
 	}
-	return nil
+	return out.commit()
 }
 
 func regionStats(s [4]uint64) map[string]uint64 {
@@ -257,18 +294,6 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 		p.shape = append(p.shape, n)
 	}
 	return p, nil
-}
-
-func (p dumpPlan) write(m *mem.Memory) error {
-	a, err := p.read(m)
-	if err != nil {
-		return err
-	}
-	var buf bytes.Buffer
-	if err := array.Write(&buf, a); err != nil {
-		return err
-	}
-	return writeFileAtomic(p.file, buf.Bytes())
 }
 
 // read is the dump's array: the memory at its address, in its dtype and shape.
