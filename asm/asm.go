@@ -112,6 +112,11 @@ func (o *Object) StreamCode(k int) []byte {
 // Options are the assembler's settings.
 type Options struct {
 	Gen isa.Gen // default generation, overridden by .gen
+	// CCIBlock reads the source as the body of one COMPACT_CONTROL_INST
+	// block (`ndma cci`): every line is a slot or a block label, indented or
+	// not, and the word's mnemonic line is implied. Diagnostics name the
+	// source's own lines and columns.
+	CCIBlock bool
 }
 
 // A segment maps a stretch of a logical line back to the source.
@@ -198,7 +203,12 @@ func Assemble(file string, src []byte, opt Options) (*Object, error) {
 		text = unsafe.String(&src[0], len(src))
 	}
 	lls := logicalLines(text)
-	stmts := a.split(lls)
+	var stmts []stmt
+	if opt.CCIBlock {
+		stmts = blockStmts(lls)
+	} else {
+		stmts = a.split(lls)
+	}
 	words := 0
 	for _, s := range stmts {
 		if s.kind == stInst || s.kind == stDirective && strings.HasPrefix(s.ll.text[s.off:], ".word") {
@@ -339,6 +349,18 @@ func (a *assembler) split(lls []*logical) []stmt {
 			inCCI = err == nil && d.Opcode == isa.OpCompactControlInst
 			out = append(out, stmt{kind: stInst, ll: ll, off: off})
 		}
+	}
+	return out
+}
+
+// blockStmts are the statements of a bare COMPACT_CONTROL_INST block: the
+// implied mnemonic line (at line 1), then every line as a slot.
+func blockStmts(lls []*logical) []stmt {
+	head := &logical{text: "compact_control_inst", segs: []segment{{0, 1, 0}}}
+	out := make([]stmt, 0, len(lls)+1)
+	out = append(out, stmt{kind: stInst, ll: head})
+	for _, ll := range lls {
+		out = append(out, stmt{kind: stSlot, ll: ll})
 	}
 	return out
 }

@@ -123,3 +123,21 @@ func TestDiagnosticsEscapeControlBytes(t *testing.T) {
 		t.Fatalf("got %q", got)
 	}
 }
+
+// M9: CCIBlock reads a bare block: slots and labels, indented or not, at
+// their own lines and columns; it is the word with its mnemonic line.
+func TestCCIBlockOption(t *testing.T) {
+	body := "# counts to 3\n\nmov_imm_lo r2, 3\nloop:\n  sub r2, r2, r4\n\tbr_rel_imm_t r2, loop\n"
+	blk, err := Assemble("b.cci", []byte(body), Options{Gen: isa.Maverick, CCIBlock: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	word := assembleOK(t, "compact_control_inst\n    mov_imm_lo r2, 3\nloop:\n    sub r2, r2, r4\n    br_rel_imm_t r2, loop\n", isa.Maverick)
+	if !bytes.Equal(blk.Code, word.Code) {
+		t.Fatalf("block and word differ")
+	}
+	_, err = Assemble("b.cci", []byte("\n  # x\n   bogus r1\n"), Options{Gen: isa.Maverick, CCIBlock: true})
+	if err == nil || err.Error() != "b.cci:3:4: unknown compact instruction bogus" {
+		t.Fatalf("got %v, want b.cci:3:4: unknown compact instruction bogus", err)
+	}
+}

@@ -45,23 +45,13 @@ func runCCI(e *env, args []string) error {
 		}
 		return cciRun(e, &in, regs, sems, *step, *maxSteps)
 	}
-	text := string(src)
-	if !strings.Contains(strings.ToLower(text), "compact_control_inst") {
-		var b strings.Builder
-		b.WriteString("compact_control_inst\n")
-		for _, l := range strings.Split(text, "\n") {
-			t := strings.TrimSpace(l)
-			switch {
-			case t == "" || strings.HasPrefix(t, "#"):
-			case strings.HasSuffix(t, ":"): // a label stays in column 0
-				b.WriteString(t + "\n")
-			default:
-				b.WriteString("    " + t + "\n")
-			}
-		}
-		text = b.String()
+	name := pos[0]
+	if name == "-" {
+		name = "stdin"
 	}
-	obj, err := asm.Assemble(pos[0], []byte(text), asm.Options{Gen: gen})
+	// The block's lines alone, or a whole word (its compact_control_inst
+	// line first): either way diagnostics name the file's own lines.
+	obj, err := asm.Assemble(name, src, asm.Options{Gen: gen, CCIBlock: !hasMnemonicLine(src)})
 	if err != nil {
 		if list, ok := err.(asm.ErrorList); ok {
 			return diagnostics{list}
@@ -69,12 +59,28 @@ func runCCI(e *env, args []string) error {
 		return err
 	}
 	if len(obj.Code) != isa.WordSize {
-		return fmt.Errorf("%s: %d words: want one COMPACT_CONTROL_INST", pos[0], len(obj.Code)/isa.WordSize)
+		return fmt.Errorf("%s: %d words: want one COMPACT_CONTROL_INST", name, len(obj.Code)/isa.WordSize)
 	}
 	if in, err = isa.Decode(obj.Gen, obj.Code); err != nil {
 		return err
 	}
 	return cciRun(e, &in, regs, sems, *step, *maxSteps)
+}
+
+// hasMnemonicLine reports whether the text is a whole word: a statement
+// (comments and a label aside) that is compact_control_inst.
+func hasMnemonicLine(src []byte) bool {
+	for _, l := range strings.Split(string(src), "\n") {
+		l, _, _ = strings.Cut(l, "#")
+		f := strings.Fields(l)
+		if len(f) > 1 && strings.HasSuffix(f[0], ":") {
+			f = f[1:]
+		}
+		if len(f) > 0 && strings.EqualFold(f[0], "compact_control_inst") {
+			return true
+		}
+	}
+	return false
 }
 
 // cciRun lists a CCI word's slots and runs it (with --step, slot by slot).
