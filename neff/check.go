@@ -98,6 +98,9 @@ func (sg *Subgraph) check(gen isa.Gen) ([]Problem, int, error) {
 		if v.Size < 0 {
 			report("", -1, "var %d %q has size %d", v.ID, v.Name, v.Size)
 		}
+		if v.BackingOff < 0 {
+			report("", -1, "var %d %q has backing_variable_off %d", v.ID, v.Name, v.BackingOff)
+		}
 	}
 	words := 0
 	for e := range sg.Engines {

@@ -148,14 +148,18 @@ func (f *File) Subgraphs() ([]Subgraph, error) {
 
 // Variable is one def.json `var` entry (neff.md §4.4).
 type Variable struct {
-	Name       string
-	ID         int    `json:"var_id"`
-	Type       string `json:"type"`
-	Size       int64  `json:"size"`
-	FileName   string `json:"file_name"`
-	Alignment  int64  `json:"alignment"`
-	List       []int  `json:"list"` // dge-table: variable ids
+	Name      string
+	ID        int    `json:"var_id"`
+	Type      string `json:"type"`
+	Size      int64  `json:"size"`
+	FileName  string `json:"file_name"`
+	Alignment int64  `json:"alignment"`
+	List      []int  `json:"list"` // dge-table: variable ids
+	// BackingOff and FabricPath place a `virtual` variable in the shared
+	// scratchpad (neff.md §4.4); ndma gives it its own `size` bytes like
+	// any other variable (INFERRED, RATIONALE.md "NEFF").
 	BackingOff int64  `json:"backing_variable_off"`
+	FabricPath string `json:"fabric_path"`
 }
 
 // Queue is one def.json `dma_queue` entry.
