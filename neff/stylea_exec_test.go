@@ -246,3 +246,38 @@ func TestStyleADtypes(t *testing.T) {
 }
 
 func bytesContains(s, sub string) bool { return bytes.Contains([]byte(s), []byte(sub)) }
+
+// Untrusted blocks never panic: random sizes, steps, offsets, dtypes and
+// transpose keys either resolve or fail with an error.
+func TestStyleARandomBlocks(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 14))
+	pick := func(xs ...int64) int64 { return xs[r.IntN(len(xs))] }
+	dims := func() []int64 {
+		out := make([]int64, 1+r.IntN(5))
+		for i := range out {
+			out[i] = pick(0, 1, 2, 3, 4, 16, 64, 128, 256, 4000, -1, 1<<31, 1<<40)
+		}
+		return out
+	}
+	p := neffgen.VectorAdd("cayman", 1)
+	sp := &p.Subgraphs[0].Engines[1]
+	for i := 0; i < 400; i++ {
+		d := neff.Desc{From: []string{"a_vec", "SB", "b_vec", "nope"}[r.IntN(4)], To: []string{"SB", "c_vec", "b_vec"}[r.IntN(3)],
+			FromOff: pick(0, 4, 4000, 213368, -8, 1<<18, 1<<41), ToOff: pick(0, 32, 221368, 1<<18-4, -1),
+			FromSizes: dims(), FromSteps: dims(), ToSizes: dims(), ToSteps: dims(),
+			Op: []string{"", "copy", "cast", "add", "transpose", "fma"}[r.IntN(6)], FromDtype: []string{"", "float32", "float16", "int8", "int64", "bogus"}[r.IntN(6)],
+			ToDtype: []string{"", "float32", "float16", "uint64"}[r.IntN(4)], NumTilingDimensions: int(pick(0, 1, 2, 3, -1, 9))}
+		if r.IntN(2) == 0 {
+			d.TransposeOp = []string{"WZXY", "XYZW", "WZYX", "AB", "WWXY"}[r.IntN(5)]
+			d.TransposeShape = dims()
+			d.TransposeElementSize = pick(0, 1, 2, 4, 8, 100, -2)
+		}
+		sp.DMA = append(sp.DMA, neffgen.Compiled("qSPIn", 100+i, neffgen.SetOf(8), d))
+	}
+	sg, en, place := openGen(t, p, "sp")
+	for _, gen := range []isa.Gen{isa.Sunda, isa.Cayman, isa.Maverick} {
+		for i := 0; i < 400; i++ {
+			sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 100+i), place) // an error is fine; a panic is not
+		}
+	}
+}
