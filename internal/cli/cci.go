@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"strings"
@@ -83,14 +84,15 @@ func hasMnemonicLine(src []byte) bool {
 	return false
 }
 
-// cciRun lists a CCI word's slots and runs it (with --step, slot by slot).
+// The listing and the steps so far stay when the word faults: they show
+// where it stopped (a step limit, a misaligned access).
+func init() { keepsPartial["cci"] = true }
+
+// cciRun lists a CCI word's slots and runs it (with --step, slot by slot:
+// the steps are streamed, so memory follows the step, not the run's length).
 func cciRun(e *env, in *isa.Inst, regs, sems multi, step bool, maxSteps int) error {
 	if in.Opcode() != isa.OpCompactControlInst {
 		return fmt.Errorf("%s is not COMPACT_CONTROL_INST", in.Def().Mnemonic())
-	}
-	lines := strings.Split(strings.TrimRight(string(asm.AppendInst(nil, in)), "\n"), "\n")[1:]
-	for k, l := range lines {
-		fmt.Fprintf(e.stdout, "slot %2d  %s\n", k, strings.TrimSpace(l))
 	}
 	rv, err := regValues(regs)
 	if err != nil {
@@ -103,28 +105,43 @@ func cciRun(e *env, in *isa.Inst, regs, sems multi, step bool, maxSteps int) err
 		}
 		r[k] = v
 	}
-	m := mem.New(isa.Maverick)
 	sv, err := semValues(sems)
 	if err != nil {
 		return err
 	}
+	m := mem.New(isa.Maverick)
 	for n, v := range sv {
 		m.Sems[n] = v
+	}
+	out := e.stdout
+	var bw *bufio.Writer
+	if step {
+		e.stream()
+		bw = bufio.NewWriterSize(e.stdout, 64<<10)
+		defer bw.Flush() // the steps so far, on a fault too
+		out = bw
+	}
+	lines := strings.Split(strings.TrimRight(string(asm.AppendInst(nil, in)), "\n"), "\n")[1:]
+	for k, l := range lines {
+		fmt.Fprintf(out, "slot %2d  %s\n", k, strings.TrimSpace(l))
 	}
 	before, prev := r, r
 	var hook func(int, *[64]uint32)
 	if step {
-		fmt.Fprintln(e.stdout, "--- steps")
+		fmt.Fprintln(out, "--- steps")
 		n := 0
+		var line []byte
 		hook = func(slot int, now *[64]uint32) {
 			n++
-			var ch []string
+			line = fmt.Appendf(line[:0], "%4d  slot %2d  %-28s ", n, slot, strings.TrimSpace(lines[slot]))
+			sep := ""
 			for k := range now {
 				if now[k] != prev[k] {
-					ch = append(ch, fmt.Sprintf("r%d = %#x", k, now[k]))
+					line = fmt.Appendf(append(line, sep...), "r%d = %#x", k, now[k])
+					sep = ", "
 				}
 			}
-			fmt.Fprintf(e.stdout, "%4d  slot %2d  %-28s %s\n", n, slot, strings.TrimSpace(lines[slot]), strings.Join(ch, ", "))
+			out.Write(append(line, '\n'))
 			prev = *now
 		}
 	}
@@ -133,15 +150,20 @@ func cciRun(e *env, in *isa.Inst, regs, sems multi, step bool, maxSteps int) err
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(e.stdout, "--- %d steps\n", steps)
+	fmt.Fprintf(out, "--- %d steps\n", steps)
 	for k := range r {
 		if r[k] != before[k] {
-			fmt.Fprintf(e.stdout, "r%d = %#x (%d)\n", k, r[k], int32(r[k]))
+			fmt.Fprintf(out, "r%d = %#x (%d)\n", k, r[k], int32(r[k]))
 		}
 	}
 	for k := range m.Sems {
 		if m.Sems[k] != semsBefore[k] {
-			fmt.Fprintf(e.stdout, "$S[%d] = %d\n", k, m.Sems[k])
+			fmt.Fprintf(out, "$S[%d] = %d\n", k, m.Sems[k])
+		}
+	}
+	if bw != nil {
+		if err := bw.Flush(); err != nil {
+			return fmt.Errorf("writing output: %w", err)
 		}
 	}
 	return nil
