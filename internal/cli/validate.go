@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -30,7 +31,7 @@ func runValidate(e *env, args []string) error {
 		gen = fileGen
 	}
 	if *allGens {
-		return validateMatrix(e, code)
+		return validateMatrix(e, pos[0], code, *asJSON, *strict)
 	}
 	if gen == isa.GenAny {
 		return usagef("no generation: give --gen G (or a .gen line in the text), or --all-gens")
@@ -104,44 +105,107 @@ func loadProgram(e *env, path string, gen isa.Gen) (*asm.Object, error) {
 	return obj, nil
 }
 
-// validateMatrix prints every word against every generation.
-func validateMatrix(e *env, code []byte) error {
+// matrixCell is one word on one generation.
+type matrixCell struct {
+	Errors   int  `json:"errors"`
+	Warnings int  `json:"warnings"`
+	OK       bool `json:"ok"` // no errors (with --strict: no warnings either)
+}
+
+// text is the cell as the table prints it; with --strict a warning is an error.
+func (c matrixCell) text(strict bool) string {
+	n := c.Errors
+	if strict {
+		n += c.Warnings
+	}
+	switch {
+	case n > 0:
+		return fmt.Sprintf("%d err", n)
+	case c.Warnings > 0:
+		return fmt.Sprintf("ok+%dw", c.Warnings)
+	}
+	return "ok"
+}
+
+// validateMatrix prints every word against every generation: a table, or
+// with --json the matrix and each generation's problems. Each generation's
+// problems are checked once and counted into their word's cell (linear in
+// the words). The matrix is a report, not a verdict: it exits 0 unless the
+// input is unreadable (a verdict needs --gen G); --strict makes warnings
+// errors in the cells and the totals.
+func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error {
+	words := len(code) / isa.WordSize
+	cells := make([][]matrixCell, len(isa.Gens)) // [generation][word]
+	type genSummary struct {
+		Gen      string          `json:"gen"`
+		Version  string          `json:"version"`
+		Errors   int             `json:"errors"`
+		Warnings int             `json:"warnings"`
+		OK       bool            `json:"ok"` // every word's cell is
+		Problems []check.Problem `json:"problems"`
+	}
+	sums := make([]genSummary, len(isa.Gens))
+	for gi, g := range isa.Gens {
+		ps, err := check.Stream(g, code)
+		if err != nil {
+			return fmt.Errorf("%s: %w", path, err)
+		}
+		cs := make([]matrixCell, words)
+		for _, p := range ps {
+			if p.Index < 0 || p.Index >= words {
+				continue
+			}
+			if p.Severity == check.Error {
+				cs[p.Index].Errors++
+			} else {
+				cs[p.Index].Warnings++
+			}
+		}
+		sum := genSummary{Gen: g.String(), Version: g.Version(), Errors: check.Errors(ps), Problems: ps, OK: true}
+		sum.Warnings = len(ps) - sum.Errors
+		for k := range cs {
+			cs[k].OK = cs[k].Errors == 0 && (!strict || cs[k].Warnings == 0)
+			sum.OK = sum.OK && cs[k].OK
+		}
+		if sum.Problems == nil {
+			sum.Problems = []check.Problem{}
+		}
+		cells[gi], sums[gi] = cs, sum
+	}
+	if asJSON {
+		type row struct {
+			Index    int                   `json:"index"`
+			Offset   int                   `json:"offset"`
+			Mnemonic string                `json:"mnemonic"`
+			Cells    map[string]matrixCell `json:"cells"` // by generation name
+		}
+		rows := make([]row, words)
+		for idx := range rows {
+			r := row{Index: idx, Offset: idx * isa.WordSize, Mnemonic: isa.Opcode(code[idx*isa.WordSize]).String(),
+				Cells: make(map[string]matrixCell, len(isa.Gens))}
+			for gi, g := range isa.Gens {
+				r.Cells[g.String()] = cells[gi][idx]
+			}
+			rows[idx] = r
+		}
+		w := bufio.NewWriter(e.stdout)
+		enc := json.NewEncoder(w)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(map[string]any{"words": words, "strict": strict, "gens": sums, "matrix": rows}); err != nil {
+			return err
+		}
+		return w.Flush()
+	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "offset\tword")
 	for _, g := range isa.Gens {
 		fmt.Fprintf(tw, "\t%s", g.Version())
 	}
 	fmt.Fprintln(tw)
-	per := map[isa.Gen][]check.Problem{}
-	for _, g := range isa.Gens {
-		ps, err := check.Stream(g, code)
-		if err != nil {
-			return err
-		}
-		per[g] = ps
-	}
-	for idx := 0; idx < len(code)/isa.WordSize; idx++ {
+	for idx := 0; idx < words; idx++ {
 		fmt.Fprintf(tw, "0x%04x\t%s", idx*isa.WordSize, isa.Opcode(code[idx*isa.WordSize]))
-		for _, g := range isa.Gens {
-			nerr, nwarn := 0, 0
-			for _, p := range per[g] {
-				if p.Index != idx {
-					continue
-				}
-				if p.Severity == check.Error {
-					nerr++
-				} else {
-					nwarn++
-				}
-			}
-			cell := "ok"
-			switch {
-			case nerr > 0:
-				cell = fmt.Sprintf("%d err", nerr)
-			case nwarn > 0:
-				cell = fmt.Sprintf("ok+%dw", nwarn)
-			}
-			fmt.Fprintf(tw, "\t%s", cell)
+		for gi := range isa.Gens {
+			fmt.Fprintf(tw, "\t%s", cells[gi][idx].text(strict))
 		}
 		fmt.Fprintln(tw)
 	}
