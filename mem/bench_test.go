@@ -51,3 +51,60 @@ func BenchmarkGoGather(b *testing.B) {
 		}
 	}
 }
+
+// The accesses a DMA makes, on stored memory: 4 KiB rows from HBM into SBUF
+// partitions (Copy, the simulator's path), 4 KiB reads and writes of HBM,
+// and one contiguous 64 MiB HBM copy.
+func BenchmarkAccess(b *testing.B) {
+	m := New(isa.Cayman)
+	const src, dst = 0x1_0000_0000, 0x2_0000_0000
+	block := make([]byte, 64<<20)
+	for i := range block {
+		block[i] = byte(i * 7)
+	}
+	if err := m.Write(src, block); err != nil {
+		b.Fatal(err)
+	}
+	if err := m.Write(dst, block); err != nil {
+		b.Fatal(err)
+	}
+	row := make([]byte, 4096)
+	b.Run("copy_4KiB_rows_to_sbuf", func(b *testing.B) {
+		b.SetBytes(128 * 4096)
+		for b.Loop() {
+			for p := range 128 {
+				if err := m.Copy(uint64(p)<<18, src+uint64(p)*128<<10, 4096); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("read_4KiB", func(b *testing.B) {
+		b.SetBytes(128 * 4096)
+		for b.Loop() {
+			for p := range 128 {
+				if err := m.Read(src+uint64(p)*128<<10, row); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("write_4KiB", func(b *testing.B) {
+		b.SetBytes(128 * 4096)
+		for b.Loop() {
+			for p := range 128 {
+				if err := m.Write(dst+uint64(p)*128<<10, row); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+	b.Run("copy_64MiB", func(b *testing.B) {
+		b.SetBytes(64 << 20)
+		for b.Loop() {
+			if err := m.Copy(dst, src, 64<<20); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

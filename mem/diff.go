@@ -50,8 +50,12 @@ func (d Difference) String() string { return d.Format("ref", "sim") }
 // wherever that found one (it never compared events). With hbm false, or
 // when a and b share one HBM, the HBM is not compared (the second core of a
 // device whose HBM was compared with its first). The cost is that of the
-// partitions and pages present in either memory.
+// partitions and pages present in either memory; a page no write stored
+// reads as its lazy ranges generate it (Lazy), generated to be compared
+// unless both memories have it from generators of one id.
 func FirstDifference(a, b *Memory, hbm bool) (Difference, bool) {
+	a.hbm.settle()
+	b.hbm.settle()
 	for i := range a.Sems {
 		if a.Sems[i] != b.Sems[i] {
 			return Difference{Kind: SemaphoreDiff, Index: i, A: int64(a.Sems[i]), B: int64(b.Sems[i])}, true
@@ -71,9 +75,12 @@ func FirstDifference(a, b *Memory, hbm bool) (Difference, bool) {
 		}
 	}
 	if hbm && a.hbm != b.hbm {
+		var ga, gb []byte // a page of a lazy range, generated
 		for d := range a.hbm.dir {
 			la, lb := a.hbm.dir[d], b.hbm.dir[d]
-			if la == nil && lb == nil {
+			lo, hi := uint64(d)*hbmLeaf*PageSize, uint64(d+1)*hbmLeaf*PageSize
+			lazy := a.hbm.lazyIn(lo, hi) || b.hbm.lazyIn(lo, hi)
+			if la == nil && lb == nil && !lazy {
 				continue
 			}
 			for k := range hbmLeaf {
@@ -83,6 +90,26 @@ func FirstDifference(a, b *Memory, hbm bool) (Difference, bool) {
 				}
 				if lb != nil {
 					pb = lb[k]
+				}
+				if lazy && (pa == nil || pb == nil) {
+					p := lo + uint64(k)*PageSize
+					if pa == nil && pb == nil && sameLazy(a.hbm, b.hbm, p, p+PageSize) {
+						continue
+					}
+					if pa == nil && a.hbm.lazyIn(p, p+PageSize) {
+						if ga == nil {
+							ga = make([]byte, PageSize)
+						}
+						a.hbm.absent(p, ga)
+						pa = ga
+					}
+					if pb == nil && b.hbm.lazyIn(p, p+PageSize) {
+						if gb == nil {
+							gb = make([]byte, PageSize)
+						}
+						b.hbm.absent(p, gb)
+						pb = gb
+					}
 				}
 				if i, x, y, ok := firstByte(pa, pb); ok {
 					return Difference{Kind: ByteDiff, Addr: uint64(d*hbmLeaf+k)*PageSize + uint64(i), Region: isa.HBM,
