@@ -2,9 +2,9 @@ package device
 
 import (
 	"encoding/binary"
+	"fmt"
 	"hash/fnv"
-	"runtime"
-	"sync"
+	"math"
 
 	"ndma/internal/num"
 	"ndma/mem"
@@ -14,13 +14,23 @@ import (
 // [-1, 1) for a float dtype, random bytes otherwise. The generator is
 // counter-based (splitmix64 of the variable name's hash + the value's
 // index), so the data depends on the name alone — not on what else the NEFF
-// holds, where the variable lies, or how the range is cut — and the pages
-// fill in parallel, straight into the device: a 4 GiB input costs its
-// 4 GiB once.
+// holds, where the variable lies, or how the range is cut — and any byte
+// range is computed from its offset alone: the input is a lazy range of the
+// device's HBM, generated as it is read, so a 4 GiB input costs no memory
+// until something writes it.
+
+// golden is splitmix64's counter increment (golden2 twice it, mod 2^64).
+const (
+	golden  = 0x9e3779b97f4a7c15
+	golden2 = 2 * golden & (1<<64 - 1)
+)
 
 // mix is splitmix64's output function of the k-th counter value.
-func mix(seed, k uint64) uint64 {
-	z := seed + (k+1)*0x9e3779b97f4a7c15
+func mix(seed, k uint64) uint64 { return out(seed + (k+1)*golden) }
+
+// out is splitmix64's output function of a counter state z: the state of
+// counter value k is seed + (k+1)·golden, so consecutive values add golden.
+func out(z uint64) uint64 {
 	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
 	z = (z ^ z>>27) * 0x94d049bb133111eb
 	return z ^ z>>31
@@ -56,31 +66,47 @@ func newRandom(dt uint8, name string) *random {
 	return r
 }
 
-// fill writes the values of b, which starts at byte off of the variable:
-// raw bytes and 2-byte floats take one counter value per 8 bytes, other
-// sizes one per element.
+// fill writes the values of b, which starts at byte off of the variable
+// (off and len(b) whole counter groups, but for the variable's end): raw
+// bytes and 2-byte floats take one counter value per 8 bytes, other sizes
+// one per element. The hot loops step the counter state instead of
+// multiplying it out, and work two values at a time.
 func (r *random) fill(b []byte, off int) {
 	switch r.size {
 	case 0:
-		k := uint64(off / 8)
-		i := 0
-		for ; i+8 <= len(b); i, k = i+8, k+1 {
-			binary.LittleEndian.PutUint64(b[i:], mix(r.seed, k))
+		z := r.seed + (uint64(off/8)+1)*golden
+		for len(b) >= 16 {
+			binary.LittleEndian.PutUint64(b, out(z))
+			binary.LittleEndian.PutUint64(b[8:], out(z+golden))
+			b, z = b[16:], z+golden2
 		}
-		for v := mix(r.seed, k); i < len(b); i, v = i+1, v>>8 {
+		for len(b) >= 8 {
+			binary.LittleEndian.PutUint64(b, out(z))
+			b, z = b[8:], z+golden
+		}
+		for i, v := 0, out(z); i < len(b); i, v = i+1, v>>8 {
 			b[i] = byte(v)
 		}
 	case 2:
-		t := r.table
-		k := uint64(off / 8)
-		i := 0
-		for ; i+8 <= len(b); i, k = i+8, k+1 {
-			v := mix(r.seed, k)
-			binary.LittleEndian.PutUint64(b[i:], uint64(t[uint16(v)])|uint64(t[uint16(v>>16)])<<16|
+		t := (*[1 << 16]uint16)(r.table)
+		z := r.seed + (uint64(off/8)+1)*golden
+		for len(b) >= 16 {
+			v, w := out(z), out(z+golden)
+			binary.LittleEndian.PutUint64(b, uint64(t[uint16(v)])|uint64(t[uint16(v>>16)])<<16|
 				uint64(t[uint16(v>>32)])<<32|uint64(t[uint16(v>>48)])<<48)
+			binary.LittleEndian.PutUint64(b[8:], uint64(t[uint16(w)])|uint64(t[uint16(w>>16)])<<16|
+				uint64(t[uint16(w>>32)])<<32|uint64(t[uint16(w>>48)])<<48)
+			b, z = b[16:], z+golden2
 		}
-		for v := mix(r.seed, k); i+2 <= len(b); i, v = i+2, v>>16 {
-			binary.LittleEndian.PutUint16(b[i:], t[uint16(v)])
+		if len(b) >= 8 {
+			v := out(z)
+			binary.LittleEndian.PutUint64(b, uint64(t[uint16(v)])|uint64(t[uint16(v>>16)])<<16|
+				uint64(t[uint16(v>>32)])<<32|uint64(t[uint16(v>>48)])<<48)
+			b, z = b[8:], z+golden
+		}
+		for v := out(z); len(b) >= 2; v >>= 16 { // the variable's last values
+			binary.LittleEndian.PutUint16(b, t[uint16(v)])
+			b = b[2:]
 		}
 	case 1:
 		for i := range b {
@@ -97,54 +123,41 @@ func (r *random) fill(b []byte, off int) {
 	}
 }
 
-// fillChunk is the most bytes one worker fills at a time.
-const fillChunk = 1 << 20
+// group is the bytes one counter value makes (fill's pieces start on one).
+func (r *random) group() int {
+	if r.size == 0 || r.size == 2 {
+		return 8
+	}
+	return r.size
+}
 
-// fillRandom writes n random values of dtype dt at addr: straight into the
-// pages (handed out in order by mem.Fill, then filled by one worker per
-// CPU) when addr is 8-aligned, so every piece starts on a counter group;
-// else staged a chunk at a time.
+// gen writes the bytes of b, which starts at byte off of the variable, for
+// any off and length: the whole counter groups in place, a group cut by
+// either end through a scratch group.
+func (r *random) gen(b []byte, off int) {
+	g := r.group()
+	var t [8]byte
+	if h := off % g; h != 0 {
+		r.fill(t[:g], off-h)
+		c := copy(b, t[h:g])
+		b, off = b[c:], off+c
+	}
+	whole := len(b) / g * g
+	r.fill(b[:whole], off)
+	if whole < len(b) {
+		r.fill(t[:g], off+whole)
+		copy(b[whole:], t[:g])
+	}
+}
+
+// fillRandom makes the n bytes at addr read as random values of dtype dt:
+// a lazy range of the HBM (mem.Memory.Lazy), generated where and when it
+// is read, stored only where a write materialises a page — an input read
+// once costs its reads' generation, not its size in memory.
 func fillRandom(m *mem.Memory, addr uint64, n int64, dt uint8, name string) error {
+	if n < 0 || n > math.MaxInt {
+		return fmt.Errorf("random input %q: %d bytes", name, n)
+	}
 	r := newRandom(dt, name)
-	if addr%8 != 0 {
-		buf := make([]byte, min(int64(fillChunk), n))
-		for off := int64(0); off < n; off += int64(len(buf)) {
-			b := buf[:min(int64(len(buf)), n-off)]
-			r.fill(b, int(off))
-			if err := m.Write(addr+uint64(off), b); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	type piece struct {
-		b   []byte
-		off int
-	}
-	var pieces []piece
-	err := m.Fill(addr, int(n), func(dst []byte, off int) {
-		for len(dst) > 0 { // pages start 8-aligned from addr; chunks keep them so
-			c := min(len(dst), fillChunk)
-			pieces = append(pieces, piece{dst[:c], off})
-			dst, off = dst[c:], off+c
-		}
-	})
-	if err != nil {
-		return err
-	}
-	var wg sync.WaitGroup
-	next := make(chan piece)
-	for range runtime.GOMAXPROCS(0) {
-		wg.Go(func() {
-			for p := range next {
-				r.fill(p.b, p.off)
-			}
-		})
-	}
-	for _, p := range pieces {
-		next <- p
-	}
-	close(next)
-	wg.Wait()
-	return nil
+	return m.Lazy(addr, int(n), fmt.Sprintf("random dtype %#x %q", dt, name), r.gen)
 }
