@@ -23,6 +23,9 @@ func runValidate(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *allGens && gen != isa.GenAny {
+		return usagef("--all-gens checks every generation: give it or --gen %s, not both", strings.ToLower(gen.String()))
+	}
 	code, fileGen, err := loadWords(e, pos[0], gen)
 	if err != nil {
 		return err
