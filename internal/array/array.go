@@ -1,7 +1,9 @@
 // Package array reads and writes NumPy .npy files as raw little-endian bytes
 // with a shape, for `ndma run --load` and `--dump`. Reading goes through
 // codeberg.org/sbinet/npyio; bf16 and fp8 travel as unsigned integers of
-// their width holding the raw bits.
+// their width holding the raw bits. Open (stream.go) reads a file of any
+// size a piece at a time instead, after checking its header against the
+// file's size.
 package array
 
 import (
@@ -127,29 +129,9 @@ func scalarKind(k reflect.Kind) bool {
 }
 
 // Write writes a .npy (format 1.0): the header dict padded so the data starts
-// on a 64-byte boundary, then the bytes.
+// on a 64-byte boundary (WriteHeader), then the bytes.
 func Write(w io.Writer, a *Array) error {
-	shape := make([]string, len(a.Shape))
-	for i, d := range a.Shape {
-		shape[i] = fmt.Sprint(d)
-	}
-	s := strings.Join(shape, ", ")
-	if len(a.Shape) == 1 {
-		s += ","
-	}
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", a.Descr, s)
-	pad := 64 - (10+len(dict)+1)%64
-	if pad == 64 {
-		pad = 0
-	}
-	hdr := dict + strings.Repeat(" ", pad) + "\n"
-	var pre [10]byte
-	copy(pre[:], "\x93NUMPY\x01\x00")
-	binary.LittleEndian.PutUint16(pre[8:], uint16(len(hdr)))
-	if _, err := w.Write(pre[:]); err != nil {
-		return err
-	}
-	if _, err := io.WriteString(w, hdr); err != nil {
+	if err := WriteHeader(w, a.Descr, a.Shape); err != nil {
 		return err
 	}
 	_, err := w.Write(a.Data)
