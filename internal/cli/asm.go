@@ -73,18 +73,44 @@ func writeFileAtomic(path string, b []byte) error {
 }
 
 // staged are output files written beside their targets and renamed only
-// when all of them are written: a command's outputs appear all or none.
-// A target that exists must be a regular file (a symlink, device or
-// directory is never replaced); the files get 0666 less the umask.
-type staged struct{ tmps, paths []string }
+// when all of them are written: a command's outputs appear all or none. A
+// symlink is written through (its target is replaced, the link stays); a
+// device or FIFO is written directly, never replaced; any other non-regular
+// file is refused. Files get 0666 less the umask.
+type staged struct {
+	tmps, paths []string // a direct output has tmp ""
+	direct      [][]byte // its bytes, written at commit
+}
 
-// reserve creates path's temporary file now, so that an output that cannot
-// be written fails before the work that makes it; write fills it later.
+// reserve prepares path's output now, so that one that cannot be written
+// fails before the work that makes it; write fills it later.
 func (s *staged) reserve(path string) (int, error) {
-	if st, err := os.Lstat(path); err == nil && !st.Mode().IsRegular() {
-		return 0, fmt.Errorf("writing %s: not a regular file (%s): ndma replaces only regular files", path, st.Mode().Type())
+	target := path
+	if st, err := os.Lstat(path); err == nil {
+		if st.Mode()&os.ModeSymlink != 0 {
+			if target, err = filepath.EvalSymlinks(path); err != nil {
+				return 0, fmt.Errorf("writing %s: a symlink to nothing: %w", path, unwrapPathError(err))
+			}
+			st, err = os.Stat(target)
+			if err != nil {
+				return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
+			}
+		}
+		switch m := st.Mode(); {
+		case m.IsRegular():
+		case m&(os.ModeDevice|os.ModeCharDevice|os.ModeNamedPipe) != 0: // written as it is, at commit
+			f, err := os.OpenFile(target, os.O_WRONLY, 0)
+			if err != nil {
+				return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
+			}
+			f.Close()
+			s.tmps, s.paths, s.direct = append(s.tmps, ""), append(s.paths, target), append(s.direct, nil)
+			return len(s.tmps) - 1, nil
+		default:
+			return 0, fmt.Errorf("writing %s: not a regular file (%s): ndma replaces only regular files", path, m.Type())
+		}
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".ndma-*")
+	tmp, err := os.CreateTemp(filepath.Dir(target), ".ndma-*")
 	if err != nil {
 		return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
 	}
@@ -92,15 +118,19 @@ func (s *staged) reserve(path string) (int, error) {
 	if err := tmp.Close(); cerr == nil {
 		cerr = err
 	}
-	s.tmps, s.paths = append(s.tmps, tmp.Name()), append(s.paths, path)
+	s.tmps, s.paths, s.direct = append(s.tmps, tmp.Name()), append(s.paths, target), append(s.direct, nil)
 	if cerr != nil {
 		return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(cerr))
 	}
 	return len(s.tmps) - 1, nil
 }
 
-// write fills reserved file i with b.
+// write fills reserved output i with b.
 func (s *staged) write(i int, b []byte) error {
+	if s.tmps[i] == "" {
+		s.direct[i] = b
+		return nil
+	}
 	if err := os.WriteFile(s.tmps[i], b, 0o600); err != nil {
 		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
 	}
@@ -116,23 +146,44 @@ func (s *staged) add(path string, b []byte) error {
 	return s.write(i, b)
 }
 
-// commit renames every staged file to its target.
+// commit renames every staged file to its target, then writes the direct ones.
 func (s *staged) commit() error {
 	for i, tmp := range s.tmps {
+		if tmp == "" {
+			continue
+		}
 		if err := os.Rename(tmp, s.paths[i]); err != nil {
 			return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
 		}
+		s.tmps[i] = ""
 	}
-	s.tmps, s.paths = nil, nil
+	for i, b := range s.direct {
+		if b == nil {
+			continue
+		}
+		f, err := os.OpenFile(s.paths[i], os.O_WRONLY, 0)
+		if err == nil {
+			_, err = f.Write(b)
+			if cerr := f.Close(); err == nil {
+				err = cerr
+			}
+		}
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
+		}
+	}
+	s.tmps, s.paths, s.direct = nil, nil, nil
 	return nil
 }
 
 // abort removes what was staged and not committed.
 func (s *staged) abort() {
 	for _, tmp := range s.tmps {
-		os.Remove(tmp)
+		if tmp != "" {
+			os.Remove(tmp)
+		}
 	}
-	s.tmps, s.paths = nil, nil
+	s.tmps, s.paths, s.direct = nil, nil, nil
 }
 
 // validateObject holds the assembled words to the rules of the file's

@@ -530,13 +530,33 @@ func TestNEFFRunChecksOutputsFirst(t *testing.T) {
 	if _, err := os.Stat(tl); err == nil {
 		t.Error("a timeline was written for a run that never started")
 	}
-	link := filepath.Join(dir, "link.npy")
-	if err := os.Symlink(filepath.Join(dir, "target"), link); err != nil {
+	// a symlink is written through: its target replaced, the link kept; a dangling one refused
+	target, link := filepath.Join(dir, "target.npy"), filepath.Join(dir, "link.npy")
+	if err := os.Symlink(target, link); err != nil {
 		t.Skip(err)
 	}
 	se.Reset()
-	if code := Main([]string{"neff", "run", "--out", "output0=" + link, path}, nil, &so, &se); code == 0 || !strings.Contains(se.String(), "not a regular file") {
+	if code := Main([]string{"neff", "run", "--out", "output0=" + link, path}, nil, &so, &se); code == 0 || !strings.Contains(se.String(), "a symlink to nothing") {
+		t.Fatalf("dangling symlink: exit %d, stderr %q", code, se.String())
+	}
+	if err := os.WriteFile(target, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code := Main([]string{"neff", "run", "--out", "output0=" + link, path}, nil, &so, &se); code != 0 {
 		t.Fatalf("symlink: exit %d, stderr %q", code, se.String())
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Fatal("the symlink was replaced")
+	}
+	if st, err := os.Stat(target); err != nil || st.Size() != 128+32768 {
+		t.Fatalf("the target was not written: %v", err)
+	}
+	// a device is written directly, never replaced
+	if code := Main([]string{"neff", "run", "--out", "output0=" + os.DevNull, path}, nil, &so, &se); code != 0 {
+		t.Fatalf("%s: exit %d, stderr %q", os.DevNull, code, se.String())
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&os.ModeDevice == 0 {
+		t.Fatalf("%s is no longer a device", os.DevNull)
 	}
 }
 
