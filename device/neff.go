@@ -624,9 +624,15 @@ func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int,
 			problems = append(problems, p)
 		}
 	}
+	hbmEnd := isa.Map(gen).HBMEnd
 	for si := range sgs {
 		sg := &sgs[si]
 		vars := sg.Variables()
+		for _, v := range vars { // a declared size costs nothing until touched; one the HBM cannot hold is a problem
+			if a, ok := place[si][v.ID]; ok && v.Type != "state-buffer" && v.Size > 0 && (a+uint64(v.Size) > hbmEnd || a+uint64(v.Size) < a) {
+				add(neff.Problem{Subgraph: sg.Name, Offset: -1, Msg: fmt.Sprintf("var %d %q: %d bytes placed at %#x run past the HBM window (ends at %#x)", v.ID, v.Name, v.Size, a, hbmEnd)})
+			}
+		}
 		for ei := range sg.Engines {
 			en := &sg.Engines[ei]
 			steps, _, derr := ResolveEngine(gen, vars, sg, en, place[si])

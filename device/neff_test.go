@@ -2,8 +2,10 @@ package device
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
+	"ndma/internal/neffgen"
 	"ndma/internal/samples"
 	"ndma/isa"
 	"ndma/neff"
@@ -85,6 +87,66 @@ func TestNEFFRunSBUF(t *testing.T) {
 					t.Errorf("%s %s: $S[%d] = %d, want 16", exec, r.Name, sem, v)
 				}
 			}
+		}
+	}
+}
+
+// Declared sizes cost nothing until touched: two 600 MiB inputs the words
+// never read are placed, loaded (lazily generated) and run without their
+// bytes; a variable the HBM window cannot hold, or of an unknown type, is a
+// check problem (issue 15, H6 and L6).
+func TestDeclaredSizes(t *testing.T) {
+	p := neffgen.Inline(1)
+	g := &p.Subgraphs[0]
+	g.Vars = append(g.Vars, neffgen.Var{Name: "big0", Type: "input", Size: 600 << 20}, neffgen.Var{Name: "big1", Type: "input", Size: 600 << 20})
+	raw, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := neff.Parse(raw, neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := Load(isa.Cayman, f, sgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := im.Run(NEFFOptions{Exec: Sim}); err != nil {
+		t.Fatal(err)
+	}
+	if pages := im.Device.Core(0).Pages(); pages > 64 { // x and out: 2 × 64 KiB; 1.2 GiB would be 19,200 pages
+		t.Errorf("%d HBM pages stored: the untouched inputs took memory", pages)
+	}
+	if ps, _, err := Check(isa.Cayman, f, sgs); err != nil || len(ps) != 0 {
+		t.Fatalf("check: %v %v", ps, err)
+	}
+
+	g.Vars = append(g.Vars, neffgen.Var{Name: "huge", Type: "input", Size: 1 << 40}, neffgen.Var{Name: "odd", Type: "bogus", Size: 64})
+	if raw, err = p.Build(); err != nil {
+		t.Fatal(err)
+	}
+	if f, err = neff.Parse(raw, neff.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if sgs, err = f.Subgraphs(); err != nil {
+		t.Fatal(err)
+	}
+	ps, _, err := Check(isa.Cayman, f, sgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var msgs []string
+	for _, p := range ps {
+		msgs = append(msgs, p.String())
+	}
+	all := strings.Join(msgs, "\n")
+	for _, want := range []string{`var 6 "huge": 1099511627776 bytes placed at`, `run past the HBM window`, `var 7 "odd" has type "bogus"`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("missing %q in\n%s", want, all)
 		}
 	}
 }
