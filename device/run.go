@@ -129,10 +129,10 @@ func runSingle(p *Program, opt Options, res *Result) error {
 	var x *ref.Machine
 	var y *sim.Machine
 	if res.Ref != nil {
-		x = &ref.Machine{Mem: res.Ref.Core(0), Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Tracer: control.Tracer{Tracing: opt.Tracing}}
+		x = &ref.Machine{Mem: res.Ref.Core(0), Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Tracer: control.Tracer{Tracing: opt.Tracing}, Peer: res.Ref.Core}
 	}
 	if res.Sim != nil {
-		y = &sim.Machine{Mem: res.Sim.Core(0), Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Tracer: control.Tracer{Tracing: opt.Tracing}}
+		y = &sim.Machine{Mem: res.Sim.Core(0), Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Tracer: control.Tracer{Tracing: opt.Tracing}, Peer: res.Sim.Core}
 	}
 	defer func() {
 		if x != nil {

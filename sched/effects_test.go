@@ -134,3 +134,22 @@ func TestRacesSummarised(t *testing.T) {
 		t.Fatalf("last line %q", last)
 	}
 }
+
+// A semaphore pushed past the signed 32-bit range wraps, as the hardware's
+// does (§11.6), and the run warns of it once (issue 15, L8).
+func TestSemaphoreWrapWarns(t *testing.T) {
+	m := mem.New(isa.Cayman)
+	m.Sems[3] = 2147483600
+	x := &scripted{m: m, effect: map[uint64]control.Effect{1: {Changes: []control.Change{{Mem: m, Idx: 3, Add: 100}}}}}
+	s := &Stream{Name: "POOL", Steps: []Step{{Word: dma(1)}, {Offset: 64, Word: dma(1)}}, Exec: x, Mem: m}
+	st, err := Run([]*Stream{s}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := int32(-2147483648 + 2147483600 + 200 - 2147483648); m.Sems[3] != want {
+		t.Fatalf("$S[3] = %d, want %d (wrapped)", m.Sems[3], want)
+	}
+	if len(st.Warnings) != 1 || !strings.HasPrefix(st.Warnings[0], "semaphore $S[3] of core 0 wraps: 2147483600 +100 by POOL offset 0x0") {
+		t.Fatalf("warnings %q", st.Warnings)
+	}
+}

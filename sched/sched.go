@@ -20,6 +20,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 
@@ -141,6 +142,8 @@ type runner struct {
 	order   map[*mem.Memory]int
 	writers map[[2]int]Writer // (core, semaphore) → last writer
 	now     int64
+	st      *Stats
+	wrapped map[[2]int]bool // semaphores already warned of wrapping
 }
 
 // land applies changes a writer made and records, for every semaphore whose
@@ -156,7 +159,11 @@ func (r *runner) land(cs []control.Change, w Writer) {
 	for i := range cs {
 		c := &cs[i]
 		if !c.Event {
-			ts = append(ts, touched{c.Mem, c.Idx & 255, c.Mem.Sems[c.Idx&255]})
+			old := c.Mem.Sems[c.Idx&255]
+			ts = append(ts, touched{c.Mem, c.Idx & 255, old})
+			if sum := int64(old) + int64(c.Add); !c.Set && (sum > math.MaxInt32 || sum < math.MinInt32) {
+				r.wrap(c.Mem, c.Idx&255, old, c.Add, w)
+			}
 		}
 		c.Apply()
 	}
@@ -182,13 +189,25 @@ func (r *runner) land(cs []control.Change, w Writer) {
 	}
 }
 
+// wrap warns, once per semaphore, that an addition wraps it past the 32-bit
+// range (semaphores are signed 32-bit, field-tables §11.6: the hardware
+// wraps too, but a handshake that counts that far is surely wrong).
+func (r *runner) wrap(m *mem.Memory, idx int, old, add int32, w Writer) {
+	core, known := r.coreOf[m]
+	if !known || r.wrapped[[2]int{core, idx}] {
+		return
+	}
+	r.wrapped[[2]int{core, idx}] = true
+	r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("semaphore $S[%d] of core %d wraps: %d %+d by %s offset %#x (%s)", idx, core, old, add, w.Stream, w.Offset, w.Word))
+}
+
 // RunTimeline is Run that also records the run into tl (when not nil).
 func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats, err error) {
 	st = Stats{Busy: make([]int64, len(streams))}
 	if tl != nil {
 		tl.streams(streams)
 	}
-	r := &runner{streams: streams, tl: tl, coreOf: map[*mem.Memory]int{}, order: map[*mem.Memory]int{}, writers: map[[2]int]Writer{}}
+	r := &runner{streams: streams, tl: tl, coreOf: map[*mem.Memory]int{}, order: map[*mem.Memory]int{}, writers: map[[2]int]Writer{}, st: &st, wrapped: map[[2]int]bool{}}
 	for _, s := range streams {
 		if _, ok := r.coreOf[s.Mem]; !ok {
 			r.coreOf[s.Mem], r.order[s.Mem] = s.Core, len(r.order)
