@@ -198,6 +198,22 @@ func TestLazyWriteMaterialises(t *testing.T) {
 	if b := readN(t, m, base, n); !bytes.Equal(b, model) || m.Pages() != 6 {
 		t.Fatalf("after a copy into page 1: equal %v, Pages() = %d (want 6)", bytes.Equal(b, model), m.Pages())
 	}
+	// a scatter of stored rows to the starts of pages 0 and 3 (CopyRows'
+	// gather path, which writes a row into a page it holds whole)
+	row := bytes.Repeat([]byte{0x77}, 512)
+	for p := range 2 {
+		if err := m.Write(uint64(p)<<18, row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if k, err := m.CopyRows([]uint64{base, base + 3*PageSize}, []uint64{0, 1 << 18}, 512); err != nil {
+		t.Fatalf("CopyRows row %d: %v", k, err)
+	}
+	copy(model, row)
+	copy(model[3*PageSize:], row)
+	if b := readN(t, m, base, n); !bytes.Equal(b, model) || m.Pages() != 8 {
+		t.Fatalf("after a scatter into pages 0 and 3: equal %v, Pages() = %d (want 8)", bytes.Equal(b, model), m.Pages())
+	}
 }
 
 // Lazy over stored pages writes the generator's bytes into them; a second
@@ -451,22 +467,29 @@ func TestLazyAgainstModel(t *testing.T) {
 					t.Fatal(err)
 				}
 				copy(model(c, d), model(c, s)[:n])
-			case 5, 9: // CopyRows from HBM slots to SBUF slots
+			case 5, 9: // CopyRows: a gather from HBM slots to SBUF slots, or a scatter back
 				n := 1 + r.IntN(2000)
 				rows := 1 + r.IntN(40)
-				ss, ds := r.Perm(hbmN / n)[:min(rows, hbmN/n)], r.Perm(sbN/n*parts)
-				src, dst := make([]uint64, len(ss)), make([]uint64, len(ss))
-				var dp []place
-				for k, i := range ss {
-					src[k] = hbm0 + uint64(i*n)
-					q := place{false, ds[k] % parts, ds[k] / parts * n}
-					dst[k], dp = addr(q), append(dp, q)
+				hs, ss := r.Perm(hbmN/n), r.Perm(sbN/n*parts)
+				if op == 9 { // the scatter's HBM slots in the written quarter
+					hs = r.Perm(hbmN / 4 / n)
+				}
+				rows = min(rows, len(hs))
+				src, dst := make([]uint64, rows), make([]uint64, rows)
+				hp, sp := make([]place, rows), make([]place, rows)
+				for k := range rows {
+					hp[k] = place{true, 0, hs[k] * n}
+					sp[k] = place{false, ss[k] % parts, ss[k] / parts * n}
+					src[k], dst[k] = addr(hp[k]), addr(sp[k])
+				}
+				if op == 9 {
+					src, dst, hp, sp = dst, src, sp, hp
 				}
 				if k, err := m.CopyRows(dst, src, n); err != nil {
 					t.Fatalf("CopyRows row %d: %v", k, err)
 				}
-				for k, i := range ss {
-					copy(model(c, dp[k]), hm[i*n:i*n+n])
+				for k := range rows {
+					copy(model(c, sp[k]), model(c, hp[k])[:n])
 				}
 			case 6: // Read, and compare
 				n := 1 + r.IntN(3*PageSize)
