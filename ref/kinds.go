@@ -10,6 +10,19 @@ import (
 
 // The data-movement words, each reduced to a move (field-tables §11.3–§11.5).
 
+// limit refuses a word whose legs would move more than --max-bytes, before
+// anything is built.
+func (w *word) limit(legs ...isa.Leg2D) error {
+	var total int64
+	for _, l := range legs {
+		total += l.Bytes()
+	}
+	if total > w.x.maxBytes() {
+		return w.fault(-1, "max-bytes", fmt.Errorf("the word moves %d bytes, more than the %d allowed", total, w.x.maxBytes()))
+	}
+	return nil
+}
+
 // leg2D walks the 2-D leg l whose start address a is the field
 // leg+"_start_addr".
 func (w *word) leg2D(leg string, a isa.Addr8, l isa.Leg2D) (elems, error) {
@@ -17,11 +30,7 @@ func (w *word) leg2D(leg string, a isa.Addr8, l isa.Leg2D) (elems, error) {
 	if err != nil {
 		return elems{}, err
 	}
-	num, size := [2]int{int(l.Num[0]), int(l.Num[1])}, int(l.Elem)
-	if int64(num[0])*int64(num[1])*int64(size) > w.x.maxBytes() {
-		return elems{}, w.fault(-1, "max-bytes", fmt.Errorf("%s leg of %d × %d elements of %d bytes: more than the %d allowed", leg, num[0], num[1], size, w.x.maxBytes()))
-	}
-	return walk2D(start, num, l.Step, size), nil
+	return walk2D(start, [2]int{int(l.Num[0]), int(l.Num[1])}, l.Step, int(l.Elem)), nil
 }
 
 // direct2D: DMAMEMCPY (§3.2, §11.3, §11.4).
@@ -32,6 +41,9 @@ func (w *word) direct2D() error {
 	}
 	v, _ := w.in.Direct2D()
 	src, dst, _ := w.in.Legs2D()
+	if err := w.limit(src, dst); err != nil {
+		return err
+	}
 	m := &move{in: v.InDType(), out: v.OutDType(), compute: v.ComputeOp()}
 	if m.src, err = w.leg2D("src", v.SrcStartAddr(), src); err != nil {
 		return err
@@ -70,21 +82,21 @@ func (w *word) xpose() error {
 		return err
 	}
 	// both legs walk elements of the dtype's size (the word has no elem_size)
-	src, err := w.leg2D("src", v.SrcStartAddr(), xposeLeg(size, v.SrcNumElem, v.SrcStepElem))
+	sl, dl := xposeLeg(size, v.SrcNumElem, v.SrcStepElem), xposeLeg(size, v.DstNumElem, v.DstStepElem)
+	if err := w.limit(sl, dl); err != nil {
+		return err
+	}
+	src, err := w.leg2D("src", v.SrcStartAddr(), sl)
 	if err != nil {
 		return err
 	}
-	dst, err := w.leg2D("dst", v.DstStartAddr(), xposeLeg(size, v.DstNumElem, v.DstStepElem))
+	da, err := w.addr8("dst_start_addr", v.DstStartAddr())
 	if err != nil {
 		return err
 	}
-	// the dst in the src's walk order: src element (c, r) → dst element (i0 = r, i1 = c)
-	perm := elems{addr: make([]uint64, len(src.addr)), size: size}
-	for r := 0; r < rows; r++ {
-		for c := 0; c < cols; c++ {
-			perm.addr[c+r*cols] = dst.addr[r+c*rows]
-		}
-	}
+	// the dst in the src's walk order: src element (c, r) → dst element (i0 = r, i1 = c),
+	// so a src row r is the dst walked along its dim 1
+	perm := walk2D(da, [2]int{cols, rows}, [2]int64{v.DstStepElem(1), v.DstStepElem(0)}, size)
 	m := &move{src: src, dst: perm, in: dt, out: dt}
 	if err := w.checkBound(&m.src, w.bound(v.SrcBoundReg()), "src_bound_reg"); err != nil {
 		return err
@@ -202,7 +214,7 @@ func (w *word) indirect1D() error {
 	}
 	m := &move{in: v.InDType(), out: v.OutDType(), compute: v.ComputeOp()}
 	m.src.size, m.dst.size = sz, dz
-	m.src.addr, m.dst.addr = make([]uint64, 0, lanes), make([]uint64, 0, lanes)
+	m.src.rows, m.dst.rows = make([]row, 0, lanes), make([]row, 0, lanes) // at most a row per lane
 	seen := map[uint32]int{}
 	sb, db := w.bound(v.SrcIdxBoundReg()), w.bound(v.DstIdxBoundReg())
 	unique := v.Flags().NonUniqueDstIdx() == 0
@@ -236,36 +248,11 @@ func (w *word) indirect1D() error {
 			w.x.Stats.Skipped++
 			continue
 		}
-		m.src.addr = append(m.src.addr, uint64(int64(sa)+int64(s)*ss))
-		m.dst.addr = append(m.dst.addr, uint64(int64(da)+int64(d)*ds))
+		m.src.add(uint64(int64(sa)+int64(s)*ss), 1, 0)
+		m.dst.add(uint64(int64(da)+int64(d)*ds), 1, 0)
 	}
 	deltas = append(deltas, semDelta{Idx: int(v.Semaphore()), Add: int32(v.SemIncrement())})
-	// lanes apply in order, so a repeated dst index accumulates: one lane at a time
-	if len(seen) < len(m.dst.addr) && m.compute != isa.DGEComputeOpNone {
-		return w.runLanes(m, deltas)
-	}
-	return w.run(m, deltas)
-}
-
-// runLanes applies lanes one after another (non-unique scatter-add: each
-// lane reads what the lane before wrote); atomic as a whole via a snapshot
-// check first.
-func (w *word) runLanes(m *move, deltas []semDelta) error {
-	if err := w.mapped(&m.src, "src"); err != nil {
-		return err
-	}
-	if err := w.mapped(&m.dst, "dst"); err != nil {
-		return err
-	}
-	for k := range m.src.addr {
-		one := &move{src: elems{addr: m.src.addr[k : k+1], size: m.src.size}, dst: elems{addr: m.dst.addr[k : k+1], size: m.dst.size},
-			in: m.in, out: m.out, compute: m.compute}
-		if err := w.run(one, nil); err != nil {
-			return err // cannot fail after the checks above
-		}
-	}
-	w.apply(deltas)
-	return nil
+	return w.run(m, deltas) // lanes apply in order: a repeated dst index accumulates
 }
 
 // gatherXpose: DMA_GATHER_TRANSPOSE (§3.7, §11.5): row j of L = elem_size/2
@@ -299,7 +286,7 @@ func (w *word) gatherXpose() error {
 	if done, err := w.gatherRows(sa, da, idx, l, s0, s1, d1, b, db.on, deltas); done || err != nil {
 		return err
 	}
-	m := &move{in: hi, out: hi, src: elems{size: 2}, dst: elems{size: 2}}
+	m := &move{in: hi, out: hi, src: elems{size: 2, rows: make([]row, 0, n)}, dst: elems{size: 2, rows: make([]row, 0, n)}}
 	for j, v := range idx {
 		ok, err := w.indexOK(j, v, 1<<31, b, !b.quiet, "src index")
 		if err != nil {
@@ -309,10 +296,8 @@ func (w *word) gatherXpose() error {
 			w.x.Stats.Skipped++
 			continue
 		}
-		for k := 0; k < l; k++ {
-			m.src.addr = append(m.src.addr, uint64(int64(sa)+int64(v)*s1+int64(k)*s0))
-			m.dst.addr = append(m.dst.addr, uint64(int64(da)+2*int64(j)+int64(k)*d1))
-		}
+		m.src.add(uint64(int64(sa)+int64(v)*s1), l, s0)
+		m.dst.add(uint64(int64(da)+2*int64(j)), l, d1)
 	}
 	if err := w.checkBound(&m.dst, db, "dst_bound_reg"); err != nil {
 		return err

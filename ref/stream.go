@@ -3,35 +3,134 @@ package ref
 import (
 	"errors"
 	"fmt"
+	"iter"
 
 	"ndma/internal/num"
 	"ndma/isa"
+	"ndma/mem"
 )
 
 // The byte-stream move every DMA word reduces to (field-tables §11.3–§11.5):
 // a list of src elements whose bytes, concatenated in walk order, fill a list
 // of dst elements in walk order — with a cast or an in-flight compute per
 // scalar, lanes that bounds checks skip, reads before writes, and no effect
-// at all on a fault.
+// at all on a fault. A compute reads each dst element as the writes before
+// it in the stream left it: a destination the stream visits twice
+// accumulates (RATIONALE.md, Execution).
+//
+// A leg is held as rows, never as an address per element, so that memory
+// follows the rows a word walks and work the bytes it moves.
 
-// elems is a list of element addresses of one size.
-type elems struct {
-	addr []uint64
-	size int
-	skip []bool // lanes a quiet bounds check leaves out (nil: none)
+// row is n elements step bytes apart, the first at addr: a dim-1 row of a
+// 2-D leg, or one lane of an indexed word.
+type row struct {
+	addr uint64
+	n    int
+	step int64
 }
 
-func (e *elems) bytes() int64 { return int64(len(e.addr)) * int64(e.size) }
+// at is the address of element i of the row.
+func (r row) at(i int) uint64 { return uint64(int64(r.addr) + int64(i)*r.step) }
 
-// walk2D lists a 2-D leg's elements, dim 0 innermost (§11.3).
-func walk2D(start uint64, num [2]int, step [2]int64, size int) elems {
-	e := elems{addr: make([]uint64, 0, num[0]*num[1]), size: size}
-	for i1 := 0; i1 < num[1]; i1++ {
-		for i0 := 0; i0 < num[0]; i0++ {
-			e.addr = append(e.addr, uint64(int64(start)+int64(i0)*step[0]+int64(i1)*step[1]))
+// span is the row's lowest byte and one past its highest; ok is false when
+// its addresses wrap around 2^64 (then no one range holds it).
+func (r row) span(size int) (lo, hi uint64, ok bool) {
+	lo, last := r.addr, r.at(r.n-1)
+	d := int64(r.n-1) * r.step
+	if d < 0 {
+		lo, last, d = last, lo, -d
+	}
+	hi = last + uint64(size)
+	return lo, hi, last-lo == uint64(d) && hi > last
+}
+
+// elems is a leg: its elements of one size, in walk order, as rows.
+type elems struct {
+	rows []row
+	size int
+	n    int    // elements
+	skip []bool // per element: lanes a quiet bounds check leaves out (nil: none)
+}
+
+func (e *elems) bytes() int64 { return int64(e.n) * int64(e.size) }
+
+// add appends n elements from a, step bytes apart; contiguous elements that
+// continue the row before join it.
+func (e *elems) add(a uint64, n int, step int64) {
+	if n <= 0 {
+		return
+	}
+	if n == 1 {
+		step = int64(e.size)
+	}
+	if k := len(e.rows) - 1; k >= 0 && step == int64(e.size) {
+		if r := &e.rows[k]; r.step == step && r.at(r.n) == a {
+			r.n += n
+			e.n += n
+			return
 		}
 	}
+	e.rows = append(e.rows, row{a, n, step})
+	e.n += n
+}
+
+// walk2D is a 2-D leg, dim 0 innermost (§11.3): one row per dim-1 index.
+func walk2D(start uint64, num [2]int, step [2]int64, size int) elems {
+	e := elems{size: size}
+	for i1 := 0; i1 < num[1]; i1++ {
+		e.add(uint64(int64(start)+int64(i1)*step[1]), num[0], step[0])
+	}
 	return e
+}
+
+// all yields every element's index and address, in walk order.
+func (e *elems) all() iter.Seq2[int, uint64] {
+	return func(yield func(int, uint64) bool) {
+		k := 0
+		for _, r := range e.rows {
+			for i := 0; i < r.n; i++ {
+				if !yield(k, r.at(i)) {
+					return
+				}
+				k++
+			}
+		}
+	}
+}
+
+func (e *elems) skipped(k int) bool { return e.skip != nil && e.skip[k] }
+
+func (e *elems) setSkip(k int) {
+	if e.skip == nil {
+		e.skip = make([]bool, e.n)
+	}
+	e.skip[k] = true
+}
+
+// cursor takes a leg piece by piece: a contiguous row whole, any other
+// element (and every element under a skip mask) alone.
+type cursor struct {
+	e    *elems
+	r, i int // the next row, and element in it
+	k    int // the next element's index in the leg
+}
+
+// next is the next piece: its first element's index k, its address and its
+// element count n (0: the leg is done).
+func (c *cursor) next() (k int, a uint64, n int) {
+	for ; c.r < len(c.e.rows); c.r, c.i = c.r+1, 0 {
+		r := c.e.rows[c.r]
+		if c.i >= r.n {
+			continue
+		}
+		k, a, n = c.k, r.at(c.i), 1
+		if r.step == int64(c.e.size) && c.e.skip == nil {
+			n = r.n - c.i
+		}
+		c.i, c.k = c.i+n, c.k+n
+		return k, a, n
+	}
+	return c.k, 0, 0
 }
 
 // checkBound applies a BOUND_CHECK_REG to a leg: an element whose last byte
@@ -40,34 +139,43 @@ func (w *word) checkBound(e *elems, b bound, what string) error {
 	if !b.on {
 		return nil
 	}
-	for k, a := range e.addr {
-		if last := a + uint64(e.size) - 1; last > b.limit {
-			if !b.quiet {
-				return w.fault(k, what, fmt.Errorf("last byte %#x > limit r%d = %#x: %w", last, b.reg, b.limit, ErrBounds))
+	k := 0
+	for _, r := range e.rows {
+		if _, hi, ok := r.span(e.size); ok && hi-1 <= b.limit {
+			k += r.n // the whole row is within the limit
+			continue
+		}
+		for i := 0; i < r.n; i, k = i+1, k+1 {
+			if last := r.at(i) + uint64(e.size) - 1; last > b.limit {
+				if !b.quiet {
+					return w.fault(k, what, fmt.Errorf("last byte %#x > limit r%d = %#x: %w", last, b.reg, b.limit, ErrBounds))
+				}
+				e.setSkip(k)
 			}
-			if e.skip == nil {
-				e.skip = make([]bool, len(e.addr))
-			}
-			e.skip[k] = true
 		}
 	}
 	return nil
 }
 
-// mapped checks every element is valid memory (before anything is written).
-func (w *word) mapped(e *elems, what string) error {
-	if e.skip == nil {
-		if k, err := w.x.Mem.CheckRows(e.addr, e.size); err != nil {
-			return w.fault(k, what, err)
-		}
-		return nil
+// mapped checks every element that is not skipped is valid memory in m
+// (before anything is written); the fault names the first bad element.
+func (w *word) mapped(m *mem.Memory, e *elems, what string) error {
+	if lo, hi, ok := extent(e); ok && hi-lo <= 1<<40 && m.Check(lo, int(hi-lo)) == nil {
+		return nil // one region holds the whole leg
 	}
-	for k, a := range e.addr {
-		if e.skip[k] {
+	k := 0
+	for _, r := range e.rows {
+		if lo, hi, ok := r.span(e.size); ok && hi-lo <= 1<<40 && m.Check(lo, int(hi-lo)) == nil {
+			k += r.n // one region holds the whole row
 			continue
 		}
-		if err := w.x.Mem.Check(a, e.size); err != nil {
-			return w.fault(k, what, err)
+		for i := 0; i < r.n; i, k = i+1, k+1 {
+			if e.skipped(k) {
+				continue
+			}
+			if err := m.Check(r.at(i), e.size); err != nil {
+				return w.fault(k, what, err)
+			}
 		}
 	}
 	return nil
@@ -78,26 +186,21 @@ type move struct {
 	src, dst elems
 	in, out  isa.DTypeCode        // equal: no cast
 	compute  isa.DGEComputeOpCode // NONE: no compute
+	to       *mem.Memory          // the memory dst is in (nil: this core's)
 }
 
 // run executes the move atomically: every check first, then the reads, then
 // the writes; the staged semaphore changes apply last.
 func (w *word) run(m *move, deltas []semDelta) error {
-	total := m.src.bytes() + m.dst.bytes()
-	if total > w.x.maxBytes() {
+	if total := m.src.bytes() + m.dst.bytes(); total > w.x.maxBytes() {
 		return w.fault(-1, "max-bytes", fmt.Errorf("the word moves %d bytes, more than the %d allowed", total, w.x.maxBytes()))
 	}
+	dst, dstName := w.x.Mem, "dst"
+	if m.to != nil {
+		dst, dstName = m.to, "dst (remote core)"
+	}
 	plain := m.compute == isa.DGEComputeOpNone && m.in == m.out
-	if plain && m.src.skip == nil && m.dst.skip == nil && m.src.size == m.dst.size && len(m.src.addr) == len(m.dst.addr) && !overlaps(&m.src, &m.dst) {
-		return w.copyDirect(m, deltas) // CopyRows checks every row before it moves one
-	}
-	if err := w.mapped(&m.src, "src"); err != nil {
-		return err
-	}
-	if err := w.mapped(&m.dst, "dst"); err != nil {
-		return err
-	}
-	var isz, osz int = 1, 1
+	isz, osz := 1, 1 // bytes per scalar: a plain copy moves bytes
 	if !plain {
 		var ok1, ok2 bool
 		isz, ok1 = num.Size(uint8(m.in))
@@ -109,131 +212,213 @@ func (w *word) run(m *move, deltas []semDelta) error {
 			return w.fault(-1, "element count", fmt.Errorf("src %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (§11.4)",
 				m.src.bytes(), isa.DType.Format(uint64(m.in)), m.dst.bytes(), isa.DType.Format(uint64(m.out))))
 		}
+		if m.dst.size%osz != 0 {
+			return w.fault(-1, "element size", fmt.Errorf("dst elements of %d bytes are no whole number of %s scalars", m.dst.size, isa.DType.Format(uint64(m.out))))
+		}
+		if _, err := scalar(m, 0, 0); err != nil { // the op and types, before anything moves
+			return w.fault(-1, "cast", err)
+		}
 	} else if m.src.bytes() != m.dst.bytes() {
 		return w.fault(-1, "byte count", fmt.Errorf("src moves %d bytes, dst %d: both legs carry the same bytes (§11.3)", m.src.bytes(), m.dst.bytes()))
 	}
-	// reads before writes: the whole src stream, and for compute the old dst
-	in := make([]byte, m.src.bytes())
-	have := make([]bool, 0)
-	if m.src.skip != nil {
-		have = make([]bool, len(in))
+	if err := w.mapped(w.x.Mem, &m.src, "src"); err != nil {
+		return err
 	}
-	for k, a := range m.src.addr {
-		buf := in[k*m.src.size : (k+1)*m.src.size]
-		if m.src.skip != nil {
-			if m.src.skip[k] {
-				continue
-			}
-			for b := range buf {
-				have[k*m.src.size+b] = true
-			}
-		}
-		if err := w.x.Mem.Read(a, buf); err != nil {
-			return w.fault(k, "src", err)
-		}
+	if err := w.mapped(dst, &m.dst, dstName); err != nil {
+		return err
 	}
-	out := in
-	var outHave []bool
-	if m.src.skip != nil {
-		outHave = have
+	fold(m, isz, osz)
+	var lanes int
+	if plain && m.to == nil && m.dst.skip == nil && !overlaps(&m.src, &m.dst) {
+		lanes = w.copyDirect(m)
+	} else {
+		lanes = w.stream(m, dst, plain, isz, osz)
 	}
-	if !plain {
-		old := make([]byte, m.dst.bytes())
-		if m.compute != isa.DGEComputeOpNone {
-			for k, a := range m.dst.addr {
-				if m.dst.skip != nil && m.dst.skip[k] {
-					continue
-				}
-				if err := w.x.Mem.Read(a, old[k*m.dst.size:(k+1)*m.dst.size]); err != nil {
-					return w.fault(k, "dst", err)
-				}
-			}
-		}
-		out = make([]byte, m.dst.bytes())
-		if m.src.skip != nil {
-			outHave = make([]bool, len(out))
-		}
-		for s := 0; s < len(in)/isz; s++ {
-			if m.src.skip != nil && !have[s*isz] {
-				continue
-			}
-			v := getLE(in[s*isz:], isz)
-			r, err := scalar(m, v, getLE(old[s*osz:], osz))
-			if err != nil {
-				return w.fault(s, "cast", err)
-			}
-			putLE(out[s*osz:], osz, r)
-			for b := 0; outHave != nil && b < osz; b++ {
-				outHave[s*osz+b] = true
+	w.x.Stats.Lanes += lanes
+	w.x.Stats.BytesMoved += uint64(lanes * m.dst.size)
+	w.x.Tracef("%s: read %d elements (%d bytes), wrote %d elements (%d bytes)", w.name, m.src.n, m.src.bytes(), lanes, lanes*m.dst.size)
+	w.apply(deltas)
+	return nil
+}
+
+// fold marks skipped every dst element that would take a byte of a skipped
+// src element (§11.3: a skipped lane's destination is untouched; in a byte
+// stream a lane is the dst element). Through a cast, dst element k's out
+// scalars come from the in scalars of the same numbers.
+func fold(m *move, isz, osz int) {
+	if m.src.skip == nil {
+		return
+	}
+	ss, ds := int64(m.src.size), int64(m.dst.size)
+	for k := int64(0); k < int64(m.dst.n); k++ {
+		lo, hi := k*ds/int64(osz)*int64(isz), (k+1)*ds/int64(osz)*int64(isz) // its bytes of the src stream
+		for i := lo / ss; i <= (hi-1)/ss; i++ {
+			if m.src.skip[i] {
+				m.dst.setSkip(int(k))
+				break
 			}
 		}
 	}
+}
+
+// copyDirect is the plain, disjoint copy: the legs' pieces paired off and
+// moved without staging, equal-length pairs batched into one access.
+func (w *word) copyDirect(m *move) int {
+	const batch = 4096
+	sa, da := make([]uint64, 0, batch), make([]uint64, 0, batch)
+	n := 0 // the batch's piece length
+	flush := func() {
+		if len(sa) > 0 {
+			w.x.Mem.CopyRows(da, sa, n) // cannot fail: checked
+			sa, da = sa[:0], da[:0]
+		}
+	}
+	s, d := cursor{e: &m.src}, cursor{e: &m.dst}
+	var sp, dp uint64 // the rest of the current pieces: address and bytes
+	var sn, dn int
+	for {
+		if sn == 0 {
+			if _, sp, sn = s.next(); sn == 0 {
+				break
+			}
+			sn *= m.src.size
+		}
+		if dn == 0 {
+			_, dp, dn = d.next()
+			dn *= m.dst.size
+		}
+		c := min(sn, dn)
+		if c != n || len(sa) == batch {
+			flush()
+			n = c
+		}
+		sa, da = append(sa, sp), append(da, dp)
+		sp, sn, dp, dn = sp+uint64(c), sn-c, dp+uint64(c), dn-c
+	}
+	flush()
+	return m.dst.n
+}
+
+// stream moves the dst piece by piece, in stream order, taking the src
+// stream from a copy staged before any write when the legs overlap (reads
+// before writes, §11.3), else straight from memory; a compute reads each
+// piece of dst as the writes before it left it. It returns the dst elements
+// written.
+func (w *word) stream(m *move, dst *mem.Memory, plain bool, isz, osz int) int {
+	src := w.source(m, m.to == nil && overlaps(&m.src, &m.dst))
+	const chunk = 1 << 16 // bytes of dst per step: a whole number of scalars
+	var buf []byte
 	lanes := 0
-	for k, a := range m.dst.addr {
-		lo := k * m.dst.size
-		buf := out[lo : lo+m.dst.size]
-		if m.dst.skip != nil && m.dst.skip[k] || outHave != nil && !all(outHave[lo:lo+m.dst.size]) {
+	c := cursor{e: &m.dst}
+	for {
+		k, a, n := c.next()
+		if n == 0 {
+			return lanes
+		}
+		if m.dst.skipped(k) { // a single element
+			src.next(m.dst.size / osz * isz)
 			w.x.Stats.Skipped++
 			w.x.Tracef("%s: dst element %d at %#x skipped (out of bounds)", w.name, k, a)
 			continue
 		}
-		if err := w.x.Mem.Write(a, buf); err != nil {
-			return w.fault(k, "dst", err) // cannot happen: checked above
+		for off := 0; off < n*m.dst.size; off += chunk {
+			nb := min(chunk, n*m.dst.size-off)
+			in, out := src.next(nb/osz*isz), []byte(nil)
+			if plain {
+				out = in
+			} else {
+				if cap(buf) < nb {
+					buf = make([]byte, nb)
+				}
+				out = buf[:nb]
+				if m.compute != isa.DGEComputeOpNone {
+					dst.Read(a+uint64(off), out) // as the writes before left it (checked: cannot fail)
+				}
+				for s := 0; s < nb/osz; s++ {
+					r, _ := scalar(m, getLE(in[s*isz:], isz), getLE(out[s*osz:], osz)) // the op was checked
+					putLE(out[s*osz:], osz, r)
+				}
+			}
+			dst.Write(a+uint64(off), out) // checked: cannot fail
 		}
-		lanes++
+		lanes += n
 	}
-	w.x.Stats.Lanes += lanes
-	w.x.Stats.BytesMoved += uint64(lanes * m.dst.size)
-	w.x.Tracef("%s: read %d elements (%d bytes), wrote %d elements (%d bytes)", w.name, len(m.src.addr), m.src.bytes(), lanes, lanes*m.dst.size)
-	w.apply(deltas)
-	return nil
 }
 
-func all(b []bool) bool {
-	for _, x := range b {
-		if !x {
-			return false
-		}
-	}
-	return true
+// source reads a move's src stream in order.
+type source struct {
+	staged []byte // the whole stream, read before any write (nil: read as it is taken)
+	mem    *mem.Memory
+	cur    cursor
+	a      uint64 // the rest of the current piece: address, bytes, skipped
+	left   int
+	skip   bool
+	buf    []byte
 }
 
-// copyDirect is the plain, disjoint copy: element pairs merged into runs and
-// moved without staging.
-func (w *word) copyDirect(m *move, deltas []semDelta) error {
-	if k, err := w.x.Mem.CopyRows(m.dst.addr, m.src.addr, m.src.size); err != nil {
-		// name the fault as the checks of the general path do
-		if err := w.mapped(&m.src, "src"); err != nil {
-			return err
-		}
-		if err := w.mapped(&m.dst, "dst"); err != nil {
-			return err
-		}
-		return w.fault(k, "copy", err)
+// source returns the src stream of m, staged whole when stage is set;
+// skipped src elements are not read (their bytes reach no dst).
+func (w *word) source(m *move, stage bool) *source {
+	s := &source{mem: w.x.Mem, cur: cursor{e: &m.src}}
+	if stage {
+		s.staged = make([]byte, m.src.bytes())
+		s.fill(s.staged)
 	}
-	w.x.Stats.Lanes += len(m.dst.addr)
-	w.x.Stats.BytesMoved += uint64(m.dst.bytes())
-	w.x.Tracef("%s: copied %d elements (%d bytes)", w.name, len(m.src.addr), m.src.bytes())
-	w.apply(deltas)
-	return nil
+	return s
 }
 
-// overlaps reports whether the two legs' byte extents intersect.
+// next returns the stream's next n bytes (valid until the next call).
+func (s *source) next(n int) []byte {
+	if s.staged != nil {
+		b := s.staged[:n]
+		s.staged = s.staged[n:]
+		return b
+	}
+	if cap(s.buf) < n {
+		s.buf = make([]byte, n)
+	}
+	s.fill(s.buf[:n])
+	return s.buf[:n]
+}
+
+// fill reads the next len(b) bytes of the src leg into b.
+func (s *source) fill(b []byte) {
+	for got := 0; got < len(b); {
+		if s.left == 0 {
+			k, a, cnt := s.cur.next()
+			s.a, s.left, s.skip = a, cnt*s.cur.e.size, s.cur.e.skipped(k)
+		}
+		c := min(len(b)-got, s.left)
+		if s.skip {
+			clear(b[got : got+c])
+		} else {
+			s.mem.Read(s.a, b[got:got+c]) // checked: cannot fail
+		}
+		s.a, s.left, got = s.a+uint64(c), s.left-c, got+c
+	}
+}
+
+// overlaps reports whether the two legs' byte extents may intersect.
 func overlaps(a, b *elems) bool {
-	alo, ahi := extent(a)
-	blo, bhi := extent(b)
-	return alo < bhi && blo < ahi
+	alo, ahi, ok1 := extent(a)
+	blo, bhi, ok2 := extent(b)
+	return !ok1 || !ok2 || alo < bhi && blo < ahi
 }
 
-func extent(e *elems) (lo, hi uint64) {
-	if len(e.addr) == 0 {
-		return 0, 0
+// extent is the lowest byte of a leg and one past its highest (ok false:
+// a row wraps around 2^64).
+func extent(e *elems) (lo, hi uint64, ok bool) {
+	for i, r := range e.rows {
+		l, h, k := r.span(e.size)
+		if !k {
+			return 0, 0, false
+		}
+		if i == 0 {
+			lo, hi = l, h
+		}
+		lo, hi = min(lo, l), max(hi, h)
 	}
-	lo, hi = e.addr[0], e.addr[0]
-	for _, a := range e.addr {
-		lo, hi = min(lo, a), max(hi, a)
-	}
-	return lo, hi + uint64(e.size)
+	return lo, hi, true
 }
 
 // scalar is one cast or compute (internal/num.Apply, §11.4).

@@ -146,7 +146,7 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 }
 
 // gatherRows is the gather-transpose's fast path: contiguous rows, every index
-// within its bound b, no dst bound register (dstBound false), no overlap —
+// within its bound b (and below 2^31), no dst bound register (dstBound false), no overlap —
 // bands of gathered rows turned like the transpose's.
 func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, b bound, dstBound bool, deltas []semDelta) (bool, error) {
 	n := len(idx)
@@ -159,7 +159,7 @@ func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, 
 		return true, w.fault(-1, "max-bytes", fmt.Errorf("the word moves %d bytes, more than the %d allowed", 2*n*row, w.x.maxBytes()))
 	}
 	for j, v := range idx {
-		if b.on && uint64(v) > b.limit {
+		if b.on && uint64(v) > b.limit || v >= 1<<31 {
 			return false, nil // a bound to apply lane by lane: the general path
 		}
 		a := uint64(int64(sa) + int64(v)*s1)
