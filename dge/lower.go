@@ -1,8 +1,10 @@
 package dge
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
+	"slices"
 
 	"ndma/isa"
 )
@@ -137,13 +139,15 @@ func (p *Program) direct2D(in *isa.Inst) error {
 }
 
 // sameData is the second bound layer (field-tables §8.4): a plain copy moves
-// as many bytes out as in; a cast or compute as many elements.
+// as many bytes out as in; a cast or compute as many elements, each dst
+// element a whole number of out scalars (the totals of DIRECT2D; an
+// INDIRECT1D's depend on its lanes, and the engines balance them).
 func (p *Program) sameData() error {
-	if p.Kind != KindDirect2D {
+	if p.Kind != KindDirect2D && p.Kind != KindIndirect1D {
 		return nil
 	}
 	if p.ComputeOp == uint8(isa.DGEComputeOpNone) && p.InDtype == p.OutDtype {
-		if p.Src.Bytes() != p.Dst.Bytes() {
+		if p.Kind == KindDirect2D && p.Src.Bytes() != p.Dst.Bytes() {
 			return fmt.Errorf("src moves %d bytes, dst %d: without a cast or compute both legs carry the same bytes (field-tables §8.4)", p.Src.Bytes(), p.Dst.Bytes())
 		}
 		return nil
@@ -153,9 +157,12 @@ func (p *Program) sameData() error {
 	if err1 != nil || err2 != nil {
 		return fmt.Errorf("a cast or compute needs whole-byte dtypes: %v", errors.Join(err1, err2))
 	}
-	if p.Src.Bytes()%uint64(in) != 0 || p.Dst.Bytes()%uint64(out) != 0 || p.Src.Bytes()/uint64(in) != p.Dst.Bytes()/uint64(out) {
+	if p.Kind == KindDirect2D && (p.Src.Bytes()%uint64(in) != 0 || p.Dst.Bytes()%uint64(out) != 0 || p.Src.Bytes()/uint64(in) != p.Dst.Bytes()/uint64(out)) {
 		return fmt.Errorf("src has %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (§11.4)",
 			p.Src.Bytes(), isa.DType.Format(uint64(p.InDtype)), p.Dst.Bytes(), isa.DType.Format(uint64(p.OutDtype)))
+	}
+	if p.Dst.ElemSize%out != 0 { // the CCE's scalars may not straddle two dst elements
+		return fmt.Errorf("dst elements of %d bytes are no whole number of %s scalars", p.Dst.ElemSize, isa.DType.Format(uint64(p.OutDtype)))
 	}
 	return nil
 }
@@ -248,7 +255,7 @@ func (p *Program) gatherXpose(in *isa.Inst) error {
 		p.Src.Num[d], p.Src.Step[d] = uint32(v.SrcNumElem(d)), v.SrcStepElem(d)
 	}
 	// dst(i0 = j, i1 = k) at dst + 2·j + k·dst_step_elem_1: dim-0 step is the dtype size (§3.7, §11.5)
-	p.Dst = Leg{Addr: dst, ElemSize: size}
+	p.Dst = Leg{Addr: dst, ElemSize: size, Bound: boundCheck(v.DstBoundReg())} // keyed on the dst ADDR8 (§3.7)
 	p.Dst.Num[0], p.Dst.Num[1] = uint32(v.DstNumElem(0)), uint32(v.DstNumElem(1))
 	p.Dst.Step[0], p.Dst.Step[1] = int64(size), v.DstStepElem1()
 	return nil
@@ -313,11 +320,13 @@ func partitions(l *Leg, m isa.AddressMap) int {
 // fanOut splits the transfer over channels (INFERRED rule, RATIONALE.md): a
 // leg spanning P SBUF partitions uses ceil(P/8) channels, at most 16; the
 // split is along that leg's partition dimension, and only where both legs
-// have the same shape (so each channel's share is itself a 2-D pattern);
+// have the same shape (so each channel's share is itself a 2-D pattern) and
+// no dst byte is written twice (the channels run one after another, which
+// is stream order only along the outermost dimension);
 // everything else, HBM-only transfers included, uses one channel.
 func (p *Program) fanOut(m isa.AddressMap) error {
 	n, dim := 1, -1
-	if p.Backend != NoDGE && p.Src.Num == p.Dst.Num && p.Src.ElemSize == p.Dst.ElemSize && p.Kind == KindDirect2D {
+	if p.Backend != NoDGE && p.Src.Num == p.Dst.Num && p.Src.ElemSize == p.Dst.ElemSize && p.Kind == KindDirect2D && !p.Dst.revisits() {
 		for _, l := range []*Leg{&p.Src, &p.Dst} {
 			if d := partDim(l, m); d >= 0 {
 				if c := min(maxChannels, (partitions(l, m)+partitionsPerChannel-1)/partitionsPerChannel); c > n {
@@ -352,6 +361,31 @@ func (p *Program) fanOut(m isa.AddressMap) error {
 		p.Channels = append(p.Channels, ch)
 	}
 	return nil
+}
+
+// revisits reports whether the leg's walk may touch a byte twice. It is
+// conservative: false only when, by increasing |step|, every dimension steps
+// past all the bytes of the dimensions inside it.
+func (l *Leg) revisits() bool {
+	type dim struct {
+		n    int64
+		step int64
+	}
+	var ds []dim
+	for d, n := range l.Num {
+		if n > 1 {
+			ds = append(ds, dim{int64(n), max(l.Step[d], -l.Step[d])})
+		}
+	}
+	slices.SortFunc(ds, func(a, b dim) int { return cmp.Compare(a.step, b.step) })
+	span := int64(l.ElemSize) // the bytes the inner dimensions cover
+	for _, d := range ds {
+		if d.step < span {
+			return true
+		}
+		span += d.step * (d.n - 1)
+	}
+	return false
 }
 
 // emit builds each channel's micro-ops.

@@ -101,7 +101,7 @@ type Leg struct {
 	ElemSize uint32 // bytes per element
 	Num      [maxDims]uint32
 	Step     [maxDims]int64 // bytes
-	Bound    BoundCheck     // the leg's address bound (src_bound_reg / dst_bound_reg)
+	Bound    BoundCheck     // the leg's address bound: src_bound_reg / dst_bound_reg (GATHER_XPOSE: its dst_bound_reg only)
 	IsSrc    bool
 }
 

@@ -60,6 +60,10 @@ type Queue struct {
 	M2SBase   uint64 // SoC address of the M2S ring
 	S2MBase   uint64
 	Doorbells []Doorbell
+	// Keep is the DRE's element mask of a transpose whose quiet bounds leave
+	// elements out (src block row-major, r·cols + c; gather: lane j·L + k):
+	// the streams carry only the kept ones. nil: every element moves.
+	Keep []bool
 }
 
 // Lowered is a program expanded into descriptors.
@@ -157,7 +161,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	m := isa.Map(p.Gen)
 	for c := range p.Channels {
 		ch := &p.Channels[c]
-		src, dst, err := channelRuns(p, ch, opt.Index, opt.Regs, opt.RingSize)
+		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, opt.RingSize)
 		if err != nil {
 			return nil, err
 		}
@@ -179,7 +183,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 			return nil, err
 		}
 		op, optype := opOf(p)
-		q := Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16}
+		q := Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep}
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
 		if q.M2S, err = descs(src, m, op, optype, p, opt.RingSize); err != nil {
 			return nil, err

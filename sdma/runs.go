@@ -4,6 +4,8 @@ import (
 	"fmt"
 
 	"ndma/dge"
+	"ndma/internal/num"
+	"ndma/isa"
 )
 
 // The byte runs each leg of a channel moves, in stream order, per word kind
@@ -12,67 +14,129 @@ import (
 // maxElements bounds the elements one expansion walks one by one.
 const maxElements = 1 << 24
 
-func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, err error) {
+// channelRuns returns the runs of a channel's two legs and, where quiet
+// bounds leave elements of a transpose out, the DRE's keep mask (nil: every
+// element moves).
+func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, keep []bool, err error) {
 	for _, l := range []*dge.Leg{&ch.Src, &ch.Dst} {
 		if n := l.Elements(); n > maxElements && l.Step[0] != int64(l.ElemSize) {
-			return nil, nil, fmt.Errorf("%s: %d elements to walk one by one: more than ndma expands (%d)", p.Kind, n, maxElements)
+			return nil, nil, nil, fmt.Errorf("%s: %d elements to walk one by one: more than ndma expands (%d)", p.Kind, n, maxElements)
 		}
 	}
 	switch p.Kind {
 	case dge.KindDirect2D:
 		if quiet(ch.Src.Bound) || quiet(ch.Dst.Bound) {
-			return quietRuns(p, ch, regs, limit)
+			src, dst, err = quietRuns(p, ch, regs, limit)
+			return src, dst, nil, err
 		}
-		return legRuns(nil, &ch.Src, limit), legRuns(nil, &ch.Dst, limit), nil
+		return legRuns(nil, &ch.Src, limit), legRuns(nil, &ch.Dst, limit), nil, nil
 	case dge.KindTranspose:
-		return transposeRuns(p, ch, limit)
+		return transposeRuns(p, ch, regs, limit)
 	case dge.KindIndirect1D:
-		return indirectRuns(p, ch, index, regs, limit)
+		src, dst, err = indirectRuns(p, ch, index, regs, limit)
+		return src, dst, nil, err
 	case dge.KindGatherTranspose:
-		return gatherRuns(p, ch, index, limit)
+		return gatherRuns(p, ch, index, regs, limit)
 	}
-	return nil, nil, fmt.Errorf("sdma: no expansion for %s", p.Kind)
+	return nil, nil, nil, fmt.Errorf("sdma: no expansion for %s", p.Kind)
 }
 
 // quiet: a bound register enabled with its error notification off.
 func quiet(b dge.BoundCheck) bool { return b.Enabled && b.Quiet }
 
-// quietRuns: a DIRECT2D whose quiet bound leaves elements out (field-tables
-// §11.5: the lane is skipped, its destination untouched). With equal element
-// sizes and no cast, src element k feeds dst element k, so a pair whose src
-// or dst element passes its limit leaves both streams. Other shapes of the
-// stream keep the bound as an error (boundsCheck).
+// past reports an element of es bytes at a whose last byte passes its leg's
+// enabled bound r[bc_reg] (field-tables §11.5; inclusive limit).
+func past(b dge.BoundCheck, a, es uint64, regs map[uint8]uint32) bool {
+	return b.Enabled && a+es-1 > uint64(regs[b.Reg])
+}
+
+// pastErr is the error of an element past an erroring bound (§8.4 layer 1).
+func pastErr(p *dge.Program, ch *dge.Channel, leg string, l *dge.Leg, k int, a uint64, regs map[uint8]uint32) error {
+	return fmt.Errorf("%w. $S[%d]+=%d. DMA[%d] %s element %d: last byte %#x > limit r%d = %#x",
+		ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, leg, k, a+uint64(l.ElemSize)-1, l.Bound.Reg, regs[l.Bound.Reg])
+}
+
+// quietRuns: a DIRECT2D with a quiet bound (field-tables §11.5: past the
+// limit the lane is skipped, its destination untouched). In the byte stream
+// a lane is a dst element: it is written when it is within its bound and
+// every src element it takes bytes from is within its own; then its bytes of
+// the src stream go on M2S (whole src elements or parts of them) and it goes
+// on S2M. Through a cast or compute its out scalars take the in scalars of
+// the same numbers. An element past an erroring bound is an error, whatever
+// the other leg does (ref checks each leg whole).
 func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int) (src, dst []run, err error) {
-	if ch.Src.ElemSize != ch.Dst.ElemSize || p.InDtype != p.OutDtype || ch.Src.Elements() != ch.Dst.Elements() || ch.Src.Elements() > maxElements {
-		return legRuns(nil, &ch.Src, limit), legRuns(nil, &ch.Dst, limit), nil
+	isz, osz := uint64(1), uint64(1) // bytes per scalar; a plain copy moves bytes
+	if p.ComputeOp != uint8(isa.DGEComputeOpNone) || p.InDtype != p.OutDtype {
+		i, ok1 := num.Size(p.InDtype)
+		o, ok2 := num.Size(p.OutDtype)
+		if !ok1 || !ok2 {
+			return nil, nil, fmt.Errorf("CCE dtypes %s → %s: no scalar size", isa.DType.Format(uint64(p.InDtype)), isa.DType.Format(uint64(p.OutDtype)))
+		}
+		isz, osz = uint64(i), uint64(o)
 	}
-	se, de := legElems(&ch.Src), legElems(&ch.Dst)
-	es := uint64(ch.Src.ElemSize)
-	past := func(l *dge.Leg, a uint64) bool {
-		return quiet(l.Bound) && a+es-1 > uint64(regs[l.Bound.Reg])
+	ss, ds := uint64(ch.Src.ElemSize), uint64(ch.Dst.ElemSize)
+	// the src elements the current dst element takes bytes from: a window of
+	// the src walk, from src element base on
+	type elt struct {
+		a  uint64
+		ok bool
 	}
-	for k := range se {
-		if past(&ch.Src, se[k]) || past(&ch.Dst, de[k]) {
+	var win []elt
+	base, sw, dw := uint64(0), walker{l: &ch.Src}, walker{l: &ch.Dst}
+	for k := uint64(0); k < ch.Dst.Elements(); k++ {
+		d := dw.next()
+		dok := !past(ch.Dst.Bound, d, ds, regs)
+		if !dok && !ch.Dst.Bound.Quiet {
+			return nil, nil, pastErr(p, ch, "dst", &ch.Dst, int(k), d, regs)
+		}
+		lo, hi := k*ds/osz*isz, (k+1)*ds/osz*isz // its bytes of the src stream
+		for base+uint64(len(win)) <= (hi-1)/ss {
+			a := sw.next()
+			ok := !past(ch.Src.Bound, a, ss, regs)
+			if !ok && !ch.Src.Bound.Quiet {
+				return nil, nil, pastErr(p, ch, "src", &ch.Src, int(base)+len(win), a, regs)
+			}
+			win = append(win, elt{a, ok})
+		}
+		drop := lo/ss - base
+		win, base = win[drop:], base+drop
+		ok := dok
+		for _, e := range win[:(hi-1)/ss-base+1] {
+			ok = ok && e.ok
+		}
+		if !ok {
 			continue
 		}
-		src, dst = appendRun(src, se[k], es), appendRun(dst, de[k], es)
-		if len(src) > limit || len(dst) > limit {
-			break
+		for b := lo; b < hi; { // the stream bytes [lo, hi) from the src elements that hold them
+			i, off := b/ss-base, b%ss
+			n := min(ss-off, hi-b)
+			src, b = appendRun(src, win[i].a+off, n), b+n
+		}
+		if dst = appendRun(dst, d, ds); len(src) > limit || len(dst) > limit {
+			break // more than a ring: the caller reports it
 		}
 	}
 	return src, dst, nil
 }
 
-// legElems lists a leg's element addresses, dim 0 innermost.
-func legElems(l *dge.Leg) []uint64 {
-	var out []uint64
-	rows(l, func(base int64) bool {
-		for i := int64(0); i < int64(l.Num[0]); i++ {
-			out = append(out, uint64(base+i*l.Step[0]))
+// walker yields a leg's element addresses one by one, dim 0 innermost.
+type walker struct {
+	l   *dge.Leg
+	idx [7]uint32
+}
+
+func (w *walker) next() uint64 {
+	a := int64(w.l.Addr)
+	for d, i := range w.idx {
+		a += int64(i) * w.l.Step[d]
+	}
+	for d := range w.idx {
+		if w.idx[d]++; w.idx[d] < w.l.Num[d] {
+			break
 		}
-		return true
-	})
-	return out
+		w.idx[d] = 0
+	}
+	return uint64(a)
 }
 
 func elem(l *dge.Leg, i ...int64) uint64 {
@@ -85,34 +149,60 @@ func elem(l *dge.Leg, i ...int64) uint64 {
 
 // transposeRuns: the DRE moves 16-row × C-column tiles; M2S reads a tile's
 // rows in src order, the crossbar turns the tile, S2M writes its columns as
-// dst rows (dst(i0 = r, i1 = c) = src(i0 = c, i1 = r)).
-func transposeRuns(p *dge.Program, ch *dge.Channel, limit int) (src, dst []run, err error) {
+// dst rows (dst(i0 = r, i1 = c) = src(i0 = c, i1 = r)). With a quiet bound,
+// an element pair with either side past its limit leaves both streams, and
+// keep (src row-major: r·cols + c) tells the DRE which are there.
+func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int) (src, dst []run, keep []bool, err error) {
 	rows, cols := int64(ch.Src.Num[1]), int64(ch.Src.Num[0])
 	tr, tc := p.Tile.Rows, p.Tile.Cols
 	if tr == 0 || tc == 0 {
-		return nil, nil, fmt.Errorf("DMA_TRANSPOSE: tile_src_rows %d × tile_src_cols %d: no tiles", tr, tc)
+		return nil, nil, nil, fmt.Errorf("DMA_TRANSPOSE: tile_src_rows %d × tile_src_cols %d: no tiles", tr, tc)
 	}
 	es := uint64(ch.Src.ElemSize)
+	if quiet(ch.Src.Bound) || quiet(ch.Dst.Bound) {
+		if rows*cols > maxElements {
+			return nil, nil, nil, fmt.Errorf("DMA_TRANSPOSE: %d elements to bound one by one: more than ndma expands (%d)", rows*cols, maxElements)
+		}
+		keep = make([]bool, rows*cols)
+		for r := int64(0); r < rows; r++ {
+			for c := int64(0); c < cols; c++ {
+				s, d := elem(&ch.Src, c, r), elem(&ch.Dst, r, c)
+				sp, dp := past(ch.Src.Bound, s, es, regs), past(ch.Dst.Bound, d, es, regs)
+				if sp && !ch.Src.Bound.Quiet {
+					return nil, nil, nil, pastErr(p, ch, "src", &ch.Src, int(c+r*cols), s, regs)
+				}
+				if dp && !ch.Dst.Bound.Quiet {
+					return nil, nil, nil, pastErr(p, ch, "dst", &ch.Dst, int(r+c*rows), d, regs)
+				}
+				keep[r*cols+c] = !sp && !dp
+			}
+		}
+	}
+	kept := func(r, c int64) bool { return keep == nil || keep[r*cols+c] }
 	for rb := int64(0); rb < rows; rb += int64(tr) {
 		re := min(rows, rb+int64(tr))
 		for cb := int64(0); cb < cols; cb += int64(tc) {
 			ce := min(cols, cb+int64(tc))
 			for r := rb; r < re; r++ {
 				for c := cb; c < ce; c++ {
-					src = appendRun(src, elem(&ch.Src, c, r), es)
+					if kept(r, c) {
+						src = appendRun(src, elem(&ch.Src, c, r), es)
+					}
 				}
 			}
 			for c := cb; c < ce; c++ {
 				for r := rb; r < re; r++ {
-					dst = appendRun(dst, elem(&ch.Dst, r, c), es)
+					if kept(r, c) {
+						dst = appendRun(dst, elem(&ch.Dst, r, c), es)
+					}
 				}
 			}
 			if len(src) > limit || len(dst) > limit {
-				return src, dst, nil // more than a ring: the caller reports it
+				return src, dst, keep, nil // more than a ring: the caller reports it
 			}
 		}
 	}
-	return src, dst, nil
+	return src, dst, keep, nil
 }
 
 // indirectRuns: INDIRECT1D per lane j (field-tables §11.5) — SRC (gather)
@@ -181,29 +271,77 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 // gatherRuns: GATHER_XPOSE — row j of L two-byte elements at src +
 // idx[j]·src_step_elem[1]; the DRE turns blocks of 16 rows so that S2M writes,
 // per column k, 16 consecutive dst elements at dst + 2·j + k·dst_step_elem_1.
-func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, limit int) (src, dst []run, err error) {
+// As ref (field-tables §11.5): an index of 2^31 or more, or past
+// src_idx_bound_reg's limit, is an error — or, that register's error
+// notification off, its lane leaves both streams; then dst_bound_reg bounds
+// each dst element of the lanes left, quiet or as an error. keep (j·L + k)
+// tells the DRE which elements are there (nil: all).
+func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, keep []bool, err error) {
 	n, l := int64(ch.Src.Num[1]), int64(ch.Dst.Num[1])
 	es := uint64(ch.Src.ElemSize)
+	ib, db := p.Index.Bound[0], ch.Dst.Bound
+	idx := make([]uint32, n)
+	skip := func(e int64) {
+		if keep == nil {
+			keep = make([]bool, n*l)
+			for i := range keep {
+				keep[i] = true
+			}
+		}
+		keep[e] = false
+	}
+	for j := range n {
+		v, err := index(0, int(j))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		idx[j] = v
+		bad := ""
+		switch {
+		case v >= 1<<31:
+			bad = fmt.Sprintf("index %d >= 2^31", v)
+		case ib.Enabled && uint64(v) > uint64(regs[ib.Reg]):
+			bad = fmt.Sprintf("index %d > limit r%d = %d", v, ib.Reg, regs[ib.Reg])
+		}
+		if bad != "" {
+			if !ib.Quiet {
+				return nil, nil, nil, fmt.Errorf("DMA_GATHER_TRANSPOSE lane %d: %s: %w", j, bad, ErrBounds)
+			}
+			for k := range l {
+				skip(j*l + k)
+			}
+			continue
+		}
+		for k := range l {
+			if d := elem(&ch.Dst, j, k); past(db, d, es, regs) {
+				if !db.Quiet {
+					return nil, nil, nil, pastErr(p, ch, "dst", &ch.Dst, int(j*l+k), d, regs)
+				}
+				skip(j*l + k)
+			}
+		}
+	}
+	kept := func(j, k int64) bool { return keep == nil || keep[j*l+k] }
 	const block = 16
 	for jb := int64(0); jb < n; jb += block {
 		je := min(n, jb+block)
 		for j := jb; j < je; j++ {
-			v, err := index(0, int(j))
-			if err != nil {
-				return nil, nil, err
-			}
 			for k := int64(0); k < l; k++ {
-				src = appendRun(src, elem(&ch.Src, k, int64(v)), es)
+				if kept(j, k) {
+					src = appendRun(src, elem(&ch.Src, k, int64(idx[j])), es)
+				}
 			}
 		}
 		for k := int64(0); k < l; k++ {
 			for j := jb; j < je; j++ {
-				dst = appendRun(dst, elem(&ch.Dst, j, k), es)
+				if kept(j, k) {
+					dst = appendRun(dst, elem(&ch.Dst, j, k), es)
+				}
 			}
 		}
 		if len(src) > limit || len(dst) > limit {
 			break
 		}
 	}
-	return src, dst, nil
+	return src, dst, keep, nil
 }

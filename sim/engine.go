@@ -80,7 +80,8 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 		ch := &p.Channels[i]
 		ws[i] = Work{Queue: lw.Queues[i], SemInc: ch.SemInc}
 		if len(lw.Queues[i].M2S) > 0 && lw.Queues[i].M2S[0].Op() == sdma.OpDRE {
-			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, b) }
+			keep := lw.Queues[i].Keep
+			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b) }
 		}
 	}
 	if err := x.runWork(name, ws); err != nil {
@@ -360,7 +361,10 @@ func le(b []byte, n int) uint64 {
 // M2S carries each tile's rows in order, S2M takes its columns. Tiles are
 // tile_src_rows × tile_src_cols elements (edge tiles smaller) for
 // DMA_TRANSPOSE, and blocks of 16 gathered rows × L for DMA_GATHER_TRANSPOSE.
-func dre(p *dge.Program, ch *dge.Channel, in []byte) []byte {
+// keep (nil: all) is the lowering's mask of the elements quiet bounds left
+// in the streams (src row-major): a tile carries only those, in the same
+// orders.
+func dre(p *dge.Program, ch *dge.Channel, keep []bool, in []byte) []byte {
 	out := make([]byte, len(in))
 	es := int(ch.Src.ElemSize)
 	var rows, cols, tr, tc int
@@ -375,17 +379,40 @@ func dre(p *dge.Program, ch *dge.Channel, in []byte) []byte {
 	default:
 		return in
 	}
+	var at []int // a masked tile's elements: where each sits in the stream (−1: not there)
 	o := 0
 	for rb := 0; rb < rows; rb += tr {
 		h := min(tr, rows-rb)
 		for cb := 0; cb < cols; cb += tc {
 			w := min(tc, cols-cb)
-			for c := 0; c < w; c++ {
-				for r := 0; r < h; r++ {
-					copy(out[o+(c*h+r)*es:o+(c*h+r+1)*es], in[o+(r*w+c)*es:])
+			if keep == nil {
+				for c := 0; c < w; c++ {
+					for r := 0; r < h; r++ {
+						copy(out[o+(c*h+r)*es:o+(c*h+r+1)*es], in[o+(r*w+c)*es:])
+					}
+				}
+				o += h * w * es
+				continue
+			}
+			at = at[:0]
+			q := o
+			for r := 0; r < h; r++ {
+				for c := 0; c < w; c++ {
+					if keep[(rb+r)*cols+cb+c] {
+						at, q = append(at, q), q+es
+					} else {
+						at = append(at, -1)
+					}
 				}
 			}
-			o += h * w * es
+			for c := 0; c < w; c++ {
+				for r := 0; r < h; r++ {
+					if s := at[r*w+c]; s >= 0 {
+						copy(out[o:o+es], in[s:s+es])
+						o += es
+					}
+				}
+			}
 		}
 	}
 	return out
