@@ -198,6 +198,19 @@ type Input struct {
 	Data  []byte
 	Descr string // "<f2", … ("": not checked)
 	Shape []int
+	// ReadInto, when Data is nil, streams the input's Size bytes in order
+	// straight into the device (a 4 GiB .npy never held whole): it hands
+	// each piece to fill with its offset and returns fill's first error.
+	ReadInto func(fill func(chunk []byte, off int64) error) error
+	Size     int64
+}
+
+// bytes is how many bytes the input holds.
+func (in Input) bytes() int64 {
+	if in.Data == nil && in.ReadInto != nil {
+		return in.Size
+	}
+	return int64(len(in.Data))
 }
 
 // InputError is an input that does not fit its variable.
@@ -271,6 +284,18 @@ func Load(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]Input) (
 					if want, ok := typed(t, int(v.Size)); ok && (want.Descr != given.Descr || !slices.Equal(want.Shape, given.Shape)) {
 						return nil, &InputError{v.Name, fmt.Errorf("%s %v data, the NEFF's %s is %s %v", given.Descr, given.Shape, v.Name, t.Dtype, t.Shape)}
 					}
+				}
+				if given.Data == nil && given.ReadInto != nil { // streamed into place
+					if given.Size != v.Size {
+						return nil, &InputError{v.Name, fmt.Errorf("%d bytes given, the variable holds %d", given.Size, v.Size)}
+					}
+					if err := hbm.Check(a, int(v.Size)); err != nil {
+						return nil, fmt.Errorf("variable %q at %#x: %w", v.Name, a, err)
+					}
+					if err := given.ReadInto(func(chunk []byte, off int64) error { return hbm.Write(a+uint64(off), chunk) }); err != nil {
+						return nil, &InputError{v.Name, err}
+					}
+					continue
 				}
 				data = given.Data
 			case v.Type == "file":

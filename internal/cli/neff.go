@@ -598,12 +598,13 @@ func runNEFFRun(e *env, args []string) error {
 		}
 	}
 	in := map[string]device.Input{}
-	for name, file := range given {
-		arr, err := array.Load(file)
+	for name, file := range given { // streamed: the header checked now, the data read straight into the device
+		npy, err := array.Open(file)
 		if err != nil {
-			return err
+			return fmt.Errorf("--in %s=%s: %w", name, file, unwrapPathError(err))
 		}
-		in[name] = device.Input{Data: arr.Data, Descr: arr.Descr, Shape: arr.Shape}
+		defer npy.Close()
+		in[name] = device.Input{Descr: npy.Descr, Shape: npy.Shape, Size: npy.Size, ReadInto: npy.ReadInto}
 	}
 	im, err := device.Load(gen, f, sgs, in)
 	var ie *device.InputError
