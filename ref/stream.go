@@ -221,13 +221,13 @@ func (w *word) run(m *move, deltas []semDelta) error {
 	} else if m.src.bytes() != m.dst.bytes() {
 		return w.fault(-1, "byte count", fmt.Errorf("src moves %d bytes, dst %d: both legs carry the same bytes (§11.3)", m.src.bytes(), m.dst.bytes()))
 	}
+	fold(m, isz, osz) // before the checks: a skipped lane touches neither leg
 	if err := w.mapped(w.x.Mem, &m.src, "src"); err != nil {
 		return err
 	}
 	if err := w.mapped(dst, &m.dst, dstName); err != nil {
 		return err
 	}
-	fold(m, isz, osz)
 	var lanes int
 	if plain && m.to == nil && m.dst.skip == nil && !overlaps(&m.src, &m.dst) {
 		lanes = w.copyDirect(m)
@@ -241,22 +241,45 @@ func (w *word) run(m *move, deltas []semDelta) error {
 	return nil
 }
 
-// fold marks skipped every dst element that would take a byte of a skipped
-// src element (§11.3: a skipped lane's destination is untouched; in a byte
-// stream a lane is the dst element). Through a cast, dst element k's out
-// scalars come from the in scalars of the same numbers.
+// fold makes the skips whole lanes (§11.3: a skipped lane's destination is
+// untouched; in a byte stream a lane is the dst element): a dst element that
+// would take a byte of a skipped src element is skipped, and a src element
+// no written dst element takes a byte of is not read. Through a cast, dst
+// element k's out scalars come from the in scalars of the same numbers.
 func fold(m *move, isz, osz int) {
-	if m.src.skip == nil {
+	if m.src.skip == nil && m.dst.skip == nil {
 		return
 	}
 	ss, ds := int64(m.src.size), int64(m.dst.size)
-	for k := int64(0); k < int64(m.dst.n); k++ {
-		lo, hi := k*ds/int64(osz)*int64(isz), (k+1)*ds/int64(osz)*int64(isz) // its bytes of the src stream
-		for i := lo / ss; i <= (hi-1)/ss; i++ {
-			if m.src.skip[i] {
-				m.dst.setSkip(int(k))
-				break
+	feeds := func(k int64) (lo, hi int64) { // the src elements dst element k takes bytes from
+		return k * ds / int64(osz) * int64(isz) / ss, ((k+1)*ds/int64(osz)*int64(isz) - 1) / ss
+	}
+	if m.src.skip != nil {
+		for k := int64(0); k < int64(m.dst.n); k++ {
+			lo, hi := feeds(k)
+			for i := lo; i <= hi; i++ {
+				if m.src.skip[i] {
+					m.dst.setSkip(int(k))
+					break
+				}
 			}
+		}
+	}
+	if m.dst.skip == nil {
+		return
+	}
+	read := make([]bool, m.src.n)
+	for k := int64(0); k < int64(m.dst.n); k++ {
+		if !m.dst.skip[k] {
+			lo, hi := feeds(k)
+			for i := lo; i <= hi; i++ {
+				read[i] = true
+			}
+		}
+	}
+	for i, r := range read {
+		if !r {
+			m.src.setSkip(i)
 		}
 	}
 }
