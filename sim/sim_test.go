@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -17,15 +18,23 @@ import (
 )
 
 // seed fills both machines' memory the same way: SBUF partitions 0–15 with
-// small u32 values (usable as indices; some past a short leg) and 64 KiB of
-// HBM with random bytes. (Few partitions: each one touched is a whole
-// partition of memory to compare.)
+// small u32 values (usable as indices; some past a short leg), then from
+// offset 0x1000 u32 indices of which every other one is 2^31 or more, and
+// 64 KiB of HBM with random bytes. (Few partitions: each one touched is a
+// whole partition of memory to compare.)
 func seed(t testing.TB, r *rand.Rand, g isa.Gen, ms ...interface{ write(uint64, []byte) error }) {
 	t.Helper()
-	sb := make([]byte, 4<<10)
+	sb := make([]byte, 5<<10)
 	hb := make([]byte, 64<<10)
-	for i := 0; i < len(sb); i += 4 {
+	for i := 0; i < 4<<10; i += 4 {
 		sb[i] = byte(r.IntN(64))
+	}
+	for i := 0; i < 256; i++ { // fixed, so the random streams stay as they were
+		v := uint32(i)
+		if i%2 == 1 {
+			v = uint32(i)*0x9e3779b9 | 0x80000000
+		}
+		binary.LittleEndian.PutUint32(sb[4<<10+4*i:], v)
 	}
 	for i := range hb {
 		hb[i] = byte(r.Uint32())
@@ -56,7 +65,12 @@ func both(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what string) (ran
 
 func bothRegs(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what string, regs [64]uint32) (ran bool) {
 	t.Helper()
-	a, b := ref.New(g), New(g)
+	return bothMachines(t, r, g, in, what, regs, ref.New(g), New(g))
+}
+
+// bothMachines is bothRegs on the machines given (fresh ones of generation g).
+func bothMachines(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what string, regs [64]uint32, a *ref.Machine, b *Machine) (ran bool) {
+	t.Helper()
 	a.Regs, b.Regs = regs, regs
 	seed(t, r, g, refM{a}, simM{b})
 	ea, eb := a.Exec(in), b.Exec(in)
@@ -241,8 +255,11 @@ func TestRandomIndexedAgainstRef(t *testing.T) {
 
 // FuzzExecDiff: a random legal word of any kind, generation and shape,
 // from the fuzzer's seeds, on ref and on the engines — the same outcome.
+// kind % 5 is the word kind (transpose, indirect, gather-transpose,
+// DIRECT2D, COPY2D); (kind / 5) % 4 adds bound registers (genBounds) and
+// repeated destinations under compute ops (genRevisits) (fuzzgen_test.go).
 func FuzzExecDiff(f *testing.F) {
-	for i := uint64(0); i < 8; i++ {
+	for i := uint64(0); i < 20; i++ {
 		f.Add(i, i*7+1, uint8(i))
 	}
 	gens := []isa.Gen{isa.Sunda, isa.Cayman, isa.Mariana, isa.MarianaPlus, isa.Maverick}
@@ -251,13 +268,22 @@ func FuzzExecDiff(f *testing.F) {
 		g := gens[r.IntN(len(gens))]
 		var src string
 		var regs [64]uint32
-		switch kind % 5 {
-		case 3:
-			src = genDirect2D(r)
-		case 4:
+		extra := int(kind/5) % 4
+		switch k := kind % 5; {
+		case k == 4:
 			src, g = genCopy2D(r, &regs), isa.Maverick
+		case extra == 0 && k == 3:
+			src = genDirect2D(r)
+		case extra == 0:
+			src = genIndexed(r, int(k))
+		case k == 3:
+			src = genDirect2DX(r, g, &regs, extra)
+		case k == 0:
+			src = genTransposeX(r, g, &regs, extra)
+		case k == 1:
+			src = genIndirectX(r, &regs, extra)
 		default:
-			src = genIndexed(r, int(kind%5))
+			src = genGatherX(r, g, &regs, extra)
 		}
 		obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
 		if err != nil {

@@ -1,0 +1,431 @@
+package sim
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"ndma/isa"
+	"ndma/ref"
+)
+
+// The cases where ref and the engines once disagreed (issue 15: H1, H2,
+// M8), each checked on both against values worked out by hand.
+
+// pair is one word run on ref and on the engines from the same memory and
+// registers.
+type pair struct {
+	t    *testing.T
+	a    *ref.Machine
+	b    *Machine
+	g    isa.Gen
+	errA error
+	errB error
+}
+
+func newPair(t *testing.T, g isa.Gen) *pair {
+	return &pair{t: t, a: ref.New(g), b: New(g), g: g}
+}
+
+// put writes bytes at addr on both machines.
+func (p *pair) put(addr uint64, b []byte) {
+	p.t.Helper()
+	for _, m := range []interface{ Write(uint64, []byte) error }{p.a.Mem, p.b.Mem} {
+		if err := m.Write(addr, b); err != nil {
+			p.t.Fatal(err)
+		}
+	}
+}
+
+func (p *pair) put16(addr uint64, vs ...uint16) {
+	b := make([]byte, 2*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint16(b[2*i:], v)
+	}
+	p.put(addr, b)
+}
+
+func (p *pair) put32(addr uint64, vs ...uint32) {
+	b := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	p.put(addr, b)
+}
+
+func (p *pair) reg(r int, v uint32) { p.a.Regs[r], p.b.Regs[r] = v, v }
+
+// exec runs the word on both and demands the same memory and semaphores.
+func (p *pair) exec(src string) {
+	p.t.Helper()
+	in := word(p.t, p.g, src)
+	p.errA, p.errB = p.a.Exec(in), p.b.Exec(in)
+	if !reflect.DeepEqual(p.a.Mem.Snapshot(), p.b.Mem.Snapshot()) {
+		p.t.Fatalf("memory or semaphores differ (ref %v, sim %v)\n%s", p.errA, p.errB, src)
+	}
+}
+
+// ok demands that both ran.
+func (p *pair) ok() {
+	p.t.Helper()
+	if p.errA != nil || p.errB != nil {
+		p.t.Fatalf("ref %v, sim %v", p.errA, p.errB)
+	}
+}
+
+// faults demands that both faulted (and memory is as it was: exec compared it).
+func (p *pair) faults(refText string) {
+	p.t.Helper()
+	if p.errA == nil || p.errB == nil {
+		p.t.Fatalf("want both to fault: ref %v, sim %v", p.errA, p.errB)
+	}
+	if !strings.Contains(p.errA.Error(), refText) {
+		p.t.Fatalf("ref %v, want %q", p.errA, refText)
+	}
+}
+
+// get reads n bytes at addr (ref's memory; exec showed the engines' is the same).
+func (p *pair) get(addr uint64, n int) []byte {
+	p.t.Helper()
+	b := make([]byte, n)
+	if err := p.a.Mem.Read(addr, b); err != nil {
+		p.t.Fatal(err)
+	}
+	return b
+}
+
+func (p *pair) get16(addr uint64) uint16 { return binary.LittleEndian.Uint16(p.get(addr, 2)) }
+
+// H1: a compute op whose src elements land on one dst element reads the dst
+// as the writes before it left it — a read-modify-write per element, in
+// stream order (RATIONALE.md, Execution).
+func TestRepeatedDstComputeInStreamOrder(t *testing.T) {
+	// fp32: 16 + 1 = 17; 17 + 1e8 rounds to 1e8 + 16 (fp32 spacing 8 there);
+	// + 1 rounds back to 1e8 + 16; − 1e8 = 16. All reads first would give
+	// 16 + (−1e8); the exact sum is 18; the reverse order 1e8 + 17 − … = 1.
+	p := newPair(t, isa.Cayman)
+	f := math.Float32bits
+	p.put32(hbm, f(1), f(1e8), f(1), f(-1e8))
+	p.put32(hbm+0x1000, f(16))
+	p.exec(`dmamemcpy semaphore=3, sem_increment=16, compute_op=ADD, in_dtype=fp32, out_dtype=fp32,
+  src_start_addr=hbm:0x0, src_step_elem=[4, 8], src_num_elem=[2, 2], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[0, 0], dst_num_elem=[2, 2], dst_elem_size=4`)
+	p.ok()
+	if got := math.Float32frombits(binary.LittleEndian.Uint32(p.get(hbm+0x1000, 4))); got != 16 {
+		t.Fatalf("fp32 ADD over one dst: %v, want 16", got)
+	}
+
+	// u8: 200 + 100 + 100 + 100 = 500 = 244 mod 256; the issue's 16 fp32
+	// values k + 0.5 onto one element accumulate to 128 (+ the old 2 = 130).
+	p = newPair(t, isa.Cayman)
+	p.put(hbm, []byte{100, 100, 100})
+	p.put(hbm+0x100, []byte{200})
+	p.exec(`dmamemcpy compute_op=ADD, in_dtype=u8, out_dtype=u8, src_start_addr=hbm:0x0, src_step_elem=[1, 0],
+  src_num_elem=[3, 1], src_elem_size=1, dst_start_addr=hbm:0x100, dst_step_elem=[0, 0], dst_num_elem=[3, 1], dst_elem_size=1`)
+	p.ok()
+	if got := p.get(hbm+0x100, 1)[0]; got != 244 {
+		t.Fatalf("u8 ADD over one dst: %d, want 244", got)
+	}
+	p = newPair(t, isa.Cayman)
+	for k := 0; k < 16; k++ {
+		p.put32(hbm+4*uint64(k), f(float32(k)+0.5))
+	}
+	p.put32(hbm+0x1000, f(2))
+	p.exec(`dmamemcpy compute_op=ADD, in_dtype=fp32, out_dtype=fp32, src_start_addr=hbm:0x0, src_step_elem=[4, 16],
+  src_num_elem=[4, 4], src_elem_size=4, dst_start_addr=hbm:0x1000, dst_step_elem=[0, 0], dst_num_elem=[4, 4], dst_elem_size=4`)
+	p.ok()
+	if got := math.Float32frombits(binary.LittleEndian.Uint32(p.get(hbm+0x1000, 4))); got != 130 {
+		t.Fatalf("16 fp32 onto one element: %v, want 130", got)
+	}
+}
+
+// H1 over several DMA channels: a plain u8 copy into SBUF whose dst steps
+// [0x40000, 0x20000] make element (i0, i1) land on (i0, i1 + 2) − 1
+// partition: the last writer in stream order wins. Partition P's byte 0 is
+// written by (P, 0) and (P−1, 2), its byte 0x20000 by (P, 1) and (P−1, 3);
+// element k = i0 + 16·i1 carries the value k.
+func TestRepeatedDstAcrossChannels(t *testing.T) {
+	p := newPair(t, isa.Cayman)
+	src := make([]byte, 64)
+	for k := range src {
+		src[k] = byte(k)
+	}
+	p.put(hbm, src)
+	p.exec(`dmamemcpy semaphore=1, sem_increment=16, in_dtype=u8, out_dtype=u8, src_start_addr=hbm:0x0, src_step_elem=[1, 16],
+  src_num_elem=[16, 4], src_elem_size=1, dst_start_addr=sbuf:0:0x0, dst_step_elem=[0x40000, 0x20000], dst_num_elem=[16, 4], dst_elem_size=1`)
+	p.ok()
+	for P := uint64(0); P <= 16; P++ {
+		want := [2]byte{0, 16} // P = 0: only (0, 0) and (0, 1)
+		if P > 0 {
+			want = [2]byte{byte(P - 1 + 32), byte(P - 1 + 48)}
+		}
+		got := [2]byte{p.get(P*0x40000, 1)[0], p.get(P*0x40000+0x20000, 1)[0]}
+		if got != want {
+			t.Fatalf("partition %d: bytes 0, 0x20000 = %d, want %d", P, got, want)
+		}
+	}
+	if p.a.Mem.Sems[1] != 16 {
+		t.Fatalf("$S[1] = %d", p.a.Mem.Sems[1])
+	}
+}
+
+func le32(vs ...uint32) []byte {
+	b := make([]byte, 4*len(vs))
+	for i, v := range vs {
+		binary.LittleEndian.PutUint32(b[4*i:], v)
+	}
+	return b
+}
+
+// gatherSetup: 64 src rows of L = 4 bf16 elements at hbm + 8·v (element k of
+// row v holds 0x100·v + k), 16 indices idx[j] = j + 1 except those given;
+// index j at partition j, offset 0x100 (128 channels).
+func gatherSetup(p *pair, special map[int]uint32) []uint32 {
+	for v := 0; v < 64; v++ {
+		p.put16(hbm+8*uint64(v), uint16(0x100*v), uint16(0x100*v+1), uint16(0x100*v+2), uint16(0x100*v+3))
+	}
+	idx := make([]uint32, 16)
+	for j := range idx {
+		idx[j] = uint32(j + 1)
+		if v, ok := special[j]; ok {
+			idx[j] = v
+		}
+		p.put32(uint64(j)*0x40000+0x100, idx[j])
+	}
+	// the dst (SBUF partition 1: a 32-bit bound register reaches it) starts as 0xeeee
+	fill := make([]uint16, 16*4)
+	for i := range fill {
+		fill[i] = 0xeeee
+	}
+	p.put16(0x40000, fill...)
+	return idx
+}
+
+// dst(j, k) at sbuf:1 + 2·j + 32·k.
+const gatherWord = `dma_gather_transpose idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=[2, 8],
+  src_num_elem=[4, 16], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=sbuf:1:0x0, dst_step_elem_1=32,
+  dst_num_elem=[16, 4], elem_size=8, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`
+
+// H2: DMA_GATHER_TRANSPOSE's src_idx_bound_reg and dst_bound_reg, quiet and
+// error, on both executors.
+func TestGatherTransposeBounds(t *testing.T) {
+	check := func(p *pair, idx []uint32, written func(j, k int) bool) {
+		t.Helper()
+		for k := 0; k < 4; k++ {
+			for j := 0; j < 16; j++ {
+				want := uint16(0xeeee)
+				if written(j, k) {
+					want = uint16(0x100*idx[j]) + uint16(k)
+				}
+				if got := p.get16(0x40000 + 2*uint64(j) + 32*uint64(k)); got != want {
+					t.Fatalf("dst(%d, %d) = %#x, want %#x", j, k, got, want)
+				}
+			}
+		}
+	}
+	all := func(j, k int) bool { return true }
+
+	// the index bound in error mode: index 53 > r3 = 10 faults, nothing moves
+	p := newPair(t, isa.Cayman)
+	gatherSetup(p, map[int]uint32{5: 53})
+	p.reg(3, 60)
+	p.exec(gatherWord + `, src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=3`)
+	p.ok() // 53 ≤ 60
+	p = newPair(t, isa.Cayman)
+	gatherSetup(p, map[int]uint32{5: 53})
+	p.reg(3, 10)
+	p.exec(gatherWord + `, src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=3`)
+	p.faults("index 53 > limit r3 = 10")
+
+	// quiet: lane 5 (index 53) and lane 7 (index 0xffffffff) are skipped, the rest moves
+	p = newPair(t, isa.Cayman)
+	idx := gatherSetup(p, map[int]uint32{5: 53, 7: 0xffffffff})
+	p.reg(3, 20)
+	p.exec(gatherWord + `, src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=3, src_idx_bound_reg.bc_disable_oob_error_notif=1`)
+	p.ok()
+	check(p, idx, func(j, k int) bool { return j != 5 && j != 7 })
+	if p.a.Mem.Sems[0] != 1 {
+		t.Fatalf("$S[0] = %d", p.a.Mem.Sems[0])
+	}
+
+	// index 0xffffffff with no bound enabled is past any row: an error
+	p = newPair(t, isa.Cayman)
+	gatherSetup(p, map[int]uint32{7: 0xffffffff})
+	p.exec(gatherWord)
+	p.faults("index 4294967295")
+
+	// dst_bound_reg: the last byte of dst(j, k) is 0x40001 + 2j + 32k; r4 =
+	// 0x40049 passes every element of columns 0, 1 and column 2's rows 0–4
+	for _, quiet := range []bool{false, true} {
+		p = newPair(t, isa.Cayman)
+		idx = gatherSetup(p, nil)
+		p.reg(4, 0x40049)
+		w := gatherWord + `, dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=4`
+		if quiet {
+			w += `, dst_bound_reg.bc_disable_oob_error_notif=1`
+		}
+		p.exec(w)
+		if !quiet {
+			p.faults("limit r4 = 0x40049")
+			continue
+		}
+		p.ok()
+		check(p, idx, func(j, k int) bool { return k < 2 || k == 2 && j <= 4 })
+	}
+
+	// both bounds quiet: lane 3 past r3 = 40, and the dst past r4
+	p = newPair(t, isa.Cayman)
+	idx = gatherSetup(p, map[int]uint32{3: 41})
+	p.reg(3, 40)
+	p.reg(4, 0x40049)
+	p.exec(gatherWord + `, src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=3, src_idx_bound_reg.bc_disable_oob_error_notif=1,
+  dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=4, dst_bound_reg.bc_disable_oob_error_notif=1`)
+	p.ok()
+	check(p, idx, func(j, k int) bool { return j != 3 && (k < 2 || k == 2 && j <= 4) })
+
+	// in bounds everywhere: everything moves
+	p = newPair(t, isa.Cayman)
+	idx = gatherSetup(p, nil)
+	p.reg(3, 63)
+	p.reg(4, 0xffffffff)
+	p.exec(gatherWord + `, src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=3, dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=4`)
+	p.ok()
+	check(p, idx, all)
+}
+
+// M8: DMA_TRANSPOSE with quiet (and error) bound registers on both legs: a
+// 16 × 4 bf16 block, src(c, r) at sbuf:0 + 2c + 8r holding 0x100·r + c,
+// dst(r, c) at sbuf:1 + 2r + 32c.
+func TestTransposeBounds(t *testing.T) {
+	const w = `dma_transpose semaphore=2, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 8],
+  src_num_elem=[4, 16], tile_src_rows=16, tile_src_cols=4, tile_src_row_step=8, dst_start_addr=sbuf:1:0x0,
+  dst_step_elem=[2, 32], dst_num_elem=[16, 4]`
+	setup := func() *pair {
+		p := newPair(t, isa.Cayman)
+		for r := 0; r < 16; r++ {
+			p.put16(8*uint64(r), uint16(0x100*r), uint16(0x100*r+1), uint16(0x100*r+2), uint16(0x100*r+3))
+		}
+		fill := make([]uint16, 64)
+		for i := range fill {
+			fill[i] = 0xeeee
+		}
+		p.put16(0x40000, fill...)
+		return p
+	}
+	check := func(p *pair, written func(r, c int) bool) {
+		t.Helper()
+		for c := 0; c < 4; c++ {
+			for r := 0; r < 16; r++ {
+				want := uint16(0xeeee)
+				if written(r, c) {
+					want = uint16(0x100*r + c)
+				}
+				if got := p.get16(0x40000 + 2*uint64(r) + 32*uint64(c)); got != want {
+					t.Fatalf("dst(%d, %d) = %#x, want %#x", r, c, got, want)
+				}
+			}
+		}
+	}
+	// dst: last byte of dst(r, c) is 0x40001 + 2r + 32c; r4 = 0x40049 passes
+	// columns 0, 1 and rows 0–4 of column 2
+	dstOK := func(r, c int) bool { return c < 2 || c == 2 && r <= 4 }
+	// src: last byte of src(c, r) is 2c + 8r + 1; r5 = 0x55 passes rows 0–9
+	// and columns 0–2 of row 10
+	srcOK := func(r, c int) bool { return r <= 9 || r == 10 && c <= 2 }
+	for _, quiet := range []bool{false, true} {
+		q := ""
+		if quiet {
+			q = ", dst_bound_reg.bc_disable_oob_error_notif=1"
+		}
+		p := setup()
+		p.reg(4, 0x40049)
+		p.exec(w + `, dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=4` + q)
+		if !quiet {
+			p.faults("limit r4 = 0x40049")
+		} else {
+			p.ok()
+			check(p, dstOK)
+		}
+		p = setup()
+		p.reg(5, 0x55)
+		p.exec(w + strings.ReplaceAll(`, src_bound_reg.bc_enabled=1, src_bound_reg.bc_reg=5`+q, "dst_bound", "src_bound"))
+		if !quiet {
+			p.faults("limit r5 = 0x55")
+		} else {
+			p.ok()
+			check(p, srcOK)
+		}
+	}
+	// both quiet
+	p := setup()
+	p.reg(4, 0x40049)
+	p.reg(5, 0x55)
+	p.exec(w + `, dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=4, dst_bound_reg.bc_disable_oob_error_notif=1,
+  src_bound_reg.bc_enabled=1, src_bound_reg.bc_reg=5, src_bound_reg.bc_disable_oob_error_notif=1`)
+	p.ok()
+	check(p, func(r, c int) bool { return dstOK(r, c) && srcOK(r, c) })
+	if p.a.Mem.Sems[2] != 1 {
+		t.Fatalf("$S[2] = %d", p.a.Mem.Sems[2])
+	}
+	// a quiet src bound and an erroring dst bound: a dst element past its
+	// limit is an error even where its src element was skipped
+	p = setup()
+	p.reg(4, 0x40049)
+	p.reg(5, 0x55)
+	p.exec(w + `, dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=4,
+  src_bound_reg.bc_enabled=1, src_bound_reg.bc_reg=5, src_bound_reg.bc_disable_oob_error_notif=1`)
+	p.faults("limit r4 = 0x40049")
+}
+
+// M8: quiet bounds on a DIRECT2D whose element sizes differ (4-byte src
+// elements, 8-byte dst elements) or that casts: a dst element is written
+// only when it is within its bound and every src byte it takes is too.
+func TestQuietBoundsUnequalSizes(t *testing.T) {
+	// src: 8 u32 at sbuf:0 + 4i holding 100 + i; dst: 4 8-byte elements at
+	// sbuf:1 + 16k (each takes src elements 2k, 2k + 1)
+	const w = `dmamemcpy semaphore=3, sem_increment=1, in_dtype=%s, out_dtype=%s, src_start_addr=sbuf:0:0x0, src_step_elem=[4, 0],
+  src_num_elem=[8, 1], src_elem_size=4, dst_start_addr=sbuf:1:0x0, dst_step_elem=[16, 0], dst_num_elem=[%d, 1], dst_elem_size=8,
+  src_bound_reg.bc_enabled=1, src_bound_reg.bc_reg=5, src_bound_reg.bc_disable_oob_error_notif=1,
+  dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=4, dst_bound_reg.bc_disable_oob_error_notif=1`
+	setup := func() *pair {
+		p := newPair(t, isa.Cayman)
+		for i := 0; i < 8; i++ {
+			p.put32(4*uint64(i), uint32(100+i))
+		}
+		p.put32(0x40000, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee,
+			0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee)
+		return p
+	}
+	// r5 = 0x16: src elements 0–4 pass (element 5's last byte is 0x17);
+	// r4 = 0x40037: dst elements 0–2 pass (element 3 ends at 0x40037 too:
+	// 0x40030 + 7), so r4 = 0x40036 stops element 3
+	p := setup()
+	p.reg(5, 0x16)
+	p.reg(4, 0x40036)
+	p.exec(fmt.Sprintf(w, "u32", "u32", 4))
+	p.ok()
+	// dst 0 ← src 0, 1; dst 1 ← src 2, 3; dst 2 ← src 4, 5 (5 skipped: untouched); dst 3 past r4
+	want := le32(100, 101, 0xeeeeeeee, 0xeeeeeeee, 102, 103, 0xeeeeeeee, 0xeeeeeeee,
+		0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee)
+	if got := p.get(0x40000, 64); !reflect.DeepEqual(got, want) {
+		t.Fatalf("unequal sizes:\n got % x\nwant % x", got, want)
+	}
+	if p.a.Mem.Sems[3] != 1 {
+		t.Fatalf("$S[3] = %d", p.a.Mem.Sems[3])
+	}
+	// a cast u32 → u16: dst element k (8 bytes) holds 4 u16 scalars, from
+	// src elements 4k … 4k + 3; only dst 0 has all its src (0–3 ≤ r5's 4)
+	p = setup()
+	p.reg(5, 0x16)
+	p.reg(4, 0x40036)
+	p.exec(fmt.Sprintf(w, "u32", "u16", 2))
+	p.ok()
+	got := p.get(0x40000, 32)
+	want = append([]byte{100, 0, 101, 0, 102, 0, 103, 0}, le32(0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee, 0xeeeeeeee)...)
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("quiet bounds through a cast:\n got % x\nwant % x", got, want)
+	}
+}
