@@ -6,6 +6,7 @@ import (
 
 	"ndma/control"
 	"ndma/isa"
+	"ndma/mem"
 	"ndma/ref"
 	"ndma/sched"
 	"ndma/sim"
@@ -145,6 +146,14 @@ func runSingle(p *Program, opt Options, res *Result) error {
 		}
 	}()
 	s := &p.Streams[0]
+	var tx, ty *mem.Touched // Both: what each word wrote, the only bytes compared after it
+	if x != nil && y != nil {
+		tx, ty = mem.NewTouched(), mem.NewTouched()
+		x.Mem.Track(tx)
+		y.Mem.Track(ty)
+		defer x.Mem.Track(nil)
+		defer y.Mem.Track(nil)
+	}
 	for i := range s.Steps {
 		step := &s.Steps[i]
 		if step.Err != nil {
@@ -159,7 +168,9 @@ func runSingle(p *Program, opt Options, res *Result) error {
 			case x == nil:
 				err = y.Exec(&words[k])
 			default:
-				err = compareWord(x, y, &words[k], x.Exec(&words[k]), res)
+				tx.Reset()
+				ty.Reset()
+				err = compareWord(x, y, &words[k], x.Exec(&words[k]), res, tx, ty)
 			}
 			if err != nil {
 				return fmt.Errorf("offset %#x (%s): %w", step.Offset, step.Word.Def().Mnemonic(), err)
@@ -171,7 +182,7 @@ func runSingle(p *Program, opt Options, res *Result) error {
 
 // compareWord runs in on the engines after ref ran it (refErr) and demands
 // the same outcome: the same fault-or-not, the same bytes and semaphores.
-func compareWord(x *ref.Machine, y *sim.Machine, in *isa.Inst, refErr error, res *Result) error {
+func compareWord(x *ref.Machine, y *sim.Machine, in *isa.Inst, refErr error, res *Result, tx, ty *mem.Touched) error {
 	if in.Opcode() == isa.OpDMAImmediate && errors.Is(refErr, ref.ErrUnsupported) {
 		// its meaning is its raw descriptors: the engines run it on ref's memory too
 		refErr = (&sim.Machine{Mem: x.Mem, Regs: x.Regs}).Exec(in)
@@ -185,7 +196,11 @@ func compareWord(x *ref.Machine, y *sim.Machine, in *isa.Inst, refErr error, res
 	case simErr != nil:
 		return fmt.Errorf("sim faults, ref does not: %w", simErr)
 	}
-	return res.compare()
+	if d, ok := mem.FirstDifferenceIn(x.Mem, y.Mem, tx, ty); ok { // the words before agreed: only this one's writes can differ
+		res.Diff = &Difference{Difference: d, Core: 0, Cores: 1}
+		return fmt.Errorf("%w: %s", ErrDiffer, res.Diff.Format("ref", "sim"))
+	}
+	return nil
 }
 
 // compare holds the two devices to one answer.
