@@ -8,14 +8,10 @@ package array
 
 import (
 	"bytes"
-	"encoding/binary"
 	"fmt"
 	"io"
-	"os"
 	"reflect"
 	"strings"
-
-	"codeberg.org/sbinet/npyio/npy"
 )
 
 // Array is a C-ordered array as its bytes.
@@ -34,62 +30,34 @@ func (a *Array) Elems() int {
 	return n
 }
 
-// Load reads a .npy file.
+// Load reads a .npy file: its header checked against the file's size
+// before the data is allocated (ParseHeader), so a small file that claims a
+// huge shape is refused by name, never allocated or panicked on.
 func Load(path string) (*Array, error) {
-	f, err := os.Open(path)
+	f, err := Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return Read(f, path)
+	data := make([]byte, f.Size)
+	if n, err := f.ReadAt(data, 0); n < len(data) {
+		return nil, err
+	}
+	return &Array{Descr: f.Descr, Shape: append([]int(nil), f.Shape...), Data: data}, nil
 }
 
-// Read reads a .npy stream (name for messages).
+// Read reads a .npy stream (name for messages), checked as Load checks a
+// file.
 func Read(r io.Reader, name string) (*Array, error) {
 	all, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	rd, err := npy.NewReader(bytes.NewReader(all))
+	h, err := ParseHeader(bytes.NewReader(all), int64(len(all)), name)
 	if err != nil {
-		return nil, fmt.Errorf("%s: not a .npy file: %w", name, err)
+		return nil, err
 	}
-	h := rd.Header
-	if h.Descr.Fortran {
-		return nil, fmt.Errorf("%s: Fortran-ordered array: ndma reads C order (np.ascontiguousarray first)", name)
-	}
-	t := strings.Trim(h.Descr.Type, `'"`) // npyio keeps the quotes of a type it does not know
-	if strings.HasPrefix(t, ">") {
-		return nil, fmt.Errorf("%s: big-endian %s: ndma reads little-endian arrays", name, t)
-	}
-	n := 1
-	for _, d := range h.Descr.Shape {
-		n *= d
-	}
-	if t == "<f2" { // npyio has no float16: the raw bits after the header
-		data, err := RawData(all)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", name, err)
-		}
-		if len(data) != 2*n {
-			return nil, fmt.Errorf("%s: %d data bytes for %d float16 elements", name, len(data), n)
-		}
-		return &Array{Descr: t, Shape: append([]int(nil), h.Descr.Shape...), Data: data}, nil
-	}
-	rt := npy.TypeFrom(t)
-	if rt == nil || !scalarKind(rt.Kind()) {
-		return nil, fmt.Errorf("%s: element type %q is not supported (want bool, (u)int8..64, float16..64)", name, t)
-	}
-	slice := reflect.New(reflect.SliceOf(rt))
-	slice.Elem().Set(reflect.MakeSlice(reflect.SliceOf(rt), n, n))
-	if err := rd.Read(slice.Interface()); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	var buf bytes.Buffer
-	if err := binary.Write(&buf, binary.LittleEndian, slice.Elem().Interface()); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &Array{Descr: t, Shape: append([]int(nil), h.Descr.Shape...), Data: buf.Bytes()}, nil
+	return &Array{Descr: h.Descr, Shape: append([]int(nil), h.Shape...), Data: all[h.Offset : h.Offset+h.Size]}, nil
 }
 
 // RawData is the data of a .npy file as stored, whatever its dtype (a NEFF
