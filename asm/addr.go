@@ -311,7 +311,11 @@ func ParseAddress(g isa.Gen, s string) (uint64, error) {
 	}
 	v, err := a.immediate(t)
 	if err != nil {
-		return 0, fmt.Errorf("address %q: %s", s, err.msg)
+		msg := err.msg
+		if i := strings.Index(msg, " (want a number"); i >= 0 { // a word's forms (reg, var, …) are not addresses here
+			msg = msg[:i] + " (want a number, sbuf:P:OFF, psum:P:OFF, hbm:OFF or soc:ADDR)"
+		}
+		return 0, fmt.Errorf("address %q: %s", s, msg)
 	}
 	if soc {
 		n, core, err := isa.Map(g).FromSoC(v)

@@ -2,6 +2,7 @@ package device
 
 import (
 	"bytes"
+	"slices"
 	"strings"
 	"testing"
 
@@ -148,5 +149,22 @@ func TestDeclaredSizes(t *testing.T) {
 		if !strings.Contains(all, want) {
 			t.Errorf("missing %q in\n%s", want, all)
 		}
+	}
+}
+
+// An invalid neff.json is said, not silently dropped (issue 15, L6).
+func TestInvalidNEFFJSONWarns(t *testing.T) {
+	p := neffgen.Inline(1)
+	p.Extra = append(p.Extra, neff.Member{Name: "neff.json", Data: []byte("{not json")})
+	raw, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := neff.Parse(raw, neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(f.Warnings, func(w string) bool { return strings.HasPrefix(w, "neff.json is not valid JSON") }) {
+		t.Fatalf("warnings %q", f.Warnings)
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"crypto/md5"
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -263,6 +264,11 @@ func Parse(b []byte, opt Options) (*File, error) {
 			}
 		}
 		f.Padding = len(rest)
+	}
+	for _, j := range []string{"neff.json", "tensor_map.json"} { // metadata: a broken one is said, not silently dropped
+		if b, ok := f.Member(j); ok && !json.Valid(b) {
+			f.Warnings = append(f.Warnings, fmt.Sprintf("%s is not valid JSON: tensor dtypes and shapes from it are unknown (--out writes raw bytes)", j))
+		}
 	}
 	return f, nil
 }

@@ -28,6 +28,9 @@ func runCCI(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *maxSteps <= 0 {
+		return usagef("--max-steps %d: want a positive slot count", *maxSteps)
+	}
 	src, err := readInput(e, pos[0])
 	if err != nil {
 		return err
