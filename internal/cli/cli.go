@@ -43,8 +43,9 @@ type env struct {
 
 // DefaultMaxInput is the default --max-input: a program, NEFF or JSON file
 // read whole may hold at most this many bytes (the largest sample NEFF is
-// 1.5 MB; a mistaken /dev/zero stops here, not at the machine's memory).
-const DefaultMaxInput = 1 << 30
+// 1.5 MB, 256 MiB of words is four million; a mistaken /dev/zero stops
+// here, not at the machine's memory — within a 2 GiB address space).
+const DefaultMaxInput = 256 << 20
 
 // stream writes what is buffered and sends the rest of stdout straight
 // out: memory then follows the listing's current word, not its length.
@@ -246,12 +247,27 @@ func readInput(e *env, path string) ([]byte, error) {
 		}
 		r = f
 	}
-	b, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", name, unwrapPathError(err))
+	// in pieces, joined once at the end: a reader past the cap is refused
+	// holding the cap, never twice it (a slice grown by doubling would)
+	var pieces [][]byte
+	total := int64(0)
+	for {
+		piece := make([]byte, min(1<<20, limit+1-total))
+		n, err := io.ReadFull(r, piece)
+		pieces, total = append(pieces, piece[:n]), total+int64(n)
+		if total > limit {
+			return nil, fmt.Errorf("reading %s: more than --max-input %d bytes", name, limit)
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", name, unwrapPathError(err))
+		}
 	}
-	if int64(len(b)) > limit {
-		return nil, fmt.Errorf("reading %s: more than --max-input %d bytes", name, limit)
+	b := make([]byte, 0, total)
+	for _, p := range pieces {
+		b = append(b, p...)
 	}
 	return b, nil
 }
