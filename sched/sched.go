@@ -221,7 +221,7 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 			return st, fmt.Errorf("%s: %w", s.Name, s.Err)
 		}
 	}
-	races := &raceLog{st: &st, pairs: map[[2]Writer]int{}}
+	races := &raceLog{st: &st, pairs: map[raceKey]*raceTally{}}
 	defer races.summarise()
 	var pending []completion
 	// (stream, DMA engine) → when that queue drains: each stream has its own
@@ -369,17 +369,29 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 }
 
 // maxRaceLines is how many races are listed in full; the others are
-// counted per pair of words (a million overlapping DMAs are a handful of
-// lines, not 227 MB).
+// counted per pair of streams and words (a million overlapping DMAs are a
+// handful of lines, not 227 MB).
 const maxRaceLines = 8
 
+// raceKey is a pair of racing words by stream and mnemonic.
+type raceKey struct{ a, b, wa, wb string }
+
+// raceTally counts the races of one raceKey past the listed ones, with the
+// offsets they span.
+type raceTally struct {
+	n        int
+	aLo, aHi int
+	bLo, bHi int
+}
+
 // raceLog collects a run's race warnings: the first maxRaceLines in full,
-// then one line per pair of words with how many more times they raced.
+// then one line per pair of streams and words with how many more times and
+// over which offsets they raced.
 type raceLog struct {
 	st    *Stats
 	n     int
-	pairs map[[2]Writer]int // races past the listed ones, per pair
-	order [][2]Writer
+	pairs map[raceKey]*raceTally
+	order []raceKey
 }
 
 func (r *raceLog) add(a, b Writer, lo uint64, trace func(string)) {
@@ -393,11 +405,15 @@ func (r *raceLog) add(a, b Writer, lo uint64, trace func(string)) {
 		}
 		return
 	}
-	k := [2]Writer{a, b}
-	if r.pairs[k] == 0 {
+	k := raceKey{a.Stream, b.Stream, a.Word, b.Word}
+	t := r.pairs[k]
+	if t == nil {
+		t = &raceTally{aLo: a.Offset, aHi: a.Offset, bLo: b.Offset, bHi: b.Offset}
+		r.pairs[k] = t
 		r.order = append(r.order, k)
 	}
-	r.pairs[k]++
+	t.n++
+	t.aLo, t.aHi, t.bLo, t.bHi = min(t.aLo, a.Offset), max(t.aHi, a.Offset), min(t.bLo, b.Offset), max(t.bHi, b.Offset)
 }
 
 // summarise adds the counted races, at most maxRaceLines pairs and a total.
@@ -407,11 +423,12 @@ func (r *raceLog) summarise() {
 	}
 	for i, k := range r.order {
 		if i == maxRaceLines {
-			r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("race: %d more pairs of words race", len(r.order)-maxRaceLines))
+			r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("race: %d more pairs of streams race", len(r.order)-maxRaceLines))
 			break
 		}
-		r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) race %d more times",
-			k[0].Stream, k[0].Offset, k[0].Word, k[1].Stream, k[1].Offset, k[1].Word, r.pairs[k]))
+		t := r.pairs[k]
+		r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("race: %s (%s, offsets %#x..%#x) and %s (%s, offsets %#x..%#x) race %d more times",
+			k.a, k.wa, t.aLo, t.aHi, k.b, k.wb, t.bLo, t.bHi, t.n))
 	}
 	r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("races: %d in all (%d listed above in full)", r.n, maxRaceLines))
 }
