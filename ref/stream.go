@@ -107,30 +107,53 @@ func (e *elems) setSkip(k int) {
 	e.skip[k] = true
 }
 
-// cursor takes a leg piece by piece: a contiguous row whole, any other
-// element (and every element under a skip mask) alone.
+// piece is a run of a leg's elements: n contiguous ones from a, or — rep —
+// n at a itself (a zero step).
+type piece struct {
+	k   int    // the first element's index in the leg
+	a   uint64 // its address
+	n   int    // elements (0: the leg is done)
+	rep bool
+}
+
+// cursor takes a leg piece by piece: a contiguous row whole, a zero-step row
+// whole when rep is set, any other element (and every element under a skip
+// mask) alone.
 type cursor struct {
 	e    *elems
+	rep  bool
 	r, i int // the next row, and element in it
 	k    int // the next element's index in the leg
 }
 
-// next is the next piece: its first element's index k, its address and its
-// element count n (0: the leg is done).
-func (c *cursor) next() (k int, a uint64, n int) {
+func (c *cursor) next() piece {
 	for ; c.r < len(c.e.rows); c.r, c.i = c.r+1, 0 {
 		r := c.e.rows[c.r]
 		if c.i >= r.n {
 			continue
 		}
-		k, a, n = c.k, r.at(c.i), 1
-		if r.step == int64(c.e.size) && c.e.skip == nil {
-			n = r.n - c.i
+		p := piece{k: c.k, a: r.at(c.i), n: 1}
+		switch {
+		case c.e.skip != nil:
+		case r.step == int64(c.e.size):
+			p.n = r.n - c.i
+		case r.step == 0 && c.rep:
+			p.n, p.rep = r.n-c.i, true
 		}
-		c.i, c.k = c.i+n, c.k+n
-		return k, a, n
+		c.i, c.k = c.i+p.n, c.k+p.n
+		return p
 	}
-	return c.k, 0, 0
+	return piece{k: c.k}
+}
+
+// repeats reports a zero-step row of more than one element.
+func (e *elems) repeats() bool {
+	for _, r := range e.rows {
+		if r.step == 0 && r.n > 1 {
+			return true
+		}
+	}
+	return false
 }
 
 // checkBound applies a BOUND_CHECK_REG to a leg: an element whose last byte
@@ -229,7 +252,7 @@ func (w *word) run(m *move, deltas []semDelta) error {
 		return err
 	}
 	var lanes int
-	if plain && m.to == nil && m.dst.skip == nil && !overlaps(&m.src, &m.dst) {
+	if plain && m.to == nil && m.dst.skip == nil && !overlaps(&m.src, &m.dst) && !m.src.repeats() && !m.dst.repeats() {
 		lanes = w.copyDirect(m)
 	} else {
 		lanes = w.stream(m, dst, plain, isz, osz)
@@ -301,14 +324,15 @@ func (w *word) copyDirect(m *move) int {
 	var sn, dn int
 	for {
 		if sn == 0 {
-			if _, sp, sn = s.next(); sn == 0 {
+			p := s.next()
+			if p.n == 0 {
 				break
 			}
-			sn *= m.src.size
+			sp, sn = p.a, p.n*m.src.size
 		}
 		if dn == 0 {
-			_, dp, dn = d.next()
-			dn *= m.dst.size
+			p := d.next()
+			dp, dn = p.a, p.n*m.dst.size
 		}
 		c := min(sn, dn)
 		if c != n || len(sa) == batch {
@@ -329,43 +353,54 @@ func (w *word) copyDirect(m *move) int {
 // written.
 func (w *word) stream(m *move, dst *mem.Memory, plain bool, isz, osz int) int {
 	src := w.source(m, m.to == nil && overlaps(&m.src, &m.dst))
-	const chunk = 1 << 16 // bytes of dst per step: a whole number of scalars
+	in := func(nb int) int { return nb / osz * isz } // src stream bytes for nb dst bytes
 	var buf []byte
-	lanes := 0
-	c := cursor{e: &m.dst}
-	for {
-		k, a, n := c.next()
-		if n == 0 {
-			return lanes
-		}
-		if m.dst.skipped(k) { // a single element
-			src.next(m.dst.size / osz * isz)
-			w.x.Stats.Skipped++
-			w.x.Tracef("%s: dst element %d at %#x skipped (out of bounds)", w.name, k, a)
-			continue
-		}
-		for off := 0; off < n*m.dst.size; off += chunk {
-			nb := min(chunk, n*m.dst.size-off)
-			in, out := src.next(nb/osz*isz), []byte(nil)
-			if plain {
-				out = in
-			} else {
-				if cap(buf) < nb {
-					buf = make([]byte, nb)
+	// put writes the next nb bytes of the dst stream at a (contiguous)
+	put := func(a uint64, nb int) {
+		const chunk = 1 << 16 // a whole number of scalars
+		for off := 0; off < nb; off += chunk {
+			n := min(chunk, nb-off)
+			b := src.next(in(n))
+			if !plain {
+				if cap(buf) < n {
+					buf = make([]byte, n)
 				}
-				out = buf[:nb]
+				out := buf[:n]
 				if m.compute != isa.DGEComputeOpNone {
 					dst.Read(a+uint64(off), out) // as the writes before left it (checked: cannot fail)
 				}
-				for s := 0; s < nb/osz; s++ {
-					r, _ := scalar(m, getLE(in[s*isz:], isz), getLE(out[s*osz:], osz)) // the op was checked
+				for s := 0; s < n/osz; s++ {
+					r, _ := scalar(m, getLE(b[s*isz:], isz), getLE(out[s*osz:], osz)) // the op was checked
 					putLE(out[s*osz:], osz, r)
 				}
+				b = out
 			}
-			dst.Write(a+uint64(off), out) // checked: cannot fail
+			dst.Write(a+uint64(off), b) // checked: cannot fail
 		}
-		lanes += n
 	}
+	lanes := 0
+	c := cursor{e: &m.dst, rep: true}
+	for p := c.next(); p.n > 0; p = c.next() {
+		es := m.dst.size
+		switch {
+		case m.dst.skipped(p.k): // a single element
+			src.skip(in(es))
+			w.x.Stats.Skipped++
+			w.x.Tracef("%s: dst element %d at %#x skipped (out of bounds)", w.name, p.k, p.a)
+			continue
+		case p.rep && m.compute == isa.DGEComputeOpNone: // n elements onto one: the last write is what stays
+			src.skip(in((p.n - 1) * es))
+			put(p.a, es)
+		case p.rep: // each combines with what the one before left
+			for range p.n {
+				put(p.a, es)
+			}
+		default:
+			put(p.a, p.n*es)
+		}
+		lanes += p.n
+	}
+	return lanes
 }
 
 // source reads a move's src stream in order.
@@ -373,19 +408,19 @@ type source struct {
 	staged []byte // the whole stream, read before any write (nil: read as it is taken)
 	mem    *mem.Memory
 	cur    cursor
-	a      uint64 // the rest of the current piece: address, bytes, skipped
-	left   int
-	skip   bool
+	p      piece // the current piece, from byte at of it on
+	at     int
+	elem   []byte // a zero-step piece's element
 	buf    []byte
 }
 
 // source returns the src stream of m, staged whole when stage is set;
 // skipped src elements are not read (their bytes reach no dst).
 func (w *word) source(m *move, stage bool) *source {
-	s := &source{mem: w.x.Mem, cur: cursor{e: &m.src}}
+	s := &source{mem: w.x.Mem, cur: cursor{e: &m.src, rep: true}}
 	if stage {
 		s.staged = make([]byte, m.src.bytes())
-		s.fill(s.staged)
+		s.fill(s.staged, len(s.staged))
 	}
 	return s
 }
@@ -400,24 +435,56 @@ func (s *source) next(n int) []byte {
 	if cap(s.buf) < n {
 		s.buf = make([]byte, n)
 	}
-	s.fill(s.buf[:n])
+	s.fill(s.buf[:n], n)
 	return s.buf[:n]
 }
 
-// fill reads the next len(b) bytes of the src leg into b.
-func (s *source) fill(b []byte) {
-	for got := 0; got < len(b); {
-		if s.left == 0 {
-			k, a, cnt := s.cur.next()
-			s.a, s.left, s.skip = a, cnt*s.cur.e.size, s.cur.e.skipped(k)
+// skip passes over the stream's next n bytes.
+func (s *source) skip(n int) {
+	if s.staged != nil {
+		s.staged = s.staged[n:]
+		return
+	}
+	s.fill(nil, n)
+}
+
+// fill reads the next n bytes of the src leg into b (b nil: passes over
+// them); a zero-step piece's element is read once and repeated.
+func (s *source) fill(b []byte, n int) {
+	size := s.cur.e.size
+	for got := 0; got < n; {
+		if s.at == s.p.n*size {
+			s.p, s.at = s.cur.next(), 0
+			if s.p.rep {
+				if cap(s.elem) < size {
+					s.elem = make([]byte, size)
+				}
+				s.elem = s.elem[:size]
+				s.mem.Read(s.p.a, s.elem) // checked: cannot fail
+			}
 		}
-		c := min(len(b)-got, s.left)
-		if s.skip {
+		c := min(n-got, s.p.n*size-s.at)
+		switch {
+		case b == nil:
+		case s.cur.e.skipped(s.p.k):
 			clear(b[got : got+c])
-		} else {
-			s.mem.Read(s.a, b[got:got+c]) // checked: cannot fail
+		case s.p.rep:
+			repeat(b[got:got+c], s.elem, s.at%size)
+		default:
+			s.mem.Read(s.p.a+uint64(s.at), b[got:got+c]) // checked: cannot fail
 		}
-		s.a, s.left, got = s.a+uint64(c), s.left-c, got+c
+		s.at, got = s.at+c, got+c
+	}
+}
+
+// repeat fills b with copies of p, starting phase bytes into it.
+func repeat(b, p []byte, phase int) {
+	n := copy(b, p[phase:])
+	if n == len(b) {
+		return
+	}
+	for x := copy(b[n:], p); n+x < len(b); x *= 2 { // b[n:n+x] is whole copies of p: double them
+		copy(b[n+x:], b[n:n+x])
 	}
 }
 

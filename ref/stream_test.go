@@ -63,3 +63,50 @@ func TestComputeRevisitsInStreamOrder(t *testing.T) {
 		t.Fatalf("cast onto one element: %#x, want 0x4040", got)
 	}
 }
+
+// Zero-step legs: a src element repeated into a contiguous dst (3-byte
+// elements into 2-byte ones, across the 64 KiB steps of the stream, staged
+// or not), and n src elements onto one dst element (the last stays).
+func TestZeroStepLegs(t *testing.T) {
+	for _, dstAt := range []string{"hbm:0x10000", "hbm:0x1"} { // hbm:0x1 overlaps the src: staged
+		x := New(isa.Cayman)
+		if err := x.Mem.Write(hbm, []byte{7, 8, 9}); err != nil {
+			t.Fatal(err)
+		}
+		in := asmWord(t, isa.Cayman, `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0, 0], src_num_elem=[30000, 1], src_elem_size=3,
+  dst_start_addr=`+dstAt+`, dst_step_elem=[2, 0], dst_num_elem=[45000, 1], dst_elem_size=2, in_dtype=u8, out_dtype=u8`)
+		if err := x.Exec(in); err != nil {
+			t.Fatal(err)
+		}
+		a := uint64(0x10000)
+		if dstAt == "hbm:0x1" {
+			a = 1
+		}
+		got := make([]byte, 90000)
+		x.Mem.Read(hbm+a, got)
+		for i, b := range got {
+			if want := byte(7 + i%3); b != want {
+				t.Fatalf("dst %s byte %d = %d, want %d", dstAt, i, b, want)
+			}
+		}
+	}
+	// 5 u16 elements onto one: plain, the last; cast to fp32 (u16 5 → 5.0), the last
+	x := New(isa.Cayman)
+	if err := x.Mem.Write(hbm, []byte{1, 0, 2, 0, 3, 0, 4, 0, 5, 0}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		out  string
+		size int
+		want uint32
+	}{{"u16", 2, 5}, {"fp32", 4, math.Float32bits(5)}} {
+		in := asmWord(t, isa.Cayman, `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[2, 0], src_num_elem=[5, 1], src_elem_size=2,
+  dst_start_addr=hbm:0x100, dst_step_elem=[0, 0], dst_num_elem=[5, 1], dst_elem_size=`+string(rune('0'+c.size))+`, in_dtype=u16, out_dtype=`+c.out)
+		if err := x.Exec(in); err != nil {
+			t.Fatal(err)
+		}
+		if got := get32(t, x, hbm+0x100, 1)[0] & (1<<(8*c.size) - 1); got != c.want {
+			t.Fatalf("5 elements onto one (%s): %#x, want %#x", c.out, got, c.want)
+		}
+	}
+}
