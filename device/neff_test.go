@@ -14,11 +14,7 @@ import (
 
 func openSample(t testing.TB, name string) (*neff.File, []neff.Subgraph) {
 	t.Helper()
-	f, err := neff.Parse(samples.Read(t, name), neff.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
+	f, sgs, err := neffgen.Open(samples.Read(t, name), neff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,15 +96,7 @@ func TestDeclaredSizes(t *testing.T) {
 	p := neffgen.Inline(1)
 	g := &p.Subgraphs[0]
 	g.Vars = append(g.Vars, neffgen.Var{Name: "big0", Type: "input", Size: 600 << 20}, neffgen.Var{Name: "big1", Type: "input", Size: 600 << 20})
-	raw, err := p.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := neff.Parse(raw, neff.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
+	f, sgs, err := p.Open(neff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,13 +115,7 @@ func TestDeclaredSizes(t *testing.T) {
 	}
 
 	g.Vars = append(g.Vars, neffgen.Var{Name: "huge", Type: "input", Size: 1 << 40}, neffgen.Var{Name: "odd", Type: "bogus", Size: 64})
-	if raw, err = p.Build(); err != nil {
-		t.Fatal(err)
-	}
-	if f, err = neff.Parse(raw, neff.Options{}); err != nil {
-		t.Fatal(err)
-	}
-	if sgs, err = f.Subgraphs(); err != nil {
+	if f, sgs, err = p.Open(neff.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	ps, _, err := Check(isa.Cayman, f, sgs)
@@ -156,11 +138,7 @@ func TestDeclaredSizes(t *testing.T) {
 func TestInvalidNEFFJSONWarns(t *testing.T) {
 	p := neffgen.Inline(1)
 	p.Extra = append(p.Extra, neff.Member{Name: "neff.json", Data: []byte("{not json")})
-	raw, err := p.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := neff.Parse(raw, neff.Options{})
+	f, err := p.Parse(neff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

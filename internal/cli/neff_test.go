@@ -62,11 +62,7 @@ func TestNEFFDisasmRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := neff.Parse(raw, neff.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
+	_, sgs, err := neffgen.Open(raw, neff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -237,11 +233,7 @@ func TestNEFFLowerDeterministic(t *testing.T) {
 
 // lowerRaw is `ndma neff lower` on a NEFF's bytes: parsed, resolved, lowered.
 func lowerRaw(tb testing.TB, raw []byte) []streamLowered {
-	f, err := neff.Parse(raw, neff.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
+	_, sgs, err := neffgen.Open(raw, neff.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -452,11 +444,7 @@ func TestNEFFBrokenJSON(t *testing.T) {
 		{"sg00/def.json", "{", "sg00/def.json: unexpected end of JSON input"},
 		{"kelf-0.json", `{"graphs": [`, "kelf-0.json: unexpected end of JSON input"},
 	} {
-		raw, err := neffgen.Triggered().Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := neff.Parse(raw, neff.Options{})
+		f, err := neffgen.Triggered().Parse(neff.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -465,7 +453,7 @@ func TestNEFFBrokenJSON(t *testing.T) {
 				f.Members[i].Data = []byte(tc.data)
 			}
 		}
-		raw, err = neff.Build(f.Members, neff.WriteOptions{})
+		raw, err := neff.Build(f.Members, neff.WriteOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -183,6 +183,37 @@ func (p *Program) Build() ([]byte, error) {
 	return neff.Build(ms, p.Write)
 }
 
+// Parse builds p and parses the NEFF with opt.
+func (p *Program) Parse(opt neff.Options) (*neff.File, error) {
+	raw, err := p.Build()
+	if err != nil {
+		return nil, err
+	}
+	return neff.Parse(raw, opt)
+}
+
+// Open builds p and opens the NEFF with opt, as Open does.
+func (p *Program) Open(opt neff.Options) (*neff.File, []neff.Subgraph, error) {
+	raw, err := p.Build()
+	if err != nil {
+		return nil, nil, err
+	}
+	return Open(raw, opt)
+}
+
+// Open parses the NEFF raw with opt and reads its subgraphs.
+func Open(raw []byte, opt neff.Options) (*neff.File, []neff.Subgraph, error) {
+	f, err := neff.Parse(raw, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		return nil, nil, err
+	}
+	return f, sgs, nil
+}
+
 // Inline is a style-B NEFF (neff.md §5.3's shape): n PSEUDO_DMA_DIRECT2D
 // words on Pool, each copying the 64 KiB input x (dge-table entry 0) row by
 // row — 128 rows of 512 bytes — into SBUF partitions, completing on
@@ -193,10 +224,7 @@ func Inline(n int) *Program {
 		fmt.Fprintf(&src, "pseudo_dma_direct2d semaphore=%d, sem_increment=16, src_start_addr=tbl(0), src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, "+
 			"dst_start_addr=var(0)+%#x, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=FP16, out_dtype=FP16\n", 24+i%16, (i%64)*512)
 	}
-	set := make([]int, 16)
-	for i := range set {
-		set[i] = 24 + i
-	}
+	set := SetOf(24)
 	return &Program{Target: "cayman", Subgraphs: []Graph{{
 		Name: "sg00",
 		Vars: []Var{

@@ -1,10 +1,12 @@
 package neffgen
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strings"
 
+	"ndma/internal/array"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -297,20 +299,15 @@ func Weights(target string, hbm bool) *Program {
 
 // NPY is an .npy v1.0 file of descr and shape holding data (the header
 // padded so the data starts on a 64-byte boundary), as the compiler stores
-// constants (neff.md §4.6).
+// constants (neff.md §4.6): array.WriteHeader's header, then data. A
+// header past 64 KiB (a shape of thousands of dims) panics.
 func NPY(descr string, shape []int, data []byte) []byte {
-	dims := make([]string, len(shape))
-	for i, d := range shape {
-		dims[i] = fmt.Sprint(d)
+	var b bytes.Buffer
+	if err := array.WriteHeader(&b, descr, shape); err != nil {
+		panic(err)
 	}
-	s := strings.Join(dims, ", ")
-	if len(shape) == 1 {
-		s += ","
-	}
-	dict := fmt.Sprintf("{'descr': '%s', 'fortran_order': False, 'shape': (%s), }", descr, s)
-	hdr := dict + strings.Repeat(" ", (64-(10+len(dict)+1)%64)%64) + "\n"
-	out := append([]byte("\x93NUMPY\x01\x00"), byte(len(hdr)), byte(len(hdr)>>8))
-	return append(append(out, hdr...), data...)
+	b.Write(data)
+	return b.Bytes()
 }
 
 // UnknownACT adds an ACT engine to every subgraph of p whose stream is n
