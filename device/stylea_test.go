@@ -13,6 +13,7 @@ import (
 
 	"ndma/device"
 	"ndma/internal/neffgen"
+	"ndma/internal/samples"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -93,25 +94,6 @@ func (m *model) at(t *testing.T, sg int, v string, o int64) *byte {
 	return &b[o]
 }
 
-// walk is every byte offset a side touches, in walk order.
-func walk(off int64, sizes, steps []int64) []int64 {
-	var out []int64
-	var rec func(d int, base int64)
-	rec = func(d int, base int64) {
-		if d == 0 {
-			for b := int64(0); b < sizes[0]; b++ {
-				out = append(out, base+b)
-			}
-			return
-		}
-		for i := int64(0); i < sizes[d]; i++ {
-			rec(d-1, base+i*steps[d])
-		}
-	}
-	rec(len(sizes)-1, off)
-	return out
-}
-
 // fp16 values: every finite half, decoded by its fields, for the nearest
 // search of toF16 (and 2^16, the first value past 65504, standing for +Inf).
 var f16s = func() (vals []struct {
@@ -187,7 +169,7 @@ var dtypeBytes = map[string]int{"int8": 1, "float16": 2, "float32": 4}
 
 // apply moves one descriptor in the model.
 func (m *model) apply(t *testing.T, sg int, d jdesc) {
-	from, to := walk(d.FromOff, d.FromSizes, d.FromSteps), walk(d.ToOff, d.ToSizes, d.ToSteps)
+	from, to := samples.Walk(d.FromOff, d.FromSizes, d.FromSteps), samples.Walk(d.ToOff, d.ToSizes, d.ToSteps)
 	src := make([]byte, len(from))
 	for i, o := range from {
 		src[i] = *m.at(t, sg, d.From, o)
@@ -195,28 +177,7 @@ func (m *model) apply(t *testing.T, sg int, d jdesc) {
 	var out []byte
 	switch {
 	case d.TransposeOp != "":
-		// tiles [W, Z, Y, X] of es-byte elements; output dims in the
-		// letters' order, the last fastest (neff.md §4.7's reading)
-		es, sh := d.TransposeElem, d.TransposeShape
-		dim := map[byte]int{'W': 0, 'Z': 1, 'Y': 2, 'X': 3}
-		tile := sh[0] * sh[1] * sh[2] * sh[3] * es
-		for base := int64(0); base < int64(len(src)); base += tile {
-			var n [4]int64
-			for n[0] = 0; n[0] < sh[dim[d.TransposeOp[0]]]; n[0]++ {
-				for n[1] = 0; n[1] < sh[dim[d.TransposeOp[1]]]; n[1]++ {
-					for n[2] = 0; n[2] < sh[dim[d.TransposeOp[2]]]; n[2]++ {
-						for n[3] = 0; n[3] < sh[dim[d.TransposeOp[3]]]; n[3]++ {
-							var in [4]int64 // w z y x
-							for k := 0; k < 4; k++ {
-								in[dim[d.TransposeOp[k]]] = n[k]
-							}
-							e := ((in[0]*sh[1]+in[1])*sh[2]+in[2])*sh[3] + in[3]
-							out = append(out, src[base+e*es:base+(e+1)*es]...)
-						}
-					}
-				}
-			}
-		}
+		out = samples.Permute(src, d.TransposeOp, d.TransposeShape, d.TransposeElem)
 	case d.FromDtype != d.ToDtype:
 		fs := dtypeBytes[d.FromDtype]
 		for i := 0; i < len(src); i += fs {
@@ -278,15 +239,7 @@ func TestStyleARuns(t *testing.T) {
 		{"weights HBM to HBM", isa.Cayman, neffgen.Weights("cayman", true), append(weights[:1:1], fire{0, "Pool.json", "qPoolIn", 1}, weights[1], weights[2], weights[3]), nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			raw, err := tc.p.Build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := neff.Parse(raw, neff.Options{Strict: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			sgs, err := f.Subgraphs()
+			f, sgs, err := tc.p.Open(neff.Options{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -397,16 +350,7 @@ func TestStyleARuns(t *testing.T) {
 // fp16 one column j of w16 at offset 512 of partition j.
 func TestStyleATransposeByHand(t *testing.T) {
 	for _, gen := range []isa.Gen{isa.Cayman, isa.Sunda, isa.Maverick} {
-		p := neffgen.Transposes(strings.ToLower(gen.String()))
-		raw, err := p.Build()
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := neff.Parse(raw, neff.Options{Strict: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sgs, err := f.Subgraphs()
+		f, sgs, err := neffgen.Transposes(strings.ToLower(gen.String())).Open(neff.Options{Strict: true})
 		if err != nil {
 			t.Fatal(err)
 		}

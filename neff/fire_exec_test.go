@@ -2,15 +2,12 @@ package neff_test
 
 import (
 	"bytes"
-	"math/rand/v2"
+	"fmt"
 	"testing"
 
 	"ndma/internal/neffgen"
 	"ndma/isa"
-	"ndma/mem"
 	"ndma/neff"
-	"ndma/ref"
-	"ndma/sim"
 )
 
 // naive moves a descriptor's bytes the way neff.md §4.5 reads it, with no
@@ -80,34 +77,18 @@ func TestFireRunsOnBothExecutors(t *testing.T) {
 		for _, v := range sg.Variables() {
 			ids[v.Name] = v.ID
 		}
-		src := make([]byte, 1<<17)
-		r := rand.New(rand.NewPCG(9, uint64(d.FromSizes[0])))
-		for i := range src {
-			src[i] = byte(r.Uint32())
-		}
+		src := randomBytes(1<<17, 9, uint64(d.FromSizes[0]))
 		want := make([]byte, 1<<17)
 		naive(d, src, want)
 		f, err := sg.Fire(isa.Cayman, en, trigger(t, "q_gradient_in", 7), place)
 		if err != nil {
 			t.Fatalf("%v: %v", d, err)
 		}
-		rm, sm := ref.New(isa.Cayman), sim.New(isa.Cayman)
-		for _, x := range []struct {
-			name string
-			Exec func(*isa.Inst) error
-			m    *mem.Memory
-		}{{"ref", rm.Exec, rm.Mem}, {"sim", sm.Exec, sm.Mem}} {
-			m := x.m
-			if err := m.Write(place[ids["big"]], src); err != nil {
-				t.Fatal(err)
-			}
-			for i := range f.Words {
-				if err := x.Exec(&f.Words[i]); err != nil {
-					t.Fatalf("%s %v word %d: %v", x.name, d, i, err)
-				}
-			}
+		for _, x := range executors(isa.Cayman, 0) {
+			x.write(t, place[ids["big"]], src)
+			x.run(t, fmt.Sprint(d), f.Words)
 			got := make([]byte, 1<<17)
-			if err := m.Read(place[ids["big2"]], got); err != nil {
+			if err := x.mem.Read(place[ids["big2"]], got); err != nil {
 				t.Fatal(err)
 			}
 			if !bytes.Equal(got, want) {

@@ -7,11 +7,10 @@ import (
 	"testing"
 
 	"ndma/internal/neffgen"
+	"ndma/internal/samples"
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/neff"
-	"ndma/ref"
-	"ndma/sim"
 )
 
 // stride is the SBUF partition stride of field-tables §7 (not isa.Map).
@@ -20,53 +19,6 @@ func stride(gen isa.Gen) uint64 {
 		return 1 << 20
 	}
 	return 1 << 18
-}
-
-// walkBytes is every byte offset of a walk in order (neff.md §4.7).
-func walkBytes(off int64, sizes, steps []int64) []int64 {
-	var out []int64
-	var rec func(d int, base int64)
-	rec = func(d int, base int64) {
-		if d == 0 {
-			for b := int64(0); b < sizes[0]; b++ {
-				out = append(out, base+b)
-			}
-			return
-		}
-		for i := int64(0); i < sizes[d]; i++ {
-			rec(d-1, base+i*steps[d])
-		}
-	}
-	rec(len(sizes)-1, off)
-	return out
-}
-
-// permute writes tiles of shape [W, Z, Y, X] (es-byte elements) in the
-// order the letters of op name, the last fastest.
-func permute(src []byte, op string, sh []int64, es int64) []byte {
-	pos := map[byte]int{'W': 0, 'Z': 1, 'Y': 2, 'X': 3}
-	var out []byte
-	tile := sh[0] * sh[1] * sh[2] * sh[3] * es
-	for base := int64(0); base < int64(len(src)); base += tile {
-		var n [4]int64
-		var rec func(k int)
-		rec = func(k int) {
-			if k == 4 {
-				var in [4]int64
-				for j := 0; j < 4; j++ {
-					in[pos[op[j]]] = n[j]
-				}
-				e := ((in[0]*sh[1]+in[1])*sh[2]+in[2])*sh[3] + in[3]
-				out = append(out, src[base+e*es:base+(e+1)*es]...)
-				return
-			}
-			for n[k] = 0; n[k] < sh[pos[op[k]]]; n[k]++ {
-				rec(k + 1)
-			}
-		}
-		rec(0)
-	}
-	return out
 }
 
 // Transpose blocks of several shapes — the observed ones, a tile written
@@ -119,40 +71,25 @@ func TestStyleATransposesRun(t *testing.T) {
 				}
 				a, _ := sg.Var("a_vec")
 				b, _ := sg.Var("b_vec")
-				src := make([]byte, a.Size)
-				r := rand.New(rand.NewPCG(7, 7))
-				for i := range src {
-					src[i] = byte(r.Uint32())
-				}
-				from := walkBytes(d.FromOff, d.FromSizes, d.FromSteps)
+				src := randomBytes(int(a.Size), 7, 7)
+				from := samples.Walk(d.FromOff, d.FromSizes, d.FromSteps)
 				in := make([]byte, len(from))
 				for i, o := range from {
 					in[i] = src[o]
 				}
-				out := permute(in, d.TransposeOp, d.TransposeShape, d.TransposeElementSize)
+				out := samples.Permute(in, d.TransposeOp, d.TransposeShape, d.TransposeElementSize)
 				want := map[uint64]byte{}
-				for i, o := range walkBytes(d.ToOff, d.ToSizes, d.ToSteps) {
+				for i, o := range samples.Walk(d.ToOff, d.ToSizes, d.ToSteps) {
 					if d.To == "SB" {
 						want[uint64(o>>18)*stride(gen)+uint64(o&(1<<18-1))] = out[i]
 					} else {
 						want[place[b.ID]+uint64(o)] = out[i]
 					}
 				}
-				rm, sm := ref.New(gen), sim.New(gen)
-				sm.RingSize = f.RingDescriptors
-				for _, m := range []struct {
-					name string
-					exec func(*isa.Inst) error
-					mem  *mem.Memory
-				}{{"ref", rm.Exec, rm.Mem}, {"sim", sm.Exec, sm.Mem}} {
-					if err := m.mem.Write(place[a.ID], src); err != nil {
-						t.Fatal(err)
-					}
-					for i := range f.Words {
-						if err := m.exec(&f.Words[i]); err != nil {
-							t.Fatalf("%s word %d (%s): %v", m.name, i, f.Words[i].Def().Mnemonic(), err)
-						}
-					}
+				xs := executors(gen, f.RingDescriptors)
+				for _, m := range xs {
+					m.write(t, place[a.ID], src)
+					m.run(t, "", f.Words)
 					for addr, v := range want {
 						var got [1]byte
 						if err := m.mem.Read(addr, got[:]); err != nil || got[0] != v {
@@ -163,7 +100,7 @@ func TestStyleATransposesRun(t *testing.T) {
 						t.Errorf("%s: $S[%d] = %d, want 16", m.name, f.Semaphore, s)
 					}
 				}
-				if diff, ok := mem.FirstDifference(rm.Mem, sm.Mem, true); ok {
+				if diff, ok := mem.FirstDifference(xs[0].mem, xs[1].mem, true); ok {
 					t.Errorf("ref and sim differ: %s", diff)
 				}
 			})
@@ -207,16 +144,10 @@ func TestStyleADtypes(t *testing.T) {
 		}
 		a, _ := sg.Var("a_vec")
 		b, _ := sg.Var("b_vec")
-		src := make([]byte, a.Size)
-		r := rand.New(rand.NewPCG(1, 2))
-		for i := range src {
-			src[i] = byte(r.Uint32())
-		}
-		rm, sm := ref.New(gen), sim.New(gen)
-		for _, m := range []*mem.Memory{rm.Mem, sm.Mem} {
-			if err := m.Write(place[a.ID], src); err != nil {
-				t.Fatal(err)
-			}
+		src := randomBytes(int(a.Size), 1, 2)
+		xs := executors(gen, 0)
+		for _, x := range xs {
+			x.write(t, place[a.ID], src)
 		}
 		for i, pr := range pairs {
 			f, err := sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 16+i), place)
@@ -224,22 +155,18 @@ func TestStyleADtypes(t *testing.T) {
 				t.Errorf("%s %s → %s: %v", gen, pr.from, pr.to, err)
 				continue
 			}
-			for _, exec := range []func(*isa.Inst) error{rm.Exec, sm.Exec} {
-				for k := range f.Words {
-					if err := exec(&f.Words[k]); err != nil {
-						t.Fatalf("%s %s → %s: %v", gen, pr.from, pr.to, err)
-					}
-				}
+			for _, x := range xs {
+				x.run(t, fmt.Sprintf("%s %s → %s", gen, pr.from, pr.to), f.Words)
 			}
 			got := make([]byte, 64*size[pr.to])
-			if err := rm.Mem.Read(place[b.ID]+1024*uint64(i), got); err != nil {
+			if err := xs[0].mem.Read(place[b.ID]+1024*uint64(i), got); err != nil {
 				t.Fatal(err)
 			}
 			if pr.from == pr.to && !bytes.Equal(got, src[4096*i:4096*i+len(got)]) {
 				t.Errorf("%s %s copy is not byte-exact", gen, pr.from)
 			}
 		}
-		if diff, ok := mem.FirstDifference(rm.Mem, sm.Mem, true); ok {
+		if diff, ok := mem.FirstDifference(xs[0].mem, xs[1].mem, true); ok {
 			t.Errorf("%s: ref and sim differ: %s", gen, diff)
 		}
 	}

@@ -2,18 +2,13 @@ package neff_test
 
 import (
 	"bytes"
-	"fmt"
-	"math/rand/v2"
 	"strings"
 	"testing"
 
 	"ndma/check"
 	"ndma/internal/neffgen"
 	"ndma/isa"
-	"ndma/mem"
 	"ndma/neff"
-	"ndma/ref"
-	"ndma/sim"
 )
 
 // openGen builds p and returns its first subgraph, the engine of key and
@@ -54,14 +49,7 @@ type xword struct {
 
 func gotX(w *isa.Inst) xword {
 	var g xword
-	g.src, _ = w.Uint("src_start_addr")
-	g.dst, _ = w.Uint("dst_start_addr")
-	for i := 0; i < 2; i++ {
-		g.srcStep[i], _ = w.Int(fmt.Sprintf("src_step_elem[%d]", i))
-		g.dstStep[i], _ = w.Int(fmt.Sprintf("dst_step_elem[%d]", i))
-		g.srcNum[i], _ = w.Int(fmt.Sprintf("src_num_elem[%d]", i))
-		g.dstNum[i], _ = w.Int(fmt.Sprintf("dst_num_elem[%d]", i))
-	}
+	sides(w, &g.src, &g.dst, &g.srcStep, &g.dstStep, &g.srcNum, &g.dstNum)
 	g.rowStep, _ = w.Int("tile_src_row_step")
 	g.rows, _ = w.Uint("tile_src_rows")
 	g.cols, _ = w.Uint("tile_src_cols")
@@ -82,6 +70,19 @@ func TestStyleAWords(t *testing.T) {
 	type want struct {
 		d2 *word  // a DMA_DIRECT2D
 		x  *xword // or a DMA_TRANSPOSE
+	}
+	// the observed fp32 transpose on a partition stride of part bytes: tile
+	// 0 (columns 0..63: 128 source rows of 64 elements at pitch 512) as one
+	// DMA_TRANSPOSE into partitions 0..63 (+1 on semaphore 40), tile 1
+	// (columns 64..127, from +256) element by element into partitions
+	// 64..127: 128 × 64 elements, the source stepped down a column (512)
+	// then across (4), carrying the other 15
+	observed := func(part int64) []want {
+		return []want{
+			{x: &xword{src: hbm, dst: 0, srcStep: [2]int64{4, 512}, dstStep: [2]int64{4, part}, srcNum: [2]int64{64, 128}, dstNum: [2]int64{128, 64}, rowStep: 512, rows: 16, cols: 64, dt: 10, sm: 40}},
+			{d2: &word{src: hbm + 256, dst: uint64(64 * part), srcStep: [2]int64{512, 4}, dstStep: [2]int64{4, part}, srcNum: [2]int64{128, 64}, dstNum: [2]int64{128, 64},
+				srcElem: 4, dstElem: 4, inT: 10, outT: 10, sem: 40, inc: 15}},
+		}
 	}
 	for _, tc := range []struct {
 		name, key, queue string
@@ -134,17 +135,8 @@ func TestStyleAWords(t *testing.T) {
 		{"spill to a virtual variable", "pool", "qPoolData", 0, isa.Cayman, neffgen.Weights("cayman", false),
 			[]want{{d2: &word{src: 8192, dst: hbm + 1179648, srcStep: [2]int64{256 * kib, 0}, dstStep: [2]int64{512, 0}, srcNum: [2]int64{128, 1}, dstNum: [2]int64{128, 1},
 				srcElem: 512, dstElem: 512, inT: 10, outT: 10, sem: 40, inc: 16}}}, 129, 130},
-		// the observed fp32 transpose: tile 0 (columns 0..63: 128 source rows of
-		// 64 elements at pitch 512) as one DMA_TRANSPOSE into partitions 0..63
-		// (+1 on semaphore 40), tile 1 (columns 64..127, from +256) element by
-		// element into partitions 64..127: 128 × 64 elements, the source stepped
-		// down a column (512) then across (4), carrying the other 15
-		{"transpose, cayman", "act", "qActIn", 0, isa.Cayman, neffgen.Transposes("cayman"),
-			[]want{
-				{x: &xword{src: hbm, dst: 0, srcStep: [2]int64{4, 512}, dstStep: [2]int64{4, 256 * kib}, srcNum: [2]int64{64, 128}, dstNum: [2]int64{128, 64}, rowStep: 512, rows: 16, cols: 64, dt: 10, sm: 40}},
-				{d2: &word{src: hbm + 256, dst: 64 * 256 * kib, srcStep: [2]int64{512, 4}, dstStep: [2]int64{4, 256 * kib}, srcNum: [2]int64{128, 64}, dstNum: [2]int64{128, 64},
-					srcElem: 4, dstElem: 4, inT: 10, outT: 10, sem: 40, inc: 15}},
-			}, 8193, 128 + 64 + 1 + 8192 + 64 + 1},
+		// the observed fp32 transpose on 256 KiB partitions
+		{"transpose, cayman", "act", "qActIn", 0, isa.Cayman, neffgen.Transposes("cayman"), observed(256 * kib), 8193, 128 + 64 + 1 + 8192 + 64 + 1},
 		// SUNDA has no DMA_TRANSPOSE: both tiles element by element
 		{"transpose, sunda", "act", "qActIn", 0, isa.Sunda, neffgen.Transposes("sunda"),
 			[]want{
@@ -153,12 +145,7 @@ func TestStyleAWords(t *testing.T) {
 					srcElem: 4, dstElem: 4, inT: 10, outT: 10, sem: 40, inc: 16}},
 			}, 8193, 2 * (8192 + 64 + 1)},
 		// v5: partition 64 is 64 MiB up
-		{"transpose, maverick", "act", "qActIn", 0, isa.Maverick, neffgen.Transposes("maverick"),
-			[]want{
-				{x: &xword{src: hbm, dst: 0, srcStep: [2]int64{4, 512}, dstStep: [2]int64{4, 1024 * kib}, srcNum: [2]int64{64, 128}, dstNum: [2]int64{128, 64}, rowStep: 512, rows: 16, cols: 64, dt: 10, sm: 40}},
-				{d2: &word{src: hbm + 256, dst: 64 * 1024 * kib, srcStep: [2]int64{512, 4}, dstStep: [2]int64{4, 1024 * kib}, srcNum: [2]int64{128, 64}, dstNum: [2]int64{128, 64},
-					srcElem: 4, dstElem: 4, inT: 10, outT: 10, sem: 40, inc: 15}},
-			}, 8193, 128 + 64 + 1 + 8192 + 64 + 1},
+		{"transpose, maverick", "act", "qActIn", 0, isa.Maverick, neffgen.Transposes("maverick"), observed(1024 * kib), 8193, 128 + 64 + 1 + 8192 + 64 + 1},
 		// the fp16 transpose out of the virtual stage (after w32 and w16) into
 		// SB offset 512, then the row copy to row0 carrying 15
 		{"fp16 transpose from a virtual variable", "act", "qActIn", 2, isa.Cayman, neffgen.Transposes("cayman"),
@@ -248,40 +235,24 @@ func TestStyleARingSize(t *testing.T) {
 	}
 	w, _ := sg.Var("w")
 	flat, _ := sg.Var("flat")
-	src := make([]byte, w.Size)
-	r := rand.New(rand.NewPCG(4, 4))
-	for i := range src {
-		src[i] = byte(r.Uint32())
-	}
+	src := randomBytes(int(w.Size), 4, 4)
 	want := make([]byte, flat.Size) // element k of row j: bytes 9216j + 36k … +4 of w
 	for j := 0; j < 128; j++ {
 		for k := 0; k < 128; k++ {
 			copy(want[512*j+4*k:], src[9216*j+36*k:9216*j+36*k+4])
 		}
 	}
-	rm, sm := ref.New(isa.Cayman), sim.New(isa.Cayman)
-	sm.RingSize = f.RingDescriptors
-	for _, x := range []struct {
-		name string
-		exec func(*isa.Inst) error
-		m    *mem.Memory
-	}{{"ref", rm.Exec, rm.Mem}, {"sim", sm.Exec, sm.Mem}} {
-		if err := x.m.Write(place[w.ID], src); err != nil {
-			t.Fatal(err)
-		}
-		for i := range f.Words {
-			if err := x.exec(&f.Words[i]); err != nil {
-				t.Fatalf("%s: %v", x.name, err)
-			}
-		}
+	for _, x := range executors(isa.Cayman, f.RingDescriptors) {
+		x.write(t, place[w.ID], src)
+		x.run(t, "", f.Words)
 		got := make([]byte, flat.Size)
-		if err := x.m.Read(place[flat.ID], got); err != nil {
+		if err := x.mem.Read(place[flat.ID], got); err != nil {
 			t.Fatal(err)
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("%s: flat differs from the walk", x.name)
 		}
-		if v := x.m.Sems[f.Semaphore]; v != 16 {
+		if v := x.mem.Sems[f.Semaphore]; v != 16 {
 			t.Errorf("%s: $S[%d] = %d", x.name, f.Semaphore, v)
 		}
 	}
@@ -338,12 +309,7 @@ func TestStyleARefusals(t *testing.T) {
 // A compute-on-DMA key ndma does not model refuses the descriptor by name;
 // Check reports it, located, with the word-free block it concerns.
 func TestStyleAUnmodelledKey(t *testing.T) {
-	p := neffgen.VectorAdd("cayman", 1)
-	raw, err := p.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := neff.Parse(raw, neff.Options{})
+	f, err := neffgen.VectorAdd("cayman", 1).Parse(neff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,11 +331,7 @@ func TestStyleAUnmodelledKey(t *testing.T) {
 func TestStyleAChecks(t *testing.T) {
 	for _, target := range []string{"sunda", "cayman", "mariana", "maverick"} {
 		for _, p := range []*neffgen.Program{neffgen.VectorAdd(target, 2), neffgen.Casts(target), neffgen.Transposes(target), neffgen.Weights(target, true)} {
-			raw, err := p.Build()
-			if err != nil {
-				t.Fatal(err)
-			}
-			f, err := neff.Parse(raw, neff.Options{Strict: true})
+			f, err := p.Parse(neff.Options{Strict: true})
 			if err != nil {
 				t.Fatal(err)
 			}

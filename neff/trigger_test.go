@@ -3,7 +3,6 @@ package neff_test
 import (
 	"archive/tar"
 	"errors"
-	"fmt"
 	"strings"
 	"testing"
 
@@ -18,15 +17,7 @@ func styleA(descs ...neff.Desc) *neffgen.Program { return neffgen.Triggered(desc
 // open builds p and returns its first subgraph, the pool engine and its placement.
 func open(t *testing.T, p *neffgen.Program) (*neff.Subgraph, *neff.Engine, map[int]uint64) {
 	t.Helper()
-	b, err := p.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := neff.Parse(b, neff.Options{Strict: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
+	_, sgs, err := p.Open(neff.Options{Strict: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,18 +28,9 @@ func open(t *testing.T, p *neffgen.Program) (*neff.Subgraph, *neff.Engine, map[i
 	return &sgs[0], &sgs[0].Engines[0], place
 }
 
-// trigger is a 0xc1 word naming queue and block.
+// trigger is a 0xc1 word of cayman naming queue and block.
 func trigger(t *testing.T, queue string, id int) *isa.Inst {
-	in := isa.New(isa.Cayman, isa.OpPseudoDMATrigger)
-	b := make([]byte, 64)
-	b[0], b[1] = 0xc1, 0x10
-	copy(b[12:44], queue)
-	b[48] = byte(id)
-	in, err := isa.Decode(isa.Cayman, b)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &in
+	return triggerOn(t, isa.Cayman, queue, id)
 }
 
 // word is one expected DMA_DIRECT2D, fields as the spec names them.
@@ -62,14 +44,7 @@ type word struct {
 
 func got(w *isa.Inst) word {
 	var g word
-	g.src, _ = w.Uint("src_start_addr")
-	g.dst, _ = w.Uint("dst_start_addr")
-	for i := 0; i < 2; i++ {
-		g.srcStep[i], _ = w.Int(fmt.Sprintf("src_step_elem[%d]", i))
-		g.dstStep[i], _ = w.Int(fmt.Sprintf("dst_step_elem[%d]", i))
-		g.srcNum[i], _ = w.Int(fmt.Sprintf("src_num_elem[%d]", i))
-		g.dstNum[i], _ = w.Int(fmt.Sprintf("dst_num_elem[%d]", i))
-	}
+	sides(w, &g.src, &g.dst, &g.srcStep, &g.dstStep, &g.srcNum, &g.dstNum)
 	g.srcElem, _ = w.Int("src_elem_size")
 	g.dstElem, _ = w.Int("dst_elem_size")
 	g.inT, _ = w.Uint("in_dtype")

@@ -3,7 +3,8 @@
 // never copied into the project: NDMA_NEFF_SAMPLES names their folder
 // (default: the shared folder beside the module); a missing sample skips
 // the test, or fails it when NDMA_REQUIRE_SAMPLES=1 (.ci/run sets it when the
-// folder exists).
+// folder exists). Walk and Permute are the tests' own reading of neff.md
+// §4.7's descriptors, independent of package neff.
 package samples
 
 import (
@@ -43,4 +44,54 @@ func Read(tb testing.TB, name string) []byte {
 		tb.Fatal(err)
 	}
 	return b
+}
+
+// Walk is every byte offset one side of a descriptor touches, in walk order
+// (neff.md §4.7): sizes[0] contiguous bytes, the higher dims repeat counts
+// at byte steps, innermost first, from off.
+func Walk(off int64, sizes, steps []int64) []int64 {
+	var out []int64
+	var rec func(d int, base int64)
+	rec = func(d int, base int64) {
+		if d == 0 {
+			for b := int64(0); b < sizes[0]; b++ {
+				out = append(out, base+b)
+			}
+			return
+		}
+		for i := int64(0); i < sizes[d]; i++ {
+			rec(d-1, base+i*steps[d])
+		}
+	}
+	rec(len(sizes)-1, off)
+	return out
+}
+
+// Permute writes src's tiles of shape sh = [W, Z, Y, X] (es-byte
+// elements) with their dims in the order the letters of op name, the last
+// fastest (neff.md §4.7's transpose_op).
+func Permute(src []byte, op string, sh []int64, es int64) []byte {
+	pos := map[byte]int{'W': 0, 'Z': 1, 'Y': 2, 'X': 3}
+	var out []byte
+	tile := sh[0] * sh[1] * sh[2] * sh[3] * es
+	for base := int64(0); base < int64(len(src)); base += tile {
+		var n [4]int64
+		var rec func(k int)
+		rec = func(k int) {
+			if k == 4 {
+				var in [4]int64 // w z y x
+				for j := 0; j < 4; j++ {
+					in[pos[op[j]]] = n[j]
+				}
+				e := ((in[0]*sh[1]+in[1])*sh[2]+in[2])*sh[3] + in[3]
+				out = append(out, src[base+e*es:base+(e+1)*es]...)
+				return
+			}
+			for n[k] = 0; n[k] < sh[pos[op[k]]]; n[k]++ {
+				rec(k + 1)
+			}
+		}
+		rec(0)
+	}
+	return out
 }
