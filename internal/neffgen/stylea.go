@@ -180,19 +180,25 @@ func Casts(target string) *Program {
 	}
 	pool := Trigger("qPoolIn", 0) + Trigger("qPoolIn", 1) + Trigger("qPoolIn", 2) + TriggerAfter(25, 16, "qPoolOut", 0) +
 		Wait(24, 16, -1) + Wait(26, 16, -1) + Wait(40, 16, -1)
-	return &Program{Target: target, Subgraphs: []Graph{{
-		Name: "sg00",
-		Vars: []Var{
-			{Name: "SB", Type: "state-buffer"},
-			{Name: "x8", Type: "input", Size: 128 * 128},
-			{Name: "x32", Type: "input", Size: 128 * 1776},
-			{Name: "y16", Type: "output", Size: 128 * 888},
-		},
-		Queues: map[string]Queue{
+	return compiled(target, Engine{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: pool, DMA: blocks},
+		map[string]Queue{
 			"qPoolIn":  {Owner: "pool", Type: "in", Set: in},
 			"qPoolOut": {Owner: "pool", Type: "data", Set: out},
 		},
-		Engines: []Engine{{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: pool, DMA: blocks}},
+		Var{Name: "x8", Type: "input", Size: 128 * 128},
+		Var{Name: "x32", Type: "input", Size: 128 * 1776},
+		Var{Name: "y16", Type: "output", Size: 128 * 888})
+}
+
+// compiled is a one-subgraph NEFF of target as the compiler writes it: sg00
+// with SB and vars, queues, the one engine en and the runtime's SB
+// reservation.
+func compiled(target string, en Engine, queues map[string]Queue, vars ...Var) *Program {
+	return &Program{Target: target, Subgraphs: []Graph{{
+		Name:    "sg00",
+		Vars:    append([]Var{{Name: "SB", Type: "state-buffer"}}, vars...),
+		Queues:  queues,
+		Engines: []Engine{en},
 		Def:     map[string]any{"runtime_statebuffer_reservation": reservation(target)},
 	}}}
 }
@@ -227,19 +233,12 @@ func Transposes(target string) *Program {
 				Op: "copy", FromDtype: "float16", ToDtype: "float16", NumTilingDimensions: 1}),
 	}
 	act := Trigger("qActIn", 0) + Trigger("qActIn", 1) + TriggerAfter(41, 16, "qActIn", 2) + Wait(40, 16, -1) + Wait(42, 16, -1)
-	return &Program{Target: target, Subgraphs: []Graph{{
-		Name: "sg00",
-		Vars: []Var{
-			{Name: "SB", Type: "state-buffer"},
-			{Name: "w32", Type: "input", Size: 128 * 512},
-			{Name: "w16", Type: "input", Size: 128 * 256},
-			{Name: "stage", Type: "virtual", Size: 32768, BackingOff: 7864320, FabricPath: "main"},
-			{Name: "row0", Type: "output", Size: 256},
-		},
-		Queues:  map[string]Queue{"qActIn": {Owner: "act", Type: "in", Set: in}},
-		Engines: []Engine{{Key: "act", Manifest: "Activation.json", Instr: "Activation.bin", Asm: act, DMA: blocks}},
-		Def:     map[string]any{"runtime_statebuffer_reservation": reservation(target)},
-	}}}
+	return compiled(target, Engine{Key: "act", Manifest: "Activation.json", Instr: "Activation.bin", Asm: act, DMA: blocks},
+		map[string]Queue{"qActIn": {Owner: "act", Type: "in", Set: in}},
+		Var{Name: "w32", Type: "input", Size: 128 * 512},
+		Var{Name: "w16", Type: "input", Size: 128 * 256},
+		Var{Name: "stage", Type: "virtual", Size: 32768, BackingOff: 7864320, FabricPath: "main"},
+		Var{Name: "row0", Type: "output", Size: 256})
 }
 
 // WeightsFile is the name of Weights' constant member (in sg00/).
@@ -267,7 +266,6 @@ func Weights(target string, hbm bool) *Program {
 	}
 	pool := Trigger("qPoolIn", 0) + TriggerAfter(24, 16, "qPoolData", 0) + TriggerAfter(40, 16, "qPoolData", 1) + TriggerAfter(41, 16, "qPoolData", 2)
 	vars := []Var{
-		{Name: "SB", Type: "state-buffer"},
 		{Name: "w", Type: "file", Size: 128 * 9216, FileName: WeightsFile, Alignment: 32768, FabricPath: "main"},
 		{Name: "spill", Type: "virtual", Size: 65536, BackingOff: 7864320, FabricPath: "main"},
 		{Name: "out", Type: "output", Size: 65536},
@@ -284,17 +282,13 @@ func Weights(target string, hbm bool) *Program {
 	for i := range w {
 		w[i] = byte(i*131 + i>>9 + 7)
 	}
-	return &Program{Target: target, Subgraphs: []Graph{{
-		Name: "sg00",
-		Vars: vars,
-		Queues: map[string]Queue{
+	p := compiled(target, Engine{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: pool, DMA: blocks},
+		map[string]Queue{
 			"qPoolIn":   {Owner: "pool", Type: "in", Set: in},
 			"qPoolData": {Owner: "pool", Type: "data", Set: data},
-		},
-		Engines: []Engine{{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: pool, DMA: blocks}},
-		Files:   map[string][]byte{WeightsFile: NPY("<f4", []int{128, 2304}, w)},
-		Def:     map[string]any{"runtime_statebuffer_reservation": reservation(target)},
-	}}}
+		}, vars...)
+	p.Subgraphs[0].Files = map[string][]byte{WeightsFile: NPY("<f4", []int{128, 2304}, w)}
+	return p
 }
 
 // NPY is an .npy v1.0 file of descr and shape holding data (the header
