@@ -52,9 +52,20 @@ func Run(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int) (int, erro
 	return RunSteps(in, regs, m, maxSteps, nil)
 }
 
+// RunWraps is Run that also says which semaphores a SEM_ADD wrapped past
+// the signed 32-bit range.
+func RunWraps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int) (wrapped [256]bool, err error) {
+	_, err = runSteps(in, regs, m, maxSteps, nil, &wrapped)
+	return wrapped, err
+}
+
 // RunSteps is Run that calls step after every slot it executes, with the
 // word's working registers (single-stepping: `ndma cci --step`).
 func RunSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step func(slot int, regs *[64]uint32)) (int, error) {
+	return runSteps(in, regs, m, maxSteps, step, nil)
+}
+
+func runSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step func(slot int, regs *[64]uint32), wrapped *[256]bool) (int, error) {
 	if in.Opcode() != isa.OpCompactControlInst {
 		return 0, fmt.Errorf("%s is not COMPACT_CONTROL_INST", in.Def().Mnemonic())
 	}
@@ -86,6 +97,9 @@ func RunSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step 
 		return steps, err
 	}
 	*regs, m.Sems = x.regs, x.sems
+	if wrapped != nil {
+		*wrapped = x.wrapped
+	}
 	return steps, nil
 }
 
@@ -93,6 +107,7 @@ func RunSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step 
 type exec struct {
 	regs    [64]uint32
 	sems    [256]int32
+	wrapped [256]bool // semaphores a SEM_ADD wrapped past 32 bits
 	m       *mem.Memory
 	overlay map[uint64]byte // bytes stored so far
 }
@@ -182,7 +197,10 @@ func (x *exec) step(pc int, c isa.CCInst) (int, error) {
 		id, val := m.SemID(), int32(v+uint32(m.Imm()))
 		if op == isa.CCOpSemWrite {
 			x.sems[id] = val
-		} else { // SEM_ADD
+		} else { // SEM_ADD: signed 32-bit, wrapping as the hardware's does (§11.6); noted for a warning
+			if sum := int64(x.sems[id]) + int64(val); sum > math.MaxInt32 || sum < math.MinInt32 {
+				x.wrapped[id] = true
+			}
 			x.sems[id] += val
 		}
 	}

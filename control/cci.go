@@ -12,13 +12,14 @@ import (
 // written. The error is cci's own, for the executor to name.
 func CCI(st State, in *isa.Inst, maxSteps int) ([]Change, error) {
 	before := st.Mem.Sems
-	if _, err := cci.Run(in, st.Regs, st.Mem, maxSteps); err != nil {
+	wrapped, err := cci.RunWraps(in, st.Regs, st.Mem, maxSteps)
+	if err != nil {
 		return nil, err
 	}
 	var out []Change
 	for k, v := range st.Mem.Sems {
-		if v != before[k] {
-			out = append(out, Change{Mem: st.Mem, Idx: k, Set: true, Value: v})
+		if v != before[k] || wrapped[k] {
+			out = append(out, Change{Mem: st.Mem, Idx: k, Set: true, Value: v, Wrapped: wrapped[k]})
 		}
 	}
 	st.Mem.Sems = before

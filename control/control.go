@@ -74,6 +74,7 @@ type Change struct {
 	Value   int32
 	Event   bool // an event (set = Value != 0), not a semaphore
 	AtIssue bool
+	Wrapped bool // where it was computed (a CCI SEM_ADD) it wrapped past 32 bits: worth a warning
 }
 
 // Apply makes the change.

@@ -114,3 +114,19 @@ func TestIndexAddr(t *testing.T) {
 		}
 	}
 }
+
+// A CCI SEM_ADD that wraps a semaphore past 32 bits comes back marked, so
+// the scheduler can warn (issue 15, L8); the value wraps as the hardware's.
+func TestCCIWrapMarked(t *testing.T) {
+	m := mem.New(isa.Maverick)
+	var regs [64]uint32
+	m.Sems[7] = 2147483647
+	in := asmWord(t, "maverick", "compact_control_inst\n    sem_add 7, r1, 1")
+	cs, err := CCI(State{Mem: m, Regs: &regs}, in, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(cs) != 1 || !cs[0].Wrapped || cs[0].Value != -2147483648 || m.Sems[7] != 2147483647 {
+		t.Fatalf("changes %+v, $S[7] = %d", cs, m.Sems[7])
+	}
+}

@@ -161,8 +161,8 @@ func (r *runner) land(cs []control.Change, w Writer) {
 		if !c.Event {
 			old := c.Mem.Sems[c.Idx&255]
 			ts = append(ts, touched{c.Mem, c.Idx & 255, old})
-			if sum := int64(old) + int64(c.Add); !c.Set && (sum > math.MaxInt32 || sum < math.MinInt32) {
-				r.wrap(c.Mem, c.Idx&255, old, c.Add, w)
+			if sum := int64(old) + int64(c.Add); c.Wrapped || !c.Set && (sum > math.MaxInt32 || sum < math.MinInt32) {
+				r.wrap(c.Mem, c.Idx&255, old, c, w)
 			}
 		}
 		c.Apply()
@@ -192,13 +192,17 @@ func (r *runner) land(cs []control.Change, w Writer) {
 // wrap warns, once per semaphore, that an addition wraps it past the 32-bit
 // range (semaphores are signed 32-bit, field-tables §11.6: the hardware
 // wraps too, but a handshake that counts that far is surely wrong).
-func (r *runner) wrap(m *mem.Memory, idx int, old, add int32, w Writer) {
+func (r *runner) wrap(m *mem.Memory, idx int, old int32, c *control.Change, w Writer) {
 	core, known := r.coreOf[m]
 	if !known || r.wrapped[[2]int{core, idx}] {
 		return
 	}
 	r.wrapped[[2]int{core, idx}] = true
-	r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("semaphore $S[%d] of core %d wraps: %d %+d by %s offset %#x (%s)", idx, core, old, add, w.Stream, w.Offset, w.Word))
+	how := fmt.Sprintf("%d %+d", old, c.Add)
+	if c.Set {
+		how = fmt.Sprintf("%d → %d", old, c.Value)
+	}
+	r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("semaphore $S[%d] of core %d wraps: %s by %s offset %#x (%s)", idx, core, how, w.Stream, w.Offset, w.Word))
 }
 
 // RunTimeline is Run that also records the run into tl (when not nil).
