@@ -28,6 +28,9 @@ func runAsm(e *env, args []string) error {
 	if name == "-" {
 		name = "stdin"
 	}
+	if !isText(pos[0], src) {
+		return fmt.Errorf("%s: binary words, not assembly text (a .bin name, or NUL bytes / not UTF-8): `ndma disasm` reads words", name)
+	}
 	obj, err := asm.Assemble(name, src, asm.Options{Gen: gen})
 	if err != nil {
 		var list asm.ErrorList

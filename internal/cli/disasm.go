@@ -18,13 +18,11 @@ func runDisasm(e *env, args []string) error {
 	if *asJSON && *list {
 		return usagef("--json and --list: choose one form")
 	}
-	b, err := readInput(e, pos[0])
+	prog, err := loadProgram(e, pos[0], gen) // text is assembled first: one rule for every command (isText)
 	if err != nil {
 		return err
 	}
-	if len(b) == 0 {
-		return fmt.Errorf("%s: empty input: no words", pos[0])
-	}
+	b := prog.Code
 	if *asJSON {
 		out, err := isa.AppendJSONStream(nil, gen, b)
 		if err != nil {

@@ -86,6 +86,19 @@ func loadWords(e *env, path string, gen isa.Gen) ([]byte, isa.Gen, error) {
 	return obj.Code, obj.Gen, nil
 }
 
+// isText is the one rule every command reads a file argument by: a .s
+// name is assembly text, a .bin name binary words; any other name (stdin
+// too) is text when it holds no NUL byte and is valid UTF-8.
+func isText(path string, b []byte) bool {
+	switch {
+	case strings.HasSuffix(path, ".s"):
+		return true
+	case strings.HasSuffix(path, ".bin"):
+		return false
+	}
+	return bytes.IndexByte(b, 0) < 0 && utf8.Valid(b)
+}
+
 // loadProgram reads binary words (one stream) or assembly text (its streams).
 func loadProgram(e *env, path string, gen isa.Gen) (*asm.Object, error) {
 	b, err := readInput(e, path)
@@ -95,7 +108,7 @@ func loadProgram(e *env, path string, gen isa.Gen) (*asm.Object, error) {
 	if len(b) == 0 {
 		return nil, fmt.Errorf("%s: empty input: no words", path)
 	}
-	if !strings.HasSuffix(path, ".s") && (bytes.IndexByte(b, 0) >= 0 || !utf8.Valid(b)) {
+	if !isText(path, b) {
 		return &asm.Object{Gen: isa.GenAny, Code: b, Streams: []asm.Stream{{}}}, nil
 	}
 	obj, err := asm.Assemble(path, b, asm.Options{Gen: gen})
