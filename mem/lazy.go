@@ -119,6 +119,12 @@ func (h *HBM) absent(a uint64, dst []byte) {
 		clear(dst)
 		return
 	}
+	h.eachLazy(a, dst, func(part []byte, l *lazyRange, off int) { l.g.gen(part, off) })
+}
+
+// eachLazy clears the bytes of dst (at address a) no lazy range covers and
+// hands each covered part to f with its range and the offset in it.
+func (h *HBM) eachLazy(a uint64, dst []byte, f func(part []byte, l *lazyRange, off int)) {
 	end, p := a+uint64(len(dst)), a
 	for i := h.first(a); i < len(h.lazy) && h.lazy[i].lo < end; i++ {
 		l := &h.lazy[i]
@@ -127,7 +133,7 @@ func (h *HBM) absent(a uint64, dst []byte) {
 			p = l.lo
 		}
 		e := min(l.hi, end)
-		l.g.gen(dst[p-a:e-a], l.base+int(p-l.lo))
+		f(dst[p-a:e-a], l, l.base+int(p-l.lo))
 		p = e
 	}
 	clear(dst[p-a:])
@@ -301,21 +307,12 @@ func (m *Memory) owe(a uint64, dst []byte, rd isa.Region, pd int, od uint64) {
 // oweDebts makes the lazy ranges' parts of the bytes at a debts into dst
 // and clears the rest (zero) now; it reports whether it owes anything.
 func (h *HBM) oweDebts(a uint64, dst []byte) bool {
-	end, p := a+uint64(len(dst)), a
 	o := &h.owed
 	added := 0
-	for i := h.first(a); i < len(h.lazy) && h.lazy[i].lo < end; i++ {
-		l := &h.lazy[i]
-		if l.lo > p {
-			clear(dst[p-a : l.lo-a])
-			p = l.lo
-		}
-		e := min(l.hi, end)
-		o.batch = append(o.batch, debt{dst[p-a : e-a], l.g.gen, l.base + int(p-l.lo)})
-		added += int(e - p)
-		p = e
-	}
-	clear(dst[p-a:])
+	h.eachLazy(a, dst, func(part []byte, l *lazyRange, off int) {
+		o.batch = append(o.batch, debt{part, l.g.gen, off})
+		added += len(part)
+	})
 	o.bytes += added
 	o.size += added
 	return added > 0
