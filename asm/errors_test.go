@@ -4,8 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
+	"ndma/internal/samples"
 	"ndma/isa"
 )
 
@@ -14,24 +13,18 @@ import (
 // A line of NAME.err matches a diagnostic that starts with it (so a long
 // "expected one of …" list may be cut short).
 func TestErrorCorpus(t *testing.T) {
-	ar, err := txtar.ParseFile("testdata/errors.txtar")
-	if err != nil {
-		t.Fatal(err)
-	}
-	parts := map[string][]byte{}
-	for _, f := range ar.Files {
-		parts[f.Name] = f.Data
-	}
+	ar := samples.Archives(t, "testdata/errors.txtar")[0]
+	parts := ar.Parts
 	n := 0
-	for _, f := range ar.Files {
-		name, ok := strings.CutSuffix(f.Name, ".s")
+	for _, member := range ar.Names {
+		name, ok := strings.CutSuffix(member, ".s")
 		if !ok {
 			continue
 		}
 		n++
 		t.Run(name, func(t *testing.T) {
 			want := strings.Split(strings.TrimSpace(string(parts[name+".err"])), "\n")
-			obj, err := Assemble(f.Name, f.Data, Options{Gen: isa.GenAny})
+			obj, err := Assemble(member, parts[member], Options{Gen: isa.GenAny})
 			if err == nil {
 				t.Fatalf("assembled without error (%d bytes); want:\n%s", len(obj.Code), strings.Join(want, "\n"))
 			}

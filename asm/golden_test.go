@@ -8,8 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rogpeppe/go-internal/txtar"
-
+	"ndma/internal/samples"
 	"ndma/isa"
 )
 
@@ -18,22 +17,11 @@ import (
 // (CASE.hex): the text assembles to exactly those bytes, and the bytes
 // disassemble to exactly that text, for every generation of the case.
 func TestGoldenText(t *testing.T) {
-	files, err := filepath.Glob("../isa/testdata/golden/*.txtar")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no golden files: %v", err)
-	}
 	n := 0
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts := map[string][]byte{}
-		for _, f := range ar.Files {
-			parts[f.Name] = f.Data
-		}
-		for _, f := range ar.Files {
-			name, ok := strings.CutSuffix(f.Name, ".s")
+	for _, ar := range samples.Archives(t, "../isa/testdata/golden/*.txtar") {
+		file, parts := ar.File, ar.Parts
+		for _, member := range ar.Names {
+			name, ok := strings.CutSuffix(member, ".s")
 			if !ok {
 				continue
 			}
@@ -45,7 +33,7 @@ func TestGoldenText(t *testing.T) {
 					t.Fatal(err)
 				}
 				t.Run(fmt.Sprintf("%s/%s/%s", filepath.Base(file), name, g), func(t *testing.T) {
-					obj, err := Assemble(name+".s", f.Data, Options{Gen: g})
+					obj, err := Assemble(name+".s", parts[member], Options{Gen: g})
 					if err != nil {
 						t.Fatalf("assemble: %v", err)
 					}
@@ -57,8 +45,8 @@ func TestGoldenText(t *testing.T) {
 						t.Fatal(err)
 					}
 					text = bytes.TrimPrefix(text, []byte(".gen "+strings.ToLower(g.String())+"\n"))
-					if !bytes.Equal(text, f.Data) {
-						t.Errorf("disassembly differs from the golden text:\n got: %s\nwant: %s", text, f.Data)
+					if !bytes.Equal(text, parts[member]) {
+						t.Errorf("disassembly differs from the golden text:\n got: %s\nwant: %s", text, parts[member])
 					}
 				})
 			}

@@ -13,10 +13,10 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
-	"github.com/rogpeppe/go-internal/txtar"
 
 	"ndma"
 	"ndma/asm"
+	"ndma/internal/samples"
 	"ndma/isa"
 )
 
@@ -25,22 +25,11 @@ import (
 // set of problems expected — "#WORD PREDICATE" for an error, "#WORD warning
 // PREDICATE" for a warning; nothing for a valid stream.
 func TestRuleCorpus(t *testing.T) {
-	files, _ := filepath.Glob("testdata/rules/*.txtar")
-	if len(files) == 0 {
-		t.Fatal("no rule corpus")
-	}
 	covered := map[string]bool{}
-	for _, file := range files {
-		ar, err := txtar.ParseFile(file)
-		if err != nil {
-			t.Fatal(err)
-		}
-		parts := map[string][]byte{}
-		for _, f := range ar.Files {
-			parts[f.Name] = f.Data
-		}
-		for _, f := range ar.Files {
-			name, ok := strings.CutSuffix(f.Name, ".s")
+	for _, ar := range samples.Archives(t, "testdata/rules/*.txtar") {
+		file, parts := ar.File, ar.Parts
+		for _, member := range ar.Names {
+			name, ok := strings.CutSuffix(member, ".s")
 			if !ok {
 				continue
 			}
@@ -54,7 +43,7 @@ func TestRuleCorpus(t *testing.T) {
 					t.Fatalf("%s/%s: %v", file, name, err)
 				}
 				t.Run(fmt.Sprintf("%s/%s/%s", filepath.Base(file), name, g), func(t *testing.T) {
-					obj, err := asm.Assemble(name+".s", f.Data, asm.Options{Gen: g})
+					obj, err := asm.Assemble(name+".s", parts[member], asm.Options{Gen: g})
 					if err != nil {
 						t.Fatalf("assemble: %v", err)
 					}

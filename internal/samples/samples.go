@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"golang.org/x/tools/txtar"
 )
 
 // Dir is the samples folder.
@@ -92,6 +94,38 @@ func Permute(src []byte, op string, sh []int64, es int64) []byte {
 			}
 		}
 		rec(0)
+	}
+	return out
+}
+
+// Archive is one txtar corpus file of a test: its members in order and by
+// name.
+type Archive struct {
+	File  string
+	Names []string
+	Parts map[string][]byte
+}
+
+// Archives parses every txtar file glob matches; none is a failure (a
+// corpus that vanished must not pass by testing nothing).
+func Archives(tb testing.TB, glob string) []Archive {
+	tb.Helper()
+	files, err := filepath.Glob(glob)
+	if err != nil || len(files) == 0 {
+		tb.Fatalf("no corpus files %s: %v", glob, err)
+	}
+	var out []Archive
+	for _, file := range files {
+		ar, err := txtar.ParseFile(file)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		a := Archive{File: file, Parts: map[string][]byte{}}
+		for _, f := range ar.Files {
+			a.Names = append(a.Names, f.Name)
+			a.Parts[f.Name] = f.Data
+		}
+		out = append(out, a)
 	}
 	return out
 }
