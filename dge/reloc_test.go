@@ -45,6 +45,17 @@ pseudo_dma_direct2d wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=4, semaphore_value=2
 		"dmamemcpy semaphore=24, sem_increment=16, src_start_addr=hbm:0x0, src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, dst_start_addr=sbuf:0:0x37c00, dst_step_elem=[262144, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=FP16, out_dtype=FP16\n",
 		"dmamemcpy wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=4, semaphore_value=2, semaphore=27, sem_increment=16, src_start_addr=sbuf:0:0x4200, src_step_elem=[262144, 1], src_num_elem=[128, 1], src_elem_size=256, dst_start_addr=hbm:0x20000, dst_step_elem=[256, 1], dst_num_elem=[128, 1], dst_elem_size=128, in_dtype=FP32, out_dtype=FP16\n",
 	}
+	for i, out := range relocateAll(t, insts, want) {
+		if ps := check.Validate(&out, isa.Cayman); check.Errors(ps) > 0 {
+			t.Errorf("word %d relocates to an invalid word: %v", i, ps)
+		}
+	}
+}
+
+// relocateAll relocates each word with neffVars and holds its text to want.
+func relocateAll(t *testing.T, insts []isa.Inst, want []string) []isa.Inst {
+	t.Helper()
+	var outs []isa.Inst
 	for i, in := range insts {
 		out, err := Relocate(&in, neffVars)
 		if err != nil {
@@ -53,10 +64,9 @@ pseudo_dma_direct2d wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=4, semaphore_value=2
 		if got := string(asm.AppendInst(nil, &out)); got != want[i] {
 			t.Errorf("word %d:\n got %s\nwant %s", i, got, want[i])
 		}
-		if ps := check.Validate(&out, isa.Cayman); check.Errors(ps) > 0 {
-			t.Errorf("word %d relocates to an invalid word: %v", i, ps)
-		}
+		outs = append(outs, out)
 	}
+	return outs
 }
 
 func TestRelocateKinds(t *testing.T) {
@@ -79,15 +89,7 @@ pseudo_extension gather_dim=Y, idx_num_active_channels=128, src_idx_start_addr=s
 	if len(insts) != 3 {
 		t.Fatalf("%d instructions, want 3 (two with extensions)", len(insts))
 	}
-	for i, in := range insts {
-		out, err := Relocate(&in, neffVars)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := string(asm.AppendInst(nil, &out)); got != want[i] {
-			t.Errorf("word %d:\n got %s\nwant %s", i, got, want[i])
-		}
-	}
+	relocateAll(t, insts, want)
 }
 
 func TestRelocateErrors(t *testing.T) {
