@@ -161,6 +161,8 @@ func (w *word) indexes(path string, channels, n int) ([]uint32, error) {
 func (w *word) indexOK(j int, v uint32, n int, b bound, errorsOn bool, what string) (bool, error) {
 	bad := ""
 	switch {
+	case n == 1<<31 && v >= 1<<31: // a gather's row index: signed 32-bit, no leg length to name
+		bad = fmt.Sprintf("index %d is 2^31 or more: a row index is a signed 32-bit value", v)
 	case int(v) >= n:
 		bad = fmt.Sprintf("index %d >= %d elements", v, n)
 	case b.on && uint64(v) > b.limit:

@@ -381,3 +381,17 @@ func TestTransposeShapes(t *testing.T) {
 		}
 	}
 }
+
+// A gather's row index of 2^31 or more is named as what it is — a signed
+// 32-bit row index out of range — not "≥ 2147483648 elements" (issue 15, L5).
+func TestGatherIndexMessage(t *testing.T) {
+	x := New(isa.Cayman)
+	put32(t, x, 0, 0xffffffff)
+	in := asmWord(t, isa.Cayman, `dma_gather_transpose idx_num_active_channels=128, src_start_addr=hbm:0x0,
+  src_step_elem=[2, 32], src_num_elem=[16, 1], elem_size=32, src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x200000,
+  dst_step_elem_1=2, dst_num_elem=[1, 16], dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`)
+	err := x.Exec(in)
+	if err == nil || !strings.Contains(err.Error(), "index 4294967295 is 2^31 or more: a row index is a signed 32-bit value") {
+		t.Fatalf("err %v", err)
+	}
+}
