@@ -146,3 +146,25 @@ func TestInvalidNEFFJSONWarns(t *testing.T) {
 		t.Fatalf("warnings %q", f.Warnings)
 	}
 }
+
+// A negative size is a check problem and neff info says it is invalid
+// rather than "-5 bytes" (issue 15, L6).
+func TestNegativeSize(t *testing.T) {
+	p := neffgen.Inline(1)
+	p.Subgraphs[0].Vars = append(p.Subgraphs[0].Vars, neffgen.Var{Name: "neg", Type: "input", Size: -5})
+	f, sgs, err := p.Open(neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, _, err := Check(isa.Cayman, f, sgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, p := range ps {
+		found = found || strings.Contains(p.String(), `var 4 "neg" has size -5`)
+	}
+	if !found {
+		t.Fatalf("problems %v", ps)
+	}
+}

@@ -100,7 +100,11 @@ func runNEFF(e *env, args []string) error {
 				if a, ok := place[v.ID]; ok {
 					extra += fmt.Sprintf(", placed at %#x", a)
 				}
-				fmt.Fprintf(w, "  var %d %s: %s, %d bytes%s\n", v.ID, v.Name, v.Type, v.Size, extra)
+				size := fmt.Sprintf("%d bytes", v.Size)
+				if v.Size < 0 { // def.json said so; check reports it
+					size = fmt.Sprintf("size %d (invalid: negative)", v.Size)
+				}
+				fmt.Fprintf(w, "  var %d %s: %s, %s%s\n", v.ID, v.Name, v.Type, size, extra)
 			}
 			for _, q := range sg.Queues() {
 				sems := fmt.Sprintf("semaphores %v", q.Semaphores)
