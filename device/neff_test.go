@@ -168,3 +168,18 @@ func TestNegativeSize(t *testing.T) {
 		t.Fatalf("problems %v", ps)
 	}
 }
+
+// The scale sample, matmul_large.neff (neff-samples/PROVENANCE.md: 4,384
+// 0xd4 words per subgraph, spill variables, an ACT-owned DGE queue), checks
+// clean with the code lower and run use: every stream resolves and every
+// DGE word lowers. (Its run is BenchmarkNEFFRun and bench/neff_scale.sh.)
+func TestLargeSampleChecks(t *testing.T) {
+	f, sgs := openSample(t, "matmul_large.neff")
+	ps, words, err := Check(isa.Cayman, f, sgs)
+	if err != nil || len(ps) != 0 {
+		t.Fatalf("%v: %d problems, first %v", err, len(ps), ps[:min(len(ps), 3)])
+	}
+	if words != 2*29795 { // 21,269 PE + 103 ACT + 6,873 Pool + 1,101 DVE + 449 SP words a subgraph (neff info)
+		t.Errorf("%d words, want %d", words, 2*29795)
+	}
+}
