@@ -2,7 +2,9 @@
 // share one HBM, each core with its own SBUF, PSUM, semaphores and events
 // (field-tables §7, §11.2, §11.6); loading arrays into a core's memory and
 // reading them back (LoadArray, ReadArray); comparing two devices
-// (Compare); and, to come, resolving and executing programs on a device.
+// (Compare); resolving programs once and running them with either executor
+// or both (program.go, run.go); NEFFs placed, loaded, checked and run
+// (neff.go).
 package device
 
 import (

@@ -110,7 +110,7 @@ func (s *staged) reserve(path string) (int, error) {
 			s.tmps, s.paths, s.direct = append(s.tmps, ""), append(s.paths, target), append(s.direct, nil)
 			return len(s.tmps) - 1, nil
 		default:
-			return 0, fmt.Errorf("writing %s: not a regular file (%s): ndma replaces only regular files", path, m.Type())
+			return 0, fmt.Errorf("writing %s: %s, not a regular file: ndma replaces only regular files", path, kindOf(m))
 		}
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(target), ".ndma-*")
@@ -126,6 +126,17 @@ func (s *staged) reserve(path string) (int, error) {
 		return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(cerr))
 	}
 	return len(s.tmps) - 1, nil
+}
+
+// kindOf names a file mode's type for a message.
+func kindOf(m os.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "a special file (" + m.Type().String() + ")"
 }
 
 // write fills reserved output i with b.

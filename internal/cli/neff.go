@@ -486,7 +486,7 @@ func runNEFFRun(e *env, args []string) error {
 	var ins, outs, dumps multi
 	cl.fs.Var(&ins, "in", "NAME=FILE.npy: an input variable's data (default: deterministic random data); repeatable")
 	cl.fs.Var(&outs, "out", "NAME=FILE.npy: write a variable after the run, in its dtype and shape when neff.json names them; repeatable")
-	cl.fs.Var(&dumps, "dump", "[SG:]ADDR:DTYPE:SHAPE=FILE.npy (memory of subgraph SG's core, default sg00, as `ndma run --dump`) or [SG:]VAR=FILE.npy (a variable); repeatable")
+	cl.fs.Var(&dumps, "dump", "[SG:]ADDR:DTYPE:SHAPE=FILE.npy (memory of subgraph SG's core, default sg00, as ndma run --dump) or [SG:]VAR=FILE.npy (a variable); repeatable")
 	execMode := cl.fs.String("exec", "sim", "sim (the engines, DMA time), ref (the reference) or both (the two, held to one answer)")
 	trace := cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
 	timeline := cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
@@ -688,7 +688,7 @@ func runNEFFRun(e *env, args []string) error {
 	if !res.Clocked {
 		when = "no DMA time (the reference has no cost model: --exec sim times the run)"
 	}
-	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs (one core each, run side by side), %s\n", words, len(sgs), when)
+	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs (one core each, one after another; they share no semaphore), %s\n", words, len(sgs), when)
 	if len(res.NotRun) > 0 {
 		var parts []string
 		for k, v := range res.NotRun {
@@ -780,10 +780,14 @@ func parseNEFFDump(gen isa.Gen, sgs []neff.Subgraph, spec string, known map[stri
 	}
 	d := neffDump{file: file, sg: sgs[0].Name}
 	if sg, rest, ok := strings.Cut(left, ":"); ok {
+		found := false
 		for _, s := range sgs {
 			if s.Name == sg {
-				d.sg, left = sg, rest
+				d.sg, left, found = sg, rest, true
 			}
+		}
+		if !found && strings.HasPrefix(sg, "sg") && !strings.Contains(rest, ":") { // sgNN:VAR naming no subgraph
+			return d, usagef("--dump %q: the NEFF has no subgraph %s", spec, sg)
 		}
 	}
 	if !strings.Contains(left, ":") {
