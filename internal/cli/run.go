@@ -153,14 +153,25 @@ func runRun(e *env, args []string) error {
 		}
 	}
 	final := res.Final().Core(0)
+	var moved mem.Stats // every core's traffic (a cross-core copy reads one, writes another)
+	for c := range res.Final().Cores() {
+		st := res.Final().Core(c).Stats
+		for r := range moved.Read {
+			moved.Read[r] += st.Read[r]
+			moved.Written[r] += st.Written[r]
+		}
+	}
 	regionLines := func() {
 		for _, r := range []isa.Region{isa.SBUF, isa.PSUM, isa.HBM} {
-			fmt.Fprintf(e.stdout, "%s: read %d, written %d bytes\n", r, final.Stats.Read[r], final.Stats.Written[r])
+			fmt.Fprintf(e.stdout, "%s: read %d, written %d bytes\n", r, moved.Read[r], moved.Written[r])
 		}
 	}
 	switch {
 	case *asJSON:
-		out := map[string]any{"status": "ok", "exec": *execMode, "read": regionStats(final.Stats.Read), "written": regionStats(final.Stats.Written)}
+		out := map[string]any{"status": "ok", "exec": *execMode, "read": regionStats(moved.Read), "written": regionStats(moved.Written)}
+		if st := res.Sched; st != nil { // several streams: the scheduler's account (the engines' when they ran)
+			out["streams"] = map[string]any{"words": st.Words, "time_ns": st.TimeNS, "peak_in_flight": st.PeakInFlight, "warnings": len(st.Warnings)}
+		}
 		if exec != device.Sim {
 			x := res.RefStats
 			out["words"], out["lanes"], out["skipped"], out["bytes_moved"] = x.Words, x.Lanes, x.Skipped, x.BytesMoved
