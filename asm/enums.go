@@ -51,6 +51,11 @@ func aliases(e *isa.Enum) map[string]uint64 {
 			}
 		}
 	}
+	if e == isa.DMAAddrMode {
+		for alias, v := range isa.DMAAddrModeAliases {
+			add(alias, v)
+		}
+	}
 	if e == isa.DType {
 		for short, name := range dtypeShort {
 			if v, ok := e.Parse(name); ok {

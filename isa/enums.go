@@ -1,5 +1,7 @@
 package isa
 
+import "strings"
+
 // The enums of field-tables §5 (and the small ones of §2, §3.11, §6.1).
 // Values the sources name are OBSERVED; names ndma chose are INFERRED and
 // listed in RATIONALE.md.
@@ -171,15 +173,33 @@ var NeuronEngine = newEnum("NEURON_ENGINE", Observed,
 	ev(3, "DVE", Observed), ev(4, "TPB_SP", Observed), ev(5, "TOP_SP", Observed),
 )
 
-// DMAAddrMode is DMA_ADDR_MODE (v5, one nibble per leg, §5.3).
-var DMAAddrMode = newEnum("DMA_ADDR_MODE", Observed,
-	ev(0x0, "IMM64", Observed), ev(0x1, "REG_PAIR", Observed),
-	ev(0x2, "REG_IMM_OFFSET32", Observed), ev(0x3, "REG_IMM_OFFSET32_I", Observed),
-	ev(0x4, "REG_REG_OFFSET32", Observed), ev(0x5, "REG_REG_OFFSET32_I", Observed),
-	ev(0x6, "REG_REG_OFFSET64", Observed), ev(0x7, "REG_REG_OFFSET64_I", Observed),
-	ev(0x8, "REG_REG_IMM_SCALE", Observed), ev(0x9, "REG_REG_IMM_SCALE_I", Observed),
-	ev(0xa, "REG_REG_REG_SCALE", Observed), ev(0xb, "REG_REG_REG_SCALE_I", Observed),
-)
+// DMAAddrMode is DMA_ADDR_MODE (v5, one nibble per leg, field-tables §5.3).
+// The printed names of 0x3/0x5/0x7 are source 000 §3b's spelling
+// ("…32I=0x3 / …32I=0x5 / …64I=0x7"; 0x9/0xb are "…_I"); field-tables'
+// REG_IMM_OFFSET32_I etc. stay accepted on input (DMAAddrModeAliases).
+var DMAAddrMode = func() *Enum {
+	e := newEnum("DMA_ADDR_MODE", Observed,
+		ev(0x0, "IMM64", Observed), ev(0x1, "REG_PAIR", Observed),
+		ev(0x2, "REG_IMM_OFFSET32", Observed), ev(0x3, "REG_IMM_OFFSET32I", Observed),
+		ev(0x4, "REG_REG_OFFSET32", Observed), ev(0x5, "REG_REG_OFFSET32I", Observed),
+		ev(0x6, "REG_REG_OFFSET64", Observed), ev(0x7, "REG_REG_OFFSET64I", Observed),
+		ev(0x8, "REG_REG_IMM_SCALE", Observed), ev(0x9, "REG_REG_IMM_SCALE_I", Observed),
+		ev(0xa, "REG_REG_REG_SCALE", Observed), ev(0xb, "REG_REG_REG_SCALE_I", Observed),
+	)
+	for alias, v := range DMAAddrModeAliases {
+		i := e.byValue[v]
+		e.byName[strings.ToUpper(alias)] = i
+		e.byName[strings.ToLower(alias)] = i
+	}
+	return e
+}()
+
+// DMAAddrModeAliases are the field-tables §5.3 spellings of DMA_ADDR_MODE
+// values that 000 §3b spells without the underscore; they are accepted on
+// input (JSON and assembly) and never printed.
+var DMAAddrModeAliases = map[string]uint64{
+	"REG_IMM_OFFSET32_I": 0x3, "REG_REG_OFFSET32_I": 0x5, "REG_REG_OFFSET64_I": 0x7,
+}
 
 // DMASemaUpdateMode is DMA_SEMA_UPDATE_MODE (v5, one nibble per event, §5.4).
 var DMASemaUpdateMode = newEnum("DMA_SEMA_UPDATE_MODE", Observed,

@@ -322,11 +322,11 @@ const (
 	DMAAddrModeImm64           DMAAddrModeCode = 0x00 // IMM64
 	DMAAddrModeRegPair         DMAAddrModeCode = 0x01 // REG_PAIR
 	DMAAddrModeRegImmOffset32  DMAAddrModeCode = 0x02 // REG_IMM_OFFSET32
-	DMAAddrModeRegImmOffset32I DMAAddrModeCode = 0x03 // REG_IMM_OFFSET32_I
+	DMAAddrModeRegImmOffset32I DMAAddrModeCode = 0x03 // REG_IMM_OFFSET32I
 	DMAAddrModeRegRegOffset32  DMAAddrModeCode = 0x04 // REG_REG_OFFSET32
-	DMAAddrModeRegRegOffset32I DMAAddrModeCode = 0x05 // REG_REG_OFFSET32_I
+	DMAAddrModeRegRegOffset32I DMAAddrModeCode = 0x05 // REG_REG_OFFSET32I
 	DMAAddrModeRegRegOffset64  DMAAddrModeCode = 0x06 // REG_REG_OFFSET64
-	DMAAddrModeRegRegOffset64I DMAAddrModeCode = 0x07 // REG_REG_OFFSET64_I
+	DMAAddrModeRegRegOffset64I DMAAddrModeCode = 0x07 // REG_REG_OFFSET64I
 	DMAAddrModeRegRegImmScale  DMAAddrModeCode = 0x08 // REG_REG_IMM_SCALE
 	DMAAddrModeRegRegImmScaleI DMAAddrModeCode = 0x09 // REG_REG_IMM_SCALE_I
 	DMAAddrModeRegRegRegScale  DMAAddrModeCode = 0x0a // REG_REG_REG_SCALE
@@ -2694,11 +2694,11 @@ func typedEnumProbe() []typedEnumConst {
 		{DMAAddrMode, "IMM64", DMAAddrModeImm64},
 		{DMAAddrMode, "REG_PAIR", DMAAddrModeRegPair},
 		{DMAAddrMode, "REG_IMM_OFFSET32", DMAAddrModeRegImmOffset32},
-		{DMAAddrMode, "REG_IMM_OFFSET32_I", DMAAddrModeRegImmOffset32I},
+		{DMAAddrMode, "REG_IMM_OFFSET32I", DMAAddrModeRegImmOffset32I},
 		{DMAAddrMode, "REG_REG_OFFSET32", DMAAddrModeRegRegOffset32},
-		{DMAAddrMode, "REG_REG_OFFSET32_I", DMAAddrModeRegRegOffset32I},
+		{DMAAddrMode, "REG_REG_OFFSET32I", DMAAddrModeRegRegOffset32I},
 		{DMAAddrMode, "REG_REG_OFFSET64", DMAAddrModeRegRegOffset64},
-		{DMAAddrMode, "REG_REG_OFFSET64_I", DMAAddrModeRegRegOffset64I},
+		{DMAAddrMode, "REG_REG_OFFSET64I", DMAAddrModeRegRegOffset64I},
 		{DMAAddrMode, "REG_REG_IMM_SCALE", DMAAddrModeRegRegImmScale},
 		{DMAAddrMode, "REG_REG_IMM_SCALE_I", DMAAddrModeRegRegImmScaleI},
 		{DMAAddrMode, "REG_REG_REG_SCALE", DMAAddrModeRegRegRegScale},
