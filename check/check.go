@@ -61,14 +61,17 @@ var predicates = map[string]isa.Prov{}
 
 func pred(name string, p isa.Prov) string { predicates[name] = p; return name }
 
-// Predicates named by the shipped headers (source documents, field-tables) are
-// OBSERVED; the rest are ndma's names for rules the sources state in prose.
+// Predicates the two source documents (000, 003) name are OBSERVED; a name
+// only field-tables gives is CARRIED (copied from an earlier analysis); the
+// rest are ndma's names for rules the sources state in prose, INFERRED — the
+// is_valid_dma_gather_transpose_* parts among them: 000 §3e names only
+// is_valid_dma_gather_transpose itself.
 var (
 	pOpcodeForGen     = pred("has_valid_opcode_for_gen", isa.Inferred)
 	pHeader           = pred("has_valid_neuron_header", isa.Observed)
 	pKnownOpcode      = pred("is_known_opcode", isa.Inferred)
 	pEvents           = pred("has_valid_neuron_events", isa.Observed)
-	pDtype            = pred("is_valid_dtype", isa.Observed)
+	pDtype            = pred("is_valid_dtype", isa.Carried)
 	pEnum             = pred("is_valid_enum_value", isa.Inferred)
 	pReserved         = pred("reserved_is_zero", isa.Inferred)
 	pPseudo           = pred("is_not_pseudo", isa.Inferred)
@@ -88,20 +91,22 @@ var (
 	pIdxAddr4         = pred("is_valid_idx_addr4", isa.Inferred)
 	pIndirectMode     = pred("has_valid_indirect_mode", isa.Inferred)
 	pIndirectDims     = pred("has_valid_indirect_dims", isa.Inferred)
-	pIdxBoundReg      = pred("has_valid_idx_bound_check_reg", isa.Observed)
+	pIdxBoundReg      = pred("has_valid_idx_bound_check_reg", isa.Inferred)
 	pXposeNC          = pred("has_valid_dma_transpose_nc", isa.Observed)
 	pXposeRows        = pred("has_valid_xpose_tile_rows_temporary", isa.Observed)
 	pXposeCols        = pred("has_valid_xpose_tile_cols_temporary", isa.Observed)
 	pXposeDtypes      = pred("has_valid_xpose_dtypes_temporary", isa.Observed)
+	pXposeDtypeSize   = pred("has_valid_xpose_dtype_size", isa.Inferred)
 	pXposeDstAddr     = pred("has_valid_xpose_dst_addr", isa.Inferred)
 	pXposeDstStep     = pred("has_valid_xpose_dst_step", isa.Inferred)
 	pXposeShape       = pred("has_valid_xpose_shape", isa.Inferred)
-	pGatherDtype      = pred("is_valid_dma_gather_transpose_dtype", isa.Observed)
-	pGatherElem       = pred("is_valid_dma_gather_transpose_elem_size", isa.Observed)
-	pGatherNumIdx     = pred("is_valid_dma_gather_transpose_num_idx", isa.Observed)
-	pGatherAlign      = pred("is_valid_dma_gather_transpose_alignment", isa.Observed)
-	pGatherDstStep    = pred("is_valid_dma_gather_transpose_dst_step", isa.Observed)
-	pGatherDim        = pred("is_valid_dma_gather_transpose_gather_dim", isa.Observed)
+	pGatherDtype      = pred("is_valid_dma_gather_transpose_dtype", isa.Inferred)
+	pGatherElem       = pred("is_valid_dma_gather_transpose_elem_size", isa.Inferred)
+	pGatherNumIdx     = pred("is_valid_dma_gather_transpose_num_idx", isa.Inferred)
+	pGatherAlign      = pred("is_valid_dma_gather_transpose_alignment", isa.Inferred)
+	pGatherDstStep    = pred("is_valid_dma_gather_transpose_dst_step", isa.Inferred)
+	pGatherDim        = pred("is_valid_dma_gather_transpose_gather_dim", isa.Inferred)
+	pGatherRowLen     = pred("has_valid_gather_xpose_row_len", isa.Inferred)
 	pWaitSemaMode     = pred("has_valid_wait_sema_mode", isa.Inferred)
 	pEngines          = pred("has_valid_dma_engines", isa.Inferred)
 	pAddrModes        = pred("has_valid_addr_modes", isa.Inferred)

@@ -22,22 +22,25 @@ func (c *checker) xpose() {
 	}
 	in, out := v.InDType(), v.OutDType()
 	size := c.dtypeBytes(out)
-	if in != out || (size != 2 && size != 4) {
-		c.fail(pXposeDtypes, "out_dtype", out.String(), fmt.Sprintf("must equal in_dtype (%s), a 2- or 4-byte type: no cast in a transpose", in))
+	if in != out { // 000 §8d: assert(i->in_dtype == i->out_dtype); // has_valid_xpose_dtypes_temporary (no cast)
+		c.fail(pXposeDtypes, "out_dtype", out.String(), fmt.Sprintf("must equal in_dtype (%s): no cast in a transpose", in))
 	}
-	maxCols := uint64(128)
-	if size == 4 {
+	if size != 2 && size != 4 { // ndma's rule, not the documents' (RATIONALE.md "Document conflicts")
+		c.fail(pXposeDtypeSize, "out_dtype", out.String(), "ndma moves 2- and 4-byte types only: 000 §3d gives tile_src_cols limits for 2- and 4-byte types alone, and the executors model no other (INFERRED)")
+	}
+	maxCols := uint64(128) // 000 §8d: tile_src_cols <= (dtype_bytes(i->out_dtype) == 2 ? 128 : 64)
+	if size != 2 {
 		maxCols = 64
 	}
 	cols := v.TileSrcCols()
 	if cols < 1 || cols > maxCols {
-		c.fail(pXposeCols, "tile_src_cols", fmt.Sprint(cols), fmt.Sprintf("must be 1..%d for a %d-byte type", maxCols, max(size, 2)))
+		c.fail(pXposeCols, "tile_src_cols", fmt.Sprint(cols), fmt.Sprintf("must be 1..%d for a %d-byte type", maxCols, size))
 	}
 	if a, ok := v.DstStartAddr().Imm(); ok && (!c.sbufAddr(a) || a%32 != 0) {
 		c.fail(pXposeDstAddr, "dst_start_addr", fmt.Sprintf("%#x", a), "must be a 32-byte aligned SBUF address (the xbar writes SBUF)")
 	}
 	if s, n := v.DstStepElem(1), v.DstNumElem(1); s%32 != 0 && n != 1 {
-		c.failf(pXposeDstStep, "dst_step_elem[1]", fmt.Sprint(s), "must be a multiple of 32 unless dst_num_elem[1] == 1")
+		c.fail(pXposeDstStep, "dst_step_elem[1]", fmt.Sprint(s), "must be a multiple of 32 unless dst_num_elem[1] == 1 (dst_step_elem "+isa.XposeDstStepRule+")")
 	}
 	sn0, sn1 := v.SrcNumElem(0), v.SrcNumElem(1)
 	dn0, dn1 := v.DstNumElem(0), v.DstNumElem(1)

@@ -79,8 +79,20 @@ func ccopTable() []ccop {
 		"LDRD", "LDRQ", "STRD", "STRQ")
 	add(0xb0, CCTypeSEMR, Observed, "SEM_READ")
 	add(0xb1, CCTypeSEMU, Observed, "SEM_WRITE", "SEM_ADD")
+	// 000 §3g names these codes of an otherwise unspelled range explicitly:
+	// "integer abs ABS_VALUE..ABS_MIN64=0x3a..0x3f", "logical/bitwise
+	// LOGICAL_AND..BITWISE_XOR=0x50..0x57", "compares CMP*_EQ..GE=0x60..0x85".
+	for i := range t {
+		if ccopNamed[t[i].code] == t[i].name {
+			t[i].prov = Observed
+		}
+	}
 	return t
 }
+
+// ccopNamed are the CCOP codes 000 §3g spells out inside a range whose other
+// members' names are ndma's (INFERRED).
+var ccopNamed = map[uint64]string{0x3a: "ABS_VALUE", 0x3f: "ABS_MIN64", 0x50: "LOGICAL_AND", 0x57: "BITWISE_XOR", 0x60: "CMP_EQ"}
 
 // CCOp is the CCOP enum (the op byte of every CCINST).
 var CCOp, ccopType = func() (*Enum, map[uint64]uint64) {
@@ -151,8 +163,21 @@ func (c CCInst) Get(name string) (int64, error) {
 }
 
 // CCI is the layout of the 0xb6 COMPACT_CONTROL_INST word (§3.11): the header
-// (byte 1 read as inst_word_len, INFERRED) and 15 CCINST slots.
+// (byte 1 read as inst_word_len, INFERRED: see cciLeafLabels) and 15 CCINST slots.
 var CCI = (&Struct{Name: "CTRL_CCI", Size: 64, Prov: Observed, Fields: []Field{
 	headerField(),
 	Field{Name: "insts", Off: 4, Size: 4, Count: 15, Kind: KCCInst, Prov: Observed, Note: "CCINST union, member chosen by the CCOP byte"},
 }}).finish()
+
+// leafLabel relabels one leaf of a layout whose shared sub-struct says
+// otherwise (describe prints it).
+type leafLabel struct {
+	Prov Prov
+	Note string
+}
+
+// leafLabels are the per-layout relabels of shared sub-struct leaves.
+var leafLabels = map[*Struct]map[string]leafLabel{
+	// 000 §3g: "CCIHEADER { opcode; reserved[1]; debug_cmd; debug_hint }".
+	CCI: {"header.inst_word_len": {Inferred, "000 §3g: reserved[1] of CCIHEADER; ndma reads it as the common header's inst_word_len (0x10, field-tables §1)"}},
+}

@@ -119,8 +119,12 @@ func describeRows(lay *Struct) []DescribeRow {
 		if n := width / 8; f.Bits == 0 && n > 1 {
 			by = fmt.Sprintf("%d-%d", l.Off, l.Off+n-1)
 		}
+		prov, note := f.Prov, f.Note
+		if ll, ok := leafLabels[lay][path]; ok {
+			prov, note = ll.Prov, ll.Note
+		}
 		rows = append(rows, DescribeRow{Byte: by, BitRange: br, Offset: l.Off, Bit: l.Bit, Width: width, Field: path,
-			Type: t, Prov: f.Prov.String(), Reserved: f.Reserved, Note: f.Note})
+			Type: t, Prov: prov.String(), Reserved: f.Reserved, Note: note})
 	}
 	return rows
 }

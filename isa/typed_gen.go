@@ -1005,7 +1005,7 @@ func (v XposeView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.v[23]} }
 // SetDstStartAddr sets dst_start_addr.
 func (v XposeView) SetDstStartAddr(raw uint64) { v.in.v[23] = raw }
 
-// DstStepElem is the dst_step_elem field (i32[2]: %32 == 0 unless that dst_num_elem == 1).
+// DstStepElem is the dst_step_elem field (i32[2]: [1] %32 == 0 unless dst_num_elem[1] == 1; [0] is the element step, not checked).
 func (v XposeView) DstStepElem(i int) int64 { return int64(int32(v.in.v[24 : 24+2][i])) }
 
 // SetDstStepElem sets dst_step_elem, refusing a value that does not fit (as Set does).
@@ -1023,7 +1023,7 @@ func (v XposeView) TileSrcRows() uint64 { return v.in.v[28] }
 // SetTileSrcRows sets tile_src_rows, refusing a value that does not fit (as Set does).
 func (v XposeView) SetTileSrcRows(x int64) error { return v.in.setAt(28, x) }
 
-// TileSrcCols is the tile_src_cols field (u8: 1..128 (2-byte) / 1..64 (4-byte)).
+// TileSrcCols is the tile_src_cols field (u8: 1..128 (2-byte) / 1..64 (any other size)).
 func (v XposeView) TileSrcCols() uint64 { return v.in.v[29] }
 
 // SetTileSrcCols sets tile_src_cols, refusing a value that does not fit (as Set does).
@@ -1170,7 +1170,7 @@ func (v TestESView) UpdateType() UpdateModeCode { return UpdateModeCode(v.in.v[1
 // SetUpdateType sets update_type, refusing a value that does not fit (as Set does).
 func (v TestESView) SetUpdateType(x UpdateModeCode) error { return v.in.setAt(10, int64(x)) }
 
-// RepeatCount is the repeat_count field (u8: cond-update loop runs 0..repeat_count inclusive (INFERRED)).
+// RepeatCount is the repeat_count field (u8: the loop runs rep = 0..repeat_count inclusive (000 §8f)).
 func (v TestESView) RepeatCount() uint64 { return v.in.v[11] }
 
 // SetRepeatCount sets repeat_count, refusing a value that does not fit (as Set does).

@@ -1,0 +1,176 @@
+package check
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"ndma/asm"
+	"ndma/isa"
+)
+
+// Tests written from the source documents' own text (issue 16, items 10–12).
+
+// xposeWord assembles a DMA_TRANSPOSE whose dst_step_elem is the given pair.
+func xposeWord(t *testing.T, step [2]int) *isa.Inst {
+	t.Helper()
+	src := fmt.Sprintf(`dma_transpose semaphore=5, in_dtype=BFLOAT16, out_dtype=BFLOAT16, src_start_addr=sbuf:0:0x0,
+    src_step_elem=[2, 256], src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16,
+    tile_src_cols=128, dst_start_addr=sbuf:0:0x4000, dst_step_elem=[%d, %d], dst_num_elem=[64, 128]
+`, step[0], step[1])
+	obj, err := asm.Assemble("x.s", []byte(src), asm.Options{Gen: isa.Cayman})
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := isa.Decode(isa.Cayman, obj.Code)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &in
+}
+
+// 000 §3d: "dst_step_elem 32 B-aligned unless dst_num_elem == 1 (xbar HW)";
+// field-tables §11.5: "The 32-byte rule: dst_step_elem[1] % 32 == 0 unless
+// dst_num_elem[1] == 1." describe's note on each dst_step_elem element and
+// validate's verdict on a step of 3 in that element must agree.
+func TestXposeDescribeAgreesWithValidate(t *testing.T) {
+	d, err := isa.LookupName("DMA_TRANSPOSE")
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes := map[string]string{}
+	for _, r := range isa.DescribeRows(d) {
+		notes[r.Field] = r.Note
+	}
+	for k := 0; k < 2; k++ {
+		field := fmt.Sprintf("dst_step_elem[%d]", k)
+		note, ok := notes[field]
+		if !ok {
+			t.Fatalf("describe has no row %s (rows: %v)", field, notes)
+		}
+		if note != isa.XposeDstStepRule {
+			t.Errorf("describe %s note = %q, want the rule validate states: %q", field, note, isa.XposeDstStepRule)
+		}
+		describeSays := strings.Contains(note, fmt.Sprintf("[%d] %%32 == 0", k))
+		step := [2]int{2, 128}
+		step[k] = 3
+		flagged := false
+		for _, p := range Validate(xposeWord(t, step), isa.Cayman) {
+			if p.Predicate == pXposeDstStep {
+				flagged = true
+				if !strings.Contains(p.Want, isa.XposeDstStepRule) {
+					t.Errorf("validate's text %q does not carry describe's rule %q", p.Want, isa.XposeDstStepRule)
+				}
+			}
+		}
+		if describeSays != flagged {
+			t.Errorf("%s = 3: describe says the 32-byte rule applies: %v; validate flags it: %v", field, describeSays, flagged)
+		}
+	}
+}
+
+func predProv(t *testing.T, name string) isa.Prov {
+	t.Helper()
+	p, ok := PredicateProv(name)
+	if !ok {
+		t.Fatalf("predicate %s not registered", name)
+	}
+	return p
+}
+
+func TestPredicateProvFromDocuments(t *testing.T) {
+	// 000 §8d: "assert(i->in_dtype == i->out_dtype);             // has_valid_xpose_dtypes_temporary (no cast)"
+	if p := predProv(t, "has_valid_xpose_dtypes_temporary"); p != isa.Observed {
+		t.Errorf("has_valid_xpose_dtypes_temporary: %s, want OBSERVED (000 §8d names it)", p)
+	}
+	// 000 §3d: "tile_src_cols ∈ [1,128] for 2-byte out / [1,64] for 4-byte" — no rule rejects 1- or
+	// 8-byte types; that one is ndma's, under its own name.
+	if p := predProv(t, pXposeDtypeSize); p != isa.Inferred {
+		t.Errorf("%s: %s, want INFERRED", pXposeDtypeSize, p)
+	}
+	// 000 §3e: "Validity predicates (in-header is_valid_dma_gather_transpose, OBSERVED)" — the
+	// document names the whole predicate only; the parts are ndma's names.
+	for _, n := range []string{pGatherDtype, pGatherElem, pGatherNumIdx, pGatherAlign, pGatherDstStep, pGatherDim,
+		pGatherRowLen, pIdxBoundReg} {
+		if p := predProv(t, n); p != isa.Inferred {
+			t.Errorf("%s: %s, want INFERRED (no document gives the name)", n, p)
+		}
+	}
+	// field-tables §5.1: "| 0x01 | UINT64 | 8 | all | rejected by plain is_valid_dtype |" — the
+	// name is in field-tables only: CARRIED.
+	if p := predProv(t, pDtype); p != isa.Carried {
+		t.Errorf("%s: %s, want CARRIED", pDtype, p)
+	}
+}
+
+// Every OBSERVED predicate name occurs in source document 000 or 003, every
+// CARRIED one in field-tables.md.
+func TestPredicateNamesInDocuments(t *testing.T) {
+	read := func(name string) string {
+		b, err := os.ReadFile("../../shared/spec/" + name)
+		if err != nil {
+			t.Skipf("source documents not here: %v", err)
+		}
+		return string(b)
+	}
+	docs := read("000_c152fb1f111af5a1.txt") + read("003_ab041bf452dc313e.txt")
+	ft := read("field-tables.md")
+	for name, p := range predicates {
+		switch {
+		case p == isa.Observed && !strings.Contains(docs, name):
+			t.Errorf("%s is OBSERVED but neither 000 nor 003 names it", name)
+		case p == isa.Carried && !strings.Contains(ft, name):
+			t.Errorf("%s is CARRIED but field-tables does not name it", name)
+		}
+	}
+}
+
+// 000 §8f (HIGH/OBSERVED): "for (int rep = 0; rep <= i->repeat_count; ++rep)          // ConditionalUpdate basic-loop"
+func TestTestESRepeatCountObserved(t *testing.T) {
+	d, err := isa.LookupName("TEST_EVENT_SEM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range isa.DescribeRows(d) {
+		if r.Field == "repeat_count" {
+			if r.Prov != "OBSERVED" || strings.Contains(r.Note, "INFERRED") || !strings.Contains(r.Note, "§8f") {
+				t.Errorf("repeat_count: %s %q, want OBSERVED from 000 §8f", r.Prov, r.Note)
+			}
+			return
+		}
+	}
+	t.Fatal("no repeat_count row")
+}
+
+// 000 §3g: "integer abs ABS_VALUE..ABS_MIN64=0x3a..0x3f"; "logical/bitwise
+// LOGICAL_AND..BITWISE_XOR=0x50..0x57"; "compares CMP*_EQ..GE=0x60..0x85".
+func TestCCOpNamedCodesObserved(t *testing.T) {
+	for code, name := range map[uint64]string{0x3a: "ABS_VALUE", 0x3f: "ABS_MIN64", 0x50: "LOGICAL_AND", 0x57: "BITWISE_XOR", 0x60: "CMP_EQ"} {
+		v, ok := isa.CCOp.Lookup(code)
+		if !ok || v.Name != name || v.Prov != isa.Observed {
+			t.Errorf("CCOP %#x = %+v, want %s OBSERVED", code, v, name)
+		}
+	}
+	// the names between the endpoints are ndma's spelling
+	if v, _ := isa.CCOp.Lookup(0x3b); v.Prov != isa.Inferred {
+		t.Errorf("CCOP 0x3b %s: %s, want INFERRED", v.Name, v.Prov)
+	}
+}
+
+// 000 §3g: "The "compact control instruction" carries its own CCIHEADER { opcode; reserved[1]; debug_cmd; debug_hint }."
+func TestCCIHeaderByte1Reserved(t *testing.T) {
+	d, err := isa.LookupName("COMPACT_CONTROL_INST")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range isa.DescribeRows(d) {
+		if r.Offset == 1 {
+			if r.Prov != "INFERRED" || !strings.Contains(r.Note, "reserved[1]") {
+				t.Errorf("CCI byte 1 %s: %s %q, want INFERRED naming 000 §3g's reserved[1]", r.Field, r.Prov, r.Note)
+			}
+			return
+		}
+	}
+	t.Fatal("no byte-1 row")
+}
