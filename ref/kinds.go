@@ -214,9 +214,13 @@ func (w *word) indirect1D() error {
 			return err
 		}
 	}
-	m := &move{in: v.InDType(), out: v.OutDType(), compute: v.ComputeOp()}
-	m.src.size, m.dst.size = sz, dz
-	m.src.rows, m.dst.rows = make([]row, 0, lanes), make([]row, 0, lanes) // at most a row per lane
+	src, dst := elems{size: sz}, elems{size: dz}
+	if is != nil { // an indexed leg takes up to a row per lane; the other one mostly merges into few
+		src.rows = make([]row, 0, lanes)
+	}
+	if id != nil {
+		dst.rows = make([]row, 0, lanes)
+	}
 	seen := map[uint32]int{}
 	sb, db := w.bound(v.SrcIdxBoundReg()), w.bound(v.DstIdxBoundReg())
 	unique := v.Flags().NonUniqueDstIdx() == 0
@@ -250,10 +254,11 @@ func (w *word) indirect1D() error {
 			w.x.Stats.Skipped++
 			continue
 		}
-		m.src.add(uint64(int64(sa)+int64(s)*ss), 1, 0)
-		m.dst.add(uint64(int64(da)+int64(d)*ds), 1, 0)
+		src.add1(uint64(int64(sa) + int64(s)*ss))
+		dst.add1(uint64(int64(da) + int64(d)*ds))
 	}
 	deltas = append(deltas, semDelta{Idx: int(v.Semaphore()), Add: int32(v.SemIncrement())})
+	m := &move{src: src, dst: dst, in: v.InDType(), out: v.OutDType(), compute: v.ComputeOp()}
 	return w.run(m, deltas) // lanes apply in order: a repeated dst index accumulates
 }
 

@@ -25,18 +25,18 @@ import (
 // 2-D leg, or one lane of an indexed word.
 type row struct {
 	addr uint64
-	n    int
-	step int64
+	n    uint32 // a leg has at most 65535² elements
+	step int32  // a word's steps are int32, a lane's its element size
 }
 
 // at is the address of element i of the row.
-func (r row) at(i int) uint64 { return uint64(int64(r.addr) + int64(i)*r.step) }
+func (r row) at(i int) uint64 { return uint64(int64(r.addr) + int64(i)*int64(r.step)) }
 
 // span is the row's lowest byte and one past its highest; ok is false when
 // its addresses wrap around 2^64 (then no one range holds it).
 func (r row) span(size int) (lo, hi uint64, ok bool) {
-	lo, last := r.addr, r.at(r.n-1)
-	d := int64(r.n-1) * r.step
+	lo, last := r.addr, r.at(int(r.n)-1)
+	d := int64(r.n-1) * int64(r.step)
 	if d < 0 {
 		lo, last, d = last, lo, -d
 	}
@@ -57,21 +57,30 @@ func (e *elems) bytes() int64 { return int64(e.n) * int64(e.size) }
 // add appends n elements from a, step bytes apart; contiguous elements that
 // continue the row before join it.
 func (e *elems) add(a uint64, n int, step int64) {
-	if n <= 0 {
+	if n == 1 {
+		e.add1(a)
 		return
 	}
-	if n == 1 {
-		step = int64(e.size)
+	if k := len(e.rows) - 1; k >= 0 && step == int64(e.size) && int64(e.rows[k].step) == step && e.rows[k].at(int(e.rows[k].n)) == a {
+		e.rows[k].n += uint32(n)
+		e.n += n
+		return
 	}
-	if k := len(e.rows) - 1; k >= 0 && step == int64(e.size) {
-		if r := &e.rows[k]; r.step == step && r.at(r.n) == a {
-			r.n += n
-			e.n += n
-			return
-		}
+	if n > 0 {
+		e.rows = append(e.rows, row{a, uint32(n), int32(step)})
+		e.n += n
 	}
-	e.rows = append(e.rows, row{a, n, step})
-	e.n += n
+}
+
+// add1 appends one element (an indexed word's lane).
+func (e *elems) add1(a uint64) {
+	size := e.size
+	if k := len(e.rows) - 1; k >= 0 && int(e.rows[k].step) == size && e.rows[k].addr+uint64(e.rows[k].n)*uint64(size) == a {
+		e.rows[k].n++
+	} else {
+		e.rows = append(e.rows, row{a, 1, int32(size)})
+	}
+	e.n++
 }
 
 // walk2D is a 2-D leg, dim 0 innermost (§11.3): one row per dim-1 index.
@@ -88,7 +97,7 @@ func (e *elems) all() iter.Seq2[int, uint64] {
 	return func(yield func(int, uint64) bool) {
 		k := 0
 		for _, r := range e.rows {
-			for i := 0; i < r.n; i++ {
+			for i := 0; i < int(r.n); i++ {
 				if !yield(k, r.at(i)) {
 					return
 				}
@@ -127,33 +136,32 @@ type cursor struct {
 }
 
 func (c *cursor) next() piece {
-	for ; c.r < len(c.e.rows); c.r, c.i = c.r+1, 0 {
-		r := c.e.rows[c.r]
-		if c.i >= r.n {
-			continue
-		}
-		p := piece{k: c.k, a: r.at(c.i), n: 1}
-		switch {
-		case c.e.skip != nil:
-		case r.step == int64(c.e.size):
-			p.n = r.n - c.i
-		case r.step == 0 && c.rep:
-			p.n, p.rep = r.n-c.i, true
-		}
-		c.i, c.k = c.i+p.n, c.k+p.n
-		return p
+	if c.r == len(c.e.rows) {
+		return piece{k: c.k}
 	}
-	return piece{k: c.k}
+	r := &c.e.rows[c.r] // rows hold at least one element
+	p := piece{k: c.k, a: r.at(c.i), n: 1}
+	switch {
+	case c.e.skip != nil:
+	case int(r.step) == c.e.size:
+		p.n = int(r.n) - c.i
+	case r.step == 0 && c.rep:
+		p.n, p.rep = int(r.n)-c.i, true
+	}
+	if c.i, c.k = c.i+p.n, c.k+p.n; c.i == int(r.n) {
+		c.r, c.i = c.r+1, 0
+	}
+	return p
 }
 
-// repeats reports a zero-step row of more than one element.
-func (e *elems) repeats() bool {
-	for _, r := range e.rows {
-		if r.step == 0 && r.n > 1 {
-			return true
-		}
+// elem is the next element's address (the leg must have one left).
+func (c *cursor) elem() uint64 {
+	r := &c.e.rows[c.r]
+	a := r.at(c.i)
+	if c.i++; c.i == int(r.n) {
+		c.r, c.i = c.r+1, 0
 	}
-	return false
+	return a
 }
 
 // checkBound applies a BOUND_CHECK_REG to a leg: an element whose last byte
@@ -165,10 +173,10 @@ func (w *word) checkBound(e *elems, b bound, what string) error {
 	k := 0
 	for _, r := range e.rows {
 		if _, hi, ok := r.span(e.size); ok && hi-1 <= b.limit {
-			k += r.n // the whole row is within the limit
+			k += int(r.n) // the whole row is within the limit
 			continue
 		}
-		for i := 0; i < r.n; i, k = i+1, k+1 {
+		for i := 0; i < int(r.n); i, k = i+1, k+1 {
 			if last := r.at(i) + uint64(e.size) - 1; last > b.limit {
 				if !b.quiet {
 					return w.fault(k, what, fmt.Errorf("last byte %#x > limit r%d = %#x: %w", last, b.reg, b.limit, ErrBounds))
@@ -182,17 +190,17 @@ func (w *word) checkBound(e *elems, b bound, what string) error {
 
 // mapped checks every element that is not skipped is valid memory in m
 // (before anything is written); the fault names the first bad element.
-func (w *word) mapped(m *mem.Memory, e *elems, what string) error {
-	if lo, hi, ok := extent(e); ok && hi-lo <= 1<<40 && m.Check(lo, int(hi-lo)) == nil {
+func (w *word) mapped(m *mem.Memory, e *elems, sh shape, what string) error {
+	if sh.ok && sh.hi-sh.lo <= 1<<40 && m.Check(sh.lo, int(sh.hi-sh.lo)) == nil {
 		return nil // one region holds the whole leg
 	}
 	k := 0
 	for _, r := range e.rows {
 		if lo, hi, ok := r.span(e.size); ok && hi-lo <= 1<<40 && m.Check(lo, int(hi-lo)) == nil {
-			k += r.n // one region holds the whole row
+			k += int(r.n) // one region holds the whole row
 			continue
 		}
-		for i := 0; i < r.n; i, k = i+1, k+1 {
+		for i := 0; i < int(r.n); i, k = i+1, k+1 {
 			if e.skipped(k) {
 				continue
 			}
@@ -245,17 +253,19 @@ func (w *word) run(m *move, deltas []semDelta) error {
 		return w.fault(-1, "byte count", fmt.Errorf("src moves %d bytes, dst %d: both legs carry the same bytes (§11.3)", m.src.bytes(), m.dst.bytes()))
 	}
 	fold(m, isz, osz) // before the checks: a skipped lane touches neither leg
-	if err := w.mapped(w.x.Mem, &m.src, "src"); err != nil {
+	ss, ds := m.src.shape(), m.dst.shape()
+	if err := w.mapped(w.x.Mem, &m.src, ss, "src"); err != nil {
 		return err
 	}
-	if err := w.mapped(dst, &m.dst, dstName); err != nil {
+	if err := w.mapped(dst, &m.dst, ds, dstName); err != nil {
 		return err
 	}
 	var lanes int
-	if plain && m.to == nil && m.dst.skip == nil && !overlaps(&m.src, &m.dst) && !m.src.repeats() && !m.dst.repeats() {
+	stage := m.to == nil && overlaps(ss, ds) // reads before writes
+	if plain && !stage && m.to == nil && m.dst.skip == nil && !ss.rep && !ds.rep {
 		lanes = w.copyDirect(m)
 	} else {
-		lanes = w.stream(m, dst, plain, isz, osz)
+		lanes = w.stream(m, dst, plain, stage, isz, osz)
 	}
 	w.x.Stats.Lanes += lanes
 	w.x.Stats.BytesMoved += uint64(lanes * m.dst.size)
@@ -308,10 +318,22 @@ func fold(m *move, isz, osz int) {
 }
 
 // copyDirect is the plain, disjoint copy: the legs' pieces paired off and
-// moved without staging, equal-length pairs batched into one access.
+// moved without staging, equal-length pairs batched into one access — or,
+// legs of equal elements that are mostly single (an indexed word's lanes),
+// element pairs batched.
 func (w *word) copyDirect(m *move) int {
 	const batch = 4096
 	sa, da := make([]uint64, 0, batch), make([]uint64, 0, batch)
+	if m.src.size == m.dst.size && (4*len(m.src.rows) > m.src.n || 4*len(m.dst.rows) > m.dst.n) {
+		s, d := cursor{e: &m.src}, cursor{e: &m.dst}
+		for k := 0; k < m.src.n; k++ {
+			if sa, da = append(sa, s.elem()), append(da, d.elem()); len(sa) == batch || k == m.src.n-1 {
+				w.x.Mem.CopyRows(da, sa, m.src.size) // cannot fail: checked
+				sa, da = sa[:0], da[:0]
+			}
+		}
+		return m.dst.n
+	}
 	n := 0 // the batch's piece length
 	flush := func() {
 		if len(sa) > 0 {
@@ -347,12 +369,12 @@ func (w *word) copyDirect(m *move) int {
 }
 
 // stream moves the dst piece by piece, in stream order, taking the src
-// stream from a copy staged before any write when the legs overlap (reads
-// before writes, §11.3), else straight from memory; a compute reads each
+// stream from a copy staged before any write (stage: the legs overlap, and
+// reads come before writes, §11.3), else straight from memory; a compute reads each
 // piece of dst as the writes before it left it. It returns the dst elements
 // written.
-func (w *word) stream(m *move, dst *mem.Memory, plain bool, isz, osz int) int {
-	src := w.source(m, m.to == nil && overlaps(&m.src, &m.dst))
+func (w *word) stream(m *move, dst *mem.Memory, plain, stage bool, isz, osz int) int {
+	src := w.source(m, stage)
 	in := func(nb int) int { return nb / osz * isz } // src stream bytes for nb dst bytes
 	var buf []byte
 	// put writes the next nb bytes of the dst stream at a (contiguous)
@@ -488,28 +510,33 @@ func repeat(b, p []byte, phase int) {
 	}
 }
 
-// overlaps reports whether the two legs' byte extents may intersect.
-func overlaps(a, b *elems) bool {
-	alo, ahi, ok1 := extent(a)
-	blo, bhi, ok2 := extent(b)
-	return !ok1 || !ok2 || alo < bhi && blo < ahi
+// shape is what a move needs of a leg's rows, found in one pass: its extent
+// [lo, hi) (ok false: a row wraps around 2^64) and whether a row repeats an
+// element (a zero step).
+type shape struct {
+	lo, hi  uint64
+	ok, rep bool
 }
 
-// extent is the lowest byte of a leg and one past its highest (ok false:
-// a row wraps around 2^64).
-func extent(e *elems) (lo, hi uint64, ok bool) {
+func (e *elems) shape() shape {
+	sh := shape{ok: true}
 	for i, r := range e.rows {
-		l, h, k := r.span(e.size)
-		if !k {
-			return 0, 0, false
+		lo, hi, ok := r.addr, r.addr+uint64(e.size), r.addr+uint64(e.size) > r.addr
+		if r.n > 1 {
+			lo, hi, ok = r.span(e.size)
 		}
+		sh.ok = sh.ok && ok
+		sh.rep = sh.rep || r.step == 0 && r.n > 1
 		if i == 0 {
-			lo, hi = l, h
+			sh.lo, sh.hi = lo, hi
 		}
-		lo, hi = min(lo, l), max(hi, h)
+		sh.lo, sh.hi = min(sh.lo, lo), max(sh.hi, hi)
 	}
-	return lo, hi, true
+	return sh
 }
+
+// overlaps reports whether two legs' byte extents may intersect.
+func overlaps(a, b shape) bool { return !a.ok || !b.ok || a.lo < b.hi && b.lo < a.hi }
 
 // scalar is one cast or compute (internal/num.Apply, §11.4).
 func scalar(m *move, src, old uint64) (uint64, error) {
