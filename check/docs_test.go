@@ -174,3 +174,56 @@ func TestCCIHeaderByte1Reserved(t *testing.T) {
 	}
 	t.Fatal("no byte-1 row")
 }
+
+// RATIONALE.md "Document conflicts" (issue 16 item 13) quotes both sides of
+// each conflict; every quote must be the documents' own text, and in the
+// section.
+func TestDocumentConflictsQuoted(t *testing.T) {
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Skipf("%v", err)
+		}
+		return string(b)
+	}
+	rat := read("../RATIONALE.md")
+	i := strings.Index(rat, "## Document conflicts")
+	if i < 0 {
+		t.Fatal(`RATIONALE.md has no "## Document conflicts" section`)
+	}
+	section := rat[i:]
+	if j := strings.Index(section[3:], "\n## "); j >= 0 {
+		section = section[:j+3]
+	}
+	const spec = "../../shared/spec/"
+	d000, d003, ft := read(spec+"000_c152fb1f111af5a1.txt"), read(spec+"003_ab041bf452dc313e.txt"), read(spec+"field-tables.md")
+	for _, q := range []struct{ doc, text string }{
+		{d003, "The DGE issues one DIMPUSH per dim, in nesting order (outer-to-inner), each pushing that dim's (src_num,dst_num)(src_step,dst_step)."},
+		{d003, "DIMPUSH dim0  [128,128][1,1]"},
+		{d003, "DIMPUSH dim1  [1,1][128,128]"},
+		{d003, "push DIMPUSH  to DMA[d]: [128,64][1,1]      ; dim0"},
+		{d003, "push DIMPUSH  to DMA[d]: [64,128][128,64]   ; dim1"},
+		{d003, "GENERATE appears in 15 images, DIMPUSH in 15, REGWRITE in only 10 — exactly the CAYMAN+MARIANA (×5 engines × DEBUG/PERF) set"},
+		{d003, "The push DIMPUSH/GENERATE/REGWRITE strings are CAYMAN/MARIANA only — consistent with v5 having moved to the inline model."},
+		{d000, "for (tile across (i->src_num_elem, i->tile_src_row_step)) {"},
+		{d003, "push GENERATE to DMA[d]: RD : addr=&src, elem_size=2, sem_num=S"},
+		{d003, "[fire]    TDRTP_inc doorbell (RD leg)."},
+		{d003, "The q_gradient_out leg is the symmetric WRITE (S2M/RDRTP_inc, sem 11)"},
+		{d003, "RD = M2S/read (HBM→local, doorbell TDRTP_inc), WR = S2M/write (local→HBM, doorbell RDRTP_inc)"},
+		{d003, "(4) DOORBELL       bump M2S TDRTP_inc (RD) / S2M RDRTP_inc (WR) by num_descriptors."},
+		{d003, "src_step_elem = { 1, 128 };                   // [+24] x step 1, y step 128 elem"},
+		{ft, "**Steps in a 64-byte word are signed byte strides** (OBSERVED: real 0xd4 words of a public NEFF"},
+		{d000, "tile_src_cols ∈ [1,128] for 2-byte out / [1,64] for 4-byte"},
+		{d000, "i->tile_src_cols <= (dtype_bytes(i->out_dtype) == 2 ? 128 : 64)"},
+		{d000, "dst_step_elem 32 B-aligned unless dst_num_elem == 1 (xbar HW)"},
+		{ft, "The 32-byte rule: dst_step_elem[1] % 32"},
+		{d000, "CCIHEADER { opcode; reserved[1]; debug_cmd; debug_hint }"},
+	} {
+		if !strings.Contains(q.doc, q.text) {
+			t.Errorf("not the document's text: %q", q.text)
+		}
+		if !strings.Contains(section, q.text) {
+			t.Errorf("RATIONALE.md Document conflicts does not quote %q", q.text)
+		}
+	}
+}
