@@ -38,10 +38,81 @@ type OpDef struct {
 	Gens    GenSet   // presence per generation (0 with GensKnown false: not stated)
 	// GensKnown is false where no source states the generations.
 	GensKnown bool
+	// PresentOn lists generations a source states the opcode present on
+	// where the whole set is not stated (GensKnown false): those print "Y",
+	// the others "?" (000 §1's MAVERICK superset band, §7's SUNDA kernels).
+	PresentOn GenSet
+	// Absent: a source states no generation has the opcode (0xb7, 000 §1).
+	Absent bool
 	Pseudo    bool // compiler→runtime word, never executed by hardware
 	Control   bool // control plane, not a DMA
 	Prov      Prov
 	Note      string
+	// Dispatch is how the opcode is served, per generation, as source 000
+	// §4/§7/§9 states it (nil: no document says).
+	Dispatch []Dispatch
+}
+
+// DispatchPath is one of source 000 §4's dispatch surfaces.
+type DispatchPath uint8
+
+// The dispatch surfaces of 000 §4: "(i) a POOL software kernel iff it
+// appears in the carved Q7-POOL kernel_info_table (opcode at entry+3, funcVA
+// at entry+4); else (ii) SEQ/engine-native (decoded by the NX sequencer /
+// per-engine decode arm, no funcVA hop). The five DMA opcodes additionally
+// (iii) emit DGE descriptors." 0xb4/0xb6 are "NX SEQUENCER control-spine ops".
+const (
+	DispatchPool      DispatchPath = iota + 1 // POOL software kernel (kernel_info_table)
+	DispatchSeqDGE                            // NX sequencer + DGE descriptor generation
+	DispatchNXControl                         // NX sequencer control spine, no DGE
+)
+
+func (p DispatchPath) String() string {
+	switch p {
+	case DispatchPool:
+		return "pool-kernel"
+	case DispatchSeqDGE:
+		return "seq+dge"
+	case DispatchNXControl:
+		return "nx-control"
+	}
+	return "?"
+}
+
+// Dispatch is one dispatch fact: the generations it holds on, the surface,
+// the document's detail and its confidence label verbatim ("HIGH/OBSERVED",
+// "MED/CARRIED", …; 000's convention: CARRIED = re-used from a sibling
+// firmware decode at its confidence).
+type Dispatch struct {
+	Gens   GenSet
+	Path   DispatchPath
+	Detail string
+	Conf   string
+}
+
+// DispatchOn is the dispatch fact for generation g, or nil.
+func (d *OpDef) DispatchOn(g Gen) *Dispatch {
+	for i := range d.Dispatch {
+		if d.Dispatch[i].Gens.Has(g) {
+			return &d.Dispatch[i]
+		}
+	}
+	return nil
+}
+
+// Presence is "Y" (present), "-" (absent) or "?" (no source states it) on g.
+func (d *OpDef) Presence(g Gen) string {
+	switch {
+	case d.GensKnown && d.Gens.Has(g):
+		return "Y"
+	case d.GensKnown:
+		return "-"
+	case d.PresentOn.Has(g) && g != GenAny:
+		return "Y"
+	case d.Absent:
+		return "-"
+	}
+	return "?"
 }
 
 // Decoded reports whether the opcode has a layout table of its own.
@@ -77,14 +148,22 @@ func (d *OpDef) Known() bool { return d.Name != "" }
 // Catalog lists every named opcode in opcode order of the DMA cluster first,
 // then its neighbours.
 var Catalog = []OpDef{
-	{Opcode: 0xb8, Name: "DMAMEMCPY", Aliases: []string{"DMA_MEMCPY"}, Layout: Direct2D, DGEKind: 0, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "SUNDA: POOL kernel dma_memcopy; CAYMAN+: SEQ + DGE"},
-	{Opcode: 0xb9, Name: "DMA_MEMCPY2", Layout: Copy2D, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed},
-	{Opcode: 0xba, Name: "DMA_IMMEDIATE", Layout: Immediate, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed},
+	{Opcode: 0xb8, Name: "DMAMEMCPY", Aliases: []string{"DMA_MEMCPY"}, Layout: Direct2D, DGEKind: 0, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "SUNDA: POOL kernel dma_memcopy; CAYMAN+: SEQ + DGE", Dispatch: []Dispatch{
+		{Gens: 1 << Sunda, Path: DispatchPool, Detail: "dma_memcopy @0x01002f80, in the SUNDA EXTISA_0 kernel_info_table @0x02000760 (18 entries; opcode at entry+3, funcVA at entry+4)", Conf: "HIGH/OBSERVED"},
+		{Gens: v3ToV4, Path: DispatchSeqDGE, Detail: "not in the CAYMAN_0 kernel_info_table @0x02000380 (17 entries): SEQ handler + DGE descriptor-gen; the decode-arm VA is FLIX-desynced", Conf: "HIGH/OBSERVED table; MED/CARRIED decode-arm VA"},
+		{Gens: OnlyV5, Path: DispatchSeqDGE, Detail: "CAYMAN+ SEQ handler + DGE; MAVERICK dispatch interiors not re-disassembled", Conf: "INFERRED"},
+	}},
+	{Opcode: 0xb9, Name: "DMA_MEMCPY2", Layout: Copy2D, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
+	{Opcode: 0xba, Name: "DMA_IMMEDIATE", Layout: Immediate, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
 	{Opcode: 0xbb, Name: "DMA_INDIRECT", Layout: Indirect1D, DGEKind: 1, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed},
-	{Opcode: 0xbd, Name: "DMA_TRANSPOSE", Layout: Xpose, DGEKind: 2, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed},
-	{Opcode: 0xf1, Name: "DMA_GATHER_TRANSPOSE", Layout: GatherXpose, DGEKind: 3, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed},
-	{Opcode: 0xb4, Name: "TEST_EVENT_SEM", Layout: TestES, DGEKind: -1, Gens: FromV4, GensKnown: true, Control: true, Prov: Observed},
-	{Opcode: 0xb6, Name: "COMPACT_CONTROL_INST", Layout: CCI, DGEKind: -1, Gens: OnlyV5, GensKnown: true, Control: true, Prov: Observed},
+	{Opcode: 0xbd, Name: "DMA_TRANSPOSE", Layout: Xpose, DGEKind: 2, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed, Dispatch: xposeSeqDGE},
+	{Opcode: 0xf1, Name: "DMA_GATHER_TRANSPOSE", Layout: GatherXpose, DGEKind: 3, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed, Dispatch: xposeSeqDGE},
+	{Opcode: 0xb4, Name: "TEST_EVENT_SEM", Layout: TestES, DGEKind: -1, Gens: FromV4, GensKnown: true, Control: true, Prov: Observed, Dispatch: []Dispatch{
+		{Gens: FromV4, Path: DispatchNXControl, Detail: "NX SEQUENCER control-spine; no POOL kernel, no DGE descriptor", Conf: "HIGH/OBSERVED"},
+	}},
+	{Opcode: 0xb6, Name: "COMPACT_CONTROL_INST", Layout: CCI, DGEKind: -1, Gens: OnlyV5, GensKnown: true, Control: true, Prov: Observed, Dispatch: []Dispatch{
+		{Gens: OnlyV5, Path: DispatchNXControl, Detail: "NX SEQUENCER control-spine (packed scalar-bytecode bundle); the MAVERICK NX decode arm is not carved", Conf: "HIGH/OBSERVED header / interior INFERRED"},
+	}},
 	{Opcode: 0xd4, Name: "PSEUDO_DMA_DIRECT2D", Layout: PseudoDirect2D, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "carries dge_op; resolved by the runtime"},
 	{Opcode: 0xc1, Name: "PSEUDO_DMA_TRIGGER", Layout: PseudoTrigger, DGEKind: -1, Gens: AllGens, Pseudo: true, Prov: Observed, Note: "style-A NEFF trigger: queue name + dma[] block id (neff.md §5.2); generations not stated"},
 	{Opcode: 0xda, Name: "PSEUDO_EXTENSION", Layout: PseudoExt, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "positional: belongs to the 0xd4 before it"},
@@ -95,10 +174,19 @@ var Catalog = []OpDef{
 	{Opcode: 0xbf, Name: "SB2SB_COLLECTIVE", DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Observed},
 	{Opcode: 0xaa, Name: "TENSOR_LOAD", DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar load"},
 	{Opcode: 0xab, Name: "TENSOR_STORE", DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar store"},
-	{Opcode: 0xb3, Name: "POLL_SEM", DGEKind: -1, Control: true, Prov: Observed, Note: "v5 superset band"},
-	{Opcode: 0xb5, Name: "BRANCH_PREFETCH_HINT", DGEKind: -1, Control: true, Prov: Observed, Note: "v5 superset band"},
-	{Opcode: 0xbc, Name: "RANGE_SELECT", DGEKind: -1, Prov: Observed, Note: "v5 superset band"},
-	{Opcode: 0xbe, Name: "GET_SEQUENCE_BOUNDS", DGEKind: -1, Prov: Observed, Note: "v5 superset band"},
+	// The 0xb3..0xbf band is the "MAVERICK superset" (000 §1): present on v5;
+	// v2..v4 presence not stated; 0xb7 is absent (opTable).
+	{Opcode: 0xb3, Name: "POLL_SEM", DGEKind: -1, PresentOn: OnlyV5, Control: true, Prov: Observed, Note: bandNote},
+	{Opcode: 0xb5, Name: "BRANCH_PREFETCH_HINT", DGEKind: -1, PresentOn: OnlyV5, Control: true, Prov: Observed, Note: bandNote},
+	{Opcode: 0xbc, Name: "RANGE_SELECT", DGEKind: -1, PresentOn: OnlyV5, Prov: Observed, Note: bandNote},
+	{Opcode: 0xbe, Name: "GET_SEQUENCE_BOUNDS", DGEKind: -1, PresentOn: OnlyV5, Prov: Observed, Note: bandNote},
+
+	// SUNDA POOL software gather kernels (000 §7, HIGH/CARRIED): known, not
+	// decoded; other generations not stated.
+	{Opcode: 0x68, Name: "GATHER", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
+	{Opcode: 0xe7, Name: "INDIRECT_COPY", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
+	{Opcode: 0x79, Name: "EMBEDDING_UPDATE", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
+	{Opcode: 0x74, Name: "TENSOR_SCALAR_ADDR", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
 	{Opcode: 0xa0, Name: "EVENT_SEMAPHORE", DGEKind: -1, Control: true, Prov: Observed},
 	{Opcode: 0xa4, Name: "NOP", DGEKind: -1, Control: true, Prov: Observed, Note: "seen in NEFF streams (neff.md §5.1)"},
 	{Opcode: 0xa5, Name: "WRITE", DGEKind: -1, Control: true, Prov: Observed},
@@ -126,6 +214,22 @@ var Catalog = []OpDef{
 	{Opcode: 0xf4, Name: "TENSOR_SCALAR_INT_WIDE", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
 }
 
+// Shared catalog values (000 §1, §4, §7, §9).
+var (
+	v3ToV4   = FromV3 &^ OnlyV5
+	bandNote = "MAVERICK superset band (000 §1): present on v5; v2..v4 not stated"
+	// 000 §4: "The MAVERICK NX decode arms for 0xb9/0xba/0xb6 are not carved —
+	// their chains are INFERRED from the struct fields."
+	mavSeqDGE = []Dispatch{{Gens: OnlyV5, Path: DispatchSeqDGE, Detail: "in no carved kernel_info_table; the MAVERICK NX decode arm is not carved", Conf: "INFERRED"}}
+	// 000 §9 claim 5: "none of the other six appear in any carved table".
+	xposeSeqDGE = []Dispatch{
+		{Gens: v3ToV4, Path: DispatchSeqDGE, Detail: "in no carved kernel_info_table: SEQ/engine-native, emits DGE descriptors", Conf: "HIGH/OBSERVED"},
+		{Gens: OnlyV5, Path: DispatchSeqDGE, Detail: "in no carved kernel_info_table; MAVERICK dispatch interiors not re-disassembled", Conf: "INFERRED"},
+	}
+	sundaGatherNote   = "SUNDA POOL software gather kernel (000 §7): moves data by index via the IVP HW vector-gather or the DGE; SUNDA-era counterpart of the CAYMAN+ 0xbb/0xf1 DGE descriptors"
+	sundaGatherKernel = []Dispatch{{Gens: 1 << Sunda, Path: DispatchPool, Detail: "SUNDA POOL kernel_info_table kernel (index-tensor mover)", Conf: "HIGH/CARRIED"}}
+)
+
 // opTable maps every byte to a definition; bytes no source names get a
 // nameless row that decodes by Raw (header, EVENTS, payload bytes: a word
 // of another engine is listed, its EVENTS honoured). A nameless byte in
@@ -144,6 +248,12 @@ var opTable = func() (t [256]*OpDef) {
 			t[i] = &OpDef{Opcode: Opcode(i), DGEKind: -1, Prov: Inferred, Pseudo: IsPseudoOpcode(Opcode(i))}
 		}
 	}
+	// 000 §1: "The contiguous DMA sub-band (MAVERICK superset; 0xb7 is the
+	// band boundary, absent)". It stays nameless (a 0xb7 word is listed raw
+	// with the is_known_opcode warning, never a header error) and says so.
+	t[0xb7].Absent = true
+	t[0xb7].Prov = Observed
+	t[0xb7].Note = "absent on every generation: the band boundary of the 0xb3..0xbf MAVERICK superset (000 §1)"
 	return t
 }()
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 
 	"ndma/isa"
@@ -22,17 +23,31 @@ type catalogRow struct {
 	Control bool              `json:"control,omitempty"`
 	Prov    string            `json:"prov"`
 	Note    string            `json:"note,omitempty"`
+	// Dispatch is the surface per generation (000 §4), omitted where no
+	// document states it.
+	Dispatch []dispatchRow `json:"dispatch,omitempty"`
+}
+
+type dispatchRow struct {
+	Gens   []string `json:"gens"`
+	Path   string   `json:"path"`
+	Detail string   `json:"detail"`
+	Conf   string   `json:"confidence"`
 }
 
 // presence is "Y", "-" or, where no source states it, "?".
-func presence(d *isa.OpDef, g isa.Gen) string {
-	switch {
-	case !d.GensKnown:
-		return "?"
-	case d.Gens.Has(g):
-		return "Y"
+func presence(d *isa.OpDef, g isa.Gen) string { return d.Presence(g) }
+
+// dispatchText is the table's dispatch column: "v2 pool-kernel; v3-v4+ seq+dge…".
+func dispatchText(d *isa.OpDef) string {
+	if len(d.Dispatch) == 0 {
+		return "-"
 	}
-	return "-"
+	var parts []string
+	for _, x := range d.Dispatch {
+		parts = append(parts, fmt.Sprintf("%s %s (%s)", strings.ReplaceAll(x.Gens.String(), " ", ","), x.Path, x.Conf))
+	}
+	return strings.Join(parts, "; ")
 }
 
 func runCatalog(e *env, args []string) error {
@@ -58,6 +73,15 @@ func runCatalog(e *env, args []string) error {
 		for _, g := range isa.Gens {
 			r.Gens[g.String()] = presence(d, g)
 		}
+		for _, x := range d.Dispatch {
+			dr := dispatchRow{Path: x.Path.String(), Detail: x.Detail, Conf: x.Conf}
+			for _, g := range isa.Gens {
+				if x.Gens.Has(g) {
+					dr.Gens = append(dr.Gens, g.String())
+				}
+			}
+			r.Dispatch = append(r.Dispatch, dr)
+		}
 		rows = append(rows, r)
 	}
 	if *asJSON {
@@ -73,7 +97,7 @@ func runCatalog(e *env, args []string) error {
 	for _, g := range isa.Gens {
 		fmt.Fprintf(tw, "\t%s", g.Version())
 	}
-	fmt.Fprintln(tw, "\tkind")
+	fmt.Fprintln(tw, "\tkind\tdispatch")
 	for _, r := range rows {
 		d := isa.Lookup(isa.Opcode(r.Opcode))
 		st := r.Struct
@@ -104,7 +128,7 @@ func runCatalog(e *env, args []string) error {
 		case r.DGEKind == nil:
 			kind = "other"
 		}
-		fmt.Fprintf(tw, "\t%s\n", kind)
+		fmt.Fprintf(tw, "\t%s\t%s\n", kind, dispatchText(d))
 	}
 	return tw.Flush()
 }
