@@ -227,3 +227,80 @@ func TestDocumentConflictsQuoted(t *testing.T) {
 		}
 	}
 }
+
+// Every constraint describe's notes state on these words is one validate
+// enforces (issue 16 item 10): the note is there, the example word is clean,
+// breaking the rule the note states fails the predicate.
+func TestDescribeNotesAgreeWithValidate(t *testing.T) {
+	const xp = `dma_transpose semaphore=5, in_dtype=BFLOAT16, out_dtype=BFLOAT16, src_start_addr=sbuf:0:0x0,
+    src_step_elem=[2, 256], src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16,
+    tile_src_cols=128, dst_start_addr=sbuf:0:0x4000, dst_step_elem=[2, 128], dst_num_elem=[64, 128]
+`
+	const gx = `dma_gather_transpose wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=6, semaphore_value=1, semaphore=7,
+    idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=[2, 256],
+    src_num_elem=[128, 64], src_idx_start_addr=sbuf:0:0x2000, dst_start_addr=sbuf:0:0x8000,
+    dst_step_elem_1=128, dst_num_elem=[64, 128], elem_size=256, dtype_lo=BFLOAT16, dtype_hi=BFLOAT16,
+    gather_dim=Y
+`
+	for _, c := range []struct {
+		op, src, field, note, from, to, pred string
+	}{
+		// 000 §3d: "tile_src_rows == 16 (has_valid_xpose_tile_rows_temporary)"
+		{"DMA_TRANSPOSE", xp, "tile_src_rows", "must be 16", "tile_src_rows=16", "tile_src_rows=8", pXposeRows},
+		// 000 §3d: "tile_src_cols ∈ [1,128] for 2-byte out / [1,64] for 4-byte (has_valid_xpose_tile_cols_temporary)"
+		{"DMA_TRANSPOSE", xp, "tile_src_cols", "1..128 (2-byte)", "tile_src_cols=128", "tile_src_cols=0", pXposeCols},
+		// 000 §3d: "dst_start_addr 32 B-aligned and a SBUF address"
+		{"DMA_TRANSPOSE", xp, "dst_start_addr", "SBUF, 32-byte aligned", "dst_start_addr=sbuf:0:0x4000", "dst_start_addr=sbuf:0:0x4010", pXposeDstAddr},
+		// 000 §3d: "dst_step_elem 32 B-aligned unless dst_num_elem == 1 (xbar HW)"
+		{"DMA_TRANSPOSE", xp, "dst_step_elem[1]", "[1] %32 == 0", "dst_step_elem=[2, 128]", "dst_step_elem=[2, 100]", pXposeDstStep},
+		// 000 §3e: "elem_size ∈ [2,256] and even"
+		{"DMA_GATHER_TRANSPOSE", gx, "elem_size", "2..256, even", "elem_size=256", "elem_size=255", pGatherElem},
+		// 000 §3e: "count a multiple of 16 (src_num_elem[1] % 16 == 0, the Y/gather dim)"
+		{"DMA_GATHER_TRANSPOSE", gx, "src_num_elem[1]", "%16 == 0", "src_num_elem=[128, 64]", "src_num_elem=[128, 60]", pGatherNumIdx},
+		// 000 §3e: "cross-field src_num_elem[1] == dst_num_elem[0] (both = #indices)"
+		{"DMA_GATHER_TRANSPOSE", gx, "dst_num_elem[0]", "[0] == src_num_elem[1]", "dst_num_elem=[64, 128]", "dst_num_elem=[32, 128]", pGatherNumIdx},
+		// 000 §3e: "src_idx_start_addr 4 B-aligned, src 2 B-aligned, dst_start_addr 32 B-aligned (xbar)"
+		{"DMA_GATHER_TRANSPOSE", gx, "src_idx_start_addr", "4-byte aligned", "src_idx_start_addr=sbuf:0:0x2000", "src_idx_start_addr=sbuf:0:0x2002", pGatherAlign},
+		{"DMA_GATHER_TRANSPOSE", gx, "src_start_addr", "2-byte aligned", "src_start_addr=hbm:0x0", "src_start_addr=hbm:0x1", pGatherAlign},
+		{"DMA_GATHER_TRANSPOSE", gx, "dst_start_addr", "32-byte aligned", "dst_start_addr=sbuf:0:0x8000", "dst_start_addr=sbuf:0:0x8010", pGatherAlign},
+	} {
+		d, err := isa.LookupName(c.op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		note, found := "", false
+		for _, r := range isa.DescribeRows(d) {
+			if r.Field == c.field {
+				note, found = r.Note, true
+			}
+		}
+		if !found || !strings.Contains(note, c.note) {
+			t.Errorf("%s describe %s: note %q (row found %v), want it to say %q", c.op, c.field, note, found, c.note)
+			continue
+		}
+		preds := func(src string) map[string]bool {
+			obj, err := asm.Assemble("x.s", []byte(src), asm.Options{Gen: isa.Cayman})
+			if err != nil {
+				t.Fatalf("%s: %v", c.field, err)
+			}
+			ps, err := Stream(isa.Cayman, obj.Code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			set := map[string]bool{}
+			for _, p := range ps {
+				set[p.Predicate] = true
+			}
+			return set
+		}
+		if got := preds(c.src); len(got) != 0 {
+			t.Fatalf("%s example word not clean: %v", c.op, got)
+		}
+		if !strings.Contains(c.src, c.from) {
+			t.Fatalf("%s: %q not in the example", c.op, c.from)
+		}
+		if got := preds(strings.Replace(c.src, c.from, c.to, 1)); !got[c.pred] {
+			t.Errorf("%s %s (describe: %q): validate does not fail %s, got %v", c.op, c.to, note, c.pred, got)
+		}
+	}
+}
