@@ -178,21 +178,20 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 			}
 		}
 	}
-	kept := func(r, c int64) bool { return keep == nil || keep[r*cols+c] }
 	for rb := int64(0); rb < rows; rb += int64(tr) {
 		re := min(rows, rb+int64(tr))
 		for cb := int64(0); cb < cols; cb += int64(tc) {
 			ce := min(cols, cb+int64(tc))
 			for r := rb; r < re; r++ {
 				for c := cb; c < ce; c++ {
-					if kept(r, c) {
+					if keep == nil || keep[r*cols+c] {
 						src = appendRun(src, elem(&ch.Src, c, r), es)
 					}
 				}
 			}
 			for c := cb; c < ce; c++ {
 				for r := rb; r < re; r++ {
-					if kept(r, c) {
+					if keep == nil || keep[r*cols+c] {
 						dst = appendRun(dst, elem(&ch.Dst, r, c), es)
 					}
 				}
@@ -312,7 +311,7 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 			}
 			continue
 		}
-		for k := range l {
+		for k := int64(0); db.Enabled && k < l; k++ {
 			if d := elem(&ch.Dst, j, k); past(db, d, es, regs) {
 				if !db.Quiet {
 					return nil, nil, nil, pastErr(p, ch, "dst", &ch.Dst, int(j*l+k), d, regs)
@@ -321,20 +320,19 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 			}
 		}
 	}
-	kept := func(j, k int64) bool { return keep == nil || keep[j*l+k] }
 	const block = 16
 	for jb := int64(0); jb < n; jb += block {
 		je := min(n, jb+block)
 		for j := jb; j < je; j++ {
 			for k := int64(0); k < l; k++ {
-				if kept(j, k) {
+				if keep == nil || keep[j*l+k] {
 					src = appendRun(src, elem(&ch.Src, k, int64(idx[j])), es)
 				}
 			}
 		}
 		for k := int64(0); k < l; k++ {
 			for j := jb; j < je; j++ {
-				if kept(j, k) {
+				if keep == nil || keep[j*l+k] {
 					dst = appendRun(dst, elem(&ch.Dst, j, k), es)
 				}
 			}
