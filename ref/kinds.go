@@ -70,8 +70,11 @@ func (w *word) xpose() error {
 	v, _ := w.in.Xpose()
 	dt := v.OutDType()
 	size, ok := dtypeSize(dt, w.x.Mem.Gen)
-	if !ok || v.InDType() != dt {
-		return w.fault(-1, "has_valid_xpose_dtypes_temporary", fmt.Errorf("in %s, out %s: a transpose moves one 2- or 4-byte type", v.InDType(), v.OutDType()))
+	if v.InDType() != dt { // 000 §8d: in == out, no cast
+		return w.fault(-1, "has_valid_xpose_dtypes_temporary", fmt.Errorf("in %s, out %s: a transpose moves one type, no cast", v.InDType(), v.OutDType()))
+	}
+	if !ok || size != 2 && size != 4 { // ndma's rule, as validate names it (INFERRED: the executors model 2- and 4-byte tiles)
+		return w.fault(-1, "has_valid_xpose_dtype_size", fmt.Errorf("%s: a transpose moves a 2- or 4-byte type", dt))
 	}
 	cols, rows := int(v.SrcNumElem(0)), int(v.SrcNumElem(1))
 	if int(v.DstNumElem(0)) != rows || int(v.DstNumElem(1)) != cols {
