@@ -188,10 +188,15 @@ func unionArms(lay *Struct) []string {
 }
 
 func genText(d *OpDef) string {
-	if !d.GensKnown {
-		return "not stated"
+	switch {
+	case d.GensKnown:
+		return d.Gens.String()
+	case d.Absent: // 000 §1: on no generation
+		return "none (absent on every generation)"
+	case d.PresentOn != 0:
+		return "present on " + d.PresentOn.String() + " (others not stated)"
 	}
-	return d.Gens.String()
+	return "not stated"
 }
 
 // FieldMap writes a decoded word field by field: offset, spec path and value
