@@ -43,11 +43,11 @@ type OpDef struct {
 	// the others "?" (000 §1's MAVERICK superset band, §7's SUNDA kernels).
 	PresentOn GenSet
 	// Absent: a source states no generation has the opcode (0xb7, 000 §1).
-	Absent bool
-	Pseudo    bool // compiler→runtime word, never executed by hardware
-	Control   bool // control plane, not a DMA
-	Prov      Prov
-	Note      string
+	Absent  bool
+	Pseudo  bool // compiler→runtime word, never executed by hardware
+	Control bool // control plane, not a DMA
+	Prov    Prov
+	Note    string
 	// Dispatch is how the opcode is served, per generation, as source 000
 	// §4/§7/§9 states it (nil: no document says).
 	Dispatch []Dispatch
