@@ -122,6 +122,9 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			if rerr != nil {
 				continue
 			}
+			if err := sbSpace(gen, vars, &s.Word, &r); err != nil && s.Err == nil {
+				s.Err = err
+			}
 			s.Run = []isa.Inst{r}
 			s.Note = names.describe(s.Run, s.Queue)
 		case isa.OpPseudoDMATrigger:
@@ -135,6 +138,66 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 		}
 	}
 	return steps, warnings, err
+}
+
+// sbSpace maps the legs of a relocated 0xd4 that name the state-buffer
+// variable from the NEFF's own SB space — partition·2^18 + offset on every
+// target (neff.md §4.7) — onto gen's address map: the start address by its
+// partition and offset, a step of whole 2^18 partitions by gen's stride.
+// Where the strides coincide (v2–v4) nothing changes.
+func sbSpace(gen isa.Gen, vars []neff.Variable, pseudo, r *isa.Inst) error {
+	m := isa.Map(gen)
+	if m.SBUFStride == 1<<18 {
+		return nil
+	}
+	pv, ok := pseudo.PseudoDirect2D()
+	if !ok {
+		return nil
+	}
+	sb := func(a isa.Addr8) bool {
+		id, _, isVar := a.Var()
+		for _, v := range vars {
+			if isVar && v.ID == int(id) && v.Type == "state-buffer" {
+				return true
+			}
+		}
+		return false
+	}
+	legs := [2]bool{sb(pv.SrcStartAddr()), sb(pv.DstStartAddr())}
+	if !legs[0] && !legs[1] {
+		return nil
+	}
+	v, ok := r.Direct2D()
+	if !ok {
+		return fmt.Errorf("%s: an SB leg on %s, whose partition stride is not the NEFF's 2^18, is remapped only for DIRECT2D words", r.Def().Mnemonic(), gen)
+	}
+	for k, isSB := range legs {
+		if !isSB {
+			continue
+		}
+		start, step, setStart, setStep := v.SrcStartAddr(), v.SrcStepElem, v.SetSrcStartAddr, v.SetSrcStepElem
+		if k == 1 {
+			start, step, setStart, setStep = v.DstStartAddr(), v.DstStepElem, v.SetDstStartAddr, v.SetDstStepElem
+		}
+		a, _ := start.Imm()
+		na, err := m.Join(isa.SBUF, int(a>>18), a&(1<<18-1))
+		if err != nil {
+			return fmt.Errorf("SB address %#x (NEFF space): %w", a, err)
+		}
+		setStart(na)
+		for d := 0; d < 2; d++ {
+			st := step(d)
+			switch {
+			case st%(1<<18) == 0:
+				if err := setStep(d, st/(1<<18)*int64(m.SBUFStride)); err != nil {
+					return fmt.Errorf("SB step %d of %#x (NEFF space): %w", d, st, err)
+				}
+			case st >= 1<<18 || st <= -(1<<18):
+				return fmt.Errorf("SB step %d of %#x crosses partitions by other than whole 2^18 partitions: no %s address", d, st, gen)
+			}
+		}
+	}
+	return nil
 }
 
 // addrNames names Neuron addresses by the NEFF variable they fall in.

@@ -183,3 +183,48 @@ func TestLargeSampleChecks(t *testing.T) {
 		t.Errorf("%d words, want %d", words, 2*29795)
 	}
 }
+
+// A 0xd4's SB leg is in the NEFF's own SB space, partition·2^18 + offset
+// (neff.md §4.7), whatever the generation's stride: on MAVERICK, whose
+// partitions are 1 MiB apart (field-tables §7), the Inline NEFF's word —
+// 128 rows of 512 bytes at var(0), step 0x40000 — puts x row p in partition
+// p, at p × 1 MiB. On CAYMAN the same bytes land at p × 256 KiB.
+func TestSBSpaceMapped(t *testing.T) {
+	for _, tc := range []struct {
+		target string
+		gen    isa.Gen
+		stride uint64
+	}{{"maverick", isa.Maverick, 1 << 20}, {"cayman", isa.Cayman, 256 << 10}} {
+		p := neffgen.Inline(1)
+		p.Target = tc.target
+		f, sgs, err := p.Open(neff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ps, _, err := Check(tc.gen, f, sgs); err != nil || len(ps) != 0 {
+			t.Fatalf("%s: check %v %v", tc.target, ps, err)
+		}
+		x := make([]byte, 65536)
+		for i := range x {
+			x[i] = byte(i*5 + i>>9)
+		}
+		for _, exec := range []Exec{Ref, Sim} {
+			im, err := Load(tc.gen, f, sgs, map[string]Input{"x": {Data: x}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := im.Run(NEFFOptions{Exec: exec}); err != nil {
+				t.Fatalf("%s %s: %v", tc.target, exec, err)
+			}
+			for part := 0; part < 128; part++ {
+				got := make([]byte, 512)
+				if err := im.Device.Core(0).Read(uint64(part)*tc.stride, got); err != nil {
+					t.Fatal(err)
+				}
+				if !bytes.Equal(got, x[part*512:(part+1)*512]) {
+					t.Fatalf("%s %s: partition %d at %#x holds % x…, want x row %d", tc.target, exec, part, uint64(part)*tc.stride, got[:4], part)
+				}
+			}
+		}
+	}
+}

@@ -221,9 +221,10 @@ func sbufWalk(gen isa.Gen, w isa.Leg2D, base uint64) string {
 		if o < 0 {
 			return fmt.Sprintf("element (%d, %d) starts below address 0", i, j)
 		}
-		r, p, off := m.Split(uint64(o))
-		if r != isa.SBUF || p >= m.Partitions || off+uint64(w.Elem) > m.SBUFActive {
-			return fmt.Sprintf("element (%d, %d) at %#x (%d bytes) is not inside one SBUF partition's %d active bytes", i, j, o, w.Elem, m.SBUFActive)
+		// the NEFF's own SB space: partition·2^18 + offset on every target (neff.md §4.7), whatever the generation's stride
+		p, off, active := o>>18, uint64(o)&(1<<18-1), min(m.SBUFActive, 1<<18)
+		if p >= int64(m.Partitions) || off+uint64(w.Elem) > active {
+			return fmt.Sprintf("element (%d, %d) at %#x (%d bytes) is not inside one SBUF partition's %d active bytes", i, j, o, w.Elem, active)
 		}
 		return ""
 	}
