@@ -19,7 +19,16 @@ func (p *Program) AppendDump(dst []byte) []byte {
 		dst = append(dst, "S: DGE: Select backend RTL\n"...)
 	case Software:
 		dst = fmt.Appendf(dst, "S: DGE contexts 0x%x/0x%x init sw=%d engine=%d queue_idx=%d queue_num=%d\n", 0, 0, 1, 0, 0, len(p.Channels))
-		dst = fmt.Appendf(dst, "P%d: DGE %s\n", 0, p.Kind)
+		// 003 §6.4: the firmware's descriptor classes are DGE DIRECT2D, INDIRECT and GATHER;
+		// it names no transpose class, so that line is ndma's own and starts with '#'
+		switch p.Kind {
+		case KindTranspose:
+			dst = append(dst, "# DGE TRANSPOSE: ndma's line, not the firmware's (003 §6.4 names DGE DIRECT2D/INDIRECT/GATHER)\n"...)
+		case KindGatherTranspose:
+			dst = fmt.Appendf(dst, "P%d: DGE GATHER\n", 0)
+		default:
+			dst = fmt.Appendf(dst, "P%d: DGE %s\n", 0, p.Kind)
+		}
 	}
 	for _, l := range p.Reshape {
 		dst = append(append(dst, l...), '\n')

@@ -59,3 +59,23 @@ func TestDump8(t *testing.T) {
 		}
 	}
 }
+
+// 003 §6.4: "The maverick Q7_POOL DEBUG image still carries DGE
+// DIRECT2D/INDIRECT/GATHER + the descriptor-generation loop strings": those
+// are the firmware's descriptor classes. A software-lowered transpose has no
+// firmware line of its own, so ndma's says so with '#'; a gather-transpose
+// is the firmware's DGE GATHER (issue 16, item 4).
+func TestNoInventedFirmwareLines(t *testing.T) {
+	xpose := lowerText(t, isa.MarianaPlus, `dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16,
+  src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256], src_num_elem=[128, 64], tile_src_row_step=256,
+  tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000, dst_step_elem=[2, 128], dst_num_elem=[64, 128]`, Options{Backend: Software})
+	if strings.Contains(xpose, "P0: DGE TRANSPOSE") || !strings.Contains(xpose, "\n# DGE TRANSPOSE: ndma's line") {
+		t.Errorf("transpose dump:\n%s", xpose)
+	}
+	gather := lowerText(t, isa.Cayman, `dma_gather_transpose semaphore=6, idx_num_active_channels=128, src_start_addr=hbm:0x10000,
+  src_step_elem=[2, 256], src_num_elem=[128, 64], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=sbuf:0:0x1000,
+  dst_step_elem_1=128, dst_num_elem=[64, 128], elem_size=256, dtype_lo=BFLOAT16, dtype_hi=BFLOAT16, gather_dim=Y`, Options{})
+	if !strings.Contains(gather, "P0: DGE GATHER\n") {
+		t.Errorf("gather-transpose dump:\n%s", gather)
+	}
+}
