@@ -91,9 +91,12 @@ func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 		dst = leg(dst, &ch.Src)
 		dst = append(dst, " dst="...)
 		dst = leg(dst, &ch.Dst)
-		dim := 0
-		if p.Kind == KindGatherTranspose {
-			dim = 1 // gather_dim must be Y
+		dim := uint8(0) // the word's INDIRECT_DIM: gather_dim for a gathered source, scatter_dim for a scattered destination
+		switch {
+		case p.Kind == KindGatherTranspose, p.Kind == KindIndirect1D && p.Index.Mode.SrcIndexed():
+			dim = p.Index.GatherDim
+		case p.Kind == KindIndirect1D:
+			dim = p.Index.ScatterDim
 		}
 		dst = fmt.Appendf(dst, " cast:0x%x->0x%x, indirection_dim=0x%x, reshape_kind=0x%x\n", p.InDtype, p.OutDtype, dim, 0)
 	case RTL:

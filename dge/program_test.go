@@ -79,3 +79,23 @@ func TestNoInventedFirmwareLines(t *testing.T) {
 		t.Errorf("gather-transpose dump:\n%s", gather)
 	}
 }
+
+// The software backend's dump line carries indirection_dim (003: "software
+// carries indirection_dim / reshape_kind"): the word's own flags.gather_dim
+// for a gathered source, flags.scatter_dim for a scattered destination, not
+// a constant (issue 16, item 3).
+func TestIndirectionDimFromWord(t *testing.T) {
+	base := `dma_indirect semaphore=5, sem_increment=1, idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=512,
+  src_num_elem=128, src_elem_size=512, dst_start_addr=sbuf:0:0x30000, dst_step_elem=262144, dst_num_elem=64, dst_elem_size=512,
+  src_idx_start_addr=sbuf:0:0x2000, dst_idx_start_addr=sbuf:0:0x2000, in_dtype=FP16, out_dtype=FP16, `
+	for _, tc := range []struct{ flags, want string }{
+		{"indirect_mode=SRC, gather_dim=Y", "indirection_dim=0x1,"},
+		{"indirect_mode=SRC, gather_dim=W", "indirection_dim=0x3,"},
+		{"indirect_mode=DST, scatter_dim=Z", "indirection_dim=0x2,"},
+	} {
+		got := lowerText(t, isa.Cayman, base+tc.flags, Options{Backend: Software})
+		if !strings.Contains(got, tc.want) {
+			t.Errorf("%s: dump lacks %q:\n%s", tc.flags, tc.want, got)
+		}
+	}
+}
