@@ -69,6 +69,7 @@ func runRun(e *env, args []string) error {
 		if arrays[i], err = parseLoad(gen, l); err != nil {
 			return err
 		}
+		defer arrays[i].npy.Close()
 	}
 	plans := make([]dumpPlan, len(dumps))
 	var out, tl staged // dumps all or none; the timeline also after a failed run
@@ -237,14 +238,16 @@ func regionStats(s [4]uint64) map[string]uint64 {
 	return map[string]uint64{"sbuf": s[isa.SBUF], "psum": s[isa.PSUM], "hbm": s[isa.HBM]}
 }
 
-// loadPlan is one --load ADDR=FILE.npy, read before the run.
+// loadPlan is one --load ADDR=FILE.npy, its header checked before the run;
+// the data is read when a device is loaded (once per executor).
 type loadPlan struct {
 	addr uint64
 	file string
-	a    *array.Array
+	npy  *array.File
 }
 
-// parseLoad reads --load ADDR=FILE.npy and its array.
+// parseLoad reads --load ADDR=FILE.npy and opens its array (the header
+// checked against the file's size: nothing of the data is read yet).
 func parseLoad(gen isa.Gen, spec string) (loadPlan, error) {
 	at, file, ok := strings.Cut(spec, "=")
 	if !ok {
@@ -254,17 +257,35 @@ func parseLoad(gen isa.Gen, spec string) (loadPlan, error) {
 	if err != nil {
 		return loadPlan{}, usagef("--load %q: %v", spec, err)
 	}
-	a, err := array.Load(file)
+	npy, err := array.Open(file)
 	if err != nil {
 		return loadPlan{}, fmt.Errorf("--load %s: %w", file, unwrapPathError(err))
 	}
-	return loadPlan{addr, file, a}, nil
+	return loadPlan{addr, file, npy}, nil
 }
 
 // write is --load: C-order bytes at ADDR; on SBUF/PSUM the first axis runs
-// over partitions from ADDR's partition, same offset (device.LoadArray).
+// over partitions from ADDR's partition, same offset (device.LoadArray). An
+// HBM array is one contiguous row: checked whole, then streamed from the
+// file straight into memory, never held whole.
 func (l loadPlan) write(m *mem.Memory) error {
-	if err := device.LoadArray(m, l.addr, l.a.Shape, l.a.Data); err != nil {
+	if r, _, _ := m.Map.Split(l.addr); r == isa.HBM {
+		if err := m.Check(l.addr, int(l.npy.Size)); err != nil {
+			return fmt.Errorf("--load %s: row 0: %w (the array's shape %v does not fit there)", l.file, err, l.npy.Shape)
+		}
+		if err := l.npy.ReadInto(func(chunk []byte, off int64) error { return m.Write(l.addr+uint64(off), chunk) }); err != nil {
+			return fmt.Errorf("--load %s: %w", l.file, err)
+		}
+		return nil
+	}
+	if l.npy.Size > int64(m.Map.Partitions)*int64(m.Map.SBUFStride) { // on chip: no more than the SBUF holds, checked before allocating
+		return fmt.Errorf("--load %s: shape %v: %d bytes are more than the on-chip memory holds", l.file, l.npy.Shape, l.npy.Size)
+	}
+	data := make([]byte, l.npy.Size)
+	if n, err := l.npy.ReadAt(data, 0); n < len(data) {
+		return fmt.Errorf("--load %s: %w", l.file, err)
+	}
+	if err := device.LoadArray(m, l.addr, l.npy.Shape, data); err != nil {
 		return fmt.Errorf("--load %s: %w", l.file, err)
 	}
 	return nil
