@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -146,6 +149,35 @@ func (s *staged) write(i int, b []byte) error {
 		return nil
 	}
 	if err := os.WriteFile(s.tmps[i], b, 0o600); err != nil {
+		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
+	}
+	return nil
+}
+
+// writeWith fills reserved output i with what fill writes, straight into
+// its temporary file (a large array is not copied into a buffer first).
+func (s *staged) writeWith(i int, fill func(w io.Writer) error) error {
+	if s.tmps[i] == "" { // a device or FIFO: written at commit
+		var b bytes.Buffer
+		if err := fill(&b); err != nil {
+			return err
+		}
+		s.direct[i] = b.Bytes()
+		return nil
+	}
+	f, err := os.OpenFile(s.tmps[i], os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = fill(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
 		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
 	}
 	return nil

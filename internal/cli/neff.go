@@ -755,11 +755,7 @@ func printNEFFOutputs(e *env, im *device.Image, res *device.NEFFResult) {
 
 // writeNPY fills reserved output k with a as .npy.
 func writeNPY(s *staged, k int, a *array.Array) error {
-	var b bytes.Buffer
-	if err := array.Write(&b, a); err != nil {
-		return err
-	}
-	return s.write(k, b.Bytes())
+	return s.writeWith(k, func(w io.Writer) error { return array.Write(w, a) })
 }
 
 // neffDump is one `neff run --dump`: a variable, or memory of a
