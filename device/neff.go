@@ -502,11 +502,11 @@ type notComputed struct {
 
 func (x *notComputed) Issue(in *isa.Inst) (control.Effect, error) {
 	if !computed[in.Opcode()] {
-		eff, err := issueEvents(x.mem, in)
+		ch, err := control.Events(x.mem, in) // not computed: only its EVENTS wait and update
 		if err == nil {
 			x.notRun[in.Def().Mnemonic()]++
 		}
-		return eff, err
+		return control.Effect{Changes: ch}, err
 	}
 	if x.engine != nil && x.fired[in] {
 		x.engine.RingSize = RuntimeRing

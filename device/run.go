@@ -255,10 +255,3 @@ func runStreams(p *Program, opt Options, res *Result) error {
 	}
 	return nil
 }
-
-// issueEvents is the effect of a word ndma does not compute: only its
-// EVENTS wait and update (the semaphore handshake runs as on the device).
-func issueEvents(st control.State, in *isa.Inst) (control.Effect, error) {
-	ch, err := control.Events(st, in)
-	return control.Effect{Changes: ch}, err
-}

@@ -172,14 +172,10 @@ func (r *runner) land(cs []control.Change, w Writer) {
 	})
 	for k, t := range ts {
 		if k > 0 && ts[k-1].m == t.m && ts[k-1].idx == t.idx {
-			continue
-		}
-		old := t.old
-		for j := k - 1; j >= 0 && ts[j].m == t.m && ts[j].idx == t.idx; j-- {
-			old = ts[j].old
+			continue // the first of a group (stable sort) holds the value before every change
 		}
 		core, known := r.coreOf[t.m]
-		if !known || t.m.Sems[t.idx] == old {
+		if !known || t.m.Sems[t.idx] == t.old {
 			continue
 		}
 		r.writers[[2]int{core, t.idx}] = w
