@@ -16,10 +16,18 @@ type Options struct {
 	Backend Backend          // Auto: Pool for DIRECT2D and TRANSPOSE, Software for INDIRECT1D and GATHER_XPOSE
 	Regs    map[uint8]uint32 // engine registers, for the bound limits r[bc_reg] the $S dump prints
 	Core    int              // NeuronCore of the SoC addresses
+	// Index returns index j of an indexed word's index tensor (which = 0 src,
+	// 1 dst): `run` reads it from memory; nil is the identity j → j, which
+	// the program records as assumed (IndicesAssumed).
+	Index func(which, j int) (uint32, error)
 }
 
 // ErrNotLowered is returned for words the DGE does not lower.
 var ErrNotLowered = errors.New("not lowered by the DGE")
+
+// ErrIndex wraps a failure to read an index tensor or to address a row: the
+// word lowered (Lower returns its program with the error), its rows did not.
+var ErrIndex = errors.New("index tensor")
 
 // partitionSpanPerChannel is the fan-out rule: a leg spanning P SBUF
 // partitions uses ceil(P/8) channels, at most 16 (INFERRED, RATIONALE.md).
@@ -87,6 +95,9 @@ func Lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
 		return nil, err
 	}
 	p.reshape(m)
+	if p.PerRow() && p.Backend != NoDGE {
+		return p, p.emitRows(m, opt.Index, opt.Regs)
+	}
 	return p, p.emit()
 }
 
@@ -251,6 +262,7 @@ func (p *Program) gatherXpose(in *isa.Inst) error {
 		return err
 	}
 	p.Src = Leg{Addr: src, ElemSize: size, IsSrc: true}
+	p.RowBytes = int(v.ElemSize())
 	for d := 0; d < 2; d++ {
 		p.Src.Num[d], p.Src.Step[d] = uint32(v.SrcNumElem(d)), v.SrcStepElem(d)
 	}
@@ -418,6 +430,134 @@ func (p *Program) emit() error {
 	return nil
 }
 
+// emitRows is the program of an indexed word: one GENERATE per gathered row
+// — 003 §3.1: GENERATE "is called once per gathered row (the per-row address
+// is the index-driven address-gen result)"; 000 §8e loops over the indices,
+// dge_generate(src_row, elem = i->elem_size, semaphore) then the row's
+// dimpush — and each row's DIMPUSHes, one per backend dimension (003 §4).
+// The index values are read here, once, and kept in p.Indices: the
+// expansion uses them. A lane whose index is out of range or past its bound
+// register gets no GENERATE (p.Skipped); the expansion reports or skips it
+// as the word's flags say.
+func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, error), regs map[uint8]uint32) error {
+	if index == nil {
+		index, p.IndicesAssumed = func(_, j int) (uint32, error) { return uint32(j), nil }, true
+	}
+	ch := &p.Channels[0] // an indexed word runs on one channel (fanOut)
+	read := func(which, n int) error {
+		p.Indices[which] = make([]uint32, n)
+		for j := range n {
+			v, err := index(which, j)
+			if err != nil {
+				return fmt.Errorf("%w: %s index %d: %w", ErrIndex, [...]string{"src", "dst"}[which], j, err)
+			}
+			p.Indices[which][j] = v
+		}
+		return nil
+	}
+	regWrite := p.Gen == isa.Cayman || p.Gen == isa.Mariana // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
+	dims := p.Backend.Dims()
+	var src, dst [maxDims]int64 // the legs' steps in elements: the words emit refuses, emitRows refuses
+	for d := 0; d < dims; d++ {
+		var err error
+		if src[d], err = elemStep(ch.Src, d, "src"); err != nil {
+			return err
+		}
+		if dst[d], err = elemStep(ch.Dst, d, "dst"); err != nil {
+			return err
+		}
+	}
+	if p.Kind == KindGatherTranspose {
+		// 000 §8e: row = idx[c]; src_row = src + row·src_step_elem[1]; GENERATE(src_row,
+		// elem_size); DIMPUSH src (…, src_step_elem[0]), dst (…, dst_step_elem_1). The
+		// row's L elements are its counts (RATIONALE.md: 000 §8e's 16/128 are the tile).
+		n, l := int(ch.Src.Num[1]), ch.Dst.Num[1]
+		if err := read(0, n); err != nil {
+			return err
+		}
+		ss, ds := src[0], dst[1] // the row walks src dim 0 and dst dim 1
+		ch.Ops = make([]Op, 0, 1+n*(dims+1))
+		if regWrite { // ahead of the data BDs, once per channel (003 §3.3, §4)
+			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
+		}
+		ib := p.Index.Bound[0]
+		for j, v := range p.Indices[0] {
+			if v >= 1<<31 || ib.Enabled && uint64(v) > uint64(regs[ib.Reg]) { // the bounds of sdma's gather (field-tables §11.5)
+				p.Skipped = append(p.Skipped, j)
+				continue
+			}
+			soc, err := m.SoC(uint64(int64(ch.Src.Addr)+int64(v)*ch.Src.Step[1]), p.Core)
+			if err != nil {
+				return fmt.Errorf("%w: row %d (index %d): %w", ErrIndex, j, v, err)
+			}
+			ch.Ops = append(ch.Ops, Op{Kind: Generate, Dir: RD, Addr: soc, ElemSize: p.RowBytes, Sem: p.Semaphore, Row: j})
+			ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: l, DstNum: l, SrcStep: ss, DstStep: ds})
+			for d := 1; d < dims; d++ {
+				ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: 1, DstNum: 1})
+			}
+		}
+		return nil
+	}
+	// INDIRECT1D: lane j is one element of each leg (field-tables §11.5): a gather
+	// reads src[idx_s[j]], a scatter writes dst[idx_d[j]]; the GENERATE is the
+	// indexed leg's, RD at the src element, or WR at the dst element of a scatter.
+	mode := p.Index.Mode
+	lanes := int(ch.Dst.Num[0])
+	if !mode.SrcIndexed() {
+		lanes = int(ch.Src.Num[0])
+	}
+	for which, on := range [2]bool{mode.SrcIndexed(), mode.DstIndexed()} {
+		if on {
+			if err := read(which, lanes); err != nil {
+				return err
+			}
+		}
+	}
+	ss, ds := src[0], dst[0]
+	at := func(l *Leg, which, j int) (uint64, bool) {
+		v := uint32(j)
+		if idx := p.Indices[which]; idx != nil {
+			v = idx[j]
+			if lim := p.Index.Bound[which]; v >= l.Num[0] || lim.Enabled && uint64(v) > uint64(regs[lim.Reg]) { // sdma's lane rule (§11.5)
+				return 0, false
+			}
+		}
+		return uint64(int64(l.Addr) + int64(v)*l.Step[0]), true
+	}
+	ch.Ops = make([]Op, 0, 1+lanes*(dims+1))
+	if regWrite {
+		ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
+	}
+	for j := range lanes {
+		s, ok1 := at(&ch.Src, 0, j)
+		d, ok2 := at(&ch.Dst, 1, j)
+		if !ok1 || !ok2 {
+			p.Skipped = append(p.Skipped, j)
+			continue
+		}
+		g := Op{Kind: Generate, Dir: RD, Addr: s, ElemSize: int(ch.Src.ElemSize), Sem: p.Semaphore, Row: j}
+		if mode == IndexDst {
+			g.Dir, g.Addr, g.ElemSize = WR, d, int(ch.Dst.ElemSize)
+		}
+		var err error
+		if g.Addr, err = m.SoC(g.Addr, p.Core); err != nil {
+			return fmt.Errorf("%w: lane %d: %w", ErrIndex, j, err)
+		}
+		ch.Ops = append(ch.Ops, g, Op{Kind: DimPush, SrcNum: 1, DstNum: 1, SrcStep: ss, DstStep: ds})
+		for d := 1; d < dims; d++ {
+			ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: 1, DstNum: 1})
+		}
+	}
+	return nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
 // elemStep is a byte step in elements (DIMPUSH counts in elements, §11.3).
 // A dimension of one element never steps: its step pushes as 0 when it is
 // not a whole number of elements (real NEFF words carry step 1 there).
@@ -440,29 +580,46 @@ func (p *Program) writesHBM() bool {
 	return rd == isa.HBM && rs != isa.HBM
 }
 
-// reshape records the reshape analysis lines for legs that span SBUF
-// partitions (field-tables §8.3; Strategy/Kind values INFERRED).
+// reshape records the reshape analysis lines of 003 §5.2 — "S: DGE Reshape:
+// Analyzed tensor …" for every leg ("Per tensor: count, target stride in
+// partitions (%dP), base, a strategy + kind, partition range/count"), then
+// "Assessed tensor pair params …", which "resolves the FINAL Reshape Kind +
+// the #DMA fan-out". The integer values are ndma's (field-tables §8.1: "NOT
+// recoverable"; RATIONALE.md): the target is the leg's partition dimension,
+// else its outermost dimension of more than one element; Strategy 1 walks
+// SBUF partitions, 0 does not; Partition Range is the partitions the leg
+// spans, Num Partitions those it touches (0 off SBUF).
 func (p *Program) reshape(m isa.AddressMap) {
 	minParts := 0
 	for _, l := range []*Leg{&p.Src, &p.Dst} {
-		n := partitions(l, m)
-		if n < 2 {
-			continue
-		}
+		span, touched, strategy := partitions(l, m), 0, 0
 		d := partDim(l, m)
-		if d < 0 {
+		if d >= 0 {
+			strategy = 1
+			touched = min(int(l.Num[d]), span) // a step of at least one stride lands on a new partition each time
+		} else {
 			d = 0
+			for k := maxDims - 1; k > 0; k-- {
+				if l.Num[k] > 1 {
+					d = k
+					break
+				}
+			}
+			if span > 0 {
+				touched = span
+			}
 		}
-		stepP := l.Step[d] / int64(m.SBUFStride)
-		base := l.Addr
+		stride := int64(m.SBUFStride)
+		baseP := int64(0)
+		if span > 0 {
+			baseP = int64(l.Addr) / stride
+		}
 		p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Analyzed tensor (nelem_target = %d, step_target = 0x%X (%dP), base = 0x%X (%dP)): Reshape Strategy = %d, Requested Reshape Kind = %d, Partition Range = %d, Num Partitions = %d",
-			l.Num[d], uint32(l.Step[d]), stepP, uint32(base), base/m.SBUFStride, 1, 0, n, n))
-		if minParts == 0 || n < minParts {
-			minParts = n
+			l.Num[d], uint32(l.Step[d]), l.Step[d]/stride, uint32(l.Addr), baseP, strategy, p.RequestedReshapeKind(), span, touched))
+		if touched > 0 && (minParts == 0 || touched < minParts) {
+			minParts = touched
 		}
 	}
-	if len(p.Reshape) > 0 {
-		p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Assessed tensor pair params (Requested Reshape Kind = %d, Min Num Partitions = %d, #DMA Avail = %d): Reshape Kind = %d, #DMA = %d",
-			0, minParts, maxChannels, 0, len(p.Channels)))
-	}
+	p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Assessed tensor pair params (Requested Reshape Kind = %d, Min Num Partitions = %d, #DMA Avail = %d): Reshape Kind = %d, #DMA = %d",
+		p.RequestedReshapeKind(), minParts, maxChannels, p.ReshapeKind(), len(p.Channels)))
 }

@@ -10,6 +10,8 @@ import (
 // The DGE micro-op program — source document 003 §3–§5, field-tables §8.
 // Per channel DMA[d]: [REGWRITE]* (CAYMAN, MARIANA only), one GENERATE, one
 // DIMPUSH per dimension of the backend; then the doorbell (package sdma).
+// An indexed word (INDIRECT1D, GATHER_XPOSE) is one GENERATE and its
+// DIMPUSHes per gathered row (003 §3.1, 000 §8e).
 
 // Backend is a DGE emit backend (field-tables §8.2).
 type Backend uint8
@@ -88,6 +90,7 @@ type Op struct {
 	DstNum   uint32
 	SrcStep  int64 // DIMPUSH, in elements
 	DstStep  int64
+	Row      int // GENERATE of an indexed word: the lane (gathered row) j it moves; 0 otherwise
 }
 
 // maxDims is the most dimensions a shape holds (RTL: 5+2).
@@ -224,4 +227,77 @@ type Program struct {
 	BoundLimit   [2]uint64 // r[Src.Bound.Reg], r[Dst.Bound.Reg] from Options.Regs, for the dump
 	Tile         Tile      // KindTranspose only
 	Index        Indexing  // KindIndirect1D and KindGatherTranspose only
+	// Indices are the index values the rows were generated from (src, dst
+	// tensor; nil where the leg is not indexed): read once by Lower, and the
+	// values the expansion (package sdma) uses, so the descriptors follow from
+	// the rows. IndicesAssumed: Options.Index was nil, they are the identity.
+	Indices        [2][]uint32
+	IndicesAssumed bool
+	RowBytes       int   // GATHER_XPOSE: the word's elem_size, the bytes of one gathered row (000 §8e)
+	Skipped        []int // the lanes whose index is out of range or past its bound: no GENERATE (sdma errors or skips them)
+}
+
+// IndexValue is index j of tensor which (0 src, 1 dst) as the rows used it
+// (the sdma.IndexFunc of the program).
+func (p *Program) IndexValue(which, j int) (uint32, error) {
+	if which < 0 || which > 1 || j < 0 || j >= len(p.Indices[which]) {
+		return 0, fmt.Errorf("index %d of the %s index tensor: not read by the lowering", j, [...]string{"src", "dst"}[min(max(which, 0), 1)])
+	}
+	return p.Indices[which][j], nil
+}
+
+// PerRow reports a program of one GENERATE per gathered row: an indexed word.
+func (p *Program) PerRow() bool { return p.Kind == KindIndirect1D || p.Kind == KindGatherTranspose }
+
+// IndirectionDim is the word's INDIRECT_DIM the software $S dump prints:
+// gather_dim for a gathered source, scatter_dim for a scattered destination
+// (field-tables §2.5, §3.5, §3.7); 0 for the words without indices.
+func (p *Program) IndirectionDim() uint8 {
+	switch {
+	case p.Kind == KindGatherTranspose, p.Kind == KindIndirect1D && p.Index.Mode.SrcIndexed():
+		return p.Index.GatherDim
+	case p.Kind == KindIndirect1D:
+		return p.Index.ScatterDim
+	}
+	return 0
+}
+
+// Reshape kinds ndma numbers (INFERRED, RATIONALE.md: field-tables §8.1 "Reshape
+// Strategy / Kind integer values: NOT recoverable"): what the reshape does to
+// the walk — 003 §5.2 "A transpose is realized as a permutation of the
+// step_elem[] / num_elem[] arrays", and the pair assessment's "#DMA fan-out".
+const (
+	ReshapeNone      = 0 // the legs walk as the word writes them
+	ReshapeTranspose = 1 // the axis permutation of DMA_TRANSPOSE / DMA_GATHER_TRANSPOSE (003 §5.3)
+	ReshapeSplit     = 2 // the walk split over more than one DMA along its partition dimension
+)
+
+// RequestedReshapeKind is the reshape the word asks for: a transpose for the
+// two transposing words (their DGE_OPCODE, 003 §9), none otherwise.
+func (p *Program) RequestedReshapeKind() int {
+	if p.Kind == KindTranspose || p.Kind == KindGatherTranspose {
+		return ReshapeTranspose
+	}
+	return ReshapeNone
+}
+
+// ReshapeKind is the final kind the pair assessment resolves (003 §5.2) and
+// the software dump's reshape_kind: the requested transpose, else a split
+// when the transfer fans out over several DMAs, else none.
+func (p *Program) ReshapeKind() int {
+	switch {
+	case p.RequestedReshapeKind() != ReshapeNone:
+		return p.RequestedReshapeKind()
+	case len(p.Channels) > 1:
+		return ReshapeSplit
+	}
+	return ReshapeNone
+}
+
+// Ring is what the DGE context setup of one channel binds (003 §7.2 "DGE
+// setup binds the (tx,rx) context"): the engine queue and the SoC bases of
+// the channel's M2S (tx) and S2M (rx) rings, which package sdma lays out.
+type Ring struct {
+	Queue  int
+	Tx, Rx uint64
 }

@@ -13,11 +13,7 @@ func benchLower(b *testing.B, src string, opt Options) {
 	descs := 0
 	b.ReportAllocs()
 	for b.Loop() {
-		p, err := dge.Lower(&in, isa.Cayman, dge.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		lw, err := Expand(p, opt)
+		_, lw, err := Lower(&in, isa.Cayman, dge.Options{}, opt) // the program reads opt.Index (its rows), Expand their values
 		if err != nil {
 			b.Fatal(err)
 		}

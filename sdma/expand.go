@@ -142,7 +142,13 @@ func rows(l *dge.Leg, f func(base int64) bool) {
 // lists and the engines execute. p is nil when the DGE does not lower the
 // word (err says why); lw is nil when the expansion fails.
 func Lower(in *isa.Inst, gen isa.Gen, dopt dge.Options, opt Options) (p *dge.Program, lw *Lowered, err error) {
+	if dopt.Index == nil && opt.Index != nil {
+		dopt.Index = opt.Index // the rows read the index tensor once; Expand takes the values from them
+	}
 	if p, err = dge.Lower(in, gen, dopt); err != nil {
+		if errors.Is(err, dge.ErrIndex) {
+			return p, nil, err // the word lowered, its rows could not be read
+		}
 		return nil, nil, err
 	}
 	lw, err = Expand(p, opt)
@@ -153,6 +159,12 @@ func Lower(in *isa.Inst, gen isa.Gen, dopt dge.Options, opt Options) (p *dge.Pro
 func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	if opt.RingSize <= 0 {
 		opt.RingSize = DefaultRingSize
+	}
+	if p.Indices[0] != nil || p.Indices[1] != nil {
+		if opt.Index != nil && p.IndicesAssumed {
+			return nil, fmt.Errorf("the program's rows were generated from assumed (identity) indices: give the index tensor to the lowering (dge.Options.Index), not to Expand")
+		}
+		opt.Index = p.IndexValue // the values the per-row program was generated from (dge emitRows)
 	}
 	if opt.Index == nil {
 		opt.Index = Identity

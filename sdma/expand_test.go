@@ -267,8 +267,8 @@ func TestIndexedAgainstWalker(t *testing.T) {
 		src := fmt.Sprintf(`dma_indirect idx_num_active_channels=128, indirect_mode=%s, non_unique_dst_idx=1, src_start_addr=hbm:0x0,
   src_step_elem=%d, src_num_elem=%d, src_elem_size=%d, dst_start_addr=sbuf:2:0x0, dst_step_elem=%d, dst_num_elem=%d,
   dst_elem_size=%d, in_dtype=u8, out_dtype=u8`, mode, es, srcNum, es, es, dstNum, es)
-		p := lower(t, isa.Mariana, src, dge.Options{})
-		lw, err := Expand(p, Options{Index: index})
+		p := lower(t, isa.Mariana, src, dge.Options{Index: index})
+		lw, err := Expand(p, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -293,8 +293,8 @@ func TestIndexedAgainstWalker(t *testing.T) {
 		src := fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=[2, 256],
   src_num_elem=[128, %d], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=sbuf:0:0x1000, dst_step_elem_1=%d,
   dst_num_elem=[%d, %d], elem_size=%d, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`, nidx, 2*nidx, nidx, l, 2*l)
-		p := lower(t, isa.Maverick, src, dge.Options{})
-		lw, err := Expand(p, Options{Index: func(_, j int) (uint32, error) { return idx[j], nil }})
+		p := lower(t, isa.Maverick, src, dge.Options{Index: func(_, j int) (uint32, error) { return idx[j], nil }})
+		lw, err := Expand(p, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -47,14 +47,12 @@ func TestGoldenDumps(t *testing.T) {
 				if err != nil {
 					out = fmt.Appendf(out, "error: %v\n", err)
 				} else {
-					out = p.AppendDump(out)
 					lw, err := Expand(p, Options{})
 					if err != nil {
+						out = p.AppendDump(out)
 						out = fmt.Appendf(out, "error: %v\n", err)
 					} else {
-						for _, l := range lw.Log {
-							out = append(append(out, l...), '\n')
-						}
+						out = lw.AppendTrace(out)
 						out = lw.AppendListing(out)
 					}
 				}

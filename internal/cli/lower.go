@@ -197,8 +197,8 @@ func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, so
 	if err != nil {
 		return err
 	}
-	if p.Kind == dge.KindIndirect1D || p.Kind == dge.KindGatherTranspose {
-		w.Indices = "identity (lowering has no memory; `run` reads the index tensor)"
+	if p.IndicesAssumed {
+		w.Indices = assumedIndices(p)
 	}
 	w.program, w.lowered, w.Backend = p, lw, p.Backend.String()
 	return nil
@@ -207,11 +207,11 @@ func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, so
 // detail fills the listing and JSON fields of a lowered word: the firmware
 // trace and every descriptor (built only when printed: --stats does not).
 func (w *loweredWord) detail() {
-	p, lw := w.program, w.lowered
+	lw := w.lowered
 	if lw == nil || w.Trace != nil {
 		return
 	}
-	w.Trace = append(strings.Split(strings.TrimSuffix(string(p.AppendDump(nil)), "\n"), "\n"), lw.Log...)
+	w.Trace = strings.Split(strings.TrimSuffix(string(lw.AppendTrace(nil)), "\n"), "\n")
 	for _, q := range lw.Queues {
 		qj := queueJSON{DMA: q.DMA, M2SRing: fmt.Sprintf("0x%x", q.M2SBase), S2MRing: fmt.Sprintf("0x%x", q.S2MBase), Doorbells: q.Doorbells}
 		for _, leg := range []struct {
@@ -227,6 +227,19 @@ func (w *loweredWord) detail() {
 		}
 		w.Queues = append(w.Queues, qj)
 	}
+}
+
+// assumedIndices says which index values a lowering without memory used:
+// the identity, for every lane of each indexed tensor (the rows of the trace
+// are generated from them; `run` reads the real ones).
+func assumedIndices(p *dge.Program) string {
+	var parts []string
+	for which, idx := range p.Indices {
+		if idx != nil {
+			parts = append(parts, fmt.Sprintf("%s_idx[j] = j for j = 0..%d", [...]string{"src", "dst"}[which], len(idx)-1))
+		}
+	}
+	return "assumed " + strings.Join(parts, ", ") + " (lowering has no memory; `run` reads the index tensor)"
 }
 
 func errorsIsNotLowered(err error) bool {

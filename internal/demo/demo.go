@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"ndma"
@@ -265,11 +266,11 @@ func demoLower(w io.Writer, gen isa.Gen) error {
 			continue
 		}
 		fmt.Fprintf(w, "--- %s\nresolved: %s", ex.title, asm.AppendInst(nil, &r))
-		p, lw, err := sdma.Lower(&r, gen, dge.Options{}, sdma.Options{})
+		_, lw, err := sdma.Lower(&r, gen, dge.Options{}, sdma.Options{})
 		if err != nil {
 			return err
 		}
-		w.Write(p.AppendDump(nil))
+		w.Write(lw.AppendTrace(nil))
 		listing := strings.Split(strings.TrimSuffix(string(lw.AppendListing(nil)), "\n"), "\n")
 		if len(listing) > 8 { // the head and the tail are enough to see the pattern
 			listing = append(append(listing[:6:6], fmt.Sprintf("  … %d more lines", len(listing)-8)), listing[len(listing)-2:]...)
@@ -401,6 +402,49 @@ func demoRun(w io.Writer, gen isa.Gen) error {
 		return fmt.Errorf("demo: ref and sim differ: %s", d)
 	}
 	fmt.Fprintf(w, "  memory and semaphores identical to ref\n")
+	return demoRows(w, gen, y, &g, idx)
+}
+
+// demoRows prints the per-row software program of the gather-transpose: its
+// index values read from the engines' SBUF, one GENERATE per gathered row
+// (003 §3.1; 000 §8e), each at src + idx[j]·src_step_elem[1], elem_size the
+// word's (the row's 16 bytes) — and checks every row against the indices.
+func demoRows(w io.Writer, gen isa.Gen, y *sim.Machine, g *isa.Inst, idx []uint32) error {
+	index := func(_, j int) (uint32, error) { // index j at partition j mod 128, offset 0x10000 (§11.5)
+		var b [4]byte
+		err := y.Mem.Read(uint64(j%128)*y.Mem.Map.SBUFStride+0x10000+4*uint64(j/128), b[:])
+		return binary.LittleEndian.Uint32(b[:]), err
+	}
+	p, lw, err := sdma.Lower(g, gen, dge.Options{}, sdma.Options{Index: index})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "--- its per-row software program (003 §3.1: GENERATE \"is called once per gathered row\"), indices read from SBUF")
+	lines := strings.Split(strings.TrimSuffix(string(lw.AppendTrace(nil)), "\n"), "\n")
+	first := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Descriptor generation loop index") })
+	last := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "S: DGE software backend") })
+	perRow := 1 + 1 + p.Backend.Dims() // loop index, GENERATE, DIMPUSH × dims
+	if first < 0 || last < first+3*perRow {
+		return fmt.Errorf("demo gather: no per-row program:\n%s", strings.Join(lines, "\n"))
+	}
+	shown := append(append(lines[:first+2*perRow:first+2*perRow], fmt.Sprintf("  … %d more rows", (last-first)/perRow-3)), lines[last-perRow:]...)
+	for _, l := range shown {
+		fmt.Fprintln(w, l)
+	}
+	rows := 0
+	for _, op := range p.Channels[0].Ops {
+		if op.Kind != dge.Generate {
+			continue
+		}
+		if want := uint64(0x2000000000) + uint64(idx[rows])*256; op.Addr != want || op.ElemSize != 16 {
+			return fmt.Errorf("demo gather: row %d GENERATE at %#x, elem_size %d; want %#x, 16", rows, op.Addr, op.ElemSize, want)
+		}
+		rows++
+	}
+	if rows != len(idx) {
+		return fmt.Errorf("demo gather: %d GENERATEs for %d indices", rows, len(idx))
+	}
+	fmt.Fprintf(w, "  check: %d GENERATEs, one per index, row j at src + idx[j]·256 and elem_size 16 (the word's)\n", rows)
 	return nil
 }
 
