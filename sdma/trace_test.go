@@ -2,6 +2,7 @@ package sdma
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -188,6 +189,60 @@ func TestDescriptorsFollowRows(t *testing.T) {
 		}
 		if _, err := Expand(q, Options{Index: index}); err == nil || !strings.Contains(err.Error(), "assumed") {
 			t.Errorf("%s: Expand of assumed rows with an index: %v", p.Kind, err)
+		}
+	}
+}
+
+// RATIONALE.md "The software DGE path" quotes the documents for its
+// choices: every quote is the documents' own text, and in that section.
+func TestSoftwareDGERationaleQuotes(t *testing.T) {
+	read := func(path string) string {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Skipf("%v", err)
+		}
+		return string(b)
+	}
+	rat := read("../RATIONALE.md")
+	i := strings.Index(rat, "## The software DGE path")
+	if i < 0 {
+		t.Fatal(`RATIONALE.md has no "## The software DGE path" section`)
+	}
+	section := rat[i:]
+	if j := strings.Index(section[3:], "\n## "); j >= 0 {
+		section = section[:j+3]
+	}
+	const spec = "../../shared/spec/"
+	d000, d003, ft := read(spec+"000_c152fb1f111af5a1.txt"), read(spec+"003_ab041bf452dc313e.txt"), read(spec+"field-tables.md")
+	for _, q := range []struct{ doc, text string }{
+		{d003, "For an indirect gather it is called once per gathered row (the per-row address is the index-driven address-gen result"},
+		{d000, "dge_generate(/*buf=*/src_row, /*elem=*/i->elem_size, i->semaphore);"},
+		{d000, "dge_dimpush(/*src=*/(16, i->src_step_elem[0]),"},
+		{d000, "/*dst=*/(128, i->dst_step_elem_1));"},
+		{d000, "assert(i->src_num_elem[1] % 16 == 0);                  // index count multiple of 16"},
+		{d003, "(3) DIMPUSH × Ndim ONE per tensor dim"},
+		{d003, "AHEAD of the data BDs"},
+		{d003, `setup:   "DGE contexts … init sw=0 engine=E queue_idx=Q …"`},
+		{d003, "DGE setup binds the (tx,rx) context"},
+		{ft, "context `sw=1`"},
+		{d003, "Trigger DMA; sdma_bcast_base = 0x%08x"},
+		{d003, "Trigger DMA; sdma_bcast_base=…, trigger addr=…,"},
+		{d003, "mask=…, n_desc=%d"},
+		{ft, "mask = 0x%08x n_desc=%d"},
+		{ft, "Queue-0 doorbell absolute = engine base + 0x1038"},
+		{d003, "The Q7 SW-DGE descriptor-generation loop walks the index explicitly"},
+		{d003, "Per tensor: count, target stride in partitions (%dP), base, a strategy + kind, partition range/count; then the pair assess resolves the FINAL Reshape Kind + the #DMA fan-out"},
+		{ft, "NOT recoverable"},
+		{d003, "A transpose is realized as a permutation of the step_elem[] / num_elem[] arrays"},
+		{d003, "software carries indirection_dim / reshape_kind"},
+		{ft, "decode → `analyze_tensor_reshape` per tensor → pair assessment (final Reshape Kind + #DMA) →"},
+		{ft, "backend select → per channel `DMA[d]`"},
+	} {
+		if !strings.Contains(q.doc, q.text) {
+			t.Errorf("not the document's text: %q", q.text)
+		}
+		if !strings.Contains(section, q.text) {
+			t.Errorf("RATIONALE.md's software DGE section does not quote %q", q.text)
 		}
 	}
 }
