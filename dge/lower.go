@@ -292,12 +292,14 @@ func (p *Program) chooseBackend(b Backend) error {
 	if b == RTL && (p.InDtype != p.OutDtype || p.ComputeOp != uint8(isa.DGEComputeOpNone) || p.Src.Bound.Enabled || p.Dst.Bound.Enabled) {
 		return fmt.Errorf("the RTL backend is pure transport: no cast, compute or bounds (field-tables §8.2)")
 	}
-	if b == Pool && (p.Kind == KindIndirect1D || p.Kind == KindGatherTranspose) {
-		return fmt.Errorf("the Pool backend has no indirection: %s needs the software backend", p.Kind)
+	if (b == Pool || b == RTL) && p.PerRow() { // only the software backend carries indirection_dim (field-tables §8.2)
+		return fmt.Errorf("the %s backend has no indirection: %s needs the software backend", backendTitle[b], p.Kind)
 	}
 	p.Backend = b
 	return nil
 }
+
+var backendTitle = map[Backend]string{Pool: "Pool", RTL: "RTL"}
 
 // partDim finds the dimension of a leg that walks SBUF partitions (a byte
 // step of at least one partition stride, more than one element).

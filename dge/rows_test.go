@@ -278,3 +278,23 @@ func TestReshapeKindFromWord(t *testing.T) {
 		}
 	}
 }
+
+// Only the software backend builds the per-row program: 000 §8e "nc>=V3; 2B
+// dtype; SW-DGE backend."; 003 §8 "run the Q7 SW-DGE §5.5 pipeline
+// (make_gather_pattern / Batman / per-index GENERATE)"; field-tables §8.2
+// lists indirection_dim among the software backend's features only ("RTL …
+// pure transport").
+func TestPerRowOnlyOnSoftware(t *testing.T) {
+	const gather = `dma_indirect semaphore=5, sem_increment=1, idx_num_active_channels=128, indirect_mode=SRC, src_start_addr=hbm:0x0,
+  src_step_elem=4, src_num_elem=64, src_elem_size=4, dst_start_addr=sbuf:0:0x0, dst_step_elem=4, dst_num_elem=16, dst_elem_size=4,
+  src_idx_start_addr=sbuf:0:0x2000, in_dtype=fp32, out_dtype=fp32`
+	insts := assemble(t, gather)
+	for _, b := range []Backend{Pool, RTL} {
+		if _, err := Lower(&insts[0], isa.Cayman, Options{Backend: b}); err == nil || !strings.Contains(err.Error(), "has no indirection") {
+			t.Errorf("%s lowers an indexed word: %v", b, err)
+		}
+	}
+	if p := lowerWord(t, isa.Cayman, gather, Options{}); p.Backend != Software || len(generates(p)) != 16 {
+		t.Errorf("auto: backend %s, %d GENERATEs", p.Backend, len(generates(p)))
+	}
+}
