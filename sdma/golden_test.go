@@ -31,6 +31,15 @@ var goldenWords = []struct{ name, src string }{
 	{"gather_transpose", `dma_gather_transpose semaphore=6, idx_num_active_channels=128, src_start_addr=hbm:0x0,
   src_step_elem=[2, 256], src_num_elem=[128, 16], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=sbuf:0:0x1000,
   dst_step_elem_1=32, dst_num_elem=[16, 4], elem_size=8, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`},
+	// issue 16: a scatter's rows are its dst elements (GENERATE WR); a copy over 16
+	// partitions fans out over two DMAs, each with its own context line
+	{"scatter", `dma_indirect semaphore=7, sem_increment=1, idx_num_active_channels=128, indirect_mode=DST, scatter_dim=Z,
+  non_unique_dst_idx=1, src_start_addr=sbuf:0:0x0, src_step_elem=64, src_num_elem=4, src_elem_size=64,
+  dst_start_addr=hbm:0x1000, dst_step_elem=64, dst_num_elem=16, dst_elem_size=64, dst_idx_start_addr=sbuf:0:0x2000,
+  in_dtype=fp16, out_dtype=fp16`},
+	{"copy16partitions", `dmamemcpy semaphore=1, sem_increment=2, src_start_addr=sbuf:0:0x0, src_step_elem=[4, 0x40000],
+  src_num_elem=[64, 16], src_elem_size=4, dst_start_addr=sbuf:16:0x1000, dst_step_elem=[4, 0x40000], dst_num_elem=[64, 16],
+  dst_elem_size=4, in_dtype=FP32, out_dtype=FP32`},
 }
 
 // Golden dumps of every resolved word kind × generation × backend: the
