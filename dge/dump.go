@@ -69,7 +69,7 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 					// 003 §5.2: "The Q7 SW-DGE descriptor-generation loop walks the index explicitly";
 					// the row sits at the word's indirection dimension (INFERRED)
 					var at [5]int
-					at[dim] = op.Row
+					at[dim] = int(op.Row)
 					dst = fmt.Appendf(dst, "Descriptor generation loop index: [%d, %d, %d, %d, %d]\n", at[0], at[1], at[2], at[3], at[4])
 				}
 				dst = fmt.Appendf(dst, "S: push GENERATE to DMA[%d]: %s : addr=0x%x, elem_size=%d, sem_num=%d\n", ch.DMA, op.Dir, op.Addr, op.ElemSize, op.Sem)

@@ -412,9 +412,9 @@ func (p *Program) emit() error {
 		if p.Gen == isa.Cayman || p.Gen == isa.Mariana { // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
 			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
 		}
-		g := Op{Kind: Generate, Dir: RD, Addr: ch.Src.SoC, ElemSize: int(ch.Src.ElemSize), Sem: p.Semaphore}
+		g := Op{Kind: Generate, Dir: RD, Addr: ch.Src.SoC, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore)}
 		if p.writesHBM() {
-			g.Dir, g.Addr, g.ElemSize = WR, ch.Dst.SoC, int(ch.Dst.ElemSize)
+			g.Dir, g.Addr, g.ElemSize = WR, ch.Dst.SoC, int32(ch.Dst.ElemSize)
 		}
 		ch.Ops = append(ch.Ops, g)
 		for d := 0; d < p.Backend.Dims(); d++ {
@@ -492,7 +492,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			if err != nil {
 				return fmt.Errorf("%w: row %d (index %d): %w", ErrIndex, j, v, err)
 			}
-			ch.Ops = append(ch.Ops, Op{Kind: Generate, Dir: RD, Addr: soc, ElemSize: p.RowBytes, Sem: p.Semaphore, Row: j})
+			ch.Ops = append(ch.Ops, Op{Kind: Generate, Dir: RD, Addr: soc, ElemSize: int32(p.RowBytes), Sem: int32(p.Semaphore), Row: int32(j)})
 			ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: l, DstNum: l, SrcStep: ss, DstStep: ds})
 			for d := 1; d < dims; d++ {
 				ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: 1, DstNum: 1})
@@ -537,9 +537,9 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			p.Skipped = append(p.Skipped, j)
 			continue
 		}
-		g := Op{Kind: Generate, Dir: RD, Addr: s, ElemSize: int(ch.Src.ElemSize), Sem: p.Semaphore, Row: j}
+		g := Op{Kind: Generate, Dir: RD, Addr: s, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore), Row: int32(j)}
 		if mode == IndexDst {
-			g.Dir, g.Addr, g.ElemSize = WR, d, int(ch.Dst.ElemSize)
+			g.Dir, g.Addr, g.ElemSize = WR, d, int32(ch.Dst.ElemSize)
 		}
 		var err error
 		if g.Addr, err = m.SoC(g.Addr, p.Core); err != nil {

@@ -79,18 +79,18 @@ const (
 	DimPush
 )
 
-// Op is one pushed micro-op.
+// Op is one pushed micro-op (48 bytes: an indexed word holds five per row).
 type Op struct {
-	Kind     OpKind
-	Dir      Dir    // GENERATE
 	Addr     uint64 // GENERATE: SoC address
-	ElemSize int    // GENERATE
-	Sem      int    // GENERATE: sem_num
+	SrcStep  int64  // DIMPUSH, in elements
+	DstStep  int64
+	ElemSize int32  // GENERATE
+	Sem      int32  // GENERATE: sem_num
 	SrcNum   uint32 // DIMPUSH
 	DstNum   uint32
-	SrcStep  int64 // DIMPUSH, in elements
-	DstStep  int64
-	Row      int // GENERATE of an indexed word: the lane (gathered row) j it moves; 0 otherwise
+	Row      int32 // GENERATE of an indexed word: the lane (gathered row) j it moves; 0 otherwise
+	Kind     OpKind
+	Dir      Dir // GENERATE
 }
 
 // maxDims is the most dimensions a shape holds (RTL: 5+2).

@@ -57,7 +57,7 @@ func TestOneGeneratePerGatheredRow(t *testing.T) {
 			t.Fatalf("%d GENERATEs, want one per index (64)", len(g))
 		}
 		for j, op := range g {
-			if want := uint64(hbm0 + 512*int(idx[j])); op.Addr != want || op.ElemSize != 512 || op.Dir != RD || op.Row != j {
+			if want := uint64(hbm0 + 512*int(idx[j])); op.Addr != want || op.ElemSize != 512 || op.Dir != RD || int(op.Row) != j {
 				t.Errorf("row %d: GENERATE %s addr %#x elem_size %d (row %d), want RD %#x elem_size 512", j, op.Dir, op.Addr, op.ElemSize, op.Row, want)
 			}
 		}
