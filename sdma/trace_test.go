@@ -135,6 +135,13 @@ func TestTriggerLine(t *testing.T) {
 		if got := strings.Contains(tr, want); got != (b == dge.Software) {
 			t.Errorf("%s: trigger line present %v:\n%s", b, got, tr)
 		}
+		// its start is 003 §3.3's string, its end §4's ", n_desc=%d"
+		start := regexp.MustCompile(strings.TrimSuffix(printfRegexp("Trigger DMA; sdma_bcast_base = 0x%08x").String(), "$") + `, .*, n_desc=\d+$`)
+		for _, l := range strings.Split(tr, "\n") {
+			if strings.HasPrefix(l, "Trigger") && !start.MatchString(l) {
+				t.Errorf("%q: not 003's Trigger DMA line", l)
+			}
+		}
 		if ring := fmt.Sprintf("S: rx.base=0x%x, tx.base=0x%x\n", q.S2MBase, q.M2SBase); !strings.Contains(tr, ring) {
 			t.Errorf("%s: no %q", b, ring)
 		}
