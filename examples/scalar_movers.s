@@ -1,5 +1,5 @@
 # scalar_movers.s — the sequencer scalar movers (MEM_2D, field-tables §3.12; source document 000
-# names "the sequencer scalar load/store pair (0xaa/0xab)") and the RDMA extended words.
+# names "the sequencer scalar load/store pair (0xaa/0xab)"). `ndma run --var 1=sbuf:0:0x1000` runs it.
 #
 # TENSOR_STORE (0xab) writes num_elem[0] x num_elem[1] elements of dtype at start_addr, element
 # (i0, i1) at start_addr + (i0*step_elem[0] + i1*step_elem[1]) * size (element strides), element
@@ -33,12 +33,3 @@ pseudo_tensor_store dtype=UINT8, src_datasrc=IMMEDIATE, num_elem=[3, 1], var_id=
 pseudo_load:
 pseudo_tensor_load dtype=UINT8, num_elem=[3, 1], var_id=1, var_offset=0x40, step_elem=[1, 0],
     data=[20, 21, 22]
-
-# EXTENDED_INST (0xf0, CAYMAN+): RDMA_DESC_GEN (ext-op 8) — 512 bytes per partition from SBUF
-# + 0x1000 to the peer's SBUF + 0x2000 on DMA engine 2 (mask 0x4), local semaphore 3, remote 4;
-# then RDMA_DESC_START (ext-op 9), whose bytes after completion_info are reserved.
-rdma_gen:
-extended_inst extended_opcode=RDMA_DESC_GEN, local_sem=3, remote_sem=4, remote_core_id=1,
-    dma_engine_mask=0x4, src_addr=0x1000, dst_addr=0x2000, free_dim_bytes=512
-rdma_start:
-extended_inst extended_opcode=RDMA_DESC_START
