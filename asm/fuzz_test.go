@@ -22,6 +22,10 @@ func FuzzAsm(f *testing.F) {
 		"dma_memcpy2 addr_mode.src=REG_PAIR, src_start_addr=regs(r1, r2, r3, 0x10)",
 		"dma_indirect src_idx_start_addr=indirect(reg(r7)), flags.indirect_mode=SRC_DST",
 		"dma_immediate descriptor_imm=[bytes(00112233445566778899aabbccddeeff)]",
+		"tensor_store dtype=UINT32, src_datasrc=IMMEDIATE, num_elem=[4, 1], start_addr=sbuf:0:0x100, data=[0x44, 0x33, 0x22, 0x11]",
+		"tensor_load dtype=INT64, num_elem=[2, 1], start_addr=reg(r4, r5), step_elem=[-1, 0], data=[8, 10]",
+		"pseudo_tensor_load dtype=UINT8, num_elem=[3, 1], var_id=1, var_offset=0x40, data=[20, 21, 22]",
+		"extended_inst extended_opcode=RDMA_DESC_GEN, dma_engine_mask=4, src_addr=0x1000, dst_addr=reg(r3)",
 		string(make([]byte, 64)),         // a binary word read as text: its diagnostic escapes the NULs
 		"dmamemcpy\x1b[2J\xff x=\u202e1", // control bytes, a byte that is not UTF-8, a bidi override
 	} {

@@ -196,6 +196,10 @@ func validateWord(in *isa.Inst, gen isa.Gen, hasExtContext bool) []Problem {
 		c.cci()
 	case isa.OpPseudoExtension:
 		c.pseudoExt()
+	case isa.OpTensorLoad, isa.OpTensorStore, isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore:
+		c.mem2D()
+	case isa.OpExtendedInst:
+		c.extended()
 	}
 	if p, ok := in.PseudoDirect2D(); ok && hasExtContext {
 		if _, ok := in.Ext(); !ok && p.DGEOp() == isa.DGEOpcodeDMAIndirect1D {

@@ -14,6 +14,15 @@ func FuzzValidate(f *testing.F) {
 		w[0], w[1] = op, 0x10
 		f.Add(w, uint8(isa.Cayman))
 	}
+	// field-tables §3.12 words: a MEM_2D past the immediate cap across a 16 MiB
+	// boundary, a 0xce, an RDMA_DESC_START with GEN's fields set
+	for _, w := range [][]byte{
+		{0xab, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x09, 0x01, 0x09, 0x01, 0xfc, 0xff, 0xff, 0x00, 0x01, 0, 0, 0, 0x01},
+		{0xce, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x0c, 0x00, 0x02, 0x01, 0x07, 0, 0, 0, 0, 0x10, 0, 0, 0x01, 0, 0, 0, 0, 0, 0, 0, 0x3f},
+		{0xf0, 0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x09, 0x00, 0x02, 0x03, 0, 0, 0, 0, 0, 0, 0, 0, 0x03},
+	} {
+		f.Add(append(w, make([]byte, 64-len(w))...), uint8(isa.Cayman))
+	}
 	f.Fuzz(func(t *testing.T, b []byte, gsel uint8) {
 		g := isa.Gen(gsel % uint8(isa.Maverick+1))
 		ps, _ := Stream(g, b)

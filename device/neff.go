@@ -89,6 +89,7 @@ func RelocVars(sg *neff.Subgraph, place map[int]uint64) *dge.Vars {
 var computed = map[isa.Opcode]bool{
 	isa.OpDMAMemcpy: true, isa.OpDMAMemcpy2: true, isa.OpDMAImmediate: true, isa.OpDMAIndirect: true,
 	isa.OpDMATranspose: true, isa.OpDMAGatherTranspose: true, isa.OpTestEventSem: true, isa.OpCompactControlInst: true,
+	isa.OpTensorLoad: true, isa.OpTensorStore: true,
 }
 
 // Computed reports whether ndma executes words of opcode op (others run
@@ -127,6 +128,12 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			}
 			s.Run = []isa.Inst{r}
 			s.Note = names.describe(s.Run, s.Queue)
+		case isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore: // the scalar movers' pseudo forms (dge/reloc_mem2d.go)
+			if r, rerr := dge.Relocate(&s.Word, vt); rerr != nil {
+				s.Err = rerr
+			} else {
+				s.Run = []isa.Inst{r}
+			}
 		case isa.OpPseudoDMATrigger:
 			f, ferr := sg.Fire(gen, en, &s.Word, place)
 			if ferr != nil {

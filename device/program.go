@@ -58,7 +58,7 @@ func Resolve(gen isa.Gen, code []byte, vars *dge.Vars) ([]sched.Step, error) {
 	}
 	for i := range steps {
 		s := &steps[i]
-		if s.Word.Opcode() != isa.OpPseudoDMADirect2D {
+		if s.Word.Opcode() != isa.OpPseudoDMADirect2D && !dge.IsPseudoMem2D(s.Word.Opcode()) {
 			continue
 		}
 		r, rerr := dge.Relocate(&s.Word, vars)

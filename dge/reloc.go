@@ -66,11 +66,14 @@ func (v *Vars) address(a isa.Addr8, field string) (uint64, error) {
 // DMA_DIRECT2D_XPOSE (tile geometry from the extension when present),
 // 3 → 0xf1 DMA_GATHER_XPOSE (needs the extension for its index tensor).
 func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
-	if in.Opcode() != isa.OpPseudoDMADirect2D {
-		return isa.Inst{}, fmt.Errorf("%s: %w", in.Def().Mnemonic(), ErrNotPseudo)
-	}
 	if vars == nil {
 		vars = &Vars{}
+	}
+	if IsPseudoMem2D(in.Opcode()) { // 0xcd/0xce → 0xab/0xaa (reloc_mem2d.go)
+		return relocateMem2D(in, vars)
+	}
+	if in.Opcode() != isa.OpPseudoDMADirect2D {
+		return isa.Inst{}, fmt.Errorf("%s: %w", in.Def().Mnemonic(), ErrNotPseudo)
 	}
 	p, _ := in.PseudoDirect2D()
 	r := repack{src: in, p: p, gen: in.Gen}

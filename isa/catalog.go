@@ -25,6 +25,11 @@ const (
 	OpPseudoDMADirect2D  Opcode = 0xd4
 	OpPseudoExtension    Opcode = 0xda
 	OpPseudoDMATrigger   Opcode = 0xc1
+	OpTensorLoad         Opcode = 0xaa
+	OpTensorStore        Opcode = 0xab
+	OpPseudoTensorStore  Opcode = 0xcd
+	OpPseudoTensorLoad   Opcode = 0xce
+	OpExtendedInst       Opcode = 0xf0
 )
 
 // OpDef is one catalog row.
@@ -170,10 +175,10 @@ var Catalog = []OpDef{
 
 	// Known, not decoded (field-tables §3.0, §3.12).
 	{Opcode: 0xc4, Name: "PSEUDO_DMAMEMCPY_FULL_IND", DGEKind: -1, Pseudo: true, Prov: Observed},
-	{Opcode: 0xf0, Name: "EXTENDED_INST", DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Observed, Note: "ext-op 8 RDMA_DESC_GEN, 9 RDMA_DESC_START"},
+	{Opcode: 0xf0, Name: "EXTENDED_INST", Layout: Extended, DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Observed, Note: "ext-op 8 RDMA_DESC_GEN, 9 RDMA_DESC_START (field-tables §3.12)"},
 	{Opcode: 0xbf, Name: "SB2SB_COLLECTIVE", DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Observed},
-	{Opcode: 0xaa, Name: "TENSOR_LOAD", DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar load"},
-	{Opcode: 0xab, Name: "TENSOR_STORE", DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar store"},
+	{Opcode: 0xaa, Name: "TENSOR_LOAD", Layout: Mem2D, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar load: memory → registers"},
+	{Opcode: 0xab, Name: "TENSOR_STORE", Layout: Mem2D, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar store: registers or immediates → memory"},
 	// The 0xb3..0xbf band is the "MAVERICK superset" (000 §1): present on v5;
 	// v2..v4 presence not stated; 0xb7 is absent (opTable).
 	{Opcode: 0xb3, Name: "POLL_SEM", DGEKind: -1, PresentOn: OnlyV5, Control: true, Prov: Observed, Note: bandNote},
@@ -197,8 +202,8 @@ var Catalog = []OpDef{
 	{Opcode: 0xb1, Name: "SET_ORDERING_MODE", DGEKind: -1, Control: true, Prov: Observed, Note: "first word of every NEFF stream (neff.md §5.1)"},
 	{Opcode: 0xb2, Name: "MOVE_SHAPE", DGEKind: -1, Control: true, Prov: Observed},
 	{Opcode: 0xcc, Name: "PSEUDO_BRANCH_LABEL", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "second word of every NEFF stream (neff.md §5.1)"},
-	{Opcode: 0xcd, Name: "PSEUDO_TENSOR_STORE", DGEKind: -1, Pseudo: true, Prov: Observed},
-	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", DGEKind: -1, Pseudo: true, Prov: Observed},
+	{Opcode: 0xcd, Name: "PSEUDO_TENSOR_STORE", Layout: PseudoMem2D, DGEKind: -1, Pseudo: true, Prov: Observed, Note: "relocated to 0xab TENSOR_STORE"},
+	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", Layout: PseudoMem2D, DGEKind: -1, Pseudo: true, Prov: Observed, Note: "relocated to 0xaa TENSOR_LOAD (000 §2: \"0xce → 0xaa\")"},
 
 	{Opcode: 0xc8, Name: "PSEUDO_TRIGGER_COLLECTIVE", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era (field-tables §9.1)"},
 	{Opcode: 0x6b, Name: "STREAM_TRANSPOSE", DGEKind: -1, Prov: Observed, Note: "DVE 32x32 lane transpose, unrelated to 0xbd/0xf1"},
@@ -271,8 +276,8 @@ var opNames = func() map[string]*OpDef {
 	for i := range Catalog {
 		d := &Catalog[i]
 		names := append([]string{d.Name}, d.Aliases...)
-		if d.Layout != nil {
-			names = append(names, d.Layout.Name)
+		if d.Layout != nil && m[d.Layout.Name] == nil {
+			names = append(names, d.Layout.Name) // a shared struct name (MEM_2D) resolves to its first opcode
 		}
 		for _, n := range names {
 			m[n], m[strings.ToLower(n)] = d, d

@@ -2,6 +2,8 @@ package isa
 
 import (
 	"bytes"
+	"encoding/hex"
+	"strings"
 	"testing"
 )
 
@@ -21,6 +23,11 @@ func FuzzDecode(f *testing.F) {
 	f.Add(append(seed(OpPseudoDMADirect2D), seed(OpPseudoExtension)...))
 	f.Add(append(seed(OpPseudoDMADirect2D), 0xda, 0x10))
 	f.Add([]byte{0xb8, 0x10})
+	// the scalar movers and RDMA words of field-tables §3.12, by hand
+	// (testdata/golden/mem2d.txtar store-imm, load-reg; extended.txtar rdma)
+	f.Add(unhex(f, "ab100000 00000000 00000000 09010401 00010000 00000000 01000000 00000000 44332211 88776655 01000000 02000000 00000000 00000000 00000000 00000000"))
+	f.Add(unhex(f, "aa100000 05030000 01000000 04000302 04050000 00000080 ffffffff 08000000 00010203 3e3f0000 00000000 00000000 00000000 00000000 00000000 00000000"))
+	f.Add(unhex(f, "f0100000 00000000 00000000 08010203 01000000 2a000000 08000000 00100000 00200000 00020000 01050000 00000000 00000000 00000000 00000000 00000000"))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		d := NewDecoder(Maverick, b)
 		for d.Next() {
@@ -51,4 +58,13 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("%d bytes decoded without a truncation error", len(b))
 		}
 	})
+}
+
+// unhex is a seed word written as hex (spaces ignored).
+func unhex(f *testing.F, s string) []byte {
+	b, err := hex.DecodeString(strings.ReplaceAll(s, " ", ""))
+	if err != nil || len(b) != WordSize {
+		f.Fatalf("seed %q: %v (%d bytes)", s, err, len(b))
+	}
+	return b
 }

@@ -53,6 +53,9 @@ var GenWords = []GenStruct{
 	{"PseudoDirect2D", "PseudoDirect2DView", PseudoDirect2D},
 	{"PseudoTrigger", "PseudoTriggerView", PseudoTrigger},
 	{"PseudoExt", "PseudoExtView", PseudoExt},
+	{"Mem2D", "Mem2DView", Mem2D},
+	{"PseudoMem2D", "PseudoMem2DView", PseudoMem2D},
+	{"Extended", "ExtendedView", Extended},
 	{"Raw", "RawView", Raw},
 }
 
@@ -93,6 +96,7 @@ var GenEnums = []GenEnum{
 	{"DMASemaUpdateMode", "DMASemaUpdateModeCode", DMASemaUpdateMode},
 	{"CCInstType", "CCInstTypeCode", CCInstType},
 	{"CCOp", "CCOpCode", CCOp},
+	{"ExtendedOpcode", "ExtendedOpcodeCode", ExtendedOpcode},
 }
 
 // GenMembers are the CCINST members in CCINST_TYPE order.

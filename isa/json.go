@@ -205,6 +205,9 @@ func FromJSONObject(gen Gen, obj map[string]any) (Inst, error) {
 			}
 			d = opTable[n]
 		case string:
+			if key == "struct" && op >= 0 && opTable[op].layout().Name == x {
+				continue // a struct several opcodes share (MEM_2D) names the layout, not the opcode
+			}
 			var err error
 			if d, err = LookupName(x); err != nil {
 				if key == "struct" && x == Raw.Name {

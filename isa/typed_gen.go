@@ -520,6 +520,21 @@ func (c CCOpCode) String() string { return CCOp.Format(uint64(c)) }
 // Enum is the table of CCOpCode's values.
 func (CCOpCode) Enum() *Enum { return CCOp }
 
+// ExtendedOpcodeCode is a value of EXTENDED_OPCODE (the ExtendedOpcode table).
+type ExtendedOpcodeCode uint8
+
+// The EXTENDED_OPCODE values.
+const (
+	ExtendedOpcodeRDMADescGen   ExtendedOpcodeCode = 0x08 // RDMA_DESC_GEN
+	ExtendedOpcodeRDMADescStart ExtendedOpcodeCode = 0x09 // RDMA_DESC_START
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c ExtendedOpcodeCode) String() string { return ExtendedOpcode.Format(uint64(c)) }
+
+// Enum is the table of ExtendedOpcodeCode's values.
+func (ExtendedOpcodeCode) Enum() *Enum { return ExtendedOpcode }
+
 // Direct2DView is the typed view of a DMA_DIRECT2D word (34 leaves): one method per field of the Direct2D table.
 type Direct2DView struct{ in *Inst }
 
@@ -1496,6 +1511,223 @@ func (v PseudoExtView) DstBoundSizeBytesUpper() uint64 { return v.in.v[20] }
 // SetDstBoundSizeBytesUpper sets dst_bound_size_bytes_upper, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetDstBoundSizeBytesUpper(x int64) error { return v.in.setAt(20, x) }
 
+// Mem2DView is the typed view of a MEM_2D word (48 leaves): one method per field of the Mem2D table.
+type Mem2DView struct{ in *Inst }
+
+// Mem2D returns the typed view of a MEM_2D word; ok is false when in decodes by another layout.
+func (in *Inst) Mem2D() (Mem2DView, bool) {
+	if in.def == nil || in.def.layout() != Mem2D {
+		return Mem2DView{}, false
+	}
+	return Mem2DView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v Mem2DView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v Mem2DView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v Mem2DView) Events() EventsView { return EventsView{v.in, 4} }
+
+// DType is the dtype field (DTYPE(u8): element type; immediate caps 32/16/8/4 for 1/2/4/8-byte types).
+func (v Mem2DView) DType() DTypeCode { return DTypeCode(v.in.v[9]) }
+
+// SetDType sets dtype, refusing a value that does not fit (as Set does).
+func (v Mem2DView) SetDType(x DTypeCode) error { return v.in.setAt(9, int64(x)) }
+
+// SrcDatasrc is the src_datasrc field (DATA_SRC(u8): TENSOR_STORE: REGISTER or IMMEDIATE; TENSOR_LOAD forces REGISTER (0)).
+func (v Mem2DView) SrcDatasrc() DataSrcCode { return DataSrcCode(v.in.v[10]) }
+
+// SetSrcDatasrc sets src_datasrc, refusing a value that does not fit (as Set does).
+func (v Mem2DView) SetSrcDatasrc(x DataSrcCode) error { return v.in.setAt(10, int64(x)) }
+
+// NumElem is the num_elem field (u8[2]: elements per dimension, dim 0 fastest; product ≤ 32).
+func (v Mem2DView) NumElem(i int) uint64 { return v.in.v[11 : 11+2][i] }
+
+// SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
+func (v Mem2DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(11, 2, i), x) }
+
+// StartAddr is the start_addr field (ADDR8: Neuron address of element 0; the span lies in one aligned 16 MiB region).
+func (v Mem2DView) StartAddr() Addr8 { return Addr8{Raw: v.in.v[13]} }
+
+// SetStartAddr sets start_addr.
+func (v Mem2DView) SetStartAddr(raw uint64) { v.in.v[13] = raw }
+
+// StepElem is the step_elem field (i32[2]: signed element strides).
+func (v Mem2DView) StepElem(i int) int64 { return int64(int32(v.in.v[14 : 14+2][i])) }
+
+// SetStepElem sets step_elem, refusing a value that does not fit (as Set does).
+func (v Mem2DView) SetStepElem(i int, x int64) error { return v.in.setAt(elemAt(14, 2, i), x) }
+
+// Data is the data field (u8[32]: per element: a register id, or the packed immediate bytes).
+func (v Mem2DView) Data(i int) uint64 { return v.in.v[16 : 16+32][i] }
+
+// SetData sets data, refusing a value that does not fit (as Set does).
+func (v Mem2DView) SetData(i int, x int64) error { return v.in.setAt(elemAt(16, 32, i), x) }
+
+// PseudoMem2DView is the typed view of a PSEUDO_MEM_2D word (49 leaves): one method per field of the PseudoMem2D table.
+type PseudoMem2DView struct{ in *Inst }
+
+// PseudoMem2D returns the typed view of a PSEUDO_MEM_2D word; ok is false when in decodes by another layout.
+func (in *Inst) PseudoMem2D() (PseudoMem2DView, bool) {
+	if in.def == nil || in.def.layout() != PseudoMem2D {
+		return PseudoMem2DView{}, false
+	}
+	return PseudoMem2DView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v PseudoMem2DView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v PseudoMem2DView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v PseudoMem2DView) Events() EventsView { return EventsView{v.in, 4} }
+
+// DType is the dtype field (DTYPE(u8): element type; immediate caps 32/16/8/4 for 1/2/4/8-byte types).
+func (v PseudoMem2DView) DType() DTypeCode { return DTypeCode(v.in.v[9]) }
+
+// SetDType sets dtype, refusing a value that does not fit (as Set does).
+func (v PseudoMem2DView) SetDType(x DTypeCode) error { return v.in.setAt(9, int64(x)) }
+
+// SrcDatasrc is the src_datasrc field (DATA_SRC(u8): TENSOR_STORE: REGISTER or IMMEDIATE; TENSOR_LOAD forces REGISTER (0)).
+func (v PseudoMem2DView) SrcDatasrc() DataSrcCode { return DataSrcCode(v.in.v[10]) }
+
+// SetSrcDatasrc sets src_datasrc, refusing a value that does not fit (as Set does).
+func (v PseudoMem2DView) SetSrcDatasrc(x DataSrcCode) error { return v.in.setAt(10, int64(x)) }
+
+// NumElem is the num_elem field (u8[2]: elements per dimension, dim 0 fastest; product ≤ 32).
+func (v PseudoMem2DView) NumElem(i int) uint64 { return v.in.v[11 : 11+2][i] }
+
+// SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
+func (v PseudoMem2DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(11, 2, i), x) }
+
+// VarID is the var_id field (u32: NEFF variable the span is in).
+func (v PseudoMem2DView) VarID() uint64 { return v.in.v[13] }
+
+// SetVarID sets var_id, refusing a value that does not fit (as Set does).
+func (v PseudoMem2DView) SetVarID(x int64) error { return v.in.setAt(13, x) }
+
+// VarOffset is the var_offset field (u32: byte offset inside the variable).
+func (v PseudoMem2DView) VarOffset() uint64 { return v.in.v[14] }
+
+// SetVarOffset sets var_offset, refusing a value that does not fit (as Set does).
+func (v PseudoMem2DView) SetVarOffset(x int64) error { return v.in.setAt(14, x) }
+
+// StepElem is the step_elem field (i32[2]: signed element strides).
+func (v PseudoMem2DView) StepElem(i int) int64 { return int64(int32(v.in.v[15 : 15+2][i])) }
+
+// SetStepElem sets step_elem, refusing a value that does not fit (as Set does).
+func (v PseudoMem2DView) SetStepElem(i int, x int64) error { return v.in.setAt(elemAt(15, 2, i), x) }
+
+// Data is the data field (u8[32]: per element: a register id, or the packed immediate bytes).
+func (v PseudoMem2DView) Data(i int) uint64 { return v.in.v[17 : 17+32][i] }
+
+// SetData sets data, refusing a value that does not fit (as Set does).
+func (v PseudoMem2DView) SetData(i int, x int64) error { return v.in.setAt(elemAt(17, 32, i), x) }
+
+// ExtendedView is the typed view of a EXTENDED_INST word (24 leaves): one method per field of the Extended table.
+type ExtendedView struct{ in *Inst }
+
+// Extended returns the typed view of a EXTENDED_INST word; ok is false when in decodes by another layout.
+func (in *Inst) Extended() (ExtendedView, bool) {
+	if in.def == nil || in.def.layout() != Extended {
+		return ExtendedView{}, false
+	}
+	return ExtendedView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v ExtendedView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v ExtendedView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v ExtendedView) Events() EventsView { return EventsView{v.in, 4} }
+
+// ExtendedOpcode is the extended_opcode field (EXTENDED_OPCODE(u8): 8 RDMA_DESC_GEN, 9 RDMA_DESC_START).
+func (v ExtendedView) ExtendedOpcode() ExtendedOpcodeCode { return ExtendedOpcodeCode(v.in.v[9]) }
+
+// SetExtendedOpcode sets extended_opcode, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetExtendedOpcode(x ExtendedOpcodeCode) error { return v.in.setAt(9, int64(x)) }
+
+// CompletionInfo is the completion_info field (u8).
+func (v ExtendedView) CompletionInfo() uint64 { return v.in.v[10] }
+
+// SetCompletionInfo sets completion_info, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetCompletionInfo(x int64) error { return v.in.setAt(10, x) }
+
+// LocalSem is the local_sem field (u8: RDMA_DESC_GEN only).
+func (v ExtendedView) LocalSem() uint64 { return v.in.v[11] }
+
+// SetLocalSem sets local_sem, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetLocalSem(x int64) error { return v.in.setAt(11, x) }
+
+// RemoteSem is the remote_sem field (u8: RDMA_DESC_GEN only).
+func (v ExtendedView) RemoteSem() uint64 { return v.in.v[12] }
+
+// SetRemoteSem sets remote_sem, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetRemoteSem(x int64) error { return v.in.setAt(12, x) }
+
+// RemoteCoreID is the remote_core_id field (u32: IMM_VAL; RDMA_DESC_GEN only).
+func (v ExtendedView) RemoteCoreID() uint64 { return v.in.v[13] }
+
+// SetRemoteCoreID sets remote_core_id, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetRemoteCoreID(x int64) error { return v.in.setAt(13, x) }
+
+// RemoteRoutingID is the remote_routing_id field (u32: RDMA_DESC_GEN only).
+func (v ExtendedView) RemoteRoutingID() uint64 { return v.in.v[14] }
+
+// SetRemoteRoutingID sets remote_routing_id, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetRemoteRoutingID(x int64) error { return v.in.setAt(14, x) }
+
+// DMAEngineMask is the dma_engine_mask field (u32: a power of 2 ≤ 16; RDMA_DESC_GEN only).
+func (v ExtendedView) DMAEngineMask() uint64 { return v.in.v[15] }
+
+// SetDMAEngineMask sets dma_engine_mask, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetDMAEngineMask(x int64) error { return v.in.setAt(15, x) }
+
+// SrcAddr is the src_addr field (ADDR4: partition offset; RDMA_DESC_GEN only).
+func (v ExtendedView) SrcAddr() Addr4 { return Addr4(v.in.v[16]) }
+
+// SetSrcAddr sets src_addr.
+func (v ExtendedView) SetSrcAddr(a Addr4) { v.in.v[16] = uint64(a) }
+
+// DstAddr is the dst_addr field (ADDR4: RDMA_DESC_GEN only).
+func (v ExtendedView) DstAddr() Addr4 { return Addr4(v.in.v[17]) }
+
+// SetDstAddr sets dst_addr.
+func (v ExtendedView) SetDstAddr(a Addr4) { v.in.v[17] = uint64(a) }
+
+// FreeDimBytes is the free_dim_bytes field (u32: bytes per partition across all 128; 0 = semaphore only).
+func (v ExtendedView) FreeDimBytes() uint64 { return v.in.v[18] }
+
+// SetFreeDimBytes sets free_dim_bytes, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetFreeDimBytes(x int64) error { return v.in.setAt(18, x) }
+
+// IsBidirectional is the is_bidirectional field (u8: RDMA_DESC_GEN only).
+func (v ExtendedView) IsBidirectional() uint64 { return v.in.v[19] }
+
+// SetIsBidirectional sets is_bidirectional, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetIsBidirectional(x int64) error { return v.in.setAt(19, x) }
+
+// RemoteSemPrev is the remote_sem_prev field (u8: RDMA_DESC_GEN only).
+func (v ExtendedView) RemoteSemPrev() uint64 { return v.in.v[20] }
+
+// SetRemoteSemPrev sets remote_sem_prev, refusing a value that does not fit (as Set does).
+func (v ExtendedView) SetRemoteSemPrev(x int64) error { return v.in.setAt(20, x) }
+
+// Reserved is the reserved field (bytes[22]: must be 0).
+func (v ExtendedView) Reserved() (b [22]byte) {
+	s := v.in.v[21 : 21+3 : 21+3]
+	leafBytes(b[:], s)
+	return b
+}
+
 // RawView is the typed view of a RAW word (16 leaves): one method per field of the Raw table.
 type RawView struct{ in *Inst }
 
@@ -1881,7 +2113,7 @@ func (in *Inst) Header() (HeaderView, bool) {
 		return HeaderView{}, false
 	}
 	switch in.def.layout() {
-	case Direct2D, Copy2D, Immediate, Indirect1D, Xpose, GatherXpose, TestES, CCI, PseudoDirect2D, PseudoTrigger, Raw:
+	case Direct2D, Copy2D, Immediate, Indirect1D, Xpose, GatherXpose, TestES, CCI, PseudoDirect2D, PseudoTrigger, Mem2D, PseudoMem2D, Extended, Raw:
 		return HeaderView{in, 0}, true
 	}
 	return HeaderView{}, false
@@ -1893,7 +2125,7 @@ func (in *Inst) Events() (EventsView, bool) {
 		return EventsView{}, false
 	}
 	switch in.def.layout() {
-	case Direct2D, Indirect1D, Xpose, GatherXpose, TestES, PseudoDirect2D, PseudoTrigger, Raw:
+	case Direct2D, Indirect1D, Xpose, GatherXpose, TestES, PseudoDirect2D, PseudoTrigger, Mem2D, PseudoMem2D, Extended, Raw:
 		return EventsView{in, 4}, true
 	}
 	return EventsView{}, false
@@ -2541,6 +2773,137 @@ func typedProbe(in *Inst) []typedAccess {
 			{"src_bound_size_bytes_upper", 19, func() any { return v.SrcBoundSizeBytesUpper() }, func(x int64) error { return v.SetSrcBoundSizeBytesUpper(x) }},
 			{"dst_bound_size_bytes_upper", 20, func() any { return v.DstBoundSizeBytesUpper() }, func(x int64) error { return v.SetDstBoundSizeBytesUpper(x) }},
 		}
+	case Mem2D:
+		v, _ := in.Mem2D()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"dtype", 9, func() any { return v.DType() }, func(x int64) error { return v.SetDType(DTypeCode(x)) }},
+			{"src_datasrc", 10, func() any { return v.SrcDatasrc() }, func(x int64) error { return v.SetSrcDatasrc(DataSrcCode(x)) }},
+			{"num_elem[0]", 11, func() any { return v.NumElem(0) }, func(x int64) error { return v.SetNumElem(0, x) }},
+			{"num_elem[1]", 12, func() any { return v.NumElem(1) }, func(x int64) error { return v.SetNumElem(1, x) }},
+			{"start_addr", 13, func() any { return v.StartAddr() }, func(x int64) error { v.SetStartAddr(uint64(x)); return nil }},
+			{"step_elem[0]", 14, func() any { return v.StepElem(0) }, func(x int64) error { return v.SetStepElem(0, x) }},
+			{"step_elem[1]", 15, func() any { return v.StepElem(1) }, func(x int64) error { return v.SetStepElem(1, x) }},
+			{"data[0]", 16, func() any { return v.Data(0) }, func(x int64) error { return v.SetData(0, x) }},
+			{"data[1]", 17, func() any { return v.Data(1) }, func(x int64) error { return v.SetData(1, x) }},
+			{"data[2]", 18, func() any { return v.Data(2) }, func(x int64) error { return v.SetData(2, x) }},
+			{"data[3]", 19, func() any { return v.Data(3) }, func(x int64) error { return v.SetData(3, x) }},
+			{"data[4]", 20, func() any { return v.Data(4) }, func(x int64) error { return v.SetData(4, x) }},
+			{"data[5]", 21, func() any { return v.Data(5) }, func(x int64) error { return v.SetData(5, x) }},
+			{"data[6]", 22, func() any { return v.Data(6) }, func(x int64) error { return v.SetData(6, x) }},
+			{"data[7]", 23, func() any { return v.Data(7) }, func(x int64) error { return v.SetData(7, x) }},
+			{"data[8]", 24, func() any { return v.Data(8) }, func(x int64) error { return v.SetData(8, x) }},
+			{"data[9]", 25, func() any { return v.Data(9) }, func(x int64) error { return v.SetData(9, x) }},
+			{"data[10]", 26, func() any { return v.Data(10) }, func(x int64) error { return v.SetData(10, x) }},
+			{"data[11]", 27, func() any { return v.Data(11) }, func(x int64) error { return v.SetData(11, x) }},
+			{"data[12]", 28, func() any { return v.Data(12) }, func(x int64) error { return v.SetData(12, x) }},
+			{"data[13]", 29, func() any { return v.Data(13) }, func(x int64) error { return v.SetData(13, x) }},
+			{"data[14]", 30, func() any { return v.Data(14) }, func(x int64) error { return v.SetData(14, x) }},
+			{"data[15]", 31, func() any { return v.Data(15) }, func(x int64) error { return v.SetData(15, x) }},
+			{"data[16]", 32, func() any { return v.Data(16) }, func(x int64) error { return v.SetData(16, x) }},
+			{"data[17]", 33, func() any { return v.Data(17) }, func(x int64) error { return v.SetData(17, x) }},
+			{"data[18]", 34, func() any { return v.Data(18) }, func(x int64) error { return v.SetData(18, x) }},
+			{"data[19]", 35, func() any { return v.Data(19) }, func(x int64) error { return v.SetData(19, x) }},
+			{"data[20]", 36, func() any { return v.Data(20) }, func(x int64) error { return v.SetData(20, x) }},
+			{"data[21]", 37, func() any { return v.Data(21) }, func(x int64) error { return v.SetData(21, x) }},
+			{"data[22]", 38, func() any { return v.Data(22) }, func(x int64) error { return v.SetData(22, x) }},
+			{"data[23]", 39, func() any { return v.Data(23) }, func(x int64) error { return v.SetData(23, x) }},
+			{"data[24]", 40, func() any { return v.Data(24) }, func(x int64) error { return v.SetData(24, x) }},
+			{"data[25]", 41, func() any { return v.Data(25) }, func(x int64) error { return v.SetData(25, x) }},
+			{"data[26]", 42, func() any { return v.Data(26) }, func(x int64) error { return v.SetData(26, x) }},
+			{"data[27]", 43, func() any { return v.Data(27) }, func(x int64) error { return v.SetData(27, x) }},
+			{"data[28]", 44, func() any { return v.Data(28) }, func(x int64) error { return v.SetData(28, x) }},
+			{"data[29]", 45, func() any { return v.Data(29) }, func(x int64) error { return v.SetData(29, x) }},
+			{"data[30]", 46, func() any { return v.Data(30) }, func(x int64) error { return v.SetData(30, x) }},
+			{"data[31]", 47, func() any { return v.Data(31) }, func(x int64) error { return v.SetData(31, x) }},
+		}
+	case PseudoMem2D:
+		v, _ := in.PseudoMem2D()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"dtype", 9, func() any { return v.DType() }, func(x int64) error { return v.SetDType(DTypeCode(x)) }},
+			{"src_datasrc", 10, func() any { return v.SrcDatasrc() }, func(x int64) error { return v.SetSrcDatasrc(DataSrcCode(x)) }},
+			{"num_elem[0]", 11, func() any { return v.NumElem(0) }, func(x int64) error { return v.SetNumElem(0, x) }},
+			{"num_elem[1]", 12, func() any { return v.NumElem(1) }, func(x int64) error { return v.SetNumElem(1, x) }},
+			{"var_id", 13, func() any { return v.VarID() }, func(x int64) error { return v.SetVarID(x) }},
+			{"var_offset", 14, func() any { return v.VarOffset() }, func(x int64) error { return v.SetVarOffset(x) }},
+			{"step_elem[0]", 15, func() any { return v.StepElem(0) }, func(x int64) error { return v.SetStepElem(0, x) }},
+			{"step_elem[1]", 16, func() any { return v.StepElem(1) }, func(x int64) error { return v.SetStepElem(1, x) }},
+			{"data[0]", 17, func() any { return v.Data(0) }, func(x int64) error { return v.SetData(0, x) }},
+			{"data[1]", 18, func() any { return v.Data(1) }, func(x int64) error { return v.SetData(1, x) }},
+			{"data[2]", 19, func() any { return v.Data(2) }, func(x int64) error { return v.SetData(2, x) }},
+			{"data[3]", 20, func() any { return v.Data(3) }, func(x int64) error { return v.SetData(3, x) }},
+			{"data[4]", 21, func() any { return v.Data(4) }, func(x int64) error { return v.SetData(4, x) }},
+			{"data[5]", 22, func() any { return v.Data(5) }, func(x int64) error { return v.SetData(5, x) }},
+			{"data[6]", 23, func() any { return v.Data(6) }, func(x int64) error { return v.SetData(6, x) }},
+			{"data[7]", 24, func() any { return v.Data(7) }, func(x int64) error { return v.SetData(7, x) }},
+			{"data[8]", 25, func() any { return v.Data(8) }, func(x int64) error { return v.SetData(8, x) }},
+			{"data[9]", 26, func() any { return v.Data(9) }, func(x int64) error { return v.SetData(9, x) }},
+			{"data[10]", 27, func() any { return v.Data(10) }, func(x int64) error { return v.SetData(10, x) }},
+			{"data[11]", 28, func() any { return v.Data(11) }, func(x int64) error { return v.SetData(11, x) }},
+			{"data[12]", 29, func() any { return v.Data(12) }, func(x int64) error { return v.SetData(12, x) }},
+			{"data[13]", 30, func() any { return v.Data(13) }, func(x int64) error { return v.SetData(13, x) }},
+			{"data[14]", 31, func() any { return v.Data(14) }, func(x int64) error { return v.SetData(14, x) }},
+			{"data[15]", 32, func() any { return v.Data(15) }, func(x int64) error { return v.SetData(15, x) }},
+			{"data[16]", 33, func() any { return v.Data(16) }, func(x int64) error { return v.SetData(16, x) }},
+			{"data[17]", 34, func() any { return v.Data(17) }, func(x int64) error { return v.SetData(17, x) }},
+			{"data[18]", 35, func() any { return v.Data(18) }, func(x int64) error { return v.SetData(18, x) }},
+			{"data[19]", 36, func() any { return v.Data(19) }, func(x int64) error { return v.SetData(19, x) }},
+			{"data[20]", 37, func() any { return v.Data(20) }, func(x int64) error { return v.SetData(20, x) }},
+			{"data[21]", 38, func() any { return v.Data(21) }, func(x int64) error { return v.SetData(21, x) }},
+			{"data[22]", 39, func() any { return v.Data(22) }, func(x int64) error { return v.SetData(22, x) }},
+			{"data[23]", 40, func() any { return v.Data(23) }, func(x int64) error { return v.SetData(23, x) }},
+			{"data[24]", 41, func() any { return v.Data(24) }, func(x int64) error { return v.SetData(24, x) }},
+			{"data[25]", 42, func() any { return v.Data(25) }, func(x int64) error { return v.SetData(25, x) }},
+			{"data[26]", 43, func() any { return v.Data(26) }, func(x int64) error { return v.SetData(26, x) }},
+			{"data[27]", 44, func() any { return v.Data(27) }, func(x int64) error { return v.SetData(27, x) }},
+			{"data[28]", 45, func() any { return v.Data(28) }, func(x int64) error { return v.SetData(28, x) }},
+			{"data[29]", 46, func() any { return v.Data(29) }, func(x int64) error { return v.SetData(29, x) }},
+			{"data[30]", 47, func() any { return v.Data(30) }, func(x int64) error { return v.SetData(30, x) }},
+			{"data[31]", 48, func() any { return v.Data(31) }, func(x int64) error { return v.SetData(31, x) }},
+		}
+	case Extended:
+		v, _ := in.Extended()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"extended_opcode", 9, func() any { return v.ExtendedOpcode() }, func(x int64) error { return v.SetExtendedOpcode(ExtendedOpcodeCode(x)) }},
+			{"completion_info", 10, func() any { return v.CompletionInfo() }, func(x int64) error { return v.SetCompletionInfo(x) }},
+			{"local_sem", 11, func() any { return v.LocalSem() }, func(x int64) error { return v.SetLocalSem(x) }},
+			{"remote_sem", 12, func() any { return v.RemoteSem() }, func(x int64) error { return v.SetRemoteSem(x) }},
+			{"remote_core_id", 13, func() any { return v.RemoteCoreID() }, func(x int64) error { return v.SetRemoteCoreID(x) }},
+			{"remote_routing_id", 14, func() any { return v.RemoteRoutingID() }, func(x int64) error { return v.SetRemoteRoutingID(x) }},
+			{"dma_engine_mask", 15, func() any { return v.DMAEngineMask() }, func(x int64) error { return v.SetDMAEngineMask(x) }},
+			{"src_addr", 16, func() any { return v.SrcAddr() }, func(x int64) error { v.SetSrcAddr(Addr4(x)); return nil }},
+			{"dst_addr", 17, func() any { return v.DstAddr() }, func(x int64) error { v.SetDstAddr(Addr4(x)); return nil }},
+			{"free_dim_bytes", 18, func() any { return v.FreeDimBytes() }, func(x int64) error { return v.SetFreeDimBytes(x) }},
+			{"is_bidirectional", 19, func() any { return v.IsBidirectional() }, func(x int64) error { return v.SetIsBidirectional(x) }},
+			{"remote_sem_prev", 20, func() any { return v.RemoteSemPrev() }, func(x int64) error { return v.SetRemoteSemPrev(x) }},
+			{"reserved", 21, func() any { return v.Reserved() }, nil},
+		}
 	case Raw:
 		v, _ := in.Raw()
 		return []typedAccess{
@@ -2845,5 +3208,7 @@ func typedEnumProbe() []typedEnumConst {
 		{CCOp, "SEM_READ", CCOpSemRead},
 		{CCOp, "SEM_WRITE", CCOpSemWrite},
 		{CCOp, "SEM_ADD", CCOpSemAdd},
+		{ExtendedOpcode, "RDMA_DESC_GEN", ExtendedOpcodeRDMADescGen},
+		{ExtendedOpcode, "RDMA_DESC_START", ExtendedOpcodeRDMADescStart},
 	}
 }

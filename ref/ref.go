@@ -78,7 +78,9 @@ func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 		err = w.gatherXpose()
 	case isa.OpDMAMemcpy2:
 		err = w.copy2D()
-	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
+	case isa.OpTensorLoad, isa.OpTensorStore: // the sequencer scalar movers (mem2d.go)
+		err = w.mem2D()
+	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension, isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore:
 		err = w.fault(-1, "is_not_pseudo", fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
 	case isa.OpCompactControlInst: // control, shared with the engines: the bytecode on this stream's registers
 		ds, e := control.CCI(x.state(), in, x.MaxSteps)

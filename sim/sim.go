@@ -114,7 +114,9 @@ func (x *Machine) issue(in *isa.Inst) error {
 	fault := func(err error) error { return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: err} }
 	switch in.Opcode() {
 	case isa.OpDMAMemcpy, isa.OpDMAIndirect, isa.OpDMATranspose, isa.OpDMAGatherTranspose:
-	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension:
+	case isa.OpTensorLoad, isa.OpTensorStore: // the sequencer scalar movers, no DMA (mem2d.go)
+		return x.mem2D(in)
+	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension, isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore:
 		return fault(fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
 	case isa.OpCompactControlInst: // control: the same bytecode as ref runs
 		ds, err := control.CCI(x.state(), in, x.MaxSteps)

@@ -255,12 +255,12 @@ func printLowered(e *env, w loweredWord) {
 	if w.Refused != "" {
 		fmt.Fprintf(e.stdout, "# run refuses it: %s\n", w.Refused)
 	}
+	if w.Resolved != "" { // a relocated word the DGE does not move (0xcd/0xce → 0xab/0xaa) shows it too
+		fmt.Fprintf(e.stdout, "resolved: %s\n", w.Resolved)
+	}
 	if w.Skipped != "" {
 		fmt.Fprintf(e.stdout, "# %s\n", w.Skipped)
 		return
-	}
-	if w.Resolved != "" {
-		fmt.Fprintf(e.stdout, "resolved: %s\n", w.Resolved)
 	}
 	if w.Indices != "" {
 		fmt.Fprintf(e.stdout, "# indices: %s\n", w.Indices)

@@ -138,7 +138,7 @@ var words = map[string]string{
 	"dma": "DMA", "id": "ID", "ids": "IDs", "dtype": "DType", "oob": "OOB", "cce": "CCE", "dge": "DGE", "bc": "BC",
 	"ge": "GE", "gt": "GT", "le": "LE", "lt": "LT", "eq": "EQ", "ne": "NE", "fp": "FP", "sfp": "SFP", "cptc": "CPTC",
 	"lnc": "LNC", "pe": "PE", "act": "ACT", "dve": "DVE", "tpb": "TPB", "sp": "SP", "sow": "SOW", "pcie": "PCIe",
-	"ro": "RO", "alu": "ALU", "bfloat": "BFloat", "tdg": "TDG", "cc": "CC", "srcdst": "SrcDst", "semid": "SemID",
+	"ro": "RO", "alu": "ALU", "bfloat": "BFloat", "tdg": "TDG", "cc": "CC", "srcdst": "SrcDst", "semid": "SemID", "rdma": "RDMA",
 }
 
 // goName Go-cases a spec name: "tile_src_rows" → TileSrcRows,
