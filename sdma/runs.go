@@ -113,7 +113,7 @@ func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int
 			src, b = appendRun(src, win[i].a+off, n), b+n
 		}
 		if dst = appendRun(dst, d, ds); len(src) > limit || len(dst) > limit {
-			break // more than a ring: the caller reports it
+			break // more than ndma expands: the caller reports it
 		}
 	}
 	return src, dst, nil
@@ -197,7 +197,7 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 				}
 			}
 			if len(src) > limit || len(dst) > limit {
-				return src, dst, keep, nil // more than a ring: the caller reports it
+				return src, dst, keep, nil // more than ndma expands: the caller reports it
 			}
 		}
 	}
