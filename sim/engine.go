@@ -323,7 +323,7 @@ func balance(q *sdma.Queue, in, out uint64) error {
 
 // cce produces one S2M descriptor's bytes from the stream at off: each
 // scalar cast (EXT) or combined with the destination's current value (ADD,
-// FMA = multiply, MAX, MIN) — internal/num.Apply, as ref.
+// FMA = multiply, MAX, MIN) — internal/num.ApplySlice, as ref.
 func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off int) ([]byte, int, error) {
 	in, out := d.Dtypes()
 	si, _ := num.Size(in)
@@ -337,24 +337,10 @@ func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off 
 			return nil, off, err
 		}
 	}
-	for k := 0; k < n/so; k++ {
-		v, err := num.Apply(uint8(op), in, out, le(stream[off+k*si:], si), le(res[k*so:], so))
-		if err != nil {
-			return nil, off, err
-		}
-		for b := 0; b < so; b++ {
-			res[k*so+b] = byte(v >> (8 * b))
-		}
+	if err := num.ApplySlice(uint8(op), in, out, res, stream[off:off+n/so*si]); err != nil {
+		return nil, off, err
 	}
 	return res, off + n/so*si, nil
-}
-
-func le(b []byte, n int) uint64 {
-	var v uint64
-	for i := n - 1; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v
 }
 
 // dre turns the tiles of a transpose stream (the DRE contract of docs/lower.md):
