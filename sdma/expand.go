@@ -249,7 +249,14 @@ func opOf(p *dge.Program) (op, optype int) {
 // descs cuts runs into descriptors of at most 64 KiB, FIRST on the first and
 // LAST on the last.
 func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, limit int) ([]Desc, error) {
-	var out []Desc
+	total := 1 // and the completion descriptor an S2M list gets: one allocation either way
+	for _, r := range rs {
+		total += int(min((r.n+MaxRun-1)/MaxRun, uint64(limit)+1))
+		if total > limit+1 {
+			return nil, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
+		}
+	}
+	out := make([]Desc, 0, total)
 	for _, r := range rs {
 		soc, err := m.SoC(r.addr, p.Core) // the core the program was lowered for (§11.2)
 		if err != nil {
