@@ -2,6 +2,7 @@ package device
 
 import (
 	"fmt"
+	"io"
 	"math/big"
 
 	"ndma/isa"
@@ -39,32 +40,51 @@ func LoadArray(m *mem.Memory, addr uint64, shape []int, data []byte) error {
 	return nil
 }
 
+// LoadArrayFrom is LoadArray with the bytes read in place: read fills each
+// piece of the memory's own backing from the array's data at off (a .npy
+// file's ReadAt), so no buffer of the array's size exists and no byte is
+// copied twice (issue 17). size is the data's byte count. Every row is
+// checked before any is read; a read error stops the load and is returned
+// (the rows before it are written).
+func LoadArrayFrom(m *mem.Memory, addr uint64, shape []int, size int64, read func(p []byte, off int64) error) error {
+	if size > int64(^uint(0)>>1) {
+		return fmt.Errorf("shape %v: %d bytes", shape, size)
+	}
+	n := int(size)
+	if err := checkShape(shape, n); err != nil {
+		return err
+	}
+	rows, rowBytes := partitionRows(m, addr, shape, n)
+	if err := fitsPartitions(m, addr, rows); err != nil {
+		return fmt.Errorf("shape %v: %w", shape, err)
+	}
+	for r := range rows {
+		if err := m.Check(rowAddr(m, addr, r, rows), rowBytes); err != nil {
+			return fmt.Errorf("row %d: %w (the array's shape %v does not fit there)", r, err, shape)
+		}
+	}
+	var rerr error
+	for r := 0; r < rows && rerr == nil; r++ {
+		base := int64(r) * int64(rowBytes)
+		err := m.Fill(rowAddr(m, addr, r, rows), rowBytes, func(dst []byte, off int) {
+			if rerr == nil {
+				rerr = read(dst, base+int64(off))
+			}
+		})
+		if err != nil {
+			return fmt.Errorf("row %d: %w (the array's shape %v does not fit there)", r, err, shape) // cannot happen: checked above
+		}
+	}
+	return rerr
+}
+
 // ReadArray is LoadArray's inverse: the C-order bytes of an array of shape
 // with elemSize-byte elements, laid out at addr as LoadArray lays it out.
 // It refuses more than MaxReadBytes.
 func ReadArray(m *mem.Memory, addr uint64, shape []int, elemSize int) ([]byte, error) {
-	if elemSize < 1 {
-		return nil, fmt.Errorf("element size %d: want at least 1 byte", elemSize)
-	}
-	if err := checkShape(shape, -1); err != nil {
+	rows, rowBytes, n, err := arrayRows(m, addr, shape, elemSize)
+	if err != nil {
 		return nil, err
-	}
-	size := big.NewInt(int64(elemSize)) // exact even where a product of dimensions would overflow an int
-	for _, d := range shape {
-		size.Mul(size, big.NewInt(int64(d)))
-	}
-	if size.Cmp(big.NewInt(MaxReadBytes)) > 0 {
-		return nil, fmt.Errorf("%d bytes is more than ndma dumps", size)
-	}
-	n := int(size.Int64())
-	rows, rowBytes := partitionRows(m, addr, shape, n)
-	if err := fitsPartitions(m, addr, rows); err != nil {
-		return nil, fmt.Errorf("shape %v: %w", shape, err)
-	}
-	for r := range rows { // every row before the buffer: a refused read allocates nothing
-		if err := m.Check(rowAddr(m, addr, r, rows), rowBytes); err != nil {
-			return nil, fmt.Errorf("row %d: %w", r, err)
-		}
 	}
 	data := make([]byte, n)
 	for r := range rows {
@@ -73,6 +93,59 @@ func ReadArray(m *mem.Memory, addr uint64, shape []int, elemSize int) ([]byte, e
 		}
 	}
 	return data, nil
+}
+
+// WriteArray is ReadArray streamed: the array's C-order bytes go to w
+// straight from the memory's backing (mem.View), never gathered into a
+// buffer of the array's size (issue 17). Every row is checked first: a
+// refused array writes nothing.
+func WriteArray(w io.Writer, m *mem.Memory, addr uint64, shape []int, elemSize int) error {
+	rows, rowBytes, _, err := arrayRows(m, addr, shape, elemSize)
+	if err != nil {
+		return err
+	}
+	for r := range rows {
+		if err := m.View(rowAddr(m, addr, r, rows), rowBytes, func(b []byte) error { _, err := w.Write(b); return err }); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CheckArray is what ReadArray and WriteArray refuse, without reading.
+func CheckArray(m *mem.Memory, addr uint64, shape []int, elemSize int) error {
+	_, _, _, err := arrayRows(m, addr, shape, elemSize)
+	return err
+}
+
+// arrayRows checks an array of shape with elemSize-byte elements at addr
+// (at most MaxReadBytes, every row mapped) and returns its rows, their
+// bytes and the total.
+func arrayRows(m *mem.Memory, addr uint64, shape []int, elemSize int) (rows, rowBytes, n int, err error) {
+	if elemSize < 1 {
+		return 0, 0, 0, fmt.Errorf("element size %d: want at least 1 byte", elemSize)
+	}
+	if err := checkShape(shape, -1); err != nil {
+		return 0, 0, 0, err
+	}
+	size := big.NewInt(int64(elemSize)) // exact even where a product of dimensions would overflow an int
+	for _, d := range shape {
+		size.Mul(size, big.NewInt(int64(d)))
+	}
+	if size.Cmp(big.NewInt(MaxReadBytes)) > 0 {
+		return 0, 0, 0, fmt.Errorf("%d bytes is more than ndma dumps", size)
+	}
+	n = int(size.Int64())
+	rows, rowBytes = partitionRows(m, addr, shape, n)
+	if err := fitsPartitions(m, addr, rows); err != nil {
+		return 0, 0, 0, fmt.Errorf("shape %v: %w", shape, err)
+	}
+	for r := range rows { // every row before any byte: a refused read allocates or writes nothing
+		if err := m.Check(rowAddr(m, addr, r, rows), rowBytes); err != nil {
+			return 0, 0, 0, fmt.Errorf("row %d: %w", r, err)
+		}
+	}
+	return rows, rowBytes, n, nil
 }
 
 // checkShape refuses a negative dimension and, for n ≥ 0, n bytes that are

@@ -3,6 +3,7 @@ package device
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -166,3 +167,56 @@ func TestArrayErrors(t *testing.T) {
 }
 
 func second(_ []byte, err error) error { return err }
+
+// The streamed paths are the buffered ones: LoadArrayFrom lays an array out
+// as LoadArray does (checked by ReadArray), WriteArray writes what ReadArray
+// returns, and both refuse what the buffered ones refuse, with their words.
+func TestArrayStreamsAreArrays(t *testing.T) {
+	r := rand.New(rand.NewPCG(4, 4))
+	for trial := 0; trial < 200; trial++ {
+		g := []isa.Gen{isa.Sunda, isa.Cayman, isa.Maverick}[trial%3]
+		mp := isa.Map(g)
+		shape := []int{1 + r.IntN(6), 1 + r.IntN(700)}
+		n := shape[0] * shape[1]
+		addr := mp.HBMBase + uint64(r.IntN(1<<20))
+		if trial%2 == 0 {
+			addr = uint64(r.IntN(120))*mp.SBUFStride + uint64(r.IntN(int(mp.SBUFActive)-n))
+		}
+		if trial%10 == 9 { // past the partitions or the active bytes: refused
+			addr = uint64(mp.Partitions-2)*mp.SBUFStride + mp.SBUFActive - uint64(shape[1]/2)
+		}
+		data := make([]byte, n)
+		for i := range data {
+			data[i] = byte(r.Uint32())
+		}
+		a, b := New(g, 1).Core(0), New(g, 1).Core(0)
+		errA := LoadArray(a, addr, shape, data)
+		errB := LoadArrayFrom(b, addr, shape, int64(n), func(p []byte, off int64) error {
+			_, err := bytes.NewReader(data).ReadAt(p, off)
+			return err
+		})
+		if fmt.Sprint(errA) != fmt.Sprint(errB) {
+			t.Fatalf("trial %d: LoadArray %v, LoadArrayFrom %v", trial, errA, errB)
+		}
+		want, errA := ReadArray(b, addr, shape, 1)
+		var got bytes.Buffer
+		errB = WriteArray(&got, b, addr, shape, 1)
+		if fmt.Sprint(errA) != fmt.Sprint(errB) {
+			t.Fatalf("trial %d: ReadArray %v, WriteArray %v", trial, errA, errB)
+		}
+		if errA != nil {
+			if got.Len() != 0 {
+				t.Fatalf("trial %d: a refused WriteArray wrote %d bytes", trial, got.Len())
+			}
+			continue
+		}
+		if !bytes.Equal(want, data) || !bytes.Equal(got.Bytes(), data) {
+			t.Fatalf("trial %d: %s %#x %v: the streamed load or write differs", trial, g, addr, shape)
+		}
+	}
+	// a read error stops the load and is returned as is
+	stop := errors.New("disk gone")
+	if err := LoadArrayFrom(New(isa.Cayman, 1).Core(0), isa.Map(isa.Cayman).HBMBase, []int{8}, 8, func([]byte, int64) error { return stop }); err != stop {
+		t.Fatalf("a failing read: %v", err)
+	}
+}

@@ -183,7 +183,7 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, mode int) (s
 		for k < last && (k+1)/hbmLeaf == page/hbmLeaf && leaf[(k+1)%hbmLeaf] == nil {
 			k++
 		}
-		ext := make([]byte, (k-page+1)*PageSize)
+		ext := allocExtent(int(k-page+1) * PageSize)
 		for i := uint64(0); i <= k-page; i++ {
 			leaf[(page+i)%hbmLeaf] = ext[i*PageSize : (i+1)*PageSize] // cap runs to the extent's end
 		}
@@ -260,6 +260,44 @@ func (m *Memory) Write(addr uint64, src []byte) error {
 		d, c := m.backing(r, part, off, len(src), overwrite)
 		copy(d, src)
 		off, src = off+uint64(c), src[c:]
+	}
+	return nil
+}
+
+// View hands f the bytes of [addr, addr+n) piece by piece in address order,
+// straight from the memory's own backing (untouched memory and lazy ranges
+// as their bytes in a scratch buffer): a dump writes memory out without a
+// copy of it. f must neither keep nor change a piece; its first error stops
+// the walk and is returned. A refused range calls f never.
+func (m *Memory) View(addr uint64, n int, f func(b []byte) error) error {
+	r, part, off, err := m.locate(addr, n)
+	if err != nil {
+		return err
+	}
+	h := m.hbm
+	if m.owes(r, part, off, n) {
+		h.settle()
+	}
+	m.Stats.Read[r] += uint64(n)
+	var scratch []byte
+	for done := 0; done < n; {
+		s, c := m.backing(r, part, off, n-done, look)
+		if s == nil {
+			if scratch == nil {
+				scratch = make([]byte, min(n, PageSize))
+			}
+			c = min(c, len(scratch))
+			s = scratch[:c]
+			if r == isa.HBM && len(h.lazy) > 0 {
+				h.absent(m.Map.HBMBase+off, s)
+			} else {
+				clear(s)
+			}
+		}
+		if err := f(s); err != nil {
+			return err
+		}
+		off, done = off+uint64(c), done+c
 	}
 	return nil
 }

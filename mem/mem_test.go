@@ -288,3 +288,59 @@ func TestExtentsAcrossSeparatePages(t *testing.T) {
 		t.Fatalf("copy across separate extents differs (err %v)", err)
 	}
 }
+
+// View hands out exactly what Read returns — over written extents, single
+// pages, untouched pages, a lazy range and SBUF — and stops at f's error;
+// an extent of hugeMin bytes or more reads and copies as a small one.
+func TestViewIsRead(t *testing.T) {
+	m := New(isa.Cayman)
+	const base = 0x1_0000_0000
+	big := make([]byte, hugeMin+3*PageSize)
+	for i := range big {
+		big[i] = byte(i*13 + i>>12)
+	}
+	if err := m.Write(base+PageSize/2, big); err != nil { // one extent past hugeMin
+		t.Fatal(err)
+	}
+	if err := m.Write(base+0x2000000, []byte{1, 2, 3}); err != nil { // a lone page
+		t.Fatal(err)
+	}
+	if err := m.Lazy(base+0x3000000, 5*PageSize, "v", genK(2)); err != nil {
+		t.Fatal(err)
+	}
+	if err := m.Write(0x40000*3+100, []byte{9, 8, 7}); err != nil { // SBUF partition 3
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		addr uint64
+		n    int
+	}{{base, len(big) + PageSize}, {base + 0x1fff000, 0x2000}, {base + 0x2fff000, 6 * PageSize}, {0x40000 * 3, 4096}, {0x40000 * 5, 64}} {
+		want := make([]byte, c.n)
+		if err := m.Read(c.addr, want); err != nil {
+			t.Fatal(err)
+		}
+		var got []byte
+		if err := m.View(c.addr, c.n, func(b []byte) error { got = append(got, b...); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("View(%#x, %d) differs from Read", c.addr, c.n)
+		}
+	}
+	stop := errors.New("stop")
+	calls := 0
+	if err := m.View(base+0x2fff000, 6*PageSize, func([]byte) error { calls++; return stop }); err != stop || calls != 1 {
+		t.Fatalf("View after f's error: %v, %d calls", err, calls)
+	}
+	if err := m.View(0x40000*3+0x37000, 0x2000, func([]byte) error { t.Fatal("f called on a refused range"); return nil }); err == nil {
+		t.Fatal("View beyond the partition's active bytes: no error")
+	}
+	// the huge-page extent copies like any other
+	if err := m.Copy(base+0x8000000, base+PageSize/2, len(big)); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, len(big))
+	if err := m.Read(base+0x8000000, got); err != nil || !bytes.Equal(got, big) {
+		t.Fatalf("copy of a huge-page extent: %v", err)
+	}
+}

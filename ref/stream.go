@@ -391,10 +391,7 @@ func (w *word) stream(m *move, dst *mem.Memory, plain, stage bool, isz, osz int)
 				if m.compute != isa.DGEComputeOpNone {
 					dst.Read(a+uint64(off), out) // as the writes before left it (checked: cannot fail)
 				}
-				for s := 0; s < n/osz; s++ {
-					r, _ := scalar(m, getLE(b[s*isz:], isz), getLE(out[s*osz:], osz)) // the op was checked
-					putLE(out[s*osz:], osz, r)
-				}
+				num.ApplySlice(uint8(m.compute), uint8(m.in), uint8(m.out), out, b) // the op and types were checked: cannot fail
 				b = out
 			}
 			dst.Write(a+uint64(off), b) // checked: cannot fail
@@ -545,18 +542,4 @@ func scalar(m *move, src, old uint64) (uint64, error) {
 		return 0, fmt.Errorf("%v: %w", err, ErrUnsupported)
 	}
 	return r, err
-}
-
-func getLE(b []byte, n int) uint64 {
-	var v uint64
-	for i := n - 1; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v
-}
-
-func putLE(b []byte, n int, v uint64) {
-	for i := 0; i < n; i++ {
-		b[i] = byte(v >> (8 * i))
-	}
 }

@@ -21,6 +21,11 @@ const MaxRun = 65536
 // (INFERRED: the sources give only the inline path's 4 and TDRL ≤ 2^24).
 const DefaultRingSize = 4096
 
+// MaxDescriptors bounds one leg's descriptors of one expansion, so a
+// corrupt word cannot exhaust memory; a longer program streams through its
+// ring fill by fill (RATIONALE "Rings", INFERRED), the bound is ndma's.
+const MaxDescriptors = 1 << 24
+
 // DGEMemory is the SoC base of the DGE_MEMORY carveout of TPB 0 (field-tables §7).
 const DGEMemory = 0x20_4000_0000
 
@@ -76,7 +81,7 @@ type Lowered struct {
 // Errors of the three bound layers (field-tables §8.4).
 var (
 	ErrBounds     = errors.New("S: DGE: Failed bounds check")
-	ErrRingFull   = errors.New("descriptor count exceeds the ring")
+	ErrTooMany    = errors.New("more descriptors than ndma expands")
 	ErrStreamSize = errors.New("M2S and S2M streams carry different bytes")
 )
 
@@ -95,7 +100,7 @@ func appendRun(rs []run, addr, n uint64) []run {
 }
 
 // legRuns walks a leg (dim 0 innermost) into maximal contiguous runs; it
-// stops once it holds more than limit runs (the ring could not take them).
+// stops once it holds more than limit runs (more than ndma expands).
 func legRuns(rs []run, l *dge.Leg, limit int) []run {
 	es := uint64(l.ElemSize)
 	rowContig := l.Step[0] == int64(l.ElemSize)
@@ -173,13 +178,12 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	m := isa.Map(p.Gen)
 	for c := range p.Channels {
 		ch := &p.Channels[c]
-		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, opt.RingSize)
+		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, MaxDescriptors)
 		if err != nil {
 			return nil, err
 		}
-		if len(src) > opt.RingSize || len(dst) >= opt.RingSize {
-			return nil, fmt.Errorf("P%d: ERROR: DescriptorStream wrote %d descriptors, expected %d (DMA[%d]): %w",
-				0, max(len(src), len(dst)+1), opt.RingSize, ch.DMA, ErrRingFull)
+		if len(src) > MaxDescriptors || len(dst) >= MaxDescriptors {
+			return nil, fmt.Errorf("DMA[%d]: more than %d runs on a leg: %w", ch.DMA, MaxDescriptors, ErrTooMany)
 		}
 		var sb, db uint64
 		for _, r := range src {
@@ -197,31 +201,44 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		op, optype := opOf(p)
 		q := Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep}
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
-		if q.M2S, err = descs(src, m, op, optype, p, opt.RingSize); err != nil {
-			return nil, err
+		if q.M2S, err = descs(src, m, op, optype, p, MaxDescriptors); err != nil {
+			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
 		}
-		if q.S2M, err = descs(dst, m, op, optype, p, opt.RingSize-1); err != nil {
-			return nil, err
+		if q.S2M, err = descs(dst, m, op, optype, p, MaxDescriptors-1); err != nil {
+			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
 		}
 		done := newDesc(4, onCore(isa.EvtSemInc(p.Semaphore), p.Core), OpCME, CMECopy) // the completion increment, on p's core
 		done.setFlags(true, true, true)
 		q.S2M = append(q.S2M, done)
-		for _, l := range []struct {
-			list []Desc
-			name string
-		}{{q.M2S, "M2S"}, {q.S2M, "S2M"}} {
-			if len(l.list) > opt.RingSize {
-				return nil, fmt.Errorf("P%d: ERROR: DescriptorStream wrote %d descriptors, expected %d (%s ring of DMA[%d]): %w",
-					0, len(l.list), opt.RingSize, l.name, ch.DMA, ErrRingFull)
-			}
-		}
 		phase(q.M2S, opt.RingSize)
 		phase(q.S2M, opt.RingSize)
-		q.Doorbells = []Doorbell{{ch.DMA, "TDRTP_inc", len(q.M2S)}, {ch.DMA, "RDRTP_inc", len(q.S2M)}}
-		lw.Log = append(lw.Log, fmt.Sprintf("P%d: Generating %d descriptors; ring_ndesc = %d", ch.DMA, len(q.M2S)+len(q.S2M), opt.RingSize))
+		q.Doorbells = fills(ch.DMA, len(q.M2S), len(q.S2M), opt.RingSize)
+		// the firmware's line per generation pass, here per ring fill (§8.3)
+		for at := 0; at < max(len(q.M2S), len(q.S2M)); at += opt.RingSize {
+			n := max(0, min(opt.RingSize, len(q.M2S)-at)) + max(0, min(opt.RingSize, len(q.S2M)-at))
+			lw.Log = append(lw.Log, fmt.Sprintf("P%d: Generating %d descriptors; ring_ndesc = %d", ch.DMA, n, opt.RingSize))
+		}
 		lw.Queues = append(lw.Queues, q)
 	}
 	return lw, nil
+}
+
+// fills are the doorbells of a program streamed through its rings: each
+// fill writes at most a ring of descriptors on each leg and rings its
+// doorbell, the next fill is written once the engine has drained the ring
+// (RATIONALE "Rings", INFERRED: the firmware's DescriptorStream count check,
+// field-tables §6.2, holds per fill). A program within the ring is one fill.
+func fills(dma, m2s, s2m, ring int) []Doorbell {
+	var out []Doorbell
+	for at := 0; at < max(m2s, s2m); at += ring {
+		if n := min(ring, m2s-at); n > 0 {
+			out = append(out, Doorbell{dma, "TDRTP_inc", n})
+		}
+		if n := min(ring, s2m-at); n > 0 {
+			out = append(out, Doorbell{dma, "RDRTP_inc", n})
+		}
+	}
+	return out
 }
 
 // cceOf is the CCE type of an in-flight compute op (a code past MIN is MIN's).
@@ -244,14 +261,21 @@ func opOf(p *dge.Program) (op, optype int) {
 // descs cuts runs into descriptors of at most 64 KiB, FIRST on the first and
 // LAST on the last.
 func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, limit int) ([]Desc, error) {
-	var out []Desc
+	total := 1 // and the completion descriptor an S2M list gets: one allocation either way
+	for _, r := range rs {
+		total += int(min((r.n+MaxRun-1)/MaxRun, uint64(limit)+1))
+		if total > limit+1 {
+			return nil, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
+		}
+	}
+	out := make([]Desc, 0, total)
 	for _, r := range rs {
 		soc, err := m.SoC(r.addr, p.Core) // the core the program was lowered for (§11.2)
 		if err != nil {
 			return nil, err
 		}
 		if (r.n+MaxRun-1)/MaxRun > uint64(limit-len(out)) {
-			return nil, fmt.Errorf("P%d: ERROR: DescriptorStream wrote more than %d descriptors, expected %d: %w", 0, limit, limit, ErrRingFull)
+			return nil, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
 		}
 		for off := uint64(0); off < r.n; off += MaxRun {
 			d := newDesc(int(min(MaxRun, r.n-off)), soc+off, op, optype)

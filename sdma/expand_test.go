@@ -369,21 +369,40 @@ func TestBoundLayersAndRing(t *testing.T) {
 	if _, err := Expand(p, Options{Regs: map[uint8]uint32{7: 0x2c00ff}}); err != nil { // the last byte, inclusive
 		t.Fatalf("within bounds: %v", err)
 	}
-	// a ring of 2 descriptors cannot hold 4 runs + completion
-	_, err = Expand(p, Options{RingSize: 2, Regs: map[uint8]uint32{7: 0xffffffff}})
-	if !errors.Is(err, ErrRingFull) || !strings.Contains(err.Error(), "DescriptorStream wrote") {
-		t.Fatalf("ring: %v", err)
+	// a ring of 2 descriptors streams 4 runs + completion in fills of at
+	// most 2 per leg, each fill doorbelled before the next is written; the
+	// phase of a slot is its lap's: 1, toggled per wrap (field-tables §6.2)
+	lw, err := Expand(p, Options{RingSize: 2, Regs: map[uint8]uint32{7: 0xffffffff}})
+	if err != nil {
+		t.Fatalf("a program longer than its ring: %v", err)
 	}
-	// the ring phase toggles on wrap
-	lw, err := Expand(p, Options{RingSize: 3, Regs: map[uint8]uint32{7: 0xffffffff}})
-	if err == nil {
-		t.Fatalf("ring of 3 took %d descriptors", len(lw.Queues[0].S2M))
+	q := lw.Queues[0]
+	if len(q.M2S) != 4 || len(q.S2M) != 5 {
+		t.Fatalf("%d M2S, %d S2M descriptors, want 4 and 5", len(q.M2S), len(q.S2M))
+	}
+	want := []Doorbell{{0, "TDRTP_inc", 2}, {0, "RDRTP_inc", 2}, {0, "TDRTP_inc", 2}, {0, "RDRTP_inc", 2}, {0, "RDRTP_inc", 1}}
+	if fmt.Sprint(q.Doorbells) != fmt.Sprint(want) {
+		t.Fatalf("doorbells %v, want %v", q.Doorbells, want)
+	}
+	for leg, ds := range [][]Desc{q.M2S, q.S2M} {
+		for i, d := range ds {
+			if want := []int{1, 1, 0, 0, 1}[i]; d.Phase() != want {
+				t.Fatalf("leg %d [%d] phase %d, want %d", leg, i, d.Phase(), want)
+			}
+		}
+	}
+	// one firmware "Generating" line per fill, each within ring_ndesc (§8.3)
+	if fmt.Sprint(lw.Log) != "[P0: Generating 4 descriptors; ring_ndesc = 2 P0: Generating 4 descriptors; ring_ndesc = 2 P0: Generating 1 descriptors; ring_ndesc = 2]" {
+		t.Fatalf("log %q", lw.Log)
 	}
 	lw, _ = Expand(p, Options{RingSize: 5, Regs: map[uint8]uint32{7: 0xffffffff}})
 	for i, d := range lw.Queues[0].S2M {
 		if want := 1; d.Phase() != want {
 			t.Fatalf("S2M[%d] phase %d, want %d", i, d.Phase(), want)
 		}
+	}
+	if n := len(lw.Queues[0].Doorbells); n != 2 {
+		t.Fatalf("a program within its ring: %d doorbells, want 2", n)
 	}
 }
 

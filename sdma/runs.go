@@ -113,7 +113,7 @@ func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int
 			src, b = appendRun(src, win[i].a+off, n), b+n
 		}
 		if dst = appendRun(dst, d, ds); len(src) > limit || len(dst) > limit {
-			break // more than a ring: the caller reports it
+			break // more than ndma expands: the caller reports it
 		}
 	}
 	return src, dst, nil
@@ -178,11 +178,23 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 			}
 		}
 	}
+	// a tile row (src) or column (dst) of contiguous elements is one run, as
+	// element by element appendRun would merge it
+	srcRow, dstCol := keep == nil && ch.Src.Step[0] == int64(es), keep == nil && ch.Dst.Step[0] == int64(es)
+	if srcRow && dstCol { // at most a run per tile row and per tile column: one allocation each
+		tiles := func(n, t int64) int64 { return (n + t - 1) / t }
+		src = make([]run, 0, min(rows*tiles(cols, int64(tc)), int64(limit)+1))
+		dst = make([]run, 0, min(cols*tiles(rows, int64(tr)), int64(limit)+1))
+	}
 	for rb := int64(0); rb < rows; rb += int64(tr) {
 		re := min(rows, rb+int64(tr))
 		for cb := int64(0); cb < cols; cb += int64(tc) {
 			ce := min(cols, cb+int64(tc))
 			for r := rb; r < re; r++ {
+				if srcRow {
+					src = appendRun(src, elem(&ch.Src, cb, r), uint64(ce-cb)*es)
+					continue
+				}
 				for c := cb; c < ce; c++ {
 					if keep == nil || keep[r*cols+c] {
 						src = appendRun(src, elem(&ch.Src, c, r), es)
@@ -190,6 +202,10 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 				}
 			}
 			for c := cb; c < ce; c++ {
+				if dstCol {
+					dst = appendRun(dst, elem(&ch.Dst, rb, c), uint64(re-rb)*es)
+					continue
+				}
 				for r := rb; r < re; r++ {
 					if keep == nil || keep[r*cols+c] {
 						dst = appendRun(dst, elem(&ch.Dst, r, c), es)
@@ -197,7 +213,7 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 				}
 			}
 			if len(src) > limit || len(dst) > limit {
-				return src, dst, keep, nil // more than a ring: the caller reports it
+				return src, dst, keep, nil // more than ndma expands: the caller reports it
 			}
 		}
 	}
@@ -321,9 +337,14 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 		}
 	}
 	const block = 16
+	srcRow := keep == nil && ch.Src.Step[0] == int64(es)
 	for jb := int64(0); jb < n; jb += block {
 		je := min(n, jb+block)
 		for j := jb; j < je; j++ {
+			if srcRow { // a gathered row of contiguous elements is one run
+				src = appendRun(src, elem(&ch.Src, 0, int64(idx[j])), uint64(l)*es)
+				continue
+			}
 			for k := int64(0); k < l; k++ {
 				if keep == nil || keep[j*l+k] {
 					src = appendRun(src, elem(&ch.Src, k, int64(idx[j])), es)

@@ -429,3 +429,47 @@ func TestQuietBoundsUnequalSizes(t *testing.T) {
 		t.Fatalf("quiet bounds through a cast:\n got % x\nwant % x", got, want)
 	}
 }
+
+// Issue 17: a word that validates is not refused for the DGE ring's size —
+// its descriptors stream through the 4096-entry rings fill by fill
+// (RATIONALE "Rings"). The issue's two cases at their full sizes, each on
+// ref and the engines, and checked against the bytes worked out here.
+func TestLongerThanTheRing(t *testing.T) {
+	fill := func(n int) []byte {
+		b := make([]byte, n)
+		for i := range b {
+			b[i] = byte(i*7 + i>>9) // not periodic in 64 or 128 bytes
+		}
+		return b
+	}
+	// strided: 8 × 65,535 rows of 64 B, every other one: 524,280 runs a leg
+	p := newPair(t, isa.Cayman)
+	src := fill(8 * 65535 * 128)
+	p.put(hbm, src)
+	p.exec(`dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[128, 8388480], src_num_elem=[65535, 8], src_elem_size=64,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[64, 4194240], dst_num_elem=[65535, 8], dst_elem_size=64, in_dtype=u8, out_dtype=u8`)
+	p.ok()
+	got := p.get(hbm+0x10000000, 8*65535*64)
+	for r := 0; r < 8*65535; r++ { // dst row r = src row 2r (src rows of 64 B every 128)
+		if !reflect.DeepEqual(got[64*r:64*r+64], src[128*r:128*r+64]) {
+			t.Fatalf("strided: dst row %d differs from src row %d", r, 2*r)
+		}
+	}
+	// 2-byte transpose HBM [65,520 × 128] → SBUF 128 partitions × 65,520:
+	// dst(partition c, element r) = src(row r, column c)
+	p = newPair(t, isa.Cayman)
+	src = fill(65520 * 128 * 2)
+	p.put(hbm, src)
+	p.exec(`dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 65520], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x0,
+  dst_step_elem=[2, 0x40000], dst_num_elem=[65520, 128]`)
+	p.ok()
+	for _, c := range []int{0, 1, 77, 127} {
+		part := p.get(uint64(c)*0x40000, 65520*2)
+		for r := 0; r < 65520; r++ {
+			if part[2*r] != src[256*r+2*c] || part[2*r+1] != src[256*r+2*c+1] {
+				t.Fatalf("transpose: partition %d element %d = %#x, want src row %d column %d", c, r, part[2*r:2*r+2], r, c)
+			}
+		}
+	}
+}

@@ -13,11 +13,7 @@ import (
 func BenchmarkSim(b *testing.B) {
 	for _, c := range benchcase.Cases {
 		b.Run(c.Name, func(b *testing.B) {
-			if c.SimSkip != "" {
-				b.Skip(c.SimSkip)
-			}
 			x := New(isa.Cayman)
-			x.RingSize = c.Ring
 			if err := c.Setup(x.Mem); err != nil {
 				b.Fatal(err)
 			}

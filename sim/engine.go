@@ -2,6 +2,7 @@ package sim
 
 import (
 	"cmp"
+	"encoding/binary"
 	"fmt"
 	"slices"
 
@@ -34,13 +35,13 @@ func (r *ring) post(list []sdma.Desc, at, n int) error {
 	if at+n > len(list) {
 		return fmt.Errorf("doorbell adds %d descriptors, %d are written", n, len(list)-at)
 	}
-	for _, d := range list[at : at+n] {
-		if want := 1 ^ (r.tail/r.size)&1; !r.inline && d.Phase() != want {
-			return &phaseError{slot: r.tail % r.size, k: len(r.seq), got: d.Phase(), want: want}
+	for k := at; k < at+n; k++ {
+		if want := 1 ^ (r.tail/r.size)&1; !r.inline && list[k].Phase() != want {
+			return &phaseError{slot: r.tail % r.size, k: k, got: list[k].Phase(), want: want}
 		}
-		r.seq = append(r.seq, d)
 		r.tail++
 	}
+	r.seq = list[:at+n] // the doorbells post a leg's list in order: what the engine takes is its head
 	return nil
 }
 
@@ -186,7 +187,11 @@ func (x *Machine) runWork(name string, ws []Work) error {
 					in += uint64(d.Length())
 				} else {
 					out += uint64(d.Length())
-					x.eff.Writes = append(x.eff.Writes, [2]uint64{a, a + uint64(d.Length())})
+					if w := x.eff.Writes; len(w) > 0 && w[len(w)-1][1] == a { // continuing the write before
+						w[len(w)-1][1] += uint64(d.Length())
+					} else {
+						x.eff.Writes = append(x.eff.Writes, [2]uint64{a, a + uint64(d.Length())})
+					}
 				}
 			}
 		}
@@ -227,7 +232,7 @@ func (x *Machine) runWork(name string, ws []Work) error {
 	}
 	// S2M: write the streams out; CCE descriptors cast or compute per scalar
 	for _, q := range qs {
-		off := 0
+		off, wrote := 0, 0
 		for _, d := range q.s2m.seq {
 			if x.s2mStart(q, d) {
 				continue
@@ -246,8 +251,10 @@ func (x *Machine) runWork(name string, ws []Work) error {
 			if err := q.dst.Write(a, out); err != nil {
 				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 			}
-			x.Stats.S2MBytes += uint64(n)
-			x.queueBytes(q.q.DMA, n)
+			wrote += n
+		}
+		if x.Stats.S2MBytes += uint64(wrote); wrote > 0 {
+			x.queueBytes(q.q.DMA, wrote)
 		}
 	}
 	return nil
@@ -323,7 +330,7 @@ func balance(q *sdma.Queue, in, out uint64) error {
 
 // cce produces one S2M descriptor's bytes from the stream at off: each
 // scalar cast (EXT) or combined with the destination's current value (ADD,
-// FMA = multiply, MAX, MIN) — internal/num.Apply, as ref.
+// FMA = multiply, MAX, MIN) — internal/num.ApplySlice, as ref.
 func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off int) ([]byte, int, error) {
 	in, out := d.Dtypes()
 	si, _ := num.Size(in)
@@ -337,24 +344,10 @@ func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off 
 			return nil, off, err
 		}
 	}
-	for k := 0; k < n/so; k++ {
-		v, err := num.Apply(uint8(op), in, out, le(stream[off+k*si:], si), le(res[k*so:], so))
-		if err != nil {
-			return nil, off, err
-		}
-		for b := 0; b < so; b++ {
-			res[k*so+b] = byte(v >> (8 * b))
-		}
+	if err := num.ApplySlice(uint8(op), in, out, res, stream[off:off+n/so*si]); err != nil {
+		return nil, off, err
 	}
 	return res, off + n/so*si, nil
-}
-
-func le(b []byte, n int) uint64 {
-	var v uint64
-	for i := n - 1; i >= 0; i-- {
-		v = v<<8 | uint64(b[i])
-	}
-	return v
 }
 
 // dre turns the tiles of a transpose stream (the DRE contract of docs/lower.md):
@@ -386,11 +379,7 @@ func dre(p *dge.Program, ch *dge.Channel, keep []bool, in []byte) []byte {
 		for cb := 0; cb < cols; cb += tc {
 			w := min(tc, cols-cb)
 			if keep == nil {
-				for c := 0; c < w; c++ {
-					for r := 0; r < h; r++ {
-						copy(out[o+(c*h+r)*es:o+(c*h+r+1)*es], in[o+(r*w+c)*es:])
-					}
-				}
+				turn(out[o:o+h*w*es], in[o:o+h*w*es], h, w, es)
 				o += h * w * es
 				continue
 			}
@@ -416,6 +405,34 @@ func dre(p *dge.Program, ch *dge.Channel, keep []bool, in []byte) []byte {
 		}
 	}
 	return out
+}
+
+// turn writes the h × w tile of es-byte elements in (row-major) into out
+// column by column: out(c, r) = in(r, c). The 2- and 4-byte elements move
+// as words, not as a copy call each.
+func turn(out, in []byte, h, w, es int) {
+	switch es {
+	case 2:
+		for c := 0; c < w; c++ {
+			col := out[2*c*h : 2*(c+1)*h]
+			for r := range h {
+				binary.LittleEndian.PutUint16(col[2*r:], binary.LittleEndian.Uint16(in[2*(r*w+c):]))
+			}
+		}
+	case 4:
+		for c := 0; c < w; c++ {
+			col := out[4*c*h : 4*(c+1)*h]
+			for r := range h {
+				binary.LittleEndian.PutUint32(col[4*r:], binary.LittleEndian.Uint32(in[4*(r*w+c):]))
+			}
+		}
+	default:
+		for c := 0; c < w; c++ {
+			for r := 0; r < h; r++ {
+				copy(out[(c*h+r)*es:(c*h+r+1)*es], in[(r*w+c)*es:])
+			}
+		}
+	}
 }
 
 // streamFree reports whether the stream can be skipped: plain copies (no

@@ -12,11 +12,11 @@ import (
 type Case struct {
 	Name    string
 	Fill    int    // random bytes written at HBM 0x1_0000_0000 first
-	Indices int    // random u32 indices < 65535 in SBUF, index j at partition j%128, offset 4·(j/128)
+	Indices int    // random u32 indices < Range in SBUF, index j at partition j%128, offset 4·(j/128)
+	Range   int    // the indices' bound (0: 65535)
 	Word    string // the word, CAYMAN assembly
 	Bytes   int64  // bytes the word moves (b.SetBytes)
-	Ring    int    // descriptors per ring the engines need (0: the default)
-	SimSkip string // why the engines do not run it ("" = they do)
+	NumPy   string // its NumPy equivalent (bench/numpy_ref.py times it under Name)
 }
 
 // Writer is the memory a case is set up in.
@@ -35,40 +35,67 @@ func (c *Case) Setup(m Writer) error {
 		return err
 	}
 	r = rand.New(rand.NewPCG(2, 2))
+	bound := c.Range
+	if bound == 0 {
+		bound = 65535
+	}
 	for j := 0; j < c.Indices; j++ {
-		if err := m.Write(uint64(j%128)*0x40000+4*uint64(j/128), binary.LittleEndian.AppendUint32(nil, uint32(r.IntN(65535)))); err != nil {
+		if err := m.Write(uint64(j%128)*0x40000+4*uint64(j/128), binary.LittleEndian.AppendUint32(nil, uint32(r.IntN(bound)))); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Cases are the data paths of the execution issues.
+// Cases are the data paths of the execution issues (issue 17's six among them).
 var Cases = []Case{
-	{Name: "copy64MiB", Fill: 64 << 20, Bytes: 64 << 20, Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[1024, 1], src_elem_size=0,
+	{Name: "copy64MiB", Fill: 64 << 20, Bytes: 64 << 20, NumPy: "copyto(b, a), 64 MiB u8",
+		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[1024, 1], src_elem_size=0,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[1024, 1], dst_elem_size=0, in_dtype=u8, out_dtype=u8`},
-	{Name: "strided4MiB", Fill: 8 << 20, Bytes: 65535 * 64, Ring: 1 << 17, // 64-byte rows, every other one
+	{Name: "strided4MiB", Fill: 8 << 20, Bytes: 65535 * 64, NumPy: "copyto(b, a[:, :64]), a [65535, 128] u8", // 64-byte rows, every other one
 		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[128, 0], src_num_elem=[65535, 1], src_elem_size=64,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[64, 0], dst_num_elem=[65535, 1], dst_elem_size=64, in_dtype=u8, out_dtype=u8`},
-	{Name: "cast_fp32_bf16_1M", Fill: 4 << 20, Bytes: 4 << 20, Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[64, 1], src_elem_size=0,
+	{Name: "strided_8x65535x64B", Fill: 64 << 20, Bytes: 8 * 65535 * 64, NumPy: "copyto(b, a[:, :64]), a [524280, 128] u8", // issue 17: 64 MiB read
+		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[128, 8388480], src_num_elem=[65535, 8], src_elem_size=64,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[64, 4194240], dst_num_elem=[65535, 8], dst_elem_size=64, in_dtype=u8, out_dtype=u8`},
+	{Name: "cast_fp32_bf16_1M", Fill: 4 << 20, Bytes: 4 << 20, NumPy: "astype(float16), 1 M fp32 (NumPy has no bf16)",
+		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[64, 1], src_elem_size=0,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[0x8000, 0], dst_num_elem=[64, 1], dst_elem_size=0x8000, in_dtype=fp32, out_dtype=bf16`},
-	{Name: "reduce_add_fp32_1M", Fill: 4 << 20, Bytes: 4 << 20, Word: `dmamemcpy compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[64, 1], src_elem_size=0,
+	{Name: "cast_fp32_fp16_16M", Fill: 64 << 20, Bytes: 64 << 20, NumPy: "astype(float16), 16 M fp32",
+		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[1024, 1], src_elem_size=0,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[0x8000, 0], dst_num_elem=[1024, 1], dst_elem_size=0x8000, in_dtype=fp32, out_dtype=fp16`},
+	{Name: "cast_fp16_fp32_16M", Fill: 32 << 20, Bytes: 32 << 20, NumPy: "astype(float32), 16 M fp16",
+		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x8000, 0], src_num_elem=[1024, 1], src_elem_size=0x8000,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[1024, 1], dst_elem_size=0, in_dtype=fp16, out_dtype=fp32`},
+	{Name: "reduce_add_fp32_1M", Fill: 4 << 20, Bytes: 4 << 20, NumPy: "add(d, s, out=d), 1 M fp32",
+		Word: `dmamemcpy compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[64, 1], src_elem_size=0,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[64, 1], dst_elem_size=0, in_dtype=fp32, out_dtype=fp32`},
-	{Name: "transpose_bf16_4096x4096", Fill: 32 << 20, Bytes: 32 << 20, SimSkip: "131072 tile rows: use transpose_bf16_1024x1024",
+	{Name: "add_fp32_16M", Fill: 64 << 20, Bytes: 64 << 20, NumPy: "add(d, s, out=d), 16 M fp32",
+		Word: `dmamemcpy compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[1024, 1], src_elem_size=0,
+  dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[1024, 1], dst_elem_size=0, in_dtype=fp32, out_dtype=fp32`},
+	{Name: "transpose_bf16_4096x4096", Fill: 32 << 20, Bytes: 32 << 20, NumPy: "copyto(dst, src.T), 4096² u16",
 		Word: `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 8192],
   src_num_elem=[4096, 4096], tile_src_row_step=8192, tile_src_rows=16, tile_src_cols=128, dst_start_addr=hbm:0x10000000,
   dst_step_elem=[2, 8192], dst_num_elem=[4096, 4096]`},
-	{Name: "transpose_bf16_1024x1024", Fill: 2 << 20, Bytes: 2 << 20, Ring: 1 << 20,
+	{Name: "transpose_bf16_1024x1024", Fill: 2 << 20, Bytes: 2 << 20, NumPy: "copyto(dst, src.T), 1024² u16",
 		Word: `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 2048],
   src_num_elem=[1024, 1024], tile_src_row_step=2048, tile_src_rows=16, tile_src_cols=128, dst_start_addr=hbm:0x10000000,
   dst_step_elem=[2, 2048], dst_num_elem=[1024, 1024]`},
+	{Name: "transpose_fp16_65520x128_sbuf", Fill: 65520 * 256, Bytes: 65520 * 256, NumPy: "copyto(dst, a.T), a [65520, 128] f16", // issue 17
+		Word: `dma_transpose in_dtype=fp16, out_dtype=fp16, src_start_addr=hbm:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 65520], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x0,
+  dst_step_elem=[2, 0x40000], dst_num_elem=[65520, 128]`},
 	// 4096 indices; each row 256 two-byte elements; dst(j, k) at dst + 2j + k·8192
-	{Name: "gather_transpose_4096x256", Fill: 32 << 20, Indices: 4096, Bytes: 4096 * 512, Ring: 1 << 20,
+	{Name: "gather_transpose_4096x256", Fill: 32 << 20, Indices: 4096, Bytes: 4096 * 512, NumPy: "copyto(gt, take(table, idx, 0).T)",
 		Word: `dma_gather_transpose idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=[2, 512],
   src_num_elem=[256, 4096], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x10000000, dst_step_elem_1=8192,
   dst_num_elem=[4096, 256], elem_size=512, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y`},
-	{Name: "gather_4096_rows_of_512B", Fill: 32 << 20, Indices: 4096, Bytes: 4096 * 512, Ring: 1 << 16,
+	{Name: "gather_4096_rows_of_512B", Fill: 32 << 20, Indices: 4096, Bytes: 4096 * 512, NumPy: "take(table, idx, 0, out=out), 65535 rows of 512 B",
 		Word: `dma_indirect idx_num_active_channels=128, indirect_mode=SRC, idx_bound_is_err=1, src_start_addr=hbm:0x0,
   src_step_elem=512, src_num_elem=65535, src_elem_size=512, src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x10000000,
   dst_step_elem=512, dst_num_elem=4096, dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`},
+	{Name: "gather_4096_rows_of_16KiB", Fill: 64 << 20, Indices: 4096, Range: 4096, Bytes: 64 << 20, NumPy: "take(table, idx, 0, out=out), 4096 rows of 16 KiB", // issue 17
+		Word: `dma_indirect idx_num_active_channels=128, indirect_mode=SRC, idx_bound_is_err=1, src_start_addr=hbm:0x0,
+  src_step_elem=16384, src_num_elem=4096, src_elem_size=16384, src_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x10000000,
+  dst_step_elem=16384, dst_num_elem=4096, dst_elem_size=16384, in_dtype=u8, out_dtype=u8`},
 }

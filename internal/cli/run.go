@@ -6,6 +6,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -223,12 +224,8 @@ func runRun(e *env, args []string) error {
 		return runErr // no dump after a fault
 	}
 	for i, p := range plans {
-		a, err := p.read(final)
-		if err != nil {
+		if err := p.write(&out, i, final); err != nil {
 			return err
-		}
-		if err := writeNPY(&out, i, a); err != nil {
-			return fmt.Errorf("--dump %s: %w", p.file, err)
 		}
 	}
 	return out.commit()
@@ -265,27 +262,21 @@ func parseLoad(gen isa.Gen, spec string) (loadPlan, error) {
 }
 
 // write is --load: C-order bytes at ADDR; on SBUF/PSUM the first axis runs
-// over partitions from ADDR's partition, same offset (device.LoadArray). An
-// HBM array is one contiguous row: checked whole, then streamed from the
-// file straight into memory, never held whole.
+// over partitions from ADDR's partition, same offset (device.LoadArray).
+// Every row is checked first, then read from the file straight into the
+// memory's backing (device.LoadArrayFrom): never held whole, never copied
+// through a buffer.
 func (l loadPlan) write(m *mem.Memory) error {
-	if r, _, _ := m.Map.Split(l.addr); r == isa.HBM {
-		if err := m.Check(l.addr, int(l.npy.Size)); err != nil {
-			return fmt.Errorf("--load %s: row 0: %w (the array's shape %v does not fit there)", l.file, err, l.npy.Shape)
-		}
-		if err := l.npy.ReadInto(func(chunk []byte, off int64) error { return m.Write(l.addr+uint64(off), chunk) }); err != nil {
-			return fmt.Errorf("--load %s: %w", l.file, err)
+	if r, _, _ := m.Map.Split(l.addr); r != isa.HBM && l.npy.Size > int64(m.Map.Partitions)*int64(m.Map.SBUFStride) {
+		return fmt.Errorf("--load %s: shape %v: %d bytes are more than the on-chip memory holds", l.file, l.npy.Shape, l.npy.Size)
+	}
+	read := func(p []byte, off int64) error {
+		if n, err := l.npy.ReadAt(p, off); n < len(p) {
+			return err
 		}
 		return nil
 	}
-	if l.npy.Size > int64(m.Map.Partitions)*int64(m.Map.SBUFStride) { // on chip: no more than the SBUF holds, checked before allocating
-		return fmt.Errorf("--load %s: shape %v: %d bytes are more than the on-chip memory holds", l.file, l.npy.Shape, l.npy.Size)
-	}
-	data := make([]byte, l.npy.Size)
-	if n, err := l.npy.ReadAt(data, 0); n < len(data) {
-		return fmt.Errorf("--load %s: %w", l.file, err)
-	}
-	if err := device.LoadArray(m, l.addr, l.npy.Shape, data); err != nil {
+	if err := device.LoadArrayFrom(m, l.addr, l.npy.Shape, l.npy.Size, read); err != nil {
 		return fmt.Errorf("--load %s: %w", l.file, err)
 	}
 	return nil
@@ -326,6 +317,30 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 		p.shape = append(p.shape, n)
 	}
 	return p, nil
+}
+
+// write is the dump: the memory at its address, in its dtype and shape,
+// streamed from the memory's backing into output k (device.WriteArray) —
+// checked whole before the file is written.
+func (p dumpPlan) write(out *staged, k int, m *mem.Memory) error {
+	size, ok := num.Size(p.dtype)
+	if !ok {
+		return fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
+	}
+	if err := device.CheckArray(m, p.addr, p.shape, size); err != nil {
+		return fmt.Errorf("--dump %s: %w", p.file, err)
+	}
+	descr, _ := array.Descr(p.dtype)
+	err := out.writeWith(k, func(w io.Writer) error {
+		if err := array.WriteHeader(w, descr, p.shape); err != nil {
+			return err
+		}
+		return device.WriteArray(w, m, p.addr, p.shape, size)
+	})
+	if err != nil {
+		return fmt.Errorf("--dump %s: %w", p.file, err)
+	}
+	return nil
 }
 
 // read is the dump's array: the memory at its address, in its dtype and shape.

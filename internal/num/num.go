@@ -625,3 +625,17 @@ func fminNaN(a, b float32) float32 {
 	}
 	return min(a, b)
 }
+
+func getLE(b []byte, n int) uint64 {
+	var v uint64
+	for i := n - 1; i >= 0; i-- {
+		v = v<<8 | uint64(b[i])
+	}
+	return v
+}
+
+func putLE(b []byte, n int, v uint64) {
+	for i := 0; i < n; i++ {
+		b[i] = byte(v >> (8 * i))
+	}
+}

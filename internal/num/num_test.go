@@ -876,3 +876,109 @@ func BenchmarkComputeAddBF16(b *testing.B) {
 	}
 	_ = s
 }
+
+// castTypes are the float formats a cast pairs (FP32R is FP32's bits).
+var castTypes = []struct {
+	name string
+	code uint8
+}{{"fp32", FP32}, {"bf16", BFLOAT16}, {"fp16", FP16}, {"fp8e3", FP8_EXP3}, {"fp8e4", FP8_EXP4}, {"fp8e5", FP8_EXP5}}
+
+// BenchmarkConvertSlice: every pair of float formats, 16 M scalars of
+// uniform values in [−1, 1) (bench/compare.sh sets them beside NumPy's astype).
+func BenchmarkConvertSlice(b *testing.B) {
+	const n = 16 << 20
+	r := rand.New(rand.NewPCG(3, 3))
+	f := make([]float32, n)
+	for i := range f {
+		f[i] = r.Float32()*2 - 1
+	}
+	for _, in := range castTypes {
+		si, _ := Size(in.code)
+		src := make([]byte, n*si)
+		for i, v := range f {
+			putLE(src[i*si:], si, FromFloat32(in.code, v))
+		}
+		for _, out := range castTypes {
+			if in.code == out.code {
+				continue
+			}
+			so, _ := Size(out.code)
+			dst := make([]byte, n*so)
+			b.Run(in.name+"_"+out.name, func(b *testing.B) {
+				b.SetBytes(int64(n * si))
+				for b.Loop() {
+					if err := ApplySlice(OpNone, in.code, out.code, dst, src); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+	}
+}
+
+// ApplySlice equals Apply scalar for scalar — every op (NONE, ADD,
+// MULTIPLY, MAX, MIN, and an unknown one) between every pair of supported
+// dtypes, over random bits and the special values (zeros, subnormals, the
+// binary16 overflow edge, Inf, quiet and signalling NaNs) — so the run loops
+// keep §11.4's rules exactly.
+func TestApplySliceIsApply(t *testing.T) {
+	codes := []uint8{UINT64, INT8, UINT8, INT16, UINT16, BFLOAT16, FP16, INT32, UINT32, FP32, FP32R, INT64, FP8_EXP3, FP8_EXP4, FP8_EXP5, FP8_EXP2}
+	specials := []uint32{0, 0x80000000, 1, 0x80000001, 0x007FFFFF, 0x00800000, 0x33000000, 0x33000001, 0x387FFFFF, 0x38800000,
+		0x38FFF000, 0x38FFF001, 0x477FEFFF, 0x477FF000, 0x477FF001, 0x477FFFFF, 0x47800000, 0x7F7FFFFF, 0x7F800000, 0xFF800000,
+		0x7FC00000, 0xFFC00001, 0x7F800001, 0x7FA00000, 0x3F800000, 0xBF800000, 0x3EAAAAAB, 0x43E00000, 0x43E80000}
+	r := rand.New(rand.NewPCG(5, 5))
+	const n = 3000
+	word := func(k int) uint64 {
+		if k < len(specials) {
+			return uint64(specials[k]) | uint64(specials[(k*7)%len(specials)])<<32
+		}
+		return r.Uint64()
+	}
+	for _, op := range []uint8{OpNone, OpAdd, OpMultiply, OpMax, OpMin, 9} {
+		for _, in := range codes {
+			for _, out := range codes {
+				si, _ := Size(in)
+				so, _ := Size(out)
+				src, dst := make([]byte, n*si), make([]byte, n*so)
+				for k := 0; k < n; k++ {
+					putLE(src[k*si:], si, word(k))
+					putLE(dst[k*so:], so, word(n-1-k))
+				}
+				want := append([]byte(nil), dst...)
+				var wantErr error
+				for k := 0; k < n && wantErr == nil; k++ {
+					v, err := Apply(op, in, out, getLE(src[k*si:], si), getLE(want[k*so:], so))
+					wantErr = err
+					putLE(want[k*so:], so, v)
+				}
+				err := ApplySlice(op, in, out, dst, src)
+				if (err != nil) != (wantErr != nil) {
+					t.Fatalf("op %d %#x → %#x: ApplySlice error %v, Apply %v", op, in, out, err, wantErr)
+				}
+				if err != nil {
+					continue
+				}
+				for k := 0; k < n; k++ {
+					if g, w := getLE(dst[k*so:], so), getLE(want[k*so:], so); g != w {
+						t.Fatalf("op %d %#x → %#x scalar %d (src %#x): ApplySlice %#x, Apply %#x", op, in, out, k, getLE(src[k*si:], si), g, w)
+					}
+				}
+			}
+		}
+	}
+}
+
+// The binary16 rounding of every fp32 exponent and sign, with the low bits
+// that decide it (the round bit, the sticky bits, the tie), against the
+// package's integer codec.
+func TestF32ToF16Fast(t *testing.T) {
+	lows := []uint32{0, 1, 0x0FFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x2001, 0x3000, 0x7FFF, 0x8000, 0xFFFF}
+	for hi := uint32(0); hi < 1<<16; hi++ {
+		for _, lo := range lows {
+			x := hi<<16 | lo
+			if got, want := f32ToF16(x), uint16(encode(x, fmtF16)); got != want {
+				t.Fatalf("%#08x: %#04x, want %#04x", x, got, want)
+			}
+		}
+	}
+}

@@ -1,0 +1,224 @@
+package num
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sync"
+)
+
+// The run-at-a-time value path (issue 17): the same rules as Apply, scalar
+// for scalar, in loops over whole runs — the float casts by bit arithmetic
+// and tables, fp32 compute in a plain loop the compiler keeps in registers.
+
+// ApplySlice is Apply over a run of scalars, the hot path of casts and
+// in-flight compute in both executors: src holds n little-endian scalars of
+// in, dst n of out — with op ≠ NONE the destination's current values — and
+// receives the results. Every result equals Apply's for the same scalars;
+// dst's length fixes n (a partial trailing scalar is left alone).
+func ApplySlice(op, in, out uint8, dst, src []byte) error {
+	ii, oi := info(in), info(out)
+	if ii.kind == kNone {
+		return UnsupportedDtypeError(in)
+	}
+	if oi.kind == kNone {
+		return UnsupportedDtypeError(out)
+	}
+	si, so := int(ii.size), int(oi.size)
+	n := len(dst) / so
+	if len(src) < n*si {
+		return fmt.Errorf("num: %d source bytes for %d scalars of %d bytes", len(src), n, si)
+	}
+	src, dst = src[:n*si], dst[:n*so]
+	switch {
+	case op == OpNone && (in == out || ii.kind == kFP32 && oi.kind == kFP32):
+		copy(dst, src) // no cast: the bits as they are (Convert)
+		return nil
+	case op == OpNone && ii.kind >= kFP32 && oi.kind >= kFP32:
+		castFloats(ii, oi, dst, src, n)
+		return nil
+	case op >= OpAdd && op <= OpMin && oi.kind >= kFP32 && ii.kind >= kFP32:
+		computeFloats(op, ii, oi, dst, src, n)
+		return nil
+	}
+	for k := 0; k < n; k++ {
+		v, err := Apply(op, in, out, getLE(src[k*si:], si), getLE(dst[k*so:], so))
+		if err != nil {
+			return err
+		}
+		putLE(dst[k*so:], so, v)
+	}
+	return nil
+}
+
+// f16Dec[h] is the float32 bit pattern of binary16 h (built on first use).
+var (
+	f16Dec     *[1 << 16]uint32
+	f16DecOnce sync.Once
+)
+
+func f16Table() *[1 << 16]uint32 {
+	f16DecOnce.Do(func() {
+		t := new([1 << 16]uint32)
+		for h := range t {
+			t[h] = decode(uint32(h), fmtF16)
+		}
+		f16Dec = t
+	})
+	return f16Dec
+}
+
+// f32ToF16 is encode(x, fmtF16): in binary16's normal range a rebias and
+// a round half to even on the 13 dropped bits (small enough to inline in
+// the loops); the rest in f32ToF16Edge.
+func f32ToF16(x uint32) uint16 {
+	if ax := x & 0x7FFFFFFF; ax-0x38800000 < 0x477FF000-0x38800000 { // 2^-14 ≤ |x| < 65520
+		r := ax - 0x38000000 // exponent bias 127 → 15
+		return uint16(x>>16)&0x8000 | uint16((r+0xFFF+(r>>13)&1)>>13)
+	}
+	return f32ToF16Edge(x)
+}
+
+// f32ToF16Edge: overflow and NaN, and the subnormal range, where adding 0.5
+// makes the FPU's own round to nearest even drop exactly the bits binary16
+// cannot hold (ulp(0.5) = 2^-24, the binary16 subnormal step).
+func f32ToF16Edge(x uint32) uint16 {
+	sign := uint16(x>>16) & 0x8000
+	switch ax := x & 0x7FFFFFFF; {
+	case ax > 0x7F800000: // NaN: the codec's payload rule
+		return uint16(encode(x, fmtF16))
+	case ax >= 0x477FF000: // ≥ 65520 rounds past 65504: Inf
+		return sign | 0x7C00
+	default:
+		f := math.Float32frombits(ax) + 0.5
+		return sign | uint16(math.Float32bits(f)-0x3F000000)
+	}
+}
+
+// f32ToBF16 is F32ToBF16 on bits.
+func f32ToBF16(x uint32) uint16 {
+	if x&0x7FFFFFFF > 0x7F800000 {
+		return uint16(x>>16) | 0x0040
+	}
+	return uint16((x + 0x7FFF + (x>>16)&1) >> 16)
+}
+
+// decoder returns scalar k of a run of kind i as float32 bits (exact).
+func decoder(i dtInfo) func(b []byte, k int) uint32 {
+	switch i.kind {
+	case kFP32:
+		return func(b []byte, k int) uint32 { return binary.LittleEndian.Uint32(b[4*k:]) }
+	case kBF16:
+		return func(b []byte, k int) uint32 { return uint32(binary.LittleEndian.Uint16(b[2*k:])) << 16 }
+	case kFP16:
+		t := f16Table()
+		return func(b []byte, k int) uint32 { return t[binary.LittleEndian.Uint16(b[2*k:])] }
+	}
+	t := &fp8Dec[i.fp8]
+	return func(b []byte, k int) uint32 { return t[b[k]] }
+}
+
+// encoder stores float32 bits x as scalar k of a run of kind i (RNE).
+func encoder(i dtInfo) func(b []byte, k int, x uint32) {
+	switch i.kind {
+	case kFP32:
+		return func(b []byte, k int, x uint32) { binary.LittleEndian.PutUint32(b[4*k:], x) }
+	case kBF16:
+		return func(b []byte, k int, x uint32) { binary.LittleEndian.PutUint16(b[2*k:], f32ToBF16(x)) }
+	case kFP16:
+		return func(b []byte, k int, x uint32) { binary.LittleEndian.PutUint16(b[2*k:], f32ToF16(x)) }
+	}
+	ft := fp8Formats[i.fp8]
+	return func(b []byte, k int, x uint32) { b[k] = byte(encode(x, ft)) }
+}
+
+// castFloats converts n scalars between two float kinds (through fp32, as
+// Convert); the common pairs have loops of their own.
+func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
+	switch {
+	case ii.kind == kFP32 && oi.kind == kFP16:
+		for len(src) >= 4 && len(dst) >= 2 {
+			x := binary.LittleEndian.Uint32(src)
+			var h uint16
+			if ax := x & 0x7FFFFFFF; ax-0x38800000 < 0x477FF000-0x38800000 { // f32ToF16's normal range, inline
+				r := ax - 0x38000000
+				h = uint16(x>>16)&0x8000 | uint16((r+0xFFF+(r>>13)&1)>>13)
+			} else {
+				h = f32ToF16Edge(x)
+			}
+			binary.LittleEndian.PutUint16(dst, h)
+			src, dst = src[4:], dst[2:]
+		}
+		return
+	case ii.kind == kFP32 && oi.kind == kBF16:
+		for len(src) >= 4 && len(dst) >= 2 {
+			binary.LittleEndian.PutUint16(dst, f32ToBF16(binary.LittleEndian.Uint32(src)))
+			src, dst = src[4:], dst[2:]
+		}
+		return
+	case ii.kind == kFP16 && oi.kind == kFP32:
+		t := f16Table()
+		for len(src) >= 8 && len(dst) >= 16 {
+			s, d := src[:8], dst[:16]
+			binary.LittleEndian.PutUint32(d[0:], t[binary.LittleEndian.Uint16(s[0:])])
+			binary.LittleEndian.PutUint32(d[4:], t[binary.LittleEndian.Uint16(s[2:])])
+			binary.LittleEndian.PutUint32(d[8:], t[binary.LittleEndian.Uint16(s[4:])])
+			binary.LittleEndian.PutUint32(d[12:], t[binary.LittleEndian.Uint16(s[6:])])
+			src, dst = src[8:], dst[16:]
+		}
+		for len(src) >= 2 && len(dst) >= 4 {
+			binary.LittleEndian.PutUint32(dst, t[binary.LittleEndian.Uint16(src)])
+			src, dst = src[2:], dst[4:]
+		}
+		return
+	case ii.kind == kBF16 && oi.kind == kFP32:
+		for len(src) >= 2 && len(dst) >= 4 {
+			binary.LittleEndian.PutUint32(dst, uint32(binary.LittleEndian.Uint16(src))<<16)
+			src, dst = src[2:], dst[4:]
+		}
+		return
+	}
+	dec, enc := decoder(ii), encoder(oi)
+	for k := 0; k < n; k++ {
+		enc(dst, k, dec(src, k))
+	}
+}
+
+// computeFloats is dst = op(dst, src) over n scalars, in fp32 (Apply: dst
+// decoded as out, src as in, the result rounded to out).
+func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
+	if op == OpAdd && ii.kind == kFP32 && oi.kind == kFP32 {
+		for len(src) >= 16 && len(dst) >= 16 { // four independent adds in flight
+			s, d := src[:16], dst[:16]
+			a0 := math.Float32frombits(binary.LittleEndian.Uint32(d[0:])) + math.Float32frombits(binary.LittleEndian.Uint32(s[0:]))
+			a1 := math.Float32frombits(binary.LittleEndian.Uint32(d[4:])) + math.Float32frombits(binary.LittleEndian.Uint32(s[4:]))
+			a2 := math.Float32frombits(binary.LittleEndian.Uint32(d[8:])) + math.Float32frombits(binary.LittleEndian.Uint32(s[8:]))
+			a3 := math.Float32frombits(binary.LittleEndian.Uint32(d[12:])) + math.Float32frombits(binary.LittleEndian.Uint32(s[12:]))
+			binary.LittleEndian.PutUint32(d[0:], math.Float32bits(a0))
+			binary.LittleEndian.PutUint32(d[4:], math.Float32bits(a1))
+			binary.LittleEndian.PutUint32(d[8:], math.Float32bits(a2))
+			binary.LittleEndian.PutUint32(d[12:], math.Float32bits(a3))
+			src, dst = src[16:], dst[16:]
+		}
+		for len(src) >= 4 && len(dst) >= 4 {
+			binary.LittleEndian.PutUint32(dst, math.Float32bits(math.Float32frombits(binary.LittleEndian.Uint32(dst))+math.Float32frombits(binary.LittleEndian.Uint32(src))))
+			src, dst = src[4:], dst[4:]
+		}
+		return
+	}
+	dd, ds, enc := decoder(oi), decoder(ii), encoder(oi)
+	var f func(a, b float32) float32
+	switch op {
+	case OpAdd:
+		f = func(a, b float32) float32 { return a + b }
+	case OpMultiply:
+		f = func(a, b float32) float32 { return a * b }
+	case OpMax:
+		f = fmaxNaN
+	default:
+		f = fminNaN
+	}
+	for k := 0; k < n; k++ {
+		enc(dst, k, math.Float32bits(f(math.Float32frombits(dd(dst, k)), math.Float32frombits(ds(src, k)))))
+	}
+}

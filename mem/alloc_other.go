@@ -1,0 +1,6 @@
+//go:build !linux
+
+package mem
+
+// allocExtent returns n zero bytes, cap n (an extent's pages run to its end).
+func allocExtent(n int) []byte { return make([]byte, n) }
