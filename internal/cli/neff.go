@@ -11,6 +11,7 @@ import (
 	"ndma/asm"
 	"ndma/device"
 	"ndma/dge"
+	"ndma/inspect"
 	"ndma/internal/array"
 	"ndma/isa"
 	"ndma/neff"
@@ -35,8 +36,11 @@ func runNEFF(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "run" {
 		return runNEFFRun(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "lint" {
+		return runNEFFLint(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "info" {
-		return usagef("ndma neff info|disasm|check|lower|run [--gen G] FILE")
+		return usagef("ndma neff info|disasm|check|lower|lint|run [--gen G] FILE")
 	}
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
@@ -144,6 +148,15 @@ func runNEFF(e *env, args []string) error {
 		sort.Strings(tn)
 		for _, name := range tn {
 			fmt.Fprintf(w, "tensor %s: %s %v\n", name, tensors[name].Dtype, tensors[name].Shape)
+		}
+		bgen := gen
+		if _, tg := f.Target(); tg != isa.GenAny && !genGiven(cl) {
+			bgen = tg // the budget lowers for the kelf's target unless --gen says otherwise
+		}
+		if b, err := inspect.BudgetOf(bgen, sgs); err == nil {
+			printBudget(w, b)
+		} else {
+			fmt.Fprintf(w, "budget: %v\n", err)
 		}
 	} else {
 		fmt.Fprintf(w, "subgraphs: %v\n", err)
