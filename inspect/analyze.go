@@ -82,6 +82,7 @@ type Word struct {
 	Bytes             uint64 `json:"bytes"`
 	Partitions        int    `json:"partitions"`
 	BytesPerPartition uint64 `json:"bytes_per_partition"`
+	Semaphore         int    `json:"semaphore"` // the completion semaphore
 	FixedNS           int64  `json:"fixed_ns"`
 	TransferNS        int64  `json:"transfer_ns"`
 	Engines           []int  `json:"dma_engines"` // the DMA engines (channels) its rings are on
@@ -109,6 +110,10 @@ type Stream struct {
 	Words    int            `json:"words"`
 	Opcodes  map[string]int `json:"opcodes"`
 	DMAWords int            `json:"dma_words"`
+	// Waits and Updates are the semaphores the stream's words wait on and
+	// update through their EVENTS (field-tables §2.1), sorted.
+	Waits   []int `json:"waits"`
+	Updates []int `json:"updates"`
 }
 
 // Analysis is every DMA word of the selected streams, lowered.
@@ -148,11 +153,21 @@ func Analyze(gen isa.Gen, sgs []neff.Subgraph, opt Options) (*Analysis, error) {
 				continue
 			}
 			st := Stream{Subgraph: sg.Name, Engine: en.Key, Instr: en.Instr, Opcodes: map[string]int{}}
+			waits, updates := map[int]bool{}, map[int]bool{}
 			d := isa.NewDecoder(gen, en.Code)
 			for d.Next() {
 				st.Opcodes[d.Inst().Def().Mnemonic()]++
 				st.Words++
+				if ev, ok := d.Inst().Events(); ok {
+					if ev.WaitMode() != isa.WaitModeNone {
+						waits[int(ev.WaitIdx())] = true
+					}
+					if ev.UpdateMode() != isa.UpdateModeNone {
+						updates[int(ev.UpdateIdx())] = true
+					}
+				}
 			}
+			st.Waits, st.Updates = sortedKeys(waits), sortedKeys(updates)
 			steps, _, derr := device.ResolveEngine(gen, vars, sg, en, place[si])
 			if derr != nil {
 				a.Problems = append(a.Problems, fmt.Sprintf("%s %s: %v", sg.Name, en.Key, derr))
@@ -211,7 +226,7 @@ func lowerInto(gen isa.Gen, w *Word, cost CostModel, ring int) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	w.Resolved, w.Kind, w.Backend = w.inst.Def().Mnemonic(), p.Kind.String(), p.Backend.String()
+	w.Resolved, w.Kind, w.Backend, w.Semaphore = w.inst.Def().Mnemonic(), p.Kind.String(), p.Backend.String(), p.Semaphore
 	for _, q := range lw.Queues {
 		w.Descriptors += len(q.M2S) + len(q.S2M)
 		w.MaxRing = max(w.MaxRing, len(q.M2S), len(q.S2M))
@@ -230,4 +245,13 @@ func lowerInto(gen isa.Gen, w *Word, cost CostModel, ring int) (bool, error) {
 	w.FixedNS, w.TransferNS = cost.WordNS(p.Backend, lw.Queues)
 	sort.Ints(w.Engines)
 	return true, nil
+}
+
+func sortedKeys(m map[int]bool) []int {
+	out := make([]int, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Ints(out)
+	return out
 }

@@ -34,9 +34,9 @@ type rawBlock struct {
 	Desc  []rawDesc `json:"desc"`
 }
 
-// blocksOf reads every engine JSON member's dma list straight from the
+// jsonBlocks reads every engine JSON member's dma list straight from the
 // container's members.
-func blocksOf(t *testing.T, f *neff.File) map[string][]rawBlock {
+func jsonBlocks(t *testing.T, f *neff.File) map[string][]rawBlock {
 	t.Helper()
 	out := map[string][]rawBlock{} // subgraph dir → blocks
 	for _, m := range f.Members {
@@ -110,7 +110,7 @@ func TestBudgetIndependent(t *testing.T) {
 			}
 			type want struct{ m2s, s2m, done int }
 			exp := map[string]*want{}
-			for dir, blocks := range blocksOf(t, f) {
+			for dir, blocks := range jsonBlocks(t, f) {
 				for _, blk := range blocks {
 					for _, d := range blk.Desc {
 						src := samples.Walk(d.FromOff, d.FS, d.FSt)

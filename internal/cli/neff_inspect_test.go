@@ -81,3 +81,30 @@ func TestNEFFLintWeights(t *testing.T) {
 	ndmaOut(t, 1, "neff", "lint", "--engine", "act", path)
 	ndmaOut(t, 1, "neff", "lint", "--subgraph", "sg09", path)
 }
+
+// `neff diff`: exit 0 for the same DMA, 1 for a changed to_off (named by
+// key), --json parses; two files are required.
+func TestNEFFDiffExit(t *testing.T) {
+	dir := t.TempDir()
+	a := writeNEFF(t, dir, "a.neff", neffgen.Weights("cayman", false))
+	twin := writeNEFF(t, dir, "twin.neff", neffgen.Weights("cayman", false))
+	p := neffgen.Weights("cayman", false)
+	p.Subgraphs[0].Engines[0].DMA[2].Desc[0].ToOff += 64
+	b := writeNEFF(t, dir, "b.neff", p)
+	if out := ndmaOut(t, 0, "neff", "diff", a, twin); !strings.Contains(out, "the DMA is the same\n") {
+		t.Errorf("same: %s", out)
+	}
+	if out := ndmaOut(t, 1, "neff", "diff", a, b); !strings.Contains(out, "block sg00 pool qPoolData block 1 walk changed: desc[0] to_off 16384 → 16448\n") {
+		t.Errorf("changed: %s", out)
+	}
+	var r struct {
+		Same   bool `json:"same"`
+		Blocks []struct {
+			Details []string `json:"details"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 1, "neff", "diff", "--json", a, b)), &r); err != nil || r.Same || len(r.Blocks) != 1 {
+		t.Fatalf("diff --json: %+v %v", r, err)
+	}
+	ndmaOut(t, 2, "neff", "diff", a)
+}
