@@ -125,6 +125,7 @@ type Analysis struct {
 	Problems []string // steps that do not resolve or lower (located)
 	sgs      []neff.Subgraph
 	place    device.Placement
+	filtered bool // some streams left out (Options.Subgraph, Engine)
 }
 
 // Analyze resolves every selected engine stream as `neff run` does
@@ -140,7 +141,7 @@ func Analyze(gen isa.Gen, sgs []neff.Subgraph, opt Options) (*Analysis, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Analysis{Gen: gen, Cost: cost.Name(), sgs: sgs, place: place}
+	a := &Analysis{Gen: gen, Cost: cost.Name(), sgs: sgs, place: place, filtered: opt.Subgraph != "" || opt.Engine != ""}
 	for si := range sgs {
 		sg := &sgs[si]
 		if opt.Subgraph != "" && sg.Name != opt.Subgraph {

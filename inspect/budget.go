@@ -147,14 +147,20 @@ func instanceOf(key string, queues map[string]bool) (string, int) {
 // the DGE ring, and the hardware queues per DMA engine, all against
 // neff.md §4.8.
 func BudgetOf(gen isa.Gen, sgs []neff.Subgraph) (*Budget, error) {
-	place, err := device.Place(sgs)
-	if err != nil {
-		return nil, err
-	}
 	all, err := Analyze(gen, sgs, Options{})
 	if err != nil {
 		return nil, err
 	}
+	return BudgetFrom(all)
+}
+
+// BudgetFrom is BudgetOf over an analysis of every stream (Analyze without
+// filters): its inline words are not lowered again.
+func BudgetFrom(all *Analysis) (*Budget, error) {
+	if all.filtered {
+		return nil, fmt.Errorf("a budget needs every stream: analyse without --subgraph or --engine")
+	}
+	gen, sgs, place := all.Gen, all.sgs, all.place
 	b := &Budget{Target: gen.String(), Queues: []QueueBudget{}, Engines: []EngineQueues{}, Problems: []string{}, Limits: Limits{
 		DescriptorBytes, RingMin, RingMultiple, RingMax, DataPerPacket, QueuesPerEngine, sdma.DefaultRingSize}}
 	for si := range sgs {

@@ -89,10 +89,8 @@ func TestDiffSamples(t *testing.T) {
 	if r.Same || !found {
 		t.Fatalf("small vs large: x not resized as PROVENANCE.md says: %+v", r.Variables)
 	}
-	for _, sgs := range [][]neff.Subgraph{small, large} {
-		if r, err := Diff(isa.Cayman, sgs, isa.Cayman, sgs); err != nil || !r.Same {
-			t.Fatalf("a sample against itself: %v %v", err, r)
-		}
+	if r, err := Diff(isa.Cayman, small, isa.Cayman, small); err != nil || !r.Same {
+		t.Fatalf("a sample against itself: %v %v", err, r)
 	}
 	if !strings.Contains(fmt.Sprint(r.Queues), "qActDynamicHW") {
 		t.Errorf("the large sample's ACT queue is not named: %+v", r.Queues)

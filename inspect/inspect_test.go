@@ -217,7 +217,7 @@ func TestWeightsFlagged(t *testing.T) {
 // histogram counts its descriptors, the aggregated findings at most
 // FirstPlaces places each.
 func TestLintShapes(t *testing.T) {
-	check := func(name string, gen isa.Gen, sgs []neff.Subgraph) *Lint {
+	check := func(name string, gen isa.Gen, sgs []neff.Subgraph) (*Lint, *Analysis) {
 		a, err := Analyze(gen, sgs, Options{})
 		if err != nil {
 			t.Fatal(name, err)
@@ -238,7 +238,7 @@ func TestLintShapes(t *testing.T) {
 				t.Errorf("%s: finding %+v", name, f)
 			}
 		}
-		return l
+		return l, a
 	}
 	for _, s := range neffgen.Shapes("cayman") {
 		_, sgs, err := s.Program.Open(neff.Options{})
@@ -256,8 +256,8 @@ func TestLintShapes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		l := check(name, isa.Cayman, sgs)
-		b, err := BudgetOf(isa.Cayman, sgs)
+		l, a := check(name, isa.Cayman, sgs)
+		b, err := BudgetFrom(a)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -224,6 +224,9 @@ func runNEFFDisasm(e *env, args []string) error {
 // engine, word offset).
 func runNEFFCheck(e *env, args []string) error {
 	cl := newCmdLine(e, "neff check", "FILE", "", "generation (default: the kelf's target)")
+	var ins multi
+	cl.fs.Var(&ins, "in", "NAME=FILE.npy: an input's data for the OOB pre-flight of the indirect words (repeatable; the others get neff run's random data)")
+	asJSON := cl.fs.Bool("json", false, "print the problems (and the pre-flight) as JSON (docs/json.md)")
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
@@ -232,12 +235,40 @@ func runNEFFCheck(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	for _, p := range problems {
-		fmt.Fprintln(e.stdout, p)
+	var oob *inspect.OOBReport
+	if len(ins) > 0 {
+		if oob, err = preflightNEFF(gen, f, sgs, ins); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, len(problems))
-	if len(problems) > 0 {
-		return failed{fmt.Sprintf("%s: %d problems", path, len(problems))}
+	bad := len(problems) > 0 || oob != nil && oob.Bad()
+	if *asJSON {
+		out := checkJSON{Target: gen.String(), Words: words, Subgraphs: len(sgs), Problems: []problemJSON{}, Preflight: oob}
+		for _, p := range problems {
+			out.Problems = append(out.Problems, problemJSON{p.Subgraph, p.Engine, p.Offset, p.Msg, p.String()})
+		}
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range problems {
+			fmt.Fprintln(e.stdout, p)
+		}
+		fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, len(problems))
+		if oob != nil {
+			printPreflight(e.stdout, oob)
+		}
+	}
+	if bad {
+		n := len(problems)
+		if oob != nil {
+			for _, w := range oob.Words {
+				if w.Invalid > 0 {
+					n++
+				}
+			}
+		}
+		return failed{fmt.Sprintf("%s: %d problems", path, n)}
 	}
 	return nil
 }

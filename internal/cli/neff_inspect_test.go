@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"ndma/internal/array"
 	"ndma/internal/neffgen"
 )
 
@@ -107,4 +108,58 @@ func TestNEFFDiffExit(t *testing.T) {
 		t.Fatalf("diff --json: %+v %v", r, err)
 	}
 	ndmaOut(t, 2, "neff", "diff", a)
+}
+
+// `neff check --in idx=…`: the mixed index tensor of field-tables §11.5's
+// gather (an index ≥ src_num_elem = 16 is out of bounds) is caught, lane by
+// lane, with error vs skip and the mixed group; exit 1; valid indices pass.
+func TestNEFFCheckPreflight(t *testing.T) {
+	dir := t.TempDir()
+	path := writeNEFF(t, dir, "g.neff", neffgen.Gather(8, false))
+	write := func(name string, v ...uint32) string {
+		var b bytes.Buffer
+		data := make([]byte, 4*len(v))
+		for i, x := range v {
+			data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+		}
+		if err := array.Write(&b, &array.Array{Descr: "<u4", Shape: []int{len(v)}, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mixed := write("mixed.npy", 0, 1, 2, 99, 15, 0xffffffff, 13, 12)
+	out := ndmaOut(t, 1, "neff", "check", "--in", "idx="+mixed, path)
+	for _, want := range []string{
+		"preflight sg00 pool 0x40 DMA_INDIRECT: 2 of 8 lanes out of bounds (mode error)\n",
+		"  lane 3 src index 99: index 99 >= 16 elements (src_num_elem)\n",
+		"  lane 5 src index 4294967295: index 4294967295 >= 16 elements (src_num_elem)\n",
+		"  with errors on (error): the word faults at lane 3 and moves nothing",
+		"  with errors off (skip): 2 lanes skipped, 6 move; 1 groups mix valid and invalid indices",
+		"  mixed group: lanes 0..7 hold 6 valid and 2 invalid indices\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	var j struct {
+		Problems  []any `json:"problems"`
+		Preflight struct {
+			Words []struct {
+				Invalid int `json:"invalid"`
+			} `json:"words"`
+		} `json:"preflight"`
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 1, "neff", "check", "--json", "--in", "idx="+mixed, path)), &j); err != nil || len(j.Preflight.Words) != 1 || j.Preflight.Words[0].Invalid != 2 {
+		t.Fatalf("check --json: %+v %v", j, err)
+	}
+	ok := write("ok.npy", 0, 1, 2, 3, 15, 14, 13, 12)
+	if out := ndmaOut(t, 0, "neff", "check", "--in", "idx="+ok, path); !strings.Contains(out, "preflight: 1 indirect words, 0 with out-of-bounds lanes (inputs: idx)\n") {
+		t.Errorf("valid indices:\n%s", out)
+	}
+	ndmaOut(t, 2, "neff", "check", "--in", "nosuch="+ok, path)
+	ndmaOut(t, 2, "neff", "check", "--in", "idx", path)
 }

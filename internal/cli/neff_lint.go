@@ -29,7 +29,12 @@ func runNEFFLint(e *env, args []string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	l := inspect.LintOf(a)
-	if l.Budget, err = inspect.BudgetOf(gen, sgs); err != nil {
+	if *sub == "" && *eng == "" {
+		l.Budget, err = inspect.BudgetFrom(a)
+	} else {
+		l.Budget, err = inspect.BudgetOf(gen, sgs) // the budget is the whole NEFF's
+	}
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	if *asJSON {
@@ -47,12 +52,10 @@ func runNEFFLint(e *env, args []string) error {
 
 // writeJSON prints v indented, with a final newline.
 func writeJSON(w io.Writer, v any) error {
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		return err
-	}
-	_, err = fmt.Fprintf(w, "%s\n", b)
-	return err
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false) // "<", ">" and "&" stay readable in messages
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
 
 func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1000) }
