@@ -48,6 +48,7 @@ func runNEFF(e *env, args []string) error {
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
 	words := cl.fs.Bool("words", false, "list every decoded or control word of each engine in canonical text")
+	asJSON := cl.fs.Bool("json", false, "print the container, graph and budget as JSON (docs/json.md)")
 	maxInflated := cl.fs.Int64("max-inflated", neff.DefaultMaxInflated, "refuse a NEFF whose tar inflates past this many bytes (zip-bomb cap)")
 	pos, gen, err := cl.parse(args[1:], 1, "want one FILE.neff")
 	if err != nil {
@@ -66,6 +67,23 @@ func runNEFF(e *env, args []string) error {
 	}
 	for _, w := range f.Warnings {
 		fmt.Fprintf(e.stderr, "ndma neff: warning: %s: %s\n", pos[0], w)
+	}
+	bgen := gen
+	if _, tg := f.Target(); tg != isa.GenAny && !genGiven(cl) {
+		bgen = tg // the budget lowers for the kelf's target unless --gen says otherwise
+	}
+	if *asJSON {
+		j, err := infoJSON(f, gen, bgen)
+		if err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		if err := writeJSON(e.stdout, j); err != nil {
+			return err
+		}
+		if j.Error != "" {
+			return fmt.Errorf("%s: %s", pos[0], j.Error)
+		}
+		return nil
 	}
 	h := f.Header
 	w := e.stdout
@@ -152,10 +170,6 @@ func runNEFF(e *env, args []string) error {
 		for _, name := range tn {
 			fmt.Fprintf(w, "tensor %s: %s %v\n", name, tensors[name].Dtype, tensors[name].Shape)
 		}
-		bgen := gen
-		if _, tg := f.Target(); tg != isa.GenAny && !genGiven(cl) {
-			bgen = tg // the budget lowers for the kelf's target unless --gen says otherwise
-		}
 		if b, err := inspect.BudgetOf(bgen, sgs); err == nil {
 			printBudget(w, b)
 		} else {
@@ -187,9 +201,29 @@ func runNEFFDisasm(e *env, args []string) error {
 	cl := newCmdLine(e, "neff disasm", "FILE", "", "generation (default: the kelf's target)")
 	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
 	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
+	asJSON := cl.fs.Bool("json", false, "print each stream's words as JSON (docs/json.md)")
 	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		out := []streamJSON{}
+		for _, sg := range sgs {
+			for _, en := range sg.Engines {
+				if (*sub != "" && sg.Name != *sub) || (*eng != "" && !strings.EqualFold(en.Key, *eng)) {
+					continue
+				}
+				ws, err := isa.AppendJSONStream(nil, gen, en.Code)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", sg.Name, en.Key, err)
+				}
+				out = append(out, streamJSON{sg.Name, en.Key, en.Instr, strings.ToLower(gen.String()), ws})
+			}
+		}
+		if len(out) == 0 {
+			return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
+		}
+		return writeJSON(e.stdout, out)
 	}
 	e.stream() // a stream's text may be large
 	shown := 0
@@ -284,6 +318,7 @@ func runNEFFLower(e *env, args []string) error {
 	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
 	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
 	all := cl.fs.Bool("all", false, "list every word, also those the DGE does not move")
+	asJSON := cl.fs.Bool("json", false, "print each stream's lowered words (with --stats: only its counts) as JSON (docs/json.md)")
 	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
@@ -296,6 +331,9 @@ func runNEFFLower(e *env, args []string) error {
 	}
 	if len(streams) == 0 {
 		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
+	}
+	if *asJSON {
+		return lowerJSON(e, gen, streams, *stats, *all)
 	}
 	if !*stats {
 		e.stream()
