@@ -42,8 +42,11 @@ func runNEFF(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "diff" {
 		return runNEFFDiff(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "report" {
+		return runNEFFReport(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "info" {
-		return usagef("ndma neff info|disasm|check|lower|lint|diff|run [--gen G] FILE")
+		return usagef("ndma neff info|disasm|check|lower|lint|diff|report|run [--gen G] FILE")
 	}
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")

@@ -197,7 +197,7 @@ func docKeys(t *testing.T) map[string]map[string]bool {
 // docs/json.md lists (error and preflight appear only when they apply).
 func TestNEFFJSONDocumented(t *testing.T) {
 	docs := docKeys(t)
-	optional := map[string]bool{"error": true, "preflight": true}
+	optional := map[string]bool{"error": true, "preflight": true, "run_error": true}
 	dir := t.TempDir()
 	files := []string{samplePath(t), samples.Path(t, "matmul_large.neff")}
 	for _, s := range neffgen.Shapes("cayman") {
@@ -226,8 +226,8 @@ func TestNEFFJSONDocumented(t *testing.T) {
 	}
 	for i, file := range files {
 		cmds := [][]string{{"info"}, {"disasm"}, {"lower", "--stats"}, {"check"}, {"lint"}, {"diff", file}}
-		if i != 1 { // the large sample's full listing is hundreds of MB: --stats only
-			cmds = append(cmds, []string{"lower"})
+		if i != 1 { // the large sample's full listing is hundreds of MB, its run seconds: --stats only
+			cmds = append(cmds, []string{"lower"}, []string{"report"})
 		}
 		for _, c := range cmds {
 			args := append([]string{"neff", c[0], "--json"}, c[1:]...)
@@ -250,4 +250,30 @@ func TestNEFFJSONDocumented(t *testing.T) {
 			}
 		}
 	}
+}
+
+// `neff report -o`: the page is written as outputs are (reserved first, an
+// existing directory never replaced), holds the NEFF's queues, and -o is
+// required.
+func TestNEFFReportOutput(t *testing.T) {
+	dir := t.TempDir()
+	path := writeNEFF(t, dir, "w.neff", neffgen.Weights("cayman", false))
+	out := filepath.Join(dir, "r.html")
+	if msg := ndmaOut(t, 0, "neff", "report", path, "-o", out); !strings.HasPrefix(msg, "wrote "+out+": 1 streams, 4 transfers") {
+		t.Errorf("report: %s", msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"qPoolIn", "qPoolData"} {
+		if !bytes.Contains(b, []byte(q)) {
+			t.Errorf("the page does not name %s", q)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ndmaOut(t, 1, "neff", "report", path, "-o", filepath.Join(dir, "d"))
+	ndmaOut(t, 2, "neff", "report", path)
 }
