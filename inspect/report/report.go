@@ -167,10 +167,10 @@ func appendOnce(list []string, s string) []string {
 var pageHTML string
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"us": func(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1000) },
-	"pct": func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"us":   func(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1000) },
+	"pct":  func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
 	"join": strings.Join,
-	"hex": func(n int) string { return fmt.Sprintf("%#x", n) },
+	"hex":  func(n int) string { return fmt.Sprintf("%#x", n) },
 	"opcodes": func(m map[string]int) string {
 		var parts []string
 		for k, v := range m {
