@@ -11,6 +11,7 @@ import (
 	"ndma/asm"
 	"ndma/device"
 	"ndma/dge"
+	"ndma/inspect"
 	"ndma/internal/array"
 	"ndma/isa"
 	"ndma/neff"
@@ -35,12 +36,22 @@ func runNEFF(e *env, args []string) error {
 	if len(args) > 0 && args[0] == "run" {
 		return runNEFFRun(e, args[1:])
 	}
+	if len(args) > 0 && args[0] == "lint" {
+		return runNEFFLint(e, args[1:])
+	}
+	if len(args) > 0 && args[0] == "diff" {
+		return runNEFFDiff(e, args[1:])
+	}
+	if len(args) > 0 && args[0] == "report" {
+		return runNEFFReport(e, args[1:])
+	}
 	if len(args) == 0 || args[0] != "info" {
-		return usagef("ndma neff info|disasm|check|lower|run [--gen G] FILE")
+		return usagef("ndma neff info|disasm|check|lower|lint|diff|report|run [--gen G] FILE")
 	}
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
 	words := cl.fs.Bool("words", false, "list every decoded or control word of each engine in canonical text")
+	asJSON := cl.fs.Bool("json", false, "print the container, graph and budget as JSON (docs/json.md)")
 	maxInflated := cl.fs.Int64("max-inflated", neff.DefaultMaxInflated, "refuse a NEFF whose tar inflates past this many bytes (zip-bomb cap)")
 	pos, gen, err := cl.parse(args[1:], 1, "want one FILE.neff")
 	if err != nil {
@@ -59,6 +70,23 @@ func runNEFF(e *env, args []string) error {
 	}
 	for _, w := range f.Warnings {
 		fmt.Fprintf(e.stderr, "ndma neff: warning: %s: %s\n", pos[0], w)
+	}
+	bgen := gen
+	if _, tg := f.Target(); tg != isa.GenAny && !genGiven(cl) {
+		bgen = tg // the budget lowers for the kelf's target unless --gen says otherwise
+	}
+	if *asJSON {
+		j, err := infoJSON(f, gen, bgen)
+		if err != nil {
+			return fmt.Errorf("%s: %w", pos[0], err)
+		}
+		if err := writeJSON(e.stdout, j); err != nil {
+			return err
+		}
+		if j.Error != "" {
+			return fmt.Errorf("%s: %s", pos[0], j.Error)
+		}
+		return nil
 	}
 	h := f.Header
 	w := e.stdout
@@ -145,6 +173,11 @@ func runNEFF(e *env, args []string) error {
 		for _, name := range tn {
 			fmt.Fprintf(w, "tensor %s: %s %v\n", name, tensors[name].Dtype, tensors[name].Shape)
 		}
+		if b, err := inspect.BudgetOf(bgen, sgs); err == nil {
+			printBudget(w, b)
+		} else {
+			fmt.Fprintf(w, "budget: %v\n", err)
+		}
 	} else {
 		fmt.Fprintf(w, "subgraphs: %v\n", err)
 		sgErr = err
@@ -171,9 +204,29 @@ func runNEFFDisasm(e *env, args []string) error {
 	cl := newCmdLine(e, "neff disasm", "FILE", "", "generation (default: the kelf's target)")
 	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
 	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
+	asJSON := cl.fs.Bool("json", false, "print each stream's words as JSON (docs/json.md)")
 	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
+	}
+	if *asJSON {
+		out := []streamJSON{}
+		for _, sg := range sgs {
+			for _, en := range sg.Engines {
+				if (*sub != "" && sg.Name != *sub) || (*eng != "" && !strings.EqualFold(en.Key, *eng)) {
+					continue
+				}
+				ws, err := isa.AppendJSONStream(nil, gen, en.Code)
+				if err != nil {
+					return fmt.Errorf("%s %s: %w", sg.Name, en.Key, err)
+				}
+				out = append(out, streamJSON{sg.Name, en.Key, en.Instr, strings.ToLower(gen.String()), ws})
+			}
+		}
+		if len(out) == 0 {
+			return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
+		}
+		return writeJSON(e.stdout, out)
 	}
 	e.stream() // a stream's text may be large
 	shown := 0
@@ -208,6 +261,9 @@ func runNEFFDisasm(e *env, args []string) error {
 // engine, word offset).
 func runNEFFCheck(e *env, args []string) error {
 	cl := newCmdLine(e, "neff check", "FILE", "", "generation (default: the kelf's target)")
+	var ins multi
+	cl.fs.Var(&ins, "in", "NAME=FILE.npy: an input's data for the OOB pre-flight of the indirect words (repeatable; the others get neff run's random data)")
+	asJSON := cl.fs.Bool("json", false, "print the problems (and the pre-flight) as JSON (docs/json.md)")
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
@@ -216,12 +272,40 @@ func runNEFFCheck(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	for _, p := range problems {
-		fmt.Fprintln(e.stdout, p)
+	var oob *inspect.OOBReport
+	if len(ins) > 0 {
+		if oob, err = preflightNEFF(gen, f, sgs, ins); err != nil {
+			return err
+		}
 	}
-	fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, len(problems))
-	if len(problems) > 0 {
-		return failed{fmt.Sprintf("%s: %d problems", path, len(problems))}
+	bad := len(problems) > 0 || oob != nil && oob.Bad()
+	if *asJSON {
+		out := checkJSON{Target: gen.String(), Words: words, Subgraphs: len(sgs), Problems: []problemJSON{}, Preflight: oob}
+		for _, p := range problems {
+			out.Problems = append(out.Problems, problemJSON{p.Subgraph, p.Engine, p.Offset, p.Msg, p.String()})
+		}
+		if err := writeJSON(e.stdout, out); err != nil {
+			return err
+		}
+	} else {
+		for _, p := range problems {
+			fmt.Fprintln(e.stdout, p)
+		}
+		fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, len(problems))
+		if oob != nil {
+			printPreflight(e.stdout, oob)
+		}
+	}
+	if bad {
+		n := len(problems)
+		if oob != nil {
+			for _, w := range oob.Words {
+				if w.Invalid > 0 {
+					n++
+				}
+			}
+		}
+		return failed{fmt.Sprintf("%s: %d problems", path, n)}
 	}
 	return nil
 }
@@ -237,6 +321,7 @@ func runNEFFLower(e *env, args []string) error {
 	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
 	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
 	all := cl.fs.Bool("all", false, "list every word, also those the DGE does not move")
+	asJSON := cl.fs.Bool("json", false, "print each stream's lowered words (with --stats: only its counts) as JSON (docs/json.md)")
 	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
@@ -249,6 +334,9 @@ func runNEFFLower(e *env, args []string) error {
 	}
 	if len(streams) == 0 {
 		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
+	}
+	if *asJSON {
+		return lowerJSON(e, gen, streams, *stats, *all)
 	}
 	if !*stats {
 		e.stream()

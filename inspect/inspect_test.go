@@ -1,0 +1,287 @@
+package inspect
+
+import (
+	"encoding/json"
+	"path"
+	"strings"
+	"testing"
+
+	"ndma/internal/neffgen"
+	"ndma/internal/samples"
+	"ndma/isa"
+	"ndma/neff"
+)
+
+// rawDesc is the test's own reading of a dma[] descriptor's JSON (neff.md
+// §4.5/§4.7), independent of package neff's resolver.
+type rawDesc struct {
+	From, To             string
+	FromOff              int64   `json:"from_off"`
+	ToOff                int64   `json:"to_off"`
+	FromSizes, FromSteps []int64 `json:"-"`
+	FS                   []int64 `json:"from_sizes"`
+	FSt                  []int64 `json:"from_steps"`
+	TS                   []int64 `json:"to_sizes"`
+	TSt                  []int64 `json:"to_steps"`
+	FromDtype            string  `json:"from_dtype"`
+	ToDtype              string  `json:"to_dtype"`
+	TransposeOp          string  `json:"transpose_op"`
+}
+
+type rawBlock struct {
+	Queue string    `json:"queue"`
+	ID    int       `json:"id"`
+	Desc  []rawDesc `json:"desc"`
+}
+
+// jsonBlocks reads every engine JSON member's dma list straight from the
+// container's members.
+func jsonBlocks(t *testing.T, f *neff.File) map[string][]rawBlock {
+	t.Helper()
+	out := map[string][]rawBlock{} // subgraph dir → blocks
+	for _, m := range f.Members {
+		if !strings.HasSuffix(m.Name, ".json") || strings.HasSuffix(m.Name, "def.json") {
+			continue
+		}
+		var j struct {
+			DMA []rawBlock `json:"dma"`
+		}
+		if json.Unmarshal(m.Data, &j) != nil || len(j.DMA) == 0 {
+			continue
+		}
+		dir := path.Dir(m.Name)
+		out[dir] = append(out[dir], j.DMA...)
+	}
+	return out
+}
+
+// runs is the contiguous runs of a side's byte walk, each cut at 64 KiB
+// (neff.md §4.8: "one descriptor moves at most 64 KiB"), split first into
+// parts equal consecutive chunks of the walk.
+func runs(offs []int64, parts int) int {
+	n := 0
+	per := len(offs) / parts
+	for c := 0; c < parts; c++ {
+		chunk := offs[c*per : (c+1)*per]
+		runLen := int64(0)
+		for i := range chunk {
+			if i == 0 || chunk[i] != chunk[i-1]+1 || runLen == 64<<10 {
+				n++
+				runLen = 0
+			}
+			runLen++
+		}
+	}
+	return n
+}
+
+// TestBudgetIndependent holds BudgetOf to a count from the descriptor JSON:
+// each side's byte walk (samples.Walk, neff.md §4.7: "sizes[0] … bytes on
+// each side") cut into contiguous runs of at most 64 KiB — one data
+// descriptor each (§4.8: "a copy is one M2S + one S2M descriptor") — on
+// each channel the transfer is split over, and one completion per channel.
+// The channel split is ndma's rule (RATIONALE.md, dge fan-out: "a leg
+// spanning P SBUF partitions uses ceil(P/8) channels, at most 16 … only
+// where both legs have the same shape"): a cast (different element sizes)
+// or an HBM-only copy uses one, and so does every copy on SUNDA, which has
+// no DGE to split it (dge.NoDGE: "the POOL dma_memcopy kernel writes
+// descriptors"). Ring bytes are 16 per entry (§4.8:
+// "descriptor size | 16 bytes"), a ring a multiple of 16, at least 32.
+func TestBudgetIndependent(t *testing.T) {
+	for _, target := range []string{"cayman", "sunda"} {
+		for _, s := range neffgen.Shapes(target) {
+			if s.Name == "transposes" || s.Name == "inline" {
+				continue // tiles move element by element or by the DRE; TestLintShapes covers them
+			}
+			f, sgs, err := s.Program.Open(neff.Options{})
+			if err != nil {
+				t.Fatal(s.Name, err)
+			}
+			gen := isa.Cayman
+			if target == "sunda" {
+				gen = isa.Sunda
+			}
+			b, err := BudgetOf(gen, sgs)
+			if err != nil {
+				t.Fatal(s.Name, err)
+			}
+			if len(b.Problems) > 0 {
+				t.Fatalf("%s: %v", s.Name, b.Problems)
+			}
+			type want struct{ m2s, s2m, done int }
+			exp := map[string]*want{}
+			for dir, blocks := range jsonBlocks(t, f) {
+				for _, blk := range blocks {
+					for _, d := range blk.Desc {
+						src := samples.Walk(d.FromOff, d.FS, d.FSt)
+						dst := samples.Walk(d.ToOff, d.TS, d.TSt)
+						parts := 1
+						if gen != isa.Sunda && d.FromDtype == d.ToDtype && (d.From == "SB" || d.To == "SB") {
+							sb := src
+							if d.To == "SB" {
+								sb = dst
+							}
+							seen := map[int64]bool{}
+							for _, o := range sb {
+								seen[o>>18] = true
+							}
+							parts = min(16, (len(seen)+7)/8)
+						}
+						k := dir + " " + blk.Queue
+						if exp[k] == nil {
+							exp[k] = &want{}
+						}
+						exp[k].m2s += runs(src, parts)
+						exp[k].s2m += runs(dst, parts)
+						exp[k].done += parts
+					}
+				}
+			}
+			got := map[string]bool{}
+			for _, q := range b.Queues {
+				for _, in := range q.Instances {
+					k := q.Subgraph + " " + q.Queue
+					w := exp[k]
+					if w == nil {
+						t.Fatalf("%s %s: budget has a queue the JSON has no block for", s.Name, k)
+					}
+					got[k] = true
+					if in.M2S != w.m2s || in.S2M != w.s2m || in.Completions != w.done || in.Descriptors != w.m2s+w.s2m+w.done {
+						t.Errorf("%s %s %s: M2S %d S2M %d completions %d (total %d), want %d %d %d", target, s.Name, k, in.M2S, in.S2M, in.Completions, in.Descriptors, w.m2s, w.s2m, w.done)
+					}
+					var bytes int64
+					for _, r := range in.Rings {
+						n := max(r.M2S, r.S2M)
+						e := max(32, (n+15)/16*16)
+						if r.Entries != e {
+							t.Errorf("%s %s DMA[%d]: %d entries for %d descriptors, want %d", s.Name, k, r.DMA, r.Entries, n, e)
+						}
+						bytes += int64(e) * 2 * 16
+					}
+					if in.RingBytes != bytes {
+						t.Errorf("%s %s: ring bytes %d, want %d", s.Name, k, in.RingBytes, bytes)
+					}
+				}
+			}
+			for k := range exp {
+				if !got[k] {
+					t.Errorf("%s %s: blocks in the JSON, none in the budget", s.Name, k)
+				}
+			}
+		}
+	}
+}
+
+// TestWeightsFlagged: the 16,384 × 4-byte weight copy (neff.md §4.7: "a
+// weight copy from_sizes [4, 128, 128], from_steps [1, 36, 9216] is 16,384
+// runs of 4 bytes") is flagged — §4.8: "< 256 B per partition:
+// overhead-bound … the profiler flags "small DMA transfers" below 4 KiB
+// contiguous payload".
+func TestWeightsFlagged(t *testing.T) {
+	_, sgs, err := neffgen.Weights("cayman", false).Open(neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Analyze(isa.Cayman, sgs, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := LintOf(a)
+	var small *Finding
+	for i := range l.Findings {
+		if l.Findings[i].Kind == KindSmallDescriptors {
+			small = &l.Findings[i]
+		}
+	}
+	if small == nil || !strings.HasPrefix(small.First[0], "sg00 pool 0x0 qPoolIn block 0 word 0 (16384 of 16384 descriptors)") {
+		t.Fatalf("the weight copy is not flagged first: %+v", small)
+	}
+	var in *QueueLint
+	for i := range l.Queues {
+		if l.Queues[i].Queue == "qPoolIn" {
+			in = &l.Queues[i]
+		}
+	}
+	// 16,384 source runs of 4 bytes: every one under 512 bytes
+	if in == nil || in.Histogram.Under512 != 16384 || in.Histogram.Total() != 16384 {
+		t.Fatalf("qPoolIn histogram: %+v", in)
+	}
+	// overhead share is fixed / (fixed + transfer), from the words' own split
+	if in.OverheadShare <= 0 || in.OverheadShare >= 1 || in.FixedNS != 1900 {
+		t.Fatalf("qPoolIn time: %+v", in)
+	}
+}
+
+// TestLintShapes runs lint and the budget over every synthetic shape on
+// every style-A target and the samples: nothing refused, every word's
+// histogram counts its descriptors, the aggregated findings at most
+// FirstPlaces places each.
+func TestLintShapes(t *testing.T) {
+	check := func(name string, gen isa.Gen, sgs []neff.Subgraph) (*Lint, *Analysis) {
+		a, err := Analyze(gen, sgs, Options{})
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		l := LintOf(a)
+		if len(l.Problems) > 0 {
+			t.Errorf("%s: %v", name, l.Problems)
+		}
+		sum := 0
+		for _, q := range l.Queues {
+			sum += q.Histogram.Total()
+		}
+		if sum != l.Histogram.Total() {
+			t.Errorf("%s: queue histograms %d, total %d", name, sum, l.Histogram.Total())
+		}
+		for _, f := range l.Findings {
+			if len(f.First) > FirstPlaces || len(f.First) > f.Count || f.Fix == "" {
+				t.Errorf("%s: finding %+v", name, f)
+			}
+		}
+		return l, a
+	}
+	for _, s := range neffgen.Shapes("cayman") {
+		_, sgs, err := s.Program.Open(neff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		check(s.Name, isa.Cayman, sgs)
+	}
+	for _, name := range []string{"matmul_small.neff", "matmul_large.neff"} {
+		f, err := neff.Parse(samples.Read(t, name), neff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sgs, err := f.Subgraphs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, a := check(name, isa.Cayman, sgs)
+		b, err := BudgetFrom(a)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// the inline words are every 0xd4 of the engine streams: counted
+		// straight from the .bin members (neff.md §5.1: 64-byte words, byte 0 the opcode)
+		want := 0
+		for _, m := range f.Members {
+			if strings.HasSuffix(m.Name, ".bin") && len(m.Data)%64 == 0 {
+				for o := 0; o < len(m.Data); o += 64 {
+					if m.Data[o] == 0xd4 {
+						want++
+					}
+				}
+			}
+		}
+		got := 0
+		for _, q := range b.Queues {
+			got += q.DGEWords
+			if q.Descriptors != 0 {
+				t.Errorf("%s %s: %d load-time descriptors; the samples have no dma[] blocks", name, q.Queue, q.Descriptors)
+			}
+		}
+		if got != want || l.Words != want {
+			t.Errorf("%s: budget %d DGE words, lint %d words, the streams hold %d 0xd4 words", name, got, l.Words, want)
+		}
+	}
+}

@@ -1,0 +1,372 @@
+package inspect
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+
+	"ndma/control"
+	"ndma/device"
+	"ndma/isa"
+	"ndma/mem"
+	"ndma/neff"
+	"ndma/ref"
+	"ndma/sched"
+)
+
+// GatherTile is the rows of one DMA_GATHER_TRANSPOSE tile: the xbar cuts
+// the indices into tiles of 16 rows (field-tables §9.4: "src_num_elem[1] %
+// 16 == 0"); a tile is the group whose indices must be all valid or all
+// invalid (INFERRED, RATIONALE.md "OOB pre-flight"). An INDIRECT1D word is
+// one group.
+const GatherTile = 16
+
+// MaxLanes is how many out-of-bounds lanes a word lists (all are counted).
+const MaxLanes = 16
+
+// BadLane is one lane whose index goes out of bounds.
+type BadLane struct {
+	Lane   int    `json:"lane"`
+	Leg    string `json:"leg"` // "src" or "dst": the indexed side
+	Index  uint32 `json:"index"`
+	Reason string `json:"reason"`
+	// Bound says which bound catches it: "num_elem" (the leg's element
+	// count), "bound_reg" (the index bound register), "variable" (only the
+	// variable the leg lies in: no bound of the word catches it).
+	Bound string `json:"bound"`
+}
+
+// Group is a run of lanes that go together: a gather-transpose tile, or a
+// whole INDIRECT1D word.
+type Group struct {
+	First   int `json:"first_lane"`
+	Last    int `json:"last_lane"`
+	Valid   int `json:"valid"`
+	Invalid int `json:"invalid"`
+}
+
+// IndirectWord is one indirect word's pre-flight: its lanes against its
+// bounds, with the indices the run had put in place when it issued.
+type IndirectWord struct {
+	Subgraph string `json:"subgraph"`
+	Engine   string `json:"engine"`
+	Offset   int    `json:"offset"`
+	Mnemonic string `json:"mnemonic"`
+	Lanes    int    `json:"lanes"`
+	Invalid  int    `json:"invalid"`
+	// Mode is what the word's own flag asks for out-of-bounds lanes:
+	// "error" (INDIRECT1D idx_bound_is_err = 1; a gather-transpose's bound
+	// register with bc_disable_oob_error_notif = 0) or "skip".
+	Mode     string    `json:"mode"`
+	OnError  string    `json:"on_error"`
+	OnSkip   string    `json:"on_skip"`
+	BadLanes []BadLane `json:"bad_lanes"`
+	// Mixed are the groups holding valid and invalid indices together: on
+	// the device such a group aborts the DMA even in skip mode (an
+	// indirect transpose with oob_mode=skip and mixed indices:
+	// NRT_EXEC_HW_ERR_DMA_ABORT).
+	Mixed []Group `json:"mixed_groups"`
+}
+
+// OOBReport is the pre-flight of every indirect word of a NEFF.
+type OOBReport struct {
+	Words []IndirectWord `json:"words"`
+	// Stopped is why the run stopped before its end ("": it ran through).
+	Stopped string   `json:"stopped"`
+	Inputs  []string `json:"inputs"`
+}
+
+// Bad is whether any word has an out-of-bounds lane, or the run stopped.
+func (r *OOBReport) Bad() bool {
+	if r.Stopped != "" {
+		return true
+	}
+	for _, w := range r.Words {
+		if w.Invalid > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// Preflight loads the NEFF with the given inputs (device.Load: inputs not
+// given are the deterministic random data of `neff run`) and runs it under
+// the reference semantics; each indirect word (DMA_INDIRECT,
+// DMA_GATHER_TRANSPOSE), when it issues, has every lane's index read from
+// where the run put it and held against the word's bounds — its legs'
+// element counts, its index bound registers — and the variable its indexed
+// leg lies in. A word with bad lanes then runs in skip mode so the run goes
+// on to the words after it.
+func Preflight(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]device.Input) (*OOBReport, error) {
+	im, err := device.Load(gen, f, sgs, in)
+	if err != nil {
+		return nil, err
+	}
+	r := &OOBReport{Words: []IndirectWord{}, Inputs: []string{}}
+	for name := range in {
+		r.Inputs = append(r.Inputs, name)
+	}
+	sort.Strings(r.Inputs)
+	for si := range im.Subgraphs {
+		sg := &im.Subgraphs[si]
+		m := im.Device.Core(si)
+		vars := sg.Variables()
+		regions := varRegions(sg, im.Place[si])
+		var ss []*sched.Stream
+		for ei := range sg.Engines {
+			en := &sg.Engines[ei]
+			steps, _, err := device.ResolveEngine(gen, vars, sg, en, im.Place[si])
+			x := &preflight{sg: sg.Name, engine: en.Key, gen: gen, mem: m, regions: regions, report: r,
+				inner: &ref.Machine{Mem: m, Peer: im.Device.Core}}
+			x.offsets = map[*isa.Inst]int{}
+			for i := range steps {
+				x.offsets[&steps[i].Word] = steps[i].Offset
+			}
+			ss = append(ss, &sched.Stream{Name: sg.Name + " " + strings.ToUpper(en.Key), Steps: steps, Err: err, Mem: m, Core: si, Exec: x})
+		}
+		if _, err := sched.RunTimeline(ss, nil, nil); err != nil {
+			r.Stopped = fmt.Sprintf("%s: %v", sg.Name, err)
+			break
+		}
+	}
+	return r, nil
+}
+
+// region is a placed variable: its name and bytes.
+type region struct {
+	name     string
+	lo, size uint64
+}
+
+func varRegions(sg *neff.Subgraph, place map[int]uint64) []region {
+	var out []region
+	for _, v := range sg.Variables() {
+		if a, ok := place[v.ID]; ok && v.Size > 0 && v.Type != "state-buffer" {
+			out = append(out, region{v.Name, a, uint64(v.Size)})
+		}
+	}
+	return out
+}
+
+// preflight is the executor of a pre-flight run: computed words on the
+// reference, the others' EVENTS only (as `neff run`), indirect words
+// evaluated first.
+type preflight struct {
+	sg, engine string
+	gen        isa.Gen
+	inner      *ref.Machine
+	mem        *mem.Memory
+	regs       [64]uint32 // the EVENTS-only words' registers
+	regions    []region
+	report     *OOBReport
+	offsets    map[*isa.Inst]int
+}
+
+func (x *preflight) Issue(in *isa.Inst) (control.Effect, error) {
+	if !device.Computed(in.Opcode()) {
+		ch, err := control.Events(control.State{Mem: x.mem, Regs: &x.regs}, in)
+		return control.Effect{Changes: ch}, err
+	}
+	if in.Opcode() != isa.OpDMAIndirect && in.Opcode() != isa.OpDMAGatherTranspose {
+		return x.inner.Issue(in)
+	}
+	w, err := x.evaluate(in)
+	if err != nil {
+		return x.inner.Issue(in) // the reference names the fault
+	}
+	run := in
+	if w.Invalid > 0 { // skip the bad lanes so the run reaches the words after
+		c := *in
+		if c.Opcode() == isa.OpDMAIndirect {
+			err = c.Set("flags.idx_bound_is_err", 0)
+		} else {
+			err = c.Set("src_idx_bound_reg.bc_disable_oob_error_notif", 1)
+		}
+		if err != nil {
+			return control.Effect{}, err
+		}
+		run = &c
+	}
+	eff, err := x.inner.Issue(run)
+	if errors.Is(err, control.ErrBlocked) {
+		return eff, err // not issued yet: evaluated again when it is
+	}
+	x.report.Words = append(x.report.Words, *w)
+	return eff, err
+}
+
+// evaluate reads the word's indices as they are now and holds each lane
+// against its bounds.
+func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
+	w := &IndirectWord{Subgraph: x.sg, Engine: x.engine, Offset: x.offsets[in], Mnemonic: in.Def().Mnemonic(), BadLanes: []BadLane{}, Mixed: []Group{}}
+	stride := isa.Map(x.gen).SBUFStride
+	read := func(path string, c, n int) ([]uint32, error) {
+		if c <= 0 {
+			return nil, fmt.Errorf("idx_num_active_channels 0")
+		}
+		base, err := control.Addr4(&x.inner.Regs, in, path)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]uint32, n)
+		var b [4]byte
+		for j := range out {
+			if err := x.mem.Read(control.IndexAddr(stride, base, c, j), b[:]); err != nil {
+				return nil, err
+			}
+			out[j] = binary.LittleEndian.Uint32(b[:])
+		}
+		return out, nil
+	}
+	limit := func(r isa.BoundCheckRegView) (bool, uint64, int) {
+		if r.BCEnabled() != 1 {
+			return false, 0, 0
+		}
+		return true, uint64(x.inner.Regs[r.BCReg()]), int(r.BCReg())
+	}
+	bad := make([]bool, 0)
+	mark := func(j int, leg string, v uint32, reason, bound string) {
+		if bad[j] {
+			return
+		}
+		bad[j] = true
+		w.Invalid++
+		if len(w.BadLanes) < MaxLanes {
+			w.BadLanes = append(w.BadLanes, BadLane{Lane: j, Leg: leg, Index: v, Reason: reason, Bound: bound})
+		}
+	}
+	// inVar checks a row of n bytes at a against the variable the leg's
+	// base lies in (SBUF legs: none)
+	inVar := func(base uint64, a int64, n int64) (string, bool) {
+		for _, r := range x.regions {
+			if base >= r.lo && base < r.lo+r.size {
+				if a < int64(r.lo) || a+n > int64(r.lo+r.size) {
+					return fmt.Sprintf("row at %#x..%#x is outside %s (%d bytes at %#x)", a, a+n, r.name, r.size, r.lo), false
+				}
+				return "", true
+			}
+		}
+		return "", true
+	}
+	group := 0
+	switch in.Opcode() {
+	case isa.OpDMAIndirect:
+		v, _ := in.Indirect1D()
+		mode := v.Flags().IndirectMode()
+		sn, dn := int(v.SrcNumElem()), int(v.DstNumElem())
+		lanes := dn
+		if mode == isa.IndirectModeDst {
+			lanes = sn
+		}
+		w.Lanes, group = lanes, max(lanes, 1)
+		bad = make([]bool, lanes)
+		w.Mode = "skip"
+		if v.Flags().IdxBoundIsErr() == 1 {
+			w.Mode = "error"
+		}
+		c := int(v.IdxNumActiveChannels())
+		sa, da := v.SrcStartAddr(), v.DstStartAddr()
+		type leg struct {
+			name, path string
+			n          int
+			step, size int64
+			base       isa.Addr8
+			bound      isa.BoundCheckRegView
+		}
+		var legs []leg
+		if mode != isa.IndirectModeDst {
+			legs = append(legs, leg{"src", "src_idx_start_addr", sn, v.SrcStepElem(), isa.ElemBytes(v.SrcElemSize()), sa, v.SrcIdxBoundReg()})
+		}
+		if mode != isa.IndirectModeSrc {
+			legs = append(legs, leg{"dst", "dst_idx_start_addr", dn, v.DstStepElem(), isa.ElemBytes(v.DstElemSize()), da, v.DstIdxBoundReg()})
+		}
+		for _, l := range legs {
+			idx, err := read(l.path, c, lanes)
+			if err != nil {
+				return nil, err
+			}
+			on, lim, reg := limit(l.bound)
+			base, imm := l.base.Imm()
+			for j, i := range idx {
+				switch {
+				case int64(i) >= int64(l.n):
+					mark(j, l.name, i, fmt.Sprintf("index %d >= %d elements (%s_num_elem)", i, l.n, l.name), "num_elem")
+				case on && uint64(i) > lim:
+					mark(j, l.name, i, fmt.Sprintf("index %d > limit r%d = %d", i, reg, lim), "bound_reg")
+				case imm && l.base.Form() == "imm":
+					if why, ok := inVar(base, int64(base)+int64(i)*l.step, l.size); !ok {
+						mark(j, l.name, i, why, "variable")
+					}
+				}
+			}
+		}
+	case isa.OpDMAGatherTranspose:
+		v, _ := in.GatherXpose()
+		n := int(v.SrcNumElem(1))
+		w.Lanes, group = n, GatherTile
+		bad = make([]bool, n)
+		on, lim, reg := limit(v.SrcIdxBoundReg())
+		w.Mode = "error"
+		if on && v.SrcIdxBoundReg().BCDisableOOBErrorNotif() == 1 {
+			w.Mode = "skip"
+		}
+		idx, err := read("src_idx_start_addr", int(v.IdxNumActiveChannels()), n)
+		if err != nil {
+			return nil, err
+		}
+		sa := v.SrcStartAddr()
+		base, imm := sa.Imm()
+		rows := int64(v.ElemSize()) / 2 * v.SrcStepElem(0) // L two-byte elements at step s0: the row's extent
+		for j, i := range idx {
+			switch {
+			case i >= 1<<31:
+				mark(j, "src", i, fmt.Sprintf("index %d is 2^31 or more: a row index is a signed 32-bit value", i), "num_elem")
+			case on && uint64(i) > lim:
+				mark(j, "src", i, fmt.Sprintf("index %d > limit r%d = %d", i, reg, lim), "bound_reg")
+			case imm && sa.Form() == "imm":
+				if why, ok := inVar(base, int64(base)+int64(i)*v.SrcStepElem(1), max(rows, 2)); !ok {
+					mark(j, "src", i, why, "variable")
+				}
+			}
+		}
+	}
+	for g := 0; g < len(bad); g += group {
+		gr := Group{First: g, Last: min(g+group, len(bad)) - 1}
+		for j := gr.First; j <= gr.Last; j++ {
+			if bad[j] {
+				gr.Invalid++
+			} else {
+				gr.Valid++
+			}
+		}
+		if gr.Valid > 0 && gr.Invalid > 0 {
+			w.Mixed = append(w.Mixed, gr)
+		}
+	}
+	first := -1
+	caught := true // every bad lane caught by a bound of the word (not only its variable)
+	for j := range bad {
+		if bad[j] && first < 0 {
+			first = j
+		}
+	}
+	for _, l := range w.BadLanes {
+		caught = caught && l.Bound != "variable"
+	}
+	switch {
+	case w.Invalid == 0:
+		w.OnError, w.OnSkip = "every lane moves", "every lane moves"
+	case !caught:
+		w.OnError = fmt.Sprintf("lanes past the variable are no bound's: the DMA reads or writes outside it (on the device NRT_EXEC_OOB); first lane %d", first)
+		w.OnSkip = w.OnError
+	default:
+		w.OnError = fmt.Sprintf("the word faults at lane %d and moves nothing (on the device the DMA aborts, NRT_EXEC_OOB)", first)
+		w.OnSkip = fmt.Sprintf("%d lanes skipped, %d move", w.Invalid, w.Lanes-w.Invalid)
+		if len(w.Mixed) > 0 {
+			w.OnSkip += fmt.Sprintf("; %d groups mix valid and invalid indices: users report that skip over such a group aborts the DMA on the device (an indirect transpose, NRT_EXEC_HW_ERR_DMA_ABORT)", len(w.Mixed))
+		}
+	}
+	return w, nil
+}

@@ -1,0 +1,195 @@
+// Package report builds the one-page HTML report of a NEFF (`ndma neff
+// report`): the engines' streams, the DMA schedule as an SVG timeline per
+// queue, queue utilization, the bytes-per-descriptor histogram, the
+// semaphore wait graph, the lint findings and the budget. The page is
+// self-contained — its data embedded as JSON, its style and script inline,
+// nothing fetched — so it works from a file:// URL.
+package report
+
+import (
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"html/template"
+	"io"
+	"sort"
+	"strings"
+
+	"ndma/device"
+	"ndma/inspect"
+	"ndma/isa"
+	"ndma/neff"
+)
+
+// Transfer is one DMA of the schedule.
+type Transfer struct {
+	Stream  string `json:"stream"` // "sg00 POOL"
+	Offset  int    `json:"offset"`
+	Word    string `json:"word"`
+	Queue   string `json:"queue"`
+	Note    string `json:"note"`
+	IssueNS int64  `json:"issue_ns"`
+	DueNS   int64  `json:"due_ns"`
+}
+
+// Schedule is one subgraph's DMA schedule on the engines.
+type Schedule struct {
+	Subgraph  string     `json:"subgraph"`
+	TimeNS    int64      `json:"time_ns"`
+	Transfers []Transfer `json:"transfers"`
+}
+
+// Wait is one word that waits on a semaphore, and the words that write it.
+type Wait struct {
+	Subgraph  string   `json:"subgraph"`
+	Waiter    string   `json:"waiter"` // the stream, "sg00 POOL"
+	Offset    int      `json:"offset"`
+	Word      string   `json:"word"`
+	Semaphore int      `json:"semaphore"`
+	Value     int      `json:"value"`
+	Writers   []string `json:"writers"` // "sg00 POOL 0x80 PSEUDO_DMA_DIRECT2D (completion)"
+}
+
+// Data is everything the page shows, as it embeds it (docs/json.md).
+type Data struct {
+	File     string           `json:"file"`
+	Target   string           `json:"target"`
+	Streams  []inspect.Stream `json:"streams"`
+	Schedule []Schedule       `json:"schedule"`
+	RunError string           `json:"run_error,omitempty"`
+	Waits    []Wait           `json:"waits"`
+	Lint     *inspect.Lint    `json:"lint"`
+	Budget   *inspect.Budget  `json:"budget"`
+}
+
+// Build gathers the report's data: the analysis and lint of every stream,
+// the budget, the wait graph read off the words, and the schedule of a run
+// on the engines (device.Load with `neff run`'s deterministic inputs; a run
+// that stops keeps the schedule up to there and says why).
+func Build(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string) (*Data, error) {
+	a, err := inspect.Analyze(gen, sgs, inspect.Options{})
+	if err != nil {
+		return nil, err
+	}
+	d := &Data{File: file, Target: gen.String(), Streams: a.Streams, Schedule: []Schedule{}, Waits: []Wait{}, Lint: inspect.LintOf(a)}
+	if d.Budget, err = inspect.BudgetFrom(a); err != nil {
+		return nil, err
+	}
+	d.Lint.Budget = nil // the page shows it once
+	queueOf := map[string]string{}
+	for _, w := range a.Words {
+		queueOf[fmt.Sprintf("%s %s %d", w.Subgraph, strings.ToUpper(w.Engine), w.Offset)] = w.Queue
+	}
+	im, err := device.Load(gen, f, sgs, nil)
+	if err != nil {
+		return nil, err
+	}
+	res, runErr := im.Run(device.NEFFOptions{Exec: device.Sim})
+	if runErr != nil {
+		d.RunError = runErr.Error()
+	}
+	if res != nil {
+		for _, r := range res.Subgraphs {
+			s := Schedule{Subgraph: r.Name, TimeNS: r.Stats.TimeNS, Transfers: []Transfer{}}
+			for _, mv := range r.Stats.Schedule {
+				q := queueOf[fmt.Sprintf("%s %d", mv.Stream, mv.Offset)]
+				s.Transfers = append(s.Transfers, Transfer{mv.Stream, mv.Offset, mv.Word, q, mv.Note, mv.IssueNS, mv.DueNS})
+			}
+			d.Schedule = append(d.Schedule, s)
+		}
+	}
+	d.Waits = waitGraph(gen, sgs, a)
+	return d, nil
+}
+
+// waitGraph is every word that waits on a semaphore through its EVENTS
+// (field-tables §2.1) with the words that write that semaphore in its
+// subgraph: an EVENTS update, or a DMA's completion.
+func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
+	out := []Wait{}
+	for si := range sgs {
+		sg := &sgs[si]
+		writers := map[int][]string{}
+		type waiter struct {
+			stream string
+			off    int
+			word   string
+			sem    int
+			value  int
+		}
+		var waits []waiter
+		for _, en := range sg.Engines {
+			name := sg.Name + " " + strings.ToUpper(en.Key)
+			d := isa.NewDecoder(gen, en.Code)
+			for d.Next() {
+				in := d.Inst()
+				ev, ok := in.Events()
+				if !ok {
+					continue
+				}
+				word := in.Def().Mnemonic()
+				if ev.WaitMode() != isa.WaitModeNone {
+					waits = append(waits, waiter{name, d.Offset(), word, int(ev.WaitIdx()), int(ev.SemaphoreValue())})
+				}
+				if ev.UpdateMode() != isa.UpdateModeNone {
+					u := int(ev.UpdateIdx())
+					writers[u] = appendOnce(writers[u], fmt.Sprintf("%s %#x %s", name, d.Offset(), word))
+				}
+			}
+		}
+		for _, w := range a.Words {
+			if w.Subgraph == sg.Name {
+				writers[w.Semaphore] = appendOnce(writers[w.Semaphore], fmt.Sprintf("%s %s %#x %s (completion)", w.Subgraph, strings.ToUpper(w.Engine), w.Offset, w.Mnemonic))
+			}
+		}
+		for _, w := range waits {
+			ws := writers[w.sem]
+			if ws == nil {
+				ws = []string{}
+			}
+			out = append(out, Wait{sg.Name, w.stream, w.off, w.word, w.sem, w.value, ws})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Subgraph < out[j].Subgraph })
+	return out
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
+}
+
+//go:embed page.html
+var pageHTML string
+
+var page = template.Must(template.New("page").Funcs(template.FuncMap{
+	"us":   func(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1000) },
+	"pct":  func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
+	"join": strings.Join,
+	"hex":  func(n int) string { return fmt.Sprintf("%#x", n) },
+	"opcodes": func(m map[string]int) string {
+		var parts []string
+		for k, v := range m {
+			parts = append(parts, fmt.Sprintf("%s %d", k, v))
+		}
+		sort.Strings(parts)
+		return strings.Join(parts, ", ")
+	},
+}).Parse(pageHTML))
+
+// Write writes the page.
+func Write(w io.Writer, d *Data) error {
+	js, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	// json.Marshal writes <, > and & as \u003c…: nothing in it ends the script element
+	return page.Execute(w, struct {
+		*Data
+		JSON template.JS
+	}{d, template.JS(js)})
+}

@@ -1,0 +1,279 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ndma/internal/array"
+	"ndma/internal/neffgen"
+	"ndma/internal/samples"
+)
+
+// writeNEFF builds p into dir/name.
+func writeNEFF(t *testing.T, dir, name string, p *neffgen.Program) string {
+	t.Helper()
+	raw, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, name)
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// ndmaOut runs ndma, wants exit code, and returns stdout.
+func ndmaOut(t *testing.T, code int, args ...string) string {
+	t.Helper()
+	var so, se bytes.Buffer
+	if got := Main(args, nil, &so, &se); got != code {
+		t.Fatalf("%v: exit %d, want %d: %s%s", args, got, code, so.String(), se.String())
+	}
+	return so.String()
+}
+
+// `neff lint` names the 16,384-run weight copy of neff.md §4.7 as small
+// descriptors (§4.8: the profiler flags "small DMA transfers" below 4 KiB
+// contiguous payload), with a fix; its --json parses; `neff info` carries
+// the budget.
+func TestNEFFLintWeights(t *testing.T) {
+	path := writeNEFF(t, t.TempDir(), "w.neff", neffgen.Weights("cayman", false))
+	out := ndmaOut(t, 0, "neff", "lint", path)
+	for _, want := range []string{
+		"finding small-descriptors: 1 words: data descriptors under 512 bytes (descriptor-bound); first: sg00 pool 0x0 qPoolIn block 0 word 0 (16384 of 16384 descriptors); fix: merge runs",
+		"sg00 pool qPoolIn                 1   16528      65536  16384      0      0      0",
+		"budget: ",
+		"  sg00 queue qPoolIn (pool, in, 16 queues): load-time descriptors 16528, ring bytes ",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	var l struct {
+		Findings []struct {
+			Kind  string   `json:"kind"`
+			Count int      `json:"count"`
+			First []string `json:"first"`
+		} `json:"findings"`
+		Budget struct {
+			Queues []struct {
+				Queue       string `json:"queue"`
+				Descriptors int    `json:"descriptors"`
+			} `json:"queues"`
+		} `json:"budget"`
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 0, "neff", "lint", "--json", path)), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l.Findings) == 0 || l.Findings[0].Kind != "small-descriptors" || len(l.Budget.Queues) != 2 {
+		t.Fatalf("lint --json: %+v", l)
+	}
+	if info := ndmaOut(t, 0, "neff", "info", path); !strings.Contains(info, "  sg00 queue qPoolIn (pool, in, 16 queues): load-time descriptors 16528") {
+		t.Errorf("info has no budget:\n%s", info)
+	}
+	// a filter keeps one engine's streams; a filter matching none is an error
+	if out := ndmaOut(t, 0, "neff", "lint", "--engine", "POOL", "--subgraph", "sg00", path); !strings.Contains(out, "finding small-descriptors: 1 words") {
+		t.Errorf("--engine POOL lost the pool copy:\n%s", out)
+	}
+	ndmaOut(t, 1, "neff", "lint", "--engine", "act", path)
+	ndmaOut(t, 1, "neff", "lint", "--subgraph", "sg09", path)
+}
+
+// `neff diff`: exit 0 for the same DMA, 1 for a changed to_off (named by
+// key), --json parses; two files are required.
+func TestNEFFDiffExit(t *testing.T) {
+	dir := t.TempDir()
+	a := writeNEFF(t, dir, "a.neff", neffgen.Weights("cayman", false))
+	twin := writeNEFF(t, dir, "twin.neff", neffgen.Weights("cayman", false))
+	p := neffgen.Weights("cayman", false)
+	p.Subgraphs[0].Engines[0].DMA[2].Desc[0].ToOff += 64
+	b := writeNEFF(t, dir, "b.neff", p)
+	if out := ndmaOut(t, 0, "neff", "diff", a, twin); !strings.Contains(out, "the DMA is the same\n") {
+		t.Errorf("same: %s", out)
+	}
+	if out := ndmaOut(t, 1, "neff", "diff", a, b); !strings.Contains(out, "block sg00 pool qPoolData block 1 walk changed: desc[0] to_off 16384 → 16448\n") {
+		t.Errorf("changed: %s", out)
+	}
+	var r struct {
+		Same   bool `json:"same"`
+		Blocks []struct {
+			Details []string `json:"details"`
+		} `json:"blocks"`
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 1, "neff", "diff", "--json", a, b)), &r); err != nil || r.Same || len(r.Blocks) != 1 {
+		t.Fatalf("diff --json: %+v %v", r, err)
+	}
+	ndmaOut(t, 2, "neff", "diff", a)
+}
+
+// `neff check --in idx=…`: the mixed index tensor of field-tables §11.5's
+// gather (an index ≥ src_num_elem = 16 is out of bounds) is caught, lane by
+// lane, with error vs skip and the mixed group; exit 1; valid indices pass.
+func TestNEFFCheckPreflight(t *testing.T) {
+	dir := t.TempDir()
+	path := writeNEFF(t, dir, "g.neff", neffgen.Gather(8, false))
+	write := func(name string, v ...uint32) string {
+		var b bytes.Buffer
+		data := make([]byte, 4*len(v))
+		for i, x := range v {
+			data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+		}
+		if err := array.Write(&b, &array.Array{Descr: "<u4", Shape: []int{len(v)}, Data: data}); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	mixed := write("mixed.npy", 0, 1, 2, 99, 15, 0xffffffff, 13, 12)
+	out := ndmaOut(t, 1, "neff", "check", "--in", "idx="+mixed, path)
+	for _, want := range []string{
+		"preflight sg00 pool 0x40 DMA_INDIRECT: 2 of 8 lanes out of bounds (mode error)\n",
+		"  lane 3 src index 99: index 99 >= 16 elements (src_num_elem)\n",
+		"  lane 5 src index 4294967295: index 4294967295 >= 16 elements (src_num_elem)\n",
+		"  with errors on (error): the word faults at lane 3 and moves nothing",
+		"  with errors off (skip): 2 lanes skipped, 6 move; 1 groups mix valid and invalid indices",
+		"  mixed group: lanes 0..7 hold 6 valid and 2 invalid indices\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in:\n%s", want, out)
+		}
+	}
+	var j struct {
+		Problems  []any `json:"problems"`
+		Preflight struct {
+			Words []struct {
+				Invalid int `json:"invalid"`
+			} `json:"words"`
+		} `json:"preflight"`
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 1, "neff", "check", "--json", "--in", "idx="+mixed, path)), &j); err != nil || len(j.Preflight.Words) != 1 || j.Preflight.Words[0].Invalid != 2 {
+		t.Fatalf("check --json: %+v %v", j, err)
+	}
+	ok := write("ok.npy", 0, 1, 2, 3, 15, 14, 13, 12)
+	if out := ndmaOut(t, 0, "neff", "check", "--in", "idx="+ok, path); !strings.Contains(out, "preflight: 1 indirect words, 0 with out-of-bounds lanes (inputs: idx)\n") {
+		t.Errorf("valid indices:\n%s", out)
+	}
+	ndmaOut(t, 2, "neff", "check", "--in", "nosuch="+ok, path)
+	ndmaOut(t, 2, "neff", "check", "--in", "idx", path)
+}
+
+// docKeys reads docs/json.md's table of top-level keys for each
+// "### `neff CMD --json`" section.
+func docKeys(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	b, err := os.ReadFile("../../docs/json.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]map[string]bool{}
+	cur := ""
+	for _, line := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(line, "### `neff ") {
+			cur = strings.Fields(strings.Trim(strings.TrimPrefix(line, "### "), "`"))[1]
+			out[cur] = map[string]bool{}
+			continue
+		}
+		if cur == "" || !strings.HasPrefix(line, "| `") {
+			continue
+		}
+		first := strings.Split(line, "|")[1]
+		for _, k := range strings.Split(first, ",") {
+			out[cur][strings.Trim(strings.TrimSpace(k), "`")] = true
+		}
+	}
+	return out
+}
+
+// TestNEFFJSONDocumented: every `neff` subcommand's --json parses, on both
+// samples and the synthetic shapes, and its top-level keys are the ones
+// docs/json.md lists (error and preflight appear only when they apply).
+func TestNEFFJSONDocumented(t *testing.T) {
+	docs := docKeys(t)
+	optional := map[string]bool{"error": true, "preflight": true, "run_error": true}
+	dir := t.TempDir()
+	files := []string{samplePath(t), samples.Path(t, "matmul_large.neff")}
+	for _, s := range neffgen.Shapes("cayman") {
+		files = append(files, writeNEFF(t, dir, s.Name+".neff", s.Program))
+	}
+	keysOf := func(cmd, file string, doc []byte) map[string]bool {
+		var v any
+		if err := json.Unmarshal(doc, &v); err != nil {
+			t.Fatalf("neff %s --json %s: %v", cmd, file, err)
+		}
+		if a, ok := v.([]any); ok {
+			if len(a) == 0 {
+				t.Fatalf("neff %s --json %s: an empty array", cmd, file)
+			}
+			v = a[0]
+		}
+		m, ok := v.(map[string]any)
+		if !ok {
+			t.Fatalf("neff %s --json %s: not an object", cmd, file)
+		}
+		out := map[string]bool{}
+		for k := range m {
+			out[k] = true
+		}
+		return out
+	}
+	for i, file := range files {
+		cmds := [][]string{{"info"}, {"disasm"}, {"lower", "--stats"}, {"check"}, {"lint"}, {"diff", file}}
+		if i != 1 { // the large sample's full listing is hundreds of MB, its run seconds: --stats only
+			cmds = append(cmds, []string{"lower"}, []string{"report"})
+		}
+		for _, c := range cmds {
+			args := append([]string{"neff", c[0], "--json"}, c[1:]...)
+			args = append(args, file)
+			var so, se bytes.Buffer
+			if code := Main(args, nil, &so, &se); code != 0 {
+				t.Fatalf("%v: exit %d: %s", args, code, se.String())
+			}
+			got := keysOf(c[0], file, so.Bytes())
+			want := docs[c[0]]
+			for k := range got {
+				if !want[k] {
+					t.Errorf("neff %s --json: key %q is not in docs/json.md", c[0], k)
+				}
+			}
+			for k := range want {
+				if !got[k] && !optional[k] {
+					t.Errorf("neff %s --json %s: documented key %q missing", c[0], file, k)
+				}
+			}
+		}
+	}
+}
+
+// `neff report -o`: the page is written as outputs are (reserved first, an
+// existing directory never replaced), holds the NEFF's queues, and -o is
+// required.
+func TestNEFFReportOutput(t *testing.T) {
+	dir := t.TempDir()
+	path := writeNEFF(t, dir, "w.neff", neffgen.Weights("cayman", false))
+	out := filepath.Join(dir, "r.html")
+	if msg := ndmaOut(t, 0, "neff", "report", path, "-o", out); !strings.HasPrefix(msg, "wrote "+out+": 1 streams, 4 transfers") {
+		t.Errorf("report: %s", msg)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"qPoolIn", "qPoolData"} {
+		if !bytes.Contains(b, []byte(q)) {
+			t.Errorf("the page does not name %s", q)
+		}
+	}
+	if err := os.Mkdir(filepath.Join(dir, "d"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ndmaOut(t, 1, "neff", "report", path, "-o", filepath.Join(dir, "d"))
+	ndmaOut(t, 2, "neff", "report", path)
+}

@@ -1,0 +1,276 @@
+package cli
+
+import (
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"ndma/dge"
+	"ndma/inspect"
+	"ndma/isa"
+	"ndma/neff"
+	"ndma/sdma"
+	"ndma/sim"
+)
+
+// The --json forms of `neff info`, `neff disasm` and `neff lower`
+// (docs/json.md): field names are the spec's (neff.md §2.2 header fields,
+// def.json keys), numbers stay numbers.
+
+type neffInfoJSON struct {
+	Header    headerJSON      `json:"header"`
+	Payload   payloadJSON     `json:"payload"`
+	Target    *targetJSON     `json:"target"`
+	Subgraphs []subgraphJSON  `json:"subgraphs"`
+	Error     string          `json:"error,omitempty"` // the graph does not read: the container still lists
+	Tensors   []tensorJSON    `json:"tensors"`
+	Members   []memberJSON    `json:"members"`
+	Budget    *inspect.Budget `json:"budget,omitempty"`
+	Warnings  []string        `json:"warnings"`
+}
+
+type headerJSON struct {
+	Name              string   `json:"name"`
+	UUID              string   `json:"uuid"`
+	PkgVersion        uint64   `json:"pkg_version"`
+	HeaderSize        uint64   `json:"header_size"`
+	DataSize          uint64   `json:"data_size"`
+	NeffVersion       string   `json:"neff_version"`
+	Build             string   `json:"build"`
+	NumTPB            uint32   `json:"num_tpb"`
+	RequestedTPBCount uint32   `json:"requested_tpb_count"`
+	TPBPerNode0       byte     `json:"tpb_per_node0"`
+	VNCSize           uint32   `json:"vnc_size"`
+	FeatureBits       uint64   `json:"feature_bits"`
+	Features          []string `json:"features"`
+	Hash              string   `json:"hash"`
+}
+
+type payloadJSON struct {
+	Gzip     bool   `json:"gzip"`
+	Padding  int    `json:"padding"`
+	HashKind string `json:"hash_kind"`
+}
+
+type targetJSON struct {
+	Name       string `json:"name"`
+	Generation string `json:"generation"`
+}
+
+type subgraphJSON struct {
+	Name      string       `json:"name"`
+	Dir       string       `json:"dir"`
+	Engines   []engineJSON `json:"engines"`
+	Variables []varJSON    `json:"variables"`
+	Queues    []queueJSON2 `json:"queues"`
+	Blocks    []blockJSON  `json:"blocks"` // def.json's own dma list
+}
+
+type engineJSON struct {
+	Key      string         `json:"key"`
+	Manifest string         `json:"manifest"`
+	Instr    string         `json:"instr"`
+	Words    int            `json:"words"`
+	Opcodes  map[string]int `json:"opcodes"`
+	Blocks   []blockJSON    `json:"blocks"`
+}
+
+type blockJSON struct {
+	Where     string      `json:"where"`
+	Queue     string      `json:"queue"`
+	ID        int         `json:"id"`
+	Semaphore *int        `json:"semaphore"`
+	Comment   string      `json:"#comment,omitempty"`
+	Desc      []neff.Desc `json:"desc"`
+}
+
+type varJSON struct {
+	VarID      int    `json:"var_id"`
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	Size       int64  `json:"size"`
+	FileName   string `json:"file_name,omitempty"`
+	Alignment  int64  `json:"alignment,omitempty"`
+	List       []int  `json:"list,omitempty"`
+	BackingOff int64  `json:"backing_variable_off,omitempty"`
+	Placed     string `json:"placed,omitempty"` // the address ndma places it at (hex)
+}
+
+type queueJSON2 struct {
+	Name         string `json:"name"`
+	Owner        string `json:"owner"`
+	Type         string `json:"type"`
+	NumQueues    int    `json:"num_queues"`
+	SemaphoreSet []int  `json:"semaphore_set"`
+	Semaphore    *int   `json:"semaphore"`
+}
+
+type tensorJSON struct {
+	Name  string `json:"name"`
+	Dtype string `json:"dtype"`
+	Shape []int  `json:"shape"`
+}
+
+type memberJSON struct {
+	Name  string `json:"name"`
+	Bytes int    `json:"bytes"`
+	Words int    `json:"words,omitempty"` // a .bin engine stream: 64-byte words
+}
+
+func blocksJSON(bs []neff.Block) []blockJSON {
+	out := []blockJSON{}
+	for _, b := range bs {
+		desc := b.Desc
+		if desc == nil {
+			desc = []neff.Desc{}
+		}
+		out = append(out, blockJSON{b.Where, b.Queue, b.ID, b.Semaphore, b.Comment, desc})
+	}
+	return out
+}
+
+// infoJSON is `neff info --json`.
+func infoJSON(f *neff.File, gen, bgen isa.Gen) (*neffInfoJSON, error) {
+	h := f.Header
+	out := &neffInfoJSON{
+		Header: headerJSON{Name: h.Name, UUID: h.UUIDString(), PkgVersion: h.PkgVersion, HeaderSize: h.HeaderSize, DataSize: h.DataSize,
+			NeffVersion: fmt.Sprintf("%d.%d", h.MajorVersion, h.MinorVersion), Build: h.Build, NumTPB: h.NumTPB, RequestedTPBCount: h.RequestedTPBCount,
+			TPBPerNode0: h.TPBPerNode[0], VNCSize: h.VNCSize, FeatureBits: h.FeatureBits, Features: neff.Features(h.FeatureBits), Hash: hex.EncodeToString(h.Hash[:])},
+		Payload:   payloadJSON{Gzip: f.Gzip, Padding: f.Padding, HashKind: f.HashKind},
+		Subgraphs: []subgraphJSON{}, Tensors: []tensorJSON{}, Members: []memberJSON{}, Warnings: append([]string{}, f.Warnings...),
+	}
+	if out.Header.Features == nil {
+		out.Header.Features = []string{}
+	}
+	if name, g := f.Target(); name != "" {
+		out.Target = &targetJSON{name, g.String()}
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		out.Error = err.Error()
+	} else {
+		for _, sg := range sgs {
+			place, err := sg.Place()
+			if err != nil {
+				return nil, err
+			}
+			s := subgraphJSON{Name: sg.Name, Dir: sg.Dir, Engines: []engineJSON{}, Variables: []varJSON{}, Queues: []queueJSON2{}, Blocks: blocksJSON(sg.Blocks)}
+			for _, v := range sg.Variables() {
+				vj := varJSON{VarID: v.ID, Name: v.Name, Type: v.Type, Size: v.Size, FileName: v.FileName, Alignment: v.Alignment, List: v.List, BackingOff: v.BackingOff}
+				if a, ok := place[v.ID]; ok {
+					vj.Placed = fmt.Sprintf("%#x", a)
+				}
+				s.Variables = append(s.Variables, vj)
+			}
+			for _, q := range sg.Queues() {
+				set := q.Semaphores
+				if set == nil {
+					set = []int{}
+				}
+				s.Queues = append(s.Queues, queueJSON2{q.Name, q.Owner, q.Type, max(q.NumQueues, 1), set, q.Semaphore})
+			}
+			for _, en := range sg.Engines {
+				ej := engineJSON{Key: en.Key, Manifest: en.Manifest, Instr: en.Instr, Opcodes: map[string]int{}, Blocks: blocksJSON(en.Blocks)}
+				d := isa.NewDecoder(gen, en.Code)
+				for d.Next() {
+					ej.Opcodes[d.Inst().Def().Mnemonic()]++
+					ej.Words++
+				}
+				s.Engines = append(s.Engines, ej)
+			}
+			out.Subgraphs = append(out.Subgraphs, s)
+		}
+		tensors := f.Tensors()
+		var names []string
+		for n := range tensors {
+			names = append(names, n)
+		}
+		sort.Strings(names)
+		for _, n := range names {
+			out.Tensors = append(out.Tensors, tensorJSON{n, tensors[n].Dtype, tensors[n].Shape})
+		}
+		if b, err := inspect.BudgetOf(bgen, sgs); err == nil {
+			out.Budget = b
+		} else {
+			out.Warnings = append(out.Warnings, "budget: "+err.Error())
+		}
+	}
+	for _, m := range f.Members {
+		mj := memberJSON{Name: m.Name, Bytes: len(m.Data)}
+		if strings.HasSuffix(m.Name, ".bin") && len(m.Data) > 0 && len(m.Data)%isa.WordSize == 0 && !strings.Contains(m.Name, "table") {
+			mj.Words = len(m.Data) / isa.WordSize
+		}
+		out.Members = append(out.Members, mj)
+	}
+	return out, nil
+}
+
+// streamJSON is one engine stream of `neff disasm --json`: its words in
+// the word JSON of docs/json.md.
+type streamJSON struct {
+	Subgraph string          `json:"subgraph"`
+	Engine   string          `json:"engine"`
+	Instr    string          `json:"instr"`
+	Gen      string          `json:"gen"`
+	Words    json.RawMessage `json:"words"`
+}
+
+// lowerStreamJSON is one engine stream of `neff lower --json`.
+type lowerStreamJSON struct {
+	Subgraph string        `json:"subgraph"`
+	Engine   string        `json:"engine"`
+	Instr    string        `json:"instr"`
+	Words    []loweredWord `json:"words"`
+	Stats    lowerStats    `json:"stats"`
+}
+
+// lowerStats are `neff lower --stats` as data.
+type lowerStats struct {
+	Words       int    `json:"words"`
+	Lowered     int    `json:"lowered"`
+	Descriptors int    `json:"descriptors"`
+	BytesM2S    uint64 `json:"bytes_m2s"`
+	BytesS2M    uint64 `json:"bytes_s2m"`
+	EstimatedNS int64  `json:"estimated_ns"`
+}
+
+// lowerJSON is `neff lower --json`: per stream the lowered words (the
+// DGE's only, or all with all) with their trace and descriptors, and the
+// counts; with stats the counts alone.
+func lowerJSON(e *env, gen isa.Gen, streams []neffStream, stats, all bool) error {
+	out := []lowerStreamJSON{}
+	for _, st := range streams {
+		words, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, nil)
+		if err != nil {
+			return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+		}
+		j := lowerStreamJSON{Subgraph: st.sg.Name, Engine: st.en.Key, Instr: st.en.Instr, Words: []loweredWord{}}
+		for i := range words {
+			w := &words[i]
+			j.Stats.Words++
+			if w.lowered != nil {
+				j.Stats.Lowered++
+				j.Stats.EstimatedNS += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
+				for _, q := range w.lowered.Queues {
+					j.Stats.Descriptors += len(q.M2S) + len(q.S2M)
+					for k := range q.M2S {
+						j.Stats.BytesM2S += uint64(q.M2S[k].Length())
+					}
+					for k := range q.S2M {
+						if !q.S2M[k].IntEn() {
+							j.Stats.BytesS2M += uint64(q.S2M[k].Length())
+						}
+					}
+				}
+			}
+			if !stats && (w.Skipped == "" || all) {
+				w.detail()
+				j.Words = append(j.Words, *w)
+			}
+		}
+		out = append(out, j)
+	}
+	return writeJSON(e.stdout, out)
+}

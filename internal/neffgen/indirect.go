@@ -1,0 +1,41 @@
+package neffgen
+
+import "fmt"
+
+// GatherRows and GatherRowBytes are Gather's table: 16 rows of 64 bytes.
+const (
+	GatherRows     = 16
+	GatherRowBytes = 64
+)
+
+// Gather is a style-B NEFF with an indirect gather on Pool: the input table
+// (GatherRows rows of GatherRowBytes bytes, var 1, at hbm:0x0 as ndma
+// places it) and the index tensor idx (n UINT32, var 2, at hbm:0x400); a
+// 0xd4 copies idx into SBUF partitions 0…n−1 at offset 0x100 (index j at
+// partition j, field-tables §11.5 with 128 active channels); a DMA_INDIRECT
+// (indirect_mode SRC, src_num_elem = GatherRows: an index ≥ 16 is out of
+// bounds) waits for it (≥ 16 on $S[24]) and gathers row idx[j] into
+// sbuf:0:0x1000 + 64·j; a last 0xd4 copies the n rows to the output out.
+// With skip the gather's idx_bound_is_err is 0 (an out-of-bounds lane is
+// skipped), else 1 (an error).
+func Gather(n int, skip bool) *Program {
+	isErr := 1
+	if skip {
+		isErr = 0
+	}
+	pool := fmt.Sprintf(`pseudo_dma_direct2d semaphore=24, sem_increment=16, src_start_addr=var(2), src_step_elem=[4, 1], src_num_elem=[%[1]d, 1], src_elem_size=4, dst_start_addr=var(0)+0x100, dst_step_elem=[0x40000, 1], dst_num_elem=[%[1]d, 1], dst_elem_size=4, in_dtype=UINT32, out_dtype=UINT32
+dma_indirect wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=24, semaphore_value=16, semaphore=25, sem_increment=16, idx_num_active_channels=128, indirect_mode=SRC, idx_bound_is_err=%[2]d, src_start_addr=hbm:0x0, src_step_elem=%[3]d, src_num_elem=%[4]d, src_elem_size=%[3]d, dst_start_addr=sbuf:0:0x1000, dst_step_elem=%[3]d, dst_num_elem=%[1]d, dst_elem_size=%[3]d, src_idx_start_addr=sbuf:0:0x100, in_dtype=UINT8, out_dtype=UINT8
+pseudo_dma_direct2d wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=25, semaphore_value=16, semaphore=26, sem_increment=16, src_start_addr=var(0)+0x1000, src_step_elem=[%[5]d, 1], src_num_elem=[1, 1], src_elem_size=%[5]d, dst_start_addr=var(3), dst_step_elem=[%[5]d, 1], dst_num_elem=[1, 1], dst_elem_size=%[5]d, in_dtype=UINT8, out_dtype=UINT8
+`, n, isErr, GatherRowBytes, GatherRows, n*GatherRowBytes)
+	return &Program{Target: "cayman", Subgraphs: []Graph{{
+		Name: "sg00",
+		Vars: []Var{
+			{Name: "SB", Type: "state-buffer"},
+			{Name: "table", Type: "input", Size: GatherRows * GatherRowBytes},
+			{Name: "idx", Type: "input", Size: int64(4 * n)},
+			{Name: "out", Type: "output", Size: int64(n * GatherRowBytes)},
+		},
+		Queues:  map[string]Queue{"qPoolDynamic": {Owner: "pool", Type: "dynamic", Set: SetOf(24)}},
+		Engines: []Engine{{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: pool}},
+	}}}
+}
