@@ -96,10 +96,11 @@ type Moved struct {
 	Word           string
 	IssueNS, DueNS int64 // issue and completion (equal without a clock)
 	Note           string
-	// Timed by the packet-level model (Options.Timing): the block, its
-	// bytes with the semaphore writes, its first packet's start (DueNS is
-	// its last packet's write done), and its packets when the model keeps
-	// them.
+	// Queue is the NEFF queue, Bytes what the DMA wrote, StartNS when it
+	// started (its issue). Timed by the packet-level model
+	// (Options.Timing): the block, its bytes with the semaphore writes,
+	// its first packet's start (DueNS is its last packet's write done),
+	// and its packets when the model keeps them.
 	Timed   bool
 	Queue   string
 	Block   int
@@ -379,9 +380,10 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 				r.land(eff.Changes, w)
 			}
 			if step.Note != "" {
-				mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note}
+				mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
+					Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now}
 				if timed != nil {
-					mv.Timed, mv.Queue, mv.Block, mv.Bytes, mv.StartNS, mv.Packets = true, step.Transfer.Queue, step.Transfer.Block, timed.Bytes, timed.StartNS, timed.Packets
+					mv.Timed, mv.Block, mv.Bytes, mv.StartNS, mv.Packets = true, step.Transfer.Block, timed.Bytes, timed.StartNS, timed.Packets
 				}
 				st.Schedule = append(st.Schedule, mv)
 			}

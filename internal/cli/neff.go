@@ -491,8 +491,12 @@ func runNEFFRun(e *env, args []string) error {
 	trace := cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
 	timeline := cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
 	sub := cl.fs.String("subgraph", "", "run only this subgraph (sg00, …)")
+	nt := addNEFFTimingFlags(cl)
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
+		return err
+	}
+	if e, err = nt.begin(e); err != nil {
 		return err
 	}
 	exec, err := device.ParseExec(*execMode)
@@ -619,6 +623,7 @@ func runNEFFRun(e *env, args []string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	o := device.NEFFOptions{Exec: exec}
+	nt.apply(&o)
 	if *trace {
 		o.Trace = func(l string) { fmt.Fprintln(e.stdout, l) }
 	}
@@ -640,7 +645,9 @@ func runNEFFRun(e *env, args []string) error {
 	}
 	if res != nil {
 		printNEFFSchedule(e, res)
+		printNEFFTiming(e, nt, res)
 	}
+	nt.printJSON(*execMode, res, runErr)
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", path, runErr)
 	}
