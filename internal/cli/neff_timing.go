@@ -101,7 +101,11 @@ func (nt *neffTiming) assumption() string {
 		parts = append(parts, fmt.Sprintf("%s %.3f µs", isa.Lookup(op).Mnemonic(), float64(ns)/1000))
 	}
 	sort.Strings(parts)
-	parts = append(parts, "every other word ndma does not compute 0 (assumed: --engine-time gives it)")
+	other := "every other word"
+	if len(parts) == 0 {
+		other = "every word"
+	}
+	parts = append(parts, other+" ndma does not compute 0 (assumed: --engine-time gives it)")
 	return "engine times: " + strings.Join(parts, ", ")
 }
 
@@ -115,18 +119,18 @@ func printNEFFTiming(e *env, nt *neffTiming, res *device.NEFFResult) {
 	for _, r := range res.Subgraphs {
 		for _, q := range queueWindows(r.Stats.Schedule) {
 			fmt.Fprintf(e.stdout, "  %s queue %s: %d transfers, window %.3f–%.3f µs (%.3f µs), median transfer %.3f µs\n",
-				r.Name, q.name, q.n, float64(q.start)/1000, float64(q.end)/1000, float64(q.end-q.start)/1000, float64(q.median)/1000)
+				r.Name, q.name, q.n, float64(q.start)/1000, float64(q.end)/1000, float64(q.end-q.start)/1000, q.median/1000)
 		}
 	}
 }
 
 // queueWindow is one queue's timed transfers in a schedule.
 type queueWindow struct {
-	name            string
-	n               int
-	start, end      int64
-	median          int64
-	durs, positions []int64
+	name       string
+	n          int
+	start, end int64
+	median     float64
+	durs       []int64
 }
 
 // queueWindows are the queues of a schedule's timed transfers, in the
@@ -152,9 +156,9 @@ func queueWindows(s []sched.Moved) []queueWindow {
 	for i := range out {
 		d := slices.Clone(out[i].durs)
 		slices.Sort(d)
-		out[i].median = d[len(d)/2]
+		out[i].median = float64(d[len(d)/2])
 		if len(d)%2 == 0 {
-			out[i].median = (d[len(d)/2-1] + d[len(d)/2]) / 2
+			out[i].median = float64(d[len(d)/2-1]+d[len(d)/2]) / 2
 		}
 	}
 	return out
