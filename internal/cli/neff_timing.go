@@ -115,7 +115,21 @@ func printNEFFTiming(e *env, nt *neffTiming, res *device.NEFFResult) {
 	if !res.Clocked || res.Timing == nil {
 		return
 	}
-	fmt.Fprintf(e.stdout, "DMA time: packet-level model (%s constants, %s); %s\n", res.Timing.Gen, res.Timing.Source, nt.assumption())
+	var timed, other int
+	for _, r := range res.Subgraphs {
+		for _, mv := range r.Stats.Schedule {
+			if mv.Timed {
+				timed++
+			} else {
+				other++
+			}
+		}
+	}
+	how := fmt.Sprintf("%d fired blocks by the packet-level model (%s constants, %s)", timed, res.Timing.Gen, res.Timing.Source)
+	if other > 0 {
+		how += fmt.Sprintf(", %d inline DGE words by the first-order model (docs/sim.md)", other)
+	}
+	fmt.Fprintf(e.stdout, "DMA time: %s; %s\n", how, nt.assumption())
 	for _, r := range res.Subgraphs {
 		for _, q := range queueWindows(r.Stats.Schedule) {
 			fmt.Fprintf(e.stdout, "  %s queue %s: %d transfers, window %.3f–%.3f µs (%.3f µs), median transfer %.3f µs\n",
