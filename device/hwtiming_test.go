@@ -90,6 +90,10 @@ func runHW(t *testing.T, p *neffgen.Program, times map[isa.Opcode]int64) sched.S
 	if err != nil {
 		t.Fatal(err)
 	}
+	// a clean NEFF as the compiler writes it: no problem check, lower or run would report
+	if problems, _, err := device.Check(isa.Cayman, f, sgs); err != nil || len(problems) > 0 {
+		t.Fatalf("check: %v %v", err, problems)
+	}
 	im, err := device.Load(isa.Cayman, f, sgs, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -265,7 +265,7 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 	// (stream, DMA engine) → when that queue drains: each stream has its own
 	// queue on every DMA engine (INFERRED), so its DMAs there run in order
 	busy := map[[2]int]int64{}
-	seq := 0
+	seq, inFlight := 0, 0 // inFlight: the DMAs among pending (not compute words)
 	for {
 		progressed, active := false, 0
 		for i, s := range streams {
@@ -368,12 +368,7 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 				pending = append(pending, c)
 				if !compute {
 					st.Busy[i] += cost
-					inFlight := 0
-					for _, p := range pending {
-						if !p.compute {
-							inFlight++
-						}
-					}
+					inFlight++
 					st.PeakInFlight = max(st.PeakInFlight, inFlight)
 				}
 			} else {
@@ -438,6 +433,9 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 			}
 			c := pending[first]
 			pending = append(pending[:first], pending[first+1:]...)
+			if !c.compute {
+				inFlight--
+			}
 			r.now = max(r.now, c.at)
 			r.land(c.changes, c.writer)
 			continue

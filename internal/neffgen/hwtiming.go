@@ -22,7 +22,7 @@ const (
 )
 
 // HWVectorAdd is hw-timing's kernel 1, the vector add of FREE_DIM 1000 on
-// sg00 (sg01 empty, as compiled): a_vec, b_vec and out of 1,024,000
+// sg00 (sg01 empty, as compiled: its variables, no engine stream): a_vec, b_vec and out of 1,024,000
 // bytes; SP fires qSPIO0 blocks 0–3 (a_vec 0, b_vec 0, a_vec 4000, b_vec
 // 4000 into SB 213368, 225368, 221368, 217368; semaphores 8–11); the DVE
 // adds after $S[9] ≥ 16 and $S[11] ≥ 16, each add incrementing $S[6];
@@ -65,7 +65,8 @@ func HWVectorAdd(target string) *Program {
 		},
 		Def: map[string]any{"runtime_statebuffer_reservation": reservation(target)},
 	}
-	return &Program{Target: target, Subgraphs: []Graph{g, {Name: "sg01", Vars: []Var{{Name: "SB", Type: "state-buffer"}}}}}
+	empty := Graph{Name: "sg01", Vars: g.Vars, Def: g.Def} // the second core's: the same variables, no stream
+	return &Program{Target: target, Subgraphs: []Graph{g, empty}}
 }
 
 // HWTransposeTiles is how many 128 × 128 tiles HWTranspose moves each way.
