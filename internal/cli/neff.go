@@ -479,8 +479,10 @@ func eventsText(in *isa.Inst) string {
 
 // runNEFFRun is `ndma neff run FILE [--in NAME=FILE.npy] [--out NAME=FILE.npy]
 // [--dump [SG:]ADDR:DTYPE:SHAPE=FILE.npy] [--dump [SG:]VAR=FILE.npy]
-// [--exec sim|ref|both]`: the NEFF loaded on a device (device.Load), run,
-// its schedule printed, outputs written all or none.
+// [--exec sim|ref|both] [--engine-time OPCODE=DURATION] [--json [--packets]]`:
+// the NEFF loaded on a device (device.Load), run, its schedule printed
+// (timed by the packet-level model, neff_timing.go), outputs written all
+// or none.
 func runNEFFRun(e *env, args []string) error {
 	cl := newCmdLine(e, "neff run", "FILE", "", "generation (default: the kelf's target)")
 	var ins, outs, dumps multi
