@@ -16,6 +16,7 @@ import (
 	"ndma/sched"
 	"ndma/sdma"
 	"ndma/sim"
+	"ndma/timing"
 )
 
 // A NEFF on a device (neff.md §4.4, §5): its subgraphs on cores 0, 1, … of
@@ -141,6 +142,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 				continue
 			}
 			s.Run, s.Queue = f.Words, f.Queue.Name
+			s.Transfer = BlockTransfer(sg, &f.Queue, f.Block, f.Increment)
 			s.Note = names.describe(s.Run, fmt.Sprintf("%s block %d", f.Queue.Name, f.Block.ID))
 		}
 	}
@@ -457,6 +459,13 @@ type NEFFOptions struct {
 	// Subgraphs, when set, names the subgraphs to run (the others are
 	// placed and loaded, not run).
 	Subgraphs []string
+	// Timing is the packet-level model's constants for the engines' run
+	// (nil: timing.For the device's generation); EngineTime the time a
+	// word of an opcode ndma does not compute takes its engine (absent: 0);
+	// Packets keeps every packet in the schedule.
+	Timing     *timing.Params
+	EngineTime map[isa.Opcode]int64
+	Packets    bool
 }
 
 // SubgraphRun is one subgraph's run: its core and the scheduler's account.
@@ -470,6 +479,7 @@ type SubgraphRun struct {
 type NEFFResult struct {
 	Subgraphs []SubgraphRun  // the engines' account (the reference's with Exec Ref)
 	Clocked   bool           // the times are the engines' cost model (false: ref, no DMA time)
+	Timing    *timing.Params // the packet-level model's constants (Clocked)
 	NotRun    map[string]int // words not computed (only their EVENTS ran), by mnemonic
 	Warnings  []string       // each once, in order
 	Writers   []Writer       // what the resolved DMA words write into each variable with bytes
@@ -558,6 +568,14 @@ func (im *Image) Run(opt NEFFOptions) (*NEFFResult, error) {
 func (im *Image) run(opt NEFFOptions, exec Exec) (*NEFFResult, error) {
 	gen := im.Device.Gen
 	res := &NEFFResult{NotRun: map[string]int{}, Clocked: exec == Sim}
+	params := opt.Timing
+	if params == nil {
+		p := timing.For(gen)
+		params = &p
+	}
+	if res.Clocked {
+		res.Timing = params
+	}
 	warn := func(msg string) {
 		if !slices.Contains(res.Warnings, msg) {
 			res.Warnings = append(res.Warnings, msg)
@@ -584,12 +602,23 @@ func (im *Image) run(opt NEFFOptions, exec Exec) (*NEFFResult, error) {
 			if exec == Sim {
 				x.engine = &sim.Machine{Mem: m, Peer: im.Device.Core}
 				x.inner, st.Clocked = x.engine, true
+				st.WordNS = func(in *isa.Inst) int64 {
+					if computed[in.Opcode()] {
+						return 0
+					}
+					return opt.EngineTime[in.Opcode()]
+				}
 			} else {
 				x.inner = &ref.Machine{Mem: m, Peer: im.Device.Core}
 			}
 			ss = append(ss, st)
 		}
-		st, err := sched.RunTimeline(ss, opt.Trace, opt.Timeline)
+		so := sched.Options{Trace: opt.Trace, Timeline: opt.Timeline}
+		if exec == Sim { // one core's DMA engines, fresh for each subgraph
+			so.Timing = timing.New(*params)
+			so.Timing.Keep = opt.Packets || opt.Timeline != nil
+		}
+		st, err := sched.RunWith(ss, so)
 		res.Subgraphs = append(res.Subgraphs, SubgraphRun{sg.Name, si, st})
 		if err != nil {
 			return res, fmt.Errorf("%s: %w", sg.Name, err)

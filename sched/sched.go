@@ -27,6 +27,7 @@ import (
 	"ndma/control"
 	"ndma/isa"
 	"ndma/mem"
+	"ndma/timing"
 )
 
 // Executor issues one word of one stream (a ref.Machine or sim.Machine with
@@ -46,6 +47,9 @@ type Step struct {
 	Note   string     // what it moves, for the schedule ("": not listed)
 	Queue  string     // the NEFF queue its DMA runs on ("": none), for listings
 	Err    error      // why it cannot run (resolution failed): the run stops there
+	// Transfer is the dma[] block a 0xc1 trigger fires, as the packet-level
+	// timing model runs it (nil: not a block, or not timed that way).
+	Transfer *timing.Transfer
 }
 
 // Words is what the step executes.
@@ -78,6 +82,11 @@ type Stream struct {
 	// Clocked says the executor reports DMA time (the engines' cost model):
 	// the trace shows when each word issues and completes.
 	Clocked bool
+	// WordNS, when set on a clocked stream, is how long a word that moves
+	// no DMA occupies its engine (a compute engine's time, given by the
+	// user): the stream's next word waits for it, and its semaphore
+	// updates land at its end. 0: at once.
+	WordNS func(in *isa.Inst) int64
 }
 
 // Moved is one entry of the DMA schedule: which word moved what, when.
@@ -87,6 +96,17 @@ type Moved struct {
 	Word           string
 	IssueNS, DueNS int64 // issue and completion (equal without a clock)
 	Note           string
+	// Queue is the NEFF queue, Bytes what the DMA wrote, StartNS when it
+	// started (its issue). Timed by the packet-level model
+	// (Options.Timing): the block, its bytes with the semaphore writes,
+	// its first packet's start (DueNS is its last packet's write done),
+	// and its packets when the model keeps them.
+	Timed   bool
+	Queue   string
+	Block   int
+	Bytes   int64
+	StartNS int64
+	Packets []timing.Packet
 }
 
 // Writer is the last word that changed a semaphore.
@@ -126,6 +146,7 @@ type completion struct {
 	writes  [][2]uint64
 	stream  int
 	queues  []int // the DMA engines it used: a stream's DMAs sharing one are ordered
+	compute bool  // a compute word's end (Stream.WordNS), not a DMA
 }
 
 // Run executes the streams to completion (nil), to a fault, or to a deadlock.
@@ -203,6 +224,22 @@ func (r *runner) wrap(m *mem.Memory, idx int, old int32, c *control.Change, w Wr
 
 // RunTimeline is Run that also records the run into tl (when not nil).
 func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats, err error) {
+	return RunWith(streams, Options{Trace: trace, Timeline: tl})
+}
+
+// Options steer a run.
+type Options struct {
+	Trace    func(string) // one line per executed word
+	Timeline *Timeline    // the run recorded (nil: not)
+	// Timing, when set, times every step with a Transfer by the
+	// packet-level model (one core's DMA engines) instead of its
+	// executor's cost.
+	Timing *timing.Model
+}
+
+// RunWith is Run with options.
+func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
+	trace, tl := opt.Trace, opt.Timeline
 	st = Stats{Busy: make([]int64, len(streams))}
 	if tl != nil {
 		tl.streams(streams)
@@ -213,8 +250,9 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 			r.coreOf[s.Mem], r.order[s.Mem] = s.Core, len(r.order)
 		}
 	}
-	pos := make([]int, len(streams))   // each stream's next step
-	why := make([]error, len(streams)) // its last refusal
+	pos := make([]int, len(streams))    // each stream's next step
+	free := make([]int64, len(streams)) // when its engine is free again (Stream.WordNS)
+	why := make([]error, len(streams))  // its last refusal
 	done := func(i int) bool { return pos[i] >= len(streams[i].Steps) }
 	for i, s := range streams { // a stream whose first word does not decode stops the run before it starts
 		if done(i) && s.Err != nil {
@@ -227,7 +265,7 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 	// (stream, DMA engine) → when that queue drains: each stream has its own
 	// queue on every DMA engine (INFERRED), so its DMAs there run in order
 	busy := map[[2]int]int64{}
-	seq := 0
+	seq, inFlight := 0, 0 // inFlight: the DMAs among pending (not compute words)
 	for {
 		progressed, active := false, 0
 		for i, s := range streams {
@@ -235,6 +273,9 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 				continue
 			}
 			active++
+			if free[i] > r.now { // its engine is still busy with its last word
+				continue
+			}
 			st.Turns++
 			step := &s.Steps[pos[i]]
 			name := step.Word.Def().Mnemonic()
@@ -269,19 +310,43 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 			}
 			w := Writer{s.Name, step.Offset, name}
 			cost := eff.CostNS
+			var timed *timing.Result
+			if opt.Timing != nil && step.Transfer != nil && s.Clocked { // the packet-level model times the block
+				res, terr := opt.Timing.Fire(step.Transfer, r.now)
+				if terr != nil {
+					return st, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, terr)
+				}
+				timed, cost = &res, max(res.EndNS-r.now, 1)
+			}
+			compute := false
+			if cost == 0 && s.Clocked && s.WordNS != nil {
+				if d := s.WordNS(&step.Word); d > 0 { // a compute word: its engine is busy, its updates land at its end
+					cost, compute, free[i] = d, true, r.now+d
+				}
+			}
 			if tl != nil {
-				tl.word(i, step.Offset, name, r.now, cost, eff.Descriptors, eff.Bytes)
+				if compute {
+					tl.word(i, step.Offset, name, r.now, 0, 0, 0)
+					tl.span(i, step.Offset, name, r.now, cost)
+				} else {
+					tl.word(i, step.Offset, name, r.now, cost, eff.Descriptors, eff.Bytes)
+				}
+				if timed != nil {
+					tl.packets(s.Core, step.Transfer, timed.Packets)
+				}
 			}
 			if cost > 0 { // the semaphores move at completion: queue the changes
 				start := r.now
-				for _, q := range eff.Queues { // a queue busy with an earlier DMA delays this one
-					start = max(start, busy[[2]int{i, q}])
-				}
-				for _, q := range eff.Queues {
-					busy[[2]int{i, q}] = start + cost
+				if timed == nil && !compute {
+					for _, q := range eff.Queues { // a queue busy with an earlier DMA delays this one
+						start = max(start, busy[[2]int{i, q}])
+					}
+					for _, q := range eff.Queues {
+						busy[[2]int{i, q}] = start + cost
+					}
 				}
 				cost += start - r.now
-				c := completion{at: r.now + cost, seq: seq, core: s.Core, writer: w, stream: i, queues: eff.Queues, writes: eff.Writes}
+				c := completion{at: r.now + cost, seq: seq, core: s.Core, writer: w, stream: i, queues: eff.Queues, writes: eff.Writes, compute: compute}
 				for _, p := range pending { // a race: nothing orders two in-flight writes of the same bytes
 					if p.core == c.core && !(p.stream == c.stream && shareQueue(p.queues, c.queues)) {
 						if lo, ok := overlap(p.writes, c.writes); ok {
@@ -301,13 +366,21 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 				}
 				r.land(now, w)
 				pending = append(pending, c)
-				st.Busy[i] += cost
-				st.PeakInFlight = max(st.PeakInFlight, len(pending))
+				if !compute {
+					st.Busy[i] += cost
+					inFlight++
+					st.PeakInFlight = max(st.PeakInFlight, inFlight)
+				}
 			} else {
 				r.land(eff.Changes, w)
 			}
 			if step.Note != "" {
-				st.Schedule = append(st.Schedule, Moved{s.Name, step.Offset, name, r.now, r.now + cost, step.Note})
+				mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
+					Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now}
+				if timed != nil {
+					mv.Timed, mv.Block, mv.Bytes, mv.StartNS, mv.Packets = true, step.Transfer.Block, timed.Bytes, timed.StartNS, timed.Packets
+				}
+				st.Schedule = append(st.Schedule, mv)
 			}
 			if trace != nil {
 				line := fmt.Sprintf("%s offset %#x: %s", s.Name, step.Offset, name)
@@ -333,6 +406,24 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 			st.TimeNS = r.now
 			return st, nil
 		}
+		if !progressed { // an engine busy with a compute word frees before the next completion: time moves there
+			next := int64(-1)
+			for k := range streams {
+				if !done(k) && free[k] > r.now && (next < 0 || free[k] < next) {
+					next = free[k]
+				}
+			}
+			for _, c := range pending {
+				if next >= 0 && c.at <= next {
+					next = -1
+					break
+				}
+			}
+			if next >= 0 {
+				r.now = next
+				continue
+			}
+		}
 		if !progressed && len(pending) > 0 { // time moves to the earliest completion
 			first := 0
 			for k, c := range pending {
@@ -342,6 +433,9 @@ func RunTimeline(streams []*Stream, trace func(string), tl *Timeline) (st Stats,
 			}
 			c := pending[first]
 			pending = append(pending[:first], pending[first+1:]...)
+			if !c.compute {
+				inFlight--
+			}
 			r.now = max(r.now, c.at)
 			r.land(c.changes, c.writer)
 			continue

@@ -4,15 +4,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+
+	"ndma/timing"
 )
 
 // Timeline is a run recorded as Chrome trace events (viewable in Perfetto
 // or chrome://tracing): per core a process; per stream a track of its words
 // and a track of its DMAs in flight (spans from issue to completion, with
-// descriptors and bytes); semaphores as counters.
+// descriptors and bytes); semaphores as counters. With the packet-level
+// model, each DMA engine is a track of its packets (data phase, then write
+// done), as the Neuron profiler shows the DMA engines.
 type Timeline struct {
 	Events []Event `json:"traceEvents"`
 	core   func(stream int) int
+	named  map[[2]int]bool // (core, engine) tracks named
 }
 
 // Event is one trace event (the Chrome trace-event format).
@@ -45,6 +50,33 @@ func (tl *Timeline) word(i, off int, name string, now, cost int64, descs int, by
 	if cost > 0 {
 		tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(now) / 1000, Dur: float64(cost) / 1000, Pid: core, Tid: dmaTrack + i,
 			Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "descriptors": descs, "bytes": bytes}})
+	}
+}
+
+// engineTrack is the tid offset of the DMA engine tracks.
+const engineTrack = 2000
+
+// span is a compute word's time on its engine (Stream.WordNS).
+func (tl *Timeline) span(i, off int, name string, now, cost int64) {
+	tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(now) / 1000, Dur: float64(cost) / 1000, Pid: tl.core(i), Tid: i,
+		Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "engine time": "given (--engine-time)"}})
+}
+
+// packets draws a timed transfer's packets on their DMA engines' tracks:
+// each packet its data phase (start → data done) and its write-done lag.
+func (tl *Timeline) packets(core int, t *timing.Transfer, ps []timing.Packet) {
+	if tl.named == nil {
+		tl.named = map[[2]int]bool{}
+	}
+	name := fmt.Sprintf("%s block %d", t.Queue, t.Block)
+	for _, p := range ps {
+		if k := [2]int{core, p.Engine}; !tl.named[k] {
+			tl.named[k] = true
+			tl.Events = append(tl.Events, Event{Name: "thread_name", Ph: "M", Pid: core, Tid: engineTrack + p.Engine, Args: map[string]any{"name": fmt.Sprintf("DMA engine %d", p.Engine)}})
+		}
+		tl.Events = append(tl.Events,
+			Event{Name: name, Ph: "X", Ts: float64(p.StartNS) / 1000, Dur: float64(p.DataDoneNS-p.StartNS) / 1000, Pid: core, Tid: engineTrack + p.Engine,
+				Args: map[string]any{"bytes": p.Bytes, "rows": p.Rows, "write_done_ns": p.WriteDoneNS}})
 	}
 }
 

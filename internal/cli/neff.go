@@ -567,8 +567,10 @@ func eventsText(in *isa.Inst) string {
 
 // runNEFFRun is `ndma neff run FILE [--in NAME=FILE.npy] [--out NAME=FILE.npy]
 // [--dump [SG:]ADDR:DTYPE:SHAPE=FILE.npy] [--dump [SG:]VAR=FILE.npy]
-// [--exec sim|ref|both]`: the NEFF loaded on a device (device.Load), run,
-// its schedule printed, outputs written all or none.
+// [--exec sim|ref|both] [--engine-time OPCODE=DURATION] [--json [--packets]]`:
+// the NEFF loaded on a device (device.Load), run, its schedule printed
+// (timed by the packet-level model, neff_timing.go), outputs written all
+// or none.
 func runNEFFRun(e *env, args []string) error {
 	cl := newCmdLine(e, "neff run", "FILE", "", "generation (default: the kelf's target)")
 	var ins, outs, dumps multi
@@ -579,8 +581,12 @@ func runNEFFRun(e *env, args []string) error {
 	trace := cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
 	timeline := cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
 	sub := cl.fs.String("subgraph", "", "run only this subgraph (sg00, …)")
+	nt := addNEFFTimingFlags(cl)
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
+		return err
+	}
+	if e, err = nt.begin(e); err != nil {
 		return err
 	}
 	exec, err := device.ParseExec(*execMode)
@@ -707,6 +713,7 @@ func runNEFFRun(e *env, args []string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	o := device.NEFFOptions{Exec: exec}
+	nt.apply(&o)
 	if *trace {
 		o.Trace = func(l string) { fmt.Fprintln(e.stdout, l) }
 	}
@@ -728,7 +735,9 @@ func runNEFFRun(e *env, args []string) error {
 	}
 	if res != nil {
 		printNEFFSchedule(e, res)
+		printNEFFTiming(e, nt, res)
 	}
+	nt.printJSON(*execMode, res, runErr)
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", path, runErr)
 	}

@@ -1,0 +1,266 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"ndma/device"
+	"ndma/isa"
+	"ndma/sched"
+)
+
+// neffTiming is `ndma neff run`'s timing flags (issue 19): the compute
+// engines' times, the schedule as JSON, its packets.
+type neffTiming struct {
+	engineTimes multi
+	asJSON      *bool
+	packets     *bool
+	times       map[isa.Opcode]int64
+	stdout      io.Writer // where the JSON goes (the human report is dropped under --json)
+}
+
+func addNEFFTimingFlags(cl *cmdLine) *neffTiming {
+	nt := &neffTiming{}
+	cl.fs.Var(&nt.engineTimes, "engine-time", "OPCODE=DURATION: how long a word ndma does not compute takes its engine (TENSOR_TENSOR=1.2us, 0x41=1200ns); repeatable; default 0")
+	nt.asJSON = cl.fs.Bool("json", false, "print the run as JSON: every transfer with its queue, block, bytes and window (docs/json.md)")
+	nt.packets = cl.fs.Bool("packets", false, "with --json: every transfer's packets, with their DMA engine and times")
+	return nt
+}
+
+// begin checks the timing flags; under --json the human report of e goes
+// nowhere and the JSON to e's stdout.
+func (nt *neffTiming) begin(e *env) (*env, error) {
+	nt.times = map[isa.Opcode]int64{}
+	for _, s := range nt.engineTimes {
+		name, dur, ok := strings.Cut(s, "=")
+		if !ok || name == "" || dur == "" {
+			return nil, usagef("--engine-time %q: want OPCODE=DURATION (TENSOR_TENSOR=1.2us)", s)
+		}
+		d, err := isa.LookupName(name)
+		if err != nil {
+			return nil, usagef("--engine-time %q: %v", s, err)
+		}
+		if device.Computed(d.Opcode) {
+			return nil, usagef("--engine-time %q: ndma computes %s (its DMA time is the model's)", s, d.Mnemonic())
+		}
+		ns, err := parseNS(dur)
+		if err != nil {
+			return nil, usagef("--engine-time %q: %v", s, err)
+		}
+		if _, twice := nt.times[d.Opcode]; twice {
+			return nil, usagef("--engine-time %q: %s is given twice", s, d.Mnemonic())
+		}
+		nt.times[d.Opcode] = ns
+	}
+	if *nt.packets && !*nt.asJSON {
+		return nil, usagef("--packets lists the packets in the JSON: give --json too")
+	}
+	nt.stdout = e.stdout
+	if !*nt.asJSON {
+		return e, nil
+	}
+	h := *e
+	h.stdout = io.Discard
+	return &h, nil
+}
+
+// parseNS is a duration: Go's form (1.2us, 1.2µs, 1200ns, 1ms) or a bare
+// number of nanoseconds; not negative, at most an hour.
+func parseNS(s string) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 || n > int64(time.Hour) {
+			return 0, fmt.Errorf("%d ns: want 0 to 1h", n)
+		}
+		return n, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("duration %q: want e.g. 1.2us, 1200ns or a number of ns", s)
+	}
+	if d < 0 || d > time.Hour {
+		return 0, fmt.Errorf("duration %s: want 0 to 1h", d)
+	}
+	return d.Nanoseconds(), nil
+}
+
+// apply sets the run's options.
+func (nt *neffTiming) apply(o *device.NEFFOptions) {
+	o.EngineTime, o.Packets = nt.times, *nt.packets
+}
+
+// assumption is the engine-time line of the report.
+func (nt *neffTiming) assumption() string {
+	var parts []string
+	for op, ns := range nt.times {
+		parts = append(parts, fmt.Sprintf("%s %.3f µs", isa.Lookup(op).Mnemonic(), float64(ns)/1000))
+	}
+	sort.Strings(parts)
+	other := "every other word"
+	if len(parts) == 0 {
+		other = "every word"
+	}
+	parts = append(parts, other+" ndma does not compute 0 (assumed: --engine-time gives it)")
+	return "engine times: " + strings.Join(parts, ", ")
+}
+
+// printNEFFTiming is the model's account under the human schedule: its
+// constants' provenance, the engine-time assumption, each queue's window.
+func printNEFFTiming(e *env, nt *neffTiming, res *device.NEFFResult) {
+	if !res.Clocked || res.Timing == nil {
+		return
+	}
+	var timed, other int
+	for _, r := range res.Subgraphs {
+		for _, mv := range r.Stats.Schedule {
+			if mv.Timed {
+				timed++
+			} else {
+				other++
+			}
+		}
+	}
+	how := fmt.Sprintf("%d fired blocks by the packet-level model (%s constants, %s)", timed, res.Timing.Gen, res.Timing.Source)
+	if other > 0 {
+		how += fmt.Sprintf(", %d inline DGE words by the first-order model (docs/sim.md)", other)
+	}
+	fmt.Fprintf(e.stdout, "DMA time: %s; %s\n", how, nt.assumption())
+	for _, r := range res.Subgraphs {
+		for _, q := range queueWindows(r.Stats.Schedule) {
+			fmt.Fprintf(e.stdout, "  %s queue %s: %d transfers, window %.3f–%.3f µs (%.3f µs), median transfer %.3f µs\n",
+				r.Name, q.name, q.n, float64(q.start)/1000, float64(q.end)/1000, float64(q.end-q.start)/1000, q.median/1000)
+		}
+	}
+}
+
+// queueWindow is one queue's timed transfers in a schedule.
+type queueWindow struct {
+	name       string
+	n          int
+	start, end int64
+	median     float64
+	durs       []int64
+}
+
+// queueWindows are the queues of a schedule's timed transfers, in the
+// order they first appear: window and median duration.
+func queueWindows(s []sched.Moved) []queueWindow {
+	var out []queueWindow
+	at := map[string]int{}
+	for _, mv := range s {
+		if !mv.Timed {
+			continue
+		}
+		i, ok := at[mv.Queue]
+		if !ok {
+			i = len(out)
+			at[mv.Queue] = i
+			out = append(out, queueWindow{name: mv.Queue, start: mv.StartNS, end: mv.DueNS})
+		}
+		q := &out[i]
+		q.n++
+		q.start, q.end = min(q.start, mv.StartNS), max(q.end, mv.DueNS)
+		q.durs = append(q.durs, mv.DueNS-mv.StartNS)
+	}
+	for i := range out {
+		d := slices.Clone(out[i].durs)
+		slices.Sort(d)
+		out[i].median = float64(d[len(d)/2])
+		if len(d)%2 == 0 {
+			out[i].median = float64(d[len(d)/2-1]+d[len(d)/2]) / 2
+		}
+	}
+	return out
+}
+
+// The JSON of `ndma neff run --json` (docs/json.md "neff run --json").
+type runJSON struct {
+	Status      string           `json:"status"`
+	Error       string           `json:"error,omitempty"`
+	Exec        string           `json:"exec"`
+	Model       *modelJSON       `json:"model,omitempty"`
+	EngineTimes map[string]int64 `json:"engine_time_ns"`
+	TimeNS      int64            `json:"time_ns"`
+	Transfers   []transferJSON   `json:"transfers"`
+	NotComputed map[string]int   `json:"not_computed"`
+	Warnings    []string         `json:"warnings"`
+}
+
+type modelJSON struct {
+	Name   string `json:"name"`
+	Gen    string `json:"gen"`
+	Source string `json:"source"`
+}
+
+type transferJSON struct {
+	Subgraph string       `json:"subgraph"`
+	Engine   string       `json:"engine"`
+	Offset   int          `json:"offset"`
+	Queue    string       `json:"queue"`
+	Block    *int         `json:"block"` // null: not a dma[] block (an inline DGE word)
+	Bytes    int64        `json:"bytes"`
+	IssueNS  int64        `json:"issue_ns"`
+	StartNS  int64        `json:"start_ns"`
+	EndNS    int64        `json:"end_ns"`
+	Timing   string       `json:"timing"` // "packet" or "first-order"
+	Packets  []packetJSON `json:"packets,omitempty"`
+}
+
+type packetJSON struct {
+	DMAEngine   int   `json:"dma_engine"`
+	Bytes       int64 `json:"bytes"`
+	StartNS     int64 `json:"start_ns"`
+	DataDoneNS  int64 `json:"data_done_ns"`
+	WriteDoneNS int64 `json:"write_done_ns"`
+}
+
+// printJSON prints the run as JSON (under --json; nothing otherwise).
+func (nt *neffTiming) printJSON(exec string, res *device.NEFFResult, runErr error) {
+	if !*nt.asJSON {
+		return
+	}
+	out := runJSON{Status: "ok", Exec: exec, EngineTimes: map[string]int64{}, Transfers: []transferJSON{}, NotComputed: map[string]int{}, Warnings: []string{}}
+	if runErr != nil {
+		out.Status, out.Error = "error", runErr.Error()
+	}
+	for op, ns := range nt.times {
+		out.EngineTimes[isa.Lookup(op).Mnemonic()] = ns
+	}
+	if res != nil {
+		if res.Clocked && res.Timing != nil {
+			out.Model = &modelJSON{"packet", res.Timing.Gen, res.Timing.Source}
+		}
+		for k, v := range res.NotRun {
+			out.NotComputed[k] = v
+		}
+		out.Warnings = append(out.Warnings, res.Warnings...)
+		for _, r := range res.Subgraphs {
+			out.TimeNS = max(out.TimeNS, r.Stats.TimeNS)
+			out.Warnings = append(out.Warnings, r.Stats.Warnings...)
+			for _, mv := range r.Stats.Schedule {
+				out.Transfers = append(out.Transfers, transferOf(r.Name, mv))
+			}
+		}
+	}
+	b, _ := json.MarshalIndent(out, "", "  ")
+	fmt.Fprintf(nt.stdout, "%s\n", b)
+}
+
+// transferOf is one schedule entry as JSON.
+func transferOf(sg string, mv sched.Moved) transferJSON {
+	t := transferJSON{Subgraph: sg, Engine: strings.ToLower(strings.TrimPrefix(mv.Stream, sg+" ")), Offset: mv.Offset, Queue: mv.Queue,
+		Bytes: mv.Bytes, IssueNS: mv.IssueNS, StartNS: mv.StartNS, EndNS: mv.DueNS, Timing: "first-order"}
+	if mv.Timed {
+		b := mv.Block
+		t.Block, t.Timing = &b, "packet"
+	}
+	for _, p := range mv.Packets {
+		t.Packets = append(t.Packets, packetJSON{p.Engine, p.Bytes, p.StartNS, p.DataDoneNS, p.WriteDoneNS})
+	}
+	return t
+}

@@ -1,0 +1,156 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ndma/internal/neffgen"
+)
+
+// hwNEFF writes hw-timing.md's vector add as a synthetic NEFF.
+func hwNEFF(t *testing.T) string {
+	t.Helper()
+	raw, err := neffgen.HWVectorAdd("cayman").Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "vadd.neff")
+	if err := os.WriteFile(path, raw, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var so, se bytes.Buffer
+	code = Main(args, nil, &so, &se)
+	return code, so.String(), se.String()
+}
+
+// `ndma neff run --json`: every transfer with its queue, block and window,
+// the DVE's given time between the loads and the stores it waits for.
+func TestNEFFRunJSON(t *testing.T) {
+	path := hwNEFF(t)
+	code, out, errs := runCLI("neff", "run", "--json", "--packets", "--engine-time", "TENSOR_TENSOR=1.2us", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	var doc runJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil { // stdout is the JSON alone
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if doc.Status != "ok" || doc.Model == nil || doc.Model.Gen != "CAYMAN" || doc.EngineTimes["TENSOR_TENSOR"] != 1200 {
+		t.Errorf("status %q, model %+v, engine times %v", doc.Status, doc.Model, doc.EngineTimes)
+	}
+	// hw-timing kernel 1: SP fires qSPIO0 blocks 0–3, Pool qPoolIO0 0–1,
+	// each 512,064 bytes (128 × 4000 + 16 semaphore writes)
+	want := []struct {
+		engine, queue string
+		block         int
+	}{{"sp", "qSPIO0", 0}, {"sp", "qSPIO0", 1}, {"sp", "qSPIO0", 2}, {"sp", "qSPIO0", 3}, {"pool", "qPoolIO0", 0}, {"pool", "qPoolIO0", 1}}
+	if len(doc.Transfers) != len(want) {
+		t.Fatalf("%d transfers, want %d", len(doc.Transfers), len(want))
+	}
+	for i, w := range want {
+		tr := doc.Transfers[i]
+		if tr.Subgraph != "sg00" || tr.Engine != w.engine || tr.Queue != w.queue || tr.Block == nil || *tr.Block != w.block || tr.Bytes != 512064 || tr.Timing != "packet" {
+			t.Errorf("transfer %d: %+v, want %+v", i, tr, w)
+			continue
+		}
+		// its window is its packets': the first start, the last write done
+		// (issue 19: "end = the last packet's write done")
+		lo, hi, engines := tr.Packets[0].StartNS, int64(0), map[int]bool{}
+		for _, p := range tr.Packets {
+			lo, hi = min(lo, p.StartNS), max(hi, p.WriteDoneNS)
+			engines[p.DMAEngine] = true
+		}
+		if len(tr.Packets) != 128 || len(engines) != 16 || lo != tr.StartNS || hi != tr.EndNS || tr.StartNS < tr.IssueNS {
+			t.Errorf("transfer %d: %d packets on %d engines, window %d–%d, packets %d–%d, issued %d", i, len(tr.Packets), len(engines), tr.StartNS, tr.EndNS, lo, hi, tr.IssueNS)
+		}
+	}
+	// Pool's block 0 waits $S[6] ≥ 1: the DVE's first add, which waits for
+	// block 1 ($S[9] ≥ 16) and then takes the given 1.200 µs
+	if got, want := doc.Transfers[4].IssueNS, doc.Transfers[1].EndNS+1200; got != want {
+		t.Errorf("qPoolIO0 block 0 issued at %d ns, want qSPIO0 block 1's end + 1200 = %d", got, want)
+	}
+	if doc.TimeNS != doc.Transfers[5].EndNS {
+		t.Errorf("time %d ns, the last transfer ends at %d", doc.TimeNS, doc.Transfers[5].EndNS)
+	}
+	// without --engine-time the add takes no time: Pool fires at once
+	code, out, _ = runCLI("neff", "run", "--json", path)
+	var zero runJSON
+	if code != 0 || json.Unmarshal([]byte(out), &zero) != nil || zero.Transfers[4].IssueNS != zero.Transfers[1].EndNS || zero.Transfers[0].Packets != nil {
+		t.Errorf("no engine time: exit %d, pool issued at %d, block 1 ends at %d", code, zero.Transfers[4].IssueNS, zero.Transfers[1].EndNS)
+	}
+}
+
+// The human report states the engine-time assumption and each queue's
+// window; the timeline has the DMA engines as tracks.
+func TestNEFFRunTimingReport(t *testing.T) {
+	path := hwNEFF(t)
+	tl := filepath.Join(t.TempDir(), "tl.json")
+	code, out, errs := runCLI("neff", "run", "--engine-time", "0x41=1200", "--timeline", tl, path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	for _, want := range []string{"engine times: TENSOR_TENSOR 1.200 µs, every other word ndma does not compute 0 (assumed", "sg00 queue qSPIO0: 4 transfers, window ", "sg00 queue qPoolIO0: 2 transfers"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	b, err := os.ReadFile(tl)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Events []struct {
+			Name string         `json:"name"`
+			Ph   string         `json:"ph"`
+			Tid  int            `json:"tid"`
+			Args map[string]any `json:"args"`
+		} `json:"traceEvents"`
+	}
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	tracks, packets := map[string]bool{}, 0
+	for _, e := range doc.Events {
+		if e.Ph == "M" {
+			if n, _ := e.Args["name"].(string); strings.HasPrefix(n, "DMA engine ") {
+				tracks[n] = true
+			}
+		}
+		if e.Ph == "X" && strings.HasPrefix(e.Name, "q") {
+			packets++
+		}
+	}
+	if len(tracks) != 16 || packets != 6*128 { // 16 engines; 6 transfers of 128 packets
+		t.Errorf("%d DMA engine tracks, %d packets", len(tracks), packets)
+	}
+}
+
+func TestNEFFRunEngineTimeErrors(t *testing.T) {
+	path := hwNEFF(t)
+	for _, tc := range []struct{ arg, want string }{
+		{"TENSOR_TENSOR", "want OPCODE=DURATION"},
+		{"NOSUCH=1us", "unknown opcode"},
+		{"DMAMEMCPY=1us", "ndma computes DMAMEMCPY"},
+		{"TENSOR_TENSOR=-1us", "want 0 to 1h"},
+		{"TENSOR_TENSOR=soon", "duration \"soon\""},
+	} {
+		code, _, errs := runCLI("neff", "run", "--engine-time", tc.arg, path)
+		if code == 0 || !strings.Contains(errs, tc.want) {
+			t.Errorf("--engine-time %s: exit %d, %q; want %q", tc.arg, code, errs, tc.want)
+		}
+	}
+	if code, _, errs := runCLI("neff", "run", "--engine-time", "0x41=1", "--engine-time", "TENSOR_TENSOR=2", path); code == 0 || !strings.Contains(errs, "given twice") {
+		t.Errorf("twice: exit %d, %q", code, errs)
+	}
+	if code, _, errs := runCLI("neff", "run", "--packets", path); code == 0 || !strings.Contains(errs, "give --json too") {
+		t.Errorf("--packets alone: exit %d, %q", code, errs)
+	}
+}

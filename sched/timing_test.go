@@ -1,0 +1,95 @@
+package sched
+
+import (
+	"strings"
+	"testing"
+
+	"ndma/control"
+	"ndma/isa"
+	"ndma/mem"
+	"ndma/timing"
+)
+
+// gated blocks a word (by its semaphore field) until $S[wait[k]] ≥ 1,
+// then reports its scripted effect.
+type gated struct {
+	m      *mem.Memory
+	wait   map[uint64]int
+	effect map[uint64]control.Effect
+}
+
+func (x *gated) Issue(in *isa.Inst) (control.Effect, error) {
+	k, _ := in.Uint("semaphore")
+	if s, ok := x.wait[k]; ok && x.m.Sems[s] < 1 {
+		return control.Effect{}, control.ErrBlocked
+	}
+	return x.effect[k], nil
+}
+
+// issuedAt is the trace's issue time of the line naming stream and offset.
+func issuedAt(t *testing.T, lines []string, prefix string) string {
+	t.Helper()
+	for _, l := range lines {
+		if strings.HasPrefix(l, prefix) {
+			at, _, _ := strings.Cut(strings.SplitN(l, "@", 2)[1], " ")
+			return strings.TrimSuffix(at, ":")
+		}
+	}
+	t.Fatalf("no line %q in %q", prefix, lines)
+	return ""
+}
+
+// A compute word's given time (Stream.WordNS) holds its stream's next
+// word and its semaphore update until it ends.
+func TestWordTime(t *testing.T) {
+	m := mem.New(isa.Cayman)
+	dve := &gated{m: m, effect: map[uint64]control.Effect{
+		1: {Changes: []control.Change{{Mem: m, Idx: 5, Add: 1}}},
+		2: {Changes: []control.Change{{Mem: m, Idx: 6, Add: 1}}},
+	}}
+	pool := &gated{m: m, wait: map[uint64]int{3: 5}, effect: map[uint64]control.Effect{3: {}}}
+	a := &Stream{Name: "DVE", Steps: []Step{{Offset: 0, Word: dma(1)}, {Offset: 0x40, Word: dma(2)}}, Exec: dve, Mem: m, Clocked: true,
+		WordNS: func(*isa.Inst) int64 { return 1000 }}
+	b := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(3)}}, Exec: pool, Mem: m, Clocked: true}
+	var lines []string
+	st, err := Run([]*Stream{a, b}, func(l string) { lines = append(lines, l) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := issuedAt(t, lines, "DVE offset 0x40"); got != "1.000µs" {
+		t.Errorf("DVE's second word at %s, want 1.000µs (after the first's 1000 ns)", got)
+	}
+	if got := issuedAt(t, lines, "POOL offset 0x0"); got != "1.000µs" {
+		t.Errorf("POOL's word at %s, want 1.000µs (when $S[5] lands)", got)
+	}
+	if st.TimeNS != 2000 || m.Sems[5] != 1 || m.Sems[6] != 1 || st.PeakInFlight != 0 {
+		t.Errorf("time %d, $S[5] %d, $S[6] %d, peak DMAs %d; want 2000, 1, 1, 0", st.TimeNS, m.Sems[5], m.Sems[6], st.PeakInFlight)
+	}
+}
+
+// A step with a Transfer is timed by the model: its window is the model's
+// (the same transfer on a fresh model of the same engines), and its
+// semaphore update lands at the window's end.
+func TestTransferTimed(t *testing.T) {
+	m := mem.New(isa.Cayman)
+	tr := &timing.Transfer{Queue: "qSPIO0", Block: 0, Engines: 16, From: timing.HBM, To: timing.SB, Rows: []timing.Run{{Bytes: 4000, Count: 128}}}
+	want, err := timing.New(timing.Trn2()).Fire(tr, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := &gated{m: m, effect: map[uint64]control.Effect{1: {CostNS: 7, Changes: []control.Change{{Mem: m, Idx: 8, Add: 16}}}}}
+	pool := &gated{m: m, wait: map[uint64]int{2: 8}, effect: map[uint64]control.Effect{2: {}}}
+	a := &Stream{Name: "SP", Steps: []Step{{Offset: 0, Word: dma(1), Note: "a tile", Queue: "qSPIO0", Transfer: tr}}, Exec: sp, Mem: m, Clocked: true}
+	b := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(2), Note: "after it"}}, Exec: pool, Mem: m, Clocked: true}
+	st, err := RunWith([]*Stream{a, b}, Options{Timing: timing.New(timing.Trn2())})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mv := st.Schedule[0]
+	if !mv.Timed || mv.StartNS != want.StartNS || mv.DueNS != want.EndNS || mv.Bytes != 512064 || mv.Queue != "qSPIO0" {
+		t.Errorf("schedule %+v, want the model's %d–%d, 512064 bytes", mv, want.StartNS, want.EndNS)
+	}
+	if st.Schedule[1].IssueNS != want.EndNS {
+		t.Errorf("the waiting word issued at %d, want %d", st.Schedule[1].IssueNS, want.EndNS)
+	}
+}

@@ -1,0 +1,19 @@
+package timing
+
+import "testing"
+
+// BenchmarkFire: packets/s through the model — kernel 1's load (128
+// packets a transfer) fired back to back on one model.
+func BenchmarkFire(b *testing.B) {
+	m := New(Trn2())
+	tr := &Transfer{Engines: 16, From: HBM, To: SB, Rows: []Run{{4000, 128}}}
+	n := 0
+	for i := 0; b.Loop(); i++ {
+		r, err := m.Fire(tr, int64(i)*1000)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n += r.NPackets
+	}
+	b.ReportMetric(float64(n)/b.Elapsed().Seconds(), "packets/s")
+}
