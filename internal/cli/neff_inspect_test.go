@@ -181,6 +181,10 @@ func docKeys(t *testing.T) map[string]map[string]bool {
 			out[cur] = map[string]bool{}
 			continue
 		}
+		if strings.HasPrefix(line, "#") { // another section (neff run's own, say) ends this one
+			cur = ""
+			continue
+		}
 		if cur == "" || !strings.HasPrefix(line, "| `") {
 			continue
 		}
