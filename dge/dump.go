@@ -78,7 +78,7 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 			}
 		}
 		if len(p.Skipped) > 0 {
-			dst = fmt.Appendf(dst, "# %d rows without a GENERATE (index out of range or past its bound register): %s\n", len(p.Skipped), intList(p.Skipped, 16))
+			dst = fmt.Appendf(dst, "# %d rows without a GENERATE (index out of range, past its bound register or outside the memory map): %s\n", len(p.Skipped), intList(p.Skipped, 16))
 		}
 		dst = p.appendShapeDump(dst, &ch)
 	}
