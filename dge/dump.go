@@ -85,11 +85,11 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 	return dst
 }
 
-// intList prints up to max numbers of xs, comma-separated, "…" for the rest.
-func intList(xs []int, max int) string {
+// intList prints up to limit numbers of xs, comma-separated, "…" for the rest.
+func intList(xs []int, limit int) string {
 	var b []byte
 	for i, x := range xs {
-		if i == max {
+		if i == limit {
 			return string(b) + ", …"
 		}
 		if i > 0 {
