@@ -78,18 +78,18 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 			}
 		}
 		if len(p.Skipped) > 0 {
-			dst = fmt.Appendf(dst, "# %d rows without a GENERATE (index out of range or past its bound register): %s\n", len(p.Skipped), intList(p.Skipped, 16))
+			dst = fmt.Appendf(dst, "# %d rows without a GENERATE (index out of range, past its bound register or outside the memory map): %s\n", len(p.Skipped), intList(p.Skipped, 16))
 		}
 		dst = p.appendShapeDump(dst, &ch)
 	}
 	return dst
 }
 
-// intList prints up to max numbers of xs, comma-separated, "…" for the rest.
-func intList(xs []int, max int) string {
+// intList prints up to limit numbers of xs, comma-separated, "…" for the rest.
+func intList(xs []int, limit int) string {
 	var b []byte
 	for i, x := range xs {
-		if i == max {
+		if i == limit {
 			return string(b) + ", …"
 		}
 		if i > 0 {

@@ -25,8 +25,8 @@ type Options struct {
 // ErrNotLowered is returned for words the DGE does not lower.
 var ErrNotLowered = errors.New("not lowered by the DGE")
 
-// ErrIndex wraps a failure to read an index tensor or to address a row: the
-// word lowered (Lower returns its program with the error), its rows did not.
+// ErrIndex wraps a failure to read an index tensor: the word lowered (Lower
+// returns its program with the error), its rows did not.
 var ErrIndex = errors.New("index tensor")
 
 // partitionSpanPerChannel is the fan-out rule: a leg spanning P SBUF
@@ -439,8 +439,8 @@ func (p *Program) emit() error {
 // dimpush — and each row's DIMPUSHes, one per backend dimension (003 §4).
 // The index values are read here, once, and kept in p.Indices: the
 // expansion uses them. A lane whose index is out of range or past its bound
-// register gets no GENERATE (p.Skipped); the expansion reports or skips it
-// as the word's flags say.
+// register, or whose row lies outside the memory map, gets no GENERATE
+// (p.Skipped); the expansion reports or skips it as the word's flags say.
 func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, error), regs map[uint8]uint32) error {
 	if index == nil {
 		index, p.IndicesAssumed = func(_, j int) (uint32, error) { return uint32(j), nil }, true
@@ -459,7 +459,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 	}
 	regWrite := p.Gen == isa.Cayman || p.Gen == isa.Mariana // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
 	dims := p.Backend.Dims()
-	var src, dst [maxDims]int64 // the legs' steps in elements: the words emit refuses, emitRows refuses
+	var src, dst [maxDims]int64 // the legs' steps in elements (a step emit would refuse, emitRows refuses too)
 	for d := 0; d < dims; d++ {
 		var err error
 		if src[d], err = elemStep(ch.Src, d, "src"); err != nil {
@@ -489,8 +489,9 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 				continue
 			}
 			soc, err := m.SoC(uint64(int64(ch.Src.Addr)+int64(v)*ch.Src.Step[1]), p.Core)
-			if err != nil {
-				return fmt.Errorf("%w: row %d (index %d): %w", ErrIndex, j, v, err)
+			if err != nil { // outside the memory map: the expansion reports it where it moves bytes
+				p.Skipped = append(p.Skipped, j)
+				continue
 			}
 			ch.Ops = append(ch.Ops, Op{Kind: Generate, Dir: RD, Addr: soc, ElemSize: int32(p.RowBytes), Sem: int32(p.Semaphore), Row: int32(j)})
 			ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: l, DstNum: l, SrcStep: ss, DstStep: ds})
@@ -543,7 +544,8 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 		}
 		var err error
 		if g.Addr, err = m.SoC(g.Addr, p.Core); err != nil {
-			return fmt.Errorf("%w: lane %d: %w", ErrIndex, j, err)
+			p.Skipped = append(p.Skipped, j)
+			continue
 		}
 		ch.Ops = append(ch.Ops, g, Op{Kind: DimPush, SrcNum: 1, DstNum: 1, SrcStep: ss, DstStep: ds})
 		for d := 1; d < dims; d++ {
