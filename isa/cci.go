@@ -47,7 +47,7 @@ func ccopTable() []ccop {
 		return out
 	}
 	add(0x10, CCTypeALU, Observed, alu7...)
-	add(0x18, CCTypeALU, Inferred, suffixed("S")...) // spelling of the saturating forms
+	add(0x18, CCTypeALU, Inferred, suffixed("S")...)  // spelling of the saturating forms
 	add(0x20, CCTypeALU, Inferred, suffixed("64")...) // "ADD64..MIN64=0x20..0x26": the ends named, the rest spelled as the 32-bit ones
 	add(0x28, CCTypeALU, Inferred, suffixed("64S")...)
 	add(0x30, CCTypeALU, Observed, "ADDF", "SUBF", "MULF", "DIVF", "TRUNCF", "MAXF", "MINF",

@@ -17,11 +17,11 @@ import (
 // spelledAs are rows the documents name in a spelling of their own; each
 // spelling is checked to occur in 000/003.
 var spelledAs = map[string]string{
-	"DMA_ADDR_MODE.REG_IMM_OFFSET32I":   "…32I=0x3",         // 000 §3b
-	"DMA_ADDR_MODE.REG_REG_OFFSET32I":   "…32I=0x5",         // 000 §3b
-	"DMA_ADDR_MODE.REG_REG_OFFSET64I":   "…64I=0x7",         // 000 §3b
-	"DMA_ADDR_MODE.REG_REG_IMM_SCALE_I": "…_I=0x9",          // 000 §3b
-	"DMA_ADDR_MODE.REG_REG_REG_SCALE_I": "…_I=0xb",          // 000 §3b
+	"DMA_ADDR_MODE.REG_IMM_OFFSET32I":   "…32I=0x3", // 000 §3b
+	"DMA_ADDR_MODE.REG_REG_OFFSET32I":   "…32I=0x5", // 000 §3b
+	"DMA_ADDR_MODE.REG_REG_OFFSET64I":   "…64I=0x7", // 000 §3b
+	"DMA_ADDR_MODE.REG_REG_IMM_SCALE_I": "…_I=0x9",  // 000 §3b
+	"DMA_ADDR_MODE.REG_REG_REG_SCALE_I": "…_I=0xb",  // 000 §3b
 	"CCOP.MOV_IMM_HI":                   "MOV_IMM_LO/HI/LO_S=0x2..0x4",
 	"CCOP.MOV_IMM_LO_S":                 "MOV_IMM_LO/HI/LO_S=0x2..0x4",
 	"CCOP.BR_REL_IMM_T":                 "BR_REL_IMM/_T/_F",
