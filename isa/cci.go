@@ -47,8 +47,8 @@ func ccopTable() []ccop {
 		return out
 	}
 	add(0x10, CCTypeALU, Observed, alu7...)
-	add(0x18, CCTypeALU, Inferred, suffixed("S")...) // spelling of the saturating forms
-	add(0x20, CCTypeALU, Observed, suffixed("64")...)
+	add(0x18, CCTypeALU, Inferred, suffixed("S")...)  // spelling of the saturating forms
+	add(0x20, CCTypeALU, Inferred, suffixed("64")...) // "ADD64..MIN64=0x20..0x26": the ends named, the rest spelled as the 32-bit ones
 	add(0x28, CCTypeALU, Inferred, suffixed("64S")...)
 	add(0x30, CCTypeALU, Observed, "ADDF", "SUBF", "MULF", "DIVF", "TRUNCF", "MAXF", "MINF",
 		"ABS_VALUEF", "ABS_MAXF", "ABS_MINF")
@@ -80,7 +80,7 @@ func ccopTable() []ccop {
 	add(0xb0, CCTypeSEMR, Observed, "SEM_READ")
 	add(0xb1, CCTypeSEMU, Observed, "SEM_WRITE", "SEM_ADD")
 	// 000 §3g names these codes of an otherwise unspelled range explicitly:
-	// "integer abs ABS_VALUE..ABS_MIN64=0x3a..0x3f", "logical/bitwise
+	// "64-bit ALU ADD64..MIN64=0x20..0x26", "integer abs ABS_VALUE..ABS_MIN64=0x3a..0x3f", "logical/bitwise
 	// LOGICAL_AND..BITWISE_XOR=0x50..0x57", "compares CMP*_EQ..GE=0x60..0x85".
 	for i := range t {
 		if ccopNamed[t[i].code] == t[i].name {
@@ -92,7 +92,7 @@ func ccopTable() []ccop {
 
 // ccopNamed are the CCOP codes 000 §3g spells out inside a range whose other
 // members' names are ndma's (INFERRED).
-var ccopNamed = map[uint64]string{0x3a: "ABS_VALUE", 0x3f: "ABS_MIN64", 0x50: "LOGICAL_AND", 0x57: "BITWISE_XOR", 0x60: "CMP_EQ"}
+var ccopNamed = map[uint64]string{0x20: "ADD64", 0x26: "MIN64", 0x3a: "ABS_VALUE", 0x3f: "ABS_MIN64", 0x50: "LOGICAL_AND", 0x57: "BITWISE_XOR", 0x60: "CMP_EQ"}
 
 // CCOp is the CCOP enum (the op byte of every CCINST).
 var CCOp, ccopType = func() (*Enum, map[uint64]uint64) {

@@ -123,6 +123,9 @@ func describeRows(lay *Struct) []DescribeRow {
 		if ll, ok := leafLabels[lay][path]; ok {
 			prov, note = ll.Prov, ll.Note
 		}
+		if top := topField(lay, path); top != nil && provRank[top.Prov] > provRank[prov] {
+			prov = top.Prov // a sub-struct's row is no surer than the row that names the sub-struct
+		}
 		rows = append(rows, DescribeRow{Byte: by, BitRange: br, Offset: l.Off, Bit: l.Bit, Width: width, Field: path,
 			Type: t, Prov: prov.String(), Reserved: f.Reserved, Note: note})
 	}
@@ -265,4 +268,20 @@ func formatLeaf(in *Inst, lay *Struct, i int) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// provRank orders provenances from the surest: OBSERVED, CARRIED, INFERRED.
+var provRank = map[Prov]int{Observed: 0, Carried: 1, Inferred: 2}
+
+// topField is the top-level row of lay a leaf path lies in ("flags" for
+// "flags.gather_dim"), or nil.
+func topField(lay *Struct, path string) *Field {
+	name, _, _ := strings.Cut(path, ".")
+	name, _, _ = strings.Cut(name, "[")
+	for i := range lay.Fields {
+		if lay.Fields[i].Name == name {
+			return &lay.Fields[i]
+		}
+	}
+	return nil
 }

@@ -3,8 +3,9 @@ package isa
 import "strings"
 
 // The enums of field-tables §5 (and the small ones of §2, §3.11, §6.1).
-// Values the sources name are OBSERVED; names ndma chose are INFERRED and
-// listed in RATIONALE.md.
+// Values source document 000 or 003 (or neff.md, from real NEFF bytes) names
+// are OBSERVED; values only field-tables gives are CARRIED (issue 16 item
+// 12); names ndma chose are INFERRED and listed in RATIONALE.md.
 
 // DTypeInfo is the per-value size of a DTYPE (field-tables §5.1).
 type DTypeInfo struct {
@@ -14,35 +15,35 @@ type DTypeInfo struct {
 // DType is the DTYPE enum (1 byte).
 var DType = newEnum("DTYPE", Observed,
 	ev(0x00, "INVALID", Observed),
-	ev(0x01, "UINT64", Observed).note("rejected by plain is_valid_dtype"),
+	ev(0x01, "UINT64", Carried).note("rejected by plain is_valid_dtype"),
 	ev(0x02, "INT8", Observed),
 	ev(0x03, "UINT8", Observed),
-	ev(0x04, "INT16", Observed),
-	ev(0x05, "UINT16", Observed),
+	ev(0x04, "INT16", Carried),
+	ev(0x05, "UINT16", Carried),
 	ev(0x06, "BFLOAT16", Observed),
 	ev(0x07, "FP16", Observed),
 	ev(0x08, "INT32", Observed),
 	ev(0x09, "UINT32", Observed).note("index dtype for DGE gathers"),
 	ev(0x0A, "FP32", Observed),
-	ev(0x0B, "FP32R", Observed).note("output-only FP22 partial; 4 bytes (SDMA size table says 0)"),
-	ev(0x0C, "INT64", Observed),
-	ev(0x0D, "FP8_EXP3", Observed).note("E3M4"),
-	ev(0x0E, "FP8_EXP4", Observed).note("E4M3"),
-	ev(0x0F, "FP8_EXP5", Observed).note("E5M2"),
-	ev(0x10, "FP4_EXP2", Observed).gens(FromV4),
-	ev(0x11, "FP8_EXP2", Observed).gens(OnlyV5).note("E2M5"),
-	ev(0x12, "INT4", Observed).gens(OnlyV5),
-	ev(0x13, "SFP8_E8", Observed).gens(OnlyV5).note("scale-only"),
-	ev(0x14, "SFP8_E7", Observed).gens(OnlyV5).note("scale-only"),
-	ev(0x15, "SFP8_E6", Observed).gens(OnlyV5).note("scale-only"),
-	ev(0x16, "SFP8_E5", Observed).gens(OnlyV5).note("scale-only"),
-	ev(0x19, "CPTC1", Observed).gens(FromV4),
-	ev(0x1A, "CPTC2", Observed).gens(FromV4),
-	ev(0x1B, "CPTC3", Observed).gens(FromV4),
-	ev(0x1C, "CPTC4", Observed).gens(FromV4),
-	ev(0x1D, "CPTC5", Observed).gens(FromV4),
-	ev(0x1E, "CPTC6", Observed).gens(FromV4),
-	ev(0x1F, "CPTC7", Observed).gens(FromV4),
+	ev(0x0B, "FP32R", Carried).note("output-only FP22 partial; 4 bytes (SDMA size table says 0)"),
+	ev(0x0C, "INT64", Carried),
+	ev(0x0D, "FP8_EXP3", Carried).note("E3M4"),
+	ev(0x0E, "FP8_EXP4", Carried).note("E4M3"),
+	ev(0x0F, "FP8_EXP5", Carried).note("E5M2"),
+	ev(0x10, "FP4_EXP2", Carried).gens(FromV4),
+	ev(0x11, "FP8_EXP2", Carried).gens(OnlyV5).note("E2M5"),
+	ev(0x12, "INT4", Carried).gens(OnlyV5),
+	ev(0x13, "SFP8_E8", Carried).gens(OnlyV5).note("scale-only"),
+	ev(0x14, "SFP8_E7", Carried).gens(OnlyV5).note("scale-only"),
+	ev(0x15, "SFP8_E6", Carried).gens(OnlyV5).note("scale-only"),
+	ev(0x16, "SFP8_E5", Carried).gens(OnlyV5).note("scale-only"),
+	ev(0x19, "CPTC1", Carried).gens(FromV4),
+	ev(0x1A, "CPTC2", Carried).gens(FromV4),
+	ev(0x1B, "CPTC3", Carried).gens(FromV4),
+	ev(0x1C, "CPTC4", Carried).gens(FromV4),
+	ev(0x1D, "CPTC5", Carried).gens(FromV4),
+	ev(0x1E, "CPTC6", Carried).gens(FromV4),
+	ev(0x1F, "CPTC7", Carried).gens(FromV4),
 )
 
 var dtypeBits = map[uint64]int{
@@ -65,55 +66,55 @@ func DTypeBits(d uint8, g Gen) (int, bool) {
 // WaitMode is EVENTS.wait_mode and COPY2D/IMMEDIATE wait_sema_mode (§5.5).
 var WaitMode = newEnum("WAIT_MODE", Observed,
 	ev(0x00, "NONE", Observed),
-	ev(0x01, "WAIT_FOR_SEM_EQ_IMM", Observed),
-	ev(0x02, "WAIT_FOR_SEM_LT_IMM", Observed),
-	ev(0x03, "WAIT_FOR_SEM_LE_IMM", Observed),
+	ev(0x01, "WAIT_FOR_SEM_EQ_IMM", Carried),
+	ev(0x02, "WAIT_FOR_SEM_LT_IMM", Carried),
+	ev(0x03, "WAIT_FOR_SEM_LE_IMM", Carried),
 	ev(0x04, "WAIT_FOR_SEM_GT_IMM", Observed).note("strictly greater"),
 	ev(0x05, "WAIT_FOR_SEM_GE_IMM", Observed),
 	ev(0x06, "WAIT_FOR_EVT_06", Inferred).gens(v2ToV4).note("event wait; spec name not found"),
 	ev(0x07, "WAIT_FOR_EVT_07", Inferred).gens(v2ToV4).note("event wait; spec name not found"),
 	ev(0x0e, "WAIT_FOR_EVT_0E", Inferred).gens(v2ToV4).note("event wait; spec name not found"),
 	ev(0x0f, "WAIT_FOR_EVT_0F", Inferred).gens(v2ToV4).note("event wait; spec name not found"),
-	ev(0x81, "WAIT_FOR_SEM_EQ_REG", Observed),
-	ev(0x82, "WAIT_FOR_SEM_LT_REG", Observed),
-	ev(0x83, "WAIT_FOR_SEM_LE_REG", Observed),
-	ev(0x84, "WAIT_FOR_SEM_GT_REG", Observed),
-	ev(0x85, "WAIT_FOR_SEM_GE_REG", Observed),
-	ev(0x91, "WAIT_FOR_SEM_EQ_REG_OFFSET", Observed).gens(OnlyV5),
-	ev(0x92, "WAIT_FOR_SEM_LT_REG_OFFSET", Observed).gens(OnlyV5),
-	ev(0x93, "WAIT_FOR_SEM_LE_REG_OFFSET", Observed).gens(OnlyV5),
-	ev(0x94, "WAIT_FOR_SEM_GT_REG_OFFSET", Observed).gens(OnlyV5),
-	ev(0x95, "WAIT_FOR_SEM_GE_REG_OFFSET", Observed).gens(OnlyV5),
-	ev(0xfe, "UNORDERED", Observed).gens(OnlyV5).note("no wait, faster than NONE"),
+	ev(0x81, "WAIT_FOR_SEM_EQ_REG", Carried),
+	ev(0x82, "WAIT_FOR_SEM_LT_REG", Carried),
+	ev(0x83, "WAIT_FOR_SEM_LE_REG", Carried),
+	ev(0x84, "WAIT_FOR_SEM_GT_REG", Carried),
+	ev(0x85, "WAIT_FOR_SEM_GE_REG", Carried),
+	ev(0x91, "WAIT_FOR_SEM_EQ_REG_OFFSET", Carried).gens(OnlyV5),
+	ev(0x92, "WAIT_FOR_SEM_LT_REG_OFFSET", Carried).gens(OnlyV5),
+	ev(0x93, "WAIT_FOR_SEM_LE_REG_OFFSET", Carried).gens(OnlyV5),
+	ev(0x94, "WAIT_FOR_SEM_GT_REG_OFFSET", Carried).gens(OnlyV5),
+	ev(0x95, "WAIT_FOR_SEM_GE_REG_OFFSET", Carried).gens(OnlyV5),
+	ev(0xfe, "UNORDERED", Carried).gens(OnlyV5).note("no wait, faster than NONE"),
 	ev(0xff, "INVALID", Observed),
 )
 
 // UpdateMode is EVENTS.update_mode and TEST_ES.update_type (§5.6).
 var UpdateMode = newEnum("UPDATE_MODE", Observed,
 	ev(0x00, "NONE", Observed),
-	ev(0x03, "SEM_INC_READ", Observed),
-	ev(0x04, "SEM_DEC_READ", Observed),
-	ev(0x05, "SEM_ADD_IMM_READ", Observed),
-	ev(0x07, "SEM_SUB_IMM_READ", Observed),
-	ev(0x09, "SEM_WR_IMM_READ", Observed),
-	ev(0x13, "SEM_INC_COMPLETE", Observed),
-	ev(0x14, "SEM_DEC_COMPLETE", Observed),
-	ev(0x15, "SEM_ADD_IMM_COMPLETE", Observed),
-	ev(0x17, "SEM_SUB_IMM_COMPLETE", Observed),
-	ev(0x19, "SEM_WR_IMM_COMPLETE", Observed),
+	ev(0x03, "SEM_INC_READ", Carried),
+	ev(0x04, "SEM_DEC_READ", Carried),
+	ev(0x05, "SEM_ADD_IMM_READ", Carried),
+	ev(0x07, "SEM_SUB_IMM_READ", Carried),
+	ev(0x09, "SEM_WR_IMM_READ", Carried),
+	ev(0x13, "SEM_INC_COMPLETE", Carried),
+	ev(0x14, "SEM_DEC_COMPLETE", Carried),
+	ev(0x15, "SEM_ADD_IMM_COMPLETE", Carried),
+	ev(0x17, "SEM_SUB_IMM_COMPLETE", Carried),
+	ev(0x19, "SEM_WR_IMM_COMPLETE", Carried),
 	ev(0x85, "SEM_ADD_REG_READ", Inferred).note("code by the +0x80 register pattern"),
 	ev(0x87, "SEM_SUB_REG_READ", Inferred).note("code by the +0x80 register pattern"),
 	ev(0x89, "SEM_WR_REG_READ", Inferred).note("code by the +0x80 register pattern"),
 	ev(0x95, "SEM_ADD_REG_COMPLETE", Inferred).note("code by the +0x80 register pattern"),
 	ev(0x97, "SEM_SUB_REG_COMPLETE", Inferred).note("code by the +0x80 register pattern"),
-	ev(0x99, "SEM_WR_REG_COMPLETE", Observed),
+	ev(0x99, "SEM_WR_REG_COMPLETE", Carried),
 	ev(0xff, "INVALID", Observed),
 )
 
 // TraceMode is header.debug_cmd bits 1:0 (§2.1, from the TONGA header).
-var TraceMode = newEnum("TRACE_MODE", Observed,
-	ev(0, "DISABLE", Observed), ev(1, "GEN_ON_START", Observed),
-	ev(2, "GEN_ON_END", Observed), ev(3, "GEN_ON_BOTH", Observed),
+var TraceMode = newEnum("TRACE_MODE", Carried,
+	ev(0, "DISABLE", Carried), ev(1, "GEN_ON_START", Carried),
+	ev(2, "GEN_ON_END", Carried), ev(3, "GEN_ON_BOTH", Carried),
 )
 
 // DGEOpcode is PSEUDO_DMA_DIRECT2D.dge_op (§5.2).
@@ -134,8 +135,8 @@ var IndirectDim = newEnum("INDIRECT_DIM", Observed,
 )
 
 // IndirectMode is INDIRECT_DMA_ADDRESSING_MODE (§5.2).
-var IndirectMode = newEnum("INDIRECT_DMA_ADDRESSING_MODE", Observed,
-	ev(0, "SRC", Observed).note("gather"), ev(1, "DST", Observed).note("scatter"), ev(2, "SRC_DST", Observed),
+var IndirectMode = newEnum("INDIRECT_DMA_ADDRESSING_MODE", Carried,
+	ev(0, "SRC", Observed).note("gather"), ev(1, "DST", Observed).note("scatter"), ev(2, "SRC_DST", Carried),
 )
 
 // DMAEngineCount is DMA_ENGINE_COUNT (v5; fan = 1<<v).
@@ -150,7 +151,7 @@ var DMADescMode = newEnum("DMA_DESC_MODE", Observed,
 
 // SemaSync is SEMA_SYNC (v5 DMA_FLAGS.wr_done_sync).
 var SemaSync = newEnum("SEMA_SYNC", Observed,
-	ev(0, "SOW", Observed), ev(1, "CLEAR_PCIE_RO", Observed),
+	ev(0, "SOW", Carried), ev(1, "CLEAR_PCIE_RO", Carried),
 )
 
 // TestEvtSemMode is TEST_EVT_SEM_MODE (v4+).
@@ -160,17 +161,17 @@ var TestEvtSemMode = newEnum("TEST_EVT_SEM_MODE", Observed,
 )
 
 // DataSrc is DATA_SRC.
-var DataSrc = newEnum("DATA_SRC", Observed, ev(0, "REGISTER", Observed), ev(1, "IMMEDIATE", Observed))
+var DataSrc = newEnum("DATA_SRC", Carried, ev(0, "REGISTER", Observed), ev(1, "IMMEDIATE", Observed))
 
 // LNCSizeFmt is LNC_SIZE_FMT.
-var LNCSizeFmt = newEnum("LNC_SIZE_FMT", Observed,
-	ev(0, "LNC1", Observed), ev(1, "LNC2", Observed), ev(2, "LNC4", Observed), ev(3, "LNC8", Observed),
+var LNCSizeFmt = newEnum("LNC_SIZE_FMT", Carried,
+	ev(0, "LNC1", Carried), ev(1, "LNC2", Carried), ev(2, "LNC4", Carried), ev(3, "LNC8", Carried),
 )
 
 // NeuronEngine is NEURON_ENGINE.
-var NeuronEngine = newEnum("NEURON_ENGINE", Observed,
+var NeuronEngine = newEnum("NEURON_ENGINE", Carried,
 	ev(0, "PE", Observed), ev(1, "ACT", Observed), ev(2, "POOL", Observed),
-	ev(3, "DVE", Observed), ev(4, "TPB_SP", Observed), ev(5, "TOP_SP", Observed),
+	ev(3, "DVE", Observed), ev(4, "TPB_SP", Carried), ev(5, "TOP_SP", Carried),
 )
 
 // DMAAddrMode is DMA_ADDR_MODE (v5, one nibble per leg, field-tables §5.3).

@@ -24,7 +24,7 @@ var Indirect1D = (&Struct{Name: "DMA_INDIRECT1D", Size: 64, Prov: Observed, Fiel
 	dtype(56, "in_dtype", Observed, ""),
 	dtype(57, "out_dtype", Observed, ""),
 	boundReg(58, "src_idx_bound_reg", "bounds the index, not the data"),
-	boundReg(59, "dst_idx_bound_reg", "bounds the index, not the data"),
+	sub(59, "dst_idx_bound_reg", BoundCheckReg, Carried, "bounds the index, not the data"),
 	enum8(60, "compute_op", DGEComputeOp, Observed, "ADD + DST + non_unique_dst_idx = scatter-add"),
 	sub(61, "dma_configs", DMAConfigs, Observed, ""),
 	reserved(62, 2, "reserved", Observed, "must be 0"),

@@ -33,28 +33,28 @@ var DMAConfigs = &Struct{Name: "DMA_CONFIGS", Size: 1, Prov: Observed, Fields: [
 }}
 
 // DTypePair is DTYPE_PAIR (§2.5).
-var DTypePair = &Struct{Name: "DTYPE_PAIR", Size: 1, Prov: Observed, Fields: []Field{
+var DTypePair = &Struct{Name: "DTYPE_PAIR", Size: 1, Prov: Carried, Fields: []Field{
 	bits(0, 4, "dtype_lo", Observed, "src DTYPE").enum(DType),
 	bits(4, 4, "dtype_hi", Observed, "dst DTYPE").enum(DType),
 }}
 
 // DMAIndirectFlags is DMA_INDIRECT_FLAGS (§2.5).
 var DMAIndirectFlags = &Struct{Name: "DMA_INDIRECT_FLAGS", Size: 1, Prov: Observed, Fields: []Field{
-	bits(0, 2, "indirect_mode", Observed, "").enum(IndirectMode),
-	bits(2, 1, "idx_bound_is_err", Observed, ""),
-	bits(3, 1, "non_unique_dst_idx", Observed, ""),
+	bits(0, 2, "indirect_mode", Carried, "").enum(IndirectMode),
+	bits(2, 1, "idx_bound_is_err", Carried, ""),
+	bits(3, 1, "non_unique_dst_idx", Carried, ""),
 	bits(4, 2, "gather_dim", Observed, "").enum(IndirectDim),
-	bits(6, 2, "scatter_dim", Observed, "").enum(IndirectDim),
+	bits(6, 2, "scatter_dim", Carried, "").enum(IndirectDim),
 }}
 
 // DMAGatherTransposeFlags is DMA_GATHER_TRANSPOSE_FLAGS (§2.5).
-var DMAGatherTransposeFlags = &Struct{Name: "DMA_GATHER_TRANSPOSE_FLAGS", Size: 1, Prov: Observed, Fields: []Field{
+var DMAGatherTransposeFlags = &Struct{Name: "DMA_GATHER_TRANSPOSE_FLAGS", Size: 1, Prov: Carried, Fields: []Field{
 	bits(0, 2, "gather_dim", Observed, "").enum(IndirectDim),
 	bits(2, 6, "reserved", Observed, "").resv(),
 }}
 
 // DMAEngineConfig is the v5 DMA_ENGINE_CONFIG (§2.5).
-var DMAEngineConfig = &Struct{Name: "DMA_ENGINE_CONFIG", Size: 1, Prov: Observed, Fields: []Field{
+var DMAEngineConfig = &Struct{Name: "DMA_ENGINE_CONFIG", Size: 1, Prov: Carried, Fields: []Field{
 	bits(0, 5, "start_id", Observed, ""),
 	bits(5, 2, "engine_count", Observed, "fan = 1 << value").enum(DMAEngineCount),
 	bits(7, 1, "reserved", Observed, "").resv(),

@@ -14,6 +14,6 @@ var TestES = (&Struct{Name: "CTRL_TEST_ES", Size: 64, Prov: Observed, Fields: []
 	u8(16, "evt_sem_ids", Observed, "unique; unused slots 0").arr(16),
 	u8(32, "value_registers", Observed, "REG_NUM per slot").arr(16),
 	u32(48, "threshold", Observed, "COND_UPDATE_SEM: sem ≥ threshold ⇒ update"),
-	u8(52, "setter_signature", Observed, ""),
-	reserved(53, 11, "reserved0", Observed, "must be 0"),
+	u8(52, "setter_signature", Carried, ""),
+	reserved(53, 11, "reserved0", Carried, "must be 0"),
 }}).finish()

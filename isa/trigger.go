@@ -11,7 +11,7 @@ import "strings"
 var PseudoTrigger = (&Struct{Name: "PSEUDO_DMA_TRIGGER", Size: 64, Prov: Observed, Fields: []Field{
 	headerField(),
 	eventsField(),
-	text(12, 32, "dma_queue_name", Observed, "NUL-padded ASCII: a def.json dma_queue name (or <queue>_defId_<n> instance)"),
+	text(12, 32, "dma_queue_name", Carried, "NUL-padded ASCII: a def.json dma_queue name (or <queue>_defId_<n> instance)"),
 	u32(44, "use_raw_count", Observed, "non-zero: block_id is a raw descriptor count (no sample uses it)"),
 	u32(48, "block_id", Observed, "the id of the dma[] block this trigger fires"),
 	reserved(52, 12, "reserved", Observed, "the 4-byte-events dialect's 16 reserved bytes, shortened by the wider events"),
