@@ -80,6 +80,17 @@ func TestNEFFRunJSON(t *testing.T) {
 	if doc.TimeNS != doc.Transfers[5].EndNS {
 		t.Errorf("time %d ns, the last transfer ends at %d", doc.TimeNS, doc.Transfers[5].EndNS)
 	}
+	// the reference has no clock: the same blocks, their data bytes (128 × 4000), no times
+	code, out, _ = runCLI("neff", "run", "--exec", "ref", "--json", path)
+	var ref runJSON
+	if code != 0 || json.Unmarshal([]byte(out), &ref) != nil || len(ref.Transfers) != 6 || ref.Model != nil {
+		t.Fatalf("ref: exit %d, %s", code, out)
+	}
+	for i, tr := range ref.Transfers {
+		if tr.Block == nil || *tr.Block != want[i].block || tr.Bytes != 128*4000 || tr.Timing != "none" || tr.EndNS != 0 {
+			t.Errorf("ref transfer %d: %+v", i, tr)
+		}
+	}
 	// without --engine-time the add takes no time: Pool fires at once
 	code, out, _ = runCLI("neff", "run", "--json", path)
 	var zero runJSON
