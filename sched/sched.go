@@ -13,7 +13,10 @@
 // updates land at its completion: the word's bytes move when it issues, its
 // semaphore changes wait in a queue, and simulated time advances to the
 // earliest pending completion only when no stream can issue. Without a
-// clock (ref) they land at issue.
+// clock (ref) they land at issue. With Options.Timing a fired dma[] block
+// (Step.Transfer) completes when the packet-level model (package timing)
+// says, and a word a stream's WordNS gives a time holds its engine that
+// long (a compute engine's time, an input).
 package sched
 
 import (
