@@ -13,7 +13,10 @@
 // updates land at its completion: the word's bytes move when it issues, its
 // semaphore changes wait in a queue, and simulated time advances to the
 // earliest pending completion only when no stream can issue. Without a
-// clock (ref) they land at issue.
+// clock (ref) they land at issue. With Options.Timing a fired dma[] block
+// (Step.Transfer) completes when the packet-level model (package timing)
+// says, and a word a stream's WordNS gives a time holds its engine that
+// long (a compute engine's time, an input).
 package sched
 
 import (
@@ -101,12 +104,13 @@ type Moved struct {
 	// (Options.Timing): the block, its bytes with the semaphore writes,
 	// its first packet's start (DueNS is its last packet's write done),
 	// and its packets when the model keeps them.
-	Timed   bool
-	Queue   string
-	Block   int
-	Bytes   int64
-	StartNS int64
-	Packets []timing.Packet
+	Timed    bool
+	Transfer *timing.Transfer // the block the step fires (Step.Transfer), timed or not
+	Queue    string
+	Block    int
+	Bytes    int64
+	StartNS  int64
+	Packets  []timing.Packet
 }
 
 // Writer is the last word that changed a semaphore.
@@ -376,7 +380,7 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 			}
 			if step.Note != "" {
 				mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
-					Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now}
+					Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now, Transfer: step.Transfer}
 				if timed != nil {
 					mv.Timed, mv.Block, mv.Bytes, mv.StartNS, mv.Packets = true, step.Transfer.Block, timed.Bytes, timed.StartNS, timed.Packets
 				}

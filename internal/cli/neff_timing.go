@@ -243,7 +243,7 @@ func (nt *neffTiming) printJSON(exec string, res *device.NEFFResult, runErr erro
 			out.TimeNS = max(out.TimeNS, r.Stats.TimeNS)
 			out.Warnings = append(out.Warnings, r.Stats.Warnings...)
 			for _, mv := range r.Stats.Schedule {
-				out.Transfers = append(out.Transfers, transferOf(r.Name, mv))
+				out.Transfers = append(out.Transfers, transferOf(r.Name, mv, res.Clocked))
 			}
 		}
 	}
@@ -251,13 +251,22 @@ func (nt *neffTiming) printJSON(exec string, res *device.NEFFResult, runErr erro
 	fmt.Fprintf(nt.stdout, "%s\n", b)
 }
 
-// transferOf is one schedule entry as JSON.
-func transferOf(sg string, mv sched.Moved) transferJSON {
+// transferOf is one schedule entry as JSON (clocked: the engines' run).
+func transferOf(sg string, mv sched.Moved, clocked bool) transferJSON {
 	t := transferJSON{Subgraph: sg, Engine: strings.ToLower(strings.TrimPrefix(mv.Stream, sg+" ")), Offset: mv.Offset, Queue: mv.Queue,
 		Bytes: mv.Bytes, IssueNS: mv.IssueNS, StartNS: mv.StartNS, EndNS: mv.DueNS, Timing: "first-order"}
-	if mv.Timed {
-		b := mv.Block
-		t.Block, t.Timing = &b, "packet"
+	if mv.Transfer != nil {
+		b := mv.Transfer.Block
+		t.Block = &b
+		if !mv.Timed { // not run by the model: the block's data bytes
+			t.Bytes = mv.Transfer.Bytes()
+		}
+	}
+	switch {
+	case mv.Timed:
+		t.Timing = "packet"
+	case !clocked:
+		t.Timing = "none"
 	}
 	for _, p := range mv.Packets {
 		t.Packets = append(t.Packets, packetJSON{p.Engine, p.Bytes, p.StartNS, p.DataDoneNS, p.WriteDoneNS})

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -79,6 +80,25 @@ func TestNEFFRunJSON(t *testing.T) {
 	}
 	if doc.TimeNS != doc.Transfers[5].EndNS {
 		t.Errorf("time %d ns, the last transfer ends at %d", doc.TimeNS, doc.Transfers[5].EndNS)
+	}
+	// the reference has no clock: the same blocks, their data bytes (128 × 4000), no times
+	code, out, _ = runCLI("neff", "run", "--exec", "ref", "--json", path)
+	var ref runJSON
+	if code != 0 || json.Unmarshal([]byte(out), &ref) != nil || len(ref.Transfers) != 6 || ref.Model != nil {
+		t.Fatalf("ref: exit %d, %s", code, out)
+	}
+	seen := map[string]bool{} // in the reference's issue order (no clock): each block once
+	for i, tr := range ref.Transfers {
+		if tr.Block == nil || tr.Bytes != 128*4000 || tr.Timing != "none" || tr.EndNS != 0 {
+			t.Errorf("ref transfer %d: %+v", i, tr)
+			continue
+		}
+		seen[fmt.Sprintf("%s %s %d", tr.Engine, tr.Queue, *tr.Block)] = true
+	}
+	for _, w := range want {
+		if !seen[fmt.Sprintf("%s %s %d", w.engine, w.queue, w.block)] {
+			t.Errorf("ref: no transfer of %+v", w)
+		}
 	}
 	// without --engine-time the add takes no time: Pool fires at once
 	code, out, _ = runCLI("neff", "run", "--json", path)
