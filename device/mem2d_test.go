@@ -2,6 +2,7 @@ package device
 
 import (
 	"bytes"
+	"strings"
 	"testing"
 
 	"ndma/internal/neffgen"
@@ -51,5 +52,29 @@ pseudo_tensor_store dtype=UINT32, num_elem=[2, 1], var_id=2, var_offset=0x20, st
 		if got := out[0x10:0x28]; !bytes.Equal(got, want) {
 			t.Errorf("%s: out[0x10:0x28] = % x, want % x", exec, got, want)
 		}
+	}
+}
+
+// A scalar mover whose elements leave its variable is refused before the
+// run (never a write into the neighbour): two UINT32 from out+0xfffc of the
+// 65536-byte out end at byte 0x10003.
+func TestNEFFScalarMoverOutsideVariable(t *testing.T) {
+	p := neffgen.Inline(0)
+	p.Subgraphs[0].Engines[0].Asm = "pseudo_tensor_store dtype=UINT32, src_datasrc=IMMEDIATE, num_elem=[2, 1], var_id=2, var_offset=0xfffc, step_elem=[1, 0], data=[1, 0, 0, 0, 2]\n"
+	b, err := p.Build()
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, sgs, err := neffgen.Open(b, neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	im, err := Load(isa.Cayman, f, sgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = im.Run(NEFFOptions{Exec: Ref})
+	if err == nil || !strings.Contains(err.Error(), "0xfffc..0x10003 of a 65536-byte variable") {
+		t.Fatalf("run: %v", err)
 	}
 }

@@ -1,6 +1,7 @@
 package device
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"slices"
@@ -130,10 +131,20 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			s.Run = []isa.Inst{r}
 			s.Note = names.describe(s.Run, s.Queue)
 		case isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore: // the scalar movers' pseudo forms (dge/reloc_mem2d.go)
+			v, _ := s.Word.PseudoMem2D()
+			for _, x := range vars {
+				switch {
+				case uint64(x.ID) != v.VarID() || s.Err != nil:
+				case x.Type == "state-buffer" && isa.Map(gen).SBUFStride != 1<<18: // NEFF SB space (neff.md §4.7), not remapped here
+					s.Err = fmt.Errorf("%s into the state buffer on %s (partition stride not 2^18): not supported", s.Word.Def().Mnemonic(), gen)
+				default:
+					s.Err = dge.Mem2DInVariable(&s.Word, uint64(x.Size))
+				}
+			}
 			if r, rerr := dge.Relocate(&s.Word, vt); rerr != nil {
-				s.Err = rerr
+				s.Err = cmp.Or(s.Err, rerr)
 			} else {
-				s.Run = []isa.Inst{r}
+				s.Run = []isa.Inst{r} // kept with a refusal, as for a 0xd4: `lower` shows it
 			}
 		case isa.OpPseudoDMATrigger:
 			f, ferr := sg.Fire(gen, en, &s.Word, place)

@@ -70,3 +70,24 @@ func relocateMem2D(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 	}
 	return out, nil
 }
+
+// Mem2DInVariable checks that the elements of a 0xcd/0xce stay inside its
+// variable of size bytes (neff.md §4.4: a variable's own bytes; size 0: not
+// checked — the state buffer is addressed per partition), so that a NEFF
+// run never writes a neighbour variable through it.
+func Mem2DInVariable(in *isa.Inst, size uint64) error {
+	p, ok := in.PseudoMem2D()
+	if !ok || size == 0 {
+		return nil
+	}
+	es, ok := isa.Mem2DElemBytes(uint8(p.DType()), in.Gen)
+	num := [2]uint64{p.NumElem(0), p.NumElem(1)}
+	if !ok || num[0]*num[1] == 0 {
+		return nil
+	}
+	lo, hi, ok := isa.Mem2DSpan(p.VarOffset(), num, [2]int64{p.StepElem(0), p.StepElem(1)}, es)
+	if !ok || hi >= size {
+		return fmt.Errorf("var_id %d: the elements span bytes %#x..%#x of a %d-byte variable", p.VarID(), lo, hi, size)
+	}
+	return nil
+}

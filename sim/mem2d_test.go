@@ -108,3 +108,26 @@ func FuzzMem2DDiff(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMem2D: a 32-element UINT32 TENSOR_STORE from registers then the
+// TENSOR_LOAD back, on the engines' model and on ref.
+func BenchmarkMem2D(b *testing.B) {
+	words := []*isa.Inst{
+		wordTB(b, isa.Cayman, "tensor_store dtype=UINT32, num_elem=[8, 4], start_addr=sbuf:0:0x100, step_elem=[1, 16], data=[0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31]"),
+		wordTB(b, isa.Cayman, "tensor_load dtype=UINT32, num_elem=[8, 4], start_addr=sbuf:0:0x100, step_elem=[1, 16], data=[32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43, 44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63]"),
+	}
+	for _, x := range []struct {
+		name string
+		exec func(*isa.Inst) error
+	}{{"sim", New(isa.Cayman).Exec}, {"ref", ref.New(isa.Cayman).Exec}} {
+		b.Run(x.name, func(b *testing.B) {
+			for b.Loop() {
+				for _, w := range words {
+					if err := x.exec(w); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}
