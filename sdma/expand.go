@@ -3,6 +3,8 @@ package sdma
 import (
 	"errors"
 	"fmt"
+	"strconv"
+	"sync"
 
 	"ndma/dge"
 	"ndma/isa"
@@ -84,6 +86,10 @@ var (
 	ErrTooMany    = errors.New("more descriptors than ndma expands")
 	ErrStreamSize = errors.New("M2S and S2M streams carry different bytes")
 )
+
+// runPool holds the run buffers of expansions past: lowering a NEFF's words
+// one after another allocates them once, not per word.
+var runPool = sync.Pool{New: func() any { return new([2][]run) }}
 
 type run struct {
 	addr uint64 // Neuron address
@@ -174,11 +180,18 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	if opt.Index == nil {
 		opt.Index = Identity
 	}
-	lw := &Lowered{Program: p}
+	lw := &Lowered{Program: p, Queues: make([]Queue, 0, len(p.Channels))}
 	m := isa.Map(p.Gen)
+	sc := runPool.Get().(*[2][]run) // the runs are scratch: only the descriptors stay
+	defer runPool.Put(sc)
+	var slab []Desc      // every queue's descriptors, cut from as few allocations as the sizes allow
+	var bells []Doorbell // likewise the doorbells
+	var logb []byte      // and the log lines, one string sliced
+	var ends []int
 	for c := range p.Channels {
 		ch := &p.Channels[c]
-		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, MaxDescriptors)
+		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, MaxDescriptors, sc[0][:0], sc[1][:0])
+		sc[0], sc[1] = src[:0], dst[:0] // grown: the next channel and word reuse them
 		if err != nil {
 			return nil, err
 		}
@@ -199,12 +212,14 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 			return nil, err
 		}
 		op, optype := opOf(p)
-		q := Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep}
+		lw.Queues = append(lw.Queues, Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep})
+		q := &lw.Queues[len(lw.Queues)-1] // filled in place
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
-		if q.M2S, err = descs(src, m, op, optype, p, MaxDescriptors); err != nil {
+		left := len(p.Channels) - c // channels still to expand: the slab is sized for them all
+		if q.M2S, err = descs(src, m, op, optype, p, MaxDescriptors, &slab, left); err != nil {
 			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
 		}
-		if q.S2M, err = descs(dst, m, op, optype, p, MaxDescriptors-1); err != nil {
+		if q.S2M, err = descs(dst, m, op, optype, p, MaxDescriptors-1, &slab, left); err != nil {
 			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
 		}
 		done := newDesc(4, onCore(isa.EvtSemInc(p.Semaphore), p.Core), OpCME, CMECopy) // the completion increment, on p's core
@@ -212,24 +227,43 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		q.S2M = append(q.S2M, done)
 		phase(q.M2S, opt.RingSize)
 		phase(q.S2M, opt.RingSize)
-		q.Doorbells = fills(ch.DMA, len(q.M2S), len(q.S2M), opt.RingSize)
+		k := len(bells)
+		bells = fills(bells, ch.DMA, len(q.M2S), len(q.S2M), opt.RingSize)
+		q.Doorbells = bells[k:len(bells):len(bells)]
 		// the firmware's line per generation pass, here per ring fill (§8.3)
 		for at := 0; at < max(len(q.M2S), len(q.S2M)); at += opt.RingSize {
 			n := max(0, min(opt.RingSize, len(q.M2S)-at)) + max(0, min(opt.RingSize, len(q.S2M)-at))
-			lw.Log = append(lw.Log, fmt.Sprintf("P%d: Generating %d descriptors; ring_ndesc = %d", ch.DMA, n, opt.RingSize))
+			logb = generating(logb, ch.DMA, n, opt.RingSize)
+			ends = append(ends, len(logb))
 		}
-		lw.Queues = append(lw.Queues, q)
+	}
+	all, at := string(logb), 0
+	lw.Log = make([]string, len(ends))
+	for i, e := range ends {
+		lw.Log[i], at = all[at:e], e
 	}
 	return lw, nil
 }
 
-// fills are the doorbells of a program streamed through its rings: each
-// fill writes at most a ring of descriptors on each leg and rings its
+// generating appends the firmware line "P%i: Generating %i descriptors;
+// ring_ndesc = %i" (field-tables §8.3), built without fmt: lowering a NEFF
+// writes one per channel of every word.
+func generating(b []byte, dma, n, ring int) []byte {
+	b = append(b, 'P')
+	b = strconv.AppendInt(b, int64(dma), 10)
+	b = append(b, ": Generating "...)
+	b = strconv.AppendInt(b, int64(n), 10)
+	b = append(b, " descriptors; ring_ndesc = "...)
+	return strconv.AppendInt(b, int64(ring), 10)
+}
+
+// fills appends the doorbells of a program streamed through its rings:
+// each fill writes at most a ring of descriptors on each leg and rings its
 // doorbell, the next fill is written once the engine has drained the ring
-// (RATIONALE "Rings", INFERRED: the firmware's DescriptorStream count check,
-// field-tables §6.2, holds per fill). A program within the ring is one fill.
-func fills(dma, m2s, s2m, ring int) []Doorbell {
-	var out []Doorbell
+// (RATIONALE "Rings and performance", INFERRED: the firmware's
+// DescriptorStream count check, field-tables §6.2, holds per fill). A
+// program within the ring is one fill.
+func fills(out []Doorbell, dma, m2s, s2m, ring int) []Doorbell {
 	for at := 0; at < max(m2s, s2m); at += ring {
 		if n := min(ring, m2s-at); n > 0 {
 			out = append(out, Doorbell{dma, "TDRTP_inc", n})
@@ -260,15 +294,24 @@ func opOf(p *dge.Program) (op, optype int) {
 
 // descs cuts runs into descriptors of at most 64 KiB, FIRST on the first and
 // LAST on the last.
-func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, limit int) ([]Desc, error) {
-	total := 1 // and the completion descriptor an S2M list gets: one allocation either way
+//
+// The list is cut from *slab (room for its completion descriptor kept),
+// a new slab allocated for it and the left − 1 channels after it when it
+// has no room: a word's descriptors are a few allocations, not one a list.
+func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, limit int, slab *[]Desc, left int) ([]Desc, error) {
+	total := 1 // and the completion descriptor an S2M list gets
 	for _, r := range rs {
 		total += int(min((r.n+MaxRun-1)/MaxRun, uint64(limit)+1))
 		if total > limit+1 {
 			return nil, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
 		}
 	}
-	out := make([]Desc, 0, total)
+	if cap(*slab)-len(*slab) < total {
+		*slab = make([]Desc, 0, total*(2*left))
+	}
+	k := len(*slab)
+	*slab = (*slab)[:k+total]
+	out := (*slab)[k : k : k+total]
 	for _, r := range rs {
 		soc, err := m.SoC(r.addr, p.Core) // the core the program was lowered for (§11.2)
 		if err != nil {

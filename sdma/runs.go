@@ -2,6 +2,7 @@ package sdma
 
 import (
 	"fmt"
+	"slices"
 
 	"ndma/dge"
 	"ndma/internal/num"
@@ -17,7 +18,10 @@ const maxElements = 1 << 24
 // channelRuns returns the runs of a channel's two legs and, where quiet
 // bounds leave elements of a transpose out, the DRE's keep mask (nil: every
 // element moves).
-func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, keep []bool, err error) {
+//
+// s0 and d0 are empty buffers the runs are appended to (the caller's, reused
+// word after word).
+func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int, s0, d0 []run) (src, dst []run, keep []bool, err error) {
 	for _, l := range []*dge.Leg{&ch.Src, &ch.Dst} {
 		if n := l.Elements(); n > maxElements && l.Step[0] != int64(l.ElemSize) {
 			return nil, nil, nil, fmt.Errorf("%s: %d elements to walk one by one: more than ndma expands (%d)", p.Kind, n, maxElements)
@@ -26,17 +30,17 @@ func channelRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint
 	switch p.Kind {
 	case dge.KindDirect2D:
 		if quiet(ch.Src.Bound) || quiet(ch.Dst.Bound) {
-			src, dst, err = quietRuns(p, ch, regs, limit)
+			src, dst, err = quietRuns(p, ch, regs, limit, s0, d0)
 			return src, dst, nil, err
 		}
-		return legRuns(nil, &ch.Src, limit), legRuns(nil, &ch.Dst, limit), nil, nil
+		return legRuns(s0, &ch.Src, limit), legRuns(d0, &ch.Dst, limit), nil, nil
 	case dge.KindTranspose:
-		return transposeRuns(p, ch, regs, limit)
+		return transposeRuns(p, ch, regs, limit, s0, d0)
 	case dge.KindIndirect1D:
-		src, dst, err = indirectRuns(p, ch, index, regs, limit)
+		src, dst, err = indirectRuns(p, ch, index, regs, limit, s0, d0)
 		return src, dst, nil, err
 	case dge.KindGatherTranspose:
-		return gatherRuns(p, ch, index, regs, limit)
+		return gatherRuns(p, ch, index, regs, limit, s0, d0)
 	}
 	return nil, nil, nil, fmt.Errorf("sdma: no expansion for %s", p.Kind)
 }
@@ -64,7 +68,8 @@ func pastErr(p *dge.Program, ch *dge.Channel, leg string, l *dge.Leg, k int, a u
 // on S2M. Through a cast or compute its out scalars take the in scalars of
 // the same numbers. An element past an erroring bound is an error, whatever
 // the other leg does (ref checks each leg whole).
-func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int) (src, dst []run, err error) {
+func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int, s0, d0 []run) (src, dst []run, err error) {
+	src, dst = s0, d0
 	isz, osz := uint64(1), uint64(1) // bytes per scalar; a plain copy moves bytes
 	if p.ComputeOp != uint8(isa.DGEComputeOpNone) || p.InDtype != p.OutDtype {
 		i, ok1 := num.Size(p.InDtype)
@@ -152,7 +157,8 @@ func elem(l *dge.Leg, i ...int64) uint64 {
 // dst rows (dst(i0 = r, i1 = c) = src(i0 = c, i1 = r)). With a quiet bound,
 // an element pair with either side past its limit leaves both streams, and
 // keep (src row-major: r·cols + c) tells the DRE which are there.
-func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int) (src, dst []run, keep []bool, err error) {
+func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int, s0, d0 []run) (src, dst []run, keep []bool, err error) {
+	src, dst = s0, d0
 	rows, cols := int64(ch.Src.Num[1]), int64(ch.Src.Num[0])
 	tr, tc := p.Tile.Rows, p.Tile.Cols
 	if tr == 0 || tc == 0 {
@@ -183,8 +189,8 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 	srcRow, dstCol := keep == nil && ch.Src.Step[0] == int64(es), keep == nil && ch.Dst.Step[0] == int64(es)
 	if srcRow && dstCol { // at most a run per tile row and per tile column: one allocation each
 		tiles := func(n, t int64) int64 { return (n + t - 1) / t }
-		src = make([]run, 0, min(rows*tiles(cols, int64(tc)), int64(limit)+1))
-		dst = make([]run, 0, min(cols*tiles(rows, int64(tr)), int64(limit)+1))
+		src = slices.Grow(src, int(min(rows*tiles(cols, int64(tc)), int64(limit)+1)))
+		dst = slices.Grow(dst, int(min(cols*tiles(rows, int64(tr)), int64(limit)+1)))
 	}
 	for rb := int64(0); rb < rows; rb += int64(tr) {
 		re := min(rows, rb+int64(tr))
@@ -225,7 +231,8 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 // An index past its leg or its bound register r[bc_reg] is an error, or —
 // idx_bound_is_err 0 — its lane is left out of both streams (the SW-DGE
 // checks indices as it generates; ref skips the same lanes).
-func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, err error) {
+func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int, s0, d0 []run) (src, dst []run, err error) {
+	src, dst = s0, d0
 	mode := p.Index.Mode
 	lanes := int64(ch.Dst.Num[0])
 	if !mode.SrcIndexed() { // scatter: one lane per src element (field-tables §11.5)
@@ -291,7 +298,8 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 // notification off, its lane leaves both streams; then dst_bound_reg bounds
 // each dst element of the lanes left, quiet or as an error. keep (j·L + k)
 // tells the DRE which elements are there (nil: all).
-func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int) (src, dst []run, keep []bool, err error) {
+func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8]uint32, limit int, s0, d0 []run) (src, dst []run, keep []bool, err error) {
+	src, dst = s0, d0
 	n, l := int64(ch.Src.Num[1]), int64(ch.Dst.Num[1])
 	es := uint64(ch.Src.ElemSize)
 	ib, db := p.Index.Bound[0], ch.Dst.Bound
