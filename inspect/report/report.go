@@ -41,14 +41,21 @@ type Schedule struct {
 
 // Wait is one word that waits on a semaphore, and the words that write it.
 type Wait struct {
-	Subgraph  string   `json:"subgraph"`
-	Waiter    string   `json:"waiter"` // the stream, "sg00 POOL"
-	Offset    int      `json:"offset"`
-	Word      string   `json:"word"`
-	Semaphore int      `json:"semaphore"`
-	Value     int      `json:"value"`
-	Writers   []string `json:"writers"` // "sg00 POOL 0x80 PSEUDO_DMA_DIRECT2D (completion)"
+	Subgraph  string `json:"subgraph"`
+	Waiter    string `json:"waiter"` // the stream, "sg00 POOL"
+	Offset    int    `json:"offset"`
+	Word      string `json:"word"`
+	Semaphore int    `json:"semaphore"`
+	Value     int    `json:"value"`
+	// Writers are the first MaxWriters words that write the semaphore
+	// ("sg00 POOL 0x80 PSEUDO_DMA_DIRECT2D (completion)"), WriterCount all of them.
+	Writers     []string `json:"writers"`
+	WriterCount int      `json:"writer_count"`
 }
+
+// MaxWriters is how many writers a wait lists: a semaphore thousands of
+// DMAs complete on would otherwise repeat them at every wait.
+const MaxWriters = 8
 
 // Data is everything the page shows, as it embeds it (docs/json.md).
 type Data struct {
@@ -110,6 +117,13 @@ func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
 	for si := range sgs {
 		sg := &sgs[si]
 		writers := map[int][]string{}
+		seen := map[string]bool{}
+		addWriter := func(sem int, w string) {
+			if k := fmt.Sprint(sem, w); !seen[k] {
+				seen[k] = true
+				writers[sem] = append(writers[sem], w)
+			}
+		}
 		type waiter struct {
 			stream string
 			off    int
@@ -132,35 +146,24 @@ func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
 					waits = append(waits, waiter{name, d.Offset(), word, int(ev.WaitIdx()), int(ev.SemaphoreValue())})
 				}
 				if ev.UpdateMode() != isa.UpdateModeNone {
-					u := int(ev.UpdateIdx())
-					writers[u] = appendOnce(writers[u], fmt.Sprintf("%s %#x %s", name, d.Offset(), word))
+					addWriter(int(ev.UpdateIdx()), fmt.Sprintf("%s %#x %s", name, d.Offset(), word))
 				}
 			}
 		}
 		for _, w := range a.Words {
 			if w.Subgraph == sg.Name {
-				writers[w.Semaphore] = appendOnce(writers[w.Semaphore], fmt.Sprintf("%s %s %#x %s (completion)", w.Subgraph, strings.ToUpper(w.Engine), w.Offset, w.Mnemonic))
+				addWriter(w.Semaphore, fmt.Sprintf("%s %s %#x %s (completion)", w.Subgraph, strings.ToUpper(w.Engine), w.Offset, w.Mnemonic))
 			}
 		}
 		for _, w := range waits {
 			ws := writers[w.sem]
-			if ws == nil {
-				ws = []string{}
-			}
-			out = append(out, Wait{sg.Name, w.stream, w.off, w.word, w.sem, w.value, ws})
+			n := len(ws)
+			ws = append([]string{}, ws[:min(n, MaxWriters)]...)
+			out = append(out, Wait{sg.Name, w.stream, w.off, w.word, w.sem, w.value, ws, n})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Subgraph < out[j].Subgraph })
 	return out
-}
-
-func appendOnce(list []string, s string) []string {
-	for _, x := range list {
-		if x == s {
-			return list
-		}
-	}
-	return append(list, s)
 }
 
 //go:embed page.html
