@@ -2,6 +2,7 @@ package inspect
 
 import (
 	"encoding/json"
+	"fmt"
 	"path"
 	"strings"
 	"testing"
@@ -283,5 +284,61 @@ func TestLintShapes(t *testing.T) {
 		if got != want || l.Words != want {
 			t.Errorf("%s: budget %d DGE words, lint %d words, the streams hold %d 0xd4 words", name, got, l.Words, want)
 		}
+	}
+}
+
+// TestBudgetQueues: neff.md §4.8 — "16 DMA engines per NeuronCore, 16
+// queues per engine; queue 15 of every engine reserved for collectives;
+// queue 14 reserved for the NX cores on some engines (… v3: 0–4, 7, 8)".
+// A subgraph of 15 queues of 16 engines each needs 15 queues on every
+// engine: one too many on engine 0 (14 left), exactly enough on engine 5
+// (15 left): engines 0–4, 7 and 8 are over. A block named for queue instance 1 (`<queue>_defId_1`, neff.md
+// §4.4) is budgeted apart from instance 0 and takes a queue of its own.
+func TestBudgetQueues(t *testing.T) {
+	p := neffgen.VectorAdd("cayman", 1)
+	g := &p.Subgraphs[0]
+	for i := 0; i < 13; i++ { // with qSPIn and qSPOut: 15
+		g.Queues[fmt.Sprintf("qExtra%d", i)] = neffgen.Queue{Owner: "sp", Type: "data", Set: neffgen.SetOf(100 + i)}
+	}
+	b, err := BudgetOf(isa.Cayman, open(t, p))
+	if err != nil {
+		t.Fatal(err)
+	}
+	nx := []int{0, 1, 2, 3, 4, 7, 8}
+	if len(b.Problems) != len(nx) {
+		t.Fatalf("problems: %v", b.Problems)
+	}
+	for i, e := range nx {
+		if !strings.HasPrefix(b.Problems[i], fmt.Sprintf("sg00 DMA engine %d: 15 queues needed, 14 left", e)) {
+			t.Errorf("problem %d: %s", i, b.Problems[i])
+		}
+	}
+	for _, e := range b.Engines {
+		want := map[bool]int{true: 14, false: 15}[e.DMA <= 4 || e.DMA == 7 || e.DMA == 8]
+		if e.Used != 15 || e.Available != want {
+			t.Errorf("engine %+v, want 15 used of %d", e, want)
+		}
+	}
+
+	p = neffgen.VectorAdd("cayman", 1)
+	sp := &p.Subgraphs[0].Engines[1]
+	extra := sp.DMA[0]
+	extra.Queue, extra.ID = "qSPIn_defId_1", 0
+	sp.DMA = append(sp.DMA, extra)
+	b, err = BudgetOf(isa.Cayman, open(t, p))
+	if err != nil || len(b.Problems) > 0 {
+		t.Fatal(err, b.Problems)
+	}
+	for _, q := range b.Queues {
+		if q.Queue != "qSPIn" {
+			continue
+		}
+		if len(q.Instances) != 2 || q.Instances[1].Instance != 1 || q.Instances[1].Blocks != 1 || q.Instances[0].Blocks != 4 ||
+			q.Instances[1].Descriptors != q.Instances[0].Descriptors/4 {
+			t.Fatalf("instances: %+v", q.Instances)
+		}
+	}
+	if b.Engines[0].Used != 3 { // qSPIn instances 0 and 1, qSPOut
+		t.Errorf("engine 0: %+v", b.Engines[0])
 	}
 }
