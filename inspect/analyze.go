@@ -243,7 +243,11 @@ func lowerInto(gen isa.Gen, w *Word, cost CostModel, ring int) (bool, error) {
 	if w.Partitions > 0 {
 		w.BytesPerPartition = w.Bytes / uint64(w.Partitions)
 	}
-	w.FixedNS, w.TransferNS = cost.WordNS(p.Backend, lw.Queues)
+	backend := p.Backend
+	if ring == device.RuntimeRing {
+		backend = dge.NoDGE // a fired block's descriptors were built at load (DGE mode "none", neff.md §4.8): no DGE instruction to pay
+	}
+	w.FixedNS, w.TransferNS = cost.WordNS(backend, lw.Queues)
 	sort.Ints(w.Engines)
 	return true, nil
 }

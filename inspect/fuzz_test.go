@@ -12,7 +12,7 @@ import (
 // budget and diff: they refuse or report, never panic. Seeds: every
 // synthetic shape and the indirect gather.
 func FuzzInspect(f *testing.F) {
-	progs := []*neffgen.Program{neffgen.Gather(8, false)}
+	progs := []*neffgen.Program{neffgen.Gather(8, false), neffgen.GatherTranspose(32)}
 	for _, s := range neffgen.Shapes("cayman") {
 		progs = append(progs, s.Program)
 	}

@@ -172,10 +172,22 @@ func (x *preflight) Issue(in *isa.Inst) (control.Effect, error) {
 	if in.Opcode() != isa.OpDMAIndirect && in.Opcode() != isa.OpDMAGatherTranspose {
 		return x.inner.Issue(in)
 	}
-	w, err := x.evaluate(in)
+	w, patches, err := x.evaluate(in)
 	if err != nil {
 		return x.inner.Issue(in) // the reference names the fault
 	}
+	// lanes no bound of the word catches would run off their variable: they
+	// run as index 0 for now, the index tensor restored after
+	for _, p := range patches {
+		if err := x.mem.Write(p.addr, make([]byte, 4)); err != nil {
+			return control.Effect{}, err
+		}
+	}
+	defer func() {
+		for _, p := range patches {
+			_ = x.mem.Write(p.addr, p.old[:])
+		}
+	}()
 	run := in
 	if w.Invalid > 0 { // skip the bad lanes so the run reaches the words after
 		c := *in
@@ -197,11 +209,19 @@ func (x *preflight) Issue(in *isa.Inst) (control.Effect, error) {
 	return eff, err
 }
 
+// patch is an index the pre-flight run replaces while its word runs.
+type patch struct {
+	addr uint64
+	old  [4]byte
+}
+
 // evaluate reads the word's indices as they are now and holds each lane
-// against its bounds.
-func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
+// against its bounds; the patches are the lanes only their variable bounds.
+func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, []patch, error) {
+	var patches []patch
 	w := &IndirectWord{Subgraph: x.sg, Engine: x.engine, Offset: x.offsets[in], Mnemonic: in.Def().Mnemonic(), BadLanes: []BadLane{}, Mixed: []Group{}}
 	stride := isa.Map(x.gen).SBUFStride
+	var at []uint64 // the last index tensor read: each index's address
 	read := func(path string, c, n int) ([]uint32, error) {
 		if c <= 0 {
 			return nil, fmt.Errorf("idx_num_active_channels 0")
@@ -211,14 +231,21 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
 			return nil, err
 		}
 		out := make([]uint32, n)
+		at = make([]uint64, n)
 		var b [4]byte
 		for j := range out {
-			if err := x.mem.Read(control.IndexAddr(stride, base, c, j), b[:]); err != nil {
+			at[j] = control.IndexAddr(stride, base, c, j)
+			if err := x.mem.Read(at[j], b[:]); err != nil {
 				return nil, err
 			}
 			out[j] = binary.LittleEndian.Uint32(b[:])
 		}
 		return out, nil
+	}
+	unbound := func(j int) { // a lane only its variable bounds: patched while the word runs
+		p := patch{addr: at[j]}
+		_ = x.mem.Read(at[j], p.old[:])
+		patches = append(patches, p)
 	}
 	limit := func(r isa.BoundCheckRegView) (bool, uint64, int) {
 		if r.BCEnabled() != 1 {
@@ -285,7 +312,7 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
 		for _, l := range legs {
 			idx, err := read(l.path, c, lanes)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			on, lim, reg := limit(l.bound)
 			base, imm := l.base.Imm()
@@ -298,6 +325,7 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
 				case imm && l.base.Form() == "imm":
 					if why, ok := inVar(base, int64(base)+int64(i)*l.step, l.size); !ok {
 						mark(j, l.name, i, why, "variable")
+						unbound(j)
 					}
 				}
 			}
@@ -314,7 +342,7 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
 		}
 		idx, err := read("src_idx_start_addr", int(v.IdxNumActiveChannels()), n)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		sa := v.SrcStartAddr()
 		base, imm := sa.Imm()
@@ -328,6 +356,7 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
 			case imm && sa.Form() == "imm":
 				if why, ok := inVar(base, int64(base)+int64(i)*v.SrcStepElem(1), max(rows, 2)); !ok {
 					mark(j, "src", i, why, "variable")
+					unbound(j)
 				}
 			}
 		}
@@ -359,7 +388,7 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
 	case w.Invalid == 0:
 		w.OnError, w.OnSkip = "every lane moves", "every lane moves"
 	case !caught:
-		w.OnError = fmt.Sprintf("lanes past the variable are no bound's: the DMA reads or writes outside it (on the device NRT_EXEC_OOB); first lane %d", first)
+		w.OnError = fmt.Sprintf("no bound of the word catches lanes past their variable (first lane %d): error or skip, the DMA reads or writes outside it (on the device NRT_EXEC_OOB); bound the index with the index bound register (its limit the last valid row) or a num_elem of the variable's rows", first)
 		w.OnSkip = w.OnError
 	default:
 		w.OnError = fmt.Sprintf("the word faults at lane %d and moves nothing (on the device the DMA aborts, NRT_EXEC_OOB)", first)
@@ -368,5 +397,5 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, error) {
 			w.OnSkip += fmt.Sprintf("; %d groups mix valid and invalid indices: users report that skip over such a group aborts the DMA on the device (an indirect transpose, NRT_EXEC_HW_ERR_DMA_ABORT)", len(w.Mixed))
 		}
 	}
-	return w, nil
+	return w, patches, nil
 }

@@ -104,3 +104,41 @@ func TestPreflightSamples(t *testing.T) {
 		}
 	}
 }
+
+// TestPreflightGatherTranspose: field-tables §11.5 — "GATHER_XPOSE (0xf1):
+// … row j starts at src_start + idx[j]·src_step_elem[1] and holds L =
+// elem_size / 2 two-byte elements": the table holds 64 rows of 256 bytes,
+// so a row index ≥ 64 reads past it, and with src_idx_bound_reg off no
+// bound of the word catches that ("variable"); the xbar's 16-row tiles are
+// the groups (§9.4): of 32 lanes, tile 16..31 mixes, tile 0..15 is all
+// valid. The run goes on past the word (its unbounded lanes run as index 0).
+func TestPreflightGatherTranspose(t *testing.T) {
+	f, sgs, err := neffgen.GatherTranspose(32).Open(neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := make([]uint32, 32)
+	for j := range idx {
+		idx[j] = uint32(j)
+	}
+	idx[20], idx[21] = neffgen.XposeRows, 0x7fffffff
+	r, err := Preflight(isa.Cayman, f, sgs, map[string]device.Input{"idx": u32s(idx...)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Stopped != "" || len(r.Words) != 1 {
+		t.Fatalf("%+v", r)
+	}
+	w := r.Words[0]
+	if w.Invalid != 2 || w.BadLanes[0].Lane != 20 || w.BadLanes[1].Lane != 21 || w.BadLanes[0].Bound != "variable" || w.BadLanes[1].Bound != "variable" {
+		t.Fatalf("lanes: %+v", w.BadLanes)
+	}
+	if len(w.Mixed) != 1 || w.Mixed[0] != (Group{First: 16, Last: 31, Valid: 14, Invalid: 2}) {
+		t.Fatalf("groups: %+v", w.Mixed)
+	}
+	// 2^31 and above is no signed row index: caught by the word itself
+	idx[21] = 0x80000000
+	if r, err = Preflight(isa.Cayman, f, sgs, map[string]device.Input{"idx": u32s(idx...)}); err != nil || r.Words[0].BadLanes[1].Bound != "num_elem" {
+		t.Fatalf("2^31: %+v %v", r, err)
+	}
+}

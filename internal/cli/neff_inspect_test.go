@@ -281,3 +281,39 @@ func TestNEFFReportOutput(t *testing.T) {
 	ndmaOut(t, 1, "neff", "report", path, "-o", filepath.Join(dir, "d"))
 	ndmaOut(t, 2, "neff", "report", path)
 }
+
+// --subgraph and --engine keep their streams in the JSON of disasm, lower
+// and lint; the words of a stream are the .bin's 64-byte words.
+func TestNEFFJSONFilters(t *testing.T) {
+	path := samplePath(t)
+	var d []struct {
+		Subgraph, Engine string
+		Words            []json.RawMessage
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 0, "neff", "disasm", "--json", "--subgraph", "sg00", "--engine", "POOL", path)), &d); err != nil {
+		t.Fatal(err)
+	}
+	// neff.md §3.1: "Member sizes in matmul_small sg00: … Pool.bin 448"
+	if len(d) != 1 || d[0].Subgraph != "sg00" || d[0].Engine != "pool" || len(d[0].Words) != 448/64 {
+		t.Fatalf("disasm --json filtered: %+v", d)
+	}
+	var l []struct {
+		Engine string
+		Stats  struct{ Lowered int }
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 0, "neff", "lower", "--json", "--stats", "--engine", "sp", path)), &l); err != nil {
+		t.Fatal(err)
+	}
+	if len(l) != 2 || l[0].Engine != "sp" || l[0].Stats.Lowered != 1 {
+		t.Fatalf("lower --json filtered: %+v", l)
+	}
+	var lint struct {
+		Queues []struct{ Subgraph, Engine string }
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 0, "neff", "lint", "--json", "--subgraph", "sg00", "--engine", "sp", path)), &lint); err != nil {
+		t.Fatal(err)
+	}
+	if len(lint.Queues) != 1 || lint.Queues[0].Subgraph != "sg00" || lint.Queues[0].Engine != "sp" {
+		t.Fatalf("lint --json filtered: %+v", lint)
+	}
+}

@@ -1,0 +1,32 @@
+package report
+
+import (
+	"io"
+	"testing"
+
+	"ndma/internal/samples"
+	"ndma/isa"
+	"ndma/neff"
+)
+
+// BenchmarkReportLarge builds and writes matmul_large's page (8,768 DMA
+// words, a run on the engines): go test ./inspect/report -bench ReportLarge.
+func BenchmarkReportLarge(b *testing.B) {
+	f, err := neff.Parse(samples.Read(b, "matmul_large.neff"), neff.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	sgs, err := f.Subgraphs()
+	if err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		d, err := Build(isa.Cayman, f, sgs, "matmul_large.neff")
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := Write(io.Discard, d); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
