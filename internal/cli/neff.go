@@ -581,6 +581,7 @@ func runNEFFRun(e *env, args []string) error {
 	trace := cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
 	timeline := cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
 	sub := cl.fs.String("subgraph", "", "run only this subgraph (sg00, …)")
+	eng := cl.fs.String("engine", "", "list only this engine's transfers (pe, act, pool, dve, sp); the whole subgraph still runs, its engines wait on each other")
 	nt := addNEFFTimingFlags(cl)
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
@@ -621,6 +622,9 @@ func runNEFFRun(e *env, args []string) error {
 			return usagef("--subgraph %q: the NEFF has no such subgraph", *sub)
 		}
 		sgs = keep
+	}
+	if *eng != "" && !hasEngine(sgs, *eng) {
+		return usagef("--engine %q: no subgraph run has such an engine", *eng)
 	}
 	// check every name and output path before anything runs: no half-written outputs
 	holds := map[string]bool{} // variables that hold bytes (placed, sized)
@@ -732,6 +736,9 @@ func runNEFFRun(e *env, args []string) error {
 		if err := tl.commit(); err != nil {
 			return fmt.Errorf("--timeline: %w", err)
 		}
+	}
+	if res != nil && *eng != "" {
+		onlyEngine(res, *eng)
 	}
 	if res != nil {
 		printNEFFSchedule(e, res)
@@ -913,4 +920,32 @@ func (d *neffDump) read(im *device.Image) (*array.Array, error) {
 		return nil, fmt.Errorf("--dump %s: subgraph %s did not run", d.file, d.sg)
 	}
 	return d.mem.read(im.Device.Core(c))
+}
+
+// hasEngine: some subgraph has an engine of this def.json key.
+func hasEngine(sgs []neff.Subgraph, key string) bool {
+	for i := range sgs {
+		for _, en := range sgs[i].Engines {
+			if strings.EqualFold(en.Key, key) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// onlyEngine keeps in each subgraph's schedule the transfers its engine
+// issued (the stream is named "sg00 POOL"): --engine filters the listing,
+// not the run.
+func onlyEngine(res *device.NEFFResult, key string) {
+	for i := range res.Subgraphs {
+		r := &res.Subgraphs[i]
+		keep := r.Stats.Schedule[:0:0]
+		for _, mv := range r.Stats.Schedule {
+			if strings.EqualFold(strings.TrimPrefix(mv.Stream, r.Name+" "), key) {
+				keep = append(keep, mv)
+			}
+		}
+		r.Stats.Schedule = keep
+	}
 }
