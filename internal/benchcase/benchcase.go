@@ -12,12 +12,12 @@ import (
 // Case is one benchmark.
 type Case struct {
 	Name    string
-	Fill    int    // random bytes written at HBM 0x1_0000_0000 first
-	Indices int    // random u32 indices < Range in SBUF, index j at partition j%128, offset 4·(j/128)
-	Range   int    // the indices' bound (0: 65535)
-	Word    string // the word, CAYMAN assembly
-	Bytes   int64  // bytes the word moves (b.SetBytes)
-	NumPy   string // its NumPy equivalent (bench/numpy_ref.py times it under Name)
+	Fill    int      // random bytes written at HBM 0x1_0000_0000 first
+	Indices int      // random u32 indices < Range in SBUF, index j at partition j%128, offset 4·(j/128)
+	Range   int      // the indices' bound (0: 65535)
+	Word    string   // the word, CAYMAN assembly
+	Bytes   int64    // bytes the word moves (b.SetBytes)
+	NumPy   string   // its NumPy equivalent (bench/numpy_ref.py times it under Name)
 	More    []string // words run after Word, as part of the case (a gather of more indices than one word takes)
 }
 
