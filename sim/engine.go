@@ -461,6 +461,12 @@ func (x *Machine) streamFree(qs []*queue) bool {
 			}
 		}
 	}
+	if len(reads) == 0 || len(writes) == 0 {
+		return true
+	}
+	if r, w := hull(reads), hull(writes); r.hi <= w.lo || w.hi <= r.lo {
+		return true // the reads' and the writes' extents are apart (a table and its gathered copy): no sort
+	}
 	if len(reads)*len(writes) > 1<<16 {
 		return !overlapSorted(reads, writes)
 	}
@@ -475,6 +481,15 @@ func (x *Machine) streamFree(qs []*queue) bool {
 }
 
 type span struct{ lo, hi uint64 }
+
+// hull is the least span holding all of ss (at least one).
+func hull(ss []span) span {
+	h := ss[0]
+	for _, s := range ss[1:] {
+		h.lo, h.hi = min(h.lo, s.lo), max(h.hi, s.hi)
+	}
+	return h
+}
 
 // overlapSorted: does any write span meet any read span (a sorted sweep;
 // conservative — it may report an overlap that is not there, never misses one).
@@ -501,16 +516,35 @@ func overlapSorted(reads, writes []span) bool {
 // direct moves each queue's M2S runs straight into its S2M runs, chunk by
 // chunk, with the completion writes in their places.
 func (x *Machine) direct(qs []*queue) error {
-	// consecutive chunks that continue each other on both sides move as one
+	// consecutive chunks that continue each other on both sides move as one;
+	// moves of one length are batched, in order, into one CopyRows (a
+	// gather's rows: one call per 4096, not one per index)
 	var pd, ps uint64
 	var pn int
+	const batch = 4096
+	da, sa := make([]uint64, 0, batch), make([]uint64, 0, batch)
+	bn := 0
+	rows := func() error {
+		if len(da) == 0 {
+			return nil
+		}
+		_, err := x.Mem.CopyRows(da, sa, bn)
+		da, sa = da[:0], sa[:0]
+		return err
+	}
 	flush := func() error {
 		if pn == 0 {
 			return nil
 		}
-		err := x.Mem.Copy(pd, ps, pn)
+		if pn != bn || len(da) == batch {
+			if err := rows(); err != nil {
+				return err
+			}
+			bn = pn
+		}
+		da, sa = append(da, pd), append(sa, ps)
 		pn = 0
-		return err
+		return nil
 	}
 	move := func(d, s uint64, n int) error {
 		if pn > 0 && d == pd+uint64(pn) && s == ps+uint64(pn) {
@@ -553,5 +587,8 @@ func (x *Machine) direct(qs []*queue) error {
 			x.queueBytes(q.q.DMA, d.Length())
 		}
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	return rows()
 }
