@@ -82,7 +82,7 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 		ws[i] = Work{Queue: lw.Queues[i], SemInc: ch.SemInc}
 		if len(lw.Queues[i].M2S) > 0 && lw.Queues[i].M2S[0].Op() == sdma.OpDRE {
 			keep := lw.Queues[i].Keep
-			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b) }
+			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b, x.scratch(2*i+1, len(b))) }
 		}
 	}
 	if err := x.runWork(name, ws); err != nil {
@@ -206,12 +206,12 @@ func (x *Machine) runWork(name string, ws []Work) error {
 		return x.direct(qs)
 	}
 	// M2S: every queue's stream, before anything is written
-	for _, q := range qs {
+	for qi, q := range qs {
 		total := 0
 		for _, d := range q.m2s.seq {
 			total += d.Length()
 		}
-		q.stream = make([]byte, 0, total)
+		q.stream = x.scratch(2*qi, total)[:0]
 		for _, d := range q.m2s.seq {
 			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
 			n := len(q.stream)
@@ -258,6 +258,20 @@ func (x *Machine) runWork(name string, ws []Work) error {
 		}
 	}
 	return nil
+}
+
+// scratch is the machine's buffer k of n bytes (contents undefined), kept
+// from word to word: a word's M2S streams and DRE turns reuse the memory of
+// the words before instead of allocating and zeroing it anew (queue i's
+// stream is buffer 2i, its turn 2i+1).
+func (x *Machine) scratch(k, n int) []byte {
+	for len(x.bufs) <= k {
+		x.bufs = append(x.bufs, nil)
+	}
+	if cap(x.bufs[k]) < n {
+		x.bufs[k] = make([]byte, n)
+	}
+	return x.bufs[k][:n]
 }
 
 // s2mStart counts and traces an S2M descriptor; a completion descriptor is
@@ -357,8 +371,9 @@ func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off 
 // keep (nil: all) is the lowering's mask of the elements quiet bounds left
 // in the streams (src row-major): a tile carries only those, in the same
 // orders.
-func dre(p *dge.Program, ch *dge.Channel, keep []bool, in []byte) []byte {
-	out := make([]byte, len(in))
+//
+// out (len(in) bytes) receives the turned stream.
+func dre(p *dge.Program, ch *dge.Channel, keep []bool, in, out []byte) []byte {
 	es := int(ch.Src.ElemSize)
 	var rows, cols, tr, tc int
 	switch p.Kind {
