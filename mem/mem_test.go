@@ -344,3 +344,52 @@ func TestViewIsRead(t *testing.T) {
 		t.Fatalf("copy of a huge-page extent: %v", err)
 	}
 }
+
+// Update hands f what Read would return there and keeps what f leaves —
+// over a written page, an untouched one and a lazy range (its generated
+// bytes) — in pieces that end on page boundaries; a refused range calls f never.
+func TestUpdateIsReadModifyWrite(t *testing.T) {
+	const base = 0x1_0000_0000
+	mk := func() *Memory {
+		m := New(isa.Cayman)
+		if err := m.Write(base+100, []byte{1, 2, 3, 4}); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Lazy(base+2*PageSize, 2*PageSize, "v", genK(5)); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := mk(), mk()
+	const lo, n = base + 50, 4*PageSize - 100
+	old := make([]byte, n)
+	if err := a.Read(lo, old); err != nil {
+		t.Fatal(err)
+	}
+	for i := range old {
+		old[i] = old[i]*3 + byte(i)
+	}
+	if err := a.Write(lo, old); err != nil {
+		t.Fatal(err)
+	}
+	err := b.Update(lo, n, func(d []byte, off int) {
+		if (lo+uint64(off))%PageSize != 0 && off != 0 {
+			t.Fatalf("a piece starts at %#x, not on a page boundary", lo+uint64(off))
+		}
+		for i := range d {
+			d[i] = d[i]*3 + byte(off+i)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga, gb := make([]byte, 5*PageSize), make([]byte, 5*PageSize)
+	a.Read(base, ga)
+	b.Read(base, gb)
+	if !bytes.Equal(ga, gb) {
+		t.Fatal("Update differs from Read, change, Write")
+	}
+	if err := b.Update(0x40000*2+0x37000, 0x2000, func([]byte, int) { t.Fatal("f called on a refused range") }); err == nil {
+		t.Fatal("Update beyond the partition's active bytes: no error")
+	}
+}

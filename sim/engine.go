@@ -239,16 +239,14 @@ func (x *Machine) runWork(name string, ws []Work) error {
 			}
 			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
 			n := d.Length()
-			var out []byte
+			var err error
 			if d.Op() == sdma.OpCCE {
-				var err error
-				if out, off, err = x.cce(q.dst, &d, a, q.stream, off); err != nil { // cannot happen: checked above
-					return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
-				}
+				off, err = x.cce(q.dst, &d, a, q.stream, off)
 			} else {
-				out, off = q.stream[off:off+n], off+n
+				err = q.dst.Write(a, q.stream[off:off+n])
+				off += n
 			}
-			if err := q.dst.Write(a, out); err != nil {
+			if err != nil { // cannot happen: checked above
 				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 			}
 			wrote += n
@@ -342,26 +340,46 @@ func balance(q *sdma.Queue, in, out uint64) error {
 	return nil
 }
 
-// cce produces one S2M descriptor's bytes from the stream at off: each
-// scalar cast (EXT) or combined with the destination's current value (ADD,
-// FMA = multiply, MAX, MIN) — internal/num.ApplySlice, as ref.
-func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off int) ([]byte, int, error) {
+// cce writes one S2M descriptor's bytes at a from the stream at off and
+// returns the stream's new offset: each scalar cast (EXT) or combined with
+// the destination's current value (ADD, FMA = multiply, MAX, MIN) —
+// internal/num.ApplySlice, as ref — in memory's own backing where the
+// scalars are aligned.
+func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off int) (int, error) {
 	in, out := d.Dtypes()
 	si, _ := num.Size(in)
 	so, _ := num.Size(out)
 	n := d.Length()
-	res := make([]byte, n)
+	src := stream[off : off+n/so*si]
 	op := isa.DGEComputeOpNone
 	if t := d.OpType(); t != sdma.CCEExt {
 		op = isa.DGEComputeOpAdd + isa.DGEComputeOpCode(t) // CCE ADD/FMA/MAX/MIN are compute_op ADD/MULTIPLY/MAX/MIN (sdma opOf)
+	}
+	if a%uint64(so) == 0 { // scalars aligned: memory's pieces end between them, so they convert in place
+		var aerr error
+		conv := func(dd []byte, o int) {
+			if aerr == nil {
+				aerr = num.ApplySlice(uint8(op), in, out, dd, src[o/so*si:])
+			}
+		}
+		var err error
+		if op == isa.DGEComputeOpNone {
+			err = m.Fill(a, n, conv)
+		} else {
+			err = m.Update(a, n, conv) // combined with what the writes before left
+		}
+		return off + len(src), cmp.Or(err, aerr)
+	}
+	res := make([]byte, n)
+	if op != isa.DGEComputeOpNone {
 		if err := m.Read(a, res); err != nil {
-			return nil, off, err
+			return off, err
 		}
 	}
-	if err := num.ApplySlice(uint8(op), in, out, res, stream[off:off+n/so*si]); err != nil {
-		return nil, off, err
+	if err := num.ApplySlice(uint8(op), in, out, res, src); err != nil {
+		return off, err
 	}
-	return res, off + n/so*si, nil
+	return off + len(src), m.Write(a, res)
 }
 
 // dre turns the tiles of a transpose stream (the DRE contract of docs/lower.md):

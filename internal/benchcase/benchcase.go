@@ -7,12 +7,15 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+
+	"ndma/internal/num"
 )
 
 // Case is one benchmark.
 type Case struct {
 	Name    string
 	Fill    int      // random bytes written at HBM 0x1_0000_0000 first
+	Values  uint8    // nonzero: Fill holds this DTYPE's values uniform in [−1, 1), as NumPy's side does (random bytes are mostly NaN, Inf and out-of-range floats)
 	Indices int      // random u32 indices < Range in SBUF, index j at partition j%128, offset 4·(j/128)
 	Range   int      // the indices' bound (0: 65535)
 	Word    string   // the word, CAYMAN assembly
@@ -30,8 +33,18 @@ type Writer interface {
 func (c *Case) Setup(m Writer) error {
 	buf := make([]byte, c.Fill)
 	r := rand.New(rand.NewPCG(1, 1))
-	for i := 0; i < len(buf); i += 8 {
-		binary.LittleEndian.PutUint64(buf[i:min(i+8, len(buf)):min(i+8, len(buf))], r.Uint64())
+	switch sz, _ := num.Size(c.Values); {
+	case c.Values != 0 && sz > 0:
+		for i := 0; i+sz <= len(buf); i += sz {
+			v := num.FromFloat32(c.Values, r.Float32()*2-1)
+			for b := range sz {
+				buf[i+b] = byte(v >> (8 * b))
+			}
+		}
+	default:
+		for i := 0; i < len(buf); i += 8 {
+			binary.LittleEndian.PutUint64(buf[i:min(i+8, len(buf)):min(i+8, len(buf))], r.Uint64())
+		}
 	}
 	if err := m.Write(0x1_0000_0000, buf); err != nil {
 		return err
@@ -60,19 +73,19 @@ var Cases = []Case{
 	{Name: "strided_8x65535x64B", Fill: 64 << 20, Bytes: 8 * 65535 * 64, NumPy: "copyto(b, a[:, :64]), a [524280, 128] u8", // issue 17: 64 MiB read
 		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[128, 8388480], src_num_elem=[65535, 8], src_elem_size=64,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[64, 4194240], dst_num_elem=[65535, 8], dst_elem_size=64, in_dtype=u8, out_dtype=u8`},
-	{Name: "cast_fp32_bf16_1M", Fill: 4 << 20, Bytes: 4 << 20, NumPy: "astype(float16), 1 M fp32 (NumPy has no bf16)",
+	{Name: "cast_fp32_bf16_1M", Values: num.FP32, Fill: 4 << 20, Bytes: 4 << 20, NumPy: "astype(float16), 1 M fp32 (NumPy has no bf16)",
 		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[64, 1], src_elem_size=0,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[0x8000, 0], dst_num_elem=[64, 1], dst_elem_size=0x8000, in_dtype=fp32, out_dtype=bf16`},
-	{Name: "cast_fp32_fp16_16M", Fill: 64 << 20, Bytes: 64 << 20, NumPy: "astype(float16), 16 M fp32",
+	{Name: "cast_fp32_fp16_16M", Values: num.FP32, Fill: 64 << 20, Bytes: 64 << 20, NumPy: "astype(float16), 16 M fp32",
 		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[1024, 1], src_elem_size=0,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[0x8000, 0], dst_num_elem=[1024, 1], dst_elem_size=0x8000, in_dtype=fp32, out_dtype=fp16`},
-	{Name: "cast_fp16_fp32_16M", Fill: 32 << 20, Bytes: 32 << 20, NumPy: "astype(float32), 16 M fp16",
+	{Name: "cast_fp16_fp32_16M", Values: num.FP16, Fill: 32 << 20, Bytes: 32 << 20, NumPy: "astype(float32), 16 M fp16",
 		Word: `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x8000, 0], src_num_elem=[1024, 1], src_elem_size=0x8000,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[1024, 1], dst_elem_size=0, in_dtype=fp16, out_dtype=fp32`},
-	{Name: "reduce_add_fp32_1M", Fill: 4 << 20, Bytes: 4 << 20, NumPy: "add(d, s, out=d), 1 M fp32",
+	{Name: "reduce_add_fp32_1M", Values: num.FP32, Fill: 4 << 20, Bytes: 4 << 20, NumPy: "add(d, s, out=d), 1 M fp32",
 		Word: `dmamemcpy compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[64, 1], src_elem_size=0,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[64, 1], dst_elem_size=0, in_dtype=fp32, out_dtype=fp32`},
-	{Name: "add_fp32_16M", Fill: 64 << 20, Bytes: 64 << 20, NumPy: "add(d, s, out=d), 16 M fp32",
+	{Name: "add_fp32_16M", Values: num.FP32, Fill: 64 << 20, Bytes: 64 << 20, NumPy: "add(d, s, out=d), 16 M fp32",
 		Word: `dmamemcpy compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[1024, 1], src_elem_size=0,
   dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[1024, 1], dst_elem_size=0, in_dtype=fp32, out_dtype=fp32`},
 	{Name: "transpose_bf16_4096x4096", Fill: 32 << 20, Bytes: 32 << 20, NumPy: "copyto(dst, src.T), 4096² u16",
@@ -129,7 +142,7 @@ func Scale() (cs []Case, maxBytes int64) {
 	}
 	for _, m := range []int{1, 4, 16, 64} {
 		rows := m * 16 // 64 KiB of fp32 a row
-		cs = append(cs, Case{Name: fmt.Sprintf("cast_fp32_bf16/%dM", m), Fill: m << 22, Bytes: int64(m) << 22,
+		cs = append(cs, Case{Name: fmt.Sprintf("cast_fp32_bf16/%dM", m), Fill: m << 22, Values: num.FP32, Bytes: int64(m) << 22,
 			Word: fmt.Sprintf(`dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[%d, 1], src_elem_size=0,
   dst_start_addr=hbm:0x40000000, dst_step_elem=[0x8000, 0], dst_num_elem=[%d, 1], dst_elem_size=0x8000, in_dtype=fp32, out_dtype=bf16`, rows, rows)})
 	}
