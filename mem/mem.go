@@ -405,6 +405,9 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 	if m.rowsOwe(src, n) || m.rowsOwe(dst, n) {
 		m.hbm.settle()
 	}
+	if m.copyStrided(dst, src, n, rs, rd) {
+		return 0, nil
+	}
 	runs := 1
 	for k := 1; k < len(src); k++ {
 		if src[k] != src[k-1]+uint64(n) || dst[k] != dst[k-1]+uint64(n) {
@@ -487,6 +490,50 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 	m.Stats.Written[rd] += uint64(fast * n)
 	m.sink += sink
 	return 0, nil
+}
+
+// copyStrided is CopyRows for rows a constant step apart on both sides
+// whose spans each lie in one piece of host memory (a strided copy): one
+// tight loop over the two slices, rows in order. It reports false, having
+// done nothing, for anything else — rows out of step, a span crossing
+// separately allocated pages or absent source storage, a destination
+// already in pieces, or a destination
+// span more than 4× the bytes written or with a page no row touches (its
+// gaps would be allocated).
+func (m *Memory) copyStrided(dst, src []uint64, n int, rs, rd isa.Region) bool {
+	k := len(src)
+	if k < 8 || rs == isa.Unmapped || rd == isa.Unmapped {
+		return false
+	}
+	ss, ds := int64(src[1]-src[0]), int64(dst[1]-dst[0])
+	if ss < int64(n) || ds < int64(n) { // rows overlapping or descending: the general path
+		return false
+	}
+	for i := 2; i < k; i++ {
+		if int64(src[i]-src[i-1]) != ss || int64(dst[i]-dst[i-1]) != ds {
+			return false
+		}
+	}
+	sn, dn := uint64(k-1)*uint64(ss)+uint64(n), uint64(k-1)*uint64(ds)+uint64(n)
+	if dn > 4*uint64(k*n) || ds-int64(n) >= PageSize || sn > 1<<40 { // every page of the dst span holds a row's byte
+		return false
+	}
+	r, part, off := m.Map.Split(src[0])
+	sb, c := m.backing(r, part, off, int(sn), look)
+	if sb == nil || c != int(sn) {
+		return false
+	}
+	r, part, off = m.Map.Split(dst[0])
+	db, c := m.backing(r, part, off, int(dn), update) // absent pages become one extent (as the rows would create them)
+	if c != int(dn) {
+		return false // in pieces already: the general path
+	}
+	for i := range k {
+		copy(db[int64(i)*ds:int64(i)*ds+int64(n)], sb[int64(i)*ss:])
+	}
+	m.Stats.Read[rs] += uint64(k * n)
+	m.Stats.Written[rd] += uint64(k * n)
+	return true
 }
 
 // checkRows checks n-byte rows at each address: one check of the whole span

@@ -194,12 +194,23 @@ func TestCopyRowsAgainstNaive(t *testing.T) {
 		}
 		src, dst := make([]uint64, rows), make([]uint64, rows)
 		contiguous := trial%3 == 0
+		strided := trial%5 == 4 // rows a constant step apart on both sides (copyStrided)
+		ss, ds := uint64(n+r.IntN(3*n)), uint64(n+r.IntN(3*n))
+		if strided {
+			rows = 8 + r.IntN(200)
+			for uint64(rows)*ss > 39*PageSize {
+				rows /= 2
+			}
+			src, dst = make([]uint64, rows), make([]uint64, rows)
+		}
 		dbase := uint64(0x1_0100_0000)
 		if trial%2 == 1 {
 			dbase += 100 // mid-page: no page past the rows may be allocated (found by FuzzExecDiff)
 		}
 		for k := range src {
 			switch {
+			case strided:
+				src[k], dst[k] = 0x1_0000_0000+uint64(k)*ss, dbase+uint64(k)*ds
 			case contiguous:
 				src[k], dst[k] = 0x1_0000_0000+uint64(k*n), dbase+uint64(k*n)
 			case n <= 4096 && r.IntN(4) == 0: // an SBUF row
