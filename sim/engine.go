@@ -472,7 +472,9 @@ func turn(out, in []byte, h, w, es int) {
 // DRE, no CCE) whose writes touch no byte any queue reads, so moving each
 // run straight from its source is the same as reading everything first.
 func (x *Machine) streamFree(qs []*queue) bool {
-	var reads, writes []span
+	// first the two extents alone: apart (a table and its gathered copy, a
+	// strided source and its packed copy), no span list is built at all
+	hulls, n := [2]span{{lo: ^uint64(0)}, {lo: ^uint64(0)}}, [2]int{}
 	for _, q := range qs {
 		if q.turn != nil || q.dst != x.Mem {
 			return false
@@ -485,6 +487,22 @@ func (x *Machine) streamFree(qs []*queue) bool {
 				if d.Op() != sdma.OpCME {
 					return false
 				}
+				h := &hulls[leg]
+				h.lo, h.hi = min(h.lo, d.BufPtr()), max(h.hi, d.BufPtr()+uint64(d.Length()))
+				n[leg]++
+			}
+		}
+	}
+	if n[0] == 0 || n[1] == 0 || hulls[0].hi <= hulls[1].lo || hulls[1].hi <= hulls[0].lo {
+		return true
+	}
+	reads, writes := make([]span, 0, n[0]), make([]span, 0, n[1])
+	for _, q := range qs {
+		for leg, r := range []*ring{&q.m2s, &q.s2m} {
+			for _, d := range r.seq {
+				if leg == 1 && isEvtSem(d.BufPtr()) {
+					continue
+				}
 				sp := span{d.BufPtr(), d.BufPtr() + uint64(d.Length())}
 				if leg == 0 {
 					reads = append(reads, sp)
@@ -493,12 +511,6 @@ func (x *Machine) streamFree(qs []*queue) bool {
 				}
 			}
 		}
-	}
-	if len(reads) == 0 || len(writes) == 0 {
-		return true
-	}
-	if r, w := hull(reads), hull(writes); r.hi <= w.lo || w.hi <= r.lo {
-		return true // the reads' and the writes' extents are apart (a table and its gathered copy): no sort
 	}
 	if len(reads)*len(writes) > 1<<16 {
 		return !overlapSorted(reads, writes)
@@ -514,15 +526,6 @@ func (x *Machine) streamFree(qs []*queue) bool {
 }
 
 type span struct{ lo, hi uint64 }
-
-// hull is the least span holding all of ss (at least one).
-func hull(ss []span) span {
-	h := ss[0]
-	for _, s := range ss[1:] {
-		h.lo, h.hi = min(h.lo, s.lo), max(h.hi, s.hi)
-	}
-	return h
-}
 
 // overlapSorted: does any write span meet any read span (a sorted sweep;
 // conservative — it may report an overlap that is not there, never misses one).
