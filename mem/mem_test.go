@@ -194,12 +194,23 @@ func TestCopyRowsAgainstNaive(t *testing.T) {
 		}
 		src, dst := make([]uint64, rows), make([]uint64, rows)
 		contiguous := trial%3 == 0
+		strided := trial%5 == 4 // rows a constant step apart on both sides (copyStrided)
+		ss, ds := uint64(n+r.IntN(3*n)), uint64(n+r.IntN(3*n))
+		if strided {
+			rows = 8 + r.IntN(200)
+			for uint64(rows)*ss > 39*PageSize {
+				rows /= 2
+			}
+			src, dst = make([]uint64, rows), make([]uint64, rows)
+		}
 		dbase := uint64(0x1_0100_0000)
 		if trial%2 == 1 {
 			dbase += 100 // mid-page: no page past the rows may be allocated (found by FuzzExecDiff)
 		}
 		for k := range src {
 			switch {
+			case strided:
+				src[k], dst[k] = 0x1_0000_0000+uint64(k)*ss, dbase+uint64(k)*ds
 			case contiguous:
 				src[k], dst[k] = 0x1_0000_0000+uint64(k*n), dbase+uint64(k*n)
 			case n <= 4096 && r.IntN(4) == 0: // an SBUF row
@@ -342,5 +353,54 @@ func TestViewIsRead(t *testing.T) {
 	got := make([]byte, len(big))
 	if err := m.Read(base+0x8000000, got); err != nil || !bytes.Equal(got, big) {
 		t.Fatalf("copy of a huge-page extent: %v", err)
+	}
+}
+
+// Update hands f what Read would return there and keeps what f leaves —
+// over a written page, an untouched one and a lazy range (its generated
+// bytes) — in pieces that end on page boundaries; a refused range calls f never.
+func TestUpdateIsReadModifyWrite(t *testing.T) {
+	const base = 0x1_0000_0000
+	mk := func() *Memory {
+		m := New(isa.Cayman)
+		if err := m.Write(base+100, []byte{1, 2, 3, 4}); err != nil {
+			t.Fatal(err)
+		}
+		if err := m.Lazy(base+2*PageSize, 2*PageSize, "v", genK(5)); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	a, b := mk(), mk()
+	const lo, n = base + 50, 4*PageSize - 100
+	old := make([]byte, n)
+	if err := a.Read(lo, old); err != nil {
+		t.Fatal(err)
+	}
+	for i := range old {
+		old[i] = old[i]*3 + byte(i)
+	}
+	if err := a.Write(lo, old); err != nil {
+		t.Fatal(err)
+	}
+	err := b.Update(lo, n, func(d []byte, off int) {
+		if (lo+uint64(off))%PageSize != 0 && off != 0 {
+			t.Fatalf("a piece starts at %#x, not on a page boundary", lo+uint64(off))
+		}
+		for i := range d {
+			d[i] = d[i]*3 + byte(off+i)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ga, gb := make([]byte, 5*PageSize), make([]byte, 5*PageSize)
+	a.Read(base, ga)
+	b.Read(base, gb)
+	if !bytes.Equal(ga, gb) {
+		t.Fatal("Update differs from Read, change, Write")
+	}
+	if err := b.Update(0x40000*2+0x37000, 0x2000, func([]byte, int) { t.Fatal("f called on a refused range") }); err == nil {
+		t.Fatal("Update beyond the partition's active bytes: no error")
 	}
 }

@@ -383,6 +383,17 @@ func (w *word) stream(m *move, dst *mem.Memory, plain, stage bool, isz, osz int)
 		for off := 0; off < nb; off += chunk {
 			n := min(chunk, nb-off)
 			b := src.next(in(n))
+			if !plain && (a+uint64(off))%uint64(osz) == 0 { // scalars aligned: pieces end between them
+				conv := func(d []byte, o int) { // the op and types were checked: cannot fail
+					num.ApplySlice(uint8(m.compute), uint8(m.in), uint8(m.out), d, b[o/osz*isz:])
+				}
+				if m.compute != isa.DGEComputeOpNone {
+					dst.Update(a+uint64(off), n, conv) // combined in place, with what the writes before left (checked: cannot fail)
+				} else {
+					dst.Fill(a+uint64(off), n, conv)
+				}
+				continue
+			}
 			if !plain {
 				if cap(buf) < n {
 					buf = make([]byte, n)

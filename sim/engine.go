@@ -82,7 +82,7 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 		ws[i] = Work{Queue: lw.Queues[i], SemInc: ch.SemInc}
 		if len(lw.Queues[i].M2S) > 0 && lw.Queues[i].M2S[0].Op() == sdma.OpDRE {
 			keep := lw.Queues[i].Keep
-			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b) }
+			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b, x.scratch(2*i+1, len(b))) }
 		}
 	}
 	if err := x.runWork(name, ws); err != nil {
@@ -206,12 +206,12 @@ func (x *Machine) runWork(name string, ws []Work) error {
 		return x.direct(qs)
 	}
 	// M2S: every queue's stream, before anything is written
-	for _, q := range qs {
+	for qi, q := range qs {
 		total := 0
 		for _, d := range q.m2s.seq {
 			total += d.Length()
 		}
-		q.stream = make([]byte, 0, total)
+		q.stream = x.scratch(2*qi, total)[:0]
 		for _, d := range q.m2s.seq {
 			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
 			n := len(q.stream)
@@ -239,16 +239,14 @@ func (x *Machine) runWork(name string, ws []Work) error {
 			}
 			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
 			n := d.Length()
-			var out []byte
+			var err error
 			if d.Op() == sdma.OpCCE {
-				var err error
-				if out, off, err = x.cce(q.dst, &d, a, q.stream, off); err != nil { // cannot happen: checked above
-					return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
-				}
+				off, err = x.cce(q.dst, &d, a, q.stream, off)
 			} else {
-				out, off = q.stream[off:off+n], off+n
+				err = q.dst.Write(a, q.stream[off:off+n])
+				off += n
 			}
-			if err := q.dst.Write(a, out); err != nil {
+			if err != nil { // cannot happen: checked above
 				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 			}
 			wrote += n
@@ -258,6 +256,20 @@ func (x *Machine) runWork(name string, ws []Work) error {
 		}
 	}
 	return nil
+}
+
+// scratch is the machine's buffer k of n bytes (contents undefined), kept
+// from word to word: a word's M2S streams and DRE turns reuse the memory of
+// the words before instead of allocating and zeroing it anew (queue i's
+// stream is buffer 2i, its turn 2i+1).
+func (x *Machine) scratch(k, n int) []byte {
+	for len(x.bufs) <= k {
+		x.bufs = append(x.bufs, nil)
+	}
+	if cap(x.bufs[k]) < n {
+		x.bufs[k] = make([]byte, n)
+	}
+	return x.bufs[k][:n]
 }
 
 // s2mStart counts and traces an S2M descriptor; a completion descriptor is
@@ -328,26 +340,46 @@ func balance(q *sdma.Queue, in, out uint64) error {
 	return nil
 }
 
-// cce produces one S2M descriptor's bytes from the stream at off: each
-// scalar cast (EXT) or combined with the destination's current value (ADD,
-// FMA = multiply, MAX, MIN) — internal/num.ApplySlice, as ref.
-func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off int) ([]byte, int, error) {
+// cce writes one S2M descriptor's bytes at a from the stream at off and
+// returns the stream's new offset: each scalar cast (EXT) or combined with
+// the destination's current value (ADD, FMA = multiply, MAX, MIN) —
+// internal/num.ApplySlice, as ref — in memory's own backing where the
+// scalars are aligned.
+func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off int) (int, error) {
 	in, out := d.Dtypes()
 	si, _ := num.Size(in)
 	so, _ := num.Size(out)
 	n := d.Length()
-	res := make([]byte, n)
+	src := stream[off : off+n/so*si]
 	op := isa.DGEComputeOpNone
 	if t := d.OpType(); t != sdma.CCEExt {
 		op = isa.DGEComputeOpAdd + isa.DGEComputeOpCode(t) // CCE ADD/FMA/MAX/MIN are compute_op ADD/MULTIPLY/MAX/MIN (sdma opOf)
+	}
+	if a%uint64(so) == 0 { // scalars aligned: memory's pieces end between them, so they convert in place
+		var aerr error
+		conv := func(dd []byte, o int) {
+			if aerr == nil {
+				aerr = num.ApplySlice(uint8(op), in, out, dd, src[o/so*si:])
+			}
+		}
+		var err error
+		if op == isa.DGEComputeOpNone {
+			err = m.Fill(a, n, conv)
+		} else {
+			err = m.Update(a, n, conv) // combined with what the writes before left
+		}
+		return off + len(src), cmp.Or(err, aerr)
+	}
+	res := make([]byte, n)
+	if op != isa.DGEComputeOpNone {
 		if err := m.Read(a, res); err != nil {
-			return nil, off, err
+			return off, err
 		}
 	}
-	if err := num.ApplySlice(uint8(op), in, out, res, stream[off:off+n/so*si]); err != nil {
-		return nil, off, err
+	if err := num.ApplySlice(uint8(op), in, out, res, src); err != nil {
+		return off, err
 	}
-	return res, off + n/so*si, nil
+	return off + len(src), m.Write(a, res)
 }
 
 // dre turns the tiles of a transpose stream (the DRE contract of docs/lower.md):
@@ -357,8 +389,9 @@ func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off 
 // keep (nil: all) is the lowering's mask of the elements quiet bounds left
 // in the streams (src row-major): a tile carries only those, in the same
 // orders.
-func dre(p *dge.Program, ch *dge.Channel, keep []bool, in []byte) []byte {
-	out := make([]byte, len(in))
+//
+// out (len(in) bytes) receives the turned stream.
+func dre(p *dge.Program, ch *dge.Channel, keep []bool, in, out []byte) []byte {
 	es := int(ch.Src.ElemSize)
 	var rows, cols, tr, tc int
 	switch p.Kind {
@@ -439,7 +472,9 @@ func turn(out, in []byte, h, w, es int) {
 // DRE, no CCE) whose writes touch no byte any queue reads, so moving each
 // run straight from its source is the same as reading everything first.
 func (x *Machine) streamFree(qs []*queue) bool {
-	var reads, writes []span
+	// first the two extents alone: apart (a table and its gathered copy, a
+	// strided source and its packed copy), no span list is built at all
+	hulls, n := [2]span{{lo: ^uint64(0)}, {lo: ^uint64(0)}}, [2]int{}
 	for _, q := range qs {
 		if q.turn != nil || q.dst != x.Mem {
 			return false
@@ -451,6 +486,22 @@ func (x *Machine) streamFree(qs []*queue) bool {
 				}
 				if d.Op() != sdma.OpCME {
 					return false
+				}
+				h := &hulls[leg]
+				h.lo, h.hi = min(h.lo, d.BufPtr()), max(h.hi, d.BufPtr()+uint64(d.Length()))
+				n[leg]++
+			}
+		}
+	}
+	if n[0] == 0 || n[1] == 0 || hulls[0].hi <= hulls[1].lo || hulls[1].hi <= hulls[0].lo {
+		return true
+	}
+	reads, writes := make([]span, 0, n[0]), make([]span, 0, n[1])
+	for _, q := range qs {
+		for leg, r := range []*ring{&q.m2s, &q.s2m} {
+			for _, d := range r.seq {
+				if leg == 1 && isEvtSem(d.BufPtr()) {
+					continue
 				}
 				sp := span{d.BufPtr(), d.BufPtr() + uint64(d.Length())}
 				if leg == 0 {
@@ -501,16 +552,35 @@ func overlapSorted(reads, writes []span) bool {
 // direct moves each queue's M2S runs straight into its S2M runs, chunk by
 // chunk, with the completion writes in their places.
 func (x *Machine) direct(qs []*queue) error {
-	// consecutive chunks that continue each other on both sides move as one
+	// consecutive chunks that continue each other on both sides move as one;
+	// moves of one length are batched, in order, into one CopyRows (a
+	// gather's rows: one call per 4096, not one per index)
 	var pd, ps uint64
 	var pn int
+	const batch = 4096
+	da, sa := make([]uint64, 0, batch), make([]uint64, 0, batch)
+	bn := 0
+	rows := func() error {
+		if len(da) == 0 {
+			return nil
+		}
+		_, err := x.Mem.CopyRows(da, sa, bn)
+		da, sa = da[:0], sa[:0]
+		return err
+	}
 	flush := func() error {
 		if pn == 0 {
 			return nil
 		}
-		err := x.Mem.Copy(pd, ps, pn)
+		if pn != bn || len(da) == batch {
+			if err := rows(); err != nil {
+				return err
+			}
+			bn = pn
+		}
+		da, sa = append(da, pd), append(sa, ps)
 		pn = 0
-		return err
+		return nil
 	}
 	move := func(d, s uint64, n int) error {
 		if pn > 0 && d == pd+uint64(pn) && s == ps+uint64(pn) {
@@ -553,5 +623,8 @@ func (x *Machine) direct(qs []*queue) error {
 			x.queueBytes(q.q.DMA, d.Length())
 		}
 	}
-	return flush()
+	if err := flush(); err != nil {
+		return err
+	}
+	return rows()
 }
