@@ -49,6 +49,9 @@ func (nt *neffTiming) begin(e *env) (*env, error) {
 		if device.Computed(d.Opcode) {
 			return nil, usagef("--engine-time %q: ndma computes %s (its DMA time is the model's)", s, d.Mnemonic())
 		}
+		if resolvedToDMA[d.Opcode] { // the run replaces the word by the DMA words it names: a time given it would be ignored
+			return nil, usagef("--engine-time %q: ndma runs %s as the DMA words it resolves to (their time is the model's)", s, d.Mnemonic())
+		}
 		ns, err := parseNS(dur)
 		if err != nil {
 			return nil, usagef("--engine-time %q: %v", s, err)
@@ -68,6 +71,15 @@ func (nt *neffTiming) begin(e *env) (*env, error) {
 	h := *e
 	h.stdout = io.Discard
 	return &h, nil
+}
+
+// resolvedToDMA are the pseudo words a NEFF run resolves into DMA words
+// (device.ResolveEngine): the 0xc1 trigger into its block's DMA_DIRECT2D
+// words, the 0xd4 (and its 0xda extension) into the DGE word it names, the
+// scalar movers' pseudos into 0xaa/0xab. Their time is the DMA model's.
+var resolvedToDMA = map[isa.Opcode]bool{
+	isa.OpPseudoDMATrigger: true, isa.OpPseudoDMADirect2D: true, isa.OpPseudoExtension: true,
+	isa.OpPseudoTensorLoad: true, isa.OpPseudoTensorStore: true,
 }
 
 // parseNS is a duration: Go's form (1.2us, 1.2µs, 1200ns, 1ms) or a bare

@@ -1,0 +1,121 @@
+package cli
+
+import (
+	"encoding/json"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// An independent review of issue 19 on hw-timing.md's vector add, every
+// figure worked by hand from the document and the model's stated rules
+// (docs/sim.md, timing/params.go), then checked on `neff run --json`.
+//
+// Packets, from hw-timing.md: "Every transfer is spread over all 16
+// engines of the queue set (num_queues 16), each engine taking the rows of
+// 8 partitions; each engine's pieces are cut into packets of at most the
+// contiguous run. Each engine's last packet of a block carries 4 extra
+// bytes." A block is "from_sizes [4000, 128]": 128 rows of 4000 B, so an
+// engine takes 128 / 16 = 8 rows, one 4000-byte packet each, the last
+// 4004 B: 7·4000 + 4004 = 32,004 B an engine, 16 · 32,004 = 512,064 B —
+// the table's "512,064" bytes a transfer.
+//
+// Times, by hand from the model's rules: a packet's data time is its
+// size's median ("4000 | 672 | 155 ns"; 4004 B: 155 + 4/26 ns → 155), the
+// last packet's write-done lag "468–471 ns" (470); engine e of an HBM read
+// starts StaggerHBM = 55 ns after engine e−1, the first at StartNS 1046;
+// packets back to back. Load k (all four fired at 0) runs on engines freed
+// by load k−1: engine 0 of load k starts at 1046 + k·8·155 = 1046 + 1240k,
+// engine 15 ends 15·55 + 8·155 + 470 = 2535 ns after that. The stores read
+// SB (stagger 7 ns, engine 15 at +105: 105 + 1240 + 470 = 1815 ns) and are
+// fired when the DVE add (given 1.200 µs) ends — after loads 1 and 3
+// ("TENSOR_TENSOR waiting $S[9] ≥ 16, then … $S[11] ≥ 16"): store 0 issued
+// at 2286 + 2535 + 1200 = 6021, its first packet TriggerNS 740 later, 6761;
+// store 1 issued at 4766 + 2535 + 1200 = 8501, first packet at 9241.
+func TestReviewVectorAddByHand(t *testing.T) {
+	path := hwNEFF(t)
+	code, out, errs := runCLI("neff", "run", "--json", "--packets", "--engine-time", "TENSOR_TENSOR=1.2us", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s%s", code, out, errs)
+	}
+	var doc runJSON
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("--json does not parse: %v\n%s", err, out)
+	}
+	type win struct{ issue, start, end int64 }
+	hand := []win{
+		{0, 1046, 1046 + 2535}, {0, 2286, 2286 + 2535}, {0, 3526, 3526 + 2535}, {0, 4766, 4766 + 2535},
+		{6021, 6761, 6761 + 1815}, {8501, 9241, 9241 + 1815},
+	}
+	// hw-timing.md kernel 1's transfer table (µs): "qSPIO0 | 0 | 512,064 |
+	// 1.088 – 3.731" … "qPoolIO0 | 1 | 512,064 | 9.846 – 11.765"
+	measured := [][2]float64{{1.088, 3.731}, {2.868, 5.451}, {4.084, 6.707}, {5.299, 7.927}, {7.407, 9.325}, {9.846, 11.765}}
+	if len(doc.Transfers) != len(hand) {
+		t.Fatalf("%d transfers, want %d", len(doc.Transfers), len(hand))
+	}
+	within := func(got int64, want float64) bool { return math.Abs(float64(got)/1000-want) <= 0.25*want }
+	for i, tr := range doc.Transfers {
+		if tr.Bytes != 512064 {
+			t.Errorf("transfer %d: %d bytes, want 512,064", i, tr.Bytes)
+		}
+		h := hand[i]
+		if tr.IssueNS != h.issue || tr.StartNS != h.start || tr.EndNS != h.end {
+			t.Errorf("transfer %d (%s block %v): issued %d, window %d–%d; by hand %d, %d–%d", i, tr.Queue, tr.Block, tr.IssueNS, tr.StartNS, tr.EndNS, h.issue, h.start, h.end)
+		}
+		m := measured[i]
+		if !within(tr.StartNS, m[0]) || !within(tr.EndNS, m[1]) || !within(tr.EndNS-tr.StartNS, m[1]-m[0]) {
+			t.Errorf("transfer %d: window %d–%d ns, measured %.3f–%.3f µs: more than 25 %% off", i, tr.StartNS, tr.EndNS, m[0], m[1])
+		}
+		perEngine := map[int][]int64{}
+		for _, p := range tr.Packets {
+			perEngine[p.DMAEngine] = append(perEngine[p.DMAEngine], p.Bytes)
+		}
+		if len(perEngine) != 16 {
+			t.Errorf("transfer %d on %d DMA engines, want 16", i, len(perEngine))
+		}
+		for e, bs := range perEngine {
+			want := []int64{4000, 4000, 4000, 4000, 4000, 4000, 4000, 4004}
+			if !slices.Equal(bs, want) {
+				t.Errorf("transfer %d engine %d: packets %v, want %v", i, e, bs, want)
+			}
+		}
+	}
+	// the kernel: store 1's end, 11.056 µs, within 25 % of "kernel 11.765 µs"
+	if doc.TimeNS != 9241+1815 || !within(doc.TimeNS, 11.765) {
+		t.Errorf("kernel %d ns, by hand %d (measured 11.765 µs)", doc.TimeNS, 9241+1815)
+	}
+}
+
+// Untrusted --engine-time values: each a usage error naming the argument,
+// never a run. The pseudo words a run replaces by DMA words (0xc1, 0xd4,
+// 0xce) are refused like the words ndma computes: a time given them would
+// be printed as an assumption and silently ignored (the DMA model times
+// what they resolve to).
+func TestReviewEngineTimeUntrusted(t *testing.T) {
+	path := hwNEFF(t)
+	for _, tc := range []struct{ arg, want string }{
+		{"=5", "want OPCODE=DURATION"},
+		{"TENSOR_TENSOR=", "want OPCODE=DURATION"},
+		{"TENSOR_TENSOR=-5", "want 0 to 1h"},
+		{"TENSOR_TENSOR=2h", "want 0 to 1h"},
+		{"TENSOR_TENSOR=3600000000001", "want 0 to 1h"},
+		{"TENSOR_TENSOR=99999999999999999999", "want e.g. 1.2us"},
+		{"TENSOR_TENSOR=1e3", "want e.g. 1.2us"},
+		{"TENSOR_TENSOR=NaNus", "want e.g. 1.2us"},
+		{"0x9999=1", "unknown opcode"},
+		{"PSEUDO_DMA_TRIGGER=1us", "resolves to"},
+		{"0xc1=1us", "resolves to"},
+		{"0xd4=1us", "resolves to"},
+		{"0xce=1us", "resolves to"},
+	} {
+		code, out, errs := runCLI("neff", "run", "--engine-time", tc.arg, path)
+		if code != 2 || out != "" || !strings.Contains(errs, "--engine-time \""+tc.arg+"\"") || !strings.Contains(errs, tc.want) {
+			t.Errorf("--engine-time %s: exit %d, stdout %q, stderr %q; want exit 2 and %q", tc.arg, code, out, errs, tc.want)
+		}
+	}
+	// the bound itself is accepted: 1h = 3.6e12 ns
+	if code, _, errs := runCLI("neff", "run", "--engine-time", "TENSOR_TENSOR=1h", path); code != 0 {
+		t.Errorf("1h: exit %d %s", code, errs)
+	}
+}
