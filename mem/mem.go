@@ -492,44 +492,54 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 	return 0, nil
 }
 
-// copyStrided is CopyRows for rows a constant step apart on both sides
-// whose spans each lie in one piece of host memory (a strided copy): one
-// tight loop over the two slices, rows in order. It reports false, having
-// done nothing, for anything else — rows out of step, a span crossing
-// separately allocated pages or absent source storage, a destination
-// already in pieces, or a destination
-// span more than 4× the bytes written or with a page no row touches (its
-// gaps would be allocated).
+// copyStrided is CopyRows for destination rows a constant step apart whose
+// span lies in one piece of host memory, from sources anywhere in one piece
+// (a strided copy, or a gather from one table): one tight loop over the two
+// slices, rows in order. It reports false, having done nothing, for
+// anything else — destination rows out of step or overlapping, a span
+// crossing separately allocated pages or absent source storage, a
+// destination already in pieces, or a destination span more than 4× the
+// bytes written or with a page no row touches (its gaps would be
+// allocated).
 func (m *Memory) copyStrided(dst, src []uint64, n int, rs, rd isa.Region) bool {
 	k := len(src)
 	if k < 8 || rs == isa.Unmapped || rd == isa.Unmapped {
 		return false
 	}
-	ss, ds := int64(src[1]-src[0]), int64(dst[1]-dst[0])
-	if ss < int64(n) || ds < int64(n) { // rows overlapping or descending: the general path
+	ds := int64(dst[1] - dst[0])
+	if ds < int64(n) { // rows overlapping or descending: the general path
 		return false
 	}
-	for i := 2; i < k; i++ {
-		if int64(src[i]-src[i-1]) != ss || int64(dst[i]-dst[i-1]) != ds {
+	slo, shi := src[0], src[0]
+	for i := 1; i < k; i++ {
+		if int64(dst[i]-dst[i-1]) != ds {
 			return false
 		}
+		slo, shi = min(slo, src[i]), max(shi, src[i])
 	}
-	sn, dn := uint64(k-1)*uint64(ss)+uint64(n), uint64(k-1)*uint64(ds)+uint64(n)
-	if dn > 4*uint64(k*n) || ds-int64(n) >= PageSize || sn > 1<<40 { // every page of the dst span holds a row's byte
+	sn, dn := shi-slo+uint64(n), uint64(k-1)*uint64(ds)+uint64(n)
+	if dn > 4*uint64(k*n) || ds-int64(n) >= PageSize || sn > 1<<40 || shi+uint64(n) < shi { // every page of the dst span holds a row's byte
 		return false
 	}
-	r, part, off := m.Map.Split(src[0])
+	r, part, off := m.Map.Split(slo)
+	if r2, p2, _ := m.Map.Split(shi); r2 != r || p2 != part { // one region, one partition: one piece at most
+		return false
+	}
 	sb, c := m.backing(r, part, off, int(sn), look)
 	if sb == nil || c != int(sn) {
 		return false
 	}
 	r, part, off = m.Map.Split(dst[0])
+	if r2, p2, _ := m.Map.Split(dst[k-1]); r2 != r || p2 != part {
+		return false
+	}
 	db, c := m.backing(r, part, off, int(dn), update) // absent pages become one extent (as the rows would create them)
 	if c != int(dn) {
 		return false // in pieces already: the general path
 	}
 	for i := range k {
-		copy(db[int64(i)*ds:int64(i)*ds+int64(n)], sb[int64(i)*ss:])
+		o := src[i] - slo
+		copy(db[int64(i)*ds:int64(i)*ds+int64(n)], sb[o:o+uint64(n)])
 	}
 	m.Stats.Read[rs] += uint64(k * n)
 	m.Stats.Written[rd] += uint64(k * n)
