@@ -281,13 +281,26 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 			}
 			seen[d] = j
 		}
-		src = appendRun(src, s, uint64(ch.Src.ElemSize))
-		dst = appendRun(dst, d, uint64(ch.Dst.ElemSize))
+		// an indexed leg's row is its GENERATE's one descriptor, never merged
+		// with its neighbour (003 §3.1: "GENERATE emits exactly one
+		// descriptor. For an indirect gather it is called once per gathered
+		// row"); SUNDA's POOL kernel has no GENERATE and keeps maximal runs
+		src = laneRun(src, s, uint64(ch.Src.ElemSize), mode.SrcIndexed() && p.Backend != dge.NoDGE)
+		dst = laneRun(dst, d, uint64(ch.Dst.ElemSize), mode.DstIndexed() && p.Backend != dge.NoDGE)
 		if len(src) > limit || len(dst) > limit {
 			break
 		}
 	}
 	return src, dst, nil
+}
+
+// laneRun adds a lane's element: its own run on an indexed leg, merged with
+// the run before on the contiguous one.
+func laneRun(rs []run, a, n uint64, indexed bool) []run {
+	if indexed {
+		return append(rs, run{a, n})
+	}
+	return appendRun(rs, a, n)
 }
 
 // gatherRuns: GATHER_XPOSE — row j of L two-byte elements at src +
