@@ -3,22 +3,14 @@ package inspect
 import (
 	"testing"
 
-	"ndma/internal/samples"
+	"ndma/internal/samples/sampleneff"
 	"ndma/isa"
-	"ndma/neff"
 )
 
 // BenchmarkLintLarge analyses, lints and budgets matmul_large (8,768 DMA
 // words, 2.3 M descriptors): go test ./inspect -bench LintLarge.
 func BenchmarkLintLarge(b *testing.B) {
-	f, err := neff.Parse(samples.Read(b, "matmul_large.neff"), neff.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
-	if err != nil {
-		b.Fatal(err)
-	}
+	_, sgs := sampleneff.Open(b, "matmul_large.neff")
 	for b.Loop() {
 		a, err := Analyze(isa.Cayman, sgs, Options{})
 		if err != nil {

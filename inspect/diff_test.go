@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"ndma/internal/neffgen"
-	"ndma/internal/samples"
+	"ndma/internal/samples/sampleneff"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -65,14 +65,7 @@ func TestDiffInline(t *testing.T) {
 // x[128,32768], fp16) differ in x's size; each is the same as itself.
 func TestDiffSamples(t *testing.T) {
 	read := func(name string) []neff.Subgraph {
-		f, err := neff.Parse(samples.Read(t, name), neff.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sgs, err := f.Subgraphs()
-		if err != nil {
-			t.Fatal(err)
-		}
+		_, sgs := sampleneff.Open(t, name)
 		return sgs
 	}
 	small, large := read("matmul_small.neff"), read("matmul_large.neff")

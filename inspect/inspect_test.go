@@ -9,6 +9,7 @@ import (
 
 	"ndma/internal/neffgen"
 	"ndma/internal/samples"
+	"ndma/internal/samples/sampleneff"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -260,14 +261,7 @@ func TestLintShapes(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"matmul_small.neff", "matmul_large.neff"} {
-		f, err := neff.Parse(samples.Read(t, name), neff.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sgs, err := f.Subgraphs()
-		if err != nil {
-			t.Fatal(err)
-		}
+		f, sgs := sampleneff.Open(t, name)
 		l, a := check(name, isa.Cayman, sgs)
 		b, err := BudgetFrom(a)
 		if err != nil {

@@ -6,7 +6,7 @@ import (
 
 	"ndma/device"
 	"ndma/internal/neffgen"
-	"ndma/internal/samples"
+	"ndma/internal/samples/sampleneff"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -82,14 +82,7 @@ func TestPreflightMixed(t *testing.T) {
 // TestPreflightSamples: the synthetic shapes and matmul_small have no
 // indirect words; the pre-flight runs them through and reports none.
 func TestPreflightSamples(t *testing.T) {
-	f, err := neff.Parse(samples.Read(t, "matmul_small.neff"), neff.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, sgs := sampleneff.Open(t, "matmul_small.neff")
 	if r, err := Preflight(isa.Cayman, f, sgs, nil); err != nil || r.Bad() || len(r.Words) != 0 {
 		t.Fatalf("matmul_small: %+v %v", r, err)
 	}

@@ -4,22 +4,14 @@ import (
 	"io"
 	"testing"
 
-	"ndma/internal/samples"
+	"ndma/internal/samples/sampleneff"
 	"ndma/isa"
-	"ndma/neff"
 )
 
 // BenchmarkReportLarge builds and writes matmul_large's page (8,768 DMA
 // words, a run on the engines): go test ./inspect/report -bench ReportLarge.
 func BenchmarkReportLarge(b *testing.B) {
-	f, err := neff.Parse(samples.Read(b, "matmul_large.neff"), neff.Options{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
-	if err != nil {
-		b.Fatal(err)
-	}
+	f, sgs := sampleneff.Open(b, "matmul_large.neff")
 	for b.Loop() {
 		d, err := Build(isa.Cayman, f, sgs, "matmul_large.neff")
 		if err != nil {

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"ndma/internal/neffgen"
-	"ndma/internal/samples"
+	"ndma/internal/samples/sampleneff"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -101,14 +101,7 @@ func build(t *testing.T, name string, f *neff.File, sgs []neff.Subgraph, gen isa
 
 func pages(t *testing.T) []testPage {
 	var out []testPage
-	f, err := neff.Parse(samples.Read(t, "matmul_small.neff"), neff.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sgs, err := f.Subgraphs()
-	if err != nil {
-		t.Fatal(err)
-	}
+	f, sgs := sampleneff.Open(t, "matmul_small.neff")
 	out = append(out, build(t, "matmul_small", f, sgs, isa.Cayman))
 	for _, s := range neffgen.Shapes("cayman") {
 		if s.Name == "triggered" { // q_spare is declared and never used: it has no row
