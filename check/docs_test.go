@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"ndma/asm"
+	"ndma/internal/samples"
 	"ndma/isa"
 )
 
@@ -179,24 +180,8 @@ func TestCCIHeaderByte1Reserved(t *testing.T) {
 // each conflict; every quote must be the documents' own text, and in the
 // section.
 func TestDocumentConflictsQuoted(t *testing.T) {
-	read := func(path string) string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Skipf("%v", err)
-		}
-		return string(b)
-	}
-	rat := read("../RATIONALE.md")
-	i := strings.Index(rat, "## Document conflicts")
-	if i < 0 {
-		t.Fatal(`RATIONALE.md has no "## Document conflicts" section`)
-	}
-	section := rat[i:]
-	if j := strings.Index(section[3:], "\n## "); j >= 0 {
-		section = section[:j+3]
-	}
-	const spec = "../../shared/spec/"
-	d000, d003, ft := read(spec+"000_c152fb1f111af5a1.txt"), read(spec+"003_ab041bf452dc313e.txt"), read(spec+"field-tables.md")
+	section := samples.RationaleSection(t, "## Document conflicts")
+	d000, d003, ft := samples.SpecText(t, "000_c152fb1f111af5a1.txt"), samples.SpecText(t, "003_ab041bf452dc313e.txt"), samples.SpecText(t, "field-tables.md")
 	for _, q := range []struct{ doc, text string }{
 		{d003, "The DGE issues one DIMPUSH per dim, in nesting order (outer-to-inner), each pushing that dim's (src_num,dst_num)(src_step,dst_step)."},
 		{d003, "DIMPUSH dim0  [128,128][1,1]"},

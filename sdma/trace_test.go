@@ -2,12 +2,12 @@ package sdma
 
 import (
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 
 	"ndma/dge"
+	"ndma/internal/samples"
 	"ndma/isa"
 )
 
@@ -203,24 +203,8 @@ func TestDescriptorsFollowRows(t *testing.T) {
 // RATIONALE.md "The software DGE path" quotes the documents for its
 // choices: every quote is the documents' own text, and in that section.
 func TestSoftwareDGERationaleQuotes(t *testing.T) {
-	read := func(path string) string {
-		b, err := os.ReadFile(path)
-		if err != nil {
-			t.Skipf("%v", err)
-		}
-		return string(b)
-	}
-	rat := read("../RATIONALE.md")
-	i := strings.Index(rat, "## The software DGE path")
-	if i < 0 {
-		t.Fatal(`RATIONALE.md has no "## The software DGE path" section`)
-	}
-	section := rat[i:]
-	if j := strings.Index(section[3:], "\n## "); j >= 0 {
-		section = section[:j+3]
-	}
-	const spec = "../../shared/spec/"
-	d000, d003, ft := read(spec+"000_c152fb1f111af5a1.txt"), read(spec+"003_ab041bf452dc313e.txt"), read(spec+"field-tables.md")
+	section := samples.RationaleSection(t, "## The software DGE path")
+	d000, d003, ft := samples.SpecText(t, "000_c152fb1f111af5a1.txt"), samples.SpecText(t, "003_ab041bf452dc313e.txt"), samples.SpecText(t, "field-tables.md")
 	for _, q := range []struct{ doc, text string }{
 		{d003, "For an indirect gather it is called once per gathered row (the per-row address is the index-driven address-gen result"},
 		{d000, "dge_generate(/*buf=*/src_row, /*elem=*/i->elem_size, i->semaphore);"},
