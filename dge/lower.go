@@ -353,6 +353,7 @@ func (p *Program) fanOut(m isa.AddressMap) error {
 		}
 	}
 	total := p.Src.Num
+	p.Channels = make([]Channel, 0, n)
 	for c := 0; c < n; c++ {
 		ch := Channel{DMA: c, Src: p.Src, Dst: p.Dst}
 		if dim >= 0 {
@@ -407,9 +408,14 @@ func (p *Program) emit() error {
 	if p.Backend == NoDGE {
 		return nil
 	}
+	regWrite := p.Gen == isa.Cayman || p.Gen == isa.Mariana // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
+	per := 1 + p.Backend.Dims() + b2i(regWrite)
+	slab := make([]Op, 0, per*len(p.Channels)) // every channel's ops cut from one allocation
 	for c := range p.Channels {
 		ch := &p.Channels[c]
-		if p.Gen == isa.Cayman || p.Gen == isa.Mariana { // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
+		ch.Ops = slab[len(slab) : len(slab) : len(slab)+per]
+		slab = slab[:len(slab)+per]
+		if regWrite {
 			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
 		}
 		g := Op{Kind: Generate, Dir: RD, Addr: ch.Src.SoC, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore)}
@@ -594,8 +600,8 @@ func (p *Program) writesHBM() bool {
 // SBUF partitions, 0 does not; Partition Range is the partitions the leg
 // spans, Num Partitions those it touches (0 off SBUF).
 func (p *Program) reshape(m isa.AddressMap) {
-	minParts := 0
-	for _, l := range []*Leg{&p.Src, &p.Dst} {
+	p.reshapeLog.minParts = 0
+	for k, l := range []*Leg{&p.Src, &p.Dst} {
 		span, touched, strategy := partitions(l, m), 0, 0
 		d := partDim(l, m)
 		if d >= 0 {
@@ -618,12 +624,42 @@ func (p *Program) reshape(m isa.AddressMap) {
 		if span > 0 {
 			baseP = int64(l.Addr) / stride
 		}
-		p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Analyzed tensor (nelem_target = %d, step_target = 0x%X (%dP), base = 0x%X (%dP)): Reshape Strategy = %d, Requested Reshape Kind = %d, Partition Range = %d, Num Partitions = %d",
-			l.Num[d], uint32(l.Step[d]), l.Step[d]/stride, uint32(l.Addr), baseP, strategy, p.RequestedReshapeKind(), span, touched))
-		if touched > 0 && (minParts == 0 || touched < minParts) {
-			minParts = touched
+		p.reshapeLog.legs[k] = reshapeLeg{nelem: l.Num[d], step: l.Step[d], stepP: l.Step[d] / stride, base: uint32(l.Addr), baseP: baseP, strategy: strategy, span: span, touched: touched}
+		if touched > 0 && (p.reshapeLog.minParts == 0 || touched < p.reshapeLog.minParts) {
+			p.reshapeLog.minParts = touched
 		}
 	}
-	p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Assessed tensor pair params (Requested Reshape Kind = %d, Min Num Partitions = %d, #DMA Avail = %d): Reshape Kind = %d, #DMA = %d",
-		p.RequestedReshapeKind(), minParts, maxChannels, p.ReshapeKind(), len(p.Channels)))
+	p.reshapeLog.done = true
+}
+
+// reshapeLeg is what one leg's "Analyzed tensor" line prints (reshape).
+type reshapeLeg struct {
+	nelem                   uint32
+	step, stepP, baseP      int64
+	base                    uint32
+	strategy, span, touched int
+}
+
+// reshapeLog is the reshape analysis of a lowering, kept as numbers: its
+// lines are formatted only when printed (ReshapeLines), not per word lowered.
+type reshapeLog struct {
+	legs     [2]reshapeLeg
+	minParts int
+	done     bool
+}
+
+// ReshapeLines are the reshape log lines (003 §5.2; see reshape), nil for a
+// program that was not lowered by Lower.
+func (p *Program) ReshapeLines() []string {
+	r := &p.reshapeLog
+	if !r.done {
+		return nil
+	}
+	out := make([]string, 0, 3)
+	for _, l := range r.legs {
+		out = append(out, fmt.Sprintf("S: DGE Reshape: Analyzed tensor (nelem_target = %d, step_target = 0x%X (%dP), base = 0x%X (%dP)): Reshape Strategy = %d, Requested Reshape Kind = %d, Partition Range = %d, Num Partitions = %d",
+			l.nelem, uint32(l.step), l.stepP, l.base, l.baseP, l.strategy, p.RequestedReshapeKind(), l.span, l.touched))
+	}
+	return append(out, fmt.Sprintf("S: DGE Reshape: Assessed tensor pair params (Requested Reshape Kind = %d, Min Num Partitions = %d, #DMA Avail = %d): Reshape Kind = %d, #DMA = %d",
+		p.RequestedReshapeKind(), r.minParts, maxChannels, p.ReshapeKind(), len(p.Channels)))
 }
