@@ -122,7 +122,11 @@ func boundCheck(r isa.BoundCheckRegView) BoundCheck {
 // leg2D is the 2-D leg of elem-byte elements at the address a of the field
 // leg+"_start_addr", num_elem and step_elem read through num and step.
 func leg2D(leg string, a isa.Addr8, elem uint32, num func(int) uint64, step func(int) int64) (Leg, error) {
-	start, err := immediate(leg+"_start_addr", a)
+	path := "src_start_addr" // a constant: a joined string would allocate per word
+	if leg == "dst" {
+		path = "dst_start_addr"
+	}
+	start, err := immediate(path, a)
 	if err != nil {
 		return Leg{}, err
 	}
@@ -386,7 +390,7 @@ func (l *Leg) revisits() bool {
 		n    int64
 		step int64
 	}
-	var ds []dim
+	ds := make([]dim, 0, maxDims) // on the stack
 	for d, n := range l.Num {
 		if n > 1 {
 			ds = append(ds, dim{int64(n), max(l.Step[d], -l.Step[d])})
