@@ -357,9 +357,10 @@ func (p *Program) fanOut(m isa.AddressMap) error {
 		}
 	}
 	total := p.Src.Num
-	p.Channels = make([]Channel, 0, n)
-	for c := 0; c < n; c++ {
-		ch := Channel{DMA: c, Src: p.Src, Dst: p.Dst}
+	p.Channels = make([]Channel, n)
+	for c := range p.Channels {
+		ch := &p.Channels[c] // filled in place: a Channel is two legs, 264 bytes
+		ch.DMA, ch.Src, ch.Dst = c, p.Src, p.Dst
 		if dim >= 0 {
 			lo := int(total[dim]) * c / n
 			hi := int(total[dim]) * (c + 1) / n
@@ -377,7 +378,6 @@ func (p *Program) fanOut(m isa.AddressMap) error {
 		if c < p.SemIncrement%n {
 			ch.SemInc++
 		}
-		p.Channels = append(p.Channels, ch)
 	}
 	return nil
 }

@@ -204,6 +204,8 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	defer runPool.Put(sc)
 	var slab []Desc      // every queue's descriptors, cut from as few allocations as the sizes allow
 	var bells []Doorbell // likewise the doorbells
+	op, optype := opOf(p)
+	tmpl := template(p, op, optype)
 	for c := range p.Channels {
 		ch := &p.Channels[c]
 		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, MaxDescriptors, sc[0][:0], sc[1][:0])
@@ -227,7 +229,6 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if err := boundsCheck(p, ch, src, dst, opt.Regs); err != nil {
 			return nil, err
 		}
-		op, optype := opOf(p)
 		lw.Queues = append(lw.Queues, Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep})
 		q := &lw.Queues[len(lw.Queues)-1] // filled in place
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
@@ -243,17 +244,21 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 			// room for this channel's lists and their completion descriptor, and as much for each channel after it
 			slab = make([]Desc, 0, (nm+ns+1)*(len(p.Channels)-c))
 		}
-		if q.M2S, err = descs(src, m, op, optype, p, nm, &slab); err != nil {
+		if q.M2S, err = descs(src, m, tmpl, p.Core, nm, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
 		}
-		if q.S2M, err = descs(dst, m, op, optype, p, ns+1, &slab); err != nil {
+		if q.S2M, err = descs(dst, m, tmpl, p.Core, ns+1, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
 		}
 		done := newDesc(4, onCore(isa.EvtSemInc(p.Semaphore), p.Core), OpCME, CMECopy) // the completion increment, on p's core
 		done.setFlags(true, true, true)
+		done.setPhase(1)
 		q.S2M = append(q.S2M, done)
-		phase(q.M2S, opt.RingSize)
-		phase(q.S2M, opt.RingSize)
+		for _, l := range [2][]Desc{q.M2S, q.S2M} {
+			if len(l) > opt.RingSize { // within one ring every slot holds phase 1 already (template)
+				phase(l, opt.RingSize)
+			}
+		}
 		nb := 2 * ((max(len(q.M2S), len(q.S2M)) + opt.RingSize - 1) / opt.RingSize) // at most two doorbells a fill
 		if cap(bells)-len(bells) < nb {
 			bells = make([]Doorbell, 0, nb*(len(p.Channels)-c))
@@ -318,20 +323,22 @@ func opOf(p *dge.Program) (op, optype int) {
 // The list is cut from *slab, which has room for total descriptors (count
 // of the runs, and one more for an S2M list's completion descriptor): a
 // word's descriptors are a few allocations, not one a list.
-func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, total int, slab *[]Desc) ([]Desc, error) {
+//
+// Each descriptor is tmpl (template: the word's op and dtypes, a ring's first
+// phase) with its length and buf_ptr set.
+func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total int, slab *[]Desc) ([]Desc, error) {
 	k := len(*slab)
 	*slab = (*slab)[:k+total]
 	out := (*slab)[k : k : k+total]
 	for _, r := range rs {
-		soc, err := m.SoC(r.addr, p.Core) // the core the program was lowered for (§11.2)
+		soc, err := m.SoC(r.addr, core) // the core the program was lowered for (§11.2)
 		if err != nil {
 			return nil, err
 		}
 		for off := uint64(0); off < r.n; off += MaxRun {
-			d := newDesc(int(min(MaxRun, r.n-off)), soc+off, op, optype)
-			if op == OpCCE {
-				d.setCCE(p.InDtype, p.OutDtype)
-			}
+			d := tmpl
+			fLength.Put(d[:], min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
+			fBufPtr.Put(d[:], soc+off)
 			out = append(out, d)
 		}
 	}
@@ -352,6 +359,18 @@ func count(rs []run, limit int) (int, error) {
 		}
 	}
 	return total, nil
+}
+
+// template is every data descriptor of p before its length and buf_ptr:
+// the op and type, a CCE descriptor's dtypes, and phase 1, a fresh ring's
+// (phase restamps the slots past a ring).
+func template(p *dge.Program, op, optype int) Desc {
+	d := newDesc(0, 0, op, optype)
+	if op == OpCCE {
+		d.setCCE(p.InDtype, p.OutDtype)
+	}
+	d.setPhase(1)
+	return d
 }
 
 // phase stamps the ring phase: a fresh ring starts at slot 0 with phase 1;
