@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"ndma/control"
@@ -228,17 +229,28 @@ type addrNames struct {
 }
 
 // name is "x+0x100", "SB p0+0x37c00", or the bare address.
-func (n *addrNames) name(a uint64) string {
+func (n *addrNames) name(a uint64) string { return string(n.appendName(nil, a)) }
+
+// appendName appends name(a): "SB p<partition>+0x<offset>", "<var>+0x<offset>"
+// or "0x<address>" (fmt's %#x), built without fmt: every 0xd4 of a stream
+// gets a schedule note.
+func (n *addrNames) appendName(b []byte, a uint64) []byte {
 	if r, part, off := isa.Map(n.gen).Split(a); r == isa.SBUF {
-		return fmt.Sprintf("SB p%d+%#x", part, off)
+		b = append(b, "SB p"...)
+		b = strconv.AppendInt(b, int64(part), 10)
+		return appendHex(append(b, '+'), off)
 	}
 	for _, v := range n.vars {
-		if b, ok := n.at[v.ID]; ok && v.Type != "state-buffer" && a >= b && a < b+uint64(max(v.Size, 1)) {
-			return fmt.Sprintf("%s+%#x", v.Name, a-b)
+		if b0, ok := n.at[v.ID]; ok && v.Type != "state-buffer" && a >= b0 && a < b0+uint64(max(v.Size, 1)) {
+			b = append(b, v.Name...)
+			return appendHex(append(b, '+'), a-b0)
 		}
 	}
-	return fmt.Sprintf("%#x", a)
+	return appendHex(b, a)
 }
+
+// appendHex is fmt's %#x of v.
+func appendHex(b []byte, v uint64) []byte { return strconv.AppendUint(append(b, "0x"...), v, 16) }
 
 // describe is a schedule entry: the first word's ends, the bytes the words
 // write, the queue ("" when they move nothing).
@@ -250,19 +262,27 @@ func (n *addrNames) describe(words []isa.Inst, queue string) string {
 	if bytes == 0 {
 		return ""
 	}
-	s := fmt.Sprintf("%d bytes", bytes)
+	var buf [160]byte
+	b := buf[:0]
 	if v, ok := words[0].Direct2D(); ok {
 		src, _ := v.SrcStartAddr().Imm() // resolved words: immediate addresses
 		dst, _ := v.DstStartAddr().Imm()
-		s = fmt.Sprintf("%s → %s, %s", n.name(src), n.name(dst), s)
+		b = n.appendName(b, src)
+		b = append(b, " → "...)
+		b = n.appendName(b, dst)
+		b = append(b, ", "...)
 	}
+	b = strconv.AppendInt(b, bytes, 10)
+	b = append(b, " bytes"...)
 	if len(words) > 1 {
-		s += fmt.Sprintf(" in %d words", len(words))
+		b = append(b, " in "...)
+		b = strconv.AppendInt(b, int64(len(words)), 10)
+		b = append(b, " words"...)
 	}
 	if queue != "" {
-		s += " on " + queue
+		b = append(append(b, " on "...), queue...)
 	}
-	return s
+	return string(b)
 }
 
 // dstBytes is what a DMA_DIRECT2D word writes (0 for other words).

@@ -49,7 +49,7 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 			dst = fmt.Appendf(dst, "P%d: DGE %s\n", 0, p.Kind)
 		}
 	}
-	for _, l := range p.Reshape {
+	for _, l := range p.ReshapeLines() {
 		dst = append(append(dst, l...), '\n')
 	}
 	switch p.Backend {

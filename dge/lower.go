@@ -122,7 +122,11 @@ func boundCheck(r isa.BoundCheckRegView) BoundCheck {
 // leg2D is the 2-D leg of elem-byte elements at the address a of the field
 // leg+"_start_addr", num_elem and step_elem read through num and step.
 func leg2D(leg string, a isa.Addr8, elem uint32, num func(int) uint64, step func(int) int64) (Leg, error) {
-	start, err := immediate(leg+"_start_addr", a)
+	path := "src_start_addr" // a constant: a joined string would allocate per word
+	if leg == "dst" {
+		path = "dst_start_addr"
+	}
+	start, err := immediate(path, a)
 	if err != nil {
 		return Leg{}, err
 	}
@@ -353,8 +357,10 @@ func (p *Program) fanOut(m isa.AddressMap) error {
 		}
 	}
 	total := p.Src.Num
-	for c := 0; c < n; c++ {
-		ch := Channel{DMA: c, Src: p.Src, Dst: p.Dst}
+	p.Channels = make([]Channel, n)
+	for c := range p.Channels {
+		ch := &p.Channels[c] // filled in place: a Channel is two legs, 264 bytes
+		ch.DMA, ch.Src, ch.Dst = c, p.Src, p.Dst
 		if dim >= 0 {
 			lo := int(total[dim]) * c / n
 			hi := int(total[dim]) * (c + 1) / n
@@ -372,7 +378,6 @@ func (p *Program) fanOut(m isa.AddressMap) error {
 		if c < p.SemIncrement%n {
 			ch.SemInc++
 		}
-		p.Channels = append(p.Channels, ch)
 	}
 	return nil
 }
@@ -385,7 +390,7 @@ func (l *Leg) revisits() bool {
 		n    int64
 		step int64
 	}
-	var ds []dim
+	ds := make([]dim, 0, maxDims) // on the stack
 	for d, n := range l.Num {
 		if n > 1 {
 			ds = append(ds, dim{int64(n), max(l.Step[d], -l.Step[d])})
@@ -407,9 +412,14 @@ func (p *Program) emit() error {
 	if p.Backend == NoDGE {
 		return nil
 	}
+	regWrite := p.Gen == isa.Cayman || p.Gen == isa.Mariana // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
+	per := 1 + p.Backend.Dims() + b2i(regWrite)
+	slab := make([]Op, 0, per*len(p.Channels)) // every channel's ops cut from one allocation
 	for c := range p.Channels {
 		ch := &p.Channels[c]
-		if p.Gen == isa.Cayman || p.Gen == isa.Mariana { // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
+		ch.Ops = slab[len(slab) : len(slab) : len(slab)+per]
+		slab = slab[:len(slab)+per]
+		if regWrite {
 			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
 		}
 		g := Op{Kind: Generate, Dir: RD, Addr: ch.Src.SoC, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore)}
@@ -594,8 +604,8 @@ func (p *Program) writesHBM() bool {
 // SBUF partitions, 0 does not; Partition Range is the partitions the leg
 // spans, Num Partitions those it touches (0 off SBUF).
 func (p *Program) reshape(m isa.AddressMap) {
-	minParts := 0
-	for _, l := range []*Leg{&p.Src, &p.Dst} {
+	p.reshapeLog.minParts = 0
+	for k, l := range []*Leg{&p.Src, &p.Dst} {
 		span, touched, strategy := partitions(l, m), 0, 0
 		d := partDim(l, m)
 		if d >= 0 {
@@ -618,12 +628,42 @@ func (p *Program) reshape(m isa.AddressMap) {
 		if span > 0 {
 			baseP = int64(l.Addr) / stride
 		}
-		p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Analyzed tensor (nelem_target = %d, step_target = 0x%X (%dP), base = 0x%X (%dP)): Reshape Strategy = %d, Requested Reshape Kind = %d, Partition Range = %d, Num Partitions = %d",
-			l.Num[d], uint32(l.Step[d]), l.Step[d]/stride, uint32(l.Addr), baseP, strategy, p.RequestedReshapeKind(), span, touched))
-		if touched > 0 && (minParts == 0 || touched < minParts) {
-			minParts = touched
+		p.reshapeLog.legs[k] = reshapeLeg{nelem: l.Num[d], step: l.Step[d], stepP: l.Step[d] / stride, base: uint32(l.Addr), baseP: baseP, strategy: strategy, span: span, touched: touched}
+		if touched > 0 && (p.reshapeLog.minParts == 0 || touched < p.reshapeLog.minParts) {
+			p.reshapeLog.minParts = touched
 		}
 	}
-	p.Reshape = append(p.Reshape, fmt.Sprintf("S: DGE Reshape: Assessed tensor pair params (Requested Reshape Kind = %d, Min Num Partitions = %d, #DMA Avail = %d): Reshape Kind = %d, #DMA = %d",
-		p.RequestedReshapeKind(), minParts, maxChannels, p.ReshapeKind(), len(p.Channels)))
+	p.reshapeLog.done = true
+}
+
+// reshapeLeg is what one leg's "Analyzed tensor" line prints (reshape).
+type reshapeLeg struct {
+	nelem                   uint32
+	step, stepP, baseP      int64
+	base                    uint32
+	strategy, span, touched int
+}
+
+// reshapeLog is the reshape analysis of a lowering, kept as numbers: its
+// lines are formatted only when printed (ReshapeLines), not per word lowered.
+type reshapeLog struct {
+	legs     [2]reshapeLeg
+	minParts int
+	done     bool
+}
+
+// ReshapeLines are the reshape log lines (003 §5.2; see reshape), nil for a
+// program that was not lowered by Lower.
+func (p *Program) ReshapeLines() []string {
+	r := &p.reshapeLog
+	if !r.done {
+		return nil
+	}
+	out := make([]string, 0, 3)
+	for _, l := range r.legs {
+		out = append(out, fmt.Sprintf("S: DGE Reshape: Analyzed tensor (nelem_target = %d, step_target = 0x%X (%dP), base = 0x%X (%dP)): Reshape Strategy = %d, Requested Reshape Kind = %d, Partition Range = %d, Num Partitions = %d",
+			l.nelem, uint32(l.step), l.stepP, l.base, l.baseP, l.strategy, p.RequestedReshapeKind(), l.span, l.touched))
+	}
+	return append(out, fmt.Sprintf("S: DGE Reshape: Assessed tensor pair params (Requested Reshape Kind = %d, Min Num Partitions = %d, #DMA Avail = %d): Reshape Kind = %d, #DMA = %d",
+		p.RequestedReshapeKind(), r.minParts, maxChannels, p.ReshapeKind(), len(p.Channels)))
 }

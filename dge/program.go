@@ -223,10 +223,10 @@ type Program struct {
 	OutDtype     uint8
 	ComputeOp    uint8
 	Channels     []Channel
-	Reshape      []string  // the reshape log lines, where they apply
-	BoundLimit   [2]uint64 // r[Src.Bound.Reg], r[Dst.Bound.Reg] from Options.Regs, for the dump
-	Tile         Tile      // KindTranspose only
-	Index        Indexing  // KindIndirect1D and KindGatherTranspose only
+	reshapeLog   reshapeLog // the reshape analysis; its lines are ReshapeLines
+	BoundLimit   [2]uint64  // r[Src.Bound.Reg], r[Dst.Bound.Reg] from Options.Regs, for the dump
+	Tile         Tile       // KindTranspose only
+	Index        Indexing   // KindIndirect1D and KindGatherTranspose only
 	// Indices are the index values the rows were generated from (src, dst
 	// tensor; nil where the leg is not indexed): read once by Lower, and the
 	// values the expansion (package sdma) uses, so the descriptors follow from

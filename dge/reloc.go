@@ -83,7 +83,7 @@ func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 		if err != nil {
 			return isa.Inst{}, err
 		}
-		r.addr = append(r.addr, v)
+		r.addr[k] = v
 	}
 	op := p.DGEOp()
 	switch op {
@@ -114,7 +114,7 @@ type repack struct {
 	ext    isa.Inst
 	hasExt bool
 	gen    isa.Gen
-	addr   []uint64 // resolved src, dst ADDR8
+	addr   [2]uint64 // resolved src, dst ADDR8
 	out    isa.Inst
 	err    error
 }
@@ -159,9 +159,34 @@ var (
 	bound  = []string{"bc_reg", "bc_disable_oob_error_notif", "bc_enabled"}
 )
 
-func (r *repack) boundReg(to, from string) {
+// paths joins a prefix to each name, once per prefix: relocation reads and
+// writes by path for every word of a NEFF, and a joined string allocates.
+func paths(join func(string) []string, prefixes ...string) map[string][]string {
+	m := make(map[string][]string, len(prefixes))
+	for _, p := range prefixes {
+		m[p] = join(p)
+	}
+	return m
+}
+
+// boundPaths are each bound register's field paths, in bound's order.
+var boundPaths = paths(func(reg string) []string {
+	var out []string
 	for _, b := range bound {
-		r.move(to+"."+b, from+"."+b)
+		out = append(out, reg+"."+b)
+	}
+	return out
+}, "src_bound_reg", "dst_bound_reg", "src_idx_bound_reg", "dst_idx_bound_reg")
+
+// legPaths are a 2-D leg's step and count paths.
+var legPaths = paths(func(leg string) []string {
+	return []string{leg + "_step_elem[0]", leg + "_step_elem[1]", leg + "_num_elem[0]", leg + "_num_elem[1]"}
+}, "src", "dst")
+
+func (r *repack) boundReg(to, from string) {
+	tp, fp := boundPaths[to], boundPaths[from]
+	for i := range tp {
+		r.move(tp[i], fp[i])
 	}
 }
 
@@ -175,7 +200,7 @@ func (r *repack) ends(srcBound, dstBound string) {
 }
 
 func (r *repack) leg2D(leg string) {
-	r.copy(leg+"_step_elem[0]", leg+"_step_elem[1]", leg+"_num_elem[0]", leg+"_num_elem[1]")
+	r.copy(legPaths[leg]...)
 }
 
 func (r *repack) done() (isa.Inst, error) {

@@ -77,7 +77,25 @@ type Queue struct {
 type Lowered struct {
 	Program *dge.Program
 	Queues  []Queue
-	Log     []string // firmware-format lines of the expansion (P0: Generating …)
+	ring    int // the ring size the queues were expanded for (Log)
+}
+
+// Log is the firmware-format lines of the expansion, "P%i: Generating %i
+// descriptors; ring_ndesc = %i" (field-tables §8.3), one per generation pass —
+// here per ring fill of each queue — built when asked, not per word lowered.
+func (lw *Lowered) Log() []string {
+	var out []string
+	if lw.ring <= 0 { // not built by Expand
+		return nil
+	}
+	for i := range lw.Queues {
+		q := &lw.Queues[i]
+		for at := 0; at < max(len(q.M2S), len(q.S2M)); at += lw.ring {
+			n := max(0, min(lw.ring, len(q.M2S)-at)) + max(0, min(lw.ring, len(q.S2M)-at))
+			out = append(out, string(generating(nil, q.DMA, n, lw.ring)))
+		}
+	}
+	return out
 }
 
 // Errors of the three bound layers (field-tables §8.4).
@@ -180,14 +198,14 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	if opt.Index == nil {
 		opt.Index = Identity
 	}
-	lw := &Lowered{Program: p, Queues: make([]Queue, 0, len(p.Channels))}
+	lw := &Lowered{Program: p, Queues: make([]Queue, 0, len(p.Channels)), ring: opt.RingSize}
 	m := isa.Map(p.Gen)
 	sc := runPool.Get().(*[2][]run) // the runs are scratch: only the descriptors stay
 	defer runPool.Put(sc)
 	var slab []Desc      // every queue's descriptors, cut from as few allocations as the sizes allow
 	var bells []Doorbell // likewise the doorbells
-	var logb []byte      // and the log lines, one string sliced
-	var ends []int
+	op, optype := opOf(p)
+	tmpl := template(p, op, optype)
 	for c := range p.Channels {
 		ch := &p.Channels[c]
 		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, MaxDescriptors, sc[0][:0], sc[1][:0])
@@ -211,36 +229,43 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if err := boundsCheck(p, ch, src, dst, opt.Regs); err != nil {
 			return nil, err
 		}
-		op, optype := opOf(p)
 		lw.Queues = append(lw.Queues, Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep})
 		q := &lw.Queues[len(lw.Queues)-1] // filled in place
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
-		left := len(p.Channels) - c // channels still to expand: the slab is sized for them all
-		if q.M2S, err = descs(src, m, op, optype, p, MaxDescriptors, &slab, left); err != nil {
+		nm, err := count(src, MaxDescriptors)
+		if err != nil {
 			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
 		}
-		if q.S2M, err = descs(dst, m, op, optype, p, MaxDescriptors-1, &slab, left); err != nil {
+		ns, err := count(dst, MaxDescriptors-1)
+		if err != nil {
+			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
+		}
+		if cap(slab)-len(slab) < nm+ns+1 {
+			// room for this channel's lists and their completion descriptor, and as much for each channel after it
+			slab = make([]Desc, 0, (nm+ns+1)*(len(p.Channels)-c))
+		}
+		if q.M2S, err = descs(src, m, tmpl, p.Core, nm, &slab); err != nil {
+			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
+		}
+		if q.S2M, err = descs(dst, m, tmpl, p.Core, ns+1, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
 		}
 		done := newDesc(4, onCore(isa.EvtSemInc(p.Semaphore), p.Core), OpCME, CMECopy) // the completion increment, on p's core
 		done.setFlags(true, true, true)
+		done.setPhase(1)
 		q.S2M = append(q.S2M, done)
-		phase(q.M2S, opt.RingSize)
-		phase(q.S2M, opt.RingSize)
+		for _, l := range [2][]Desc{q.M2S, q.S2M} {
+			if len(l) > opt.RingSize { // within one ring every slot holds phase 1 already (template)
+				phase(l, opt.RingSize)
+			}
+		}
+		nb := 2 * ((max(len(q.M2S), len(q.S2M)) + opt.RingSize - 1) / opt.RingSize) // at most two doorbells a fill
+		if cap(bells)-len(bells) < nb {
+			bells = make([]Doorbell, 0, nb*(len(p.Channels)-c))
+		}
 		k := len(bells)
 		bells = fills(bells, ch.DMA, len(q.M2S), len(q.S2M), opt.RingSize)
 		q.Doorbells = bells[k:len(bells):len(bells)]
-		// the firmware's line per generation pass, here per ring fill (§8.3)
-		for at := 0; at < max(len(q.M2S), len(q.S2M)); at += opt.RingSize {
-			n := max(0, min(opt.RingSize, len(q.M2S)-at)) + max(0, min(opt.RingSize, len(q.S2M)-at))
-			logb = generating(logb, ch.DMA, n, opt.RingSize)
-			ends = append(ends, len(logb))
-		}
-	}
-	all, at := string(logb), 0
-	lw.Log = make([]string, len(ends))
-	for i, e := range ends {
-		lw.Log[i], at = all[at:e], e
 	}
 	return lw, nil
 }
@@ -295,36 +320,25 @@ func opOf(p *dge.Program) (op, optype int) {
 // descs cuts runs into descriptors of at most 64 KiB, FIRST on the first and
 // LAST on the last.
 //
-// The list is cut from *slab (room for its completion descriptor kept),
-// a new slab allocated for it and the left − 1 channels after it when it
-// has no room: a word's descriptors are a few allocations, not one a list.
-func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, limit int, slab *[]Desc, left int) ([]Desc, error) {
-	total := 1 // and the completion descriptor an S2M list gets
-	for _, r := range rs {
-		total += int(min((r.n+MaxRun-1)/MaxRun, uint64(limit)+1))
-		if total > limit+1 {
-			return nil, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
-		}
-	}
-	if cap(*slab)-len(*slab) < total {
-		*slab = make([]Desc, 0, total*(2*left))
-	}
+// The list is cut from *slab, which has room for total descriptors (count
+// of the runs, and one more for an S2M list's completion descriptor): a
+// word's descriptors are a few allocations, not one a list.
+//
+// Each descriptor is tmpl (template: the word's op and dtypes, a ring's first
+// phase) with its length and buf_ptr set.
+func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total int, slab *[]Desc) ([]Desc, error) {
 	k := len(*slab)
 	*slab = (*slab)[:k+total]
 	out := (*slab)[k : k : k+total]
 	for _, r := range rs {
-		soc, err := m.SoC(r.addr, p.Core) // the core the program was lowered for (§11.2)
+		soc, err := m.SoC(r.addr, core) // the core the program was lowered for (§11.2)
 		if err != nil {
 			return nil, err
 		}
-		if (r.n+MaxRun-1)/MaxRun > uint64(limit-len(out)) {
-			return nil, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
-		}
 		for off := uint64(0); off < r.n; off += MaxRun {
-			d := newDesc(int(min(MaxRun, r.n-off)), soc+off, op, optype)
-			if op == OpCCE {
-				d.setCCE(p.InDtype, p.OutDtype)
-			}
+			d := tmpl
+			fLength.Put(d[:], min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
+			fBufPtr.Put(d[:], soc+off)
 			out = append(out, d)
 		}
 	}
@@ -333,6 +347,30 @@ func descs(rs []run, m isa.AddressMap, op, optype int, p *dge.Program, limit int
 		out[n-1].setFlags(out[n-1].First(), true, false)
 	}
 	return out, nil
+}
+
+// count is the descriptors runs cut into at most 64 KiB each, refused past limit.
+func count(rs []run, limit int) (int, error) {
+	total := 0
+	for _, r := range rs {
+		total += int(min((r.n+MaxRun-1)/MaxRun, uint64(limit)+1))
+		if total > limit {
+			return 0, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
+		}
+	}
+	return total, nil
+}
+
+// template is every data descriptor of p before its length and buf_ptr:
+// the op and type, a CCE descriptor's dtypes, and phase 1, a fresh ring's
+// (phase restamps the slots past a ring).
+func template(p *dge.Program, op, optype int) Desc {
+	d := newDesc(0, 0, op, optype)
+	if op == OpCCE {
+		d.setCCE(p.InDtype, p.OutDtype)
+	}
+	d.setPhase(1)
+	return d
 }
 
 // phase stamps the ring phase: a fresh ring starts at slot 0 with phase 1;

@@ -392,8 +392,8 @@ func TestBoundLayersAndRing(t *testing.T) {
 		}
 	}
 	// one firmware "Generating" line per fill, each within ring_ndesc (§8.3)
-	if fmt.Sprint(lw.Log) != "[P0: Generating 4 descriptors; ring_ndesc = 2 P0: Generating 4 descriptors; ring_ndesc = 2 P0: Generating 1 descriptors; ring_ndesc = 2]" {
-		t.Fatalf("log %q", lw.Log)
+	if fmt.Sprint(lw.Log()) != "[P0: Generating 4 descriptors; ring_ndesc = 2 P0: Generating 4 descriptors; ring_ndesc = 2 P0: Generating 1 descriptors; ring_ndesc = 2]" {
+		t.Fatalf("log %q", lw.Log())
 	}
 	lw, _ = Expand(p, Options{RingSize: 5, Regs: map[uint8]uint32{7: 0xffffffff}})
 	for i, d := range lw.Queues[0].S2M {

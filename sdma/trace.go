@@ -25,15 +25,16 @@ func (lw *Lowered) Rings() []dge.Ring {
 func (lw *Lowered) AppendTrace(dst []byte) []byte {
 	p := lw.Program
 	dst = p.AppendTrace(dst, lw.Rings())
+	log := lw.Log()
 	for i, q := range lw.Queues {
-		if i < len(lw.Log) {
-			dst = append(append(dst, lw.Log[i]...), '\n')
+		if i < len(log) {
+			dst = append(append(dst, log[i]...), '\n')
 		}
 		if p.Backend == dge.Software {
 			dst = append(append(dst, TriggerLine(&q)...), '\n')
 		}
 	}
-	for _, l := range lw.Log[min(len(lw.Log), len(lw.Queues)):] {
+	for _, l := range log[min(len(log), len(lw.Queues)):] {
 		dst = append(append(dst, l...), '\n')
 	}
 	return dst
