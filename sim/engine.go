@@ -267,7 +267,7 @@ func (x *Machine) scratch(k, n int) []byte {
 		x.bufs = append(x.bufs, nil)
 	}
 	if cap(x.bufs[k]) < n {
-		x.bufs[k] = make([]byte, n)
+		x.bufs[k] = mem.Alloc(n) // huge pages when large: fewer faults
 	}
 	return x.bufs[k][:n]
 }
