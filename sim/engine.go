@@ -267,7 +267,7 @@ func (x *Machine) scratch(k, n int) []byte {
 		x.bufs = append(x.bufs, nil)
 	}
 	if cap(x.bufs[k]) < n {
-		x.bufs[k] = make([]byte, n)
+		x.bufs[k] = mem.Alloc(n) // huge pages when large: fewer faults
 	}
 	return x.bufs[k][:n]
 }
@@ -444,15 +444,17 @@ func dre(p *dge.Program, ch *dge.Channel, keep []bool, in, out []byte) []byte {
 // column by column: out(c, r) = in(r, c). The 2- and 4-byte elements move
 // as words, not as a copy call each.
 func turn(out, in []byte, h, w, es int) {
-	switch es {
-	case 2:
+	switch {
+	case es == 2 && h%4 == 0:
+		turn2x4(out[:2*h*w], in[:2*h*w], h, w)
+	case es == 2:
 		for c := 0; c < w; c++ {
 			col := out[2*c*h : 2*(c+1)*h]
 			for r := range h {
 				binary.LittleEndian.PutUint16(col[2*r:], binary.LittleEndian.Uint16(in[2*(r*w+c):]))
 			}
 		}
-	case 4:
+	case es == 4:
 		for c := 0; c < w; c++ {
 			col := out[4*c*h : 4*(c+1)*h]
 			for r := range h {
@@ -464,6 +466,25 @@ func turn(out, in []byte, h, w, es int) {
 			for r := 0; r < h; r++ {
 				copy(out[(c*h+r)*es:(c*h+r+1)*es], in[(r*w+c)*es:])
 			}
+		}
+	}
+}
+
+// turn2x4 is turn of 2-byte elements, h a multiple of 4: four input rows
+// at a time, so each column gets its four elements as one 8-byte store
+// (an SBUF transpose's 16-row tiles: issue 17).
+func turn2x4(out, in []byte, h, w int) {
+	for r := 0; r < h; r += 4 {
+		r0 := in[2*r*w : 2*(r+1)*w]
+		r1 := in[2*(r+1)*w : 2*(r+2)*w]
+		r2 := in[2*(r+2)*w : 2*(r+3)*w]
+		r3 := in[2*(r+3)*w : 2*(r+4)*w]
+		o := 2 * r
+		for i := 0; i+1 < len(r0) && i+1 < len(r1) && i+1 < len(r2) && i+1 < len(r3); i += 2 {
+			v := uint64(r0[i]) | uint64(r0[i+1])<<8 | uint64(r1[i])<<16 | uint64(r1[i+1])<<24 |
+				uint64(r2[i])<<32 | uint64(r2[i+1])<<40 | uint64(r3[i])<<48 | uint64(r3[i+1])<<56
+			binary.LittleEndian.PutUint64(out[o:o+8], v)
+			o += 2 * h
 		}
 	}
 }

@@ -5,7 +5,12 @@ import (
 	"fmt"
 	"math"
 	"sync"
+	"unsafe"
 )
+
+// hostLE: the host stores scalars little-endian, so a run's bytes may be
+// viewed as its float32s (addF32).
+var hostLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 
 // The run-at-a-time value path (issue 17): the same rules as Apply, scalar
 // for scalar, in loops over whole runs — the float casts by bit arithmetic
@@ -184,24 +189,57 @@ func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
 	}
 }
 
+// addF32 is d += s, eight independent adds a step with no bounds check in
+// the loop (the in-flight fp32 ADD, issue 17); on a little-endian host the
+// float32 views hold exactly the bytes' scalars. A block with a NaN result
+// is redone by Compute's rule (addRule): the CPU's own NaN (which operand's,
+// the default one's sign) is not the documented one.
+func addF32(d, s []float32) {
+	s = s[:len(d)]
+	i := 0
+	for ; i+8 <= len(d); i += 8 {
+		dd, ss := d[i:i+8:i+8], s[i:i+8:i+8]
+		r0, r1, r2, r3 := dd[0]+ss[0], dd[1]+ss[1], dd[2]+ss[2], dd[3]+ss[3]
+		r4, r5, r6, r7 := dd[4]+ss[4], dd[5]+ss[5], dd[6]+ss[6], dd[7]+ss[7]
+		if r0 != r0 || r1 != r1 || r2 != r2 || r3 != r3 || r4 != r4 || r5 != r5 || r6 != r6 || r7 != r7 {
+			for k := range dd {
+				dd[k] = addRule(dd[k], ss[k])
+			}
+			continue
+		}
+		dd[0], dd[1], dd[2], dd[3], dd[4], dd[5], dd[6], dd[7] = r0, r1, r2, r3, r4, r5, r6, r7
+	}
+	for ; i < len(d); i++ {
+		d[i] = addRule(d[i], s[i])
+	}
+}
+
+// addRule is Compute's fp32 ADD of dst a and src b: a NaN operand comes back
+// quiet (dst's first), a NaN the add creates (Inf − Inf) is +qNaN 0x7FC00000.
+func addRule(a, b float32) float32 {
+	switch r := a + b; {
+	case r == r:
+		return r
+	case a != a:
+		return math.Float32frombits(math.Float32bits(a) | 0x00400000)
+	case b != b:
+		return math.Float32frombits(math.Float32bits(b) | 0x00400000)
+	default:
+		return math.Float32frombits(0x7FC00000)
+	}
+}
+
 // computeFloats is dst = op(dst, src) over n scalars, in fp32 (Apply: dst
 // decoded as out, src as in, the result rounded to out).
 func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
 	if op == OpAdd && ii.kind == kFP32 && oi.kind == kFP32 {
-		for len(src) >= 16 && len(dst) >= 16 { // four independent adds in flight
-			s, d := src[:16], dst[:16]
-			a0 := math.Float32frombits(binary.LittleEndian.Uint32(d[0:])) + math.Float32frombits(binary.LittleEndian.Uint32(s[0:]))
-			a1 := math.Float32frombits(binary.LittleEndian.Uint32(d[4:])) + math.Float32frombits(binary.LittleEndian.Uint32(s[4:]))
-			a2 := math.Float32frombits(binary.LittleEndian.Uint32(d[8:])) + math.Float32frombits(binary.LittleEndian.Uint32(s[8:]))
-			a3 := math.Float32frombits(binary.LittleEndian.Uint32(d[12:])) + math.Float32frombits(binary.LittleEndian.Uint32(s[12:]))
-			binary.LittleEndian.PutUint32(d[0:], math.Float32bits(a0))
-			binary.LittleEndian.PutUint32(d[4:], math.Float32bits(a1))
-			binary.LittleEndian.PutUint32(d[8:], math.Float32bits(a2))
-			binary.LittleEndian.PutUint32(d[12:], math.Float32bits(a3))
-			src, dst = src[16:], dst[16:]
+		if hostLE && n > 0 && uintptr(unsafe.Pointer(&dst[0]))%4 == 0 && uintptr(unsafe.Pointer(&src[0]))%4 == 0 {
+			addF32(unsafe.Slice((*float32)(unsafe.Pointer(&dst[0])), n), unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n))
+			return
 		}
-		for len(src) >= 4 && len(dst) >= 4 {
-			binary.LittleEndian.PutUint32(dst, math.Float32bits(math.Float32frombits(binary.LittleEndian.Uint32(dst))+math.Float32frombits(binary.LittleEndian.Uint32(src))))
+		for len(src) >= 4 && len(dst) >= 4 { // unaligned runs: a scalar at a time
+			a, b := math.Float32frombits(binary.LittleEndian.Uint32(dst)), math.Float32frombits(binary.LittleEndian.Uint32(src))
+			binary.LittleEndian.PutUint32(dst, math.Float32bits(addRule(a, b)))
 			src, dst = src[4:], dst[4:]
 		}
 		return

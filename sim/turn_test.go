@@ -1,0 +1,34 @@
+package sim
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+// TestTurn holds every path of turn (the 4-row 2-byte one included) to the
+// definition out(c, r) = in(r, c), element by element.
+func TestTurn(t *testing.T) {
+	rng := rand.New(rand.NewPCG(17, 1))
+	for _, es := range []int{1, 2, 4, 8} {
+		for _, h := range []int{1, 3, 4, 8, 16, 17} {
+			for _, w := range []int{1, 2, 5, 128} {
+				in := make([]byte, h*w*es)
+				for i := range in {
+					in[i] = byte(rng.Uint32())
+				}
+				want := make([]byte, len(in))
+				for r := 0; r < h; r++ {
+					for c := 0; c < w; c++ {
+						copy(want[(c*h+r)*es:(c*h+r+1)*es], in[(r*w+c)*es:(r*w+c+1)*es])
+					}
+				}
+				got := make([]byte, len(in))
+				turn(got, in, h, w, es)
+				if !bytes.Equal(got, want) {
+					t.Errorf("es %d, %d × %d: turn differs from out(c, r) = in(r, c)", es, h, w)
+				}
+			}
+		}
+	}
+}
