@@ -211,13 +211,13 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, mode int) (s
 	return p[po : po+uint64(c)], c
 }
 
-// partition allocates partition part of region r. The first few come one
-// by one (a small test's memory stays small); past them every partition is
-// cut from one allocation of Partitions × active bytes on huge pages (an
-// SBUF transpose's 128 partitions fault a dozen pages, not 6,144: issue 17),
-// whose untouched pages cost no memory.
+// partition allocates partition part of region r. The first 32 come one
+// by one (a test's small memory is not zeroed and faulted as 24 MiB); past
+// them every partition is cut from one allocation of Partitions × active
+// bytes on huge pages (an SBUF transpose's last 96 partitions fault 2 MiB
+// pages, not 4 KiB ones: issue 17), whose untouched pages cost no memory.
 func (m *Memory) partition(r isa.Region, part int, active uint64) []byte {
-	const few = 4
+	const few = 32
 	k := 0
 	if r == isa.PSUM {
 		k = 1
