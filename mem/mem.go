@@ -63,7 +63,9 @@ type Memory struct {
 	Map    isa.AddressMap
 	sbuf   [][]byte // partition → its active bytes, allocated on first touch
 	psum   [][]byte
-	hbm    *HBM // perhaps shared with other cores
+	slabs  [2][]byte // SBUF's and PSUM's partitions past the first few, cut from one huge-page allocation (partSlab)
+	parts  [2]int    // partitions allocated so far, per region
+	hbm    *HBM      // perhaps shared with other cores
 	Sems   [256]int32
 	Events [256]bool
 	Stats  Stats
@@ -156,7 +158,7 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, mode int) (s
 			if !alloc {
 				return nil, n
 			}
-			store[part] = make([]byte, active)
+			store[part] = m.partition(r, part, active)
 		}
 		return store[part][off : off+uint64(n)], n
 	}
@@ -207,6 +209,26 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, mode int) (s
 		return full[po : po+uint64(c)], c
 	}
 	return p[po : po+uint64(c)], c
+}
+
+// partition allocates partition part of region r. The first 32 come one
+// by one (a test's small memory is not zeroed and faulted as 24 MiB); past
+// them every partition is cut from one allocation of Partitions × active
+// bytes on huge pages (an SBUF transpose's last 96 partitions fault 2 MiB
+// pages, not 4 KiB ones: issue 17), whose untouched pages cost no memory.
+func (m *Memory) partition(r isa.Region, part int, active uint64) []byte {
+	const few = 32
+	k := 0
+	if r == isa.PSUM {
+		k = 1
+	}
+	if m.parts[k]++; m.parts[k] <= few {
+		return make([]byte, active)
+	}
+	if m.slabs[k] == nil {
+		m.slabs[k] = allocExtent(m.Map.Partitions * int(active))
+	}
+	return m.slabs[k][uint64(part)*active : uint64(part+1)*active : uint64(part+1)*active]
 }
 
 // Read copies [addr, addr+len(dst)) into dst; untouched memory reads as zero.
