@@ -4,8 +4,22 @@ package main
 
 import (
 	"os"
+	"runtime/debug"
 
 	"ndma/internal/cli"
 )
 
-func main() { os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+// runHeapLimit is the heap at which `ndma run` collects garbage (GOGC off
+// below it): the emulated memory is one long-lived allocation, and letting
+// the collector pace itself on it cost a 64 MiB run GC cycles, spinning
+// workers and extra page faults (issue 17, docs/performance.md). Process
+// state, so it is set here, once, and never by the library.
+const runHeapLimit = 4 << 30
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "run" && os.Getenv("GOGC") == "" && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetGCPercent(-1)
+		debug.SetMemoryLimit(runHeapLimit)
+	}
+	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}

@@ -7,11 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
-	"runtime/debug"
 	"strconv"
 	"strings"
-	"sync"
 
 	"ndma/asm"
 	"ndma/cci"
@@ -25,7 +22,6 @@ import (
 )
 
 func runRun(e *env, args []string) error {
-	defer quietGC()()
 	cl := newCmdLine(e, "run", "FILE|-", "", "generation (a text file's .gen is the default)")
 	pf := addProgramFlags(cl, "engine register, rN=V; repeatable")
 	var sems, loads, dumps multi
@@ -233,43 +229,6 @@ func runRun(e *env, args []string) error {
 		}
 	}
 	return out.commit()
-}
-
-// runHeapLimit is the heap at which `ndma run` collects garbage (GOGC off
-// below it): the emulated memory is one long-lived allocation, and letting
-// the collector pace itself on it cost a 64 MiB run GC cycles, spinning
-// workers and ~17,000 extra page faults (issue 17, docs/performance.md).
-const runHeapLimit = 4 << 30
-
-var gcRuns struct {
-	sync.Mutex
-	n            int
-	pct          int
-	limit        int64
-	userSettings bool
-}
-
-// quietGC turns the collector off up to runHeapLimit for the runs in
-// flight (runRun may run concurrently in tests: the first sets, the last
-// restores) unless the user set GOGC or GOMEMLIMIT; it returns the undo.
-func quietGC() func() {
-	gcRuns.Lock()
-	defer gcRuns.Unlock()
-	if gcRuns.n == 0 {
-		gcRuns.userSettings = os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != ""
-		if !gcRuns.userSettings {
-			gcRuns.pct, gcRuns.limit = debug.SetGCPercent(-1), debug.SetMemoryLimit(runHeapLimit)
-		}
-	}
-	gcRuns.n++
-	return func() {
-		gcRuns.Lock()
-		defer gcRuns.Unlock()
-		if gcRuns.n--; gcRuns.n == 0 && !gcRuns.userSettings {
-			debug.SetGCPercent(gcRuns.pct)
-			debug.SetMemoryLimit(gcRuns.limit)
-		}
-	}
 }
 
 func regionStats(s [4]uint64) map[string]uint64 {
