@@ -3,7 +3,7 @@ package inspect
 import (
 	"fmt"
 	"reflect"
-	"sort"
+	"slices"
 	"strings"
 
 	"ndma/asm"
@@ -107,14 +107,7 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 	}
 	r := &DiffResult{Queues: []QueueDiff{}, Streams: []StreamDiff{}, Variables: []VarDiff{}, Blocks: []BlockDiff{}}
 	sa, sb := summaries(aa), summaries(ab)
-	keys := map[[3]string]bool{}
-	for k := range sa {
-		keys[k] = true
-	}
-	for k := range sb {
-		keys[k] = true
-	}
-	for _, k := range sortedKeys3(keys) {
+	for _, k := range union(sa, sb, cmpKey3) {
 		x, y := sa[k], sb[k]
 		var ch []string
 		switch {
@@ -123,7 +116,7 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 		case y == nil:
 			ch = []string{"only in A"}
 		default:
-			for _, kind := range unionKeys(x.Words, y.Words) {
+			for _, kind := range union(x.Words, y.Words, strings.Compare) {
 				if x.Words[kind] != y.Words[kind] {
 					ch = append(ch, fmt.Sprintf("%s words %d → %d", kind, x.Words[kind], y.Words[kind]))
 				}
@@ -151,15 +144,7 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 		return m
 	}
 	ta, tb := streams(aa), streams(ab)
-	skeys := map[[3]string]bool{}
-	for k := range ta {
-		skeys[[3]string{k[0], k[1]}] = true
-	}
-	for k := range tb {
-		skeys[[3]string{k[0], k[1]}] = true
-	}
-	for _, k3 := range sortedKeys3(skeys) {
-		k := [2]string{k3[0], k3[1]}
+	for _, k := range union(ta, tb, cmpKey2) {
 		x, y := ta[k], tb[k]
 		var ch []string
 		switch {
@@ -168,7 +153,7 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 		case y == nil:
 			ch = []string{"only in A"}
 		default:
-			for _, op := range unionKeys(x.Opcodes, y.Opcodes) {
+			for _, op := range union(x.Opcodes, y.Opcodes, strings.Compare) {
 				if x.Opcodes[op] != y.Opcodes[op] {
 					ch = append(ch, fmt.Sprintf("%s %d → %d", op, x.Opcodes[op], y.Opcodes[op]))
 				}
@@ -190,36 +175,23 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 	return r, nil
 }
 
-func sortedKeys3(m map[[3]string]bool) [][3]string {
-	out := make([][3]string, 0, len(m))
-	for k := range m {
+// union is the keys of a and b, each once, in cmp's order.
+func union[K comparable, A, B any](a map[K]A, b map[K]B, cmp func(x, y K) int) []K {
+	out := make([]K, 0, len(a)+len(b))
+	for k := range a {
 		out = append(out, k)
 	}
-	sort.Slice(out, func(i, j int) bool {
-		for c := 0; c < 3; c++ {
-			if out[i][c] != out[j][c] {
-				return out[i][c] < out[j][c]
-			}
+	for k := range b {
+		if _, ok := a[k]; !ok {
+			out = append(out, k)
 		}
-		return false
-	})
+	}
+	slices.SortFunc(out, cmp)
 	return out
 }
 
-func unionKeys(a, b map[string]int) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, m := range []map[string]int{a, b} {
-		for k := range m {
-			if !seen[k] {
-				seen[k] = true
-				out = append(out, k)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
+func cmpKey2(x, y [2]string) int { return slices.Compare(x[:], y[:]) }
+func cmpKey3(x, y [3]string) int { return slices.Compare(x[:], y[:]) }
 
 func bySubgraph(sgs []neff.Subgraph) map[string]*neff.Subgraph {
 	m := map[string]*neff.Subgraph{}
@@ -229,28 +201,13 @@ func bySubgraph(sgs []neff.Subgraph) map[string]*neff.Subgraph {
 	return m
 }
 
-func subgraphNames(a, b []neff.Subgraph) []string {
-	seen := map[string]bool{}
-	var out []string
-	for _, sgs := range [][]neff.Subgraph{a, b} {
-		for _, sg := range sgs {
-			if !seen[sg.Name] {
-				seen[sg.Name] = true
-				out = append(out, sg.Name)
-			}
-		}
-	}
-	sort.Strings(out)
-	return out
-}
-
 func varText(v neff.Variable) string { return fmt.Sprintf("%s %d bytes", v.Type, v.Size) }
 
 // varDiff is the variables of each subgraph by name.
 func varDiff(a, b []neff.Subgraph) []VarDiff {
 	out := []VarDiff{}
 	ma, mb := bySubgraph(a), bySubgraph(b)
-	for _, name := range subgraphNames(a, b) {
+	for _, name := range union(ma, mb, strings.Compare) {
 		va, vb := map[string]neff.Variable{}, map[string]neff.Variable{}
 		if sg := ma[name]; sg != nil {
 			for _, v := range sg.Variables() {
@@ -262,14 +219,7 @@ func varDiff(a, b []neff.Subgraph) []VarDiff {
 				vb[v.Name] = v
 			}
 		}
-		names := map[string]int{}
-		for n := range va {
-			names[n] = 0
-		}
-		for n := range vb {
-			names[n] = 0
-		}
-		for _, n := range unionKeys(names, nil) {
+		for _, n := range union(va, vb, strings.Compare) {
 			x, inA := va[n]
 			y, inB := vb[n]
 			d := VarDiff{Subgraph: name, Name: n}
@@ -319,17 +269,9 @@ func blocksOf(sg *neff.Subgraph) map[[2]string]blockRef {
 func blockDiff(a, b []neff.Subgraph) []BlockDiff {
 	var out []BlockDiff
 	ma, mb := bySubgraph(a), bySubgraph(b)
-	for _, name := range subgraphNames(a, b) {
+	for _, name := range union(ma, mb, strings.Compare) {
 		ba, bb := blocksOf(ma[name]), blocksOf(mb[name])
-		keys := map[[3]string]bool{}
-		for k := range ba {
-			keys[[3]string{k[0], k[1]}] = true
-		}
-		for k := range bb {
-			keys[[3]string{k[0], k[1]}] = true
-		}
-		for _, k3 := range sortedKeys3(keys) {
-			k := [2]string{k3[0], k3[1]}
+		for _, k := range union(ba, bb, cmpKey2) {
 			x, inA := ba[k]
 			y, inB := bb[k]
 			d := BlockDiff{Subgraph: name, Block: fmt.Sprintf("%s block %s", k[0], k[1])}
@@ -414,17 +356,9 @@ func inlineDiff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph
 		return m
 	}
 	ma, mb := bySubgraph(a), bySubgraph(b)
-	for _, name := range subgraphNames(a, b) {
+	for _, name := range union(ma, mb, strings.Compare) {
 		wa, wb := words(genA, ma[name]), words(genB, mb[name])
-		keys := map[[3]string]bool{}
-		for k := range wa {
-			keys[[3]string{k[0], k[1]}] = true
-		}
-		for k := range wb {
-			keys[[3]string{k[0], k[1]}] = true
-		}
-		for _, k3 := range sortedKeys3(keys) {
-			k := [2]string{k3[0], k3[1]}
+		for _, k := range union(wa, wb, cmpKey2) {
 			x, inA := wa[k]
 			y, inB := wb[k]
 			d := BlockDiff{Subgraph: name, Engine: k[0], Block: "PSEUDO_DMA_DIRECT2D at " + k[1]}
@@ -456,15 +390,8 @@ func fieldDiff(a, b string) []string {
 		return m
 	}
 	ma, mb := split(a), split(b)
-	keys := map[string]int{}
-	for k := range ma {
-		keys[k] = 0
-	}
-	for k := range mb {
-		keys[k] = 0
-	}
 	var out []string
-	for _, k := range unionKeys(keys, nil) {
+	for _, k := range union(ma, mb, strings.Compare) {
 		if ma[k] != mb[k] {
 			out = append(out, fmt.Sprintf("%s %s → %s", k, orNone(ma[k]), orNone(mb[k])))
 		}
