@@ -35,22 +35,7 @@ func TestReviewGatherScrambledByHand(t *testing.T) {
   src_start_addr=hbm:0x4000, src_step_elem=64, src_num_elem=8, src_elem_size=64,
   dst_start_addr=sbuf:2:0x200, dst_step_elem=64, dst_num_elem=8, dst_elem_size=64,
   src_idx_start_addr=sbuf:0:0x100, in_dtype=UINT8, out_dtype=UINT8`
-	in := word(t, isa.Cayman, src)
-	p, lw, err := Lower(&in, isa.Cayman, dge.Options{Index: func(which, j int) (uint32, error) {
-		if which != 0 {
-			t.Fatalf("a gather read the dst index tensor (index %d)", j)
-		}
-		return idx[j], nil
-	}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gens []dge.Op
-	for _, op := range p.Channels[0].Ops {
-		if op.Kind == dge.Generate {
-			gens = append(gens, op)
-		}
-	}
+	p, lw, gens := lowerIndexed(t, src, 0, idx)
 	if len(p.Channels) != 1 || len(gens) != 8 || len(lw.Queues) != 1 {
 		t.Fatalf("%d channels, %d GENERATEs, %d queues; want 1, 8, 1", len(p.Channels), len(gens), len(lw.Queues))
 	}
@@ -94,22 +79,7 @@ func TestReviewScatterScrambledByHand(t *testing.T) {
   src_start_addr=sbuf:2:0x200, src_step_elem=64, src_num_elem=8, src_elem_size=64,
   dst_start_addr=hbm:0x4000, dst_step_elem=64, dst_num_elem=8, dst_elem_size=64,
   dst_idx_start_addr=sbuf:0:0x100, in_dtype=UINT8, out_dtype=UINT8`
-	in := word(t, isa.Cayman, src)
-	p, lw, err := Lower(&in, isa.Cayman, dge.Options{Index: func(which, j int) (uint32, error) {
-		if which != 1 {
-			t.Fatalf("a scatter read the src index tensor (index %d)", j)
-		}
-		return idx[j], nil
-	}}, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var gens []dge.Op
-	for _, op := range p.Channels[0].Ops {
-		if op.Kind == dge.Generate {
-			gens = append(gens, op)
-		}
-	}
+	_, lw, gens := lowerIndexed(t, src, 1, idx)
 	q := lw.Queues[0]
 	if len(gens) != 8 || len(q.M2S) != 1 || len(q.S2M) != 9 {
 		t.Fatalf("%d GENERATEs, %d M2S, %d S2M; want 8, 1, 9", len(gens), len(q.M2S), len(q.S2M))
@@ -126,4 +96,27 @@ func TestReviewScatterScrambledByHand(t *testing.T) {
 			t.Errorf("S2M[%d]: %#x len %d; by hand %#x 64 (its GENERATE's)", j, d.BufPtr(), d.Length(), want)
 		}
 	}
+}
+
+// lowerIndexed lowers the word src, its index tensor which (0 src, 1 dst)
+// holding idx (the other never read), and returns its GENERATEs in order.
+func lowerIndexed(t *testing.T, src string, which int, idx []uint32) (*dge.Program, *Lowered, []dge.Op) {
+	t.Helper()
+	in := word(t, isa.Cayman, src)
+	p, lw, err := Lower(&in, isa.Cayman, dge.Options{Index: func(w, j int) (uint32, error) {
+		if w != which {
+			t.Fatalf("index tensor %d read (index %d); the word indexes tensor %d", w, j, which)
+		}
+		return idx[j], nil
+	}}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var gens []dge.Op
+	for _, op := range p.Channels[0].Ops {
+		if op.Kind == dge.Generate {
+			gens = append(gens, op)
+		}
+	}
+	return p, lw, gens
 }
