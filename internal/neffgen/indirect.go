@@ -27,17 +27,7 @@ func Gather(n int, skip bool) *Program {
 dma_indirect wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=24, semaphore_value=16, semaphore=25, sem_increment=16, idx_num_active_channels=128, indirect_mode=SRC, idx_bound_is_err=%[2]d, src_start_addr=hbm:0x0, src_step_elem=%[3]d, src_num_elem=%[4]d, src_elem_size=%[3]d, dst_start_addr=sbuf:0:0x1000, dst_step_elem=%[3]d, dst_num_elem=%[1]d, dst_elem_size=%[3]d, src_idx_start_addr=sbuf:0:0x100, in_dtype=UINT8, out_dtype=UINT8
 pseudo_dma_direct2d wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=25, semaphore_value=16, semaphore=26, sem_increment=16, src_start_addr=var(0)+0x1000, src_step_elem=[%[5]d, 1], src_num_elem=[1, 1], src_elem_size=%[5]d, dst_start_addr=var(3), dst_step_elem=[%[5]d, 1], dst_num_elem=[1, 1], dst_elem_size=%[5]d, in_dtype=UINT8, out_dtype=UINT8
 `, n, isErr, GatherRowBytes, GatherRows, n*GatherRowBytes)
-	return &Program{Target: "cayman", Subgraphs: []Graph{{
-		Name: "sg00",
-		Vars: []Var{
-			{Name: "SB", Type: "state-buffer"},
-			{Name: "table", Type: "input", Size: GatherRows * GatherRowBytes},
-			{Name: "idx", Type: "input", Size: int64(4 * n)},
-			{Name: "out", Type: "output", Size: int64(n * GatherRowBytes)},
-		},
-		Queues:  map[string]Queue{"qPoolDynamic": {Owner: "pool", Type: "dynamic", Set: SetOf(24)}},
-		Engines: []Engine{{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: pool}},
-	}}}
+	return indexed(pool, GatherRows*GatherRowBytes, int64(n), int64(n*GatherRowBytes))
 }
 
 // XposeRows and XposeRowBytes are GatherTranspose's table: 64 rows of 128
@@ -59,13 +49,20 @@ func GatherTranspose(n int) *Program {
 dma_gather_transpose wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=24, semaphore_value=16, semaphore=25, idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=[2, %[2]d], src_num_elem=[128, %[1]d], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=sbuf:0:0x8000, dst_step_elem_1=%[3]d, dst_num_elem=[%[1]d, 128], elem_size=%[2]d, dtype_lo=BFLOAT16, dtype_hi=BFLOAT16, gather_dim=Y
 pseudo_dma_direct2d wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=25, semaphore_value=1, semaphore=26, sem_increment=16, src_start_addr=var(0)+0x8000, src_step_elem=[%[4]d, 1], src_num_elem=[1, 1], src_elem_size=%[4]d, dst_start_addr=var(3), dst_step_elem=[%[4]d, 1], dst_num_elem=[1, 1], dst_elem_size=%[4]d, in_dtype=UINT8, out_dtype=UINT8
 `, n, XposeRowBytes, 2*n, n*XposeRowBytes)
+	return indexed(pool, XposeRows*XposeRowBytes, int64(n), int64(n*XposeRowBytes))
+}
+
+// indexed is the one-subgraph NEFF of Gather and GatherTranspose: the Pool
+// stream pool over SB, the table (var 1), n UINT32 indices (var 2) and out
+// (var 3), on one dynamic queue with semaphores from 24.
+func indexed(pool string, tableBytes, n, outBytes int64) *Program {
 	return &Program{Target: "cayman", Subgraphs: []Graph{{
 		Name: "sg00",
 		Vars: []Var{
 			{Name: "SB", Type: "state-buffer"},
-			{Name: "table", Type: "input", Size: XposeRows * XposeRowBytes},
-			{Name: "idx", Type: "input", Size: int64(4 * n)},
-			{Name: "out", Type: "output", Size: int64(n * XposeRowBytes)},
+			{Name: "table", Type: "input", Size: tableBytes},
+			{Name: "idx", Type: "input", Size: 4 * n},
+			{Name: "out", Type: "output", Size: outBytes},
 		},
 		Queues:  map[string]Queue{"qPoolDynamic": {Owner: "pool", Type: "dynamic", Set: SetOf(24)}},
 		Engines: []Engine{{Key: "pool", Manifest: "Pool.json", Instr: "Pool.bin", Asm: pool}},
