@@ -148,10 +148,10 @@ func (s *staged) write(i int, b []byte) error {
 		s.direct[i] = b
 		return nil
 	}
-	if err := os.WriteFile(s.tmps[i], b, 0o600); err != nil {
-		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
-	}
-	return nil
+	return s.writeWith(i, func(w io.Writer) error {
+		_, err := w.Write(b)
+		return err
+	})
 }
 
 // writeWith fills reserved output i with what fill writes, straight into
@@ -165,7 +165,9 @@ func (s *staged) writeWith(i int, fill func(w io.Writer) error) error {
 		s.direct[i] = b.Bytes()
 		return nil
 	}
-	f, err := os.OpenFile(s.tmps[i], os.O_WRONLY|os.O_TRUNC, 0)
+	// The temporary file is ours and empty: no O_TRUNC, which on ext4
+	// would flush the whole file to disk at close (auto_da_alloc; issue 17).
+	f, err := os.OpenFile(s.tmps[i], os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
 	}
@@ -198,7 +200,7 @@ func (s *staged) commit() error {
 		if tmp == "" {
 			continue
 		}
-		if err := os.Rename(tmp, s.paths[i]); err != nil {
+		if err := replace(tmp, s.paths[i]); err != nil {
 			return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
 		}
 		s.tmps[i] = ""
