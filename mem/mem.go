@@ -211,6 +211,36 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, mode int) (s
 	return p[po : po+uint64(c)], c
 }
 
+// Reserve creates the absent storage of [addr, addr+n) now — the HBM pages
+// as one extent per run of absent pages, on huge pages from 4 MiB up — as a
+// write of the whole range would, without changing a byte (lazy ranges
+// materialise as for a partial write). An executor about to fill a dense
+// destination piece by piece calls it first, so the destination faults
+// 2 MiB pages, not a fresh small extent per piece (issue 17). One region
+// must hold the range.
+func (m *Memory) Reserve(addr uint64, n int) error {
+	r, part, off, err := m.locate(addr, n)
+	if err != nil {
+		return err
+	}
+	for n > 0 {
+		_, c := m.backing(r, part, off, n, update)
+		off, n = off+uint64(c), n-c
+	}
+	return nil
+}
+
+// ReserveDense is Reserve of the hull [lo, hi) of a destination that
+// writes bytes bytes in it, when the hull is large (1 MiB or more) and
+// dense (at most 4× what is written: memory still follows the bytes
+// touched); it does nothing otherwise, and nothing when the hull is not in one region.
+func (m *Memory) ReserveDense(lo, hi uint64, bytes int64) {
+	if hi <= lo || hi-lo < 1<<20 || hi-lo > 4*uint64(bytes) || hi-lo > 1<<40 {
+		return
+	}
+	_ = m.Reserve(lo, int(hi-lo)) // a hull no one region holds stays as it is: the pieces allocate themselves
+}
+
 // partition allocates partition part of region r. The first 32 come one
 // by one (a test's small memory is not zeroed and faulted as 24 MiB); past
 // them every partition is cut from one allocation of Partitions × active

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ndma/internal/hugemem"
 	"ndma/isa"
 )
 
@@ -302,15 +303,15 @@ func TestExtentsAcrossSeparatePages(t *testing.T) {
 
 // View hands out exactly what Read returns — over written extents, single
 // pages, untouched pages, a lazy range and SBUF — and stops at f's error;
-// an extent of hugeMin bytes or more reads and copies as a small one.
+// an extent of hugemem.Min bytes or more reads and copies as a small one.
 func TestViewIsRead(t *testing.T) {
 	m := New(isa.Cayman)
 	const base = 0x1_0000_0000
-	big := make([]byte, hugeMin+3*PageSize)
+	big := make([]byte, hugemem.Min+3*PageSize)
 	for i := range big {
 		big[i] = byte(i*13 + i>>12)
 	}
-	if err := m.Write(base+PageSize/2, big); err != nil { // one extent past hugeMin
+	if err := m.Write(base+PageSize/2, big); err != nil { // one extent past hugemem.Min
 		t.Fatal(err)
 	}
 	if err := m.Write(base+0x2000000, []byte{1, 2, 3}); err != nil { // a lone page

@@ -260,6 +260,9 @@ func (w *word) run(m *move, deltas []semDelta) error {
 	if err := w.mapped(dst, &m.dst, ds, dstName); err != nil {
 		return err
 	}
+	if ds.ok && m.dst.skip == nil {
+		dst.ReserveDense(ds.lo, ds.hi, m.dst.bytes()) // one extent for a dense dst, not one per piece
+	}
 	var lanes int
 	stage := m.to == nil && overlaps(ss, ds) // reads before writes
 	if plain && !stage && m.to == nil && m.dst.skip == nil && !ss.rep && !ds.rep {

@@ -7,6 +7,7 @@ import (
 	"sync"
 
 	"ndma/dge"
+	"ndma/internal/hugemem"
 	"ndma/isa"
 )
 
@@ -128,6 +129,12 @@ func appendRun(rs []run, addr, n uint64) []run {
 func legRuns(rs []run, l *dge.Leg, limit int) []run {
 	es := uint64(l.ElemSize)
 	rowContig := l.Step[0] == int64(l.ElemSize)
+	if n := l.Elements(); n > 0 { // at most a run per row (per element when rows are not contiguous): no regrowth
+		if rowContig {
+			n /= uint64(max(l.Num[0], 1))
+		}
+		rs = hugemem.Grow(rs, int(min(n, uint64(limit)+1)))
+	}
 	rows(l, func(base int64) bool {
 		if rowContig {
 			rs = appendRun(rs, uint64(base), uint64(l.Num[0])*es)
@@ -242,7 +249,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		}
 		if cap(slab)-len(slab) < nm+ns+1 {
 			// room for this channel's lists and their completion descriptor, and as much for each channel after it
-			slab = make([]Desc, 0, (nm+ns+1)*(len(p.Channels)-c))
+			slab = hugemem.Slice[Desc]((nm + ns + 1) * (len(p.Channels) - c))[:0]
 		}
 		if q.M2S, err = descs(src, m, tmpl, p.Core, nm, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)

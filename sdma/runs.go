@@ -2,9 +2,9 @@ package sdma
 
 import (
 	"fmt"
-	"slices"
 
 	"ndma/dge"
+	"ndma/internal/hugemem"
 	"ndma/internal/num"
 	"ndma/isa"
 )
@@ -189,8 +189,8 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 	srcRow, dstCol := keep == nil && ch.Src.Step[0] == int64(es), keep == nil && ch.Dst.Step[0] == int64(es)
 	if srcRow && dstCol { // at most a run per tile row and per tile column: one allocation each
 		tiles := func(n, t int64) int64 { return (n + t - 1) / t }
-		src = slices.Grow(src, int(min(rows*tiles(cols, int64(tc)), int64(limit)+1)))
-		dst = slices.Grow(dst, int(min(cols*tiles(rows, int64(tr)), int64(limit)+1)))
+		src = hugemem.Grow(src, int(min(rows*tiles(cols, int64(tc)), int64(limit)+1)))
+		dst = hugemem.Grow(dst, int(min(cols*tiles(rows, int64(tr)), int64(limit)+1)))
 	}
 	for rb := int64(0); rb < rows; rb += int64(tr) {
 		re := min(rows, rb+int64(tr))

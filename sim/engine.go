@@ -8,6 +8,7 @@ import (
 
 	"ndma/control"
 	"ndma/dge"
+	"ndma/internal/hugemem"
 	"ndma/internal/num"
 	"ndma/isa"
 	"ndma/mem"
@@ -72,6 +73,7 @@ type queue struct {
 	semInc   int
 	turn     func([]byte) []byte
 	stream   []byte // M2S bytes, then (after the DRE/CCE) the S2M bytes
+	hull     span   // the S2M data descriptors' extent in q.dst (local addresses)
 }
 
 // run executes a lowered word's queues.
@@ -82,7 +84,7 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 		ws[i] = Work{Queue: lw.Queues[i], SemInc: ch.SemInc}
 		if len(lw.Queues[i].M2S) > 0 && lw.Queues[i].M2S[0].Op() == sdma.OpDRE {
 			keep := lw.Queues[i].Keep
-			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b, x.scratch(2*i+1, len(b))) }
+			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b, x.scratch(len(b))) }
 		}
 	}
 	if err := x.runWork(name, ws); err != nil {
@@ -153,6 +155,11 @@ func (x *Machine) runWork(name string, ws []Work) error {
 		limit = DefaultMaxBytes
 	}
 	var moved int64
+	nw := len(x.eff.Writes)
+	for _, q := range qs {
+		nw += len(q.s2m.seq)
+	}
+	x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
 	for _, q := range qs {
 		var in, out uint64
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
@@ -187,6 +194,10 @@ func (x *Machine) runWork(name string, ws []Work) error {
 					in += uint64(d.Length())
 				} else {
 					out += uint64(d.Length())
+					if out == uint64(d.Length()) {
+						q.hull = span{a, a}
+					}
+					q.hull = span{min(q.hull.lo, a), max(q.hull.hi, a+uint64(d.Length()))}
 					if w := x.eff.Writes; len(w) > 0 && w[len(w)-1][1] == a { // continuing the write before
 						w[len(w)-1][1] += uint64(d.Length())
 					} else {
@@ -202,16 +213,36 @@ func (x *Machine) runWork(name string, ws []Work) error {
 			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("the word's streams carry more than the %d bytes allowed (max-bytes)", limit)}
 		}
 	}
+	for _, q := range qs {
+		var out int64
+		for _, d := range q.s2m.seq {
+			out += int64(d.Length())
+		}
+		q.dst.ReserveDense(q.hull.lo, q.hull.hi, out) // one extent for a dense destination, not one per descriptor batch
+	}
 	if x.streamFree(qs) {
 		return x.direct(qs)
 	}
-	// M2S: every queue's stream, before anything is written
-	for qi, q := range qs {
+	// M2S: every queue's stream, before anything is written; the streams
+	// and their turns are cut from one arena (scratch)
+	need := 0
+	for _, q := range qs {
+		t := 0
+		for _, d := range q.m2s.seq {
+			t += d.Length()
+		}
+		need += t
+		if q.turn != nil {
+			need += t
+		}
+	}
+	x.arenaFor(need)
+	for _, q := range qs {
 		total := 0
 		for _, d := range q.m2s.seq {
 			total += d.Length()
 		}
-		q.stream = x.scratch(2*qi, total)[:0]
+		q.stream = x.scratch(total)[:0]
 		for _, d := range q.m2s.seq {
 			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
 			n := len(q.stream)
@@ -258,18 +289,25 @@ func (x *Machine) runWork(name string, ws []Work) error {
 	return nil
 }
 
-// scratch is the machine's buffer k of n bytes (contents undefined), kept
-// from word to word: a word's M2S streams and DRE turns reuse the memory of
-// the words before instead of allocating and zeroing it anew (queue i's
-// stream is buffer 2i, its turn 2i+1).
-func (x *Machine) scratch(k, n int) []byte {
-	for len(x.bufs) <= k {
-		x.bufs = append(x.bufs, nil)
+// arenaFor readies the machine's scratch arena for a word that takes need
+// bytes of it: kept from word to word, so a word's M2S streams and DRE turns
+// reuse the memory of the words before instead of allocating and zeroing it
+// anew, and one allocation (huge pages when large) serves all its queues.
+func (x *Machine) arenaFor(need int) {
+	if cap(x.arena) < need {
+		x.arena = hugemem.Bytes(need)
 	}
-	if cap(x.bufs[k]) < n {
-		x.bufs[k] = mem.Alloc(n) // huge pages when large: fewer faults
+	x.arena = x.arena[:0]
+}
+
+// scratch is the next n bytes of the arena (contents undefined).
+func (x *Machine) scratch(n int) []byte {
+	k := len(x.arena)
+	if cap(x.arena)-k < n { // more than arenaFor was told: a buffer of its own
+		return make([]byte, n)
 	}
-	return x.bufs[k][:n]
+	x.arena = x.arena[:k+n]
+	return x.arena[k : k+n : k+n]
 }
 
 // s2mStart counts and traces an S2M descriptor; a completion descriptor is

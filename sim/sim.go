@@ -33,7 +33,7 @@ type Machine struct {
 	control.Tracer                            // per word: the descriptors executed (when Tracing)
 	Peer           func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
 	eff            control.Effect             // the word being executed: its changes and footprint
-	bufs           [][]byte                   // scratch streams kept from word to word (scratch)
+	arena          []byte                     // scratch streams kept from word to word (arenaFor, scratch)
 }
 
 // DefaultMaxBytes bounds one word's traffic, so a corrupt word cannot

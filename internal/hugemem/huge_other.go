@@ -1,0 +1,5 @@
+//go:build !linux
+
+package hugemem
+
+func huge(n int) []byte { return make([]byte, n) }
