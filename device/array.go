@@ -40,6 +40,25 @@ func LoadArray(m *mem.Memory, addr uint64, shape []int, data []byte) error {
 	return nil
 }
 
+// AttachArray is LoadArray with data given to the memory: where the array
+// lies in HBM, the whole 64 KiB pages it covers become the memory's own
+// storage (mem.Attach) and only the rest is copied. data must be the
+// memory's from then on — a copy-on-write file mapping (internal/array
+// File.Map): a 64 MiB array is then neither zeroed nor copied (issue 17).
+func AttachArray(m *mem.Memory, addr uint64, shape []int, data []byte) error {
+	if err := checkShape(shape, len(data)); err != nil {
+		return err
+	}
+	if rows, _ := partitionRows(m, addr, shape, len(data)); rows != 1 || m.Check(addr, len(data)) != nil {
+		return LoadArray(m, addr, shape, data) // on chip, or refused: LoadArray's checks and messages
+	}
+	n := m.Attach(addr, data)
+	if err := m.Write(addr+uint64(n), data[n:]); err != nil {
+		return fmt.Errorf("%w (the array's shape %v does not fit there)", err, shape) // cannot happen: checked above
+	}
+	return nil
+}
+
 // LoadArrayFrom is LoadArray with the bytes read in place: read fills each
 // piece of the memory's own backing from the array's data at off (a .npy
 // file's ReadAt), so no buffer of the array's size exists and no byte is

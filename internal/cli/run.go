@@ -22,6 +22,12 @@ import (
 )
 
 func runRun(e *env, args []string) error {
+	var ms mappings // the --load files read in place
+	return ms.guard(func() error { return runLoaded(e, args, &ms) })
+}
+
+// runLoaded is runRun under the guard of the files its --load maps.
+func runLoaded(e *env, args []string, ms *mappings) error {
 	cl := newCmdLine(e, "run", "FILE|-", "", "generation (a text file's .gen is the default)")
 	pf := addProgramFlags(cl, "engine register, rN=V; repeatable")
 	var sems, loads, dumps multi
@@ -104,7 +110,7 @@ func runRun(e *env, args []string) error {
 			m.Sems[n] = v
 		}
 		for _, l := range arrays {
-			if err := l.write(m); err != nil {
+			if err := l.write(m, ms); err != nil {
 				return err
 			}
 		}
@@ -266,9 +272,25 @@ func parseLoad(gen isa.Gen, spec string) (loadPlan, error) {
 // Every row is checked first, then read from the file straight into the
 // memory's backing (device.LoadArrayFrom): never held whole, never copied
 // through a buffer.
-func (l loadPlan) write(m *mem.Memory) error {
-	if r, _, _ := m.Map.Split(l.addr); r != isa.HBM && l.npy.Size > int64(m.Map.Partitions)*int64(m.Map.SBUFStride) {
+func (l loadPlan) write(m *mem.Memory, ms *mappings) error {
+	r, _, _ := m.Map.Split(l.addr)
+	if r != isa.HBM && l.npy.Size > int64(m.Map.Partitions)*int64(m.Map.SBUFStride) {
 		return fmt.Errorf("--load %s: shape %v: %d bytes are more than the on-chip memory holds", l.file, l.npy.Shape, l.npy.Size)
+	}
+	if r == isa.HBM && l.npy.Size >= mem.PageSize {
+		// HBM pages read the file in place: mapped copy-on-write, a mapping
+		// per memory (--exec both runs two), never zeroed or copied
+		data, ok, err := l.npy.Map()
+		if err != nil {
+			return fmt.Errorf("--load %s: %w", l.file, err)
+		}
+		if ok {
+			ms.add(l.file, data)
+			if err := device.AttachArray(m, l.addr, l.npy.Shape, data); err != nil {
+				return fmt.Errorf("--load %s: %w", l.file, err)
+			}
+			return nil
+		}
 	}
 	read := func(p []byte, off int64) error {
 		if n, err := l.npy.ReadAt(p, off); n < len(p) {

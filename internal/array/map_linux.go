@@ -1,0 +1,34 @@
+//go:build linux
+
+package array
+
+import (
+	"fmt"
+	"syscall"
+)
+
+// Map maps the file copy-on-write and returns its data bytes: reading
+// them reads the page cache in place, writing them changes a private copy
+// of the page, never the file (MAP_PRIVATE). The mapping lives until the
+// process ends. A file that shrinks while mapped makes a read of the lost
+// pages fault: the caller runs under debug.SetPanicOnFault and reports it
+// (internal/cli run). ok is false, with no error, where the data cannot be
+// mapped (empty, or larger than the address space takes).
+func (f *File) Map() (data []byte, ok bool, err error) {
+	end := f.Offset + f.Size
+	if f.Size == 0 || end > 1<<46 {
+		return nil, false, nil
+	}
+	st, err := f.f.Stat()
+	if err != nil {
+		return nil, false, err
+	}
+	if st.Size() < end {
+		return nil, false, fmt.Errorf("%s: %d bytes, its header declares %d: it has shrunk since it was opened", f.name, st.Size(), end)
+	}
+	b, err := syscall.Mmap(int(f.f.Fd()), 0, int(end), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_PRIVATE)
+	if err != nil {
+		return nil, false, nil // not mappable here (a filesystem without mmap): the caller reads
+	}
+	return b[f.Offset:end:end], true, nil
+}

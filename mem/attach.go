@@ -1,0 +1,93 @@
+package mem
+
+import "ndma/isa"
+
+// Attach makes data the storage of the HBM pages from addr on that it
+// covers whole, and returns how many bytes that is (a multiple of
+// PageSize; the caller writes the rest as usual). It attaches nothing (0)
+// where addr is not in HBM or not on a page boundary, and stops at the
+// first page that is present or that a lazy range meets. The memory then
+// reads and writes data in place and owns it: the caller must neither use
+// nor free it — data is meant to be a copy-on-write mapping of a file
+// (internal/array File.Map), whose pages the memory reads from the page
+// cache with no copy and writes privately (issue 17: a 64 MiB `--load`
+// neither zeroes nor copies 64 MiB).
+func (m *Memory) Attach(addr uint64, data []byte) int {
+	r, part, off, err := m.locate(addr, len(data))
+	if err != nil || r != isa.HBM || len(data) < PageSize {
+		return 0
+	}
+	h := m.hbm
+	a := m.Map.HBMBase + off
+	if a%PageSize != 0 {
+		return 0
+	}
+	first, k := a/PageSize, uint64(len(data)/PageSize)
+	for i := range k {
+		if h.page(first+i) != nil || len(h.lazy) > 0 && h.lazyIn((first+i)*PageSize, (first+i+1)*PageSize) {
+			k = i
+			break
+		}
+	}
+	n := int(k * PageSize)
+	if n == 0 {
+		return 0
+	}
+	if m.owes(r, part, off, n) {
+		h.settle() // a copy from a lazy range put off into these pages lands first, then data overwrites it
+	}
+	if m.track != nil {
+		m.track.note(m, r, part, off, n)
+	}
+	for i := range k {
+		p := first + i
+		leaf := h.dir[p/hbmLeaf]
+		if leaf == nil {
+			leaf = new([hbmLeaf][]byte)
+			h.dir[p/hbmLeaf] = leaf
+		}
+		leaf[p%hbmLeaf] = data[i*PageSize : (i+1)*PageSize : n] // cap runs to the attached end: the pages continue each other
+		bits := h.mapped[p/hbmLeaf]
+		if bits == nil {
+			bits = new([hbmLeaf / 64]uint64)
+			h.mapped[p/hbmLeaf] = bits
+		}
+		bits[p%hbmLeaf/64] |= 1 << (p % 64)
+	}
+	h.pages += int(k)
+	h.nmapped += int(k)
+	m.Stats.Written[r] += uint64(n)
+	return n
+}
+
+// isMapped: page k is stored in an attached mapping.
+func (h *HBM) isMapped(k uint64) bool {
+	bits := h.mapped[k/hbmLeaf]
+	return bits != nil && bits[k%hbmLeaf/64]&(1<<(k%64)) != 0
+}
+
+// ownChunk is the least an attached page's first write moves (4 MiB: huge pages).
+const ownChunk = 64
+
+// own moves the attached pages from page k on — at least need of them (the
+// access) and ownChunk, while they stay attached and continue each other —
+// into one new extent holding their bytes, and returns page k's new storage.
+func (h *HBM) own(k, need uint64) []byte {
+	first := h.page(k)
+	e := k + 1
+	for e < k+max(need, ownChunk) && h.isMapped(e) {
+		q, at := h.page(e), (e-k)*PageSize
+		if q == nil || at >= uint64(cap(first)) || &q[0] != &first[:cap(first)][at] { // another mapping's pages: not this extent
+			break
+		}
+		e++
+	}
+	ext := allocExtent(int(e-k) * PageSize)
+	copy(ext, first[:(e-k)*PageSize])
+	for p := k; p < e; p++ {
+		h.dir[p/hbmLeaf][p%hbmLeaf] = ext[(p-k)*PageSize : (p-k+1)*PageSize] // cap runs to the extent's end
+		h.mapped[p/hbmLeaf][p%hbmLeaf/64] &^= 1 << (p % 64)
+	}
+	h.nmapped -= int(e - k)
+	return h.page(k)
+}

@@ -1,0 +1,145 @@
+package mem
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+
+	"ndma/isa"
+)
+
+// pattern is n bytes no two pages of which are alike.
+func pattern(n, seed int) []byte {
+	b := make([]byte, n)
+	r := rand.New(rand.NewPCG(uint64(seed), 7))
+	for i := range b {
+		b[i] = byte(r.Uint32())
+	}
+	return b
+}
+
+// Attach takes whole pages from a page boundary, stops at a present page
+// or a lazy range, and attaches nothing off a boundary or outside HBM.
+func TestAttachPages(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		addr  uint64
+		n     int
+		setup func(m *Memory)
+		want  int
+	}{
+		{"whole pages and a tail", hbm0 + 2*PageSize, 5*PageSize + 100, nil, 5 * PageSize},
+		{"less than a page", hbm0, PageSize - 1, nil, 0},
+		{"off a page boundary", hbm0 + 8, 3 * PageSize, nil, 0},
+		{"on chip", 0, 3 * PageSize, nil, 0},
+		{"a present page", hbm0, 6 * PageSize, func(m *Memory) { m.Write(hbm0+3*PageSize+5, []byte{1}) }, 3 * PageSize},
+		{"a lazy range", hbm0, 6 * PageSize, func(m *Memory) { m.Lazy(hbm0+4*PageSize+9, 10, "g", genK(2)) }, 4 * PageSize},
+	} {
+		m := New(isa.Cayman)
+		if tc.setup != nil {
+			tc.setup(m)
+		}
+		pages := m.Pages()
+		data := pattern(tc.n, 1)
+		if got := m.Attach(tc.addr, data); got != tc.want {
+			t.Errorf("%s: attached %d bytes, want %d", tc.name, got, tc.want)
+			continue
+		}
+		if m.Pages() != pages+tc.want/PageSize {
+			t.Errorf("%s: %d pages → %d", tc.name, pages, m.Pages())
+		}
+		got := make([]byte, tc.want)
+		m.Read(tc.addr, got)
+		if !bytes.Equal(got, data[:tc.want]) {
+			t.Errorf("%s: the attached pages do not read as the data", tc.name)
+		}
+	}
+}
+
+// Attached pages read as the data and behave as memory under every kind of
+// write — Write, Fill, Update, Copy, CopyRows, across the attached end and
+// across two attachments side by side — checked against a flat model; the
+// data itself is never written (a write moves the pages to memory of their
+// own first).
+func TestAttachWritesNeverReachData(t *testing.T) {
+	const pages = 150 // two attachments: 100 pages (past ownChunk) and 50 after them
+	base := uint64(hbm0 + 16*PageSize)
+	a, b := pattern(100*PageSize, 2), pattern(50*PageSize+77, 3)
+	a0, b0 := bytes.Clone(a), bytes.Clone(b)
+	m := New(isa.Cayman)
+	if m.Attach(base, a) != len(a) || m.Attach(base+uint64(len(a)), b) != 50*PageSize {
+		t.Fatal("attach")
+	}
+	model := append(bytes.Clone(a), b[:50*PageSize]...)
+	model = append(model, make([]byte, 4*PageSize)...) // the pages after: plain memory
+	r := rand.New(rand.NewPCG(9, 9))
+	for step := range 400 {
+		off, n := r.IntN(len(model)-1), 1+r.IntN(3*PageSize)
+		n = min(n, len(model)-off)
+		switch step % 5 {
+		case 0:
+			w := pattern(n, step)
+			m.Write(base+uint64(off), w)
+			copy(model[off:], w)
+		case 1:
+			w := pattern(n, step)
+			m.Fill(base+uint64(off), n, func(d []byte, o int) { copy(d, w[o:]) })
+			copy(model[off:], w)
+		case 2:
+			m.Update(base+uint64(off), n, func(d []byte, o int) {
+				for i := range d {
+					d[i] += byte(o + i)
+				}
+			})
+			for i := range n {
+				model[off+i] += byte(i)
+			}
+		case 3:
+			src := r.IntN(len(model) - n + 1)
+			if src < off+n && off < src+n {
+				continue // Copy's ranges must not overlap
+			}
+			m.Copy(base+uint64(off), base+uint64(src), n)
+			copy(model[off:off+n], model[src:src+n])
+		case 4:
+			k := 1 + r.IntN(8)
+			rn := 1 + r.IntN(PageSize/4)
+			var dst, src []uint64
+			for i := range k {
+				d, s := off+i*rn*2, r.IntN(len(model)-rn)
+				if d+rn > len(model) {
+					break
+				}
+				dst, src = append(dst, base+uint64(d)), append(src, base+uint64(s))
+			}
+			lo, hi := len(model), 0
+			for _, d := range dst {
+				lo, hi = min(lo, int(d-base)), max(hi, int(d-base)+rn)
+			}
+			clash := false
+			for _, s := range src {
+				if int(s-base) < hi && lo < int(s-base)+rn {
+					clash = true
+				}
+			}
+			if clash || len(dst) == 0 {
+				continue
+			}
+			m.CopyRows(dst, src, rn)
+			for i := range dst {
+				copy(model[dst[i]-base:dst[i]-base+uint64(rn)], model[src[i]-base:src[i]-base+uint64(rn)])
+			}
+		}
+		if !bytes.Equal(a, a0) || !bytes.Equal(b, b0) {
+			t.Fatalf("step %d: a write reached the attached data", step)
+		}
+	}
+	got := make([]byte, len(model))
+	m.Read(base, got)
+	if !bytes.Equal(got, model) {
+		t.Fatal("memory differs from the model")
+	}
+	if p := m.Pages(); p < pages || p > pages+4 {
+		t.Errorf("%d pages, want the %d attached and at most the 4 after them", p, pages)
+	}
+}
