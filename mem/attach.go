@@ -47,12 +47,7 @@ func (m *Memory) Attach(addr uint64, data []byte) int {
 			h.dir[p/hbmLeaf] = leaf
 		}
 		leaf[p%hbmLeaf] = data[i*PageSize : (i+1)*PageSize : n] // cap runs to the attached end: the pages continue each other
-		bits := h.mapped[p/hbmLeaf]
-		if bits == nil {
-			bits = new([hbmLeaf / 64]uint64)
-			h.mapped[p/hbmLeaf] = bits
-		}
-		bits[p%hbmLeaf/64] |= 1 << (p % 64)
+		h.setMapped(p)
 	}
 	h.pages += int(k)
 	h.nmapped += int(k)
@@ -90,4 +85,46 @@ func (h *HBM) own(k, need uint64) []byte {
 	}
 	h.nmapped -= int(e - k)
 	return h.page(k)
+}
+
+// share is Copy of one whole page from HBM offset os to od where the source
+// page is stored in an attached mapping: the destination page then is
+// stored there too (both read it in place; the first write to either moves
+// that one to memory of its own: own), so copying loaded data costs no
+// copy (issue 17). It reports false, having done nothing, anywhere else:
+// off a page boundary, a source page not attached, a lazy destination.
+func (m *Memory) share(od, os uint64) bool {
+	h := m.hbm
+	s, d := m.Map.HBMBase+os, m.Map.HBMBase+od
+	if s%PageSize != 0 || !h.isMapped(s/PageSize) || len(h.lazy) > 0 && h.lazyIn(d, d+PageSize) {
+		return false
+	}
+	if m.track != nil {
+		m.track.note(m, isa.HBM, 0, od, PageSize)
+	}
+	k := d / PageSize
+	leaf := h.dir[k/hbmLeaf]
+	if leaf == nil {
+		leaf = new([hbmLeaf][]byte)
+		h.dir[k/hbmLeaf] = leaf
+	}
+	if leaf[k%hbmLeaf] == nil {
+		h.pages++
+	}
+	if !h.isMapped(k) {
+		h.nmapped++
+	}
+	leaf[k%hbmLeaf] = h.page(s / PageSize) // the source's slice: its cap runs on through the mapping, as the next shared page does
+	h.setMapped(k)
+	return true
+}
+
+// setMapped flags page k as stored in an attached mapping.
+func (h *HBM) setMapped(k uint64) {
+	bits := h.mapped[k/hbmLeaf]
+	if bits == nil {
+		bits = new([hbmLeaf / 64]uint64)
+		h.mapped[k/hbmLeaf] = bits
+	}
+	bits[k%hbmLeaf/64] |= 1 << (k % 64)
 }

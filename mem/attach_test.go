@@ -53,6 +53,11 @@ func TestAttachPages(t *testing.T) {
 		if !bytes.Equal(got, data[:tc.want]) {
 			t.Errorf("%s: the attached pages do not read as the data", tc.name)
 		}
+		var viewed []byte // View hands attached pages out through its bounce buffer: the same bytes
+		m.View(tc.addr, len(data), func(b []byte) error { viewed = append(viewed, b...); return nil })
+		if !bytes.Equal(viewed[:tc.want], data[:tc.want]) || len(viewed) != len(data) {
+			t.Errorf("%s: View of the attached pages differs from the data", tc.name)
+		}
 	}
 }
 
@@ -141,5 +146,51 @@ func TestAttachWritesNeverReachData(t *testing.T) {
 	}
 	if p := m.Pages(); p < pages || p > pages+4 {
 		t.Errorf("%d pages, want the %d attached and at most the 4 after them", p, pages)
+	}
+}
+
+// A copy of attached pages shares them (no bytes move); afterwards each
+// side is memory of its own: writing one leaves the other and the data as
+// they were. The copy's head and tail (partial pages) are copied as usual.
+func TestCopySharesAttachedPages(t *testing.T) {
+	m := New(isa.Cayman)
+	a, b := uint64(hbm0), uint64(hbm0+0x4000_0000)
+	data := pattern(10*PageSize, 5)
+	data0 := bytes.Clone(data)
+	if m.Attach(a, data) != len(data) {
+		t.Fatal("attach")
+	}
+	pages := m.Pages()
+	// from a+100 to b+100: pages 1–8 whole on both sides, a head and a tail
+	n := 9*PageSize - 50
+	if err := m.Copy(b+100, a+100, n); err != nil {
+		t.Fatal(err)
+	}
+	if m.Pages() != pages+10 { // 8 shared, the head's and the tail's pages stored
+		t.Errorf("pages %d → %d, want 10 more", pages, m.Pages())
+	}
+	want := append(make([]byte, 100), data[100:100+n]...)
+	got := make([]byte, len(want))
+	m.Read(b, got)
+	if !bytes.Equal(got, want) {
+		t.Fatal("the copy does not read as the source")
+	}
+	m.Write(b+3*PageSize+1, []byte{0xee, 0xef}) // inside a shared page, the copy's side
+	m.Write(a+5*PageSize+9, []byte{0xdd})       // the source's side
+	want[3*PageSize+1], want[3*PageSize+2] = 0xee, 0xef
+	m.Read(b, got)
+	if !bytes.Equal(got, want) {
+		t.Error("after the writes the copy reads wrong")
+	}
+	src := make([]byte, len(data))
+	m.Read(a, src)
+	if exp := bytes.Clone(data0); true {
+		exp[5*PageSize+9] = 0xdd
+		if !bytes.Equal(src, exp) {
+			t.Error("after the writes the source reads wrong")
+		}
+	}
+	if !bytes.Equal(data, data0) {
+		t.Error("a write reached the attached data")
 	}
 }

@@ -337,9 +337,19 @@ func (m *Memory) View(addr uint64, n int, f func(b []byte) error) error {
 		h.settle()
 	}
 	m.Stats.Read[r] += uint64(n)
-	var scratch []byte
+	var scratch, bounce []byte
 	for done := 0; done < n; {
 		s, c := m.backing(r, part, off, n-done, look)
+		if s != nil && r == isa.HBM && h.nmapped > 0 && h.isMapped((m.Map.HBMBase+off)/PageSize) {
+			// an attached file's pages go out through a bounce buffer: the
+			// kernel's write(2) from a file mapping took 2× a copy and a
+			// write from warm memory (43–62 ms against 21–33 ms for 64 MiB)
+			if bounce == nil {
+				bounce = make([]byte, min(n, 1<<20))
+			}
+			c = min(c, len(bounce))
+			s = bounce[:copy(bounce[:c], s)]
+		}
 		if s == nil {
 			if scratch == nil {
 				scratch = make([]byte, min(n, PageSize))
@@ -424,7 +434,12 @@ func (m *Memory) Copy(dst, src uint64, n int) error {
 	}
 	m.Stats.Read[rs] += uint64(n)
 	m.Stats.Written[rd] += uint64(n)
+	share := h.nmapped > 0 && rs == isa.HBM && rd == isa.HBM && (src-dst)%PageSize == 0
 	for done := 0; done < n; {
+		if share && n-done >= PageSize && m.share(od, os) {
+			os, od, done = os+PageSize, od+PageSize, done+PageSize
+			continue
+		}
 		s, c := m.backing(rs, ps, os, n-done, look)
 		d, c := m.backing(rd, pd, od, c, overwrite)
 		switch {
