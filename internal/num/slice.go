@@ -230,8 +230,33 @@ func addRule(a, b float32) float32 {
 }
 
 // computeFloats is dst = op(dst, src) over n scalars, in fp32 (Apply: dst
-// decoded as out, src as in, the result rounded to out).
+// decoded as out, src as in, the result rounded to out). fp32 ADD and
+// MULTIPLY go through the vector kernels where the CPU has them
+// (simd_amd64.s): a block the kernel leaves — its results hold a NaN, or it
+// is the partial last one — is done by computeFloatsGo, so every NaN result
+// is still the Go rule's and every other one the same IEEE RNE operation.
 func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
+	if hasF32Kernels && ii.kind == kFP32 && oi.kind == kFP32 && (op == OpAdd || op == OpMultiply) {
+		kernel := addF32AVX
+		if op == OpMultiply {
+			kernel = mulF32AVX
+		}
+		for i := 0; i < n; {
+			i += kernel(&dst[4*i], &src[4*i], n-i)
+			m := min(i+kernelBlock, n)
+			computeFloatsGo(op, ii, oi, dst[4*i:4*m], src[4*i:4*m], m-i)
+			i = m
+		}
+		return
+	}
+	computeFloatsGo(op, ii, oi, dst, src, n)
+}
+
+// kernelBlock is the scalars of one kernel block (simd_amd64.s).
+const kernelBlock = 32
+
+// computeFloatsGo is computeFloats in Go alone.
+func computeFloatsGo(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
 	if op == OpAdd && ii.kind == kFP32 && oi.kind == kFP32 {
 		if hostLE && n > 0 && uintptr(unsafe.Pointer(&dst[0]))%4 == 0 && uintptr(unsafe.Pointer(&src[0]))%4 == 0 {
 			addF32(unsafe.Slice((*float32)(unsafe.Pointer(&dst[0])), n), unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n))
