@@ -8,3 +8,7 @@ const hasF32Kernels = false
 func addF32AVX(d, s *byte, n int) int { return 0 }
 
 func mulF32AVX(d, s *byte, n int) int { return 0 }
+
+func maxF32AVX(d, s *byte, n int) int { return 0 }
+
+func minF32AVX(d, s *byte, n int) int { return 0 }

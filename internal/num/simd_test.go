@@ -21,17 +21,39 @@ import (
 // here computed in float64 and rounded once to float32 — exact for
 // MULTIPLY (48 significand bits), and for ADD a double rounding that cannot
 // differ from the direct one since 53 ≥ 2·24+2 (Figueroa 1995).
-// ApplySlice's fp32 MULTIPLY keeps the Go expression a*b, so a NaN product
-// is the CPU's: the model takes it from the Go loop, one scalar alone.
+// MAX and MIN of non-NaN operands are the greater and the lesser, and of
+// ±0 "max(-0, +0) = +0, min(-0, +0) = -0" (Compute's doc, INFERRED there).
+// ApplySlice's fp32 MULTIPLY, MAX and MIN keep the Go expressions (a*b,
+// fmaxNaN, fminNaN), so a NaN result there is the CPU's: the model takes it
+// from the Go loop, one scalar alone.
 func refF32(op uint8, a, b uint32) uint32 {
 	fa, fb := float64(math.Float32frombits(a)), float64(math.Float32frombits(b))
-	if op == OpMultiply {
+	goLoop := func() uint32 {
+		d, s := binary.LittleEndian.AppendUint32(nil, a), binary.LittleEndian.AppendUint32(nil, b)
+		computeFloatsGo(op, info(FP32), info(FP32), d, s, 1)
+		return binary.LittleEndian.Uint32(d)
+	}
+	switch op {
+	case OpMultiply:
 		if r := fa * fb; r == r {
 			return math.Float32bits(float32(r))
 		}
-		d, s := binary.LittleEndian.AppendUint32(nil, a), binary.LittleEndian.AppendUint32(nil, b)
-		computeFloatsGo(OpMultiply, info(FP32), info(FP32), d, s, 1)
-		return binary.LittleEndian.Uint32(d)
+		return goLoop()
+	case OpMax, OpMin:
+		switch {
+		case fa != fa || fb != fb:
+			return goLoop()
+		case fa > fb == (op == OpMax) && fa != fb:
+			return a
+		case fa != fb:
+			return b
+		case a == b:
+			return a
+		case op == OpMax: // +0 and −0
+			return 0
+		default:
+			return 0x80000000
+		}
 	}
 	switch {
 	case a&0x7FFFFFFF > 0x7F800000:
@@ -94,6 +116,9 @@ func checkF32(t *testing.T, op uint8, d, s []byte, what string) {
 	}
 }
 
+// f32Ops: the in-flight compute ops (ApplySlice's ADD … MIN).
+var f32Ops = []uint8{OpAdd, OpMultiply, OpMax, OpMin}
+
 func putF32s(b []byte, v []uint32) {
 	for i, x := range v {
 		binary.LittleEndian.PutUint32(b[4*i:], x)
@@ -109,7 +134,7 @@ func TestF32SpecialPairs(t *testing.T) {
 	const n = 2*kernelBlock + 5
 	d, s := make([]byte, 4*n), make([]byte, 4*n)
 	dv, sv := make([]uint32, n), make([]uint32, n)
-	for _, op := range []uint8{OpAdd, OpMultiply} {
+	for _, op := range f32Ops {
 		for _, x := range f32Specials {
 			for _, y := range f32Specials {
 				for p := 0; p < n; p++ {
@@ -132,7 +157,7 @@ func TestF32SpecialPairs(t *testing.T) {
 // trailing partial scalar that must stay.
 func TestF32LengthsAndOffsets(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 2))
-	for _, op := range []uint8{OpAdd, OpMultiply} {
+	for _, op := range f32Ops {
 		for n := 0; n <= 100; n++ {
 			for off := 0; off < 8*4; off++ {
 				if off%4 != 0 && off > 4 {
@@ -156,7 +181,7 @@ func TestF32LengthsAndOffsets(t *testing.T) {
 // The property: over any two runs of scalars (quick's random bit patterns,
 // and the mix of randF32), the results are the model's.
 func TestF32Property(t *testing.T) {
-	for _, op := range []uint8{OpAdd, OpMultiply} {
+	for _, op := range f32Ops {
 		f := func(a, b []uint32, mix bool, seed uint64) bool {
 			n := min(len(a), len(b))
 			if mix {
@@ -180,8 +205,9 @@ func TestF32Property(t *testing.T) {
 }
 
 // The kernels' own contract (simd_amd64.s): whole blocks of 32, stopping
-// at the first block with a NaN result — unwritten — or at the last partial
-// block, and every block before it the plain IEEE result.
+// at the first block with a NaN result (ADD, MULTIPLY) or operand (MAX,
+// MIN) — unwritten — or at the last partial block, and every block before
+// it the model's result.
 func TestF32KernelContract(t *testing.T) {
 	if !hasF32Kernels {
 		t.Skip("no vector kernels on this build or CPU")
@@ -192,7 +218,12 @@ func TestF32KernelContract(t *testing.T) {
 		k  func(d, s *byte, n int) int
 		// nan: a dst, src pair whose result is NaN though neither is
 		nan [2]uint32
-	}{{OpAdd, addF32AVX, [2]uint32{0x7F800000, 0xFF800000}}, {OpMultiply, mulF32AVX, [2]uint32{0, 0xFF800000}}}
+	}{
+		{OpAdd, addF32AVX, [2]uint32{0x7F800000, 0xFF800000}}, // Inf − Inf
+		{OpMultiply, mulF32AVX, [2]uint32{0, 0xFF800000}},     // 0 · Inf
+		{OpMax, maxF32AVX, [2]uint32{0x80000000, 0}},          // no NaN result without a NaN operand: a tie of ±0 instead
+		{OpMin, minF32AVX, [2]uint32{0, 0x80000000}},
+	}
 	for _, kc := range kernels {
 		for _, n := range []int{1, 31, 32, 33, 95, 96, 97, 200} {
 			for p := -1; p < n; p++ { // p: where the NaN result is (−1: none)
@@ -211,7 +242,7 @@ func TestF32KernelContract(t *testing.T) {
 					putF32s(d, dv)
 					putF32s(s, sv)
 					want := n / kernelBlock * kernelBlock
-					if p >= 0 && p < want {
+					if p >= 0 && p < want && (nanOperand || kc.op <= OpMultiply) {
 						want = p / kernelBlock * kernelBlock
 					}
 					if got := kc.k(&d[0], &s[0], n); got != want {
@@ -233,8 +264,8 @@ func TestF32KernelContract(t *testing.T) {
 }
 
 // FuzzAddF32: two byte strings are the dst and src runs (as many whole
-// scalars as the shorter holds, the dst's tail bytes kept), ADD and
-// MULTIPLY against the model.
+// scalars as the shorter holds, the dst's tail bytes kept), ADD — and
+// MULTIPLY, MAX, MIN — against the model.
 func FuzzAddF32(f *testing.F) {
 	seed := func(v ...uint32) []byte {
 		b := make([]byte, 4*len(v))
@@ -255,15 +286,15 @@ func FuzzAddF32(f *testing.F) {
 	f.Add(seed(long...), seed(long2...))
 	f.Fuzz(func(t *testing.T, a, b []byte) {
 		n := min(len(a), len(b)) / 4
-		for _, op := range []uint8{OpAdd, OpMultiply} {
+		for _, op := range f32Ops {
 			d := append([]byte(nil), a[:min(len(a), 4*n+3)]...)
 			checkF32(t, op, d, b[:4*n], "fuzz")
 		}
 	})
 }
 
-// BenchmarkF32Kernels: ApplySlice's fp32 ADD and MULTIPLY (the kernels where
-// the CPU has them) beside the Go loops alone, 1 M (in cache) and 16 M
+// BenchmarkF32Kernels: ApplySlice's fp32 ADD, MULTIPLY and MAX (the kernels
+// where the CPU has them) beside the Go loops alone, 1 M (in cache) and 16 M
 // scalars in place — NumPy's np.add(d, s, out=d) of bench/numpy_ref.py.
 func BenchmarkF32Kernels(b *testing.B) {
 	for _, n := range []int{1 << 20, 16 << 20} {
@@ -277,7 +308,8 @@ func BenchmarkF32Kernels(b *testing.B) {
 			name   string
 			op     uint8
 			goOnly bool
-		}{{"add", OpAdd, false}, {"add_go", OpAdd, true}, {"mul", OpMultiply, false}, {"mul_go", OpMultiply, true}} {
+		}{{"add", OpAdd, false}, {"add_go", OpAdd, true}, {"mul", OpMultiply, false}, {"mul_go", OpMultiply, true},
+			{"max", OpMax, false}, {"max_go", OpMax, true}} {
 			b.Run(c.name+"_"+map[int]string{1 << 20: "1M", 16 << 20: "16M"}[n], func(b *testing.B) {
 				b.SetBytes(int64(4 * n))
 				for b.Loop() {

@@ -232,15 +232,13 @@ func addRule(a, b float32) float32 {
 // computeFloats is dst = op(dst, src) over n scalars, in fp32 (Apply: dst
 // decoded as out, src as in, the result rounded to out). fp32 ADD and
 // MULTIPLY go through the vector kernels where the CPU has them
-// (simd_amd64.s): a block the kernel leaves — its results hold a NaN, or it
-// is the partial last one — is done by computeFloatsGo, so every NaN result
-// is still the Go rule's and every other one the same IEEE RNE operation.
+// (simd_amd64.s): a block the kernel leaves — a NaN among its results or
+// operands, or the partial last one — is done by computeFloatsGo, so every
+// NaN result is still the Go rule's and every other one the same IEEE RNE
+// operation (MAX, MIN: Go's max and min).
 func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
-	if hasF32Kernels && ii.kind == kFP32 && oi.kind == kFP32 && (op == OpAdd || op == OpMultiply) {
-		kernel := addF32AVX
-		if op == OpMultiply {
-			kernel = mulF32AVX
-		}
+	if hasF32Kernels && ii.kind == kFP32 && oi.kind == kFP32 {
+		kernel := f32Kernels[op-OpAdd]
 		for i := 0; i < n; {
 			i += kernel(&dst[4*i], &src[4*i], n-i)
 			m := min(i+kernelBlock, n)
@@ -254,6 +252,9 @@ func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
 
 // kernelBlock is the scalars of one kernel block (simd_amd64.s).
 const kernelBlock = 32
+
+// f32Kernels, indexed by op − OpAdd (ApplySlice passes ADD to MIN alone).
+var f32Kernels = [...]func(d, s *byte, n int) int{addF32AVX, mulF32AVX, maxF32AVX, minF32AVX}
 
 // computeFloatsGo is computeFloats in Go alone.
 func computeFloatsGo(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
