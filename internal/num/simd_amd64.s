@@ -7,7 +7,8 @@
 // with a NaN among its results (ADD, MULTIPLY) or its operands (MAX, MIN) is
 // left unwritten and ends the call: the caller redoes it in Go, so a NaN
 // result never comes from the CPU's rule. Each returns the scalars done, a
-// multiple of 32: up to that block or to the last partial one.
+// multiple of 32: up to that block or to the last partial one. Y14 and Y15
+// are left alone (X15 is ABIInternal's zero register).
 
 // ARGS: DI = d, SI = s, CX = whole blocks, AX = scalars done.
 #define ARGS \
@@ -47,11 +48,11 @@
 	VMOVUPS 96(SI), Y7 \
 	VCMPPS  $3, Y4, Y0, Y12 \
 	VCMPPS  $3, Y5, Y1, Y13 \
-	VCMPPS  $3, Y6, Y2, Y14 \
-	VCMPPS  $3, Y7, Y3, Y15 \
 	VORPS   Y13, Y12, Y12 \
-	VORPS   Y15, Y14, Y14 \
-	VORPS   Y14, Y12, Y12 \
+	VCMPPS  $3, Y6, Y2, Y13 \
+	VORPS   Y13, Y12, Y12 \
+	VCMPPS  $3, Y7, Y3, Y13 \
+	VORPS   Y13, Y12, Y12 \
 	op      Y4, Y0, Y8 \
 	op      Y5, Y1, Y9 \
 	op      Y6, Y2, Y10 \

@@ -151,6 +151,32 @@ func TestF32SpecialPairs(t *testing.T) {
 	}
 }
 
+// Runs longer than one kernel call (kernelRun), with NaN-making pairs
+// scattered over them and on the calls' edges.
+func TestF32LongRuns(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 5))
+	const n = 3*kernelRun + 7
+	for _, op := range f32Ops {
+		dv, sv := make([]uint32, n), make([]uint32, n)
+		for i := range dv {
+			dv[i], sv[i] = math.Float32bits(r.Float32()*2-1), math.Float32bits(r.Float32()*2-1)
+		}
+		for _, p := range []int{0, 31, kernelRun - 1, kernelRun, kernelRun + 32, 2*kernelRun - 33, n - 8, n - 1} {
+			dv[p], sv[p] = 0x7F800000, 0xFF800000
+			if p+1 < n {
+				dv[p+1] = 0x7F800001 // and an sNaN beside
+			}
+		}
+		for range 64 {
+			dv[r.IntN(n)] = f32Specials[r.IntN(len(f32Specials))]
+		}
+		d, s := make([]byte, 4*n), make([]byte, 4*n)
+		putF32s(d, dv)
+		putF32s(s, sv)
+		checkF32(t, op, d, s, "long run")
+	}
+}
+
 // Lengths 0..100 (a block and a tail of every size) at every start: the
 // runs 0..7 scalars into their buffers, and 1..3 bytes off a scalar (the
 // kernels load and store unaligned; the Go loop has a byte path), with a

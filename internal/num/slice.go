@@ -240,7 +240,11 @@ func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
 	if hasF32Kernels && ii.kind == kFP32 && oi.kind == kFP32 {
 		kernel := f32Kernels[op-OpAdd]
 		for i := 0; i < n; {
-			i += kernel(&dst[4*i], &src[4*i], n-i)
+			c := min(n-i, kernelRun)
+			k := kernel(&dst[4*i], &src[4*i], c)
+			if i += k; k == c {
+				continue
+			}
 			m := min(i+kernelBlock, n)
 			computeFloatsGo(op, ii, oi, dst[4*i:4*m], src[4*i:4*m], m-i)
 			i = m
@@ -250,8 +254,13 @@ func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
 	computeFloatsGo(op, ii, oi, dst, src, n)
 }
 
-// kernelBlock is the scalars of one kernel block (simd_amd64.s).
-const kernelBlock = 32
+// kernelBlock is the scalars of one kernel block (simd_amd64.s); a kernel
+// call takes at most kernelRun (a multiple of it, ~20 µs of work) — an
+// assembly loop is not preemptible.
+const (
+	kernelBlock = 32
+	kernelRun   = 1 << 16
+)
 
 // f32Kernels, indexed by op − OpAdd (ApplySlice passes ADD to MIN alone).
 var f32Kernels = [...]func(d, s *byte, n int) int{addF32AVX, mulF32AVX, maxF32AVX, minF32AVX}
