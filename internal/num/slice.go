@@ -190,7 +190,8 @@ func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
 }
 
 // addF32 is d += s, eight independent adds a step with no bounds check in
-// the loop (the in-flight fp32 ADD, issue 17); on a little-endian host the
+// the loop (the in-flight fp32 ADD in Go, issue 17: where the vector kernel
+// is not, and its NaN blocks and tails); on a little-endian host the
 // float32 views hold exactly the bytes' scalars. A block with a NaN result
 // is redone by Compute's rule (addRule): the CPU's own NaN (which operand's,
 // the default one's sign) is not the documented one.
