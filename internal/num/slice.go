@@ -190,7 +190,8 @@ func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
 }
 
 // addF32 is d += s, eight independent adds a step with no bounds check in
-// the loop (the in-flight fp32 ADD, issue 17); on a little-endian host the
+// the loop (the in-flight fp32 ADD in Go, issue 17: where the vector kernel
+// is not, and its NaN blocks and tails); on a little-endian host the
 // float32 views hold exactly the bytes' scalars. A block with a NaN result
 // is redone by Compute's rule (addRule): the CPU's own NaN (which operand's,
 // the default one's sign) is not the documented one.
@@ -230,8 +231,43 @@ func addRule(a, b float32) float32 {
 }
 
 // computeFloats is dst = op(dst, src) over n scalars, in fp32 (Apply: dst
-// decoded as out, src as in, the result rounded to out).
+// decoded as out, src as in, the result rounded to out). fp32 ADD and
+// MULTIPLY go through the vector kernels where the CPU has them
+// (simd_amd64.s): a block the kernel leaves — a NaN among its results or
+// operands, or the partial last one — is done by computeFloatsGo, so every
+// NaN result is still the Go rule's and every other one the same IEEE RNE
+// operation (MAX, MIN: Go's max and min).
 func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
+	if hasF32Kernels && ii.kind == kFP32 && oi.kind == kFP32 {
+		kernel := f32Kernels[op-OpAdd]
+		for i := 0; i < n; {
+			c := min(n-i, kernelRun)
+			k := kernel(&dst[4*i], &src[4*i], c)
+			if i += k; k == c {
+				continue
+			}
+			m := min(i+kernelBlock, n)
+			computeFloatsGo(op, ii, oi, dst[4*i:4*m], src[4*i:4*m], m-i)
+			i = m
+		}
+		return
+	}
+	computeFloatsGo(op, ii, oi, dst, src, n)
+}
+
+// kernelBlock is the scalars of one kernel block (simd_amd64.s); a kernel
+// call takes at most kernelRun (a multiple of it, ~20 µs of work) — an
+// assembly loop is not preemptible.
+const (
+	kernelBlock = 32
+	kernelRun   = 1 << 16
+)
+
+// f32Kernels, indexed by op − OpAdd (ApplySlice passes ADD to MIN alone).
+var f32Kernels = [...]func(d, s *byte, n int) int{addF32AVX, mulF32AVX, maxF32AVX, minF32AVX}
+
+// computeFloatsGo is computeFloats in Go alone.
+func computeFloatsGo(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
 	if op == OpAdd && ii.kind == kFP32 && oi.kind == kFP32 {
 		if hostLE && n > 0 && uintptr(unsafe.Pointer(&dst[0]))%4 == 0 && uintptr(unsafe.Pointer(&src[0]))%4 == 0 {
 			addF32(unsafe.Slice((*float32)(unsafe.Pointer(&dst[0])), n), unsafe.Slice((*float32)(unsafe.Pointer(&src[0])), n))
