@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"unsafe"
 
 	"ndma/isa"
 )
@@ -284,20 +285,28 @@ func (m *Memory) stridedRun(dst uint64, dstStep int64, src uint64, srcStep int64
 	}
 }
 
+// ntMin is the least a copy moves before its stores bypass the cache: a
+// destination that large is not worth reading in first, and is not all in
+// the cache to be read back soon.
+const ntMin = 1 << 20
+
 // copyRows copies c rows of n bytes: row j from s[so+j·ss:] to d[j·ds:].
 func copyRows(d []byte, ds int64, s []byte, so, ss int64, n, c int) {
 	do := int64(0)
-	switch n {
-	case 64: // the common row: fixed-size moves, no call per row
-		for range c {
-			*(*[64]byte)(d[do:]) = *(*[64]byte)(s[so:])
-			do, so = do+ds, so+ss
+	if haveNT && c*n >= ntMin && n%16 == 0 && ds%16 == 0 && uintptr(unsafe.Pointer(&d[0]))%16 == 0 {
+		last := int64(c-1) * ss
+		// every row in the slices (rowsNT does not check), and calls of chunk rows:
+		// between them the goroutine can be preempted
+		_, _, _ = d[int64(c-1)*ds+int64(n)-1], s[so+min(0, last)], s[so+max(0, last)+int64(n)-1]
+		const chunk = 4096
+		for j := 0; j < c; j += chunk {
+			k := min(chunk, c-j)
+			rowsNT(unsafe.Pointer(&d[do]), unsafe.Pointer(&s[so]), ds, ss, n, k)
+			do, so = do+int64(k)*ds, so+int64(k)*ss
 		}
-	case 32:
-		for range c {
-			*(*[32]byte)(d[do:]) = *(*[32]byte)(s[so:])
-			do, so = do+ds, so+ss
-		}
+		return
+	}
+	switch n { // rows of a word or less: one move each, no call
 	case 16:
 		for range c {
 			*(*[16]byte)(d[do:]) = *(*[16]byte)(s[so:])

@@ -342,3 +342,53 @@ func TestCopyStridedLoop(t *testing.T) {
 		}
 	}
 }
+
+// Copies of a MiB and more whose rows are whole 16-byte blocks on 16-byte
+// boundaries take the stores that bypass the cache (rowsNT on amd64): the
+// same bytes as the model, rows ascending, descending and repeated, the
+// 64-byte loop and the 16-byte one; an unaligned destination takes the
+// ordinary loop.
+func TestCopyStridedLarge(t *testing.T) {
+	const srcA, dstA = hbm0, hbm0 + 64<<20
+	const span = 24 << 20 // each leg's area
+	data := make([]byte, span)
+	r := rand.New(rand.NewPCG(3, 4))
+	for i := range data {
+		data[i] = byte(r.Uint32())
+	}
+	m := New(isa.Cayman)
+	if err := m.Write(srcA, data); err != nil {
+		t.Fatal(err)
+	}
+	model := &flat{segs: []flatSeg{{srcA, append([]byte(nil), data...)}, {dstA, make([]byte, span)}}}
+	for _, c := range []struct {
+		n      int
+		ss, ds int64
+		dOff   uint64
+	}{
+		{64, 128, 64, 0},
+		{64, -192, 64, 0},
+		{64, 0, 80, 0},
+		{48, 96, 48, 0},
+		{4096, 4096 + 160, 4096 + 16, 0},
+		{16, 64, 16, 0},
+		{64, 128, 64, 3}, // unaligned: the ordinary loop
+	} {
+		count := (2 << 20) / c.n
+		sa, da := uint64(srcA+100), dstA+c.dOff
+		if c.ss < 0 {
+			sa += uint64(-c.ss) * uint64(count)
+		}
+		if _, err := m.CopyStrided(da, c.ds, sa, c.ss, c.n, count); err != nil {
+			t.Fatal(err)
+		}
+		for i := range count {
+			model.copyRow(at(da, c.ds, i), at(sa, c.ss, i), c.n)
+		}
+		got := make([]byte, span)
+		m.Read(dstA, got)
+		if i, _, _, ok := firstByte(got, model.segs[1].b); ok {
+			t.Fatalf("%d rows of %d, steps %d and %d: dst byte %#x is %#x, the model %#x", count, c.n, c.ss, c.ds, i, got[i], model.segs[1].b[i])
+		}
+	}
+}
