@@ -320,18 +320,20 @@ func fold(m *move, isz, osz int) {
 	}
 }
 
-// copyDirect is the plain, disjoint copy: the legs' pieces paired off and
-// moved without staging, equal-length pairs batched into one access — or,
-// legs of equal elements that are mostly single (an indexed word's lanes),
-// element pairs batched.
+// copyDirect is the plain, disjoint copy: a strided row against the other
+// leg's rows of its element size moved as one 2-D copy (mem.CopyStrided),
+// other pieces paired off and moved without staging, equal-length pairs
+// batched into one access — or, legs of equal elements that are mostly
+// single (an indexed word's lanes), element pairs batched.
 func (w *word) copyDirect(m *move) int {
 	const batch = 4096
+	mm := w.x.Mem
 	sa, da := make([]uint64, 0, batch), make([]uint64, 0, batch)
 	if m.src.size == m.dst.size && (4*len(m.src.rows) > m.src.n || 4*len(m.dst.rows) > m.dst.n) {
 		s, d := cursor{e: &m.src}, cursor{e: &m.dst}
 		for k := 0; k < m.src.n; k++ {
 			if sa, da = append(sa, s.elem()), append(da, d.elem()); len(sa) == batch || k == m.src.n-1 {
-				w.x.Mem.CopyRows(da, sa, m.src.size) // cannot fail: checked
+				mm.CopyRows(da, sa, m.src.size) // cannot fail: checked
 				sa, da = sa[:0], da[:0]
 			}
 		}
@@ -340,32 +342,32 @@ func (w *word) copyDirect(m *move) int {
 	n := 0 // the batch's piece length
 	flush := func() {
 		if len(sa) > 0 {
-			w.x.Mem.CopyRows(da, sa, n) // cannot fail: checked
+			mm.CopyRows(da, sa, n) // cannot fail: checked
 			sa, da = sa[:0], da[:0]
 		}
 	}
-	s, d := cursor{e: &m.src}, cursor{e: &m.dst}
-	var sp, dp uint64 // the rest of the current pieces: address and bytes
-	var sn, dn int
-	for {
-		if sn == 0 {
-			p := s.next()
-			if p.n == 0 {
-				break
-			}
-			sp, sn = p.a, p.n*m.src.size
+	// Fewer rows than this go element by element in the batch: a call
+	// checks and resolves both spans, a batched element is two addresses.
+	const minRows = 16
+	s, d := runs{e: &m.src}, runs{e: &m.dst}
+	for !s.done() {
+		if dst, dstStep, src, srcStep, rn, k, ok := rows2D(&s, &d); ok && k >= minRows {
+			flush()
+			mm.CopyStrided(dst, dstStep, src, srcStep, rn, k) // cannot fail: checked
+			s.take(k * rn)
+			d.take(k * rn)
+			continue
 		}
-		if dn == 0 {
-			p := d.next()
-			dp, dn = p.a, p.n*m.dst.size
-		}
+		sp, sn := s.piece()
+		dp, dn := d.piece()
 		c := min(sn, dn)
 		if c != n || len(sa) == batch {
 			flush()
 			n = c
 		}
 		sa, da = append(sa, sp), append(da, dp)
-		sp, sn, dp, dn = sp+uint64(c), sn-c, dp+uint64(c), dn-c
+		s.take(c)
+		d.take(c)
 	}
 	flush()
 	return m.dst.n
