@@ -67,3 +67,40 @@ func TestReserveDense(t *testing.T) {
 		}
 	}
 }
+
+// Peek hands out stored bytes in one piece without a copy, and nil where
+// the bytes are not stored as one piece: absent, lazy, across two extents.
+func TestPeek(t *testing.T) {
+	m := New(isa.Cayman)
+	m.Write(hbm0+100, []byte("stored bytes"))
+	if b := m.Peek(hbm0+100, 12); string(b) != "stored bytes" {
+		t.Errorf("Peek of stored bytes = %q", b)
+	}
+	if b := m.Peek(hbm0+100, 12); b != nil {
+		b2 := m.Peek(hbm0+100, 12)
+		if &b[0] != &b2[0] {
+			t.Error("Peek copied: two calls gave two slices")
+		}
+	}
+	m.Lazy(hbm0+4*PageSize, 100, "g", genK(1))
+	m.Write(hbm0+2*PageSize-4, []byte{1, 2, 3, 4, 5, 6, 7, 8}) // two pages written apart: two extents
+	for _, tc := range []struct {
+		name string
+		addr uint64
+		n    int
+	}{
+		{"absent", hbm0 + 8*PageSize, 16},
+		{"lazy", hbm0 + 4*PageSize, 16},
+		{"two extents", hbm0 + PageSize - 4, 8},
+		{"past the window", m.Map.HBMEnd - 4, 8},
+	} {
+		if b := m.Peek(tc.addr, tc.n); b != nil {
+			t.Errorf("%s: Peek = %d bytes, want nil", tc.name, len(b))
+		}
+	}
+	r0 := m.Stats.Read[isa.HBM]
+	m.Peek(hbm0+100, 12)
+	if m.Stats.Read[isa.HBM] != r0+12 {
+		t.Error("Peek does not count its read")
+	}
+}

@@ -447,12 +447,13 @@ type source struct {
 	at     int
 	elem   []byte // a zero-step piece's element
 	buf    []byte
+	peek   bool // no write the word makes can reach the src: next may hand out memory's own bytes (mem.Peek)
 }
 
 // source returns the src stream of m, staged whole when stage is set;
 // skipped src elements are not read (their bytes reach no dst).
 func (w *word) source(m *move, stage bool) *source {
-	s := &source{mem: w.x.Mem, cur: cursor{e: &m.src, rep: true}}
+	s := &source{mem: w.x.Mem, cur: cursor{e: &m.src, rep: true}, peek: !stage && m.to == nil}
 	if stage {
 		s.staged = make([]byte, m.src.bytes())
 		s.fill(s.staged, len(s.staged))
@@ -466,6 +467,12 @@ func (s *source) next(n int) []byte {
 		b := s.staged[:n]
 		s.staged = s.staged[n:]
 		return b
+	}
+	if p := s.p; s.peek && s.at+n <= p.n*s.cur.e.size && !p.rep && !s.cur.e.skipped(p.k) {
+		if b := s.mem.Peek(p.a+uint64(s.at), n); b != nil { // in one piece of memory: no copy (checked: the legs do not overlap, so no write changes it first)
+			s.at += n
+			return b
+		}
 	}
 	if cap(s.buf) < n {
 		s.buf = make([]byte, n)
