@@ -392,3 +392,67 @@ func TestCopyStridedLarge(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCopyStrided: any strided copy of disjoint legs over the trial memory
+// (HBM pages stored, in part, absent and lazy; SBUF partitions) does what
+// copyRef does — CopyRows of the rows, or row by row when the dst rows
+// overlap: the same error and row, bytes, stats, touched units and pages.
+func FuzzCopyStrided(f *testing.F) {
+	f.Add(uint32(100), int32(128), uint32(70000), int32(64), uint16(64), uint16(300), uint8(0))
+	f.Add(uint32(5000), int32(-200), uint32(3), int32(0), uint16(8), uint16(40), uint8(7))
+	f.Add(uint32(0), int32(262144), uint32(1<<19), int32(16), uint16(4096), uint16(4), uint8(2))
+	f.Add(uint32(65530), int32(16), uint32(65536*9-8), int32(16), uint16(16), uint16(2000), uint8(13))
+	f.Fuzz(func(t *testing.T, so uint32, ss int32, do uint32, ds int32, n16, count16 uint16, layout uint8) {
+		n, count := int(n16)%(PageSize+1000), int(count16)%3000
+		if n == 0 {
+			return // CopyRows' rows hold a byte at least (of 0 bytes it panics: found here)
+		}
+		var writes [][2]int
+		for p := range trialPages { // stored, in part, absent, as layout's bits say
+			switch (int(layout) + p*5) % 3 {
+			case 0:
+				writes = append(writes, [2]int{p * PageSize, PageSize})
+			case 1:
+				writes = append(writes, [2]int{p*PageSize + 4000, 9000})
+			}
+		}
+		writes = append(writes, [2]int{-1 - 17, 3000})
+		data := make([]byte, PageSize)
+		for i := range data {
+			data[i] = byte(i*5 + i>>9)
+		}
+		lazy := layout&8 != 0
+		a, b := newTrial(nil, lazy, writes, data), newTrial(nil, lazy, writes, data)
+		base := func(sbuf bool, off uint32) uint64 { // HBM area halves, or SBUF partitions 0–1 / 2–3
+			if sbuf {
+				return uint64(off) % (4 << 20)
+			}
+			return a.hbmA + uint64(off)%(trialPages*PageSize)
+		}
+		sa, da := base(layout&16 != 0, so), base(layout&32 != 0, do)
+		if count > 0 && n > 0 { // the legs must not overlap: skip a pair whose spans meet
+			s, d := stridedSpan(sa, int64(ss), n, count), stridedSpan(da, int64(ds), n, count)
+			if !s.ok || !d.ok || s.lo < d.hi && d.lo < s.hi {
+				return
+			}
+		}
+		src, dst := make([]uint64, count), make([]uint64, count)
+		for i := range count {
+			src[i], dst[i] = at(sa, int64(ss), i), at(da, int64(ds), i)
+		}
+		ta, tb := NewTouched(), NewTouched()
+		a.m.Track(ta)
+		b.m.Track(tb)
+		ka, errA := a.m.CopyStrided(da, int64(ds), sa, int64(ss), n, count)
+		kb, errB := copyRef(b.m, dst, src, n, count > 1 && int64(ds) < int64(n) && int64(ds) > -int64(n))
+		if (errA == nil) != (errB == nil) || errA != nil && (ka != kb || errA.Error() != errB.Error()) {
+			t.Fatalf("CopyStrided row %d %v, reference row %d %v", ka, errA, kb, errB)
+		}
+		if a.m.Stats != b.m.Stats || a.m.Pages() != b.m.Pages() || !reflect.DeepEqual(ta, tb) {
+			t.Fatalf("stats %v / %v, pages %d / %d, touched equal %v", a.m.Stats, b.m.Stats, a.m.Pages(), b.m.Pages(), reflect.DeepEqual(ta, tb))
+		}
+		if !equalSnap(a.m.Snapshot(), b.m.Snapshot()) {
+			t.Fatal("memory differs from the reference's")
+		}
+	})
+}

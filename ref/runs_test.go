@@ -2,8 +2,10 @@ package ref
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"ndma/isa"
@@ -57,7 +59,7 @@ func TestStridedWordsElementByElement(t *testing.T) {
 		return append([]byte(nil), pool[o:o+n]...)
 	}
 	ran, skipped := 0, 0
-	for trial := 0; ran < 150; trial++ {
+	for trial := 0; ran < 250; trial++ {
 		x := New(isa.Cayman)
 		mp := x.Mem.Map
 		type areaAt struct {
@@ -94,13 +96,13 @@ func TestStridedWordsElementByElement(t *testing.T) {
 		leg := func(size, bytes int, sbufPart uint64, hbmArea uint64) leg2D {
 			l := leg2D{size: size}
 			elems := bytes / size
-			l.num[1] = 1 + r.IntN(4)
+			l.num[1] = []int{1, 2, 3, 4, 16, 17, 40, 64}[r.IntN(8)] // 16 rows and more: uniform rows as one 2-D copy
 			for elems%l.num[1] != 0 {
 				l.num[1]--
 			}
 			l.num[0] = elems / l.num[1]
-			switch r.IntN(5) {
-			case 0:
+			switch r.IntN(6) {
+			case 0, 5:
 				l.step[0] = int64(size) // contiguous
 			case 1:
 				l.step[0] = -int64(size + r.IntN(3*size))
@@ -215,4 +217,70 @@ func gcd(a, b int) int {
 		a, b = b, a%b
 	}
 	return a
+}
+
+// An indexed word whose indices come in runs of consecutive values has
+// contiguous rows of one length at irregular addresses: not one 2-D copy.
+// A gather (indirect_mode=SRC) and a scatter (DST) against the lane-by-lane
+// rule of field-tables §3.5 and §11.5 — lane j moves element idx[j], at
+// "start + index·step" (bytes), index j at partition j mod C, offset 4·(j div C).
+func TestIndexedRunsOfRows(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 8))
+	const C, lanes, elems = 128, 384, 4096
+	for _, mode := range []string{"SRC", "DST"} {
+		x := New(isa.Cayman)
+		table := make([]byte, 4*elems)
+		for i := range table {
+			table[i] = byte(r.Uint32())
+		}
+		if err := x.Mem.Write(hbm, table); err != nil {
+			t.Fatal(err)
+		}
+		idx := make([]uint32, 0, lanes)
+		used := map[uint32]bool{}
+		for len(idx) < lanes { // runs of 6 consecutive indices from random, distinct starts
+			s := uint32(r.IntN(elems/6)) * 6
+			if used[s] {
+				continue
+			}
+			used[s] = true
+			for k := range uint32(6) {
+				idx = append(idx, s+k)
+			}
+		}
+		for j, v := range idx {
+			a := uint64(j%C)*x.Mem.Map.SBUFStride + 4*uint64(j/C)
+			if err := x.Mem.Write(a, binary.LittleEndian.AppendUint32(nil, v)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := make([]byte, 4*elems) // the dst area, as the test computes it lane by lane
+		word := fmt.Sprintf(`dma_indirect idx_num_active_channels=%d, indirect_mode=%s, idx_bound_is_err=1, src_start_addr=hbm:0x0,
+  src_step_elem=4, src_num_elem=%d, src_elem_size=4, %s_idx_start_addr=sbuf:0:0x0, dst_start_addr=hbm:0x100000,
+  dst_step_elem=4, dst_num_elem=%d, dst_elem_size=4, in_dtype=u8, out_dtype=u8`, C, mode, elems, strings.ToLower(mode), elems)
+		for j, v := range idx {
+			if mode == "SRC" {
+				copy(want[4*j:4*j+4], table[4*v:4*v+4])
+			} else {
+				copy(want[4*v:4*v+4], table[4*j:4*j+4])
+			}
+		}
+		if mode == "SRC" {
+			word = strings.Replace(word, fmt.Sprintf("dst_num_elem=%d", elems), fmt.Sprintf("dst_num_elem=%d", lanes), 1)
+		} else {
+			word = strings.Replace(word, fmt.Sprintf("src_num_elem=%d", elems), fmt.Sprintf("src_num_elem=%d", lanes), 1)
+		}
+		if err := x.Exec(asmWord(t, isa.Cayman, word)); err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		got := make([]byte, len(want))
+		x.Mem.Read(hbm+0x100000, got)
+		if !bytes.Equal(got, want) {
+			i := 0
+			for got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("%s: dst byte %d is %#x, lane by lane %#x", mode, i, got[i], want[i])
+		}
+	}
 }

@@ -320,8 +320,9 @@ func fold(m *move, isz, osz int) {
 	}
 }
 
-// copyDirect is the plain, disjoint copy: a strided row against the other
-// leg's rows of its element size moved as one 2-D copy (mem.CopyStrided),
+// copyDirect is the plain, disjoint copy: a strided row, or contiguous rows
+// of one length a step apart, against the other leg's bytes in rows of that
+// size moved as one 2-D copy (mem.CopyStrided),
 // other pieces paired off and moved without staging, equal-length pairs
 // batched into one access — or, legs of equal elements that are mostly
 // single (an indexed word's lanes), element pairs batched.
@@ -354,8 +355,8 @@ func (w *word) copyDirect(m *move) int {
 		if dst, dstStep, src, srcStep, rn, k, ok := rows2D(&s, &d); ok && k >= minRows {
 			flush()
 			mm.CopyStrided(dst, dstStep, src, srcStep, rn, k) // cannot fail: checked
-			s.take(k * rn)
-			d.take(k * rn)
+			s.pass(rn, k)
+			d.pass(rn, k)
 			continue
 		}
 		sp, sn := s.piece()
