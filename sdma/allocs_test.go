@@ -41,3 +41,36 @@ func TestLowerAllocsPerWord(t *testing.T) {
 		t.Errorf("allocations: %v for %d descriptors, %v for %d: lowering allocates per descriptor", small, ns, large, nl)
 	}
 }
+
+// A Slab kept from expansion to expansion gives every expansion the lists
+// a fresh one gives (the listing, byte for byte), and its pages are reused:
+// the second expansion of a word allocates no descriptor memory.
+func TestSlabReuse(t *testing.T) {
+	words := []string{
+		`dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[1, 512], src_num_elem=[256, 300], src_elem_size=1,
+  dst_start_addr=hbm:0x1000000, dst_step_elem=[1, 512], dst_num_elem=[256, 300], dst_elem_size=1, in_dtype=u8, out_dtype=u8`,
+		`dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000,
+  dst_step_elem=[2, 128], dst_num_elem=[64, 128]`,
+	}
+	var slab []Desc
+	for round := range 2 {
+		for _, src := range words {
+			in := word(t, isa.Cayman, src)
+			_, fresh, err := Lower(&in, isa.Cayman, dge.Options{}, Options{RingSize: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, kept, err := Lower(&in, isa.Cayman, dge.Options{}, Options{RingSize: 64, Slab: &slab})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := string(fresh.AppendListing(nil)), string(kept.AppendListing(nil)); a != b {
+				t.Fatalf("round %d: the listing through a kept slab differs:\n%s\nfresh:\n%s", round, b, a)
+			}
+			if cap(slab) == 0 || &kept.Queues[0].M2S[0] != &slab[:1][0] {
+				t.Fatalf("round %d: the lists are not cut from the kept slab", round)
+			}
+		}
+	}
+}

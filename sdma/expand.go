@@ -51,6 +51,12 @@ type Options struct {
 	RingSize int              // descriptors per ring; 0: DefaultRingSize
 	Regs     map[uint8]uint32 // registers holding bound limits
 	Index    IndexFunc        // for INDIRECT1D and GATHER_XPOSE; nil: Identity
+	// Slab, when not nil, is the descriptor memory Expand cuts the lists
+	// from and keeps for the next expansion given the same Slab: an executor
+	// lowering word after word writes its descriptors into the same pages
+	// instead of allocating and faulting new ones each word (issue 17). The
+	// next such expansion overwrites the lists of the one before.
+	Slab *[]Desc
 }
 
 // Doorbell is one tail-pointer write.
@@ -209,7 +215,10 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	m := isa.Map(p.Gen)
 	sc := runPool.Get().(*[2][]run) // the runs are scratch: only the descriptors stay
 	defer runPool.Put(sc)
-	var slab []Desc      // every queue's descriptors, cut from as few allocations as the sizes allow
+	var slab []Desc // every queue's descriptors, cut from as few allocations as the sizes allow
+	if opt.Slab != nil {
+		slab = (*opt.Slab)[:0]
+	}
 	var bells []Doorbell // likewise the doorbells
 	op, optype := opOf(p)
 	tmpl := template(p, op, optype)
@@ -250,22 +259,20 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if cap(slab)-len(slab) < nm+ns+1 {
 			// room for this channel's lists and their completion descriptor, and as much for each channel after it
 			slab = hugemem.Slice[Desc]((nm + ns + 1) * (len(p.Channels) - c))[:0]
+			if opt.Slab != nil {
+				*opt.Slab = slab // the largest: the one to keep
+			}
 		}
-		if q.M2S, err = descs(src, m, tmpl, p.Core, nm, &slab); err != nil {
+		if q.M2S, err = descs(src, m, tmpl, p.Core, nm, opt.RingSize, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
 		}
-		if q.S2M, err = descs(dst, m, tmpl, p.Core, ns+1, &slab); err != nil {
+		if q.S2M, err = descs(dst, m, tmpl, p.Core, ns+1, opt.RingSize, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
 		}
 		done := newDesc(4, onCore(isa.EvtSemInc(p.Semaphore), p.Core), OpCME, CMECopy) // the completion increment, on p's core
 		done.setFlags(true, true, true)
-		done.setPhase(1)
+		done.setPhase(1 ^ (len(q.S2M)/opt.RingSize)&1) // its slot's lap, as phase stamps it
 		q.S2M = append(q.S2M, done)
-		for _, l := range [2][]Desc{q.M2S, q.S2M} {
-			if len(l) > opt.RingSize { // within one ring every slot holds phase 1 already (template)
-				phase(l, opt.RingSize)
-			}
-		}
 		nb := 2 * ((max(len(q.M2S), len(q.S2M)) + opt.RingSize - 1) / opt.RingSize) // at most two doorbells a fill
 		if cap(bells)-len(bells) < nb {
 			bells = make([]Doorbell, 0, nb*(len(p.Channels)-c))
@@ -332,23 +339,32 @@ func opOf(p *dge.Program) (op, optype int) {
 // word's descriptors are a few allocations, not one a list.
 //
 // Each descriptor is tmpl (template: the word's op and dtypes, a ring's first
-// phase) with its length and buf_ptr set.
-func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total int, slab *[]Desc) ([]Desc, error) {
+// phase) with its length and buf_ptr set, and the phase of its slot's lap on
+// a ring of ring descriptors (as phase stamps it).
+func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[]Desc) ([]Desc, error) {
 	k := len(*slab)
 	*slab = (*slab)[:k+total]
-	out := (*slab)[k : k : k+total]
+	out := (*slab)[k : k+total : k+total]
+	tm := [2]Desc{tmpl, tmpl} // by lap: phase 1, then 0 (field-tables §6.2)
+	tm[1].setPhase(0)
+	i, lap, next := 0, 0, ring
 	for _, r := range rs {
 		soc, err := m.SoC(r.addr, core) // the core the program was lowered for (§11.2)
 		if err != nil {
 			return nil, err
 		}
 		for off := uint64(0); off < r.n; off += MaxRun {
-			d := tmpl
+			if i == next {
+				lap, next = lap^1, next+ring
+			}
+			d := &out[i]
+			*d = tm[lap]
 			fLength.Put(d[:], min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
 			fBufPtr.Put(d[:], soc+off)
-			out = append(out, d)
+			i++
 		}
 	}
+	out = out[:i]
 	if n := len(out); n > 0 {
 		out[0].setFlags(true, out[0].Last(), false)
 		out[n-1].setFlags(out[n-1].First(), true, false)

@@ -30,6 +30,9 @@ type ring struct {
 
 // post is one doorbell: the next n descriptors of list, from cursor at.
 func (r *ring) post(list []sdma.Desc, at, n int) error {
+	if n < 0 {
+		return fmt.Errorf("doorbell adds %d descriptors", n)
+	}
 	if n > r.size {
 		return fmt.Errorf("doorbell adds %d descriptors to a ring of %d: ring overflow", n, r.size)
 	}
@@ -74,10 +77,22 @@ type queue struct {
 	turn     func([]byte) []byte
 	stream   []byte // M2S bytes, then (after the DRE/CCE) the S2M bytes
 	hull     span   // the S2M data descriptors' extent in q.dst (local addresses)
+	m2sBytes int64  // the M2S stream's bytes
+	s2mBytes int64  // every S2M descriptor's bytes, the completion's included
 }
 
 // run executes a lowered word's queues.
 func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
+	ws := x.works(p, lw)
+	if err := x.runWork(name, ws); err != nil {
+		return err
+	}
+	x.Stats.TimeNS += wordTime(p.Backend, ws)
+	return nil
+}
+
+// works is a lowered word's queues as the engines take them.
+func (x *Machine) works(p *dge.Program, lw *sdma.Lowered) []Work {
 	ws := make([]Work, len(lw.Queues))
 	for i := range lw.Queues {
 		ch := &p.Channels[i]
@@ -87,11 +102,7 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b, x.scratch(len(b))) }
 		}
 	}
-	if err := x.runWork(name, ws); err != nil {
-		return err
-	}
-	x.Stats.TimeNS += wordTime(p.Backend, ws)
-	return nil
+	return ws
 }
 
 // RunWork posts every queue's descriptors, checks every descriptor, drains
@@ -114,6 +125,37 @@ func (x *Machine) runWork(name string, ws []Work) error {
 	if size <= 0 {
 		size = sdma.DefaultRingSize
 	}
+	limit := x.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	nq, nw := len(x.eff.Queues), len(x.eff.Writes)
+	var qs []*queue
+	free, ok := false, false
+	if !x.exact {
+		qs, free, ok = x.prepareFast(ws, size, limit)
+	}
+	if !ok { // off the common path, or at fault: the exact per-descriptor path names it
+		x.eff.Queues, x.eff.Writes = x.eff.Queues[:nq], x.eff.Writes[:nw]
+		var err error
+		if qs, err = x.prepare(name, ws, size, limit); err != nil {
+			return err
+		}
+		free = x.streamFree(qs)
+	}
+	for _, q := range qs {
+		q.dst.ReserveDense(q.hull.lo, q.hull.hi, q.s2mBytes) // one extent for a dense destination, not one per descriptor batch
+	}
+	if free {
+		return x.direct(qs)
+	}
+	return x.moveStreams(name, qs)
+}
+
+// prepare posts every queue's doorbells and checks every descriptor, one
+// by one, naming the first fault (the exact path; prepareFast is the same
+// in one pass for the common case).
+func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*queue, error) {
 	qs := make([]*queue, len(ws))
 	for i := range ws {
 		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem}
@@ -130,29 +172,25 @@ func (x *Machine) runWork(name string, ws []Work) error {
 			case "RDRTP_inc":
 				leg, r, list = 1, &q.s2m, q.q.S2M
 			default:
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("doorbell register %q (TDRTP_inc or RDRTP_inc)", db.Reg)}
+				return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("doorbell register %q (TDRTP_inc or RDRTP_inc)", db.Reg)}
 			}
 			if err := r.post(list, at[leg], db.Value); err != nil {
 				f := &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: [2]string{"M2S", "S2M"}[leg], Desc: -1, Err: err}
 				if pe, ok := err.(*phaseError); ok {
 					f.Desc, f.Addr = pe.k, list[pe.k].BufPtr()
 				}
-				return f
+				return nil, f
 			}
 			at[leg] += db.Value
 		}
 		if at[0] != len(q.q.M2S) || at[1] != len(q.q.S2M) {
-			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("%d M2S and %d S2M descriptors written, %d and %d doorbelled", len(q.q.M2S), len(q.q.S2M), at[0], at[1])}
+			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("%d M2S and %d S2M descriptors written, %d and %d doorbelled", len(q.q.M2S), len(q.q.S2M), at[0], at[1])}
 		}
 		qs[i] = q
 	}
 	// check: addresses and balance, before anything moves
 	for _, q := range qs {
 		x.eff.Queues = append(x.eff.Queues, q.q.DMA)
-	}
-	limit := x.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
 	}
 	var moved int64
 	nw := len(x.eff.Writes)
@@ -169,12 +207,13 @@ func (x *Machine) runWork(name string, ws []Work) error {
 				}
 				if leg == 1 && isEvtSem(d.BufPtr()) {
 					if d.Length() != 4 {
-						return bad(fmt.Errorf("a semaphore write of %d bytes (4 expected)", d.Length()))
+						return nil, bad(fmt.Errorf("a semaphore write of %d bytes (4 expected)", d.Length()))
 					}
+					q.s2mBytes += 4
 					continue
 				}
 				if d.Op() == sdma.OpCCE && d.OpType() > sdma.CCEExt {
-					return bad(fmt.Errorf("CCE type %d: %w", d.OpType(), ErrUnsupported))
+					return nil, bad(fmt.Errorf("CCE type %d: %w", d.OpType(), ErrUnsupported))
 				}
 				a, core, err := x.Mem.Map.FromSoC(d.BufPtr())
 				if err == nil && core != 0 {
@@ -188,7 +227,7 @@ func (x *Machine) runWork(name string, ws []Work) error {
 					err = m.Check(a, d.Length())
 				}
 				if err != nil {
-					return bad(err)
+					return nil, bad(err)
 				}
 				if leg == 0 {
 					in += uint64(d.Length())
@@ -206,56 +245,34 @@ func (x *Machine) runWork(name string, ws []Work) error {
 				}
 			}
 		}
+		q.m2sBytes, q.s2mBytes = int64(in), q.s2mBytes+int64(out)
 		if err := balance(q.q, in, out); err != nil {
-			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: err}
+			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: err}
 		}
 		if moved += int64(in + out); moved > limit {
-			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("the word's streams carry more than the %d bytes allowed (max-bytes)", limit)}
+			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("the word's streams carry more than the %d bytes allowed (max-bytes)", limit)}
 		}
 	}
-	for _, q := range qs {
-		var out int64
-		for _, d := range q.s2m.seq {
-			out += int64(d.Length())
-		}
-		q.dst.ReserveDense(q.hull.lo, q.hull.hi, out) // one extent for a dense destination, not one per descriptor batch
-	}
-	if x.streamFree(qs) {
-		return x.direct(qs)
-	}
+	return qs, nil
+}
+
+// moveStreams reads every queue's M2S stream (reads before writes, across
+// queues), turns or computes, then writes the S2M descriptors out.
+func (x *Machine) moveStreams(name string, qs []*queue) error {
 	// M2S: every queue's stream, before anything is written; the streams
 	// and their turns are cut from one arena (scratch)
 	need := 0
 	for _, q := range qs {
-		t := 0
-		for _, d := range q.m2s.seq {
-			t += d.Length()
-		}
-		need += t
+		need += int(q.m2sBytes)
 		if q.turn != nil {
-			need += t
+			need += int(q.m2sBytes)
 		}
 	}
 	x.arenaFor(need)
 	for _, q := range qs {
-		total := 0
-		for _, d := range q.m2s.seq {
-			total += d.Length()
-		}
-		q.stream = x.scratch(total)[:0]
-		for _, d := range q.m2s.seq {
-			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
-			n := len(q.stream)
-			q.stream = q.stream[:n+d.Length()]
-			if err := x.Mem.Read(a, q.stream[n:]); err != nil {
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "M2S", Desc: -1, Addr: d.BufPtr(), Err: err}
-			}
-			x.Stats.M2SBytes += uint64(d.Length())
-			x.Stats.Descriptors++
-			if x.Tracing {
-				t := d // copied here: only a traced descriptor escapes
-				x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
-			}
+		q.stream = x.scratch(int(q.m2sBytes))
+		if err := x.readM2S(name, q); err != nil {
+			return err
 		}
 		if q.turn != nil {
 			q.stream = q.turn(q.stream)
@@ -263,28 +280,99 @@ func (x *Machine) runWork(name string, ws []Work) error {
 	}
 	// S2M: write the streams out; CCE descriptors cast or compute per scalar
 	for _, q := range qs {
-		off, wrote := 0, 0
-		for _, d := range q.s2m.seq {
-			if x.s2mStart(q, d) {
-				continue
+		if err := x.writeS2M(name, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readM2S reads q's M2S descriptors into q.stream, in order; descriptors
+// that continue each other in memory are read as one access (the same bytes).
+func (x *Machine) readM2S(name string, q *queue) error {
+	seq, pb := q.m2s.seq, x.Mem.Map.PSUMBase
+	off := 0
+	for k := 0; k < len(seq); {
+		a, n := local(seq[k].BufPtr(), pb), seq[k].Length()
+		e := k + 1
+		for e < len(seq) && local(seq[e].BufPtr(), pb) == a+uint64(n) {
+			n += seq[e].Length()
+			e++
+		}
+		err := x.Mem.Read(a, q.stream[off:off+n])
+		if err != nil && e > k+1 { // the run crosses a region's end: descriptor by descriptor
+			err = nil
+			for j, o := k, off; j < e && err == nil; j++ {
+				l := seq[j].Length()
+				err = x.Mem.Read(local(seq[j].BufPtr(), pb), q.stream[o:o+l])
+				o += l
 			}
-			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
-			n := d.Length()
-			var err error
-			if d.Op() == sdma.OpCCE {
-				off, err = x.cce(q.dst, &d, a, q.stream, off)
-			} else {
-				err = q.dst.Write(a, q.stream[off:off+n])
-				off += n
+		}
+		if err != nil { // cannot happen: checked
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "M2S", Desc: -1, Addr: seq[k].BufPtr(), Err: err}
+		}
+		if x.Tracing {
+			for j := k; j < e; j++ {
+				t := seq[j] // copied here: only a traced descriptor escapes
+				x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
 			}
-			if err != nil { // cannot happen: checked above
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
-			}
+		}
+		off, k = off+n, e
+	}
+	x.Stats.M2SBytes += uint64(off)
+	x.Stats.Descriptors += len(seq)
+	return nil
+}
+
+// writeS2M writes q.stream out through q's S2M descriptors, in order, and
+// applies the completion writes.
+func (x *Machine) writeS2M(name string, q *queue) error {
+	if ok, err := x.writeTiles(q); ok || err != nil {
+		if err != nil { // cannot happen: checked
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: q.s2m.seq[0].BufPtr(), Err: err}
+		}
+		return nil
+	}
+	pb := x.Mem.Map.PSUMBase
+	off, wrote := 0, 0
+	seq := q.s2m.seq
+	for k := 0; k < len(seq); k++ {
+		d := &seq[k]
+		if x.s2mStart(q, *d) {
+			continue
+		}
+		a, n := local(d.BufPtr(), pb), d.Length()
+		var err error
+		if d.Op() == sdma.OpCCE {
+			off, err = x.cce(q.dst, d, a, q.stream, off)
 			wrote += n
+		} else {
+			// plain writes that continue each other in memory: one access
+			e := k + 1
+			for e < len(seq) && seq[e].Op() != sdma.OpCCE && !isEvtSem(seq[e].BufPtr()) && local(seq[e].BufPtr(), pb) == a+uint64(n) {
+				n += seq[e].Length()
+				e++
+			}
+			err = q.dst.Write(a, q.stream[off:off+n])
+			if err != nil && e > k+1 { // the run crosses a region's end: descriptor by descriptor
+				err = nil
+				for j, o := k, off; j < e && err == nil; j++ {
+					l := seq[j].Length()
+					err = q.dst.Write(local(seq[j].BufPtr(), pb), q.stream[o:o+l])
+					o += l
+				}
+			}
+			for j := k + 1; j < e; j++ {
+				x.s2mStart(q, seq[j]) // counted and traced; none is a completion
+			}
+			off, wrote, k = off+n, wrote+n, e-1
 		}
-		if x.Stats.S2MBytes += uint64(wrote); wrote > 0 {
-			x.queueBytes(q.q.DMA, wrote)
+		if err != nil { // cannot happen: checked above
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 		}
+	}
+	if x.Stats.S2MBytes += uint64(wrote); wrote > 0 {
+		x.queueBytes(q.q.DMA, wrote)
 	}
 	return nil
 }
@@ -617,7 +705,10 @@ func (x *Machine) direct(qs []*queue) error {
 	var pd, ps uint64
 	var pn int
 	const batch = 4096
-	da, sa := make([]uint64, 0, batch), make([]uint64, 0, batch)
+	if cap(x.rows[0]) < batch {
+		x.rows = [2][]uint64{make([]uint64, 0, batch), make([]uint64, 0, batch)}
+	}
+	da, sa := x.rows[0][:0], x.rows[1][:0]
 	bn := 0
 	rows := func() error {
 		if len(da) == 0 {
@@ -641,49 +732,55 @@ func (x *Machine) direct(qs []*queue) error {
 		pn = 0
 		return nil
 	}
-	move := func(d, s uint64, n int) error {
-		if pn > 0 && d == pd+uint64(pn) && s == ps+uint64(pn) {
-			pn += n
-			return nil
-		}
-		if err := flush(); err != nil {
-			return err
-		}
-		pd, ps, pn = d, s, n
-		return nil
-	}
+	pb := x.Mem.Map.PSUMBase
 	for _, q := range qs {
-		var src []sdma.Desc = q.m2s.seq
+		src := q.m2s.seq
 		si, so := 0, 0 // current M2S descriptor and offset in it
-		for _, d := range q.s2m.seq {
-			if x.s2mStart(q, d) {
+		var sl int     // its length and address
+		var sb uint64
+		if len(src) > 0 {
+			sl, sb = src[0].Length(), local(src[0].BufPtr(), pb)
+		}
+		wrote := 0
+		for k := range q.s2m.seq {
+			d := &q.s2m.seq[k]
+			if x.s2mStart(q, *d) {
 				continue
 			}
-			da, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
-			for do := 0; do < d.Length(); {
-				s := src[si]
-				sa, _, _ := x.Mem.Map.FromSoC(s.BufPtr())
-				n := min(d.Length()-do, s.Length()-so)
-				if err := move(da+uint64(do), sa+uint64(so), n); err != nil {
-					return err // cannot happen: checked
+			dl, db := d.Length(), local(d.BufPtr(), pb)
+			for do := 0; do < dl; {
+				n := min(dl-do, sl-so)
+				if dd, ss := db+uint64(do), sb+uint64(so); pn > 0 && dd == pd+uint64(pn) && ss == ps+uint64(pn) {
+					pn += n
+				} else {
+					if err := flush(); err != nil {
+						return err // cannot happen: checked
+					}
+					pd, ps, pn = dd, ss, n
 				}
 				do, so = do+n, so+n
-				if so == s.Length() {
-					x.Stats.Descriptors++
-					x.Stats.M2SBytes += uint64(s.Length())
+				if so == sl {
 					if x.Tracing {
-						t := s // copied here: only a traced descriptor escapes
+						t := src[si] // copied here: only a traced descriptor escapes
 						x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
 					}
-					si, so = si+1, 0
+					if si, so = si+1, 0; si < len(src) {
+						sl, sb = src[si].Length(), local(src[si].BufPtr(), pb)
+					}
 				}
 			}
-			x.Stats.S2MBytes += uint64(d.Length())
-			x.queueBytes(q.q.DMA, d.Length())
+			wrote += dl
+		}
+		x.Stats.Descriptors += si
+		x.Stats.M2SBytes += uint64(q.m2sBytes)
+		if x.Stats.S2MBytes += uint64(wrote); wrote > 0 {
+			x.queueBytes(q.q.DMA, wrote)
 		}
 	}
 	if err := flush(); err != nil {
 		return err
 	}
-	return rows()
+	err := rows()
+	x.rows = [2][]uint64{da[:0], sa[:0]}
+	return err
 }

@@ -34,6 +34,10 @@ type Machine struct {
 	Peer           func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
 	eff            control.Effect             // the word being executed: its changes and footprint
 	arena          []byte                     // scratch streams kept from word to word (arenaFor, scratch)
+	rows           [2][]uint64                // direct's batch of row addresses, kept from word to word
+	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
+	tiled          int                        // tests: queues writeTiles wrote
+	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
 }
 
 // DefaultMaxBytes bounds one word's traffic, so a corrupt word cannot
@@ -153,7 +157,7 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return fault(err)
 	}
-	p, lw, err := sdma.Lower(in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx})
+	p, lw, err := sdma.Lower(in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab})
 	switch {
 	case p == nil:
 		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
