@@ -74,3 +74,38 @@ func TestSlabReuse(t *testing.T) {
 		}
 	}
 }
+
+// descs takes a run's SoC address from the run before when both lie in one
+// region (the SoC map is a translation per region, field-tables §11.2):
+// every buf_ptr is still isa.AddressMap.SoC of its run, across regions and
+// cores, and a run outside the map is still refused.
+func TestDescsSoC(t *testing.T) {
+	m := isa.Map(isa.Cayman)
+	rs := []run{{0x40, 32}, {0x40000 + 8, 64}, {m.HBMBase, 70000}, {m.HBMBase + 1<<20, 8}, {m.PSUMBase + 0x8000, 16},
+		{m.PSUMBase + 4, 4}, {0x100, 2}, {m.HBMEnd - 4, 4}, {0x7f << 18, 16}}
+	for core := range 2 {
+		n, _ := count(rs, 1<<20)
+		slab := make([]Desc, 0, n)
+		ds, err := descs(rs, m, Desc{}, core, n, 4, &slab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for _, r := range rs {
+			want, err := m.SoC(r.addr, core)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for off := uint64(0); off < r.n; off += MaxRun {
+				if got := ds[k].BufPtr(); got != want+off {
+					t.Errorf("core %d run %#x+%d: buf_ptr %#x, SoC %#x", core, r.addr, off, got, want+off)
+				}
+				k++
+			}
+		}
+	}
+	slab := make([]Desc, 0, 2)
+	if _, err := descs([]run{{0x40, 8}, {m.HBMEnd + 64, 8}}, m, Desc{}, 0, 2, 4, &slab); err == nil {
+		t.Error("a run past HBM: no error")
+	}
+}

@@ -348,10 +348,17 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 	tm := [2]Desc{tmpl, tmpl} // by lap: phase 1, then 0 (field-tables §6.2)
 	tm[1].setPhase(0)
 	i, lap, next := 0, 0, ring
+	last, delta := isa.Unmapped, uint64(0) // the region of the run before, and its SoC offset
 	for _, r := range rs {
-		soc, err := m.SoC(r.addr, core) // the core the program was lowered for (§11.2)
-		if err != nil {
-			return nil, err
+		// SoC is a translation within each region (§11.2): a run in the same
+		// region as the one before takes its offset, not another look-up
+		soc := r.addr + delta
+		if reg, _, _ := m.Split(r.addr); reg != last || reg == isa.Unmapped {
+			var err error
+			if soc, err = m.SoC(r.addr, core); err != nil { // the core the program was lowered for
+				return nil, err
+			}
+			last, delta = reg, soc-r.addr
 		}
 		for off := uint64(0); off < r.n; off += MaxRun {
 			if i == next {

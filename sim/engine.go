@@ -66,6 +66,7 @@ type Work struct {
 	Turn   func(stream []byte) []byte
 	Inline bool        // descriptors carried in the word, not on a ring: no phase check
 	DstMem *mem.Memory // the memory S2M writes when it is not this core's (a cross-core copy)
+	tiles  tileGeom    // Turn's tiling when every element moves (zero: not known)
 }
 
 // queue is one Work as the engine executes it.
@@ -76,18 +77,21 @@ type queue struct {
 	semInc   int
 	turn     func([]byte) []byte
 	stream   []byte // M2S bytes, then (after the DRE/CCE) the S2M bytes
-	hull     span   // the S2M data descriptors' extent in q.dst (local addresses)
-	m2sBytes int64  // the M2S stream's bytes
-	s2mBytes int64  // every S2M descriptor's bytes, the completion's included
+	tiles    tileGeom
+	planned  *tilePlan // the stream was turned straight into the order of plan's destinations (turnPlanned)
+	hull     span      // the S2M data descriptors' extent in q.dst (local addresses)
+	m2sBytes int64     // the M2S stream's bytes
+	s2mBytes int64     // every S2M descriptor's bytes, the completion's included
 }
 
 // run executes a lowered word's queues.
 func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 	ws := x.works(p, lw)
-	if err := x.runWork(name, ws); err != nil {
+	qs, err := x.runQueues(name, ws)
+	if err != nil {
 		return err
 	}
-	x.Stats.TimeNS += wordTime(p.Backend, ws)
+	x.Stats.TimeNS += queuesTime(p.Backend, qs)
 	return nil
 }
 
@@ -100,6 +104,9 @@ func (x *Machine) works(p *dge.Program, lw *sdma.Lowered) []Work {
 		if len(lw.Queues[i].M2S) > 0 && lw.Queues[i].M2S[0].Op() == sdma.OpDRE {
 			keep := lw.Queues[i].Keep
 			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b, x.scratch(len(b))) }
+			if keep == nil {
+				ws[i].tiles = dreTiles(p, ch)
+			}
 		}
 	}
 	return ws
@@ -121,6 +128,12 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 
 // runWork is RunWork with the semaphore writes left in the word's effect.
 func (x *Machine) runWork(name string, ws []Work) error {
+	_, err := x.runQueues(name, ws)
+	return err
+}
+
+// runQueues is runWork, returning the queues it ran.
+func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 	size := x.RingSize
 	if size <= 0 {
 		size = sdma.DefaultRingSize
@@ -139,7 +152,7 @@ func (x *Machine) runWork(name string, ws []Work) error {
 		x.eff.Queues, x.eff.Writes = x.eff.Queues[:nq], x.eff.Writes[:nw]
 		var err error
 		if qs, err = x.prepare(name, ws, size, limit); err != nil {
-			return err
+			return nil, err
 		}
 		free = x.streamFree(qs)
 	}
@@ -147,9 +160,9 @@ func (x *Machine) runWork(name string, ws []Work) error {
 		q.dst.ReserveDense(q.hull.lo, q.hull.hi, q.s2mBytes) // one extent for a dense destination, not one per descriptor batch
 	}
 	if free {
-		return x.direct(qs)
+		return qs, x.direct(qs)
 	}
-	return x.moveStreams(name, qs)
+	return qs, x.moveStreams(name, qs)
 }
 
 // prepare posts every queue's doorbells and checks every descriptor, one
@@ -158,7 +171,7 @@ func (x *Machine) runWork(name string, ws []Work) error {
 func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*queue, error) {
 	qs := make([]*queue, len(ws))
 	for i := range ws {
-		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem}
+		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem, tiles: ws[i].tiles}
 		if ws[i].DstMem != nil {
 			q.dst = ws[i].DstMem
 		}
@@ -274,7 +287,7 @@ func (x *Machine) moveStreams(name string, qs []*queue) error {
 		if err := x.readM2S(name, q); err != nil {
 			return err
 		}
-		if q.turn != nil {
+		if q.turn != nil && !x.turnPlanned(q) {
 			q.stream = q.turn(q.stream)
 		}
 	}
@@ -600,19 +613,61 @@ func turn(out, in []byte, h, w, es int) {
 // at a time, so each column gets its four elements as one 8-byte store
 // (an SBUF transpose's 16-row tiles: issue 17).
 func turn2x4(out, in []byte, h, w int) {
+	turn2x4To(out, nil, in, h, w)
+}
+
+// turn2x4To is turn2x4 with column c written at bases[c] (nil: c·2h); four
+// columns of the four rows are four 8-byte loads turned in registers
+// (turn4x4).
+func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
+	base := func(c int) int {
+		if bases == nil {
+			return 2 * c * h
+		}
+		return bases[c]
+	}
 	for r := 0; r < h; r += 4 {
 		r0 := in[2*r*w : 2*(r+1)*w]
 		r1 := in[2*(r+1)*w : 2*(r+2)*w]
 		r2 := in[2*(r+2)*w : 2*(r+3)*w]
 		r3 := in[2*(r+3)*w : 2*(r+4)*w]
-		o := 2 * r
-		for i := 0; i+1 < len(r0) && i+1 < len(r1) && i+1 < len(r2) && i+1 < len(r3); i += 2 {
+		c := 0
+		for ; c+4 <= w; c += 4 {
+			i := 2 * c
+			c0, c1, c2, c3 := turn4x4(binary.LittleEndian.Uint64(r0[i:]), binary.LittleEndian.Uint64(r1[i:]),
+				binary.LittleEndian.Uint64(r2[i:]), binary.LittleEndian.Uint64(r3[i:]))
+			o := base(c) + 2*r
+			binary.LittleEndian.PutUint64(out[o:o+8], c0)
+			o = base(c+1) + 2*r
+			binary.LittleEndian.PutUint64(out[o:o+8], c1)
+			o = base(c+2) + 2*r
+			binary.LittleEndian.PutUint64(out[o:o+8], c2)
+			o = base(c+3) + 2*r
+			binary.LittleEndian.PutUint64(out[o:o+8], c3)
+		}
+		for ; c < w; c++ {
+			i := 2 * c
 			v := uint64(r0[i]) | uint64(r0[i+1])<<8 | uint64(r1[i])<<16 | uint64(r1[i+1])<<24 |
 				uint64(r2[i])<<32 | uint64(r2[i+1])<<40 | uint64(r3[i])<<48 | uint64(r3[i+1])<<56
+			o := base(c) + 2*r
 			binary.LittleEndian.PutUint64(out[o:o+8], v)
-			o += 2 * h
 		}
 	}
+}
+
+// turn4x4 turns four rows of four 2-byte elements, each row a little-endian
+// word: result j holds element j of a0, a1, a2, a3, in that order.
+func turn4x4(a0, a1, a2, a3 uint64) (c0, c1, c2, c3 uint64) {
+	const lanes02 = 0x0000ffff0000ffff
+	t0 := a0&lanes02 | (a1&lanes02)<<16 // a0[0] a1[0] a0[2] a1[2]
+	t1 := a0>>16&lanes02 | a1&^lanes02  // a0[1] a1[1] a0[3] a1[3]
+	t2 := a2&lanes02 | (a3&lanes02)<<16 // a2[0] a3[0] a2[2] a3[2]
+	t3 := a2>>16&lanes02 | a3&^lanes02  // a2[1] a3[1] a2[3] a3[3]
+	c0 = t0&0xffffffff | t2<<32
+	c1 = t1&0xffffffff | t3<<32
+	c2 = t0>>32 | t2&^0xffffffff
+	c3 = t1>>32 | t3&^0xffffffff
+	return
 }
 
 // streamFree reports whether the stream can be skipped: plain copies (no

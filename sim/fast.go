@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"ndma/dge"
 	"ndma/internal/hugemem"
 	"ndma/sdma"
 )
@@ -44,7 +45,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 		if ws[i].DstMem != nil && ws[i].DstMem != x.Mem {
 			return nil, false, false
 		}
-		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem}
+		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem, tiles: ws[i].tiles}
 		q.m2s.size, q.s2m.size = size, size
 		q.m2s.inline, q.s2m.inline = ws[i].Inline, ws[i].Inline
 		var at [2]int
@@ -80,24 +81,31 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 	// and write extents (SoC addresses) are apart
 	free = true
 	hulls, cnt := [2]span{{lo: ^uint64(0)}, {lo: ^uint64(0)}}, [2]int{}
+	hbmLo, hbmHi := m.HBMBase, m.HBMEnd
+	sbufSize, sbufMask, sbufActive := m.SBUFSize, m.SBUFStride-1, m.SBUFActive
+	writes := x.eff.Writes // kept in registers through the loops, stored back at the end
 	var moved int64
 	for _, q := range qs {
 		if q.turn != nil {
 			free = false
 		}
 		var in, out, sem uint64
+		hull := q.hull
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
 			seq := r.seq
+			lo, hi, n0 := hulls[leg].lo, hulls[leg].hi, 0
 			for base := 0; base < len(seq); base += size {
 				want := 1 ^ (base/size)&1 // the phase of the ring's lap (post)
 				for k := base; k < min(len(seq), base+size); k++ {
 					d := &seq[k]
 					if !r.inline && d.Phase() != want {
+						x.eff.Writes = writes
 						return nil, false, false
 					}
 					s, n := d.BufPtr(), uint64(d.Length())
 					if leg == 1 && isEvtSem(s) {
 						if n != 4 {
+							x.eff.Writes = writes
 							return nil, false, false
 						}
 						sem += 4
@@ -105,64 +113,77 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 					}
 					op := d.Op()
 					if op == sdma.OpCCE && d.OpType() > sdma.CCEExt {
+						x.eff.Writes = writes
 						return nil, false, false
 					}
 					var a uint64
 					switch {
-					case s >= m.HBMBase && s < m.HBMEnd && n <= m.HBMEnd-s:
+					case s >= hbmLo && s < hbmHi && n <= hbmHi-s:
 						a = s
-					case s >= sbufSoC && s-sbufSoC < m.SBUFSize && (s-sbufSoC)&(m.SBUFStride-1)+n <= m.SBUFActive:
+					case s >= sbufSoC && s-sbufSoC < sbufSize && (s-sbufSoC)&sbufMask+n <= sbufActive:
 						a = s - sbufSoC
 					default: // PSUM, another core, outside memory: the exact path
+						x.eff.Writes = writes
 						return nil, false, false
 					}
 					if op != sdma.OpCME {
 						free = false
 					}
-					h := &hulls[leg]
-					h.lo, h.hi = min(h.lo, s), max(h.hi, s+n)
-					cnt[leg]++
+					lo, hi, n0 = min(lo, s), max(hi, s+n), n0+1
 					if leg == 0 {
 						in += n
 						continue
 					}
 					if out += n; out == n {
-						q.hull = span{a, a}
+						hull = span{a, a}
 					}
-					q.hull = span{min(q.hull.lo, a), max(q.hull.hi, a+n)}
-					if w := x.eff.Writes; len(w) > 0 && w[len(w)-1][1] == a { // continuing the write before
-						w[len(w)-1][1] += n
+					hull = span{min(hull.lo, a), max(hull.hi, a+n)}
+					if k := len(writes) - 1; k >= 0 && writes[k][1] == a { // continuing the write before
+						writes[k][1] += n
 					} else {
-						x.eff.Writes = append(x.eff.Writes, [2]uint64{a, a + n})
+						writes = append(writes, [2]uint64{a, a + n})
 					}
 				}
 			}
+			hulls[leg], cnt[leg] = span{lo, hi}, cnt[leg]+n0
 		}
+		q.hull = hull
 		q.m2sBytes, q.s2mBytes = int64(in), int64(out+sem)
 		if balance(q.q, in, out) != nil {
+			x.eff.Writes = writes
 			return nil, false, false
 		}
 		if moved += int64(in + out); moved > limit {
+			x.eff.Writes = writes
 			return nil, false, false
 		}
 	}
+	x.eff.Writes = writes
 	if free && cnt[0] > 0 && cnt[1] > 0 && hulls[0].hi > hulls[1].lo && hulls[1].hi > hulls[0].lo {
 		free = x.streamFree(qs) // the extents meet: span by span
 	}
 	return qs, free, true
 }
 
-// writeTiles writes q's S2M stream when its data descriptors are the tiles
-// of a transpose: P destinations (partitions, or dst rows) each taking T
-// pieces of n bytes that continue each other — descriptor k = t·P + p at
-// a₀ + p·S + t·n — then only completion descriptors. The P destinations
-// are apart (|S| ≥ T·n), so no write meets another and each destination
-// is one access that takes its pieces from the stream: the same bytes as
-// a write per descriptor. ok false: not this shape (nothing was done).
-func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
+// tilePlan is an S2M list whose data descriptors are the tiles of a
+// transpose: P destinations (partitions, or dst rows) each taking T pieces
+// of n bytes that continue each other — descriptor k = t·P + p at
+// a₀ + p·S + t·n, K = T·P of them — then only completion descriptors. The
+// P destinations are apart (|S| ≥ T·n): no write meets another, so each
+// destination is one access taking its pieces from the stream, the same
+// bytes as a write per descriptor.
+type tilePlan struct {
+	a0      uint64
+	S       int64
+	P, T, n int
+	K       int // data descriptors
+}
+
+// planTiles finds q's S2M list's tile plan (ok false: not this shape).
+func (x *Machine) planTiles(q *queue) (pl tilePlan, ok bool) {
 	seq := q.s2m.seq
-	if x.Tracing || x.exact || len(seq) < 64 {
-		return false, nil
+	if x.Tracing || x.exact || len(seq) < 64 || q.dst != x.Mem {
+		return pl, false
 	}
 	pb := x.Mem.Map.PSUMBase
 	n := seq[0].Length()
@@ -178,38 +199,119 @@ func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 	}
 	T := K / P
 	if P < 2 || T < 2 || K%P != 0 || max(S, -S) < int64(T*n) {
-		return false, nil
+		return pl, false
 	}
 	for k := K; k < len(seq); k++ {
 		if !isEvtSem(seq[k].BufPtr()) {
-			return false, nil
+			return pl, false
 		}
 	}
 	for k := range K {
 		d := &seq[k]
 		if d.Op() == sdma.OpCCE || d.Length() != n || local(d.BufPtr(), pb) != a0+uint64(int64(k%P)*S+int64(k/P*n)) {
-			return false, nil
+			return pl, false
 		}
 	}
-	stream := q.stream
+	return tilePlan{a0: a0, S: S, P: P, T: T, n: n, K: K}, true
+}
+
+// writeTiles writes q's S2M stream by its tile plan: from a stream turned
+// into the plan's order (q.planned, turnPlanned) one write per destination;
+// otherwise, when the list has a plan, one Fill per destination taking its
+// pieces from the stream. ok false: no plan (nothing was done).
+func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
+	pl := q.planned
+	if pl == nil {
+		p, ok := x.planTiles(q)
+		if !ok {
+			return false, nil
+		}
+		pl = &p
+	}
+	stream, P, T, n := q.stream, pl.P, pl.T, pl.n
 	for p := range P {
-		err := q.dst.Fill(a0+uint64(int64(p)*S), T*n, func(dst []byte, off int) {
-			for b := 0; b < len(dst); {
-				t, w := (off+b)/n, (off+b)%n
-				c := copy(dst[b:], stream[(t*P+p)*n+w:(t*P+p+1)*n])
-				b += c
-			}
-		})
+		a := pl.a0 + uint64(int64(p)*pl.S)
+		if q.planned != nil { // destination p's pieces are one run of the stream
+			err = q.dst.Write(a, stream[p*T*n:(p+1)*T*n])
+		} else {
+			err = q.dst.Fill(a, T*n, func(dst []byte, off int) {
+				for b := 0; b < len(dst); {
+					t, w := (off+b)/n, (off+b)%n
+					b += copy(dst[b:], stream[(t*P+p)*n+w:(t*P+p+1)*n])
+				}
+			})
+		}
 		if err != nil {
 			return true, err
 		}
 	}
 	x.tiled++
-	x.Stats.Descriptors += K
-	for k := K; k < len(seq); k++ {
+	seq := q.s2m.seq
+	x.Stats.Descriptors += pl.K
+	for k := pl.K; k < len(seq); k++ {
 		x.s2mStart(q, seq[k])
 	}
-	x.Stats.S2MBytes += uint64(K * n)
-	x.queueBytes(q.q.DMA, K*n)
+	x.Stats.S2MBytes += uint64(pl.K * n)
+	x.queueBytes(q.q.DMA, pl.K*n)
 	return true, nil
+}
+
+// tileGeom is the DRE's tiling (dre) of a stream whose every element
+// moves: rows × cols elements of es bytes, in tiles of tr × tc (edge tiles
+// smaller), tile after tile, row by row within a tile.
+type tileGeom struct{ rows, cols, tr, tc, es int }
+
+// dreTiles is dre's tiling of channel ch of p (zero: p has no DRE turn).
+func dreTiles(p *dge.Program, ch *dge.Channel) tileGeom {
+	es := int(ch.Src.ElemSize)
+	switch p.Kind {
+	case dge.KindTranspose:
+		return tileGeom{int(ch.Src.Num[1]), int(ch.Src.Num[0]), int(p.Tile.Rows), int(p.Tile.Cols), es}
+	case dge.KindGatherTranspose:
+		return tileGeom{int(ch.Src.Num[1]), int(ch.Dst.Num[1]), 16, int(ch.Dst.Num[1]), es}
+	}
+	return tileGeom{}
+}
+
+// turnPlanned does q's DRE turn straight into the order of its S2M tile
+// plan, when each S2M piece is a whole tile column: every tile full
+// (tr × tc), n = tr·es, so piece k is column k mod tc of tile k div tc —
+// dre's stream — and goes to the plan's destination k mod P at piece
+// k div P. ok false: not this shape (the caller turns as dre does).
+func (x *Machine) turnPlanned(q *queue) bool {
+	g := q.tiles
+	if g.es == 0 || g.tr <= 0 || g.tc <= 0 || g.rows%g.tr != 0 || g.cols%g.tc != 0 || len(q.stream) != g.rows*g.cols*g.es {
+		return false
+	}
+	pl, ok := x.planTiles(q)
+	if !ok || pl.n != g.tr*g.es || pl.K*pl.n != len(q.stream) {
+		return false
+	}
+	out := x.scratch(len(q.stream))
+	h, w, es := g.tr, g.tc, g.es
+	bases := make([]int, w)
+	for ti := range pl.K / w {
+		for c := range bases {
+			k := ti*w + c
+			bases[c] = (k%pl.P*pl.T + k/pl.P) * pl.n
+		}
+		turnTo(out, bases, q.stream[ti*h*w*es:(ti+1)*h*w*es], h, w, es)
+	}
+	q.stream, q.planned = out, &pl
+	x.turned++
+	return true
+}
+
+// turnTo is turn with column c of the h × w tile in written at
+// out[bases[c]:], not at c·h·es: out(bases[c] + r·es) = in(r, c).
+func turnTo(out []byte, bases []int, in []byte, h, w, es int) {
+	if es == 2 && h%4 == 0 {
+		turn2x4To(out, bases, in, h, w)
+		return
+	}
+	for c, b := range bases[:w] {
+		for r := range h {
+			copy(out[b+r*es:b+(r+1)*es], in[(r*w+c)*es:])
+		}
+	}
 }

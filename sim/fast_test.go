@@ -77,7 +77,7 @@ func sameRun(t *testing.T, what string, fast, exact *Machine, ef, ee error) {
 func TestFastAgainstExact(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 1))
 	gens := []isa.Gen{isa.Sunda, isa.Cayman, isa.Mariana, isa.MarianaPlus, isa.Maverick}
-	tiled := 0
+	tiled, turned := 0, 0
 	for i := range 240 {
 		g := gens[r.IntN(len(gens))]
 		var regs [64]uint32
@@ -102,12 +102,12 @@ func TestFastAgainstExact(t *testing.T) {
 		seed(t, rand.New(rand.NewPCG(uint64(i), 5)), g, simM{fast}, simM{exact})
 		ef, ee := fast.Exec(in), exact.Exec(in)
 		sameRun(t, src, fast, exact, ef, ee)
-		tiled += fast.tiled
+		tiled, turned = tiled+fast.tiled, turned+fast.turned
 	}
-	if tiled == 0 {
-		t.Fatal("no word wrote tiles: writeTiles untested")
+	if tiled == 0 || turned == 0 || turned == tiled {
+		t.Fatalf("%d queues written as tiles, %d of them turned into their order: writeTiles or turnPlanned untested", tiled, turned)
 	}
-	t.Logf("%d queues written as tiles", tiled)
+	t.Logf("%d queues written as tiles, %d of them turned into their order", tiled, turned)
 }
 
 func tryWord(g isa.Gen, src string) (*isa.Inst, bool) {
@@ -165,6 +165,21 @@ func TestFastFaultsAsExact(t *testing.T) {
 		sameRun(t, fmt.Sprintf("%s, %s", src, what), ms[0], ms[1], fail[0], fail[1])
 		if fail[0] != nil {
 			faults++
+		}
+	}
+	// the time of a word run is EstimateNS of its lists, counted without them
+	for _, src := range words {
+		x := New(isa.Cayman)
+		p, lw, err := sdma.Lower(word(t, isa.Cayman, src), isa.Cayman, dge.Options{}, sdma.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs, err := x.runQueues("W", x.works(p, lw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := queuesTime(p.Backend, qs), EstimateNS(p.Backend, lw.Queues); got != want {
+			t.Errorf("time %d ns, EstimateNS %d ns\n%s", got, want, src)
 		}
 	}
 	if faults < 100 {
