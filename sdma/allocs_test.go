@@ -109,3 +109,31 @@ func TestDescsSoC(t *testing.T) {
 		t.Error("a run past HBM: no error")
 	}
 }
+
+// descs' two-store path (twoWords) writes the descriptors the layout's
+// field writers write: every length (64 KiB as 0), flag, phase and op kept.
+func TestDescsTwoWords(t *testing.T) {
+	if !twoWords {
+		t.Fatal("the layout no longer has length at bits 0–15 and buf_ptr at bytes 8–15: descs writes through the fields")
+	}
+	m := isa.Map(isa.Cayman)
+	rs := []run{{0x40, 32}, {m.HBMBase, 200000}, {0x40000, 65536}, {m.PSUMBase + 8, 8}}
+	tmpl := newDesc(0, 0, OpCCE, CCEMax)
+	tmpl.setCCE(3, 9)
+	tmpl.setPhase(1)
+	var got [2][]Desc
+	for k, fast := range []bool{true, false} {
+		twoWords = fast
+		n, _ := count(rs, 1<<20)
+		slab := make([]Desc, 0, n)
+		ds, err := descs(rs, m, tmpl, 1, n, 3, &slab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[k] = ds
+	}
+	twoWords = true
+	if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+		t.Fatalf("two stores:\n%x\nfields:\n%x", got[0], got[1])
+	}
+}

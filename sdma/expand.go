@@ -1,6 +1,7 @@
 package sdma
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -347,6 +348,10 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 	out := (*slab)[k : k+total : k+total]
 	tm := [2]Desc{tmpl, tmpl} // by lap: phase 1, then 0 (field-tables §6.2)
 	tm[1].setPhase(0)
+	var head [2]uint64 // their first words, length 0
+	for l := range head {
+		head[l] = binary.LittleEndian.Uint64(tm[l][0:8]) &^ 0xffff
+	}
 	i, lap, next := 0, 0, ring
 	last, delta := isa.Unmapped, uint64(0) // the region of the run before, and its SoC offset
 	for _, r := range rs {
@@ -365,9 +370,14 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 				lap, next = lap^1, next+ring
 			}
 			d := &out[i]
-			*d = tm[lap]
-			fLength.Put(d[:], min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
-			fBufPtr.Put(d[:], soc+off)
+			if twoWords { // the template's first word with the length, and the buf_ptr word
+				binary.LittleEndian.PutUint64(d[0:8], head[lap]|min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
+				binary.LittleEndian.PutUint64(d[8:16], soc+off)
+			} else {
+				*d = tm[lap]
+				fLength.Put(d[:], min(MaxRun, r.n-off)&0xffff)
+				fBufPtr.Put(d[:], soc+off)
+			}
 			i++
 		}
 	}
@@ -378,6 +388,18 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 	}
 	return out, nil
 }
+
+// twoWords: the layout puts length in bits 0–15 of the descriptor's first
+// 8-byte word and buf_ptr in the whole second one (field-tables §6.1), so
+// descs writes a descriptor as two stores — found from the table's fields,
+// not assumed.
+var twoWords = func() bool {
+	var l, b Desc
+	fLength.Put(l[:], 0xffff)
+	fBufPtr.Put(b[:], ^uint64(0))
+	return binary.LittleEndian.Uint64(l[0:]) == 0xffff && binary.LittleEndian.Uint64(l[8:]) == 0 &&
+		binary.LittleEndian.Uint64(b[0:]) == 0 && binary.LittleEndian.Uint64(b[8:]) == ^uint64(0)
+}()
 
 // count is the descriptors runs cut into at most 64 KiB each, refused past limit.
 func count(rs []run, limit int) (int, error) {

@@ -79,6 +79,8 @@ type queue struct {
 	stream   []byte // M2S bytes, then (after the DRE/CCE) the S2M bytes
 	tiles    tileGeom
 	planned  *tilePlan // the stream was turned straight into the order of plan's destinations (turnPlanned)
+	plan     *tilePlan // the S2M list's tile plan as prepareFast found it
+	scanned  bool      // prepareFast checked the lists (plan nil: they have none)
 	hull     span      // the S2M data descriptors' extent in q.dst (local addresses)
 	m2sBytes int64     // the M2S stream's bytes
 	s2mBytes int64     // every S2M descriptor's bytes, the completion's included
@@ -617,8 +619,7 @@ func turn2x4(out, in []byte, h, w int) {
 }
 
 // turn2x4To is turn2x4 with column c written at bases[c] (nil: c·2h); four
-// columns of the four rows are four 8-byte loads turned in registers
-// (turn4x4).
+// columns of the four rows are four 8-byte loads turned in registers.
 func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
 	base := func(c int) int {
 		if bases == nil {
@@ -634,8 +635,13 @@ func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
 		c := 0
 		for ; c+4 <= w; c += 4 {
 			i := 2 * c
-			c0, c1, c2, c3 := turn4x4(binary.LittleEndian.Uint64(r0[i:]), binary.LittleEndian.Uint64(r1[i:]),
-				binary.LittleEndian.Uint64(r2[i:]), binary.LittleEndian.Uint64(r3[i:]))
+			// four rows of four 2-byte elements turned in registers: cj holds
+			// element j of a0, a1, a2, a3 (written out: a call is not inlined)
+			a0, a1 := binary.LittleEndian.Uint64(r0[i:]), binary.LittleEndian.Uint64(r1[i:])
+			a2, a3 := binary.LittleEndian.Uint64(r2[i:]), binary.LittleEndian.Uint64(r3[i:])
+			t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
+			t2, t3 := a2&lanes02|(a3&lanes02)<<16, a2>>16&lanes02|a3&^lanes02
+			c0, c1, c2, c3 := t0&0xffffffff|t2<<32, t1&0xffffffff|t3<<32, t0>>32|t2&^0xffffffff, t1>>32|t3&^0xffffffff
 			o := base(c) + 2*r
 			binary.LittleEndian.PutUint64(out[o:o+8], c0)
 			o = base(c+1) + 2*r
@@ -655,20 +661,8 @@ func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
 	}
 }
 
-// turn4x4 turns four rows of four 2-byte elements, each row a little-endian
-// word: result j holds element j of a0, a1, a2, a3, in that order.
-func turn4x4(a0, a1, a2, a3 uint64) (c0, c1, c2, c3 uint64) {
-	const lanes02 = 0x0000ffff0000ffff
-	t0 := a0&lanes02 | (a1&lanes02)<<16 // a0[0] a1[0] a0[2] a1[2]
-	t1 := a0>>16&lanes02 | a1&^lanes02  // a0[1] a1[1] a0[3] a1[3]
-	t2 := a2&lanes02 | (a3&lanes02)<<16 // a2[0] a3[0] a2[2] a3[2]
-	t3 := a2>>16&lanes02 | a3&^lanes02  // a2[1] a3[1] a2[3] a3[3]
-	c0 = t0&0xffffffff | t2<<32
-	c1 = t1&0xffffffff | t3<<32
-	c2 = t0>>32 | t2&^0xffffffff
-	c3 = t1>>32 | t3&^0xffffffff
-	return
-}
+// lanes02 selects 16-bit lanes 0 and 2 of a word.
+const lanes02 = 0x0000ffff0000ffff
 
 // streamFree reports whether the stream can be skipped: plain copies (no
 // DRE, no CCE) whose writes touch no byte any queue reads, so moving each

@@ -91,6 +91,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 		}
 		var in, out, sem uint64
 		hull := q.hull
+		ts := tileScan{ok: q.dst == x.Mem && !x.Tracing}
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
 			seq := r.seq
 			lo, hi, n0 := hulls[leg].lo, hulls[leg].hi, 0
@@ -109,6 +110,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 							return nil, false, false
 						}
 						sem += 4
+						ts.sem = true
 						continue
 					}
 					op := d.Op()
@@ -134,6 +136,9 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 						in += n
 						continue
 					}
+					if ts.ok {
+						ts.add(a, n, op)
+					}
 					if out += n; out == n {
 						hull = span{a, a}
 					}
@@ -147,7 +152,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 			}
 			hulls[leg], cnt[leg] = span{lo, hi}, cnt[leg]+n0
 		}
-		q.hull = hull
+		q.hull, q.plan, q.scanned = hull, ts.plan(), true
 		q.m2sBytes, q.s2mBytes = int64(in), int64(out+sem)
 		if balance(q.q, in, out) != nil {
 			x.eff.Writes = writes
@@ -179,10 +184,70 @@ type tilePlan struct {
 	K       int // data descriptors
 }
 
-// planTiles finds q's S2M list's tile plan (ok false: not this shape).
+// tileScan finds an S2M list's tile plan descriptor by descriptor, on the
+// check's pass (prepareFast): the plan's next address is kept, so each
+// descriptor costs a comparison.
+type tileScan struct {
+	ok, sem bool   // still a plan; a completion seen (only completions may follow)
+	k       int    // data descriptors seen
+	a0, n   uint64 // the first's address, every one's length
+	S       uint64 // the step between destinations (two's complement)
+	P, p    int    // destinations (0: the first piece of each not passed yet); the next one's
+	row     uint64 // a₀ + t·n: the current piece's start in destination 0
+	exp     uint64 // the next descriptor's address under the plan
+}
+
+func (t *tileScan) add(a, n uint64, op int) {
+	switch {
+	case !t.ok:
+		return
+	case op == sdma.OpCCE || t.sem:
+		t.ok = false
+	case t.k == 0:
+		t.a0, t.n, t.row = a, n, a
+	case n != t.n:
+		t.ok = false
+	case t.k == 1:
+		t.S = a - t.a0
+		t.exp = a + t.S
+	case t.P == 0 && a == t.exp:
+		t.exp += t.S
+	case t.P == 0: // destination 0's second piece: there are k destinations
+		t.P, t.p, t.row = t.k, 1, t.a0+t.n
+		t.ok, t.exp = a == t.row, a+t.S
+	case a != t.exp:
+		t.ok = false
+	case t.p+1 == t.P:
+		t.p, t.row = 0, t.row+t.n
+		t.exp = t.row
+	default:
+		t.p, t.exp = t.p+1, t.exp+t.S
+	}
+	t.k++
+}
+
+// plan is the scan's tile plan (nil: none).
+func (t *tileScan) plan() *tilePlan {
+	if !t.ok || t.P < 2 || t.k%t.P != 0 {
+		return nil
+	}
+	T, S := t.k/t.P, int64(t.S)
+	if T < 2 || max(S, -S) < int64(T)*int64(t.n) {
+		return nil
+	}
+	return &tilePlan{a0: t.a0, S: S, P: t.P, T: T, n: int(t.n), K: t.k}
+}
+
+// planTiles finds q's S2M list's tile plan (ok false: not this shape):
+// prepareFast's, or on the exact path a scan of its own.
 func (x *Machine) planTiles(q *queue) (pl tilePlan, ok bool) {
 	seq := q.s2m.seq
-	if x.Tracing || x.exact || len(seq) < 64 || q.dst != x.Mem {
+	switch {
+	case x.Tracing || x.exact || q.dst != x.Mem:
+		return pl, false
+	case q.plan != nil:
+		return *q.plan, true
+	case q.scanned || len(seq) < 64:
 		return pl, false
 	}
 	pb := x.Mem.Map.PSUMBase

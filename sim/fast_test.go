@@ -228,3 +228,65 @@ func spoil(r *rand.Rand, ws []Work, bad []uint64) string {
 	}
 	return fmt.Sprintf("doorbell %d", b)
 }
+
+// tileScan finds a tile plan exactly when one exists: brute force over
+// every destination count P (descriptor k = t·P + p at a₀ + p·S + t·n,
+// S = a₁ − a₀, |S| ≥ T·n, P, T ≥ 2), on lists built as plans and then
+// perhaps spoiled in one address or length.
+func TestTileScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 3))
+	brute := func(as, ns []uint64) *tilePlan {
+		K := len(as)
+		for P := 2; P <= K; P++ {
+			T := K / P
+			if K%P != 0 || T < 2 {
+				continue
+			}
+			S, ok := int64(as[1]-as[0]), true
+			for k := range K {
+				ok = ok && ns[k] == ns[0] && as[k] == as[0]+uint64(int64(k%P)*S+int64(k/P)*int64(ns[0]))
+			}
+			if ok && max(S, -S) >= int64(T)*int64(ns[0]) {
+				return &tilePlan{a0: as[0], S: S, P: P, T: T, n: int(ns[0]), K: K}
+			}
+		}
+		return nil
+	}
+	found := 0
+	for range 3000 {
+		P, T, n := 1+r.IntN(6), 1+r.IntN(6), uint64(1+r.IntN(4))*16
+		S := int64(n) * int64(T+r.IntN(3)-1)
+		if r.IntN(3) == 0 {
+			S = -S
+		}
+		a0 := uint64(1<<20 + r.IntN(64))
+		var as, ns []uint64
+		for k := range P * T {
+			as = append(as, a0+uint64(int64(k%P)*S+int64(k/P)*int64(n)))
+			ns = append(ns, n)
+		}
+		if len(as) < 2 {
+			continue
+		}
+		switch r.IntN(4) {
+		case 0:
+			as[r.IntN(len(as))] += uint64(r.IntN(3)) * n
+		case 1:
+			ns[r.IntN(len(ns))] += uint64(r.IntN(2))
+		}
+		ts := tileScan{ok: true}
+		for k := range as {
+			ts.add(as[k], ns[k], sdma.OpDRE)
+		}
+		got, want := ts.plan(), brute(as, ns)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("addresses %x lengths %v: scan %+v, brute force %+v", as, ns, got, want)
+		}
+		if got != nil {
+			found++
+		}
+	}
+	if found < 300 {
+		t.Fatalf("only %d lists had a plan", found)
+	}
+}
