@@ -2,6 +2,7 @@ package sdma
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"ndma/dge"
@@ -135,5 +136,21 @@ func TestDescsTwoWords(t *testing.T) {
 	twoWords = true
 	if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
 		t.Fatalf("two stores:\n%x\nfields:\n%x", got[0], got[1])
+	}
+}
+
+// Head decodes what the layout's fields hold (field-tables §6.1 as the
+// table places them): random descriptors, every field read both ways.
+func TestHeadIsTheLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 4))
+	for range 2000 {
+		var d Desc
+		for i := range d {
+			d[i] = byte(r.Uint32())
+		}
+		n, ph, op, ty, buf := d.Head()
+		if n != d.Length() || ph != d.Phase() || op != d.Op() || ty != d.OpType() || buf != d.BufPtr() {
+			t.Fatalf("% x: Head %d %d %d %d %#x, fields %d %d %d %d %#x", d[:], n, ph, op, ty, buf, d.Length(), d.Phase(), d.Op(), d.OpType(), d.BufPtr())
+		}
 	}
 }

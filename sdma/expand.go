@@ -233,13 +233,8 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if len(src) > MaxDescriptors || len(dst) >= MaxDescriptors {
 			return nil, fmt.Errorf("DMA[%d]: more than %d runs on a leg: %w", ch.DMA, MaxDescriptors, ErrTooMany)
 		}
-		var sb, db uint64
-		for _, r := range src {
-			sb += r.n
-		}
-		for _, r := range dst {
-			db += r.n
-		}
+		sb, nm, errM := tally(src, MaxDescriptors) // one pass each: bytes and descriptors
+		db, ns, errS := tally(dst, MaxDescriptors-1)
 		if err := streamCheck(p, sb, db); err != nil {
 			return nil, fmt.Errorf("DMA[%d]: %w", ch.DMA, err)
 		}
@@ -249,13 +244,11 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		lw.Queues = append(lw.Queues, Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep})
 		q := &lw.Queues[len(lw.Queues)-1] // filled in place
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
-		nm, err := count(src, MaxDescriptors)
-		if err != nil {
-			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
+		if errM != nil {
+			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, errM)
 		}
-		ns, err := count(dst, MaxDescriptors-1)
-		if err != nil {
-			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
+		if errS != nil {
+			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, errS)
 		}
 		if cap(slab)-len(slab) < nm+ns+1 {
 			// room for this channel's lists and their completion descriptor, and as much for each channel after it
@@ -400,6 +393,19 @@ var twoWords = func() bool {
 	return binary.LittleEndian.Uint64(l[0:]) == 0xffff && binary.LittleEndian.Uint64(l[8:]) == 0 &&
 		binary.LittleEndian.Uint64(b[0:]) == 0 && binary.LittleEndian.Uint64(b[8:]) == ^uint64(0)
 }()
+
+// tally is the bytes of runs and count's descriptors (its error past limit).
+func tally(rs []run, limit int) (bytes uint64, n int, err error) {
+	for _, r := range rs {
+		bytes += r.n
+		if err == nil {
+			if n += int(min((r.n+MaxRun-1)/MaxRun, uint64(limit)+1)); n > limit {
+				n, err = 0, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
+			}
+		}
+	}
+	return bytes, n, err
+}
 
 // count is the descriptors runs cut into at most 64 KiB each, refused past limit.
 func count(rs []run, limit int) (int, error) {

@@ -619,7 +619,9 @@ func turn2x4(out, in []byte, h, w int) {
 }
 
 // turn2x4To is turn2x4 with column c written at bases[c] (nil: c·2h); four
-// columns of the four rows are four 8-byte loads turned in registers.
+// columns of four rows are four 8-byte loads turned in registers, and a
+// column's h elements are stored one after another (its line written whole
+// before the next column's).
 func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
 	base := func(c int) int {
 		if bases == nil {
@@ -627,36 +629,27 @@ func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
 		}
 		return bases[c]
 	}
-	for r := 0; r < h; r += 4 {
-		r0 := in[2*r*w : 2*(r+1)*w]
-		r1 := in[2*(r+1)*w : 2*(r+2)*w]
-		r2 := in[2*(r+2)*w : 2*(r+3)*w]
-		r3 := in[2*(r+3)*w : 2*(r+4)*w]
-		c := 0
-		for ; c+4 <= w; c += 4 {
-			i := 2 * c
+	in = in[:2*h*w]
+	c := 0
+	for ; c+4 <= w; c += 4 {
+		o0, o1, o2, o3 := base(c), base(c+1), base(c+2), base(c+3)
+		for r, i := 0, 2*c; r < h; r, i = r+4, i+8*w {
 			// four rows of four 2-byte elements turned in registers: cj holds
 			// element j of a0, a1, a2, a3 (written out: a call is not inlined)
-			a0, a1 := binary.LittleEndian.Uint64(r0[i:]), binary.LittleEndian.Uint64(r1[i:])
-			a2, a3 := binary.LittleEndian.Uint64(r2[i:]), binary.LittleEndian.Uint64(r3[i:])
+			a0, a1 := binary.LittleEndian.Uint64(in[i:]), binary.LittleEndian.Uint64(in[i+2*w:])
+			a2, a3 := binary.LittleEndian.Uint64(in[i+4*w:]), binary.LittleEndian.Uint64(in[i+6*w:])
 			t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
 			t2, t3 := a2&lanes02|(a3&lanes02)<<16, a2>>16&lanes02|a3&^lanes02
-			c0, c1, c2, c3 := t0&0xffffffff|t2<<32, t1&0xffffffff|t3<<32, t0>>32|t2&^0xffffffff, t1>>32|t3&^0xffffffff
-			o := base(c) + 2*r
-			binary.LittleEndian.PutUint64(out[o:o+8], c0)
-			o = base(c+1) + 2*r
-			binary.LittleEndian.PutUint64(out[o:o+8], c1)
-			o = base(c+2) + 2*r
-			binary.LittleEndian.PutUint64(out[o:o+8], c2)
-			o = base(c+3) + 2*r
-			binary.LittleEndian.PutUint64(out[o:o+8], c3)
+			binary.LittleEndian.PutUint64(out[o0+2*r:o0+2*r+8], t0&0xffffffff|t2<<32)
+			binary.LittleEndian.PutUint64(out[o1+2*r:o1+2*r+8], t1&0xffffffff|t3<<32)
+			binary.LittleEndian.PutUint64(out[o2+2*r:o2+2*r+8], t0>>32|t2&^0xffffffff)
+			binary.LittleEndian.PutUint64(out[o3+2*r:o3+2*r+8], t1>>32|t3&^0xffffffff)
 		}
-		for ; c < w; c++ {
-			i := 2 * c
-			v := uint64(r0[i]) | uint64(r0[i+1])<<8 | uint64(r1[i])<<16 | uint64(r1[i+1])<<24 |
-				uint64(r2[i])<<32 | uint64(r2[i+1])<<40 | uint64(r3[i])<<48 | uint64(r3[i+1])<<56
-			o := base(c) + 2*r
-			binary.LittleEndian.PutUint64(out[o:o+8], v)
+	}
+	for ; c < w; c++ {
+		o := base(c)
+		for r := 0; r < h; r++ {
+			binary.LittleEndian.PutUint16(out[o+2*r:], binary.LittleEndian.Uint16(in[2*(r*w+c):]))
 		}
 	}
 }
@@ -788,7 +781,8 @@ func (x *Machine) direct(qs []*queue) error {
 		var sl int     // its length and address
 		var sb uint64
 		if len(src) > 0 {
-			sl, sb = src[0].Length(), local(src[0].BufPtr(), pb)
+			l, _, _, _, b := src[0].Head()
+			sl, sb = l, local(b, pb)
 		}
 		wrote := 0
 		for k := range q.s2m.seq {
@@ -814,7 +808,8 @@ func (x *Machine) direct(qs []*queue) error {
 						x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
 					}
 					if si, so = si+1, 0; si < len(src) {
-						sl, sb = src[si].Length(), local(src[si].BufPtr(), pb)
+						l, _, _, _, b := src[si].Head()
+						sl, sb = l, local(b, pb)
 					}
 				}
 			}

@@ -98,12 +98,12 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 			for base := 0; base < len(seq); base += size {
 				want := 1 ^ (base/size)&1 // the phase of the ring's lap (post)
 				for k := base; k < min(len(seq), base+size); k++ {
-					d := &seq[k]
-					if !r.inline && d.Phase() != want {
+					ln, ph, op, ty, s := seq[k].Head()
+					n := uint64(ln)
+					if !r.inline && ph != want {
 						x.eff.Writes = writes
 						return nil, false, false
 					}
-					s, n := d.BufPtr(), uint64(d.Length())
 					if leg == 1 && isEvtSem(s) {
 						if n != 4 {
 							x.eff.Writes = writes
@@ -113,8 +113,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 						ts.sem = true
 						continue
 					}
-					op := d.Op()
-					if op == sdma.OpCCE && d.OpType() > sdma.CCEExt {
+					if op == sdma.OpCCE && ty > sdma.CCEExt {
 						x.eff.Writes = writes
 						return nil, false, false
 					}
@@ -136,8 +135,12 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 						in += n
 						continue
 					}
-					if ts.ok {
-						ts.add(a, n, op)
+					if ts.ok { // the plan's common step inline; the rest in add
+						if a == ts.exp && n == ts.n && ts.P != 0 && ts.p+1 != ts.P && op != sdma.OpCCE && !ts.sem {
+							ts.p, ts.exp, ts.k = ts.p+1, ts.exp+ts.S, ts.k+1
+						} else {
+							ts.add(a, n, op)
+						}
 					}
 					if out += n; out == n {
 						hull = span{a, a}
