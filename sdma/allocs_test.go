@@ -2,6 +2,7 @@ package sdma
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"ndma/dge"
@@ -39,5 +40,117 @@ func TestLowerAllocsPerWord(t *testing.T) {
 	}
 	if large != small {
 		t.Errorf("allocations: %v for %d descriptors, %v for %d: lowering allocates per descriptor", small, ns, large, nl)
+	}
+}
+
+// A Slab kept from expansion to expansion gives every expansion the lists
+// a fresh one gives (the listing, byte for byte), and its pages are reused:
+// the second expansion of a word allocates no descriptor memory.
+func TestSlabReuse(t *testing.T) {
+	words := []string{
+		`dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[1, 512], src_num_elem=[256, 300], src_elem_size=1,
+  dst_start_addr=hbm:0x1000000, dst_step_elem=[1, 512], dst_num_elem=[256, 300], dst_elem_size=1, in_dtype=u8, out_dtype=u8`,
+		`dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000,
+  dst_step_elem=[2, 128], dst_num_elem=[64, 128]`,
+	}
+	var slab []Desc
+	for round := range 2 {
+		for _, src := range words {
+			in := word(t, isa.Cayman, src)
+			_, fresh, err := Lower(&in, isa.Cayman, dge.Options{}, Options{RingSize: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, kept, err := Lower(&in, isa.Cayman, dge.Options{}, Options{RingSize: 64, Slab: &slab})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := string(fresh.AppendListing(nil)), string(kept.AppendListing(nil)); a != b {
+				t.Fatalf("round %d: the listing through a kept slab differs:\n%s\nfresh:\n%s", round, b, a)
+			}
+			if cap(slab) == 0 || &kept.Queues[0].M2S[0] != &slab[:1][0] {
+				t.Fatalf("round %d: the lists are not cut from the kept slab", round)
+			}
+		}
+	}
+}
+
+// descs takes a run's SoC address from the run before when both lie in one
+// region (the SoC map is a translation per region, field-tables §11.2):
+// every buf_ptr is still isa.AddressMap.SoC of its run, across regions and
+// cores, and a run outside the map is still refused.
+func TestDescsSoC(t *testing.T) {
+	m := isa.Map(isa.Cayman)
+	rs := []run{{0x40, 32}, {0x40000 + 8, 64}, {m.HBMBase, 70000}, {m.HBMBase + 1<<20, 8}, {m.PSUMBase + 0x8000, 16},
+		{m.PSUMBase + 4, 4}, {0x100, 2}, {m.HBMEnd - 4, 4}, {0x7f << 18, 16}}
+	for core := range 2 {
+		n, _ := count(rs, 1<<20)
+		slab := make([]Desc, 0, n)
+		ds, err := descs(rs, m, Desc{}, core, n, 4, &slab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := 0
+		for _, r := range rs {
+			want, err := m.SoC(r.addr, core)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for off := uint64(0); off < r.n; off += MaxRun {
+				if got := ds[k].BufPtr(); got != want+off {
+					t.Errorf("core %d run %#x+%d: buf_ptr %#x, SoC %#x", core, r.addr, off, got, want+off)
+				}
+				k++
+			}
+		}
+	}
+	slab := make([]Desc, 0, 2)
+	if _, err := descs([]run{{0x40, 8}, {m.HBMEnd + 64, 8}}, m, Desc{}, 0, 2, 4, &slab); err == nil {
+		t.Error("a run past HBM: no error")
+	}
+}
+
+// descs' two-store path (twoWords) writes the descriptors the layout's
+// field writers write: every length (64 KiB as 0), flag, phase and op kept.
+func TestDescsTwoWords(t *testing.T) {
+	if !twoWords {
+		t.Fatal("the layout no longer has length at bits 0–15 and buf_ptr at bytes 8–15: descs writes through the fields")
+	}
+	m := isa.Map(isa.Cayman)
+	rs := []run{{0x40, 32}, {m.HBMBase, 200000}, {0x40000, 65536}, {m.PSUMBase + 8, 8}}
+	tmpl := newDesc(0, 0, OpCCE, CCEMax)
+	tmpl.setCCE(3, 9)
+	tmpl.setPhase(1)
+	var got [2][]Desc
+	for k, fast := range []bool{true, false} {
+		twoWords = fast
+		n, _ := count(rs, 1<<20)
+		slab := make([]Desc, 0, n)
+		ds, err := descs(rs, m, tmpl, 1, n, 3, &slab)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got[k] = ds
+	}
+	twoWords = true
+	if fmt.Sprint(got[0]) != fmt.Sprint(got[1]) {
+		t.Fatalf("two stores:\n%x\nfields:\n%x", got[0], got[1])
+	}
+}
+
+// Head decodes what the layout's fields hold (field-tables §6.1 as the
+// table places them): random descriptors, every field read both ways.
+func TestHeadIsTheLayout(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 4))
+	for range 2000 {
+		var d Desc
+		for i := range d {
+			d[i] = byte(r.Uint32())
+		}
+		n, ph, op, ty, buf := d.Head()
+		if n != d.Length() || ph != d.Phase() || op != d.Op() || ty != d.OpType() || buf != d.BufPtr() {
+			t.Fatalf("% x: Head %d %d %d %d %#x, fields %d %d %d %d %#x", d[:], n, ph, op, ty, buf, d.Length(), d.Phase(), d.Op(), d.OpType(), d.BufPtr())
+		}
 	}
 }

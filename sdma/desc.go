@@ -5,6 +5,7 @@
 package sdma
 
 import (
+	"encoding/binary"
 	"fmt"
 	"strings"
 
@@ -134,6 +135,25 @@ func (d *Desc) Phase() int { return int(fPhase.Get(d[:])) }
 func (d *Desc) First() bool { return fFirst.Get(d[:]) != 0 }
 func (d *Desc) Last() bool  { return fLast.Get(d[:]) != 0 }
 func (d *Desc) IntEn() bool { return fIntEn.Get(d[:]) != 0 }
+
+// The fields Head decodes, where the table puts them (TestHeadIsTheLayout
+// holds them to it): bits of the descriptor's first 8-byte word.
+const (
+	headLength = 0      // length, 16 bits
+	headPhase  = 24     // ring_phase, 2 bits
+	headOp     = 32 + 6 // op, 3 bits
+	headOpType = 32 + 9 // optype, 3 bits
+)
+
+// Head is Length, Phase, Op, OpType and BufPtr at once, from the
+// descriptor's two 8-byte words: what the engines read of every descriptor.
+func (d *Desc) Head() (length, phase, op, optype int, buf uint64) {
+	w := binary.LittleEndian.Uint64(d[0:8])
+	if length = int(w >> headLength & 0xffff); length == 0 {
+		length = 65536
+	}
+	return length, int(w >> headPhase & 3), int(w >> headOp & 7), int(w >> headOpType & 7), binary.LittleEndian.Uint64(d[8:16])
+}
 
 // Dtypes are the CCE descriptor's in and out DTYPE codes (INFERRED placement).
 func (d *Desc) Dtypes() (in, out uint8) {

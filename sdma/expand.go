@@ -1,6 +1,7 @@
 package sdma
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strconv"
@@ -51,6 +52,12 @@ type Options struct {
 	RingSize int              // descriptors per ring; 0: DefaultRingSize
 	Regs     map[uint8]uint32 // registers holding bound limits
 	Index    IndexFunc        // for INDIRECT1D and GATHER_XPOSE; nil: Identity
+	// Slab, when not nil, is the descriptor memory Expand cuts the lists
+	// from and keeps for the next expansion given the same Slab: an executor
+	// lowering word after word writes its descriptors into the same pages
+	// instead of allocating and faulting new ones each word (issue 17). The
+	// next such expansion overwrites the lists of the one before.
+	Slab *[]Desc
 }
 
 // Doorbell is one tail-pointer write.
@@ -209,7 +216,10 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	m := isa.Map(p.Gen)
 	sc := runPool.Get().(*[2][]run) // the runs are scratch: only the descriptors stay
 	defer runPool.Put(sc)
-	var slab []Desc      // every queue's descriptors, cut from as few allocations as the sizes allow
+	var slab []Desc // every queue's descriptors, cut from as few allocations as the sizes allow
+	if opt.Slab != nil {
+		slab = (*opt.Slab)[:0]
+	}
 	var bells []Doorbell // likewise the doorbells
 	op, optype := opOf(p)
 	tmpl := template(p, op, optype)
@@ -223,13 +233,8 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if len(src) > MaxDescriptors || len(dst) >= MaxDescriptors {
 			return nil, fmt.Errorf("DMA[%d]: more than %d runs on a leg: %w", ch.DMA, MaxDescriptors, ErrTooMany)
 		}
-		var sb, db uint64
-		for _, r := range src {
-			sb += r.n
-		}
-		for _, r := range dst {
-			db += r.n
-		}
+		sb, nm, errM := tally(src, MaxDescriptors) // one pass each: bytes and descriptors
+		db, ns, errS := tally(dst, MaxDescriptors-1)
 		if err := streamCheck(p, sb, db); err != nil {
 			return nil, fmt.Errorf("DMA[%d]: %w", ch.DMA, err)
 		}
@@ -239,33 +244,29 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		lw.Queues = append(lw.Queues, Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep})
 		q := &lw.Queues[len(lw.Queues)-1] // filled in place
 		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
-		nm, err := count(src, MaxDescriptors)
-		if err != nil {
-			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
+		if errM != nil {
+			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, errM)
 		}
-		ns, err := count(dst, MaxDescriptors-1)
-		if err != nil {
-			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
+		if errS != nil {
+			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, errS)
 		}
 		if cap(slab)-len(slab) < nm+ns+1 {
 			// room for this channel's lists and their completion descriptor, and as much for each channel after it
 			slab = hugemem.Slice[Desc]((nm + ns + 1) * (len(p.Channels) - c))[:0]
+			if opt.Slab != nil {
+				*opt.Slab = slab // the largest: the one to keep
+			}
 		}
-		if q.M2S, err = descs(src, m, tmpl, p.Core, nm, &slab); err != nil {
+		if q.M2S, err = descs(src, m, tmpl, p.Core, nm, opt.RingSize, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, err)
 		}
-		if q.S2M, err = descs(dst, m, tmpl, p.Core, ns+1, &slab); err != nil {
+		if q.S2M, err = descs(dst, m, tmpl, p.Core, ns+1, opt.RingSize, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
 		}
 		done := newDesc(4, onCore(isa.EvtSemInc(p.Semaphore), p.Core), OpCME, CMECopy) // the completion increment, on p's core
 		done.setFlags(true, true, true)
-		done.setPhase(1)
+		done.setPhase(1 ^ (len(q.S2M)/opt.RingSize)&1) // its slot's lap, as phase stamps it
 		q.S2M = append(q.S2M, done)
-		for _, l := range [2][]Desc{q.M2S, q.S2M} {
-			if len(l) > opt.RingSize { // within one ring every slot holds phase 1 already (template)
-				phase(l, opt.RingSize)
-			}
-		}
 		nb := 2 * ((max(len(q.M2S), len(q.S2M)) + opt.RingSize - 1) / opt.RingSize) // at most two doorbells a fill
 		if cap(bells)-len(bells) < nb {
 			bells = make([]Doorbell, 0, nb*(len(p.Channels)-c))
@@ -332,28 +333,78 @@ func opOf(p *dge.Program) (op, optype int) {
 // word's descriptors are a few allocations, not one a list.
 //
 // Each descriptor is tmpl (template: the word's op and dtypes, a ring's first
-// phase) with its length and buf_ptr set.
-func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total int, slab *[]Desc) ([]Desc, error) {
+// phase) with its length and buf_ptr set, and the phase of its slot's lap on
+// a ring of ring descriptors (as phase stamps it).
+func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[]Desc) ([]Desc, error) {
 	k := len(*slab)
 	*slab = (*slab)[:k+total]
-	out := (*slab)[k : k : k+total]
+	out := (*slab)[k : k+total : k+total]
+	tm := [2]Desc{tmpl, tmpl} // by lap: phase 1, then 0 (field-tables §6.2)
+	tm[1].setPhase(0)
+	var head [2]uint64 // their first words, length 0
+	for l := range head {
+		head[l] = binary.LittleEndian.Uint64(tm[l][0:8]) &^ 0xffff
+	}
+	i, lap, next := 0, 0, ring
+	last, delta := isa.Unmapped, uint64(0) // the region of the run before, and its SoC offset
 	for _, r := range rs {
-		soc, err := m.SoC(r.addr, core) // the core the program was lowered for (§11.2)
-		if err != nil {
-			return nil, err
+		// SoC is a translation within each region (§11.2): a run in the same
+		// region as the one before takes its offset, not another look-up
+		soc := r.addr + delta
+		if reg, _, _ := m.Split(r.addr); reg != last || reg == isa.Unmapped {
+			var err error
+			if soc, err = m.SoC(r.addr, core); err != nil { // the core the program was lowered for
+				return nil, err
+			}
+			last, delta = reg, soc-r.addr
 		}
 		for off := uint64(0); off < r.n; off += MaxRun {
-			d := tmpl
-			fLength.Put(d[:], min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
-			fBufPtr.Put(d[:], soc+off)
-			out = append(out, d)
+			if i == next {
+				lap, next = lap^1, next+ring
+			}
+			d := &out[i]
+			if twoWords { // the template's first word with the length, and the buf_ptr word
+				binary.LittleEndian.PutUint64(d[0:8], head[lap]|min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
+				binary.LittleEndian.PutUint64(d[8:16], soc+off)
+			} else {
+				*d = tm[lap]
+				fLength.Put(d[:], min(MaxRun, r.n-off)&0xffff)
+				fBufPtr.Put(d[:], soc+off)
+			}
+			i++
 		}
 	}
+	out = out[:i]
 	if n := len(out); n > 0 {
 		out[0].setFlags(true, out[0].Last(), false)
 		out[n-1].setFlags(out[n-1].First(), true, false)
 	}
 	return out, nil
+}
+
+// twoWords: the layout puts length in bits 0–15 of the descriptor's first
+// 8-byte word and buf_ptr in the whole second one (field-tables §6.1), so
+// descs writes a descriptor as two stores — found from the table's fields,
+// not assumed.
+var twoWords = func() bool {
+	var l, b Desc
+	fLength.Put(l[:], 0xffff)
+	fBufPtr.Put(b[:], ^uint64(0))
+	return binary.LittleEndian.Uint64(l[0:]) == 0xffff && binary.LittleEndian.Uint64(l[8:]) == 0 &&
+		binary.LittleEndian.Uint64(b[0:]) == 0 && binary.LittleEndian.Uint64(b[8:]) == ^uint64(0)
+}()
+
+// tally is the bytes of runs and count's descriptors (its error past limit).
+func tally(rs []run, limit int) (bytes uint64, n int, err error) {
+	for _, r := range rs {
+		bytes += r.n
+		if err == nil {
+			if n += int(min((r.n+MaxRun-1)/MaxRun, uint64(limit)+1)); n > limit {
+				n, err = 0, fmt.Errorf("more than %d descriptors: %w", limit, ErrTooMany)
+			}
+		}
+	}
+	return bytes, n, err
 }
 
 // count is the descriptors runs cut into at most 64 KiB each, refused past limit.

@@ -152,6 +152,11 @@ func elem(l *dge.Leg, i ...int64) uint64 {
 	return uint64(a)
 }
 
+// elem2 is elem(l, i0, i1) without the variadic slice (the tile loops' path).
+func elem2(l *dge.Leg, i0, i1 int64) uint64 {
+	return uint64(int64(l.Addr) + i0*l.Step[0] + i1*l.Step[1])
+}
+
 // transposeRuns: the DRE moves 16-row × C-column tiles; M2S reads a tile's
 // rows in src order, the crossbar turns the tile, S2M writes its columns as
 // dst rows (dst(i0 = r, i1 = c) = src(i0 = c, i1 = r)). With a quiet bound,
@@ -172,7 +177,7 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 		keep = make([]bool, rows*cols)
 		for r := int64(0); r < rows; r++ {
 			for c := int64(0); c < cols; c++ {
-				s, d := elem(&ch.Src, c, r), elem(&ch.Dst, r, c)
+				s, d := elem2(&ch.Src, c, r), elem2(&ch.Dst, r, c)
 				sp, dp := past(ch.Src.Bound, s, es, regs), past(ch.Dst.Bound, d, es, regs)
 				if sp && !ch.Src.Bound.Quiet {
 					return nil, nil, nil, pastErr(p, ch, "src", &ch.Src, int(c+r*cols), s, regs)
@@ -198,23 +203,23 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 			ce := min(cols, cb+int64(tc))
 			for r := rb; r < re; r++ {
 				if srcRow {
-					src = appendRun(src, elem(&ch.Src, cb, r), uint64(ce-cb)*es)
+					src = appendRun(src, elem2(&ch.Src, cb, r), uint64(ce-cb)*es)
 					continue
 				}
 				for c := cb; c < ce; c++ {
 					if keep == nil || keep[r*cols+c] {
-						src = appendRun(src, elem(&ch.Src, c, r), es)
+						src = appendRun(src, elem2(&ch.Src, c, r), es)
 					}
 				}
 			}
 			for c := cb; c < ce; c++ {
 				if dstCol {
-					dst = appendRun(dst, elem(&ch.Dst, rb, c), uint64(re-rb)*es)
+					dst = appendRun(dst, elem2(&ch.Dst, rb, c), uint64(re-rb)*es)
 					continue
 				}
 				for r := rb; r < re; r++ {
 					if keep == nil || keep[r*cols+c] {
-						dst = appendRun(dst, elem(&ch.Dst, r, c), es)
+						dst = appendRun(dst, elem2(&ch.Dst, r, c), es)
 					}
 				}
 			}
@@ -359,23 +364,28 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 	}
 	const block = 16
 	srcRow := keep == nil && ch.Src.Step[0] == int64(es)
+	dstCol := keep == nil && ch.Dst.Step[0] == int64(es) // a block's column of contiguous elements is one run, as element by element appendRun would merge it
 	for jb := int64(0); jb < n; jb += block {
 		je := min(n, jb+block)
 		for j := jb; j < je; j++ {
 			if srcRow { // a gathered row of contiguous elements is one run
-				src = appendRun(src, elem(&ch.Src, 0, int64(idx[j])), uint64(l)*es)
+				src = appendRun(src, elem2(&ch.Src, 0, int64(idx[j])), uint64(l)*es)
 				continue
 			}
 			for k := int64(0); k < l; k++ {
 				if keep == nil || keep[j*l+k] {
-					src = appendRun(src, elem(&ch.Src, k, int64(idx[j])), es)
+					src = appendRun(src, elem2(&ch.Src, k, int64(idx[j])), es)
 				}
 			}
 		}
 		for k := int64(0); k < l; k++ {
+			if dstCol {
+				dst = appendRun(dst, elem2(&ch.Dst, jb, k), uint64(je-jb)*es)
+				continue
+			}
 			for j := jb; j < je; j++ {
 				if keep == nil || keep[j*l+k] {
-					dst = appendRun(dst, elem(&ch.Dst, j, k), es)
+					dst = appendRun(dst, elem2(&ch.Dst, j, k), es)
 				}
 			}
 		}

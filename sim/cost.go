@@ -24,14 +24,20 @@ func wordTime(backend dge.Backend, ws []Work) int64 {
 	return EstimateNS(backend, qs)
 }
 
+// queuesTime is wordTime of the queues run, from the descriptor counts and
+// S2M bytes their check counted (no pass over the lists).
+func queuesTime(backend dge.Backend, qs []*queue) int64 {
+	per := map[int]int64{}
+	for _, q := range qs {
+		per[q.q.DMA] += int64(len(q.q.M2S)+len(q.q.S2M))*DescriptorNS + (q.s2mBytes+EngineBytesPerNS-1)/EngineBytesPerNS
+	}
+	return estimate(backend, per)
+}
+
 // EstimateNS is the cost model's time for one word whose descriptors are qs:
 // the fixed cost, the hardware DGE's, and the slowest engine — engines run
 // in parallel, each moving its S2M bytes and fetching its descriptors.
 func EstimateNS(backend dge.Backend, qs []sdma.Queue) int64 {
-	t := int64(TransferNS)
-	if backend == dge.Pool || backend == dge.RTL {
-		t += DGEInstructionNS
-	}
 	per := map[int]int64{}
 	for _, q := range qs {
 		var bytes int64
@@ -39,6 +45,15 @@ func EstimateNS(backend dge.Backend, qs []sdma.Queue) int64 {
 			bytes += int64(d.Length())
 		}
 		per[q.DMA] += int64(len(q.M2S)+len(q.S2M))*DescriptorNS + (bytes+EngineBytesPerNS-1)/EngineBytesPerNS
+	}
+	return estimate(backend, per)
+}
+
+// estimate is EstimateNS of the engines' times per (the slowest counts).
+func estimate(backend dge.Backend, per map[int]int64) int64 {
+	t := int64(TransferNS)
+	if backend == dge.Pool || backend == dge.RTL {
+		t += DGEInstructionNS
 	}
 	var slowest int64
 	for _, v := range per {

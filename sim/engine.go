@@ -30,6 +30,9 @@ type ring struct {
 
 // post is one doorbell: the next n descriptors of list, from cursor at.
 func (r *ring) post(list []sdma.Desc, at, n int) error {
+	if n < 0 {
+		return fmt.Errorf("doorbell adds %d descriptors", n)
+	}
 	if n > r.size {
 		return fmt.Errorf("doorbell adds %d descriptors to a ring of %d: ring overflow", n, r.size)
 	}
@@ -63,6 +66,7 @@ type Work struct {
 	Turn   func(stream []byte) []byte
 	Inline bool        // descriptors carried in the word, not on a ring: no phase check
 	DstMem *mem.Memory // the memory S2M writes when it is not this core's (a cross-core copy)
+	tiles  tileGeom    // Turn's tiling when every element moves (zero: not known)
 }
 
 // queue is one Work as the engine executes it.
@@ -73,11 +77,28 @@ type queue struct {
 	semInc   int
 	turn     func([]byte) []byte
 	stream   []byte // M2S bytes, then (after the DRE/CCE) the S2M bytes
-	hull     span   // the S2M data descriptors' extent in q.dst (local addresses)
+	tiles    tileGeom
+	planned  *tilePlan // the stream was turned straight into the order of plan's destinations (turnPlanned)
+	plan     *tilePlan // the S2M list's tile plan as prepareFast found it
+	scanned  bool      // prepareFast checked the lists (plan nil: they have none)
+	hull     span      // the S2M data descriptors' extent in q.dst (local addresses)
+	m2sBytes int64     // the M2S stream's bytes
+	s2mBytes int64     // every S2M descriptor's bytes, the completion's included
 }
 
 // run executes a lowered word's queues.
 func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
+	ws := x.works(p, lw)
+	qs, err := x.runQueues(name, ws)
+	if err != nil {
+		return err
+	}
+	x.Stats.TimeNS += queuesTime(p.Backend, qs)
+	return nil
+}
+
+// works is a lowered word's queues as the engines take them.
+func (x *Machine) works(p *dge.Program, lw *sdma.Lowered) []Work {
 	ws := make([]Work, len(lw.Queues))
 	for i := range lw.Queues {
 		ch := &p.Channels[i]
@@ -85,13 +106,12 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 		if len(lw.Queues[i].M2S) > 0 && lw.Queues[i].M2S[0].Op() == sdma.OpDRE {
 			keep := lw.Queues[i].Keep
 			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b, x.scratch(len(b))) }
+			if keep == nil {
+				ws[i].tiles = dreTiles(p, ch)
+			}
 		}
 	}
-	if err := x.runWork(name, ws); err != nil {
-		return err
-	}
-	x.Stats.TimeNS += wordTime(p.Backend, ws)
-	return nil
+	return ws
 }
 
 // RunWork posts every queue's descriptors, checks every descriptor, drains
@@ -110,13 +130,50 @@ func (x *Machine) RunWork(name string, ws []Work) error {
 
 // runWork is RunWork with the semaphore writes left in the word's effect.
 func (x *Machine) runWork(name string, ws []Work) error {
+	_, err := x.runQueues(name, ws)
+	return err
+}
+
+// runQueues is runWork, returning the queues it ran.
+func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 	size := x.RingSize
 	if size <= 0 {
 		size = sdma.DefaultRingSize
 	}
+	limit := x.MaxBytes
+	if limit <= 0 {
+		limit = DefaultMaxBytes
+	}
+	nq, nw := len(x.eff.Queues), len(x.eff.Writes)
+	var qs []*queue
+	free, ok := false, false
+	if !x.exact {
+		qs, free, ok = x.prepareFast(ws, size, limit)
+	}
+	if !ok { // off the common path, or at fault: the exact per-descriptor path names it
+		x.eff.Queues, x.eff.Writes = x.eff.Queues[:nq], x.eff.Writes[:nw]
+		var err error
+		if qs, err = x.prepare(name, ws, size, limit); err != nil {
+			return nil, err
+		}
+		free = x.streamFree(qs)
+	}
+	for _, q := range qs {
+		q.dst.ReserveDense(q.hull.lo, q.hull.hi, q.s2mBytes) // one extent for a dense destination, not one per descriptor batch
+	}
+	if free {
+		return qs, x.direct(qs)
+	}
+	return qs, x.moveStreams(name, qs)
+}
+
+// prepare posts every queue's doorbells and checks every descriptor, one
+// by one, naming the first fault (the exact path; prepareFast is the same
+// in one pass for the common case).
+func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*queue, error) {
 	qs := make([]*queue, len(ws))
 	for i := range ws {
-		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem}
+		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem, tiles: ws[i].tiles}
 		if ws[i].DstMem != nil {
 			q.dst = ws[i].DstMem
 		}
@@ -130,29 +187,25 @@ func (x *Machine) runWork(name string, ws []Work) error {
 			case "RDRTP_inc":
 				leg, r, list = 1, &q.s2m, q.q.S2M
 			default:
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("doorbell register %q (TDRTP_inc or RDRTP_inc)", db.Reg)}
+				return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("doorbell register %q (TDRTP_inc or RDRTP_inc)", db.Reg)}
 			}
 			if err := r.post(list, at[leg], db.Value); err != nil {
 				f := &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: [2]string{"M2S", "S2M"}[leg], Desc: -1, Err: err}
 				if pe, ok := err.(*phaseError); ok {
 					f.Desc, f.Addr = pe.k, list[pe.k].BufPtr()
 				}
-				return f
+				return nil, f
 			}
 			at[leg] += db.Value
 		}
 		if at[0] != len(q.q.M2S) || at[1] != len(q.q.S2M) {
-			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("%d M2S and %d S2M descriptors written, %d and %d doorbelled", len(q.q.M2S), len(q.q.S2M), at[0], at[1])}
+			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("%d M2S and %d S2M descriptors written, %d and %d doorbelled", len(q.q.M2S), len(q.q.S2M), at[0], at[1])}
 		}
 		qs[i] = q
 	}
 	// check: addresses and balance, before anything moves
 	for _, q := range qs {
 		x.eff.Queues = append(x.eff.Queues, q.q.DMA)
-	}
-	limit := x.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
 	}
 	var moved int64
 	nw := len(x.eff.Writes)
@@ -169,12 +222,13 @@ func (x *Machine) runWork(name string, ws []Work) error {
 				}
 				if leg == 1 && isEvtSem(d.BufPtr()) {
 					if d.Length() != 4 {
-						return bad(fmt.Errorf("a semaphore write of %d bytes (4 expected)", d.Length()))
+						return nil, bad(fmt.Errorf("a semaphore write of %d bytes (4 expected)", d.Length()))
 					}
+					q.s2mBytes += 4
 					continue
 				}
 				if d.Op() == sdma.OpCCE && d.OpType() > sdma.CCEExt {
-					return bad(fmt.Errorf("CCE type %d: %w", d.OpType(), ErrUnsupported))
+					return nil, bad(fmt.Errorf("CCE type %d: %w", d.OpType(), ErrUnsupported))
 				}
 				a, core, err := x.Mem.Map.FromSoC(d.BufPtr())
 				if err == nil && core != 0 {
@@ -188,7 +242,7 @@ func (x *Machine) runWork(name string, ws []Work) error {
 					err = m.Check(a, d.Length())
 				}
 				if err != nil {
-					return bad(err)
+					return nil, bad(err)
 				}
 				if leg == 0 {
 					in += uint64(d.Length())
@@ -206,85 +260,134 @@ func (x *Machine) runWork(name string, ws []Work) error {
 				}
 			}
 		}
+		q.m2sBytes, q.s2mBytes = int64(in), q.s2mBytes+int64(out)
 		if err := balance(q.q, in, out); err != nil {
-			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: err}
+			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: err}
 		}
 		if moved += int64(in + out); moved > limit {
-			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("the word's streams carry more than the %d bytes allowed (max-bytes)", limit)}
+			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("the word's streams carry more than the %d bytes allowed (max-bytes)", limit)}
 		}
 	}
-	for _, q := range qs {
-		var out int64
-		for _, d := range q.s2m.seq {
-			out += int64(d.Length())
-		}
-		q.dst.ReserveDense(q.hull.lo, q.hull.hi, out) // one extent for a dense destination, not one per descriptor batch
-	}
-	if x.streamFree(qs) {
-		return x.direct(qs)
-	}
+	return qs, nil
+}
+
+// moveStreams reads every queue's M2S stream (reads before writes, across
+// queues), turns or computes, then writes the S2M descriptors out.
+func (x *Machine) moveStreams(name string, qs []*queue) error {
 	// M2S: every queue's stream, before anything is written; the streams
 	// and their turns are cut from one arena (scratch)
 	need := 0
 	for _, q := range qs {
-		t := 0
-		for _, d := range q.m2s.seq {
-			t += d.Length()
-		}
-		need += t
+		need += int(q.m2sBytes)
 		if q.turn != nil {
-			need += t
+			need += int(q.m2sBytes)
 		}
 	}
 	x.arenaFor(need)
 	for _, q := range qs {
-		total := 0
-		for _, d := range q.m2s.seq {
-			total += d.Length()
+		q.stream = x.scratch(int(q.m2sBytes))
+		if err := x.readM2S(name, q); err != nil {
+			return err
 		}
-		q.stream = x.scratch(total)[:0]
-		for _, d := range q.m2s.seq {
-			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
-			n := len(q.stream)
-			q.stream = q.stream[:n+d.Length()]
-			if err := x.Mem.Read(a, q.stream[n:]); err != nil {
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "M2S", Desc: -1, Addr: d.BufPtr(), Err: err}
-			}
-			x.Stats.M2SBytes += uint64(d.Length())
-			x.Stats.Descriptors++
-			if x.Tracing {
-				t := d // copied here: only a traced descriptor escapes
-				x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
-			}
-		}
-		if q.turn != nil {
+		if q.turn != nil && !x.turnPlanned(q) {
 			q.stream = q.turn(q.stream)
 		}
 	}
 	// S2M: write the streams out; CCE descriptors cast or compute per scalar
 	for _, q := range qs {
-		off, wrote := 0, 0
-		for _, d := range q.s2m.seq {
-			if x.s2mStart(q, d) {
-				continue
+		if err := x.writeS2M(name, q); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readM2S reads q's M2S descriptors into q.stream, in order; descriptors
+// that continue each other in memory are read as one access (the same bytes).
+func (x *Machine) readM2S(name string, q *queue) error {
+	seq, pb := q.m2s.seq, x.Mem.Map.PSUMBase
+	off := 0
+	for k := 0; k < len(seq); {
+		a, n := local(seq[k].BufPtr(), pb), seq[k].Length()
+		e := k + 1
+		for e < len(seq) && local(seq[e].BufPtr(), pb) == a+uint64(n) {
+			n += seq[e].Length()
+			e++
+		}
+		err := x.Mem.Read(a, q.stream[off:off+n])
+		if err != nil && e > k+1 { // the run crosses a region's end: descriptor by descriptor
+			err = nil
+			for j, o := k, off; j < e && err == nil; j++ {
+				l := seq[j].Length()
+				err = x.Mem.Read(local(seq[j].BufPtr(), pb), q.stream[o:o+l])
+				o += l
 			}
-			a, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
-			n := d.Length()
-			var err error
-			if d.Op() == sdma.OpCCE {
-				off, err = x.cce(q.dst, &d, a, q.stream, off)
-			} else {
-				err = q.dst.Write(a, q.stream[off:off+n])
-				off += n
+		}
+		if err != nil { // cannot happen: checked
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "M2S", Desc: -1, Addr: seq[k].BufPtr(), Err: err}
+		}
+		if x.Tracing {
+			for j := k; j < e; j++ {
+				t := seq[j] // copied here: only a traced descriptor escapes
+				x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
 			}
-			if err != nil { // cannot happen: checked above
-				return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
-			}
+		}
+		off, k = off+n, e
+	}
+	x.Stats.M2SBytes += uint64(off)
+	x.Stats.Descriptors += len(seq)
+	return nil
+}
+
+// writeS2M writes q.stream out through q's S2M descriptors, in order, and
+// applies the completion writes.
+func (x *Machine) writeS2M(name string, q *queue) error {
+	if ok, err := x.writeTiles(q); ok || err != nil {
+		if err != nil { // cannot happen: checked
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: q.s2m.seq[0].BufPtr(), Err: err}
+		}
+		return nil
+	}
+	pb := x.Mem.Map.PSUMBase
+	off, wrote := 0, 0
+	seq := q.s2m.seq
+	for k := 0; k < len(seq); k++ {
+		d := &seq[k]
+		if x.s2mStart(q, *d) {
+			continue
+		}
+		a, n := local(d.BufPtr(), pb), d.Length()
+		var err error
+		if d.Op() == sdma.OpCCE {
+			off, err = x.cce(q.dst, d, a, q.stream, off)
 			wrote += n
+		} else {
+			// plain writes that continue each other in memory: one access
+			e := k + 1
+			for e < len(seq) && seq[e].Op() != sdma.OpCCE && !isEvtSem(seq[e].BufPtr()) && local(seq[e].BufPtr(), pb) == a+uint64(n) {
+				n += seq[e].Length()
+				e++
+			}
+			err = q.dst.Write(a, q.stream[off:off+n])
+			if err != nil && e > k+1 { // the run crosses a region's end: descriptor by descriptor
+				err = nil
+				for j, o := k, off; j < e && err == nil; j++ {
+					l := seq[j].Length()
+					err = q.dst.Write(local(seq[j].BufPtr(), pb), q.stream[o:o+l])
+					o += l
+				}
+			}
+			for j := k + 1; j < e; j++ {
+				x.s2mStart(q, seq[j]) // counted and traced; none is a completion
+			}
+			off, wrote, k = off+n, wrote+n, e-1
 		}
-		if x.Stats.S2MBytes += uint64(wrote); wrote > 0 {
-			x.queueBytes(q.q.DMA, wrote)
+		if err != nil { // cannot happen: checked above
+			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "S2M", Desc: -1, Addr: d.BufPtr(), Err: err}
 		}
+	}
+	if x.Stats.S2MBytes += uint64(wrote); wrote > 0 {
+		x.queueBytes(q.q.DMA, wrote)
 	}
 	return nil
 }
@@ -512,20 +615,47 @@ func turn(out, in []byte, h, w, es int) {
 // at a time, so each column gets its four elements as one 8-byte store
 // (an SBUF transpose's 16-row tiles: issue 17).
 func turn2x4(out, in []byte, h, w int) {
-	for r := 0; r < h; r += 4 {
-		r0 := in[2*r*w : 2*(r+1)*w]
-		r1 := in[2*(r+1)*w : 2*(r+2)*w]
-		r2 := in[2*(r+2)*w : 2*(r+3)*w]
-		r3 := in[2*(r+3)*w : 2*(r+4)*w]
-		o := 2 * r
-		for i := 0; i+1 < len(r0) && i+1 < len(r1) && i+1 < len(r2) && i+1 < len(r3); i += 2 {
-			v := uint64(r0[i]) | uint64(r0[i+1])<<8 | uint64(r1[i])<<16 | uint64(r1[i+1])<<24 |
-				uint64(r2[i])<<32 | uint64(r2[i+1])<<40 | uint64(r3[i])<<48 | uint64(r3[i+1])<<56
-			binary.LittleEndian.PutUint64(out[o:o+8], v)
-			o += 2 * h
+	turn2x4To(out, nil, in, h, w)
+}
+
+// turn2x4To is turn2x4 with column c written at bases[c] (nil: c·2h); four
+// columns of four rows are four 8-byte loads turned in registers, and a
+// column's h elements are stored one after another (its line written whole
+// before the next column's).
+func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
+	base := func(c int) int {
+		if bases == nil {
+			return 2 * c * h
+		}
+		return bases[c]
+	}
+	in = in[:2*h*w]
+	c := 0
+	for ; c+4 <= w; c += 4 {
+		o0, o1, o2, o3 := base(c), base(c+1), base(c+2), base(c+3)
+		for r, i := 0, 2*c; r < h; r, i = r+4, i+8*w {
+			// four rows of four 2-byte elements turned in registers: cj holds
+			// element j of a0, a1, a2, a3 (written out: a call is not inlined)
+			a0, a1 := binary.LittleEndian.Uint64(in[i:]), binary.LittleEndian.Uint64(in[i+2*w:])
+			a2, a3 := binary.LittleEndian.Uint64(in[i+4*w:]), binary.LittleEndian.Uint64(in[i+6*w:])
+			t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
+			t2, t3 := a2&lanes02|(a3&lanes02)<<16, a2>>16&lanes02|a3&^lanes02
+			binary.LittleEndian.PutUint64(out[o0+2*r:o0+2*r+8], t0&0xffffffff|t2<<32)
+			binary.LittleEndian.PutUint64(out[o1+2*r:o1+2*r+8], t1&0xffffffff|t3<<32)
+			binary.LittleEndian.PutUint64(out[o2+2*r:o2+2*r+8], t0>>32|t2&^0xffffffff)
+			binary.LittleEndian.PutUint64(out[o3+2*r:o3+2*r+8], t1>>32|t3&^0xffffffff)
+		}
+	}
+	for ; c < w; c++ {
+		o := base(c)
+		for r := 0; r < h; r++ {
+			binary.LittleEndian.PutUint16(out[o+2*r:], binary.LittleEndian.Uint16(in[2*(r*w+c):]))
 		}
 	}
 }
+
+// lanes02 selects 16-bit lanes 0 and 2 of a word.
+const lanes02 = 0x0000ffff0000ffff
 
 // streamFree reports whether the stream can be skipped: plain copies (no
 // DRE, no CCE) whose writes touch no byte any queue reads, so moving each
@@ -617,7 +747,10 @@ func (x *Machine) direct(qs []*queue) error {
 	var pd, ps uint64
 	var pn int
 	const batch = 4096
-	da, sa := make([]uint64, 0, batch), make([]uint64, 0, batch)
+	if cap(x.rows[0]) < batch {
+		x.rows = [2][]uint64{make([]uint64, 0, batch), make([]uint64, 0, batch)}
+	}
+	da, sa := x.rows[0][:0], x.rows[1][:0]
 	bn := 0
 	rows := func() error {
 		if len(da) == 0 {
@@ -641,49 +774,57 @@ func (x *Machine) direct(qs []*queue) error {
 		pn = 0
 		return nil
 	}
-	move := func(d, s uint64, n int) error {
-		if pn > 0 && d == pd+uint64(pn) && s == ps+uint64(pn) {
-			pn += n
-			return nil
-		}
-		if err := flush(); err != nil {
-			return err
-		}
-		pd, ps, pn = d, s, n
-		return nil
-	}
+	pb := x.Mem.Map.PSUMBase
 	for _, q := range qs {
-		var src []sdma.Desc = q.m2s.seq
+		src := q.m2s.seq
 		si, so := 0, 0 // current M2S descriptor and offset in it
-		for _, d := range q.s2m.seq {
-			if x.s2mStart(q, d) {
+		var sl int     // its length and address
+		var sb uint64
+		if len(src) > 0 {
+			l, _, _, _, b := src[0].Head()
+			sl, sb = l, local(b, pb)
+		}
+		wrote := 0
+		for k := range q.s2m.seq {
+			d := &q.s2m.seq[k]
+			if x.s2mStart(q, *d) {
 				continue
 			}
-			da, _, _ := x.Mem.Map.FromSoC(d.BufPtr())
-			for do := 0; do < d.Length(); {
-				s := src[si]
-				sa, _, _ := x.Mem.Map.FromSoC(s.BufPtr())
-				n := min(d.Length()-do, s.Length()-so)
-				if err := move(da+uint64(do), sa+uint64(so), n); err != nil {
-					return err // cannot happen: checked
+			dl, db := d.Length(), local(d.BufPtr(), pb)
+			for do := 0; do < dl; {
+				n := min(dl-do, sl-so)
+				if dd, ss := db+uint64(do), sb+uint64(so); pn > 0 && dd == pd+uint64(pn) && ss == ps+uint64(pn) {
+					pn += n
+				} else {
+					if err := flush(); err != nil {
+						return err // cannot happen: checked
+					}
+					pd, ps, pn = dd, ss, n
 				}
 				do, so = do+n, so+n
-				if so == s.Length() {
-					x.Stats.Descriptors++
-					x.Stats.M2SBytes += uint64(s.Length())
+				if so == sl {
 					if x.Tracing {
-						t := s // copied here: only a traced descriptor escapes
+						t := src[si] // copied here: only a traced descriptor escapes
 						x.Tracef("DMA[%d] M2S %s", q.q.DMA, &t)
 					}
-					si, so = si+1, 0
+					if si, so = si+1, 0; si < len(src) {
+						l, _, _, _, b := src[si].Head()
+						sl, sb = l, local(b, pb)
+					}
 				}
 			}
-			x.Stats.S2MBytes += uint64(d.Length())
-			x.queueBytes(q.q.DMA, d.Length())
+			wrote += dl
+		}
+		x.Stats.Descriptors += si
+		x.Stats.M2SBytes += uint64(q.m2sBytes)
+		if x.Stats.S2MBytes += uint64(wrote); wrote > 0 {
+			x.queueBytes(q.q.DMA, wrote)
 		}
 	}
 	if err := flush(); err != nil {
 		return err
 	}
-	return rows()
+	err := rows()
+	x.rows = [2][]uint64{da[:0], sa[:0]}
+	return err
 }

@@ -34,6 +34,12 @@ type Machine struct {
 	Peer           func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
 	eff            control.Effect             // the word being executed: its changes and footprint
 	arena          []byte                     // scratch streams kept from word to word (arenaFor, scratch)
+	rows           [2][]uint64                // direct's batch of row addresses, kept from word to word
+	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
+	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
+	spans          bool                       // in Exec: the word's effect is not kept past it
+	writes         [][2]uint64                // the write spans' memory Exec keeps from word to word
+	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
 }
 
 // DefaultMaxBytes bounds one word's traffic, so a corrupt word cannot
@@ -86,7 +92,11 @@ func (f *Fault) Unwrap() error { return f.Err }
 
 // Exec runs one word and applies its semaphore and event changes at once
 // (a single stream). On error nothing changed.
-func (x *Machine) Exec(in *isa.Inst) error { return control.Exec(x.Issue, in) }
+func (x *Machine) Exec(in *isa.Inst) error {
+	x.spans = true // the effect is applied and dropped here: its write spans' memory is the machine's to keep
+	defer func() { x.spans = false }()
+	return control.Exec(x.Issue, in)
+}
 
 // Issue lowers one resolved word, runs its descriptors and returns its
 // effects: the bytes are written, the semaphore and event changes (the
@@ -95,6 +105,10 @@ func (x *Machine) Exec(in *isa.Inst) error { return control.Exec(x.Issue, in) }
 // land at completion. On error nothing changed.
 func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 	x.eff = control.Effect{}
+	if x.spans {
+		x.eff.Writes = x.writes[:0]
+		defer func() { x.writes = x.eff.Writes[:0] }()
+	}
 	t0, d0, b0 := x.Stats.TimeNS, x.Stats.Descriptors, x.Stats.S2MBytes
 	if err := x.issue(in); err != nil {
 		return control.Effect{}, err
@@ -153,7 +167,7 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return fault(err)
 	}
-	p, lw, err := sdma.Lower(in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx})
+	p, lw, err := sdma.Lower(in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab})
 	switch {
 	case p == nil:
 		return fault(fmt.Errorf("%w: %w", ErrLowering, err))

@@ -28,6 +28,18 @@ func TestTurn(t *testing.T) {
 				if !bytes.Equal(got, want) {
 					t.Errorf("es %d, %d × %d: turn differs from out(c, r) = in(r, c)", es, h, w)
 				}
+				// turnTo: column c at bases[c], here the columns in reverse order
+				bases := make([]int, w)
+				for c := range bases {
+					bases[c] = (w - 1 - c) * h * es
+				}
+				clear(got)
+				turnTo(got, bases, in, h, w, es)
+				for c := range w {
+					if !bytes.Equal(got[bases[c]:bases[c]+h*es], want[c*h*es:(c+1)*h*es]) {
+						t.Fatalf("es %d, %d × %d: turnTo's column %d differs from out(c, r) = in(r, c)", es, h, w, c)
+					}
+				}
 			}
 		}
 	}

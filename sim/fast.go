@@ -1,0 +1,385 @@
+package sim
+
+import (
+	"ndma/dge"
+	"ndma/internal/hugemem"
+	"ndma/sdma"
+)
+
+// The engines' common path in few passes (issue 17): a word of half a
+// million descriptors is posted, checked and moved in one pass over each
+// leg's list for the checks and one for the move, not six. Whatever falls
+// off the common path — a doorbell or phase out of order, a descriptor
+// outside core 0's HBM and SBUF, an unbalanced stream, a cross-core
+// destination — runs the exact per-descriptor path (prepare), which names
+// the fault as before.
+
+// Core 0's on-chip windows in the SoC map (field-tables §11.2; isa.AddressMap.FromSoC).
+const (
+	sbufSoC = 0x20_0000_0000
+	psumSoC = 0x28_0200_0000
+)
+
+// local is the core-0 Neuron address of a SoC address that has been checked
+// (FromSoC mapped it to core 0): FromSoC without its checks.
+func local(s, psumBase uint64) uint64 {
+	switch {
+	case s < sbufSoC: // HBM: the same numbers
+		return s
+	case s < psumSoC:
+		return s - sbufSoC
+	}
+	return psumBase + (s - psumSoC)
+}
+
+// prepareFast is prepare for the common case, in one pass over each leg:
+// every doorbell posts the next descriptors of its leg, every descriptor
+// carries its lap's phase, every data descriptor lies in core 0's HBM or in
+// one SBUF partition's active bytes. It also reports whether the streams
+// may skip the stream buffer (streamFree). ok false: something is off the
+// common path (nothing but x.eff was changed, which the caller restores).
+func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, free, ok bool) {
+	m := &x.Mem.Map
+	qs = make([]*queue, len(ws))
+	for i := range ws {
+		if ws[i].DstMem != nil && ws[i].DstMem != x.Mem {
+			return nil, false, false
+		}
+		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem, tiles: ws[i].tiles}
+		q.m2s.size, q.s2m.size = size, size
+		q.m2s.inline, q.s2m.inline = ws[i].Inline, ws[i].Inline
+		var at [2]int
+		for _, db := range q.q.Doorbells {
+			leg, r, list := 0, &q.m2s, q.q.M2S
+			switch db.Reg {
+			case "TDRTP_inc":
+			case "RDRTP_inc":
+				leg, r, list = 1, &q.s2m, q.q.S2M
+			default:
+				return nil, false, false
+			}
+			if db.Value < 0 || db.Value > size || at[leg]+db.Value > len(list) {
+				return nil, false, false
+			}
+			at[leg] += db.Value
+			r.tail, r.seq = at[leg], list[:at[leg]]
+		}
+		if at[0] != len(q.q.M2S) || at[1] != len(q.q.S2M) {
+			return nil, false, false
+		}
+		qs[i] = q
+	}
+	for _, q := range qs {
+		x.eff.Queues = append(x.eff.Queues, q.q.DMA)
+	}
+	nw := len(x.eff.Writes)
+	for _, q := range qs {
+		nw += len(q.s2m.seq)
+	}
+	x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+	// streamFree's first test, gathered on the way: plain copies whose read
+	// and write extents (SoC addresses) are apart
+	free = true
+	hulls, cnt := [2]span{{lo: ^uint64(0)}, {lo: ^uint64(0)}}, [2]int{}
+	hbmLo, hbmHi := m.HBMBase, m.HBMEnd
+	sbufSize, sbufMask, sbufActive := m.SBUFSize, m.SBUFStride-1, m.SBUFActive
+	writes := x.eff.Writes // kept in registers through the loops, stored back at the end
+	var moved int64
+	for _, q := range qs {
+		if q.turn != nil {
+			free = false
+		}
+		var in, out, sem uint64
+		hull := q.hull
+		ts := tileScan{ok: q.dst == x.Mem && !x.Tracing}
+		for leg, r := range []*ring{&q.m2s, &q.s2m} {
+			seq := r.seq
+			lo, hi, n0 := hulls[leg].lo, hulls[leg].hi, 0
+			for base := 0; base < len(seq); base += size {
+				want := 1 ^ (base/size)&1 // the phase of the ring's lap (post)
+				for k := base; k < min(len(seq), base+size); k++ {
+					ln, ph, op, ty, s := seq[k].Head()
+					n := uint64(ln)
+					if !r.inline && ph != want {
+						x.eff.Writes = writes
+						return nil, false, false
+					}
+					if leg == 1 && isEvtSem(s) {
+						if n != 4 {
+							x.eff.Writes = writes
+							return nil, false, false
+						}
+						sem += 4
+						ts.sem = true
+						continue
+					}
+					if op == sdma.OpCCE && ty > sdma.CCEExt {
+						x.eff.Writes = writes
+						return nil, false, false
+					}
+					var a uint64
+					switch {
+					case s >= hbmLo && s < hbmHi && n <= hbmHi-s:
+						a = s
+					case s >= sbufSoC && s-sbufSoC < sbufSize && (s-sbufSoC)&sbufMask+n <= sbufActive:
+						a = s - sbufSoC
+					default: // PSUM, another core, outside memory: the exact path
+						x.eff.Writes = writes
+						return nil, false, false
+					}
+					if op != sdma.OpCME {
+						free = false
+					}
+					lo, hi, n0 = min(lo, s), max(hi, s+n), n0+1
+					if leg == 0 {
+						in += n
+						continue
+					}
+					if ts.ok { // the plan's common step inline; the rest in add
+						if a == ts.exp && n == ts.n && ts.P != 0 && ts.p+1 != ts.P && op != sdma.OpCCE && !ts.sem {
+							ts.p, ts.exp, ts.k = ts.p+1, ts.exp+ts.S, ts.k+1
+						} else {
+							ts.add(a, n, op)
+						}
+					}
+					if out += n; out == n {
+						hull = span{a, a}
+					}
+					hull = span{min(hull.lo, a), max(hull.hi, a+n)}
+					if k := len(writes) - 1; k >= 0 && writes[k][1] == a { // continuing the write before
+						writes[k][1] += n
+					} else {
+						writes = append(writes, [2]uint64{a, a + n})
+					}
+				}
+			}
+			hulls[leg], cnt[leg] = span{lo, hi}, cnt[leg]+n0
+		}
+		q.hull, q.plan, q.scanned = hull, ts.plan(), true
+		q.m2sBytes, q.s2mBytes = int64(in), int64(out+sem)
+		if balance(q.q, in, out) != nil {
+			x.eff.Writes = writes
+			return nil, false, false
+		}
+		if moved += int64(in + out); moved > limit {
+			x.eff.Writes = writes
+			return nil, false, false
+		}
+	}
+	x.eff.Writes = writes
+	if free && cnt[0] > 0 && cnt[1] > 0 && hulls[0].hi > hulls[1].lo && hulls[1].hi > hulls[0].lo {
+		free = x.streamFree(qs) // the extents meet: span by span
+	}
+	return qs, free, true
+}
+
+// tilePlan is an S2M list whose data descriptors are the tiles of a
+// transpose: P destinations (partitions, or dst rows) each taking T pieces
+// of n bytes that continue each other — descriptor k = t·P + p at
+// a₀ + p·S + t·n, K = T·P of them — then only completion descriptors. The
+// P destinations are apart (|S| ≥ T·n): no write meets another, so each
+// destination is one access taking its pieces from the stream, the same
+// bytes as a write per descriptor.
+type tilePlan struct {
+	a0      uint64
+	S       int64
+	P, T, n int
+	K       int // data descriptors
+}
+
+// tileScan finds an S2M list's tile plan descriptor by descriptor, on the
+// check's pass (prepareFast): the plan's next address is kept, so each
+// descriptor costs a comparison.
+type tileScan struct {
+	ok, sem bool   // still a plan; a completion seen (only completions may follow)
+	k       int    // data descriptors seen
+	a0, n   uint64 // the first's address, every one's length
+	S       uint64 // the step between destinations (two's complement)
+	P, p    int    // destinations (0: the first piece of each not passed yet); the next one's
+	row     uint64 // a₀ + t·n: the current piece's start in destination 0
+	exp     uint64 // the next descriptor's address under the plan
+}
+
+func (t *tileScan) add(a, n uint64, op int) {
+	switch {
+	case !t.ok:
+		return
+	case op == sdma.OpCCE || t.sem:
+		t.ok = false
+	case t.k == 0:
+		t.a0, t.n, t.row = a, n, a
+	case n != t.n:
+		t.ok = false
+	case t.k == 1:
+		t.S = a - t.a0
+		t.exp = a + t.S
+	case t.P == 0 && a == t.exp:
+		t.exp += t.S
+	case t.P == 0: // destination 0's second piece: there are k destinations
+		t.P, t.p, t.row = t.k, 1, t.a0+t.n
+		t.ok, t.exp = a == t.row, a+t.S
+	case a != t.exp:
+		t.ok = false
+	case t.p+1 == t.P:
+		t.p, t.row = 0, t.row+t.n
+		t.exp = t.row
+	default:
+		t.p, t.exp = t.p+1, t.exp+t.S
+	}
+	t.k++
+}
+
+// plan is the scan's tile plan (nil: none).
+func (t *tileScan) plan() *tilePlan {
+	if !t.ok || t.P < 2 || t.k%t.P != 0 {
+		return nil
+	}
+	T, S := t.k/t.P, int64(t.S)
+	if T < 2 || max(S, -S) < int64(T)*int64(t.n) {
+		return nil
+	}
+	return &tilePlan{a0: t.a0, S: S, P: t.P, T: T, n: int(t.n), K: t.k}
+}
+
+// planTiles finds q's S2M list's tile plan (ok false: not this shape):
+// prepareFast's, or on the exact path a scan of its own.
+func (x *Machine) planTiles(q *queue) (pl tilePlan, ok bool) {
+	seq := q.s2m.seq
+	switch {
+	case x.Tracing || x.exact || q.dst != x.Mem:
+		return pl, false
+	case q.plan != nil:
+		return *q.plan, true
+	case q.scanned || len(seq) < 64:
+		return pl, false
+	}
+	pb := x.Mem.Map.PSUMBase
+	n := seq[0].Length()
+	a0 := local(seq[0].BufPtr(), pb)
+	S := int64(local(seq[1].BufPtr(), pb) - a0)
+	P := 1
+	for P < len(seq) && !isEvtSem(seq[P].BufPtr()) && int64(local(seq[P].BufPtr(), pb)-a0) == int64(P)*S {
+		P++
+	}
+	K := P
+	for K < len(seq) && !isEvtSem(seq[K].BufPtr()) {
+		K++
+	}
+	T := K / P
+	if P < 2 || T < 2 || K%P != 0 || max(S, -S) < int64(T*n) {
+		return pl, false
+	}
+	for k := K; k < len(seq); k++ {
+		if !isEvtSem(seq[k].BufPtr()) {
+			return pl, false
+		}
+	}
+	for k := range K {
+		d := &seq[k]
+		if d.Op() == sdma.OpCCE || d.Length() != n || local(d.BufPtr(), pb) != a0+uint64(int64(k%P)*S+int64(k/P*n)) {
+			return pl, false
+		}
+	}
+	return tilePlan{a0: a0, S: S, P: P, T: T, n: n, K: K}, true
+}
+
+// writeTiles writes q's S2M stream by its tile plan: from a stream turned
+// into the plan's order (q.planned, turnPlanned) one write per destination;
+// otherwise, when the list has a plan, one Fill per destination taking its
+// pieces from the stream. ok false: no plan (nothing was done).
+func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
+	pl := q.planned
+	if pl == nil {
+		p, ok := x.planTiles(q)
+		if !ok {
+			return false, nil
+		}
+		pl = &p
+	}
+	stream, P, T, n := q.stream, pl.P, pl.T, pl.n
+	for p := range P {
+		a := pl.a0 + uint64(int64(p)*pl.S)
+		if q.planned != nil { // destination p's pieces are one run of the stream
+			err = q.dst.Write(a, stream[p*T*n:(p+1)*T*n])
+		} else {
+			err = q.dst.Fill(a, T*n, func(dst []byte, off int) {
+				for b := 0; b < len(dst); {
+					t, w := (off+b)/n, (off+b)%n
+					b += copy(dst[b:], stream[(t*P+p)*n+w:(t*P+p+1)*n])
+				}
+			})
+		}
+		if err != nil {
+			return true, err
+		}
+	}
+	x.tiled++
+	seq := q.s2m.seq
+	x.Stats.Descriptors += pl.K
+	for k := pl.K; k < len(seq); k++ {
+		x.s2mStart(q, seq[k])
+	}
+	x.Stats.S2MBytes += uint64(pl.K * n)
+	x.queueBytes(q.q.DMA, pl.K*n)
+	return true, nil
+}
+
+// tileGeom is the DRE's tiling (dre) of a stream whose every element
+// moves: rows × cols elements of es bytes, in tiles of tr × tc (edge tiles
+// smaller), tile after tile, row by row within a tile.
+type tileGeom struct{ rows, cols, tr, tc, es int }
+
+// dreTiles is dre's tiling of channel ch of p (zero: p has no DRE turn).
+func dreTiles(p *dge.Program, ch *dge.Channel) tileGeom {
+	es := int(ch.Src.ElemSize)
+	switch p.Kind {
+	case dge.KindTranspose:
+		return tileGeom{int(ch.Src.Num[1]), int(ch.Src.Num[0]), int(p.Tile.Rows), int(p.Tile.Cols), es}
+	case dge.KindGatherTranspose:
+		return tileGeom{int(ch.Src.Num[1]), int(ch.Dst.Num[1]), 16, int(ch.Dst.Num[1]), es}
+	}
+	return tileGeom{}
+}
+
+// turnPlanned does q's DRE turn straight into the order of its S2M tile
+// plan, when each S2M piece is a whole tile column: every tile full
+// (tr × tc), n = tr·es, so piece k is column k mod tc of tile k div tc —
+// dre's stream — and goes to the plan's destination k mod P at piece
+// k div P. ok false: not this shape (the caller turns as dre does).
+func (x *Machine) turnPlanned(q *queue) bool {
+	g := q.tiles
+	if g.es == 0 || g.tr <= 0 || g.tc <= 0 || g.rows%g.tr != 0 || g.cols%g.tc != 0 || len(q.stream) != g.rows*g.cols*g.es {
+		return false
+	}
+	pl, ok := x.planTiles(q)
+	if !ok || pl.n != g.tr*g.es || pl.K*pl.n != len(q.stream) {
+		return false
+	}
+	out := x.scratch(len(q.stream))
+	h, w, es := g.tr, g.tc, g.es
+	bases := make([]int, w)
+	for ti := range pl.K / w {
+		for c := range bases {
+			k := ti*w + c
+			bases[c] = (k%pl.P*pl.T + k/pl.P) * pl.n
+		}
+		turnTo(out, bases, q.stream[ti*h*w*es:(ti+1)*h*w*es], h, w, es)
+	}
+	q.stream, q.planned = out, &pl
+	x.turned++
+	return true
+}
+
+// turnTo is turn with column c of the h × w tile in written at
+// out[bases[c]:], not at c·h·es: out(bases[c] + r·es) = in(r, c).
+func turnTo(out []byte, bases []int, in []byte, h, w, es int) {
+	if es == 2 && h%4 == 0 {
+		turn2x4To(out, bases, in, h, w)
+		return
+	}
+	for c, b := range bases[:w] {
+		for r := range h {
+			copy(out[b+r*es:b+(r+1)*es], in[(r*w+c)*es:])
+		}
+	}
+}

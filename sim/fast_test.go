@@ -1,0 +1,292 @@
+package sim
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"testing"
+
+	"ndma/asm"
+	"ndma/dge"
+	"ndma/isa"
+	"ndma/sdma"
+)
+
+// local is FromSoC without its checks: on every generation it gives
+// FromSoC's address for core 0's HBM, SBUF and PSUM (field-tables §11.2),
+// at their first and last bytes and inside.
+func TestLocalIsFromSoC(t *testing.T) {
+	for _, g := range []isa.Gen{isa.Sunda, isa.Cayman, isa.Mariana, isa.MarianaPlus, isa.Maverick} {
+		m := isa.Map(g)
+		socs := []uint64{m.HBMBase, m.HBMBase + 0x12345, m.HBMEnd - 1, 0x20_0000_0000, 0x20_0000_0000 + m.SBUFStride + 0x40, 0x20_0000_0000 + m.SBUFSize - 1}
+		if m.PSUMSize > 0 {
+			socs = append(socs, 0x28_0200_0000, 0x28_0200_0000+m.PSUMStride+8, 0x28_0200_0000+m.PSUMSize-1)
+		}
+		for _, s := range socs {
+			a, core, err := m.FromSoC(s)
+			if err != nil || core != 0 {
+				t.Fatalf("%s: FromSoC(%#x) = core %d, %v", g, s, core, err)
+			}
+			if got := local(s, m.PSUMBase); got != a {
+				t.Errorf("%s: local(%#x) = %#x, FromSoC %#x", g, s, got, a)
+			}
+		}
+	}
+}
+
+// the generators of the differential tests, by kind
+func genAny(r *rand.Rand, g isa.Gen, regs *[64]uint32, kind int) (string, isa.Gen) {
+	extra := kind / 5 % 4
+	switch k := kind % 5; {
+	case k == 4:
+		return genCopy2D(r, regs), isa.Maverick
+	case extra == 0 && k == 3:
+		return genDirect2D(r), g
+	case extra == 0:
+		return genIndexed(r, k), g
+	case k == 3:
+		return genDirect2DX(r, g, regs, extra), g
+	case k == 0:
+		return genTransposeX(r, g, regs, extra), g
+	case k == 1:
+		return genIndirectX(r, regs, extra), g
+	}
+	return genGatherX(r, g, regs, extra), g
+}
+
+// sameRun demands that the fast and the exact machine ended alike: the
+// same error text, memory, semaphores and counts.
+func sameRun(t *testing.T, what string, fast, exact *Machine, ef, ee error) {
+	t.Helper()
+	if fmt.Sprint(ef) != fmt.Sprint(ee) {
+		t.Fatalf("%s:\nfast  %v\nexact %v", what, ef, ee)
+	}
+	if !reflect.DeepEqual(fast.Mem.Snapshot(), exact.Mem.Snapshot()) {
+		t.Fatalf("%s: memory differs (error %v)", what, ef)
+	}
+	if !reflect.DeepEqual(fast.Stats, exact.Stats) {
+		t.Fatalf("%s: stats %+v, exact %+v", what, fast.Stats, exact.Stats)
+	}
+}
+
+// The one-pass checks and the tile writes (prepareFast, writeTiles) are
+// the per-descriptor path's: random words of every kind, and the
+// transposes whose S2M lists are tiles (SBUF partitions, HBM rows), run
+// alike on a machine held to the exact path.
+func TestFastAgainstExact(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 1))
+	gens := []isa.Gen{isa.Sunda, isa.Cayman, isa.Mariana, isa.MarianaPlus, isa.Maverick}
+	tiled, turned := 0, 0
+	for i := range 240 {
+		g := gens[r.IntN(len(gens))]
+		var regs [64]uint32
+		src, g := genAny(r, g, &regs, i%20)
+		if i%12 == 11 { // a tiled transpose the generators rarely reach: 128 partitions, or 64 HBM rows
+			src = fmt.Sprintf(`dma_transpose semaphore=2, in_dtype=fp16, out_dtype=fp16, src_start_addr=hbm:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, %d], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x40,
+  dst_step_elem=[2, %#x], dst_num_elem=[%[1]d, 128]`, 16*(1+r.IntN(8)), isa.Map(g).SBUFStride)
+			if r.IntN(2) == 0 {
+				src = `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 128],
+  src_num_elem=[64, 64], tile_src_row_step=128, tile_src_rows=16, tile_src_cols=32, dst_start_addr=hbm:0x10000,
+  dst_step_elem=[2, 128], dst_num_elem=[64, 64]`
+			}
+		}
+		in, ok := tryWord(g, src)
+		if !ok {
+			continue
+		}
+		fast, exact := New(g), New(g)
+		exact.exact = true
+		fast.Regs, exact.Regs = regs, regs
+		seed(t, rand.New(rand.NewPCG(uint64(i), 5)), g, simM{fast}, simM{exact})
+		ef, ee := fast.Exec(in), exact.Exec(in)
+		sameRun(t, src, fast, exact, ef, ee)
+		tiled, turned = tiled+fast.tiled, turned+fast.turned
+	}
+	if tiled == 0 || turned == 0 || turned == tiled {
+		t.Fatalf("%d queues written as tiles, %d of them turned into their order: writeTiles or turnPlanned untested", tiled, turned)
+	}
+	t.Logf("%d queues written as tiles, %d of them turned into their order", tiled, turned)
+}
+
+func tryWord(g isa.Gen, src string) (*isa.Inst, bool) {
+	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
+	if err != nil {
+		return nil, false // not legal on this generation
+	}
+	in, err := isa.Decode(g, obj.Code)
+	return &in, err == nil
+}
+
+// A descriptor, doorbell or phase spoiled in a lowered word faults on the
+// fast path exactly as on the per-descriptor one — the same text, naming
+// the same descriptor — and leaves memory as it was; a harmless change
+// runs alike.
+func TestFastFaultsAsExact(t *testing.T) {
+	faults := 0
+	words := []string{
+		`dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[128, 4096], src_num_elem=[20, 3], src_elem_size=64,
+  dst_start_addr=sbuf:2:0x0, dst_step_elem=[64, 0x40000], dst_num_elem=[20, 3], dst_elem_size=64, in_dtype=u8, out_dtype=u8`,
+		`dma_transpose semaphore=2, in_dtype=fp16, out_dtype=fp16, src_start_addr=hbm:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x0,
+  dst_step_elem=[2, 0x40000], dst_num_elem=[64, 128]`,
+		`dmamemcpy semaphore=1, sem_increment=4, src_start_addr=hbm:0x0, src_step_elem=[64, 0], src_num_elem=[300, 1], src_elem_size=64,
+  dst_start_addr=hbm:0x40000, dst_step_elem=[128, 0], dst_num_elem=[300, 1], dst_elem_size=64, in_dtype=u8, out_dtype=u8`,
+	}
+	bad := []uint64{0x1000_0000_0000, 0x20_0000_0000 + 0x3fff0, 0x28_0200_0000 + 0x100, 0x20_0000_0000 - 8, 0x30_0000_0000 + 0x40, 0x28_0270_1800, 0x100}
+	for i := range 400 {
+		g := isa.Cayman
+		src := words[i%len(words)]
+		in := word(t, g, src)
+		var out [2][]Work
+		var fail [2]error
+		ms := [2]*Machine{New(g), New(g)}
+		ms[1].exact = true
+		for j, x := range ms {
+			x.RingSize = 16
+			seed(t, rand.New(rand.NewPCG(uint64(i), 6)), g, simM{x})
+			p, lw, err := sdma.Lower(in, g, dge.Options{}, sdma.Options{RingSize: 16})
+			if err != nil {
+				t.Fatal(err)
+			}
+			out[j] = x.works(p, lw)
+		}
+		// the same spoiling on both copies
+		rs := rand.New(rand.NewPCG(uint64(i), 7))
+		what := ""
+		for j := range ms {
+			rs = rand.New(rand.NewPCG(uint64(i), 7))
+			what = spoil(rs, out[j], bad)
+		}
+		for j, x := range ms {
+			fail[j] = x.RunWork("W", out[j])
+		}
+		sameRun(t, fmt.Sprintf("%s, %s", src, what), ms[0], ms[1], fail[0], fail[1])
+		if fail[0] != nil {
+			faults++
+		}
+	}
+	// the time of a word run is EstimateNS of its lists, counted without them
+	for _, src := range words {
+		x := New(isa.Cayman)
+		p, lw, err := sdma.Lower(word(t, isa.Cayman, src), isa.Cayman, dge.Options{}, sdma.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		qs, err := x.runQueues("W", x.works(p, lw))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got, want := queuesTime(p.Backend, qs), EstimateNS(p.Backend, lw.Queues); got != want {
+			t.Errorf("time %d ns, EstimateNS %d ns\n%s", got, want, src)
+		}
+	}
+	if faults < 100 {
+		t.Fatalf("only %d of 400 spoiled words faulted", faults)
+	}
+	t.Logf("%d of 400 spoiled words faulted alike", faults)
+}
+
+// spoil changes one thing of a word's queues (the same for the same r):
+// a descriptor's phase, buf_ptr, length or op, or a doorbell's count.
+func spoil(r *rand.Rand, ws []Work, bad []uint64) string {
+	q := &ws[r.IntN(len(ws))].Queue
+	q.M2S, q.S2M = append([]sdma.Desc(nil), q.M2S...), append([]sdma.Desc(nil), q.S2M...) // the copies' own lists
+	q.Doorbells = append([]sdma.Doorbell(nil), q.Doorbells...)
+	list, leg := q.M2S, "M2S"
+	if r.IntN(2) == 0 {
+		list, leg = q.S2M, "S2M"
+	}
+	k := r.IntN(len(list))
+	d := &list[k] // the layout's bytes (sdma.Layout): length 0–1, ring_phase byte 3 bits 0–1, op word1 bits 6–8, buf_ptr 8–15
+	switch c := r.IntN(6); c {
+	case 0:
+		d[3] ^= 1
+		return fmt.Sprintf("%s[%d] phase", leg, k)
+	case 1, 2:
+		v := bad[r.IntN(len(bad))]
+		binary.LittleEndian.PutUint64(d[8:], v)
+		return fmt.Sprintf("%s[%d] buf_ptr %#x", leg, k, v)
+	case 3:
+		binary.LittleEndian.PutUint16(d[0:], uint16(r.IntN(70000)))
+		return fmt.Sprintf("%s[%d] length", leg, k)
+	case 4:
+		w := binary.LittleEndian.Uint32(d[4:])
+		op, ty := 1+r.IntN(2), r.IntN(8) // DRE or CME, any type; or a CCE type the engines refuse
+		if r.IntN(2) == 0 {
+			op, ty = sdma.OpCCE, sdma.CCEExt+1+r.IntN(3)
+		}
+		w = w&^(7<<6|7<<9) | uint32(op)<<6 | uint32(ty)<<9
+		binary.LittleEndian.PutUint32(d[4:], w)
+		return fmt.Sprintf("%s[%d] op", leg, k)
+	}
+	b := r.IntN(len(q.Doorbells))
+	q.Doorbells[b].Value += r.IntN(5) - 2
+	if r.IntN(4) == 0 {
+		q.Doorbells[b].Reg = "XDRTP_inc"
+	}
+	return fmt.Sprintf("doorbell %d", b)
+}
+
+// tileScan finds a tile plan exactly when one exists: brute force over
+// every destination count P (descriptor k = t·P + p at a₀ + p·S + t·n,
+// S = a₁ − a₀, |S| ≥ T·n, P, T ≥ 2), on lists built as plans and then
+// perhaps spoiled in one address or length.
+func TestTileScan(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 3))
+	brute := func(as, ns []uint64) *tilePlan {
+		K := len(as)
+		for P := 2; P <= K; P++ {
+			T := K / P
+			if K%P != 0 || T < 2 {
+				continue
+			}
+			S, ok := int64(as[1]-as[0]), true
+			for k := range K {
+				ok = ok && ns[k] == ns[0] && as[k] == as[0]+uint64(int64(k%P)*S+int64(k/P)*int64(ns[0]))
+			}
+			if ok && max(S, -S) >= int64(T)*int64(ns[0]) {
+				return &tilePlan{a0: as[0], S: S, P: P, T: T, n: int(ns[0]), K: K}
+			}
+		}
+		return nil
+	}
+	found := 0
+	for range 3000 {
+		P, T, n := 1+r.IntN(6), 1+r.IntN(6), uint64(1+r.IntN(4))*16
+		S := int64(n) * int64(T+r.IntN(3)-1)
+		if r.IntN(3) == 0 {
+			S = -S
+		}
+		a0 := uint64(1<<20 + r.IntN(64))
+		var as, ns []uint64
+		for k := range P * T {
+			as = append(as, a0+uint64(int64(k%P)*S+int64(k/P)*int64(n)))
+			ns = append(ns, n)
+		}
+		if len(as) < 2 {
+			continue
+		}
+		switch r.IntN(4) {
+		case 0:
+			as[r.IntN(len(as))] += uint64(r.IntN(3)) * n
+		case 1:
+			ns[r.IntN(len(ns))] += uint64(r.IntN(2))
+		}
+		ts := tileScan{ok: true}
+		for k := range as {
+			ts.add(as[k], ns[k], sdma.OpDRE)
+		}
+		got, want := ts.plan(), brute(as, ns)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("addresses %x lengths %v: scan %+v, brute force %+v", as, ns, got, want)
+		}
+		if got != nil {
+			found++
+		}
+	}
+	if found < 300 {
+		t.Fatalf("only %d lists had a plan", found)
+	}
+}
