@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -13,6 +14,7 @@ import (
 	"ndma/asm"
 	"ndma/device"
 	"ndma/dge"
+	"ndma/internal/strbuf"
 	"ndma/isa"
 	"ndma/sched"
 	"ndma/sdma"
@@ -162,9 +164,18 @@ type queueJSON struct {
 // lowerSteps lowers a resolved stream (device.Resolve, device.ResolveEngine):
 // every word a step executes, listed under the word as written; a fired
 // block's words on a runtime-built ring (device.RuntimeRing). With emit
-// set, each word goes to it as soon as it is lowered and none is kept.
+// set, each word goes to it as soon as it is lowered and none is kept: emit
+// must not keep its program or descriptors past the call (the next word
+// reuses the program's storage).
 func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Options, sopt sdma.Options, emit func(loweredWord)) ([]loweredWord, error) {
 	var out []loweredWord
+	var scratch *dge.Program // emit keeps no word: one program's storage serves them all
+	if emit != nil {
+		scratch = &dge.Program{}
+	}
+	if emit == nil {
+		out = make([]loweredWord, 0, len(steps)) // a word a step, but for the blocks a trigger fires
+	}
 	for i := range steps {
 		s := &steps[i]
 		w := loweredWord{Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic(), Queue: s.Queue}
@@ -184,7 +195,7 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 			if s.Run != nil {
 				lw.resolved = &words[k]
 			}
-			if err := lowerWord(gen, &words[k], &lw, dopt, o); err != nil {
+			if err := lowerWord(gen, &words[k], &lw, dopt, o, scratch); err != nil {
 				return nil, fmt.Errorf("offset %#x (%s): %w", s.Offset, w.Mnemonic, err)
 			}
 			if emit != nil {
@@ -199,8 +210,18 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 
 // lowerWord lowers one resolved word into w (a word the DGE does not move
 // is marked skipped).
-func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options) error {
-	p, lw, err := sdma.Lower(word, gen, dopt, sopt)
+//
+// With scratch set, the program is lowered into it (dge.LowerInto): w's
+// program is then scratch, valid until the next word.
+func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options, scratch *dge.Program) error {
+	var p *dge.Program
+	var lw *sdma.Lowered
+	var err error
+	if scratch == nil {
+		p, lw, err = sdma.Lower(word, gen, dopt, sopt)
+	} else {
+		p, lw, err = lowerInto(scratch, word, gen, dopt, sopt)
+	}
 	if p == nil && errorsIsNotLowered(err) {
 		w.Skipped = "not a DGE data-movement word"
 		return nil
@@ -213,6 +234,22 @@ func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, so
 	}
 	w.program, w.lowered, w.Backend = p, lw, p.Backend.String()
 	return nil
+}
+
+// lowerInto is sdma.Lower with the program lowered into scratch.
+func lowerInto(scratch *dge.Program, in *isa.Inst, gen isa.Gen, dopt dge.Options, opt sdma.Options) (*dge.Program, *sdma.Lowered, error) {
+	if dopt.Index == nil && opt.Index != nil {
+		dopt.Index = opt.Index // as sdma.Lower: the rows read the index tensor once
+	}
+	p, err := dge.LowerInto(scratch, in, gen, dopt)
+	if err != nil {
+		if errors.Is(err, dge.ErrIndex) {
+			return p, nil, err // the word lowered, its rows could not be read
+		}
+		return nil, nil, err
+	}
+	lw, err := sdma.Expand(p, opt)
+	return p, lw, err
 }
 
 // detail fills the listing and JSON fields of a lowered word: the firmware
@@ -349,6 +386,8 @@ type lowerTally struct {
 	findings                             []string
 	queues                               map[string]*queueTally // by NEFF dma_queue
 	queueNames                           []string
+	text                                 strbuf.Arena // the findings' strings
+	scratch                              []byte
 }
 
 type queueTally struct {
@@ -405,12 +444,25 @@ func (t *lowerTally) add(w *loweredWord) {
 	if qt != nil {
 		qt.m2s += wordBytes
 	}
+	// the findings' text is built without fmt, into the tally's arena: a NEFF can have one a word
 	if small > 0 {
-		t.findings = append(t.findings, fmt.Sprintf("%#06x %s: %d of %d M2S descriptors move under 512 bytes (descriptor-bound)", w.Offset, w.Mnemonic, small, n))
+		b := t.finding(w)
+		b = strconv.AppendInt(b, int64(small), 10)
+		b = strconv.AppendInt(append(b, " of "...), int64(n), 10)
+		t.findings = append(t.findings, t.text.String(append(b, " M2S descriptors move under 512 bytes (descriptor-bound)"...)))
 	}
 	if parts := partitionsOf(w.program); parts > 0 && wordBytes/uint64(parts) < 2048 {
-		t.findings = append(t.findings, fmt.Sprintf("%#06x %s: %d bytes per SBUF partition, under the 2 KiB efficiency floor", w.Offset, w.Mnemonic, wordBytes/uint64(parts)))
+		b := strconv.AppendUint(t.finding(w), wordBytes/uint64(parts), 10)
+		t.findings = append(t.findings, t.text.String(append(b, " bytes per SBUF partition, under the 2 KiB efficiency floor"...)))
 	}
+}
+
+// finding starts a finding's text in the tally's scratch: "%#06x MNEMONIC: ".
+func (t *lowerTally) finding(w *loweredWord) []byte {
+	b := appendOffset(t.scratch[:0], w.Offset)
+	b = append(append(b, ' '), w.Mnemonic...)
+	t.scratch = append(b, ": "...)
+	return t.scratch
 }
 
 // printStats prints the counts and the findings.

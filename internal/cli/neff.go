@@ -363,15 +363,25 @@ func runNEFFLower(e *env, args []string) error {
 			}
 			continue
 		}
-		var t lowerTally // counted as lowered: the words are not kept
-		if _, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) { t.add(&w) }); err != nil {
-			return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+		t, err := tallyStream(gen, &st)
+		if err != nil {
+			return err
 		}
-		printStats(e, &t)
+		printStats(e, t)
 		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(t.ns)/1000)
-		printQueueStats(e, &t)
+		printQueueStats(e, t)
 	}
 	return nil
+}
+
+// tallyStream lowers one stream for --stats, counting each word as it is
+// lowered: none is kept.
+func tallyStream(gen isa.Gen, st *neffStream) (*lowerTally, error) {
+	t := &lowerTally{}
+	if _, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) { t.add(&w) }); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+	}
+	return t, nil
 }
 
 // neffStream is one engine stream of a NEFF, resolved as `neff run`

@@ -246,8 +246,38 @@ func lowerRaw(tb testing.TB, raw []byte) []streamLowered {
 
 // BenchmarkNeffLower: a synthetic NEFF of 10,000 0xd4 words (neffgen.Inline,
 // 64 KiB each) parsed, resolved, relocated and lowered to descriptors — the
-// path of `ndma neff lower`.
+// path of `ndma neff lower --stats` (each word counted as it is lowered, none
+// kept). BenchmarkNeffLowerKeep keeps every word's program and descriptors
+// (lowerNEFF, as `neff lower --json` does).
 func BenchmarkNeffLower(b *testing.B) {
+	raw, err := neffgen.Inline(10000).Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var words, descs int
+	for b.Loop() {
+		_, sgs, err := neffgen.Open(raw, neff.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		streams, err := resolveNEFF(isa.Cayman, sgs, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range streams {
+			t, err := tallyStream(isa.Cayman, &streams[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			words, descs = words+t.lowered, descs+t.descs
+		}
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(words)/s, "words/s")
+	b.ReportMetric(float64(descs)/s, "descriptors/s")
+}
+
+func BenchmarkNeffLowerKeep(b *testing.B) {
 	raw, err := neffgen.Inline(10000).Build()
 	if err != nil {
 		b.Fatal(err)
