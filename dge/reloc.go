@@ -7,6 +7,7 @@ package dge
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"ndma/isa"
 )
@@ -133,6 +134,98 @@ func (r *repack) copy(paths ...string) {
 	}
 }
 
+// copies is a list of field moves (to, from), the same for every word of
+// one pair of layouts: its leaf indices are looked up once per pair
+// (leafPlan), not a path at a time for every word of a NEFF.
+type copies struct {
+	id    int // the list's key in the plan cache
+	pairs [][2]string
+}
+
+// planKey names a leaf plan: the pseudo word's layout, the resolved word's, the list.
+type planKey struct {
+	src, dst *isa.Struct
+	id       int
+}
+
+// plans caches each planKey's leaf pairs (to, from); nil: a path one layout lacks.
+var plans sync.Map
+
+// moves applies a copy list: the fields of the planned leaves, or, where a
+// path does not resolve or a value does not fit, move by move (its error,
+// word for word the one the moves give).
+func (r *repack) moves(c *copies) {
+	if r.err != nil {
+		return
+	}
+	key := planKey{r.src.Layout(), r.out.Layout(), c.id}
+	pl, ok := plans.Load(key)
+	if !ok {
+		pl, _ = plans.LoadOrStore(key, leafPlan(key, c))
+	}
+	if leaves := pl.([][2]int); leaves != nil {
+		done := true
+		for _, l := range leaves {
+			if r.out.SetLeaf(l[0], r.src.Leaf(l[1])) != nil {
+				done = false
+				break
+			}
+		}
+		if done {
+			return
+		}
+	}
+	for _, p := range c.pairs {
+		r.move(p[0], p[1])
+	}
+}
+
+// leafPlan resolves a copy list's paths in the two layouts (nil when one does not resolve).
+func leafPlan(key planKey, c *copies) [][2]int {
+	out := make([][2]int, 0, len(c.pairs))
+	for _, p := range c.pairs {
+		to, ok1 := key.dst.LeafIndex(p[0])
+		from, ok2 := key.src.LeafIndex(p[1])
+		if !ok1 || !ok2 {
+			return nil
+		}
+		out = append(out, [2]int{to, from})
+	}
+	return out
+}
+
+// same is a copy list of fields whose path is the same in both layouts.
+func same(id int, groups ...[]string) *copies {
+	c := &copies{id: id}
+	for _, g := range groups {
+		for _, p := range g {
+			c.pairs = append(c.pairs, [2]string{p, p})
+		}
+	}
+	return c
+}
+
+// boundMoves is a copy list moving the pseudo word's bound registers
+// src_bound_reg and dst_bound_reg to the resolved word's srcBound, dstBound.
+func boundMoves(id int, srcBound, dstBound string) *copies {
+	c := &copies{id: id}
+	for _, pr := range [2][2]string{{srcBound, "src_bound_reg"}, {dstBound, "dst_bound_reg"}} {
+		tp, fp := boundPaths[pr[0]], boundPaths[pr[1]]
+		for i := range tp {
+			c.pairs = append(c.pairs, [2]string{tp[i], fp[i]})
+		}
+	}
+	return c
+}
+
+// The copy lists of the resolved forms (their fields, in the order the moves
+// were written; ends sets the addresses between the copies and the bounds).
+var (
+	direct2DCopies = same(0, header, []string{"dma_configs.priority_class", "dma_configs.reserved", "semaphore", "sem_increment",
+		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype"}, legPaths["src"], legPaths["dst"])
+	direct2DBounds = boundMoves(1, "src_bound_reg", "dst_bound_reg")
+)
+
 // move sets the new word's `to` from the pseudo word's `from`.
 func (r *repack) move(to, from string) {
 	v, err := r.src.Uint(from)
@@ -212,12 +305,10 @@ func (r *repack) done() (isa.Inst, error) {
 
 func (r *repack) direct2D() (isa.Inst, error) {
 	r.begin(isa.OpDMAMemcpy)
-	r.copy(header...)
-	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "sem_increment",
-		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype")
-	r.leg2D("src")
-	r.leg2D("dst")
-	r.ends("src_bound_reg", "dst_bound_reg")
+	r.moves(direct2DCopies) // header, configs, semaphore, sizes, dtypes, both legs' steps and counts
+	r.set("src_start_addr", r.addr[0], nil)
+	r.set("dst_start_addr", r.addr[1], nil)
+	r.moves(direct2DBounds)
 	if r.hasExt { // an extension after a DIRECT2D carries the in-flight compute op
 		r.fromExt("compute_op", "compute_op")
 	}

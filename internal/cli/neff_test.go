@@ -245,11 +245,35 @@ func lowerRaw(tb testing.TB, raw []byte) []streamLowered {
 }
 
 // BenchmarkNeffLower: a synthetic NEFF of 10,000 0xd4 words (neffgen.Inline,
-// 64 KiB each) parsed, resolved, relocated and lowered to descriptors — the
-// path of `ndma neff lower --stats` (each word counted as it is lowered, none
-// kept). BenchmarkNeffLowerKeep keeps every word's program and descriptors
-// (lowerNEFF, as `neff lower --json` does).
+// 64 KiB each) parsed, resolved, relocated and lowered to descriptors, every
+// word's program and descriptors kept (lowerNEFF, as `neff lower --json`
+// holds them). BenchmarkNeffLowerStats is the path of `ndma neff lower
+// --stats`: each word counted (with its cost-model time and findings) as it
+// is lowered, none kept.
 func BenchmarkNeffLower(b *testing.B) {
+	raw, err := neffgen.Inline(10000).Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var words, descs int
+	for b.Loop() {
+		for _, st := range lowerRaw(b, raw) {
+			for _, w := range st.words {
+				if w.lowered != nil {
+					words++
+					for _, q := range w.lowered.Queues {
+						descs += len(q.M2S) + len(q.S2M)
+					}
+				}
+			}
+		}
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(words)/s, "words/s")
+	b.ReportMetric(float64(descs)/s, "descriptors/s")
+}
+
+func BenchmarkNeffLowerStats(b *testing.B) {
 	raw, err := neffgen.Inline(10000).Build()
 	if err != nil {
 		b.Fatal(err)
@@ -270,29 +294,6 @@ func BenchmarkNeffLower(b *testing.B) {
 				b.Fatal(err)
 			}
 			words, descs = words+t.lowered, descs+t.descs
-		}
-	}
-	s := b.Elapsed().Seconds()
-	b.ReportMetric(float64(words)/s, "words/s")
-	b.ReportMetric(float64(descs)/s, "descriptors/s")
-}
-
-func BenchmarkNeffLowerKeep(b *testing.B) {
-	raw, err := neffgen.Inline(10000).Build()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var words, descs int
-	for b.Loop() {
-		for _, st := range lowerRaw(b, raw) {
-			for _, w := range st.words {
-				if w.lowered != nil {
-					words++
-					for _, q := range w.lowered.Queues {
-						descs += len(q.M2S) + len(q.S2M)
-					}
-				}
-			}
 		}
 	}
 	s := b.Elapsed().Seconds()
