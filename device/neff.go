@@ -116,10 +116,14 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			nrun++
 		}
 	}
-	runs := make([]isa.Inst, 0, nrun) // every relocated word of the stream in one allocation (a word is 1 KiB)
-	relocated := func(r *isa.Inst) []isa.Inst {
-		runs = append(runs, *r)
-		return runs[len(runs)-1 : len(runs) : len(runs)]
+	runs := make([]isa.Inst, nrun) // every relocated word of the stream in one allocation (a word is 1 KiB), relocated in place
+	relocate := func(in *isa.Inst) ([]isa.Inst, error) {
+		r := runs[:1:1]
+		if err := dge.RelocateTo(&r[0], in, vt); err != nil {
+			return nil, err // its slot is the next word's
+		}
+		runs = runs[1:]
+		return r, nil
 	}
 	for i := range steps {
 		s := &steps[i]
@@ -129,7 +133,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			s.Queue = sg.QueueOf(en, int(v.Semaphore()))
 			hard, soft := sg.CheckPseudo(gen, en, &s.Word) // never run a walk outside its variable
 			warnings = append(warnings, soft...)
-			r, rerr := dge.Relocate(&s.Word, vt)
+			run, rerr := relocate(&s.Word)
 			switch {
 			case len(hard) > 0:
 				s.Err = fmt.Errorf("%s", strings.Join(hard, "; "))
@@ -139,10 +143,10 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			if rerr != nil {
 				continue
 			}
-			if err := sbSpace(gen, vars, &s.Word, &r); err != nil && s.Err == nil {
+			if err := sbSpace(gen, vars, &s.Word, &run[0]); err != nil && s.Err == nil {
 				s.Err = err
 			}
-			s.Run = relocated(&r)
+			s.Run = run
 			s.Note = names.describe(s.Run, s.Queue)
 		case isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore: // the scalar movers' pseudo forms (dge/reloc_mem2d.go)
 			v, _ := s.Word.PseudoMem2D()
@@ -155,10 +159,10 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 					s.Err = dge.Mem2DInVariable(&s.Word, uint64(x.Size))
 				}
 			}
-			if r, rerr := dge.Relocate(&s.Word, vt); rerr != nil {
+			if run, rerr := relocate(&s.Word); rerr != nil {
 				s.Err = cmp.Or(s.Err, rerr)
 			} else {
-				s.Run = relocated(&r) // kept with a refusal, as for a 0xd4: `lower` shows it
+				s.Run = run // kept with a refusal, as for a 0xd4: `lower` shows it
 			}
 		case isa.OpPseudoDMATrigger:
 			f, ferr := sg.Fire(gen, en, &s.Word, place)

@@ -438,6 +438,7 @@ func (p *Program) emit() error {
 	regWrite := p.Gen == isa.Cayman || p.Gen == isa.Mariana // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
 	per := 1 + p.Backend.Dims() + b2i(regWrite)
 	slab := p.ops(per * len(p.Channels)) // every channel's ops cut from one allocation
+	wr := p.writesHBM()                   // the transfer's, the same on every channel
 	for c := range p.Channels {
 		ch := &p.Channels[c]
 		ch.Ops = slab[len(slab) : len(slab) : len(slab)+per]
@@ -446,17 +447,17 @@ func (p *Program) emit() error {
 			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
 		}
 		g := Op{Kind: Generate, Dir: RD, Addr: ch.Src.SoC, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore)}
-		if p.writesHBM() {
+		if wr {
 			g.Dir, g.Addr, g.ElemSize = WR, ch.Dst.SoC, int32(ch.Dst.ElemSize)
 		}
 		ch.Ops = append(ch.Ops, g)
 		for d := 0; d < p.Backend.Dims(); d++ {
 			op := Op{Kind: DimPush, SrcNum: ch.Src.Num[d], DstNum: ch.Dst.Num[d]}
 			var err error
-			if op.SrcStep, err = elemStep(ch.Src, d, "src"); err != nil {
+			if op.SrcStep, err = elemStep(&ch.Src, d, "src"); err != nil {
 				return err
 			}
-			if op.DstStep, err = elemStep(ch.Dst, d, "dst"); err != nil {
+			if op.DstStep, err = elemStep(&ch.Dst, d, "dst"); err != nil {
 				return err
 			}
 			ch.Ops = append(ch.Ops, op)
@@ -499,10 +500,10 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 	var src, dst [maxDims]int64 // the legs' steps in elements (a step emit would refuse, emitRows refuses too)
 	for d := 0; d < dims; d++ {
 		var err error
-		if src[d], err = elemStep(ch.Src, d, "src"); err != nil {
+		if src[d], err = elemStep(&ch.Src, d, "src"); err != nil {
 			return err
 		}
-		if dst[d], err = elemStep(ch.Dst, d, "dst"); err != nil {
+		if dst[d], err = elemStep(&ch.Dst, d, "dst"); err != nil {
 			return err
 		}
 	}
@@ -611,7 +612,7 @@ func b2i(b bool) int {
 // elemStep is a byte step in elements (DIMPUSH counts in elements, §11.3).
 // A dimension of one element never steps: its step pushes as 0 when it is
 // not a whole number of elements (real NEFF words carry step 1 there).
-func elemStep(l Leg, d int, leg string) (int64, error) {
+func elemStep(l *Leg, d int, leg string) (int64, error) {
 	if l.Step[d]%int64(l.ElemSize) != 0 {
 		if l.Num[d] == 1 {
 			return 0, nil

@@ -67,22 +67,47 @@ func (v *Vars) address(a isa.Addr8, field string) (uint64, error) {
 // DMA_DIRECT2D_XPOSE (tile geometry from the extension when present),
 // 3 → 0xf1 DMA_GATHER_XPOSE (needs the extension for its index tensor).
 func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
+	var out isa.Inst
+	if err := RelocateTo(&out, in, vars); err != nil {
+		return isa.Inst{}, err
+	}
+	return out, nil
+}
+
+// RelocateTo is Relocate into *dst (a stream's words relocated into one
+// slab, not each copied out); on an error *dst holds no word.
+func RelocateTo(dst, in *isa.Inst, vars *Vars) error {
+	if dst == in { // the word is built in place: not over the word it reads
+		out, err := Relocate(in, vars)
+		*dst = out
+		return err
+	}
+	err := relocateTo(dst, in, vars)
+	if err != nil {
+		*dst = isa.Inst{}
+	}
+	return err
+}
+
+func relocateTo(dst, in *isa.Inst, vars *Vars) error {
 	if vars == nil {
 		vars = &Vars{}
 	}
 	if IsPseudoMem2D(in.Opcode()) { // 0xcd/0xce → 0xab/0xaa (reloc_mem2d.go)
-		return relocateMem2D(in, vars)
+		v, err := relocateMem2D(in, vars)
+		*dst = v
+		return err
 	}
 	if in.Opcode() != isa.OpPseudoDMADirect2D {
-		return isa.Inst{}, fmt.Errorf("%s: %w", in.Def().Mnemonic(), ErrNotPseudo)
+		return fmt.Errorf("%s: %w", in.Def().Mnemonic(), ErrNotPseudo)
 	}
 	p, _ := in.PseudoDirect2D()
-	r := repack{src: in, p: p, gen: in.Gen}
+	r := repack{src: in, p: p, gen: in.Gen, out: dst}
 	r.ext, r.hasExt = in.Ext()
 	for k, a := range [2]isa.Addr8{p.SrcStartAddr(), p.DstStartAddr()} {
 		v, err := vars.address(a, [2]string{"src_start_addr", "dst_start_addr"}[k])
 		if err != nil {
-			return isa.Inst{}, err
+			return err
 		}
 		r.addr[k] = v
 	}
@@ -92,18 +117,18 @@ func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 		return r.direct2D()
 	case isa.DGEOpcodeDMAIndirect1D:
 		if !r.hasExt {
-			return isa.Inst{}, ErrNeedsExtension
+			return ErrNeedsExtension
 		}
 		return r.indirect1D()
 	case isa.DGEOpcodeDMATranspose:
 		return r.xpose()
 	case isa.DGEOpcodeDMAGatherTranspose:
 		if !r.hasExt {
-			return isa.Inst{}, fmt.Errorf("a gather transpose takes its index tensor from the extension word: %w", ErrNeedsExtension)
+			return fmt.Errorf("a gather transpose takes its index tensor from the extension word: %w", ErrNeedsExtension)
 		}
 		return r.gatherXpose()
 	}
-	return isa.Inst{}, fmt.Errorf("%w %d", ErrUnsupportedOp, op)
+	return fmt.Errorf("%w %d", ErrUnsupportedOp, op)
 }
 
 // repack copies fields from the pseudo word (and its extension) into a new
@@ -116,14 +141,15 @@ type repack struct {
 	hasExt bool
 	gen    isa.Gen
 	addr   [2]uint64 // resolved src, dst ADDR8
-	out    isa.Inst
+	out    *isa.Inst // the new word, built in place
 	err    error
 }
 
 // begin starts the new word of opcode op with the pseudo word's EVENTS
 // (field-tables §2.2: the same block in every layout).
 func (r *repack) begin(op isa.Opcode) {
-	r.out = isa.New(r.gen, op)
+	*r.out = isa.Inst{} // as isa.New: whatever *dst held is gone
+	r.out.Reset(r.gen, op)
 	r.out.CopyEvents(r.src)
 }
 
@@ -296,14 +322,14 @@ func (r *repack) leg2D(leg string) {
 	r.copy(legPaths[leg]...)
 }
 
-func (r *repack) done() (isa.Inst, error) {
+func (r *repack) done() error {
 	if r.err != nil {
-		return isa.Inst{}, r.err
+		return r.err
 	}
-	return r.out, nil
+	return nil
 }
 
-func (r *repack) direct2D() (isa.Inst, error) {
+func (r *repack) direct2D() error {
 	r.begin(isa.OpDMAMemcpy)
 	r.moves(direct2DCopies) // header, configs, semaphore, sizes, dtypes, both legs' steps and counts
 	r.set("src_start_addr", r.addr[0], nil)
@@ -315,10 +341,10 @@ func (r *repack) direct2D() (isa.Inst, error) {
 	return r.done()
 }
 
-func (r *repack) indirect1D() (isa.Inst, error) {
+func (r *repack) indirect1D() error {
 	for k, n := range [2]uint64{r.p.SrcNumElem(1), r.p.DstNumElem(1)} {
 		if n > 1 {
-			return isa.Inst{}, fmt.Errorf("%s_num_elem[1] = %d: an INDIRECT1D moves a 1-D pattern", [2]string{"src", "dst"}[k], n)
+			return fmt.Errorf("%s_num_elem[1] = %d: an INDIRECT1D moves a 1-D pattern", [2]string{"src", "dst"}[k], n)
 		}
 	}
 	r.begin(isa.OpDMAIndirect)
@@ -340,7 +366,7 @@ func (r *repack) indirect1D() (isa.Inst, error) {
 	return r.done()
 }
 
-func (r *repack) xpose() (isa.Inst, error) {
+func (r *repack) xpose() error {
 	r.begin(isa.OpDMATranspose)
 	r.copy(header...)
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "in_dtype", "out_dtype")
@@ -381,7 +407,7 @@ func tileCols(n uint64, dtype isa.DTypeCode, g isa.Gen) uint64 {
 	return 1
 }
 
-func (r *repack) gatherXpose() (isa.Inst, error) {
+func (r *repack) gatherXpose() error {
 	r.begin(isa.OpDMAGatherTranspose)
 	r.copy(header...)
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore")
@@ -392,7 +418,7 @@ func (r *repack) gatherXpose() (isa.Inst, error) {
 	r.ends("src_idx_bound_reg", "dst_bound_reg")
 	in, out := uint64(r.p.InDType()), uint64(r.p.OutDType())
 	if in > 0xF || out > 0xF {
-		return isa.Inst{}, fmt.Errorf("in_dtype %#x / out_dtype %#x do not fit the DTYPE_PAIR nibbles of a gather transpose", in, out)
+		return fmt.Errorf("in_dtype %#x / out_dtype %#x do not fit the DTYPE_PAIR nibbles of a gather transpose", in, out)
 	}
 	r.set("dtype.dtype_lo", in, nil)
 	r.set("dtype.dtype_hi", out, nil)

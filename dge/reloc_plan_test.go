@@ -12,7 +12,8 @@ import (
 // lists: the reference the planned leaf copies are held to.
 func pathDirect2D(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 	p, _ := in.PseudoDirect2D()
-	r := repack{src: in, p: p, gen: in.Gen}
+	var out isa.Inst
+	r := repack{src: in, p: p, gen: in.Gen, out: &out}
 	r.ext, r.hasExt = in.Ext()
 	for k, a := range [2]isa.Addr8{p.SrcStartAddr(), p.DstStartAddr()} {
 		v, err := vars.address(a, [2]string{"src_start_addr", "dst_start_addr"}[k])
@@ -31,7 +32,10 @@ func pathDirect2D(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 	if r.hasExt {
 		r.fromExt("compute_op", "compute_op")
 	}
-	return r.done()
+	if err := r.done(); err != nil {
+		return isa.Inst{}, err
+	}
+	return out, nil
 }
 
 // Relocate's planned copies give the word, or the error, the path-by-path

@@ -236,10 +236,15 @@ func sbufWalk(gen isa.Gen, w isa.Leg2D, base uint64) string {
 		return ""
 	}
 	if w.Num[0]*w.Num[1] <= 1<<16 {
+		// the test of at, inline (every 0xd4 of a NEFF walks here); at names the first element that fails
+		parts, active := int64(m.Partitions), min(m.SBUFActive, 1<<18)
 		for j := int64(0); j < w.Num[1]; j++ {
+			row := int64(base) + j*w.Step[1]
 			for i := int64(0); i < w.Num[0]; i++ {
-				if msg := at(i, j); msg != "" {
-					return msg
+				if o := row + i*w.Step[0]; o < 0 || o>>18 >= parts || uint64(o)&(1<<18-1)+uint64(w.Elem) > active {
+					if msg := at(i, j); msg != "" {
+						return msg
+					}
 				}
 			}
 		}

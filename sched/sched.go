@@ -72,7 +72,8 @@ func Decode(gen isa.Gen, code []byte) (steps []Step, err error) {
 		steps = make([]Step, 0, n) // at most a step a word: a Step is over 1 KiB, so no regrowth
 	}
 	for d.Next() {
-		steps = append(steps, Step{Offset: d.Offset(), Word: *d.Inst()})
+		steps = append(steps, Step{Offset: d.Offset()})
+		steps[len(steps)-1].Word = *d.Inst() // in place: one copy of the 1 KiB word, not two
 	}
 	return steps, d.Err()
 }
