@@ -438,7 +438,7 @@ func (p *Program) emit() error {
 	regWrite := p.Gen == isa.Cayman || p.Gen == isa.Mariana // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
 	per := 1 + p.Backend.Dims() + b2i(regWrite)
 	slab := p.ops(per * len(p.Channels)) // every channel's ops cut from one allocation
-	wr := p.writesHBM()                   // the transfer's, the same on every channel
+	wr := p.writesHBM()                  // the transfer's, the same on every channel
 	for c := range p.Channels {
 		ch := &p.Channels[c]
 		ch.Ops = slab[len(slab) : len(slab) : len(slab)+per]
