@@ -449,11 +449,13 @@ func (t *lowerTally) add(w *loweredWord) {
 		b := t.finding(w)
 		b = strconv.AppendInt(b, int64(small), 10)
 		b = strconv.AppendInt(append(b, " of "...), int64(n), 10)
-		t.findings = append(t.findings, t.text.String(append(b, " M2S descriptors move under 512 bytes (descriptor-bound)"...)))
+		t.scratch = append(b, " M2S descriptors move under 512 bytes (descriptor-bound)"...) // grown: kept for the next
+		t.findings = append(t.findings, t.text.String(t.scratch))
 	}
 	if parts := partitionsOf(w.program); parts > 0 && wordBytes/uint64(parts) < 2048 {
 		b := strconv.AppendUint(t.finding(w), wordBytes/uint64(parts), 10)
-		t.findings = append(t.findings, t.text.String(append(b, " bytes per SBUF partition, under the 2 KiB efficiency floor"...)))
+		t.scratch = append(b, " bytes per SBUF partition, under the 2 KiB efficiency floor"...)
+		t.findings = append(t.findings, t.text.String(t.scratch))
 	}
 }
 
