@@ -12,6 +12,7 @@ import (
 	"ndma/dge"
 	"ndma/internal/array"
 	"ndma/internal/num"
+	"ndma/internal/strbuf"
 	"ndma/isa"
 	"ndma/neff"
 	"ndma/ref"
@@ -108,6 +109,22 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 	steps, err = sched.Decode(gen, en.Code)
 	vt := RelocVars(sg, place)
 	names := &addrNames{gen: gen, vars: vars, at: place}
+	nrun := 0
+	for i := range steps {
+		switch steps[i].Word.Opcode() {
+		case isa.OpPseudoDMADirect2D, isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore:
+			nrun++
+		}
+	}
+	runs := make([]isa.Inst, nrun) // every relocated word of the stream in one allocation (a word is 1 KiB), relocated in place
+	relocate := func(in *isa.Inst) ([]isa.Inst, error) {
+		r := runs[:1:1]
+		if err := dge.RelocateTo(&r[0], in, vt); err != nil {
+			return nil, err // its slot is the next word's
+		}
+		runs = runs[1:]
+		return r, nil
+	}
 	for i := range steps {
 		s := &steps[i]
 		switch s.Word.Opcode() {
@@ -116,7 +133,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			s.Queue = sg.QueueOf(en, int(v.Semaphore()))
 			hard, soft := sg.CheckPseudo(gen, en, &s.Word) // never run a walk outside its variable
 			warnings = append(warnings, soft...)
-			r, rerr := dge.Relocate(&s.Word, vt)
+			run, rerr := relocate(&s.Word)
 			switch {
 			case len(hard) > 0:
 				s.Err = fmt.Errorf("%s", strings.Join(hard, "; "))
@@ -126,10 +143,10 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			if rerr != nil {
 				continue
 			}
-			if err := sbSpace(gen, vars, &s.Word, &r); err != nil && s.Err == nil {
+			if err := sbSpace(gen, vars, &s.Word, &run[0]); err != nil && s.Err == nil {
 				s.Err = err
 			}
-			s.Run = []isa.Inst{r}
+			s.Run = run
 			s.Note = names.describe(s.Run, s.Queue)
 		case isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore: // the scalar movers' pseudo forms (dge/reloc_mem2d.go)
 			v, _ := s.Word.PseudoMem2D()
@@ -142,10 +159,10 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 					s.Err = dge.Mem2DInVariable(&s.Word, uint64(x.Size))
 				}
 			}
-			if r, rerr := dge.Relocate(&s.Word, vt); rerr != nil {
+			if run, rerr := relocate(&s.Word); rerr != nil {
 				s.Err = cmp.Or(s.Err, rerr)
 			} else {
-				s.Run = []isa.Inst{r} // kept with a refusal, as for a 0xd4: `lower` shows it
+				s.Run = run // kept with a refusal, as for a 0xd4: `lower` shows it
 			}
 		case isa.OpPseudoDMATrigger:
 			f, ferr := sg.Fire(gen, en, &s.Word, place)
@@ -223,9 +240,10 @@ func sbSpace(gen isa.Gen, vars []neff.Variable, pseudo, r *isa.Inst) error {
 
 // addrNames names Neuron addresses by the NEFF variable they fall in.
 type addrNames struct {
-	gen  isa.Gen
-	vars []neff.Variable
-	at   map[int]uint64
+	gen   isa.Gen
+	vars  []neff.Variable
+	at    map[int]uint64
+	notes strbuf.Arena // the notes of a stream, a few allocations in all
 }
 
 // name is "x+0x100", "SB p0+0x37c00", or the bare address.
@@ -282,7 +300,7 @@ func (n *addrNames) describe(words []isa.Inst, queue string) string {
 	if queue != "" {
 		b = append(append(b, " on "...), queue...)
 	}
-	return string(b)
+	return n.notes.String(b)
 }
 
 // dstBytes is what a DMA_DIRECT2D word writes (0 for other words).

@@ -30,10 +30,17 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 				q = rings[c].Queue
 			}
 			// the tx/rx contexts are the channel's two ring slots in DGE_MEMORY, 2d and 2d+1 (INFERRED)
-			dst = fmt.Appendf(dst, "S: DGE contexts 0x%x/0x%x init sw=%d engine=%d queue_idx=%d queue_num=%d\n",
-				2*ch.DMA, 2*ch.DMA+1, b2i(p.Backend == Software), ch.DMA, q, len(p.Channels))
+			dst = appendHex(append(dst, "S: DGE contexts "...), uint64(2*ch.DMA))
+			dst = appendHex(append(dst, '/'), uint64(2*ch.DMA+1))
+			dst = appendInt(append(dst, " init sw="...), b2i(p.Backend == Software))
+			dst = appendInt(append(dst, " engine="...), ch.DMA)
+			dst = appendInt(append(dst, " queue_idx="...), q)
+			dst = appendInt(append(dst, " queue_num="...), len(p.Channels))
+			dst = append(dst, '\n')
 			if c < len(rings) {
-				dst = fmt.Appendf(dst, "S: rx.base=0x%x, tx.base=0x%x\n", rings[c].Rx, rings[c].Tx)
+				dst = appendHex(append(dst, "S: rx.base="...), rings[c].Rx)
+				dst = appendHex(append(dst, ", tx.base="...), rings[c].Tx)
+				dst = append(dst, '\n')
 			}
 		}
 	}
@@ -59,11 +66,13 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 		dst = append(dst, "S: DGE: Select backend RTL\n"...)
 	}
 	dim := min(int(p.IndirectionDim()), 4)
-	for _, ch := range p.Channels {
-		for _, op := range ch.Ops {
+	for c := range p.Channels {
+		ch := &p.Channels[c]
+		for k := range ch.Ops {
+			op := &ch.Ops[k]
 			switch op.Kind {
 			case RegWrite:
-				dst = fmt.Appendf(dst, "S: push REGWRITE to DMA[%d]\n", ch.DMA)
+				dst = append(appendInt(append(dst, "S: push REGWRITE to DMA["...), ch.DMA), "]\n"...)
 			case Generate:
 				if p.Backend == Software {
 					// 003 §5.2: "The Q7 SW-DGE descriptor-generation loop walks the index explicitly";
@@ -72,18 +81,34 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 					at[dim] = int(op.Row)
 					dst = fmt.Appendf(dst, "Descriptor generation loop index: [%d, %d, %d, %d, %d]\n", at[0], at[1], at[2], at[3], at[4])
 				}
-				dst = fmt.Appendf(dst, "S: push GENERATE to DMA[%d]: %s : addr=0x%x, elem_size=%d, sem_num=%d\n", ch.DMA, op.Dir, op.Addr, op.ElemSize, op.Sem)
-			case DimPush:
-				dst = fmt.Appendf(dst, "S: push DIMPUSH to DMA[%d]: [%d,%d][%d,%d]\n", ch.DMA, op.SrcNum, op.DstNum, op.SrcStep, op.DstStep)
+				dst = appendInt(append(dst, "S: push GENERATE to DMA["...), ch.DMA)
+				dst = append(append(append(dst, "]: "...), op.Dir.String()...), " : addr="...)
+				dst = appendHex(dst, op.Addr)
+				dst = strconv.AppendInt(append(dst, ", elem_size="...), int64(op.ElemSize), 10)
+				dst = strconv.AppendInt(append(dst, ", sem_num="...), int64(op.Sem), 10)
+				dst = append(dst, '\n')
+			case DimPush: // "[%d,%d][%d,%d]": the counts, then the steps
+				dst = appendInt(append(dst, "S: push DIMPUSH to DMA["...), ch.DMA)
+				dst = strconv.AppendUint(append(dst, "]: ["...), uint64(op.SrcNum), 10)
+				dst = strconv.AppendUint(append(dst, ','), uint64(op.DstNum), 10)
+				dst = strconv.AppendInt(append(dst, "]["...), op.SrcStep, 10)
+				dst = strconv.AppendInt(append(dst, ','), op.DstStep, 10)
+				dst = append(dst, "]\n"...)
 			}
 		}
 		if len(p.Skipped) > 0 {
 			dst = fmt.Appendf(dst, "# %d rows without a GENERATE (index out of range, past its bound register or outside the memory map): %s\n", len(p.Skipped), intList(p.Skipped, 16))
 		}
-		dst = p.appendShapeDump(dst, &ch)
+		dst = p.appendShapeDump(dst, ch)
 	}
 	return dst
 }
+
+// appendHex is fmt's 0x%x of v; appendInt its %d: the trace is a few lines
+// a channel of every word a NEFF listing prints, built without fmt.
+func appendHex(dst []byte, v uint64) []byte { return strconv.AppendUint(append(dst, "0x"...), v, 16) }
+
+func appendInt(dst []byte, v int) []byte { return strconv.AppendInt(dst, int64(v), 10) }
 
 // intList prints up to limit numbers of xs, comma-separated, "…" for the rest.
 func intList(xs []int, limit int) string {
@@ -105,7 +130,8 @@ func intList(xs []int, limit int) string {
 func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 	n := p.Backend.Dims()
 	leg := func(dst []byte, l *Leg) []byte {
-		dst = fmt.Appendf(dst, "[0x%x]@0x%x[", l.Bound.Byte(), l.SoC)
+		dst = appendHex(append(dst, '['), uint64(l.Bound.Byte()))
+		dst = append(appendHex(append(dst, "]@"...), l.SoC), '[')
 		for d := 0; d < n; d++ {
 			if d > 0 {
 				dst = append(dst, rtlSep(p.Backend, d)...)
@@ -128,15 +154,24 @@ func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 	}
 	switch p.Backend {
 	case Pool:
-		dst = fmt.Appendf(dst, "S: DGE $S[%d]+=%d@dmacomplete src=", p.Semaphore, ch.SemInc)
-		dst = leg(dst, &ch.Src)
+		dst = appendInt(append(dst, "S: DGE $S["...), p.Semaphore)
+		dst = appendInt(append(dst, "]+="...), ch.SemInc)
+		dst = leg(append(dst, "@dmacomplete src="...), &ch.Src)
 		dst = append(dst, " dst="...)
 		dst = leg(dst, &ch.Dst)
 		_, shi := ch.Src.extent()
 		_, dhi := ch.Dst.extent()
-		dst = fmt.Appendf(dst, " cast:0x%x->0x%x bounds:(%d 0x%x<=0x%x, %d 0x%x<=0x%x) compute_op: 0x%x\n",
-			p.InDtype, p.OutDtype, ch.Src.Bound.Byte()>>7, ch.Src.SoC+shi-1-ch.Src.Addr, p.BoundLimit[0],
-			ch.Dst.Bound.Byte()>>7, ch.Dst.SoC+dhi-1-ch.Dst.Addr, p.BoundLimit[1], p.ComputeOp)
+		// " cast:0x%x->0x%x bounds:(%d 0x%x<=0x%x, %d 0x%x<=0x%x) compute_op: 0x%x"
+		dst = appendHex(append(dst, " cast:"...), uint64(p.InDtype))
+		dst = appendHex(append(dst, "->"...), uint64(p.OutDtype))
+		dst = appendInt(append(dst, " bounds:("...), int(ch.Src.Bound.Byte()>>7))
+		dst = appendHex(append(dst, ' '), ch.Src.SoC+shi-1-ch.Src.Addr)
+		dst = appendHex(append(dst, "<="...), p.BoundLimit[0])
+		dst = appendInt(append(dst, ", "...), int(ch.Dst.Bound.Byte()>>7))
+		dst = appendHex(append(dst, ' '), ch.Dst.SoC+dhi-1-ch.Dst.Addr)
+		dst = appendHex(append(dst, "<="...), p.BoundLimit[1])
+		dst = appendHex(append(dst, ") compute_op: "...), uint64(p.ComputeOp))
+		dst = append(dst, '\n')
 	case Software:
 		dst = fmt.Appendf(dst, "S: DGE software backend: $S[%d]+=%d@dmacomplete src=", p.Semaphore, ch.SemInc)
 		dst = leg(dst, &ch.Src)

@@ -41,7 +41,25 @@ func Lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
 	if opt.Core < 0 {
 		return nil, fmt.Errorf("core %d: a NeuronCore number is 0 or more", opt.Core)
 	}
-	p := &Program{Gen: gen, Core: opt.Core}
+	return (&Program{}).lower(in, gen, opt)
+}
+
+// LowerInto is Lower into p, reusing the storage of p's channels, micro-ops
+// and index values: for a caller that lowers word after word and keeps no
+// program past the next word (a NEFF's --stats, its listing). It returns
+// what Lower would, p or nil; p's previous program is gone either way.
+func LowerInto(p *Program, in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
+	if opt.Core < 0 {
+		return nil, fmt.Errorf("core %d: a NeuronCore number is 0 or more", opt.Core)
+	}
+	chans, ops, idx := p.Channels[:0], p.opSlab[:0], p.idxSlab
+	*p = Program{Channels: chans, opSlab: ops, idxSlab: idx}
+	return p.lower(in, gen, opt)
+}
+
+// lower fills p, a zero Program but for the storage LowerInto keeps.
+func (p *Program) lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error) {
+	p.Gen, p.Core = gen, opt.Core
 	var err error
 	switch in.Opcode() {
 	case isa.OpPseudoDMADirect2D:
@@ -357,7 +375,12 @@ func (p *Program) fanOut(m isa.AddressMap) error {
 		}
 	}
 	total := p.Src.Num
-	p.Channels = make([]Channel, n)
+	if cap(p.Channels) >= n { // LowerInto: the last word's channels, cleared
+		p.Channels = p.Channels[:n]
+		clear(p.Channels)
+	} else {
+		p.Channels = make([]Channel, n)
+	}
 	for c := range p.Channels {
 		ch := &p.Channels[c] // filled in place: a Channel is two legs, 264 bytes
 		ch.DMA, ch.Src, ch.Dst = c, p.Src, p.Dst
@@ -414,7 +437,8 @@ func (p *Program) emit() error {
 	}
 	regWrite := p.Gen == isa.Cayman || p.Gen == isa.Mariana // REGWRITE retired from MARIANA_PLUS on (003 §3.3)
 	per := 1 + p.Backend.Dims() + b2i(regWrite)
-	slab := make([]Op, 0, per*len(p.Channels)) // every channel's ops cut from one allocation
+	slab := p.ops(per * len(p.Channels)) // every channel's ops cut from one allocation
+	wr := p.writesHBM()                  // the transfer's, the same on every channel
 	for c := range p.Channels {
 		ch := &p.Channels[c]
 		ch.Ops = slab[len(slab) : len(slab) : len(slab)+per]
@@ -423,17 +447,17 @@ func (p *Program) emit() error {
 			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
 		}
 		g := Op{Kind: Generate, Dir: RD, Addr: ch.Src.SoC, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore)}
-		if p.writesHBM() {
+		if wr {
 			g.Dir, g.Addr, g.ElemSize = WR, ch.Dst.SoC, int32(ch.Dst.ElemSize)
 		}
 		ch.Ops = append(ch.Ops, g)
 		for d := 0; d < p.Backend.Dims(); d++ {
 			op := Op{Kind: DimPush, SrcNum: ch.Src.Num[d], DstNum: ch.Dst.Num[d]}
 			var err error
-			if op.SrcStep, err = elemStep(ch.Src, d, "src"); err != nil {
+			if op.SrcStep, err = elemStep(&ch.Src, d, "src"); err != nil {
 				return err
 			}
-			if op.DstStep, err = elemStep(ch.Dst, d, "dst"); err != nil {
+			if op.DstStep, err = elemStep(&ch.Dst, d, "dst"); err != nil {
 				return err
 			}
 			ch.Ops = append(ch.Ops, op)
@@ -457,7 +481,11 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 	}
 	ch := &p.Channels[0] // an indexed word runs on one channel (fanOut)
 	read := func(which, n int) error {
-		p.Indices[which] = make([]uint32, n)
+		if cap(p.idxSlab[which]) < n { // LowerInto reuses the last word's
+			p.idxSlab[which] = make([]uint32, n)
+		}
+		p.Indices[which] = p.idxSlab[which][:n]
+		clear(p.Indices[which])
 		for j := range n {
 			v, err := index(which, j)
 			if err != nil {
@@ -472,10 +500,10 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 	var src, dst [maxDims]int64 // the legs' steps in elements (a step emit would refuse, emitRows refuses too)
 	for d := 0; d < dims; d++ {
 		var err error
-		if src[d], err = elemStep(ch.Src, d, "src"); err != nil {
+		if src[d], err = elemStep(&ch.Src, d, "src"); err != nil {
 			return err
 		}
-		if dst[d], err = elemStep(ch.Dst, d, "dst"); err != nil {
+		if dst[d], err = elemStep(&ch.Dst, d, "dst"); err != nil {
 			return err
 		}
 	}
@@ -488,7 +516,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			return err
 		}
 		ss, ds := src[0], dst[1] // the row walks src dim 0 and dst dim 1
-		ch.Ops = make([]Op, 0, 1+n*(dims+1))
+		ch.Ops = p.ops(1 + n*(dims+1))
 		if regWrite { // ahead of the data BDs, once per channel (003 §3.3, §4)
 			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
 		}
@@ -537,7 +565,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 		}
 		return uint64(int64(l.Addr) + int64(v)*l.Step[0]), true
 	}
-	ch.Ops = make([]Op, 0, 1+lanes*(dims+1))
+	ch.Ops = p.ops(1 + lanes*(dims+1))
 	if regWrite {
 		ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
 	}
@@ -565,6 +593,15 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 	return nil
 }
 
+// ops is an empty micro-op list with room for n: the last word's storage
+// under LowerInto, else a new allocation.
+func (p *Program) ops(n int) []Op {
+	if cap(p.opSlab) < n {
+		p.opSlab = make([]Op, 0, n)
+	}
+	return p.opSlab[:0:n]
+}
+
 func b2i(b bool) int {
 	if b {
 		return 1
@@ -575,7 +612,7 @@ func b2i(b bool) int {
 // elemStep is a byte step in elements (DIMPUSH counts in elements, §11.3).
 // A dimension of one element never steps: its step pushes as 0 when it is
 // not a whole number of elements (real NEFF words carry step 1 there).
-func elemStep(l Leg, d int, leg string) (int64, error) {
+func elemStep(l *Leg, d int, leg string) (int64, error) {
 	if l.Step[d]%int64(l.ElemSize) != 0 {
 		if l.Num[d] == 1 {
 			return 0, nil

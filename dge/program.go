@@ -235,6 +235,9 @@ type Program struct {
 	IndicesAssumed bool
 	RowBytes       int   // GATHER_XPOSE: the word's elem_size, the bytes of one gathered row (000 §8e)
 	Skipped        []int // the lanes whose index is out of range or past its bound, or whose row is outside the map: no GENERATE (sdma errors or skips them)
+
+	opSlab  []Op        // the storage of the channels' Ops (LowerInto reuses it)
+	idxSlab [2][]uint32 // the storage of Indices (likewise)
 }
 
 // IndexValue is index j of tensor which (0 src, 1 dst) as the rows used it

@@ -7,6 +7,7 @@ package dge
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"ndma/isa"
 )
@@ -66,22 +67,47 @@ func (v *Vars) address(a isa.Addr8, field string) (uint64, error) {
 // DMA_DIRECT2D_XPOSE (tile geometry from the extension when present),
 // 3 → 0xf1 DMA_GATHER_XPOSE (needs the extension for its index tensor).
 func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
+	var out isa.Inst
+	if err := RelocateTo(&out, in, vars); err != nil {
+		return isa.Inst{}, err
+	}
+	return out, nil
+}
+
+// RelocateTo is Relocate into *dst (a stream's words relocated into one
+// slab, not each copied out); on an error *dst holds no word.
+func RelocateTo(dst, in *isa.Inst, vars *Vars) error {
+	if dst == in { // the word is built in place: not over the word it reads
+		out, err := Relocate(in, vars)
+		*dst = out
+		return err
+	}
+	err := relocateTo(dst, in, vars)
+	if err != nil {
+		*dst = isa.Inst{}
+	}
+	return err
+}
+
+func relocateTo(dst, in *isa.Inst, vars *Vars) error {
 	if vars == nil {
 		vars = &Vars{}
 	}
 	if IsPseudoMem2D(in.Opcode()) { // 0xcd/0xce → 0xab/0xaa (reloc_mem2d.go)
-		return relocateMem2D(in, vars)
+		v, err := relocateMem2D(in, vars)
+		*dst = v
+		return err
 	}
 	if in.Opcode() != isa.OpPseudoDMADirect2D {
-		return isa.Inst{}, fmt.Errorf("%s: %w", in.Def().Mnemonic(), ErrNotPseudo)
+		return fmt.Errorf("%s: %w", in.Def().Mnemonic(), ErrNotPseudo)
 	}
 	p, _ := in.PseudoDirect2D()
-	r := repack{src: in, p: p, gen: in.Gen}
+	r := repack{src: in, p: p, gen: in.Gen, out: dst}
 	r.ext, r.hasExt = in.Ext()
 	for k, a := range [2]isa.Addr8{p.SrcStartAddr(), p.DstStartAddr()} {
 		v, err := vars.address(a, [2]string{"src_start_addr", "dst_start_addr"}[k])
 		if err != nil {
-			return isa.Inst{}, err
+			return err
 		}
 		r.addr[k] = v
 	}
@@ -91,18 +117,18 @@ func Relocate(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 		return r.direct2D()
 	case isa.DGEOpcodeDMAIndirect1D:
 		if !r.hasExt {
-			return isa.Inst{}, ErrNeedsExtension
+			return ErrNeedsExtension
 		}
 		return r.indirect1D()
 	case isa.DGEOpcodeDMATranspose:
 		return r.xpose()
 	case isa.DGEOpcodeDMAGatherTranspose:
 		if !r.hasExt {
-			return isa.Inst{}, fmt.Errorf("a gather transpose takes its index tensor from the extension word: %w", ErrNeedsExtension)
+			return fmt.Errorf("a gather transpose takes its index tensor from the extension word: %w", ErrNeedsExtension)
 		}
 		return r.gatherXpose()
 	}
-	return isa.Inst{}, fmt.Errorf("%w %d", ErrUnsupportedOp, op)
+	return fmt.Errorf("%w %d", ErrUnsupportedOp, op)
 }
 
 // repack copies fields from the pseudo word (and its extension) into a new
@@ -115,14 +141,15 @@ type repack struct {
 	hasExt bool
 	gen    isa.Gen
 	addr   [2]uint64 // resolved src, dst ADDR8
-	out    isa.Inst
+	out    *isa.Inst // the new word, built in place
 	err    error
 }
 
 // begin starts the new word of opcode op with the pseudo word's EVENTS
 // (field-tables §2.2: the same block in every layout).
 func (r *repack) begin(op isa.Opcode) {
-	r.out = isa.New(r.gen, op)
+	*r.out = isa.Inst{} // as isa.New: whatever *dst held is gone
+	r.out.Reset(r.gen, op)
 	r.out.CopyEvents(r.src)
 }
 
@@ -132,6 +159,98 @@ func (r *repack) copy(paths ...string) {
 		r.move(p, p)
 	}
 }
+
+// copies is a list of field moves (to, from), the same for every word of
+// one pair of layouts: its leaf indices are looked up once per pair
+// (leafPlan), not a path at a time for every word of a NEFF.
+type copies struct {
+	id    int // the list's key in the plan cache
+	pairs [][2]string
+}
+
+// planKey names a leaf plan: the pseudo word's layout, the resolved word's, the list.
+type planKey struct {
+	src, dst *isa.Struct
+	id       int
+}
+
+// plans caches each planKey's leaf pairs (to, from); nil: a path one layout lacks.
+var plans sync.Map
+
+// moves applies a copy list: the fields of the planned leaves, or, where a
+// path does not resolve or a value does not fit, move by move (its error,
+// word for word the one the moves give).
+func (r *repack) moves(c *copies) {
+	if r.err != nil {
+		return
+	}
+	key := planKey{r.src.Layout(), r.out.Layout(), c.id}
+	pl, ok := plans.Load(key)
+	if !ok {
+		pl, _ = plans.LoadOrStore(key, leafPlan(key, c))
+	}
+	if leaves := pl.([][2]int); leaves != nil {
+		done := true
+		for _, l := range leaves {
+			if r.out.SetLeaf(l[0], r.src.Leaf(l[1])) != nil {
+				done = false
+				break
+			}
+		}
+		if done {
+			return
+		}
+	}
+	for _, p := range c.pairs {
+		r.move(p[0], p[1])
+	}
+}
+
+// leafPlan resolves a copy list's paths in the two layouts (nil when one does not resolve).
+func leafPlan(key planKey, c *copies) [][2]int {
+	out := make([][2]int, 0, len(c.pairs))
+	for _, p := range c.pairs {
+		to, ok1 := key.dst.LeafIndex(p[0])
+		from, ok2 := key.src.LeafIndex(p[1])
+		if !ok1 || !ok2 {
+			return nil
+		}
+		out = append(out, [2]int{to, from})
+	}
+	return out
+}
+
+// same is a copy list of fields whose path is the same in both layouts.
+func same(id int, groups ...[]string) *copies {
+	c := &copies{id: id}
+	for _, g := range groups {
+		for _, p := range g {
+			c.pairs = append(c.pairs, [2]string{p, p})
+		}
+	}
+	return c
+}
+
+// boundMoves is a copy list moving the pseudo word's bound registers
+// src_bound_reg and dst_bound_reg to the resolved word's srcBound, dstBound.
+func boundMoves(id int, srcBound, dstBound string) *copies {
+	c := &copies{id: id}
+	for _, pr := range [2][2]string{{srcBound, "src_bound_reg"}, {dstBound, "dst_bound_reg"}} {
+		tp, fp := boundPaths[pr[0]], boundPaths[pr[1]]
+		for i := range tp {
+			c.pairs = append(c.pairs, [2]string{tp[i], fp[i]})
+		}
+	}
+	return c
+}
+
+// The copy lists of the resolved forms (their fields, in the order the moves
+// were written; ends sets the addresses between the copies and the bounds).
+var (
+	direct2DCopies = same(0, header, []string{"dma_configs.priority_class", "dma_configs.reserved", "semaphore", "sem_increment",
+		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype"}, legPaths["src"], legPaths["dst"])
+	direct2DBounds = boundMoves(1, "src_bound_reg", "dst_bound_reg")
+)
 
 // move sets the new word's `to` from the pseudo word's `from`.
 func (r *repack) move(to, from string) {
@@ -203,31 +322,29 @@ func (r *repack) leg2D(leg string) {
 	r.copy(legPaths[leg]...)
 }
 
-func (r *repack) done() (isa.Inst, error) {
+func (r *repack) done() error {
 	if r.err != nil {
-		return isa.Inst{}, r.err
+		return r.err
 	}
-	return r.out, nil
+	return nil
 }
 
-func (r *repack) direct2D() (isa.Inst, error) {
+func (r *repack) direct2D() error {
 	r.begin(isa.OpDMAMemcpy)
-	r.copy(header...)
-	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "sem_increment",
-		"src_elem_size", "dst_elem_size", "in_dtype", "out_dtype")
-	r.leg2D("src")
-	r.leg2D("dst")
-	r.ends("src_bound_reg", "dst_bound_reg")
+	r.moves(direct2DCopies) // header, configs, semaphore, sizes, dtypes, both legs' steps and counts
+	r.set("src_start_addr", r.addr[0], nil)
+	r.set("dst_start_addr", r.addr[1], nil)
+	r.moves(direct2DBounds)
 	if r.hasExt { // an extension after a DIRECT2D carries the in-flight compute op
 		r.fromExt("compute_op", "compute_op")
 	}
 	return r.done()
 }
 
-func (r *repack) indirect1D() (isa.Inst, error) {
+func (r *repack) indirect1D() error {
 	for k, n := range [2]uint64{r.p.SrcNumElem(1), r.p.DstNumElem(1)} {
 		if n > 1 {
-			return isa.Inst{}, fmt.Errorf("%s_num_elem[1] = %d: an INDIRECT1D moves a 1-D pattern", [2]string{"src", "dst"}[k], n)
+			return fmt.Errorf("%s_num_elem[1] = %d: an INDIRECT1D moves a 1-D pattern", [2]string{"src", "dst"}[k], n)
 		}
 	}
 	r.begin(isa.OpDMAIndirect)
@@ -249,7 +366,7 @@ func (r *repack) indirect1D() (isa.Inst, error) {
 	return r.done()
 }
 
-func (r *repack) xpose() (isa.Inst, error) {
+func (r *repack) xpose() error {
 	r.begin(isa.OpDMATranspose)
 	r.copy(header...)
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore", "in_dtype", "out_dtype")
@@ -290,7 +407,7 @@ func tileCols(n uint64, dtype isa.DTypeCode, g isa.Gen) uint64 {
 	return 1
 }
 
-func (r *repack) gatherXpose() (isa.Inst, error) {
+func (r *repack) gatherXpose() error {
 	r.begin(isa.OpDMAGatherTranspose)
 	r.copy(header...)
 	r.copy("dma_configs.priority_class", "dma_configs.reserved", "semaphore")
@@ -301,7 +418,7 @@ func (r *repack) gatherXpose() (isa.Inst, error) {
 	r.ends("src_idx_bound_reg", "dst_bound_reg")
 	in, out := uint64(r.p.InDType()), uint64(r.p.OutDType())
 	if in > 0xF || out > 0xF {
-		return isa.Inst{}, fmt.Errorf("in_dtype %#x / out_dtype %#x do not fit the DTYPE_PAIR nibbles of a gather transpose", in, out)
+		return fmt.Errorf("in_dtype %#x / out_dtype %#x do not fit the DTYPE_PAIR nibbles of a gather transpose", in, out)
 	}
 	r.set("dtype.dtype_lo", in, nil)
 	r.set("dtype.dtype_hi", out, nil)

@@ -168,40 +168,47 @@ func (sg *Subgraph) CheckPseudo(gen isa.Gen, en *Engine, in *isa.Inst) (hard, so
 	if sem := p.Semaphore(); sg.QueueOf(en, int(sem)) == "" {
 		soft = append(soft, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: semaphore %d is in no semaphore_set of a queue %s owns", sem, en.Key))
 	}
-	table := sg.Table()
 	var legs [2]isa.Leg2D
 	legs[0], legs[1], _ = in.Legs2D()
-	for k, side := range []string{"src", "dst"} {
-		path := side + "_start_addr"
+	for k, side := range [2]string{"src", "dst"} {
 		a := [2]isa.Addr8{p.SrcStartAddr(), p.DstStartAddr()}[k]
 		var id int
 		var base uint64
-		var arm string
-		if vid, off, ok := a.Var(); ok {
-			id, base, arm = int(vid), uint64(off), fmt.Sprintf("var %d", vid)
+		var tbl, vid uint64 // the arm, named only in a finding: every 0xd4 of a NEFF is checked
+		isTbl := false
+		if v, off, ok := a.Var(); ok {
+			id, base, vid = int(v), uint64(off), uint64(v)
 		} else if idx, off, ok := a.Table(); ok {
-			if int(idx) >= len(table) {
-				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s table index %d is past the dge-table list (%d entries)", path, idx, len(table)))
+			entry, n := sg.tableEntry(int(idx))
+			if int(idx) >= n {
+				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s_start_addr table index %d is past the dge-table list (%d entries)", side, idx, n))
 				continue
 			}
-			id, base, arm = int(table[idx]), uint64(off), fmt.Sprintf("tbl(%d) = var %d", idx, table[idx])
+			id, base, tbl, vid, isTbl = int(entry), uint64(off), uint64(idx), uint64(entry), true
 		} else {
 			continue
 		}
+		arm := func() string {
+			if isTbl {
+				return fmt.Sprintf("tbl(%d) = var %d", tbl, vid)
+			}
+			return fmt.Sprintf("var %d", vid)
+		}
+		path := [2]string{"src_start_addr", "dst_start_addr"}[k] // constants: a joined string would allocate a word
 		v, known := sg.VarID(id)
 		switch {
 		case !known:
-			hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s names %s: not in def.json", path, arm))
+			hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s names %s: not in def.json", path, arm()))
 		case v.Type == "dge-table":
-			hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s names %s %q, a dge-table (it holds no bytes)", path, arm, v.Name))
+			hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s names %s %q, a dge-table (it holds no bytes)", path, arm(), v.Name))
 		case v.Type == "state-buffer":
 			if msg := sbufWalk(gen, legs[k], base); msg != "" {
-				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s %s %q + %#x: %s", path, arm, v.Name, base, msg))
+				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s %s %q + %#x: %s", path, arm(), v.Name, base, msg))
 			}
 		default:
 			lo, hi := legs[k].Extent()
 			if int64(base)+lo < 0 || int64(base)+hi > v.Size {
-				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s %s %q + %#x: the walk touches bytes %d..%d, the variable has %d", path, arm, v.Name, base, int64(base)+lo, int64(base)+hi, v.Size))
+				hard = append(hard, fmt.Sprintf("PSEUDO_DMA_DIRECT2D: %s %s %q + %#x: the walk touches bytes %d..%d, the variable has %d", path, arm(), v.Name, base, int64(base)+lo, int64(base)+hi, v.Size))
 			}
 		}
 	}
@@ -229,10 +236,15 @@ func sbufWalk(gen isa.Gen, w isa.Leg2D, base uint64) string {
 		return ""
 	}
 	if w.Num[0]*w.Num[1] <= 1<<16 {
+		// the test of at, inline (every 0xd4 of a NEFF walks here); at names the first element that fails
+		parts, active := int64(m.Partitions), min(m.SBUFActive, 1<<18)
 		for j := int64(0); j < w.Num[1]; j++ {
+			row := int64(base) + j*w.Step[1]
 			for i := int64(0); i < w.Num[0]; i++ {
-				if msg := at(i, j); msg != "" {
-					return msg
+				if o := row + i*w.Step[0]; o < 0 || o>>18 >= parts || uint64(o)&(1<<18-1)+uint64(w.Elem) > active {
+					if msg := at(i, j); msg != "" {
+						return msg
+					}
 				}
 			}
 		}

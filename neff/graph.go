@@ -314,3 +314,17 @@ func (sg *Subgraph) Table() []uint16 {
 	}
 	return nil
 }
+
+// tableEntry is Table()[i] and the list's length, read in place (each 0xd4
+// of a stream is checked: no copy of the list a word).
+func (sg *Subgraph) tableEntry(i int) (id uint16, n int) {
+	for _, v := range sg.vars {
+		if v.Type == "dge-table" {
+			if i >= 0 && i < len(v.List) {
+				id = uint16(v.List[i])
+			}
+			return id, len(v.List)
+		}
+	}
+	return 0, 0
+}

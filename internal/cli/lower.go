@@ -3,7 +3,10 @@ package cli
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -11,9 +14,11 @@ import (
 	"ndma/asm"
 	"ndma/device"
 	"ndma/dge"
+	"ndma/internal/strbuf"
 	"ndma/isa"
 	"ndma/sched"
 	"ndma/sdma"
+	"ndma/sim"
 )
 
 // multi is a repeatable flag.
@@ -105,11 +110,18 @@ func runLower(e *env, args []string) error {
 		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
 		return err
 	case *stats:
-		printStats(e, res)
+		var t lowerTally
+		for i := range res {
+			t.add(&res[i])
+		}
+		printStats(e, &t)
 		return nil
 	}
-	for _, w := range res {
-		printLowered(e, w)
+	var buf []byte
+	for i := range res {
+		if err := printLowered(e.stdout, &buf, &res[i]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -128,6 +140,7 @@ type loweredWord struct {
 	Indices  string       `json:"indices,omitempty"`
 	program  *dge.Program `json:"-"`
 	lowered  *sdma.Lowered
+	resolved *isa.Inst // the word Resolved names, its text built only when printed (--stats does not)
 }
 
 type descJSON struct {
@@ -151,9 +164,18 @@ type queueJSON struct {
 // lowerSteps lowers a resolved stream (device.Resolve, device.ResolveEngine):
 // every word a step executes, listed under the word as written; a fired
 // block's words on a runtime-built ring (device.RuntimeRing). With emit
-// set, each word goes to it as soon as it is lowered and none is kept.
+// set, each word goes to it as soon as it is lowered and none is kept: emit
+// must not keep its program or descriptors past the call (the next word
+// reuses the program's storage).
 func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Options, sopt sdma.Options, emit func(loweredWord)) ([]loweredWord, error) {
 	var out []loweredWord
+	var scratch *dge.Program // emit keeps no word: one program's storage serves them all
+	if emit != nil {
+		scratch = &dge.Program{}
+	}
+	if emit == nil {
+		out = make([]loweredWord, 0, len(steps)) // a word a step, but for the blocks a trigger fires
+	}
 	for i := range steps {
 		s := &steps[i]
 		w := loweredWord{Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic(), Queue: s.Queue}
@@ -171,9 +193,9 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 		for k := range words {
 			lw := w
 			if s.Run != nil {
-				lw.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, &words[k])), "\n")
+				lw.resolved = &words[k]
 			}
-			if err := lowerWord(gen, &words[k], &lw, dopt, o); err != nil {
+			if err := lowerWord(gen, &words[k], &lw, dopt, o, scratch); err != nil {
 				return nil, fmt.Errorf("offset %#x (%s): %w", s.Offset, w.Mnemonic, err)
 			}
 			if emit != nil {
@@ -188,8 +210,18 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 
 // lowerWord lowers one resolved word into w (a word the DGE does not move
 // is marked skipped).
-func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options) error {
-	p, lw, err := sdma.Lower(word, gen, dopt, sopt)
+//
+// With scratch set, the program is lowered into it (dge.LowerInto): w's
+// program is then scratch, valid until the next word.
+func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options, scratch *dge.Program) error {
+	var p *dge.Program
+	var lw *sdma.Lowered
+	var err error
+	if scratch == nil {
+		p, lw, err = sdma.Lower(word, gen, dopt, sopt)
+	} else {
+		p, lw, err = lowerInto(scratch, word, gen, dopt, sopt)
+	}
 	if p == nil && errorsIsNotLowered(err) {
 		w.Skipped = "not a DGE data-movement word"
 		return nil
@@ -204,9 +236,28 @@ func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, so
 	return nil
 }
 
+// lowerInto is sdma.Lower with the program lowered into scratch.
+func lowerInto(scratch *dge.Program, in *isa.Inst, gen isa.Gen, dopt dge.Options, opt sdma.Options) (*dge.Program, *sdma.Lowered, error) {
+	if dopt.Index == nil && opt.Index != nil {
+		dopt.Index = opt.Index // as sdma.Lower: the rows read the index tensor once
+	}
+	p, err := dge.LowerInto(scratch, in, gen, dopt)
+	if err != nil {
+		if errors.Is(err, dge.ErrIndex) {
+			return p, nil, err // the word lowered, its rows could not be read
+		}
+		return nil, nil, err
+	}
+	lw, err := sdma.Expand(p, opt)
+	return p, lw, err
+}
+
 // detail fills the listing and JSON fields of a lowered word: the firmware
 // trace and every descriptor (built only when printed: --stats does not).
 func (w *loweredWord) detail() {
+	if w.resolved != nil && w.Resolved == "" {
+		w.Resolved = string(resolvedText(nil, w.resolved))
+	}
 	lw := w.lowered
 	if lw == nil || w.Trace != nil {
 		return
@@ -229,6 +280,16 @@ func (w *loweredWord) detail() {
 	}
 }
 
+// resolvedText appends the canonical text of a resolved word without its
+// newline (a DIRECT2D is one line).
+func resolvedText(b []byte, in *isa.Inst) []byte {
+	b = asm.AppendInst(b, in)
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	return b
+}
+
 // assumedIndices says which index values a lowering without memory used:
 // the identity, for every lane of each indexed tensor (the rows of the trace
 // are generated from them; `run` reads the real ones).
@@ -246,92 +307,188 @@ func errorsIsNotLowered(err error) bool {
 	return strings.Contains(err.Error(), dge.ErrNotLowered.Error())
 }
 
-func printLowered(e *env, w loweredWord) {
-	w.detail()
-	fmt.Fprintf(e.stdout, "== %#06x %s\n", w.Offset, w.Mnemonic)
-	if w.Queue != "" {
-		fmt.Fprintf(e.stdout, "# queue %s\n", w.Queue)
-	}
-	if w.Refused != "" {
-		fmt.Fprintf(e.stdout, "# run refuses it: %s\n", w.Refused)
-	}
-	if w.Resolved != "" { // a relocated word the DGE does not move (0xcd/0xce → 0xab/0xaa) shows it too
-		fmt.Fprintf(e.stdout, "resolved: %s\n", w.Resolved)
-	}
-	if w.Skipped != "" {
-		fmt.Fprintf(e.stdout, "# %s\n", w.Skipped)
-		return
-	}
-	if w.Indices != "" {
-		fmt.Fprintf(e.stdout, "# indices: %s\n", w.Indices)
-	}
-	for _, l := range w.Trace {
-		fmt.Fprintln(e.stdout, l)
-	}
-	e.stdout.Write(w.lowered.AppendListing(nil))
+// printLowered writes one lowered word's listing, built in *buf (reused
+// from word to word: a NEFF's listing is millions of lines).
+func printLowered(out io.Writer, buf *[]byte, w *loweredWord) error {
+	b := appendLowered((*buf)[:0], w)
+	*buf = b
+	_, err := out.Write(b)
+	return err
 }
 
-// printStats: counts, and the transfers a descriptor budget dominates — runs
-// under 512 bytes, per-partition payloads under 2 KiB (the efficiency floor
-// the NKI documentation gives).
-func printStats(e *env, ws []loweredWord) {
-	var words, lowered, ops, descs int
-	var m2sBytes, s2mBytes uint64
-	var findings []string
-	for _, w := range ws {
-		words++
-		if w.lowered == nil {
-			continue
-		}
-		lowered++
-		small, n := 0, 0
-		var wordBytes uint64
-		for c, q := range w.lowered.Queues {
-			ops += len(w.program.Channels[c].Ops)
-			for i := range q.M2S {
-				m2sBytes += uint64(q.M2S[i].Length())
-				wordBytes += uint64(q.M2S[i].Length())
-				if q.M2S[i].Length() < 512 {
-					small++
-				}
-				n++
-			}
-			for i := range q.S2M {
-				if !q.S2M[i].IntEn() {
-					s2mBytes += uint64(q.S2M[i].Length())
-				}
-			}
-			descs += len(q.M2S) + len(q.S2M)
-		}
-		if small > 0 {
-			findings = append(findings, fmt.Sprintf("%#06x %s: %d of %d M2S descriptors move under 512 bytes (descriptor-bound)", w.Offset, w.Mnemonic, small, n))
-		}
-		if parts := partitionsOf(w.program); parts > 0 && wordBytes/uint64(parts) < 2048 {
-			findings = append(findings, fmt.Sprintf("%#06x %s: %d bytes per SBUF partition, under the 2 KiB efficiency floor", w.Offset, w.Mnemonic, wordBytes/uint64(parts)))
+// appendLowered is the listing of one lowered word: its header, queue,
+// refusal, resolved word, then the firmware trace and the descriptors.
+func appendLowered(b []byte, w *loweredWord) []byte {
+	b = append(b, "== "...)
+	b = appendOffset(b, w.Offset)
+	b = append(b, ' ')
+	b = append(b, w.Mnemonic...)
+	b = append(b, '\n')
+	if w.Queue != "" {
+		b = append(append(append(b, "# queue "...), w.Queue...), '\n')
+	}
+	if w.Refused != "" {
+		b = append(append(append(b, "# run refuses it: "...), w.Refused...), '\n')
+	}
+	switch { // a relocated word the DGE does not move (0xcd/0xce → 0xab/0xaa) shows it too
+	case w.Resolved != "":
+		b = append(append(append(b, "resolved: "...), w.Resolved...), '\n')
+	case w.resolved != nil:
+		at := len(b)
+		b = resolvedText(append(b, "resolved: "...), w.resolved)
+		if len(b) == at+len("resolved: ") { // no text: no line, as for an empty Resolved
+			b = b[:at]
+		} else {
+			b = append(b, '\n')
 		}
 	}
-	fmt.Fprintf(e.stdout, "words %d, lowered %d, micro-ops %d, descriptors %d\n", words, lowered, ops, descs)
+	if w.Skipped != "" {
+		return append(append(append(b, "# "...), w.Skipped...), '\n')
+	}
+	if w.Indices != "" {
+		b = append(append(append(b, "# indices: "...), w.Indices...), '\n')
+	}
+	if w.Trace != nil {
+		for _, l := range w.Trace {
+			b = append(append(b, l...), '\n')
+		}
+	} else { // the trace's lines, each ending in a newline (an empty trace: one empty line)
+		at := len(b)
+		b = w.lowered.AppendTrace(b)
+		if len(b) == at || b[len(b)-1] != '\n' {
+			b = append(b, '\n')
+		}
+	}
+	return w.lowered.AppendListing(b)
+}
+
+// appendOffset is fmt's %#06x of a word offset: 0x, then at least six hex
+// digits (fmt pads the digits, not counting the prefix).
+func appendOffset(b []byte, off int) []byte {
+	if off < 0 {
+		return fmt.Appendf(b, "%#06x", off)
+	}
+	var d [20]byte
+	h := strconv.AppendUint(d[:0], uint64(off), 16)
+	b = append(b, "0x"...)
+	for n := len(h); n < 6; n++ {
+		b = append(b, '0')
+	}
+	return append(b, h...)
+}
+
+// lowerTally is what --stats prints of a stream, counted word by word as it
+// is lowered: the words need not be kept.
+type lowerTally struct {
+	words, lowered, ops, descs, m2sCount int
+	m2sBytes, s2mBytes                   uint64
+	ns                                   int64 // sim.EstimateNS of the lowered words, one after another
+	findings                             []string
+	queues                               map[string]*queueTally // by NEFF dma_queue
+	queueNames                           []string
+	text                                 strbuf.Arena // the findings' strings
+	scratch                              []byte
+}
+
+type queueTally struct {
+	words, descs int
+	m2s          uint64
+}
+
+// add counts one lowered word: counts, and the transfers a descriptor
+// budget dominates — runs under 512 bytes, per-partition payloads under
+// 2 KiB (the efficiency floor the NKI documentation gives).
+func (t *lowerTally) add(w *loweredWord) {
+	t.words++
+	if w.lowered == nil {
+		return
+	}
+	t.lowered++
+	t.ns += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
+	small, n := 0, 0
+	var wordBytes uint64
+	var qt *queueTally
+	if w.Queue != "" {
+		if qt = t.queues[w.Queue]; qt == nil {
+			if t.queues == nil {
+				t.queues = map[string]*queueTally{}
+			}
+			qt = &queueTally{}
+			t.queues[w.Queue] = qt
+			t.queueNames = append(t.queueNames, w.Queue)
+		}
+		qt.words++
+	}
+	for c, q := range w.lowered.Queues {
+		t.ops += len(w.program.Channels[c].Ops)
+		for i := range q.M2S {
+			l := uint64(q.M2S[i].Length())
+			wordBytes += l
+			if l < 512 {
+				small++
+			}
+			n++
+		}
+		for i := range q.S2M {
+			if !q.S2M[i].IntEn() {
+				t.s2mBytes += uint64(q.S2M[i].Length())
+			}
+		}
+		t.descs += len(q.M2S) + len(q.S2M)
+		if qt != nil {
+			qt.descs += len(q.M2S) + len(q.S2M)
+		}
+	}
+	t.m2sBytes += wordBytes
+	t.m2sCount += n
+	if qt != nil {
+		qt.m2s += wordBytes
+	}
+	// the findings' text is built without fmt, into the tally's arena: a NEFF can have one a word
+	if small > 0 {
+		b := t.finding(w)
+		b = strconv.AppendInt(b, int64(small), 10)
+		b = strconv.AppendInt(append(b, " of "...), int64(n), 10)
+		t.scratch = append(b, " M2S descriptors move under 512 bytes (descriptor-bound)"...) // grown: kept for the next
+		t.findings = append(t.findings, t.text.String(t.scratch))
+	}
+	if parts := partitionsOf(w.program); parts > 0 && wordBytes/uint64(parts) < 2048 {
+		b := strconv.AppendUint(t.finding(w), wordBytes/uint64(parts), 10)
+		t.scratch = append(b, " bytes per SBUF partition, under the 2 KiB efficiency floor"...)
+		t.findings = append(t.findings, t.text.String(t.scratch))
+	}
+}
+
+// finding starts a finding's text in the tally's scratch: "%#06x MNEMONIC: ".
+func (t *lowerTally) finding(w *loweredWord) []byte {
+	b := appendOffset(t.scratch[:0], w.Offset)
+	b = append(append(b, ' '), w.Mnemonic...)
+	t.scratch = append(b, ": "...)
+	return t.scratch
+}
+
+// printStats prints the counts and the findings.
+func printStats(e *env, t *lowerTally) {
+	fmt.Fprintf(e.stdout, "words %d, lowered %d, micro-ops %d, descriptors %d\n", t.words, t.lowered, t.ops, t.descs)
 	avg := 0.0
-	if descs > 0 {
-		avg = float64(m2sBytes) / float64(max(1, countM2S(ws)))
+	if t.descs > 0 {
+		avg = float64(t.m2sBytes) / float64(max(1, t.m2sCount))
 	}
-	fmt.Fprintf(e.stdout, "bytes M2S %d, S2M %d; average M2S descriptor %.0f bytes\n", m2sBytes, s2mBytes, avg)
-	sort.Strings(findings)
-	for _, f := range findings {
+	fmt.Fprintf(e.stdout, "bytes M2S %d, S2M %d; average M2S descriptor %.0f bytes\n", t.m2sBytes, t.s2mBytes, avg)
+	sort.Strings(t.findings)
+	for _, f := range t.findings {
 		fmt.Fprintln(e.stdout, "finding:", f)
 	}
 }
 
-func countM2S(ws []loweredWord) int {
-	n := 0
-	for _, w := range ws {
-		if w.lowered != nil {
-			for _, q := range w.lowered.Queues {
-				n += len(q.M2S)
-			}
-		}
+// printQueueStats is the --stats breakdown by NEFF dma_queue.
+func printQueueStats(e *env, t *lowerTally) {
+	names := slices.Clone(t.queueNames)
+	sort.Strings(names)
+	for _, n := range names {
+		q := t.queues[n]
+		fmt.Fprintf(e.stdout, "queue %s: words %d, descriptors %d, bytes M2S %d\n", n, q.words, q.descs, q.m2s)
 	}
-	return n
 }
 
 // partitionsOf is the most SBUF partitions a leg of the program spans.

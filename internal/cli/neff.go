@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -17,7 +18,6 @@ import (
 	"ndma/neff"
 	"ndma/sched"
 	"ndma/sdma"
-	"ndma/sim"
 )
 
 // runNEFF is `ndma neff info FILE`: the container as neff.md describes it —
@@ -340,35 +340,48 @@ func runNEFFLower(e *env, args []string) error {
 	}
 	if !*stats {
 		e.stream()
+		// word by word through one buffer: the listing of a large NEFF is never held whole, nor written a line a call
+		bw := bufio.NewWriterSize(e.stdout, 1<<16)
+		defer bw.Flush() // what was listed before a failure is written before its message
+		e.stdout = bw
 	}
+	var buf []byte
 	for _, st := range streams {
 		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
-		if !*stats { // word by word: the listing of a large NEFF is never held whole
+		if !*stats {
+			var werr error
 			_, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
-				if w.Skipped == "" || *all {
-					printLowered(e, w)
+				if (w.Skipped == "" || *all) && werr == nil {
+					werr = printLowered(e.stdout, &buf, &w)
 				}
 			})
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
 			}
+			if werr != nil {
+				return werr
+			}
 			continue
 		}
-		words, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, nil)
+		t, err := tallyStream(gen, &st)
 		if err != nil {
-			return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+			return err
 		}
-		printStats(e, words)
-		var ns int64
-		for _, w := range words {
-			if w.lowered != nil {
-				ns += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
-			}
-		}
-		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(ns)/1000)
-		printQueueStats(e, words)
+		printStats(e, t)
+		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(t.ns)/1000)
+		printQueueStats(e, t)
 	}
 	return nil
+}
+
+// tallyStream lowers one stream for --stats, counting each word as it is
+// lowered: none is kept.
+func tallyStream(gen isa.Gen, st *neffStream) (*lowerTally, error) {
+	t := &lowerTally{}
+	if _, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) { t.add(&w) }); err != nil {
+		return nil, fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+	}
+	return t, nil
 }
 
 // neffStream is one engine stream of a NEFF, resolved as `neff run`
@@ -460,39 +473,6 @@ func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, 
 		}
 	}
 	return pos[0], gen, f, sgs, nil
-}
-
-// printQueueStats is the --stats breakdown by NEFF dma_queue.
-func printQueueStats(e *env, ws []loweredWord) {
-	type qs struct {
-		words, descs int
-		m2s          uint64
-	}
-	by := map[string]*qs{}
-	var names []string
-	for _, w := range ws {
-		if w.Queue == "" || w.lowered == nil {
-			continue
-		}
-		q := by[w.Queue]
-		if q == nil {
-			q = &qs{}
-			by[w.Queue] = q
-			names = append(names, w.Queue)
-		}
-		q.words++
-		for _, l := range w.lowered.Queues {
-			q.descs += len(l.M2S) + len(l.S2M)
-			for i := range l.M2S {
-				q.m2s += uint64(l.M2S[i].Length())
-			}
-		}
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		q := by[n]
-		fmt.Fprintf(e.stdout, "queue %s: words %d, descriptors %d, bytes M2S %d\n", n, q.words, q.descs, q.m2s)
-	}
 }
 
 // opcodeCounts is ": MNEMONIC n, …" for a stream's words (mnemonics from

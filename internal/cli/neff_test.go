@@ -245,8 +245,11 @@ func lowerRaw(tb testing.TB, raw []byte) []streamLowered {
 }
 
 // BenchmarkNeffLower: a synthetic NEFF of 10,000 0xd4 words (neffgen.Inline,
-// 64 KiB each) parsed, resolved, relocated and lowered to descriptors — the
-// path of `ndma neff lower`.
+// 64 KiB each) parsed, resolved, relocated and lowered to descriptors, every
+// word's program and descriptors kept (lowerNEFF, as `neff lower --json`
+// holds them). BenchmarkNeffLowerStats is the path of `ndma neff lower
+// --stats`: each word counted (with its cost-model time and findings) as it
+// is lowered, none kept.
 func BenchmarkNeffLower(b *testing.B) {
 	raw, err := neffgen.Inline(10000).Build()
 	if err != nil {
@@ -263,6 +266,34 @@ func BenchmarkNeffLower(b *testing.B) {
 					}
 				}
 			}
+		}
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(words)/s, "words/s")
+	b.ReportMetric(float64(descs)/s, "descriptors/s")
+}
+
+func BenchmarkNeffLowerStats(b *testing.B) {
+	raw, err := neffgen.Inline(10000).Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var words, descs int
+	for b.Loop() {
+		_, sgs, err := neffgen.Open(raw, neff.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		streams, err := resolveNEFF(isa.Cayman, sgs, nil)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for i := range streams {
+			t, err := tallyStream(isa.Cayman, &streams[i])
+			if err != nil {
+				b.Fatal(err)
+			}
+			words, descs = words+t.lowered, descs+t.descs
 		}
 	}
 	s := b.Elapsed().Seconds()
