@@ -469,6 +469,9 @@ func (s *source) next(n int) []byte {
 		s.staged = s.staged[n:]
 		return b
 	}
+	if s.peek && s.at == s.p.n*s.cur.e.size {
+		s.advance()
+	}
 	if p := s.p; s.peek && s.at+n <= p.n*s.cur.e.size && !p.rep && !s.cur.e.skipped(p.k) {
 		if b := s.mem.Peek(p.a+uint64(s.at), n); b != nil { // in one piece of memory: no copy (checked: the legs do not overlap, so no write changes it first)
 			s.at += n
@@ -491,20 +494,27 @@ func (s *source) skip(n int) {
 	s.fill(nil, n)
 }
 
+// advance moves on to the next piece of the src leg; a zero-step piece's
+// element is read once here.
+func (s *source) advance() {
+	size := s.cur.e.size
+	s.p, s.at = s.cur.next(), 0
+	if s.p.rep {
+		if cap(s.elem) < size {
+			s.elem = make([]byte, size)
+		}
+		s.elem = s.elem[:size]
+		s.mem.Read(s.p.a, s.elem) // checked: cannot fail
+	}
+}
+
 // fill reads the next n bytes of the src leg into b (b nil: passes over
 // them); a zero-step piece's element is read once and repeated.
 func (s *source) fill(b []byte, n int) {
 	size := s.cur.e.size
 	for got := 0; got < n; {
 		if s.at == s.p.n*size {
-			s.p, s.at = s.cur.next(), 0
-			if s.p.rep {
-				if cap(s.elem) < size {
-					s.elem = make([]byte, size)
-				}
-				s.elem = s.elem[:size]
-				s.mem.Read(s.p.a, s.elem) // checked: cannot fail
-			}
+			s.advance()
 		}
 		c := min(n-got, s.p.n*size-s.at)
 		switch {
