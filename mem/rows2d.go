@@ -18,10 +18,10 @@ import (
 // rows overlapping one another (|dstStep| < n, a zero step among them) are
 // copied in row order, each read before it is written.
 //
-// A strided leg is one span per leg, checked once and resolved to host
-// memory a piece at a time (an HBM extent, an SBUF partition), and the rows
-// in both pieces move in one tight loop: a 2-D copy is not an address, a
-// batch and a lookup per row (issue 17).
+// Each leg's span is checked once and resolved to host memory a piece at a
+// time (an HBM extent, an SBUF partition); the rows that lie in a piece on
+// both sides move in one tight loop: a 2-D copy is not an address, a batch
+// and a lookup per row (issue 17).
 func (m *Memory) CopyStrided(dst uint64, dstStep int64, src uint64, srcStep int64, n, count int) (int, error) {
 	if n < 0 || count < 0 {
 		return 0, fmt.Errorf("CopyStrided: %d rows of %d bytes", count, n)

@@ -373,8 +373,10 @@ func TestCopyStridedLarge(t *testing.T) {
 		{4096, 4096 + 160, 4096 + 16, 0},
 		{16, 64, 16, 0},
 		{64, 128, 64, 3}, // unaligned: the ordinary loop
+		{80, 160, 96, 0}, // a 64-byte block and a 16-byte one a row
+		{208, -208, 224, 0},
 	} {
-		count := (2 << 20) / c.n
+		count := (2<<20)/c.n + 3 // not a multiple of the four rows the 64-byte loop takes at a time
 		sa, da := uint64(srcA+100), dstA+c.dOff
 		if c.ss < 0 {
 			sa += uint64(-c.ss) * uint64(count)

@@ -322,10 +322,10 @@ func fold(m *move, isz, osz int) {
 
 // copyDirect is the plain, disjoint copy: a strided row, or contiguous rows
 // of one length a step apart, against the other leg's bytes in rows of that
-// size moved as one 2-D copy (mem.CopyStrided),
-// other pieces paired off and moved without staging, equal-length pairs
-// batched into one access — or, legs of equal elements that are mostly
-// single (an indexed word's lanes), element pairs batched.
+// size moved as one 2-D copy (mem.CopyStrided); other pieces paired off and
+// moved without staging, equal-length pairs batched into one access — or,
+// legs of equal elements that are mostly single (an indexed word's lanes),
+// element pairs batched.
 func (w *word) copyDirect(m *move) int {
 	const batch = 4096
 	mm := w.x.Mem
