@@ -490,8 +490,8 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 	if err != nil {
 		return k, err
 	}
-	if len(src) == 0 {
-		return 0, nil
+	if len(src) == 0 || n == 0 {
+		return 0, nil // nothing moves
 	}
 	if m.rowsOwe(src, n) || m.rowsOwe(dst, n) {
 		m.hbm.settle()

@@ -104,3 +104,18 @@ func TestPeek(t *testing.T) {
 		t.Error("Peek does not count its read")
 	}
 }
+
+// CopyRows of empty rows moves nothing and does not panic (FuzzCopyStrided
+// found it); a bad address is still refused.
+func TestCopyRowsEmpty(t *testing.T) {
+	m := New(isa.Cayman)
+	if k, err := m.CopyRows([]uint64{hbm0, hbm0 + 64}, []uint64{hbm0 + 4096, hbm0 + 8192}, 0); k != 0 || err != nil {
+		t.Errorf("CopyRows of 0 bytes: %d, %v", k, err)
+	}
+	if m.Pages() != 0 {
+		t.Errorf("%d pages stored", m.Pages())
+	}
+	if _, err := m.CopyRows([]uint64{m.Map.HBMEnd + 64}, []uint64{hbm0}, 0); err == nil {
+		t.Error("CopyRows to an unmapped address: no error")
+	}
+}

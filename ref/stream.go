@@ -86,6 +86,9 @@ func (e *elems) add1(a uint64) {
 // walk2D is a 2-D leg, dim 0 innermost (§11.3): one row per dim-1 index.
 func walk2D(start uint64, num [2]int, step [2]int64, size int) elems {
 	e := elems{size: size}
+	if num[0] > 1 && step[0] != int64(size) || num[0] == 1 {
+		e.rows = make([]row, 0, max(num[1], 0)) // a row per dim-1 index (contiguous rows may merge): one allocation
+	}
 	for i1 := 0; i1 < num[1]; i1++ {
 		e.add(uint64(int64(start)+int64(i1)*step[1]), num[0], step[0])
 	}
