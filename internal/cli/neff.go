@@ -329,22 +329,15 @@ func runNEFFLower(e *env, args []string) error {
 	keep := func(sg *neff.Subgraph, en *neff.Engine) bool {
 		return (*sub == "" || sg.Name == *sub) && (*eng == "" || strings.EqualFold(en.Key, *eng))
 	}
-	if *asJSON {
-		streams, err := resolveNEFF(gen, sgs, keep)
-		if err != nil {
-			return err
-		}
-		if len(streams) == 0 {
-			return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
-		}
-		return lowerJSON(e, gen, streams, *stats, *all)
-	}
 	place, err := device.Place(sgs)
 	if err != nil {
 		return err
 	}
 	if countStreams(sgs, keep) == 0 {
 		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
+	}
+	if *asJSON {
+		return lowerJSON(e, gen, sgs, place, keep, *stats, *all)
 	}
 	if !*stats {
 		e.stream()
