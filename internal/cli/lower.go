@@ -189,13 +189,18 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 		if s.Word.Opcode() == isa.OpPseudoDMATrigger {
 			o.RingSize = device.RuntimeRing
 		}
-		words := s.Words()
-		for k := range words {
+		n := 1 // s.Words(), read in place: no copy of a word that executes itself (most of a NEFF's)
+		if s.Run != nil {
+			n = len(s.Run)
+		}
+		for k := range n {
 			lw := w
+			word := &s.Word
 			if s.Run != nil {
-				lw.resolved = &words[k]
+				word = &s.Run[k]
+				lw.resolved = word
 			}
-			if err := lowerWord(gen, &words[k], &lw, dopt, o, scratch); err != nil {
+			if err := lowerWord(gen, word, &lw, dopt, o, scratch); err != nil {
 				return nil, fmt.Errorf("offset %#x (%s): %w", s.Offset, w.Mnemonic, err)
 			}
 			if emit != nil {

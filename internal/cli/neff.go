@@ -326,17 +326,18 @@ func runNEFFLower(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	streams, err := resolveNEFF(gen, sgs, func(sg *neff.Subgraph, en *neff.Engine) bool {
+	keep := func(sg *neff.Subgraph, en *neff.Engine) bool {
 		return (*sub == "" || sg.Name == *sub) && (*eng == "" || strings.EqualFold(en.Key, *eng))
-	})
+	}
+	place, err := device.Place(sgs)
 	if err != nil {
 		return err
 	}
-	if len(streams) == 0 {
+	if countStreams(sgs, keep) == 0 {
 		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
 	}
 	if *asJSON {
-		return lowerJSON(e, gen, streams, *stats, *all)
+		return lowerJSON(e, gen, sgs, place, keep, *stats, *all)
 	}
 	if !*stats {
 		e.stream()
@@ -346,7 +347,8 @@ func runNEFFLower(e *env, args []string) error {
 		e.stdout = bw
 	}
 	var buf []byte
-	for _, st := range streams {
+	// stream by stream: each is resolved, lowered and dropped before the next (a stream's steps are 2 KiB a word)
+	return eachStream(gen, sgs, place, keep, func(st *neffStream) error {
 		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
 		if !*stats {
 			var werr error
@@ -358,20 +360,17 @@ func runNEFFLower(e *env, args []string) error {
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
 			}
-			if werr != nil {
-				return werr
-			}
-			continue
+			return werr
 		}
-		t, err := tallyStream(gen, &st)
+		t, err := tallyStream(gen, st)
 		if err != nil {
 			return err
 		}
 		printStats(e, t)
 		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(t.ns)/1000)
 		printQueueStats(e, t)
-	}
-	return nil
+		return nil
+	})
 }
 
 // tallyStream lowers one stream for --stats, counting each word as it is
@@ -401,6 +400,17 @@ func resolveNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *ne
 		return nil, err
 	}
 	var out []neffStream
+	err = eachStream(gen, sgs, place, keep, func(st *neffStream) error {
+		out = append(out, *st)
+		return nil
+	})
+	return out, err
+}
+
+// eachStream resolves the engine streams keep selects (nil: all) one at a
+// time, in subgraph then engine order, each handed to f (which may not keep
+// it: the next stream is resolved once f returns), until f fails.
+func eachStream(gen isa.Gen, sgs []neff.Subgraph, place device.Placement, keep func(*neff.Subgraph, *neff.Engine) bool, f func(*neffStream) error) error {
 	for si := range sgs {
 		sg := &sgs[si]
 		vars := sg.Variables()
@@ -410,10 +420,25 @@ func resolveNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *ne
 				continue
 			}
 			steps, _, derr := device.ResolveEngine(gen, vars, sg, en, place[si])
-			out = append(out, neffStream{sg, en, steps, derr})
+			if err := f(&neffStream{sg, en, steps, derr}); err != nil {
+				return err
+			}
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// countStreams is how many engine streams keep selects.
+func countStreams(sgs []neff.Subgraph, keep func(*neff.Subgraph, *neff.Engine) bool) int {
+	n := 0
+	for si := range sgs {
+		for ei := range sgs[si].Engines {
+			if keep == nil || keep(&sgs[si], &sgs[si].Engines[ei]) {
+				n++
+			}
+		}
+	}
+	return n
 }
 
 // streamLowered is one engine stream of a NEFF, lowered.

@@ -1,12 +1,16 @@
 package cli
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"sort"
 	"strings"
 
+	"ndma/device"
 	"ndma/dge"
 	"ndma/inspect"
 	"ndma/isa"
@@ -239,38 +243,142 @@ type lowerStats struct {
 // lowerJSON is `neff lower --json`: per stream the lowered words (the
 // DGE's only, or all with all) with their trace and descriptors, and the
 // counts; with stats the counts alone.
-func lowerJSON(e *env, gen isa.Gen, streams []neffStream, stats, all bool) error {
-	out := []lowerStreamJSON{}
-	for _, st := range streams {
-		words, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, nil)
+//
+// The words are written as they are lowered, stream by stream — the JSON
+// of a large NEFF is gigabytes held whole — after a first pass that lowers
+// every stream without printing: a stream that does not lower prints
+// nothing, as when the whole was built first. The bytes are writeJSON's
+// (json.Encoder, two-space indent, no HTML escaping): each piece is
+// encoded at its depth, as the encoder's indentation would place it.
+func lowerJSON(e *env, gen isa.Gen, sgs []neff.Subgraph, place device.Placement, keep func(*neff.Subgraph, *neff.Engine) bool, stats, all bool) error {
+	if stats { // the counts alone: small, built whole
+		out := []lowerStreamJSON{}
+		err := eachStream(gen, sgs, place, keep, func(st *neffStream) error {
+			j := lowerStreamJSON{Subgraph: st.sg.Name, Engine: st.en.Key, Instr: st.en.Instr, Words: []loweredWord{}}
+			_, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) { j.Stats.add(&w) })
+			if err != nil {
+				return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+			}
+			out = append(out, j)
+			return nil
+		})
 		if err != nil {
+			return err
+		}
+		return writeJSON(e.stdout, out)
+	}
+	err := eachStream(gen, sgs, place, keep, func(st *neffStream) error {
+		if _, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(loweredWord) {}); err != nil {
 			return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
 		}
-		j := lowerStreamJSON{Subgraph: st.sg.Name, Engine: st.en.Key, Instr: st.en.Instr, Words: []loweredWord{}}
-		for i := range words {
-			w := &words[i]
-			j.Stats.Words++
-			if w.lowered != nil {
-				j.Stats.Lowered++
-				j.Stats.EstimatedNS += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
-				for _, q := range w.lowered.Queues {
-					j.Stats.Descriptors += len(q.M2S) + len(q.S2M)
-					for k := range q.M2S {
-						j.Stats.BytesM2S += uint64(q.M2S[k].Length())
-					}
-					for k := range q.S2M {
-						if !q.S2M[k].IntEn() {
-							j.Stats.BytesS2M += uint64(q.S2M[k].Length())
-						}
-					}
-				}
-			}
-			if !stats && (w.Skipped == "" || all) {
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	e.stream()
+	bw := bufio.NewWriterSize(e.stdout, 1<<16)
+	defer bw.Flush()
+	j := newJSONPieces(bw)
+	streams := 0
+	err = eachStream(gen, sgs, place, keep, func(st *neffStream) error {
+		j.raw([...]string{"[\n  {\n", ",\n  {\n"}[min(streams, 1)])
+		streams++
+		j.field("    ", "subgraph", st.sg.Name, ",\n")
+		j.field("    ", "engine", st.en.Key, ",\n")
+		j.field("    ", "instr", st.en.Instr, ",\n")
+		j.raw(`    "words": `)
+		var counts lowerStats
+		words := 0
+		_, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
+			counts.add(&w)
+			if w.Skipped == "" || all {
 				w.detail()
-				j.Words = append(j.Words, *w)
+				j.raw([...]string{"[\n      ", ",\n      "}[min(words, 1)])
+				j.value("      ", &w)
+				words++
+			}
+		})
+		if err != nil { // the first pass lowered it: not reached
+			return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+		}
+		j.raw([...]string{"[]", "\n    ]"}[min(words, 1)])
+		j.raw(",\n    \"stats\": ")
+		j.value("    ", &counts)
+		j.raw("\n  }")
+		return j.err
+	})
+	if err != nil {
+		return err
+	}
+	j.raw([...]string{"[]\n", "\n]\n"}[min(streams, 1)])
+	return j.err
+}
+
+// add counts one lowered word into the --json stats.
+func (s *lowerStats) add(w *loweredWord) {
+	s.Words++
+	if w.lowered == nil {
+		return
+	}
+	s.Lowered++
+	s.EstimatedNS += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
+	for _, q := range w.lowered.Queues {
+		s.Descriptors += len(q.M2S) + len(q.S2M)
+		for k := range q.M2S {
+			s.BytesM2S += uint64(q.M2S[k].Length())
+		}
+		for k := range q.S2M {
+			if !q.S2M[k].IntEn() {
+				s.BytesS2M += uint64(q.S2M[k].Length())
 			}
 		}
-		out = append(out, j)
 	}
-	return writeJSON(e.stdout, out)
+}
+
+// jsonPieces writes a JSON document a piece at a time, each value encoded
+// as writeJSON's encoder writes it at its depth (prefix: the indentation
+// of the line it starts on); the first error stays.
+type jsonPieces struct {
+	w   io.Writer
+	buf bytes.Buffer
+	enc *json.Encoder
+	err error
+}
+
+func newJSONPieces(w io.Writer) *jsonPieces {
+	j := &jsonPieces{w: w}
+	j.enc = json.NewEncoder(&j.buf)
+	j.enc.SetEscapeHTML(false)
+	return j
+}
+
+func (j *jsonPieces) raw(s string) {
+	if j.err == nil {
+		_, j.err = io.WriteString(j.w, s)
+	}
+}
+
+// value writes v as the encoder indents it under prefix, without the
+// encoder's final newline.
+func (j *jsonPieces) value(prefix string, v any) {
+	if j.err != nil {
+		return
+	}
+	j.buf.Reset()
+	j.enc.SetIndent(prefix, "  ")
+	if j.err = j.enc.Encode(v); j.err != nil {
+		return
+	}
+	b := j.buf.Bytes()
+	_, j.err = j.w.Write(b[:len(b)-1])
+}
+
+// field writes `prefix"key": value` then end.
+func (j *jsonPieces) field(prefix, key string, v any, end string) {
+	j.raw(prefix)
+	j.value(prefix, key)
+	j.raw(": ")
+	j.value(prefix, v)
+	j.raw(end)
 }

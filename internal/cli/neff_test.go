@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ndma/asm"
+	"ndma/device"
 	"ndma/internal/array"
 	"ndma/internal/neffgen"
 	"ndma/internal/samples"
@@ -284,16 +285,19 @@ func BenchmarkNeffLowerStats(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		streams, err := resolveNEFF(isa.Cayman, sgs, nil)
+		place, err := device.Place(sgs)
 		if err != nil {
 			b.Fatal(err)
 		}
-		for i := range streams {
-			t, err := tallyStream(isa.Cayman, &streams[i])
-			if err != nil {
-				b.Fatal(err)
+		err = eachStream(isa.Cayman, sgs, place, nil, func(st *neffStream) error { // as runNEFFLower --stats
+			t, err := tallyStream(isa.Cayman, st)
+			if err == nil {
+				words, descs = words+t.lowered, descs+t.descs
 			}
-			words, descs = words+t.lowered, descs+t.descs
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
 		}
 	}
 	s := b.Elapsed().Seconds()
