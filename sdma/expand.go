@@ -346,17 +346,25 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 		head[l] = binary.LittleEndian.Uint64(tm[l][0:8]) &^ 0xffff
 	}
 	i, lap, next := 0, 0, ring
-	last, delta := isa.Unmapped, uint64(0) // the region of the run before, and its SoC offset
+	var lo, hi, delta uint64 // the region of the run before ([lo, hi), empty at first) and its SoC offset
 	for _, r := range rs {
 		// SoC is a translation within each region (§11.2): a run in the same
 		// region as the one before takes its offset, not another look-up
 		soc := r.addr + delta
-		if reg, _, _ := m.Split(r.addr); reg != last || reg == isa.Unmapped {
+		if r.addr < lo || r.addr >= hi {
 			var err error
 			if soc, err = m.SoC(r.addr, core); err != nil { // the core the program was lowered for
 				return nil, err
 			}
-			last, delta = reg, soc-r.addr
+			switch reg, _, _ := m.Split(r.addr); reg {
+			case isa.SBUF:
+				lo, hi = 0, m.SBUFSize
+			case isa.PSUM:
+				lo, hi = m.PSUMBase, m.PSUMBase+m.PSUMSize
+			default:
+				lo, hi = m.HBMBase, m.HBMEnd
+			}
+			delta = soc - r.addr
 		}
 		for off := uint64(0); off < r.n; off += MaxRun {
 			if i == next {

@@ -281,6 +281,9 @@ func (x *Machine) moveStreams(name string, qs []*queue) error {
 		need += int(q.m2sBytes)
 		if q.turn != nil {
 			need += int(q.m2sBytes)
+			if q.plan != nil { // turnPlanned's padding
+				need += q.plan.P * 128
+			}
 		}
 	}
 	x.arenaFor(need)

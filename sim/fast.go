@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"encoding/binary"
+
 	"ndma/dge"
 	"ndma/internal/hugemem"
 	"ndma/sdma"
@@ -185,6 +187,20 @@ type tilePlan struct {
 	S       int64
 	P, T, n int
 	K       int // data descriptors
+	run     int // turnPlanned: destination p's bytes start at p·run in the turned stream
+}
+
+// padRun is where a turned stream puts destination after destination of b
+// bytes: an odd number of cache lines apart, so that a tile's columns,
+// written to P destinations at once, fall in different cache sets (b a
+// multiple of 4 KiB, as a 4096-row transpose's 8 KiB, would put them all
+// in one).
+func padRun(b int) int {
+	r := (b + 63) &^ 63
+	if r/64%2 == 0 {
+		r += 64
+	}
+	return r
 }
 
 // tileScan finds an S2M list's tile plan descriptor by descriptor, on the
@@ -300,7 +316,7 @@ func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 	for p := range P {
 		a := pl.a0 + uint64(int64(p)*pl.S)
 		if q.planned != nil { // destination p's pieces are one run of the stream
-			err = q.dst.Write(a, stream[p*T*n:(p+1)*T*n])
+			err = q.dst.Write(a, stream[p*pl.run:p*pl.run+T*n])
 		} else {
 			err = q.dst.Fill(a, T*n, func(dst []byte, off int) {
 				for b := 0; b < len(dst); {
@@ -355,19 +371,93 @@ func (x *Machine) turnPlanned(q *queue) bool {
 	if !ok || pl.n != g.tr*g.es || pl.K*pl.n != len(q.stream) {
 		return false
 	}
-	out := x.scratch(len(q.stream))
+	pl.run = padRun(pl.T * pl.n)
+	out := x.scratch(pl.P * pl.run)
 	h, w, es := g.tr, g.tc, g.es
+	// tile order: where a tile's w columns are a block of the destinations
+	// (w divides P), the tiles writing one block go one after another, m at
+	// a time stacked (a destination's m pieces continue each other), so the
+	// block's destinations fill whole lines (a 4096-row transpose would
+	// otherwise spread each line's writes 32 tiles apart)
 	bases := make([]int, w)
-	for ti := range pl.K / w {
-		for c := range bases {
-			k := ti*w + c
-			bases[c] = (k%pl.P*pl.T + k/pl.P) * pl.n
+	tile := h * w * es
+	per, m := 0, 1
+	if pl.P%w == 0 {
+		per = pl.P / w // tiles per row of destinations
+		for _, f := range []int{8, 4, 2} {
+			if pl.T%f == 0 {
+				m = f
+				break
+			}
 		}
-		turnTo(out, bases, q.stream[ti*h*w*es:(ti+1)*h*w*es], h, w, es)
+	}
+	if per == 0 {
+		for ti := range pl.K / w {
+			for c := range bases {
+				k := ti*w + c
+				bases[c] = k%pl.P*pl.run + k/pl.P*pl.n
+			}
+			turnTo(out, bases, q.stream[ti*tile:(ti+1)*tile], h, w, es)
+		}
+	} else {
+		for g := range per {
+			for t := 0; t < pl.T; t += m {
+				ti := t*per + g
+				for c := range bases {
+					k := ti*w + c
+					bases[c] = k%pl.P*pl.run + k/pl.P*pl.n
+				}
+				turnStack(out, bases, q.stream[ti*tile:], h, w, es, m, per*tile)
+			}
+		}
 	}
 	q.stream, q.planned = out, &pl
 	x.turned++
 	return true
+}
+
+// turnStack is turnTo of m tiles stacked, tile j at in[j·stride:]: column
+// c of tile j goes to out[bases[c] + j·h·es:], so a column's m pieces are
+// written one after another.
+func turnStack(out []byte, bases []int, in []byte, h, w, es, m, stride int) {
+	if es == 2 && h%4 == 0 {
+		for c := 0; c+4 <= w; c += 4 {
+			o0, o1, o2, o3 := bases[c], bases[c+1], bases[c+2], bases[c+3]
+			for j := range m {
+				t := in[j*stride : j*stride+2*h*w]
+				for r, i := 0, 2*c; r < h; r, i = r+4, i+8*w {
+					// four rows of four 2-byte elements turned in registers (turn2x4To)
+					a0, a1 := binary.LittleEndian.Uint64(t[i:]), binary.LittleEndian.Uint64(t[i+2*w:])
+					a2, a3 := binary.LittleEndian.Uint64(t[i+4*w:]), binary.LittleEndian.Uint64(t[i+6*w:])
+					t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
+					t2, t3 := a2&lanes02|(a3&lanes02)<<16, a2>>16&lanes02|a3&^lanes02
+					o := 2 * (j*h + r)
+					binary.LittleEndian.PutUint64(out[o0+o:o0+o+8], t0&0xffffffff|t2<<32)
+					binary.LittleEndian.PutUint64(out[o1+o:o1+o+8], t1&0xffffffff|t3<<32)
+					binary.LittleEndian.PutUint64(out[o2+o:o2+o+8], t0>>32|t2&^0xffffffff)
+					binary.LittleEndian.PutUint64(out[o3+o:o3+o+8], t1>>32|t3&^0xffffffff)
+				}
+			}
+		}
+		if w%4 == 0 {
+			return
+		}
+	}
+	for j := range m {
+		b := make([]int, w)
+		for c := range b {
+			b[c] = bases[c] + j*h*es
+		}
+		if es == 2 && h%4 == 0 { // the columns past the last four
+			for c := w &^ 3; c < w; c++ {
+				for r := range h {
+					copy(out[b[c]+r*es:b[c]+(r+1)*es], in[j*stride+(r*w+c)*es:])
+				}
+			}
+			continue
+		}
+		turnTo(out, b, in[j*stride:j*stride+h*w*es], h, w, es)
+	}
 }
 
 // turnTo is turn with column c of the h × w tile in written at

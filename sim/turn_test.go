@@ -40,6 +40,30 @@ func TestTurn(t *testing.T) {
 						t.Fatalf("es %d, %d × %d: turnTo's column %d differs from out(c, r) = in(r, c)", es, h, w, c)
 					}
 				}
+				// turnStack: m tiles stride apart (a gap between them), column c of tile j at bases[c] + j·h·es
+				for _, m := range []int{1, 2, 3} {
+					stride := h*w*es + 8
+					stack := make([]byte, m*stride)
+					for i := range stack {
+						stack[i] = byte(rng.Uint32())
+					}
+					sb := make([]int, w)
+					for c := range sb {
+						sb[c] = (w - 1 - c) * m * h * es
+					}
+					out := make([]byte, m*h*w*es)
+					turnStack(out, sb, stack, h, w, es, m, stride)
+					for j := range m {
+						for r := range h {
+							for c := range w {
+								o, i := sb[c]+(j*h+r)*es, j*stride+(r*w+c)*es
+								if !bytes.Equal(out[o:o+es], stack[i:i+es]) {
+									t.Fatalf("es %d, %d × %d, %d stacked: tile %d element (%d, %d) differs", es, h, w, m, j, r, c)
+								}
+							}
+						}
+					}
+				}
 			}
 		}
 	}
