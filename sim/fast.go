@@ -78,7 +78,10 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 	for _, q := range qs {
 		nw += len(q.s2m.seq)
 	}
-	x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+	spans := !x.dropSpans
+	if spans {
+		x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+	}
 	// streamFree's first test, gathered on the way: plain copies whose read
 	// and write extents (SoC addresses) are apart
 	free = true
@@ -148,6 +151,9 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 						hull = span{a, a}
 					}
 					hull = span{min(hull.lo, a), max(hull.hi, a+n)}
+					if !spans {
+						continue
+					}
 					if k := len(writes) - 1; k >= 0 && writes[k][1] == a { // continuing the write before
 						writes[k][1] += n
 					} else {
@@ -381,15 +387,10 @@ func (x *Machine) turnPlanned(q *queue) bool {
 	// otherwise spread each line's writes 32 tiles apart)
 	bases := make([]int, w)
 	tile := h * w * es
-	per, m := 0, 1
+	const m = 8
+	per := 0
 	if pl.P%w == 0 {
 		per = pl.P / w // tiles per row of destinations
-		for _, f := range []int{8, 4, 2} {
-			if pl.T%f == 0 {
-				m = f
-				break
-			}
-		}
 	}
 	if per == 0 {
 		for ti := range pl.K / w {
@@ -407,7 +408,7 @@ func (x *Machine) turnPlanned(q *queue) bool {
 					k := ti*w + c
 					bases[c] = k%pl.P*pl.run + k/pl.P*pl.n
 				}
-				turnStack(out, bases, q.stream[ti*tile:], h, w, es, m, per*tile)
+				turnStack(out, bases, q.stream[ti*tile:], h, w, es, min(m, pl.T-t), per*tile)
 			}
 		}
 	}

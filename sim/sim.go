@@ -37,8 +37,7 @@ type Machine struct {
 	rows           [2][]uint64                // direct's batch of row addresses, kept from word to word
 	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
-	spans          bool                       // in Exec: the word's effect is not kept past it
-	writes         [][2]uint64                // the write spans' memory Exec keeps from word to word
+	dropSpans      bool                       // in Exec: the word's effect is applied and dropped, its write spans (for the scheduler's race checks) never read
 	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
 }
 
@@ -93,8 +92,8 @@ func (f *Fault) Unwrap() error { return f.Err }
 // Exec runs one word and applies its semaphore and event changes at once
 // (a single stream). On error nothing changed.
 func (x *Machine) Exec(in *isa.Inst) error {
-	x.spans = true // the effect is applied and dropped here: its write spans' memory is the machine's to keep
-	defer func() { x.spans = false }()
+	x.dropSpans = true // the effect is applied and dropped here: no one reads its write spans
+	defer func() { x.dropSpans = false }()
 	return control.Exec(x.Issue, in)
 }
 
@@ -105,10 +104,6 @@ func (x *Machine) Exec(in *isa.Inst) error {
 // land at completion. On error nothing changed.
 func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 	x.eff = control.Effect{}
-	if x.spans {
-		x.eff.Writes = x.writes[:0]
-		defer func() { x.writes = x.eff.Writes[:0] }()
-	}
 	t0, d0, b0 := x.Stats.TimeNS, x.Stats.Descriptors, x.Stats.S2MBytes
 	if err := x.issue(in); err != nil {
 		return control.Effect{}, err
