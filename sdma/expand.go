@@ -145,9 +145,13 @@ func legRuns(rs []run, l *dge.Leg, limit int) []run {
 	rows(l, func(base int64) bool {
 		if rowContig {
 			rs = appendRun(rs, uint64(base), uint64(l.Num[0])*es)
-		} else {
-			for i := int64(0); i < int64(l.Num[0]); i++ {
-				rs = appendRun(rs, uint64(base+i*l.Step[0]), es)
+		} else if l.Num[0] > 0 {
+			// a step other than the element's: no element continues the one
+			// before in its row, only the row's first may continue the run
+			// before (appendRun's merge, tested once a row)
+			rs = appendRun(rs, uint64(base), es)
+			for i := int64(1); i < int64(l.Num[0]); i++ {
+				rs = append(rs, run{uint64(base + i*l.Step[0]), es})
 			}
 		}
 		return len(rs) <= limit

@@ -387,7 +387,9 @@ func (x *Machine) turnPlanned(q *queue) bool {
 	// otherwise spread each line's writes 32 tiles apart)
 	bases := make([]int, w)
 	tile := h * w * es
-	const m = 8
+	// m = 4: a stack's 4·h rows lie a power of two apart (tiles of 4 KiB),
+	// so they share 16 cache sets; 64 lines fit them, 128 would not
+	const m = 4
 	per := 0
 	if pl.P%w == 0 {
 		per = pl.P / w // tiles per row of destinations
