@@ -118,7 +118,7 @@ func TestDescsTwoWords(t *testing.T) {
 		t.Fatal("the layout no longer has length at bits 0–15 and buf_ptr at bytes 8–15: descs writes through the fields")
 	}
 	m := isa.Map(isa.Cayman)
-	rs := []run{{0x40, 32}, {m.HBMBase, 200000}, {0x40000, 65536}, {m.PSUMBase + 8, 8}}
+	rs := []run{{0x40, 32}, {m.HBMBase, 200000}, {0x40000, 65536}, {0x80000, 0}, {m.PSUMBase + 8, 8}, {0x100, 1}, {0x200, 2}, {0x300, 3}}
 	tmpl := newDesc(0, 0, OpCCE, CCEMax)
 	tmpl.setCCE(3, 9)
 	tmpl.setPhase(1)

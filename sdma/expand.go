@@ -350,6 +350,7 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 		head[l] = binary.LittleEndian.Uint64(tm[l][0:8]) &^ 0xffff
 	}
 	i, lap, next := 0, 0, ring
+	fast := twoWords // a local: the stores below would make the loop reload a global
 	var lo, hi, delta uint64 // the region of the run before ([lo, hi), empty at first) and its SoC offset
 	for _, r := range rs {
 		// SoC is a translation within each region (§11.2): a run in the same
@@ -370,12 +371,18 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 			}
 			delta = soc - r.addr
 		}
+		if fast && r.n-1 < MaxRun && i != next && i < len(out) { // r.n in 1..MaxRun (unsigned): one descriptor, in the lap of the one before
+			binary.LittleEndian.PutUint64(out[i][0:8], head[lap]|r.n&0xffff)
+			binary.LittleEndian.PutUint64(out[i][8:16], soc)
+			i++
+			continue
+		}
 		for off := uint64(0); off < r.n; off += MaxRun {
 			if i == next {
 				lap, next = lap^1, next+ring
 			}
 			d := &out[i]
-			if twoWords { // the template's first word with the length, and the buf_ptr word
+			if fast { // the template's first word with the length, and the buf_ptr word
 				binary.LittleEndian.PutUint64(d[0:8], head[lap]|min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
 				binary.LittleEndian.PutUint64(d[8:16], soc+off)
 			} else {
