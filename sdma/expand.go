@@ -350,7 +350,7 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 		head[l] = binary.LittleEndian.Uint64(tm[l][0:8]) &^ 0xffff
 	}
 	i, lap, next := 0, 0, ring
-	fast := twoWords // a local: the stores below would make the loop reload a global
+	fast := twoWords         // a local: the stores below would make the loop reload a global
 	var lo, hi, delta uint64 // the region of the run before ([lo, hi), empty at first) and its SoC offset
 	for _, r := range rs {
 		// SoC is a translation within each region (§11.2): a run in the same
