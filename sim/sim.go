@@ -200,13 +200,13 @@ func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
 		}
 	}
 	stride := x.Mem.Map.SBUFStride
+	b := make([]byte, 4) // one buffer for every index: a 4-byte Read keeps none (an array per call would be a heap object each)
 	return func(which, j int) (uint32, error) {
 		if c == 0 {
 			return 0, fmt.Errorf("idx_num_active_channels 0: no index tensor")
 		}
-		var b [4]byte
 		a := control.IndexAddr(stride, base[which], int(c), j)
-		if err := x.Mem.Read(a, b[:]); err != nil {
+		if err := x.Mem.Read(a, b); err != nil {
 			return 0, fmt.Errorf("index %d: %w", j, err)
 		}
 		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24, nil
