@@ -387,13 +387,11 @@ func (x *Machine) turnPlanned(q *queue) bool {
 	// otherwise spread each line's writes 32 tiles apart)
 	bases := make([]int, w)
 	tile := h * w * es
-	// m = 4: a stack's 4·h rows lie a power of two apart (tiles of 4 KiB),
-	// so they share 16 cache sets; 64 lines fit them, 128 would not
-	const m = 4
 	per := 0
 	if pl.P%w == 0 {
 		per = pl.P / w // tiles per row of destinations
 	}
+	m := stackOf(h, w*es, per*tile)
 	if per == 0 {
 		for ti := range pl.K / w {
 			for c := range bases {
@@ -417,6 +415,30 @@ func (x *Machine) turnPlanned(q *queue) bool {
 	q.stream, q.planned = out, &pl
 	x.turned++
 	return true
+}
+
+// stackOf is how many tiles of h rows of rowBytes, stride bytes apart, a
+// turnStack takes at once: at most 4, and no more than fit the cache — the
+// rows' addresses are powers of two apart as often as not (4 KiB tiles of
+// 256-byte rows), so they crowd few sets of a 64-set, 8-way L1 of 64-byte
+// lines; a stack keeps at most 4 of its rows in any one set, the rest of
+// the ways for the destinations.
+func stackOf(h, rowBytes, stride int) int {
+	for m := 4; m > 1; m-- {
+		var sets [64]int
+		crowded := false
+		for j := range m {
+			for r := range h {
+				k := (j*stride + r*rowBytes) / 64 % 64
+				sets[k]++
+				crowded = crowded || sets[k] > 4
+			}
+		}
+		if !crowded {
+			return m
+		}
+	}
+	return 1
 }
 
 // turnStack is turnTo of m tiles stacked, tile j at in[j·stride:]: column

@@ -68,3 +68,17 @@ func TestTurn(t *testing.T) {
 		}
 	}
 }
+
+// stackOf keeps at most 4 of a stack's rows in one of the 64 sets of 64-byte
+// lines, counted here by hand for the tile shapes: 16 rows of 256 B
+// in 4 KiB tiles fall in 16 sets, one row per set a tile (4 tiles fit);
+// rows of 512 B in 8 KiB tiles fall in 8 sets, two a tile (2 fit).
+func TestStackOf(t *testing.T) {
+	for _, c := range []struct{ h, row, stride, want int }{
+		{16, 256, 4096, 4}, {16, 256, 8 * 4096, 4}, {16, 256, 32 * 4096, 4}, {16, 512, 8192, 2}, {16, 4096, 65536, 1}, {4, 64, 256, 4},
+	} {
+		if got := stackOf(c.h, c.row, c.stride); got != c.want {
+			t.Errorf("%d rows of %d B, tiles %d B apart: stacks of %d, want %d", c.h, c.row, c.stride, got, c.want)
+		}
+	}
+}
