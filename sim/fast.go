@@ -305,10 +305,11 @@ func (x *Machine) planTiles(q *queue) (pl tilePlan, ok bool) {
 	return tilePlan{a0: a0, S: S, P: P, T: T, n: n, K: K}, true
 }
 
-// writeTiles writes q's S2M stream by its tile plan: from a stream turned
-// into the plan's order (q.planned, turnPlanned) one write per destination;
-// otherwise, when the list has a plan, one Fill per destination taking its
-// pieces from the stream. ok false: no plan (nothing was done).
+// writeTiles writes q's S2M stream by its tile plan: a stream left
+// unturned for it (q.planned, turnPlanned) is turned straight into the
+// destinations; otherwise, when the list has a plan, one Fill per
+// destination takes its pieces from the stream. ok false: no plan (nothing
+// was done).
 func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 	pl := q.planned
 	if pl == nil {
@@ -319,21 +320,23 @@ func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 		pl = &p
 	}
 	stream, P, T, n := q.stream, pl.P, pl.T, pl.n
-	for p := range P {
-		a := pl.a0 + uint64(int64(p)*pl.S)
-		if q.planned != nil { // destination p's pieces are one run of the stream
-			err = q.dst.Write(a, stream[p*pl.run:p*pl.run+T*n])
-		} else {
-			err = q.dst.Fill(a, T*n, func(dst []byte, off int) {
+	if q.planned != nil {
+		err = x.turnInto(q, pl)
+	} else {
+		for p := range P {
+			err = q.dst.Fill(pl.a0+uint64(int64(p)*pl.S), T*n, func(dst []byte, off int) {
 				for b := 0; b < len(dst); {
 					t, w := (off+b)/n, (off+b)%n
 					b += copy(dst[b:], stream[(t*P+p)*n+w:(t*P+p+1)*n])
 				}
 			})
+			if err != nil {
+				break
+			}
 		}
-		if err != nil {
-			return true, err
-		}
+	}
+	if err != nil {
+		return true, err
 	}
 	x.tiled++
 	seq := q.s2m.seq
@@ -344,6 +347,83 @@ func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 	x.Stats.S2MBytes += uint64(pl.K * n)
 	x.queueBytes(q.q.DMA, pl.K*n)
 	return true, nil
+}
+
+// turnInto turns q's stream (dre's input, every tile full) into the plan's
+// destinations: each destination's bytes are taken from memory with one
+// Fill — mem.Fill hands the memory's own backing — and, when each is one
+// piece, the tiles are turned straight into them; otherwise into a scratch
+// buffer (destination p at p·run) copied into the pieces after.
+func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
+	type piece struct {
+		b   []byte
+		off int
+	}
+	P, T, n := pl.P, pl.T, pl.n
+	pieces, first := make([]piece, 0, P), make([]int, P+1)
+	for p := range P {
+		first[p] = len(pieces)
+		if err := q.dst.Fill(pl.a0+uint64(int64(p)*pl.S), T*n, func(b []byte, off int) { pieces = append(pieces, piece{b, off}) }); err != nil {
+			return err
+		}
+	}
+	first[P] = len(pieces)
+	dsts := make([][]byte, P)
+	var out []byte
+	if len(pieces) == P { // every destination one piece
+		for p := range P {
+			dsts[p] = pieces[p].b
+		}
+	} else {
+		run := padRun(T * n)
+		out = x.scratch(P * run)
+		x.pieced++
+		for p := range P {
+			dsts[p] = out[p*run : p*run+T*n]
+		}
+	}
+	g := q.tiles
+	h, w, es := g.tr, g.tc, g.es
+	// tile order: where a tile's w columns are a block of the destinations
+	// (w divides P), the tiles writing one block go one after another, m at
+	// a time stacked (a destination's m pieces continue each other), so the
+	// block's destinations fill whole lines (a 4096-row transpose would
+	// otherwise spread each line's writes 32 tiles apart)
+	cols := make([][]byte, w)
+	tile := h * w * es
+	per := 0
+	if P%w == 0 {
+		per = P / w // tiles per row of destinations
+	}
+	at := func(ti int) {
+		for c := range cols {
+			k := ti*w + c
+			cols[c] = dsts[k%P][k/P*n:]
+		}
+	}
+	if per == 0 {
+		for ti := range pl.K / w {
+			at(ti)
+			turnStack(cols, q.stream[ti*tile:(ti+1)*tile], h, w, es, 1, 0)
+		}
+	} else {
+		m := stackOf(h, w*es, per*tile)
+		for g := range per {
+			for t := 0; t < T; t += m {
+				ti := t*per + g
+				at(ti)
+				turnStack(cols, q.stream[ti*tile:], h, w, es, min(m, T-t), per*tile)
+			}
+		}
+	}
+	if out != nil {
+		for p := range P {
+			for _, pc := range pieces[first[p]:first[p+1]] {
+				copy(pc.b, dsts[p][pc.off:])
+			}
+		}
+	}
+	return nil
 }
 
 // tileGeom is the DRE's tiling (dre) of a stream whose every element
@@ -363,11 +443,12 @@ func dreTiles(p *dge.Program, ch *dge.Channel) tileGeom {
 	return tileGeom{}
 }
 
-// turnPlanned does q's DRE turn straight into the order of its S2M tile
-// plan, when each S2M piece is a whole tile column: every tile full
-// (tr × tc), n = tr·es, so piece k is column k mod tc of tile k div tc —
-// dre's stream — and goes to the plan's destination k mod P at piece
-// k div P. ok false: not this shape (the caller turns as dre does).
+// turnPlanned leaves q's stream unturned for writeTiles to turn straight
+// into its S2M tile plan's destinations (turnInto), when each S2M piece is
+// a whole tile column: every tile full (tr × tc), n = tr·es, so piece k is
+// column k mod tc of tile k div tc — dre's stream — and goes to the plan's
+// destination k mod P at piece k div P. ok false: not this shape (the
+// caller turns as dre does).
 func (x *Machine) turnPlanned(q *queue) bool {
 	g := q.tiles
 	if g.es == 0 || g.tr <= 0 || g.tc <= 0 || g.rows%g.tr != 0 || g.cols%g.tc != 0 || len(q.stream) != g.rows*g.cols*g.es {
@@ -377,42 +458,7 @@ func (x *Machine) turnPlanned(q *queue) bool {
 	if !ok || pl.n != g.tr*g.es || pl.K*pl.n != len(q.stream) {
 		return false
 	}
-	pl.run = padRun(pl.T * pl.n)
-	out := x.scratch(pl.P * pl.run)
-	h, w, es := g.tr, g.tc, g.es
-	// tile order: where a tile's w columns are a block of the destinations
-	// (w divides P), the tiles writing one block go one after another, m at
-	// a time stacked (a destination's m pieces continue each other), so the
-	// block's destinations fill whole lines (a 4096-row transpose would
-	// otherwise spread each line's writes 32 tiles apart)
-	bases := make([]int, w)
-	tile := h * w * es
-	per := 0
-	if pl.P%w == 0 {
-		per = pl.P / w // tiles per row of destinations
-	}
-	m := stackOf(h, w*es, per*tile)
-	if per == 0 {
-		for ti := range pl.K / w {
-			for c := range bases {
-				k := ti*w + c
-				bases[c] = k%pl.P*pl.run + k/pl.P*pl.n
-			}
-			turnTo(out, bases, q.stream[ti*tile:(ti+1)*tile], h, w, es)
-		}
-	} else {
-		for g := range per {
-			for t := 0; t < pl.T; t += m {
-				ti := t*per + g
-				for c := range bases {
-					k := ti*w + c
-					bases[c] = k%pl.P*pl.run + k/pl.P*pl.n
-				}
-				turnStack(out, bases, q.stream[ti*tile:], h, w, es, min(m, pl.T-t), per*tile)
-			}
-		}
-	}
-	q.stream, q.planned = out, &pl
+	q.planned = &pl
 	x.turned++
 	return true
 }
@@ -441,13 +487,14 @@ func stackOf(h, rowBytes, stride int) int {
 	return 1
 }
 
-// turnStack is turnTo of m tiles stacked, tile j at in[j·stride:]: column
-// c of tile j goes to out[bases[c] + j·h·es:], so a column's m pieces are
-// written one after another.
-func turnStack(out []byte, bases []int, in []byte, h, w, es, m, stride int) {
+// turnStack turns m tiles of h × w es-byte elements stacked, tile j at
+// in[j·stride:]: element (r, c) of tile j goes to cols[c][(j·h + r)·es:],
+// so a column's m pieces are written one after another.
+func turnStack(cols [][]byte, in []byte, h, w, es, m, stride int) {
+	c := 0
 	if es == 2 && h%4 == 0 {
-		for c := 0; c+4 <= w; c += 4 {
-			o0, o1, o2, o3 := bases[c], bases[c+1], bases[c+2], bases[c+3]
+		for ; c+4 <= w; c += 4 {
+			c0, c1, c2, c3 := cols[c], cols[c+1], cols[c+2], cols[c+3]
 			for j := range m {
 				t := in[j*stride : j*stride+2*h*w]
 				for r, i := 0, 2*c; r < h; r, i = r+4, i+8*w {
@@ -457,44 +504,20 @@ func turnStack(out []byte, bases []int, in []byte, h, w, es, m, stride int) {
 					t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
 					t2, t3 := a2&lanes02|(a3&lanes02)<<16, a2>>16&lanes02|a3&^lanes02
 					o := 2 * (j*h + r)
-					binary.LittleEndian.PutUint64(out[o0+o:o0+o+8], t0&0xffffffff|t2<<32)
-					binary.LittleEndian.PutUint64(out[o1+o:o1+o+8], t1&0xffffffff|t3<<32)
-					binary.LittleEndian.PutUint64(out[o2+o:o2+o+8], t0>>32|t2&^0xffffffff)
-					binary.LittleEndian.PutUint64(out[o3+o:o3+o+8], t1>>32|t3&^0xffffffff)
+					binary.LittleEndian.PutUint64(c0[o:o+8], t0&0xffffffff|t2<<32)
+					binary.LittleEndian.PutUint64(c1[o:o+8], t1&0xffffffff|t3<<32)
+					binary.LittleEndian.PutUint64(c2[o:o+8], t0>>32|t2&^0xffffffff)
+					binary.LittleEndian.PutUint64(c3[o:o+8], t1>>32|t3&^0xffffffff)
 				}
 			}
 		}
-		if w%4 == 0 {
-			return
-		}
 	}
-	for j := range m {
-		b := make([]int, w)
-		for c := range b {
-			b[c] = bases[c] + j*h*es
-		}
-		if es == 2 && h%4 == 0 { // the columns past the last four
-			for c := w &^ 3; c < w; c++ {
-				for r := range h {
-					copy(out[b[c]+r*es:b[c]+(r+1)*es], in[j*stride+(r*w+c)*es:])
-				}
+	for ; c < w; c++ { // the columns past the last four, or every column
+		for j := range m {
+			for r := range h {
+				o, i := (j*h+r)*es, j*stride+(r*w+c)*es
+				copy(cols[c][o:o+es], in[i:i+es])
 			}
-			continue
-		}
-		turnTo(out, b, in[j*stride:j*stride+h*w*es], h, w, es)
-	}
-}
-
-// turnTo is turn with column c of the h × w tile in written at
-// out[bases[c]:], not at c·h·es: out(bases[c] + r·es) = in(r, c).
-func turnTo(out []byte, bases []int, in []byte, h, w, es int) {
-	if es == 2 && h%4 == 0 {
-		turn2x4To(out, bases, in, h, w)
-		return
-	}
-	for c, b := range bases[:w] {
-		for r := range h {
-			copy(out[b+r*es:b+(r+1)*es], in[(r*w+c)*es:])
 		}
 	}
 }

@@ -118,6 +118,26 @@ func TestFastAgainstExact(t *testing.T) {
 		}
 		tiled, turned = tiled+fast.tiled, turned+fast.turned
 	}
+	// a destination row across two HBM pages allocated apart (the second
+	// written first): turnInto's pieces
+	for _, g := range []isa.Gen{isa.Cayman, isa.Maverick} {
+		src := `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 128],
+  src_num_elem=[64, 64], tile_src_row_step=128, tile_src_rows=16, tile_src_cols=32, dst_start_addr=hbm:0x1fc40,
+  dst_step_elem=[2, 128], dst_num_elem=[64, 64]`
+		in, _ := tryWord(g, src)
+		fast, exact := New(g), New(g)
+		exact.exact = true
+		for _, x := range []*Machine{fast, exact} {
+			seed(t, rand.New(rand.NewPCG(9, 9)), g, simM{x})
+			if err := x.Mem.Write(0x1_0002_0040, []byte{7}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
+		if fast.pieced == 0 {
+			t.Fatalf("%s: no destination in pieces: turnInto's scratch path untested", g)
+		}
+	}
 	if tiled == 0 || turned == 0 || turned == tiled {
 		t.Fatalf("%d queues written as tiles, %d of them turned into their order: writeTiles or turnPlanned untested", tiled, turned)
 	}

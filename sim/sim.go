@@ -37,6 +37,7 @@ type Machine struct {
 	rows           [2][]uint64                // direct's batch of row addresses, kept from word to word
 	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
+	pieced         int                        // tests: queues turnInto wrote through a scratch (a destination in pieces)
 	dropSpans      bool                       // in Exec: the word's effect is applied and dropped, its write spans (for the scheduler's race checks) never read
 	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
 }

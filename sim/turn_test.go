@@ -28,16 +28,18 @@ func TestTurn(t *testing.T) {
 				if !bytes.Equal(got, want) {
 					t.Errorf("es %d, %d × %d: turn differs from out(c, r) = in(r, c)", es, h, w)
 				}
-				// turnTo: column c at bases[c], here the columns in reverse order
+				// turnStack of one tile: column c into cols[c], here the columns in reverse order
 				bases := make([]int, w)
+				cols := make([][]byte, w)
+				clear(got)
 				for c := range bases {
 					bases[c] = (w - 1 - c) * h * es
+					cols[c] = got[bases[c]:]
 				}
-				clear(got)
-				turnTo(got, bases, in, h, w, es)
+				turnStack(cols, in, h, w, es, 1, 0)
 				for c := range w {
 					if !bytes.Equal(got[bases[c]:bases[c]+h*es], want[c*h*es:(c+1)*h*es]) {
-						t.Fatalf("es %d, %d × %d: turnTo's column %d differs from out(c, r) = in(r, c)", es, h, w, c)
+						t.Fatalf("es %d, %d × %d: turnStack's column %d differs from out(c, r) = in(r, c)", es, h, w, c)
 					}
 				}
 				// turnStack: m tiles stride apart (a gap between them), column c of tile j at bases[c] + j·h·es
@@ -48,11 +50,13 @@ func TestTurn(t *testing.T) {
 						stack[i] = byte(rng.Uint32())
 					}
 					sb := make([]int, w)
+					out := make([]byte, m*h*w*es)
+					sc := make([][]byte, w)
 					for c := range sb {
 						sb[c] = (w - 1 - c) * m * h * es
+						sc[c] = out[sb[c]:]
 					}
-					out := make([]byte, m*h*w*es)
-					turnStack(out, sb, stack, h, w, es, m, stride)
+					turnStack(sc, stack, h, w, es, m, stride)
 					for j := range m {
 						for r := range h {
 							for c := range w {
