@@ -118,7 +118,7 @@ func TestDescsTwoWords(t *testing.T) {
 		t.Fatal("the layout no longer has length at bits 0–15 and buf_ptr at bytes 8–15: descs writes through the fields")
 	}
 	m := isa.Map(isa.Cayman)
-	rs := []run{{0x40, 32}, {m.HBMBase, 200000}, {0x40000, 65536}, {m.PSUMBase + 8, 8}}
+	rs := []run{{0x40, 32}, {m.HBMBase, 200000}, {0x40000, 65536}, {0x80000, 0}, {m.PSUMBase + 8, 8}, {0x100, 1}, {0x200, 2}, {0x300, 3}}
 	tmpl := newDesc(0, 0, OpCCE, CCEMax)
 	tmpl.setCCE(3, 9)
 	tmpl.setPhase(1)
@@ -151,6 +151,35 @@ func TestHeadIsTheLayout(t *testing.T) {
 		n, ph, op, ty, buf := d.Head()
 		if n != d.Length() || ph != d.Phase() || op != d.Op() || ty != d.OpType() || buf != d.BufPtr() {
 			t.Fatalf("% x: Head %d %d %d %d %#x, fields %d %d %d %d %#x", d[:], n, ph, op, ty, buf, d.Length(), d.Phase(), d.Op(), d.OpType(), d.BufPtr())
+		}
+	}
+}
+
+// legRuns' rows of separate elements are the runs element by element
+// appendRun gives (the walk's definition): random legs, negative and zero
+// steps, rows that continue each other.
+func TestLegRunsElementwise(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 5))
+	for range 3000 {
+		es := int64(1 + r.IntN(8))
+		l := dge.Leg{Addr: 1 << 20, ElemSize: uint32(es)}
+		for d := range l.Num {
+			l.Num[d] = 1
+		}
+		l.Num[0], l.Num[1], l.Num[2] = uint32(1+r.IntN(6)), uint32(1+r.IntN(4)), uint32(1+r.IntN(3))
+		l.Step[0] = []int64{0, es, 2 * es, -es, es + 1, -3 * es}[r.IntN(6)]
+		l.Step[1] = []int64{0, es * int64(l.Num[0]), -64, 100, es}[r.IntN(5)]
+		l.Step[2] = int64(r.IntN(300)) - 150
+		var want []run
+		rows(&l, func(base int64) bool {
+			for i := int64(0); i < int64(l.Num[0]); i++ {
+				want = appendRun(want, uint64(base+i*l.Step[0]), uint64(es))
+			}
+			return true
+		})
+		got := legRuns(nil, &l, 1<<20)
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Fatalf("leg %+v:\nruns %v\nwant %v", l, got, want)
 		}
 	}
 }

@@ -145,9 +145,13 @@ func legRuns(rs []run, l *dge.Leg, limit int) []run {
 	rows(l, func(base int64) bool {
 		if rowContig {
 			rs = appendRun(rs, uint64(base), uint64(l.Num[0])*es)
-		} else {
-			for i := int64(0); i < int64(l.Num[0]); i++ {
-				rs = appendRun(rs, uint64(base+i*l.Step[0]), es)
+		} else if l.Num[0] > 0 {
+			// a step other than the element's: no element continues the one
+			// before in its row, only the row's first may continue the run
+			// before (appendRun's merge, tested once a row)
+			rs = appendRun(rs, uint64(base), es)
+			for i := int64(1); i < int64(l.Num[0]); i++ {
+				rs = append(rs, run{uint64(base + i*l.Step[0]), es})
 			}
 		}
 		return len(rs) <= limit
@@ -346,24 +350,39 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 		head[l] = binary.LittleEndian.Uint64(tm[l][0:8]) &^ 0xffff
 	}
 	i, lap, next := 0, 0, ring
-	last, delta := isa.Unmapped, uint64(0) // the region of the run before, and its SoC offset
+	fast := twoWords         // a local: the stores below would make the loop reload a global
+	var lo, hi, delta uint64 // the region of the run before ([lo, hi), empty at first) and its SoC offset
 	for _, r := range rs {
 		// SoC is a translation within each region (§11.2): a run in the same
 		// region as the one before takes its offset, not another look-up
 		soc := r.addr + delta
-		if reg, _, _ := m.Split(r.addr); reg != last || reg == isa.Unmapped {
+		if r.addr < lo || r.addr >= hi {
 			var err error
 			if soc, err = m.SoC(r.addr, core); err != nil { // the core the program was lowered for
 				return nil, err
 			}
-			last, delta = reg, soc-r.addr
+			switch reg, _, _ := m.Split(r.addr); reg {
+			case isa.SBUF:
+				lo, hi = 0, m.SBUFSize
+			case isa.PSUM:
+				lo, hi = m.PSUMBase, m.PSUMBase+m.PSUMSize
+			default:
+				lo, hi = m.HBMBase, m.HBMEnd
+			}
+			delta = soc - r.addr
+		}
+		if fast && r.n-1 < MaxRun && i != next && i < len(out) { // r.n in 1..MaxRun (unsigned): one descriptor, in the lap of the one before
+			binary.LittleEndian.PutUint64(out[i][0:8], head[lap]|r.n&0xffff)
+			binary.LittleEndian.PutUint64(out[i][8:16], soc)
+			i++
+			continue
 		}
 		for off := uint64(0); off < r.n; off += MaxRun {
 			if i == next {
 				lap, next = lap^1, next+ring
 			}
 			d := &out[i]
-			if twoWords { // the template's first word with the length, and the buf_ptr word
+			if fast { // the template's first word with the length, and the buf_ptr word
 				binary.LittleEndian.PutUint64(d[0:8], head[lap]|min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
 				binary.LittleEndian.PutUint64(d[8:16], soc+off)
 			} else {

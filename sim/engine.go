@@ -212,7 +212,9 @@ func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*que
 	for _, q := range qs {
 		nw += len(q.s2m.seq)
 	}
-	x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+	if !x.dropSpans {
+		x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+	}
 	for _, q := range qs {
 		var in, out uint64
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
@@ -252,6 +254,9 @@ func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*que
 						q.hull = span{a, a}
 					}
 					q.hull = span{min(q.hull.lo, a), max(q.hull.hi, a+uint64(d.Length()))}
+					if x.dropSpans {
+						continue
+					}
 					if w := x.eff.Writes; len(w) > 0 && w[len(w)-1][1] == a { // continuing the write before
 						w[len(w)-1][1] += uint64(d.Length())
 					} else {
@@ -281,6 +286,9 @@ func (x *Machine) moveStreams(name string, qs []*queue) error {
 		need += int(q.m2sBytes)
 		if q.turn != nil {
 			need += int(q.m2sBytes)
+			if q.plan != nil { // turnPlanned's padding
+				need += q.plan.P * 128
+			}
 		}
 	}
 	x.arenaFor(need)

@@ -1,6 +1,8 @@
 package sim
 
 import (
+	"encoding/binary"
+
 	"ndma/dge"
 	"ndma/internal/hugemem"
 	"ndma/sdma"
@@ -76,7 +78,10 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 	for _, q := range qs {
 		nw += len(q.s2m.seq)
 	}
-	x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+	spans := !x.dropSpans
+	if spans {
+		x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+	}
 	// streamFree's first test, gathered on the way: plain copies whose read
 	// and write extents (SoC addresses) are apart
 	free = true
@@ -146,6 +151,9 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 						hull = span{a, a}
 					}
 					hull = span{min(hull.lo, a), max(hull.hi, a+n)}
+					if !spans {
+						continue
+					}
 					if k := len(writes) - 1; k >= 0 && writes[k][1] == a { // continuing the write before
 						writes[k][1] += n
 					} else {
@@ -185,6 +193,20 @@ type tilePlan struct {
 	S       int64
 	P, T, n int
 	K       int // data descriptors
+	run     int // turnPlanned: destination p's bytes start at p·run in the turned stream
+}
+
+// padRun is where a turned stream puts destination after destination of b
+// bytes: an odd number of cache lines apart, so that a tile's columns,
+// written to P destinations at once, fall in different cache sets (b a
+// multiple of 4 KiB, as a 4096-row transpose's 8 KiB, would put them all
+// in one).
+func padRun(b int) int {
+	r := (b + 63) &^ 63
+	if r/64%2 == 0 {
+		r += 64
+	}
+	return r
 }
 
 // tileScan finds an S2M list's tile plan descriptor by descriptor, on the
@@ -283,10 +305,11 @@ func (x *Machine) planTiles(q *queue) (pl tilePlan, ok bool) {
 	return tilePlan{a0: a0, S: S, P: P, T: T, n: n, K: K}, true
 }
 
-// writeTiles writes q's S2M stream by its tile plan: from a stream turned
-// into the plan's order (q.planned, turnPlanned) one write per destination;
-// otherwise, when the list has a plan, one Fill per destination taking its
-// pieces from the stream. ok false: no plan (nothing was done).
+// writeTiles writes q's S2M stream by its tile plan: a stream left
+// unturned for it (q.planned, turnPlanned) is turned straight into the
+// destinations; otherwise, when the list has a plan, one Fill per
+// destination takes its pieces from the stream. ok false: no plan (nothing
+// was done).
 func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 	pl := q.planned
 	if pl == nil {
@@ -297,21 +320,23 @@ func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 		pl = &p
 	}
 	stream, P, T, n := q.stream, pl.P, pl.T, pl.n
-	for p := range P {
-		a := pl.a0 + uint64(int64(p)*pl.S)
-		if q.planned != nil { // destination p's pieces are one run of the stream
-			err = q.dst.Write(a, stream[p*T*n:(p+1)*T*n])
-		} else {
-			err = q.dst.Fill(a, T*n, func(dst []byte, off int) {
+	if q.planned != nil {
+		err = x.turnInto(q, pl)
+	} else {
+		for p := range P {
+			err = q.dst.Fill(pl.a0+uint64(int64(p)*pl.S), T*n, func(dst []byte, off int) {
 				for b := 0; b < len(dst); {
 					t, w := (off+b)/n, (off+b)%n
 					b += copy(dst[b:], stream[(t*P+p)*n+w:(t*P+p+1)*n])
 				}
 			})
+			if err != nil {
+				break
+			}
 		}
-		if err != nil {
-			return true, err
-		}
+	}
+	if err != nil {
+		return true, err
 	}
 	x.tiled++
 	seq := q.s2m.seq
@@ -322,6 +347,83 @@ func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 	x.Stats.S2MBytes += uint64(pl.K * n)
 	x.queueBytes(q.q.DMA, pl.K*n)
 	return true, nil
+}
+
+// turnInto turns q's stream (dre's input, every tile full) into the plan's
+// destinations: each destination's bytes are taken from memory with one
+// Fill — mem.Fill hands the memory's own backing — and, when each is one
+// piece, the tiles are turned straight into them; otherwise into a scratch
+// buffer (destination p at p·run) copied into the pieces after.
+func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
+	type piece struct {
+		b   []byte
+		off int
+	}
+	P, T, n := pl.P, pl.T, pl.n
+	pieces, first := make([]piece, 0, P), make([]int, P+1)
+	for p := range P {
+		first[p] = len(pieces)
+		if err := q.dst.Fill(pl.a0+uint64(int64(p)*pl.S), T*n, func(b []byte, off int) { pieces = append(pieces, piece{b, off}) }); err != nil {
+			return err
+		}
+	}
+	first[P] = len(pieces)
+	dsts := make([][]byte, P)
+	var out []byte
+	if len(pieces) == P { // every destination one piece
+		for p := range P {
+			dsts[p] = pieces[p].b
+		}
+	} else {
+		run := padRun(T * n)
+		out = x.scratch(P * run)
+		x.pieced++
+		for p := range P {
+			dsts[p] = out[p*run : p*run+T*n]
+		}
+	}
+	g := q.tiles
+	h, w, es := g.tr, g.tc, g.es
+	// tile order: where a tile's w columns are a block of the destinations
+	// (w divides P), the tiles writing one block go one after another, m at
+	// a time stacked (a destination's m pieces continue each other), so the
+	// block's destinations fill whole lines (a 4096-row transpose would
+	// otherwise spread each line's writes 32 tiles apart)
+	cols := make([][]byte, w)
+	tile := h * w * es
+	per := 0
+	if P%w == 0 {
+		per = P / w // tiles per row of destinations
+	}
+	at := func(ti int) {
+		for c := range cols {
+			k := ti*w + c
+			cols[c] = dsts[k%P][k/P*n:]
+		}
+	}
+	if per == 0 {
+		for ti := range pl.K / w {
+			at(ti)
+			turnStack(cols, q.stream[ti*tile:(ti+1)*tile], h, w, es, 1, 0)
+		}
+	} else {
+		m := stackOf(h, w*es, per*tile)
+		for g := range per {
+			for t := 0; t < T; t += m {
+				ti := t*per + g
+				at(ti)
+				turnStack(cols, q.stream[ti*tile:], h, w, es, min(m, T-t), per*tile)
+			}
+		}
+	}
+	if out != nil {
+		for p := range P {
+			for _, pc := range pieces[first[p]:first[p+1]] {
+				copy(pc.b, dsts[p][pc.off:])
+			}
+		}
+	}
+	return nil
 }
 
 // tileGeom is the DRE's tiling (dre) of a stream whose every element
@@ -341,11 +443,12 @@ func dreTiles(p *dge.Program, ch *dge.Channel) tileGeom {
 	return tileGeom{}
 }
 
-// turnPlanned does q's DRE turn straight into the order of its S2M tile
-// plan, when each S2M piece is a whole tile column: every tile full
-// (tr × tc), n = tr·es, so piece k is column k mod tc of tile k div tc —
-// dre's stream — and goes to the plan's destination k mod P at piece
-// k div P. ok false: not this shape (the caller turns as dre does).
+// turnPlanned leaves q's stream unturned for writeTiles to turn straight
+// into its S2M tile plan's destinations (turnInto), when each S2M piece is
+// a whole tile column: every tile full (tr × tc), n = tr·es, so piece k is
+// column k mod tc of tile k div tc — dre's stream — and goes to the plan's
+// destination k mod P at piece k div P. ok false: not this shape (the
+// caller turns as dre does).
 func (x *Machine) turnPlanned(q *queue) bool {
 	g := q.tiles
 	if g.es == 0 || g.tr <= 0 || g.tc <= 0 || g.rows%g.tr != 0 || g.cols%g.tc != 0 || len(q.stream) != g.rows*g.cols*g.es {
@@ -355,31 +458,66 @@ func (x *Machine) turnPlanned(q *queue) bool {
 	if !ok || pl.n != g.tr*g.es || pl.K*pl.n != len(q.stream) {
 		return false
 	}
-	out := x.scratch(len(q.stream))
-	h, w, es := g.tr, g.tc, g.es
-	bases := make([]int, w)
-	for ti := range pl.K / w {
-		for c := range bases {
-			k := ti*w + c
-			bases[c] = (k%pl.P*pl.T + k/pl.P) * pl.n
-		}
-		turnTo(out, bases, q.stream[ti*h*w*es:(ti+1)*h*w*es], h, w, es)
-	}
-	q.stream, q.planned = out, &pl
+	q.planned = &pl
 	x.turned++
 	return true
 }
 
-// turnTo is turn with column c of the h × w tile in written at
-// out[bases[c]:], not at c·h·es: out(bases[c] + r·es) = in(r, c).
-func turnTo(out []byte, bases []int, in []byte, h, w, es int) {
-	if es == 2 && h%4 == 0 {
-		turn2x4To(out, bases, in, h, w)
-		return
+// stackOf is how many tiles of h rows of rowBytes, stride bytes apart, a
+// turnStack takes at once: at most 4, and no more than fit the cache — the
+// rows' addresses are powers of two apart as often as not (4 KiB tiles of
+// 256-byte rows), so they crowd few sets of a 64-set, 8-way L1 of 64-byte
+// lines; a stack keeps at most 4 of its rows in any one set, the rest of
+// the ways for the destinations.
+func stackOf(h, rowBytes, stride int) int {
+	for m := 4; m > 1; m-- {
+		var sets [64]int
+		crowded := false
+		for j := range m {
+			for r := range h {
+				k := (j*stride + r*rowBytes) / 64 % 64
+				sets[k]++
+				crowded = crowded || sets[k] > 4
+			}
+		}
+		if !crowded {
+			return m
+		}
 	}
-	for c, b := range bases[:w] {
-		for r := range h {
-			copy(out[b+r*es:b+(r+1)*es], in[(r*w+c)*es:])
+	return 1
+}
+
+// turnStack turns m tiles of h × w es-byte elements stacked, tile j at
+// in[j·stride:]: element (r, c) of tile j goes to cols[c][(j·h + r)·es:],
+// so a column's m pieces are written one after another.
+func turnStack(cols [][]byte, in []byte, h, w, es, m, stride int) {
+	c := 0
+	if es == 2 && h%4 == 0 {
+		for ; c+4 <= w; c += 4 {
+			c0, c1, c2, c3 := cols[c], cols[c+1], cols[c+2], cols[c+3]
+			for j := range m {
+				t := in[j*stride : j*stride+2*h*w]
+				for r, i := 0, 2*c; r < h; r, i = r+4, i+8*w {
+					// four rows of four 2-byte elements turned in registers (turn2x4To)
+					a0, a1 := binary.LittleEndian.Uint64(t[i:]), binary.LittleEndian.Uint64(t[i+2*w:])
+					a2, a3 := binary.LittleEndian.Uint64(t[i+4*w:]), binary.LittleEndian.Uint64(t[i+6*w:])
+					t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
+					t2, t3 := a2&lanes02|(a3&lanes02)<<16, a2>>16&lanes02|a3&^lanes02
+					o := 2 * (j*h + r)
+					binary.LittleEndian.PutUint64(c0[o:o+8], t0&0xffffffff|t2<<32)
+					binary.LittleEndian.PutUint64(c1[o:o+8], t1&0xffffffff|t3<<32)
+					binary.LittleEndian.PutUint64(c2[o:o+8], t0>>32|t2&^0xffffffff)
+					binary.LittleEndian.PutUint64(c3[o:o+8], t1>>32|t3&^0xffffffff)
+				}
+			}
+		}
+	}
+	for ; c < w; c++ { // the columns past the last four, or every column
+		for j := range m {
+			for r := range h {
+				o, i := (j*h+r)*es, j*stride+(r*w+c)*es
+				copy(cols[c][o:o+es], in[i:i+es])
+			}
 		}
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"ndma/asm"
+	"ndma/control"
 	"ndma/dge"
 	"ndma/isa"
 	"ndma/sdma"
@@ -100,9 +101,42 @@ func TestFastAgainstExact(t *testing.T) {
 		exact.exact = true
 		fast.Regs, exact.Regs = regs, regs
 		seed(t, rand.New(rand.NewPCG(uint64(i), 5)), g, simM{fast}, simM{exact})
-		ef, ee := fast.Exec(in), exact.Exec(in)
-		sameRun(t, src, fast, exact, ef, ee)
+		// Issue, not Exec: the effects' write spans too (Exec drops them unbuilt)
+		var effs [2]control.Effect
+		var errs [2]error
+		for j, x := range []*Machine{fast, exact} {
+			if effs[j], errs[j] = x.Issue(in); errs[j] == nil {
+				effs[j].Apply()
+			}
+		}
+		sameRun(t, src, fast, exact, errs[0], errs[1])
+		if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) {
+			t.Fatalf("%s: write spans %v queues %v, exact %v %v", src, effs[0].Writes, effs[0].Queues, effs[1].Writes, effs[1].Queues)
+		}
+		if errs[0] == nil && effs[0].Bytes > 0 && len(effs[0].Writes) == 0 {
+			t.Fatalf("%s: no write spans", src)
+		}
 		tiled, turned = tiled+fast.tiled, turned+fast.turned
+	}
+	// a destination row across two HBM pages allocated apart (the second
+	// written first): turnInto's pieces
+	for _, g := range []isa.Gen{isa.Cayman, isa.Maverick} {
+		src := `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 128],
+  src_num_elem=[64, 64], tile_src_row_step=128, tile_src_rows=16, tile_src_cols=32, dst_start_addr=hbm:0x1fc40,
+  dst_step_elem=[2, 128], dst_num_elem=[64, 64]`
+		in, _ := tryWord(g, src)
+		fast, exact := New(g), New(g)
+		exact.exact = true
+		for _, x := range []*Machine{fast, exact} {
+			seed(t, rand.New(rand.NewPCG(9, 9)), g, simM{x})
+			if err := x.Mem.Write(0x1_0002_0040, []byte{7}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
+		if fast.pieced == 0 {
+			t.Fatalf("%s: no destination in pieces: turnInto's scratch path untested", g)
+		}
 	}
 	if tiled == 0 || turned == 0 || turned == tiled {
 		t.Fatalf("%d queues written as tiles, %d of them turned into their order: writeTiles or turnPlanned untested", tiled, turned)

@@ -37,8 +37,8 @@ type Machine struct {
 	rows           [2][]uint64                // direct's batch of row addresses, kept from word to word
 	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
-	spans          bool                       // in Exec: the word's effect is not kept past it
-	writes         [][2]uint64                // the write spans' memory Exec keeps from word to word
+	pieced         int                        // tests: queues turnInto wrote through a scratch (a destination in pieces)
+	dropSpans      bool                       // in Exec: the word's effect is applied and dropped, its write spans (for the scheduler's race checks) never read
 	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
 }
 
@@ -93,8 +93,8 @@ func (f *Fault) Unwrap() error { return f.Err }
 // Exec runs one word and applies its semaphore and event changes at once
 // (a single stream). On error nothing changed.
 func (x *Machine) Exec(in *isa.Inst) error {
-	x.spans = true // the effect is applied and dropped here: its write spans' memory is the machine's to keep
-	defer func() { x.spans = false }()
+	x.dropSpans = true // the effect is applied and dropped here: no one reads its write spans
+	defer func() { x.dropSpans = false }()
 	return control.Exec(x.Issue, in)
 }
 
@@ -105,10 +105,6 @@ func (x *Machine) Exec(in *isa.Inst) error {
 // land at completion. On error nothing changed.
 func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 	x.eff = control.Effect{}
-	if x.spans {
-		x.eff.Writes = x.writes[:0]
-		defer func() { x.writes = x.eff.Writes[:0] }()
-	}
 	t0, d0, b0 := x.Stats.TimeNS, x.Stats.Descriptors, x.Stats.S2MBytes
 	if err := x.issue(in); err != nil {
 		return control.Effect{}, err
@@ -205,13 +201,13 @@ func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
 		}
 	}
 	stride := x.Mem.Map.SBUFStride
+	b := make([]byte, 4) // one buffer for every index: a 4-byte Read keeps none (an array per call would be a heap object each)
 	return func(which, j int) (uint32, error) {
 		if c == 0 {
 			return 0, fmt.Errorf("idx_num_active_channels 0: no index tensor")
 		}
-		var b [4]byte
 		a := control.IndexAddr(stride, base[which], int(c), j)
-		if err := x.Mem.Read(a, b[:]); err != nil {
+		if err := x.Mem.Read(a, b); err != nil {
 			return 0, fmt.Errorf("index %d: %w", j, err)
 		}
 		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24, nil

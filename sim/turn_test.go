@@ -28,19 +28,61 @@ func TestTurn(t *testing.T) {
 				if !bytes.Equal(got, want) {
 					t.Errorf("es %d, %d × %d: turn differs from out(c, r) = in(r, c)", es, h, w)
 				}
-				// turnTo: column c at bases[c], here the columns in reverse order
+				// turnStack of one tile: column c into cols[c], here the columns in reverse order
 				bases := make([]int, w)
+				cols := make([][]byte, w)
+				clear(got)
 				for c := range bases {
 					bases[c] = (w - 1 - c) * h * es
+					cols[c] = got[bases[c]:]
 				}
-				clear(got)
-				turnTo(got, bases, in, h, w, es)
+				turnStack(cols, in, h, w, es, 1, 0)
 				for c := range w {
 					if !bytes.Equal(got[bases[c]:bases[c]+h*es], want[c*h*es:(c+1)*h*es]) {
-						t.Fatalf("es %d, %d × %d: turnTo's column %d differs from out(c, r) = in(r, c)", es, h, w, c)
+						t.Fatalf("es %d, %d × %d: turnStack's column %d differs from out(c, r) = in(r, c)", es, h, w, c)
+					}
+				}
+				// turnStack: m tiles stride apart (a gap between them), column c of tile j at bases[c] + j·h·es
+				for _, m := range []int{1, 2, 3} {
+					stride := h*w*es + 8
+					stack := make([]byte, m*stride)
+					for i := range stack {
+						stack[i] = byte(rng.Uint32())
+					}
+					sb := make([]int, w)
+					out := make([]byte, m*h*w*es)
+					sc := make([][]byte, w)
+					for c := range sb {
+						sb[c] = (w - 1 - c) * m * h * es
+						sc[c] = out[sb[c]:]
+					}
+					turnStack(sc, stack, h, w, es, m, stride)
+					for j := range m {
+						for r := range h {
+							for c := range w {
+								o, i := sb[c]+(j*h+r)*es, j*stride+(r*w+c)*es
+								if !bytes.Equal(out[o:o+es], stack[i:i+es]) {
+									t.Fatalf("es %d, %d × %d, %d stacked: tile %d element (%d, %d) differs", es, h, w, m, j, r, c)
+								}
+							}
+						}
 					}
 				}
 			}
+		}
+	}
+}
+
+// stackOf keeps at most 4 of a stack's rows in one of the 64 sets of 64-byte
+// lines, counted here by hand for the tile shapes: 16 rows of 256 B
+// in 4 KiB tiles fall in 16 sets, one row per set a tile (4 tiles fit);
+// rows of 512 B in 8 KiB tiles fall in 8 sets, two a tile (2 fit).
+func TestStackOf(t *testing.T) {
+	for _, c := range []struct{ h, row, stride, want int }{
+		{16, 256, 4096, 4}, {16, 256, 8 * 4096, 4}, {16, 256, 32 * 4096, 4}, {16, 512, 8192, 2}, {16, 4096, 65536, 1}, {4, 64, 256, 4},
+	} {
+		if got := stackOf(c.h, c.row, c.stride); got != c.want {
+			t.Errorf("%d rows of %d B, tiles %d B apart: stacks of %d, want %d", c.h, c.row, c.stride, got, c.want)
 		}
 	}
 }
