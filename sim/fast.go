@@ -193,11 +193,10 @@ type tilePlan struct {
 	S       int64
 	P, T, n int
 	K       int // data descriptors
-	run     int // turnPlanned: destination p's bytes start at p·run in the turned stream
 }
 
-// padRun is where a turned stream puts destination after destination of b
-// bytes: an odd number of cache lines apart, so that a tile's columns,
+// padRun is where turnInto's scratch puts destination after destination of
+// b bytes: an odd number of cache lines apart, so that a tile's columns,
 // written to P destinations at once, fall in different cache sets (b a
 // multiple of 4 KiB, as a 4096-row transpose's 8 KiB, would put them all
 // in one).
@@ -498,7 +497,7 @@ func turnStack(cols [][]byte, in []byte, h, w, es, m, stride int) {
 			for j := range m {
 				t := in[j*stride : j*stride+2*h*w]
 				for r, i := 0, 2*c; r < h; r, i = r+4, i+8*w {
-					// four rows of four 2-byte elements turned in registers (turn2x4To)
+					// four rows of four 2-byte elements turned in registers (turn2x4)
 					a0, a1 := binary.LittleEndian.Uint64(t[i:]), binary.LittleEndian.Uint64(t[i+2*w:])
 					a2, a3 := binary.LittleEndian.Uint64(t[i+4*w:]), binary.LittleEndian.Uint64(t[i+6*w:])
 					t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
