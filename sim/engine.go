@@ -82,6 +82,8 @@ type queue struct {
 	plan     *tilePlan // the S2M list's tile plan as prepareFast found it
 	scanned  bool      // prepareFast checked the lists (plan nil: they have none)
 	hull     span      // the S2M data descriptors' extent in q.dst (local addresses)
+	m2sHull  span      // the M2S descriptors' extent (prepareFast)
+	rows     []int     // tile row j's offset in m2sHull, read there, not into a stream (viewRows); nil: the stream
 	m2sBytes int64     // the M2S stream's bytes
 	s2mBytes int64     // every S2M descriptor's bytes, the completion's included
 }
@@ -293,11 +295,16 @@ func (x *Machine) moveStreams(name string, qs []*queue) error {
 	}
 	x.arenaFor(need)
 	for _, q := range qs {
+		if len(qs) == 1 && q.turn != nil && x.turnPlanned(q) && x.viewRows(q) {
+			x.Stats.M2SBytes += uint64(q.m2sBytes) // read by the turn, straight from memory
+			x.Stats.Descriptors += len(q.m2s.seq)
+			continue
+		}
 		q.stream = x.scratch(int(q.m2sBytes))
 		if err := x.readM2S(name, q); err != nil {
 			return err
 		}
-		if q.turn != nil && !x.turnPlanned(q) {
+		if q.turn != nil && q.planned == nil && !x.turnPlanned(q) {
 			q.stream = q.turn(q.stream)
 		}
 	}

@@ -120,10 +120,12 @@ func TestFastAgainstExact(t *testing.T) {
 	}
 	// a destination row across two HBM pages allocated apart (the second
 	// written first): turnInto's pieces
-	for _, g := range []isa.Gen{isa.Cayman, isa.Maverick} {
-		src := `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 128],
+	// and a source across the end of the seeded page (the View of the tile
+	// rows in pieces: one stored, one absent)
+	for i, g := range []isa.Gen{isa.Cayman, isa.Maverick} {
+		src := fmt.Sprintf(`dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:%#x, src_step_elem=[2, 128],
   src_num_elem=[64, 64], tile_src_row_step=128, tile_src_rows=16, tile_src_cols=32, dst_start_addr=hbm:0x1fc40,
-  dst_step_elem=[2, 128], dst_num_elem=[64, 64]`
+  dst_step_elem=[2, 128], dst_num_elem=[64, 64]`, []int{0, 0xf000}[i])
 		in, _ := tryWord(g, src)
 		fast, exact := New(g), New(g)
 		exact.exact = true
@@ -134,8 +136,8 @@ func TestFastAgainstExact(t *testing.T) {
 			}
 		}
 		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
-		if fast.pieced == 0 {
-			t.Fatalf("%s: no destination in pieces: turnInto's scratch path untested", g)
+		if fast.pieced == 0 || fast.viewed == 0 || i == 1 && fast.gathered == 0 {
+			t.Fatalf("%s: destinations in pieces %d, rows from memory %d, gathered from pieces %d: a path of turnInto untested", g, fast.pieced, fast.viewed, fast.gathered)
 		}
 	}
 	if tiled == 0 || turned == 0 || turned == tiled {
