@@ -521,12 +521,13 @@ func (x *Machine) turnPlanned(q *queue) bool {
 // viewRows is whether a planned word's one queue may take its tile rows
 // straight from memory rather than from an M2S stream: the M2S
 // descriptors' extent holds exactly their bytes (one View of it counts the
-// bytes they read), lies apart from every byte S2M writes (so reading
+// bytes they read) in one region, lies apart from every byte S2M writes (so reading
 // while writing reads what a read before would), and each tile row lies in
 // one descriptor; q.rows then holds each row's offset in the extent.
 func (x *Machine) viewRows(q *queue) bool {
 	mh, seq := q.m2sHull, q.m2s.seq
-	if x.Tracing || x.exact || !q.scanned || mh.hi-mh.lo != uint64(q.m2sBytes) || mh.lo < q.hull.hi && q.hull.lo < mh.hi {
+	if x.Tracing || x.exact || !q.scanned || mh.hi-mh.lo != uint64(q.m2sBytes) || mh.lo < q.hull.hi && q.hull.lo < mh.hi ||
+		x.Mem.Check(mh.lo, int(mh.hi-mh.lo)) != nil { // one region holds it (MARIANA's whole SBUF partitions meet)
 		return false
 	}
 	rb := q.tiles.tc * q.tiles.es // a tile row's bytes

@@ -140,6 +140,25 @@ func TestFastAgainstExact(t *testing.T) {
 			t.Fatalf("%s: destinations in pieces %d, rows from memory %d, gathered from pieces %d: a path of turnInto untested", g, fast.pieced, fast.viewed, fast.gathered)
 		}
 	}
+	// MARIANA's SBUF partitions are active to their stride: a source of two
+	// whole partitions is one extent of exactly its bytes, but no one region
+	// (the View of it would fault): the rows come from the M2S stream
+	{
+		g := isa.Mariana
+		src := `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 2048], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=hbm:0x100000,
+  dst_step_elem=[2, 4096], dst_num_elem=[2048, 128]`
+		in, ok := tryWord(g, src)
+		if !ok {
+			t.Fatal("the two-partition transpose does not assemble")
+		}
+		fast, exact := New(g), New(g)
+		exact.exact = true
+		for _, x := range []*Machine{fast, exact} {
+			seed(t, rand.New(rand.NewPCG(9, 10)), g, simM{x})
+		}
+		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
+	}
 	if tiled == 0 || turned == 0 || turned == tiled {
 		t.Fatalf("%d queues written as tiles, %d of them turned into their order: writeTiles or turnPlanned untested", tiled, turned)
 	}
