@@ -268,6 +268,19 @@ func (t *tileScan) plan() *tilePlan {
 // planTiles finds q's S2M list's tile plan (ok false: not this shape):
 // prepareFast's, or on the exact path a scan of its own.
 func (x *Machine) planTiles(q *queue) (pl tilePlan, ok bool) {
+	if pl, ok = x.findPlan(q); !ok {
+		return pl, false
+	}
+	for p := range pl.P { // each destination one access: in one region (MARIANA's SBUF partitions meet end to start)
+		if x.Mem.Check(pl.a0+uint64(int64(p)*pl.S), pl.T*pl.n) != nil {
+			return pl, false
+		}
+	}
+	return pl, true
+}
+
+// findPlan is planTiles before the destinations' check.
+func (x *Machine) findPlan(q *queue) (pl tilePlan, ok bool) {
 	seq := q.s2m.seq
 	switch {
 	case x.Tracing || x.exact || q.dst != x.Mem:

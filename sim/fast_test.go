@@ -158,6 +158,20 @@ func TestFastAgainstExact(t *testing.T) {
 			seed(t, rand.New(rand.NewPCG(9, 10)), g, simM{x})
 		}
 		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
+		// and destinations across a partition's end: each dst row's 32-byte
+		// pieces lie in one partition each, the row across two (no tile plan)
+		src = `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 64],
+  src_num_elem=[32, 4096], tile_src_row_step=64, tile_src_rows=16, tile_src_cols=32, dst_start_addr=sbuf:0:0x3f000,
+  dst_step_elem=[2, 0x80000], dst_num_elem=[4096, 32]`
+		if in, ok = tryWord(g, src); !ok {
+			t.Fatal("the partition-crossing transpose does not assemble")
+		}
+		fast, exact = New(g), New(g)
+		exact.exact = true
+		for _, x := range []*Machine{fast, exact} {
+			seed(t, rand.New(rand.NewPCG(9, 11)), g, simM{x})
+		}
+		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
 	}
 	if tiled == 0 || turned == 0 || turned == tiled {
 		t.Fatalf("%d queues written as tiles, %d of them turned into their order: writeTiles or turnPlanned untested", tiled, turned)
