@@ -78,10 +78,12 @@ type queue struct {
 	turn     func([]byte) []byte
 	stream   []byte // M2S bytes, then (after the DRE/CCE) the S2M bytes
 	tiles    tileGeom
-	planned  *tilePlan // the stream was turned straight into the order of plan's destinations (turnPlanned)
+	planned  *tilePlan // the stream is left unturned for writeTiles to turn into plan's destinations (turnPlanned, turnInto)
 	plan     *tilePlan // the S2M list's tile plan as prepareFast found it
 	scanned  bool      // prepareFast checked the lists (plan nil: they have none)
 	hull     span      // the S2M data descriptors' extent in q.dst (local addresses)
+	m2sHull  span      // the M2S descriptors' extent (prepareFast)
+	rows     []int     // tile row j's offset in m2sHull, read there, not into a stream (viewRows); nil: the stream
 	m2sBytes int64     // the M2S stream's bytes
 	s2mBytes int64     // every S2M descriptor's bytes, the completion's included
 }
@@ -286,18 +288,23 @@ func (x *Machine) moveStreams(name string, qs []*queue) error {
 		need += int(q.m2sBytes)
 		if q.turn != nil {
 			need += int(q.m2sBytes)
-			if q.plan != nil { // turnPlanned's padding
+			if q.plan != nil { // turnInto's scratch, destinations padded apart
 				need += q.plan.P * 128
 			}
 		}
 	}
 	x.arenaFor(need)
 	for _, q := range qs {
+		if len(qs) == 1 && q.turn != nil && x.turnPlanned(q) && x.viewRows(q) {
+			x.Stats.M2SBytes += uint64(q.m2sBytes) // read by the turn, straight from memory
+			x.Stats.Descriptors += len(q.m2s.seq)
+			continue
+		}
 		q.stream = x.scratch(int(q.m2sBytes))
 		if err := x.readM2S(name, q); err != nil {
 			return err
 		}
-		if q.turn != nil && !x.turnPlanned(q) {
+		if q.turn != nil && q.planned == nil && !x.turnPlanned(q) {
 			q.stream = q.turn(q.stream)
 		}
 	}
@@ -619,28 +626,15 @@ func turn(out, in []byte, h, w, es int) {
 	}
 }
 
-// turn2x4 is turn of 2-byte elements, h a multiple of 4: four input rows
-// at a time, so each column gets its four elements as one 8-byte store
-// (an SBUF transpose's 16-row tiles: issue 17).
+// turn2x4 is turn of 2-byte elements, h a multiple of 4: four columns of
+// four rows are four 8-byte loads turned in registers, and a column's h
+// elements are stored one after another (its line written whole before the
+// next column's; an SBUF transpose's 16-row tiles: issue 17).
 func turn2x4(out, in []byte, h, w int) {
-	turn2x4To(out, nil, in, h, w)
-}
-
-// turn2x4To is turn2x4 with column c written at bases[c] (nil: c·2h); four
-// columns of four rows are four 8-byte loads turned in registers, and a
-// column's h elements are stored one after another (its line written whole
-// before the next column's).
-func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
-	base := func(c int) int {
-		if bases == nil {
-			return 2 * c * h
-		}
-		return bases[c]
-	}
 	in = in[:2*h*w]
 	c := 0
 	for ; c+4 <= w; c += 4 {
-		o0, o1, o2, o3 := base(c), base(c+1), base(c+2), base(c+3)
+		o0, o1, o2, o3 := 2*c*h, 2*(c+1)*h, 2*(c+2)*h, 2*(c+3)*h
 		for r, i := 0, 2*c; r < h; r, i = r+4, i+8*w {
 			// four rows of four 2-byte elements turned in registers: cj holds
 			// element j of a0, a1, a2, a3 (written out: a call is not inlined)
@@ -655,7 +649,7 @@ func turn2x4To(out []byte, bases []int, in []byte, h, w int) {
 		}
 	}
 	for ; c < w; c++ {
-		o := base(c)
+		o := 2 * c * h
 		for r := 0; r < h; r++ {
 			binary.LittleEndian.PutUint16(out[o+2*r:], binary.LittleEndian.Uint16(in[2*(r*w+c):]))
 		}

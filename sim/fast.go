@@ -95,7 +95,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 			free = false
 		}
 		var in, out, sem uint64
-		hull := q.hull
+		hull, mh := q.hull, span{}
 		ts := tileScan{ok: q.dst == x.Mem && !x.Tracing}
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
 			seq := r.seq
@@ -137,7 +137,10 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 					}
 					lo, hi, n0 = min(lo, s), max(hi, s+n), n0+1
 					if leg == 0 {
-						in += n
+						if in == 0 {
+							mh = span{a, a}
+						}
+						in, mh = in+n, span{min(mh.lo, a), max(mh.hi, a+n)}
 						continue
 					}
 					if ts.ok { // the plan's common step inline; the rest in add
@@ -163,7 +166,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 			}
 			hulls[leg], cnt[leg] = span{lo, hi}, cnt[leg]+n0
 		}
-		q.hull, q.plan, q.scanned = hull, ts.plan(), true
+		q.hull, q.m2sHull, q.plan, q.scanned = hull, mh, ts.plan(), true
 		q.m2sBytes, q.s2mBytes = int64(in), int64(out+sem)
 		if balance(q.q, in, out) != nil {
 			x.eff.Writes = writes
@@ -193,11 +196,10 @@ type tilePlan struct {
 	S       int64
 	P, T, n int
 	K       int // data descriptors
-	run     int // turnPlanned: destination p's bytes start at p·run in the turned stream
 }
 
-// padRun is where a turned stream puts destination after destination of b
-// bytes: an odd number of cache lines apart, so that a tile's columns,
+// padRun is where turnInto's scratch puts destination after destination of
+// b bytes: an odd number of cache lines apart, so that a tile's columns,
 // written to P destinations at once, fall in different cache sets (b a
 // multiple of 4 KiB, as a 4096-row transpose's 8 KiB, would put them all
 // in one).
@@ -266,6 +268,19 @@ func (t *tileScan) plan() *tilePlan {
 // planTiles finds q's S2M list's tile plan (ok false: not this shape):
 // prepareFast's, or on the exact path a scan of its own.
 func (x *Machine) planTiles(q *queue) (pl tilePlan, ok bool) {
+	if pl, ok = x.findPlan(q); !ok {
+		return pl, false
+	}
+	for p := range pl.P { // each destination one access: in one region (MARIANA's SBUF partitions meet end to start)
+		if x.Mem.Check(pl.a0+uint64(int64(p)*pl.S), pl.T*pl.n) != nil {
+			return pl, false
+		}
+	}
+	return pl, true
+}
+
+// findPlan is planTiles before the destinations' check.
+func (x *Machine) findPlan(q *queue) (pl tilePlan, ok bool) {
 	seq := q.s2m.seq
 	switch {
 	case x.Tracing || x.exact || q.dst != x.Mem:
@@ -355,10 +370,6 @@ func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 // piece, the tiles are turned straight into them; otherwise into a scratch
 // buffer (destination p at p·run) copied into the pieces after.
 func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
-	type piece struct {
-		b   []byte
-		off int
-	}
 	P, T, n := pl.P, pl.T, pl.n
 	pieces, first := make([]piece, 0, P), make([]int, P+1)
 	for p := range P {
@@ -382,6 +393,60 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 			dsts[p] = out[p*run : p*run+T*n]
 		}
 	}
+	rb := q.tiles.tc * q.tiles.es // a tile row's bytes
+	if q.rows == nil {            // the M2S stream: tile row j at j·rb
+		err := x.turnTiles(q, pl, dsts, func(j int) []byte { return q.stream[j*rb:] })
+		return cmpOrCopy(err, out, pieces, first, dsts)
+	}
+	// the tile rows straight from memory: the M2S descriptors' extent is one
+	// View (which counts exactly their bytes read), turned inside it when it
+	// is one piece, else gathered into a scratch first
+	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
+	var img []byte
+	done := false
+	err := x.Mem.View(lo, ext, func(b []byte) error {
+		if len(b) == ext {
+			done = true
+			return x.turnTiles(q, pl, dsts, func(j int) []byte { return b[q.rows[j]:] })
+		}
+		if img == nil {
+			img = x.scratch(ext)[:0]
+			x.gathered++
+		}
+		img = append(img, b...)
+		return nil
+	})
+	if err == nil && !done {
+		err = x.turnTiles(q, pl, dsts, func(j int) []byte { return img[q.rows[j]:] })
+	}
+	return cmpOrCopy(err, out, pieces, first, dsts)
+}
+
+// cmpOrCopy finishes turnInto: after err nothing; with a scratch (out),
+// each destination's bytes are copied into its pieces.
+func cmpOrCopy(err error, out []byte, pieces []piece, first []int, dsts [][]byte) error {
+	if err != nil || out == nil {
+		return err
+	}
+	for p := range dsts {
+		for _, pc := range pieces[first[p]:first[p+1]] {
+			copy(pc.b, dsts[p][pc.off:])
+		}
+	}
+	return nil
+}
+
+// piece is a part of a destination's memory as Fill hands it, off bytes
+// into the destination.
+type piece struct {
+	b   []byte
+	off int
+}
+
+// turnTiles turns q's tiles (tile row j from row(j), every tile full) into
+// the plan's destinations dsts.
+func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j int) []byte) error {
+	P, T, n := pl.P, pl.T, pl.n
 	g := q.tiles
 	h, w, es := g.tr, g.tc, g.es
 	// tile order: where a tile's w columns are a block of the destinations
@@ -395,34 +460,37 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	if P%w == 0 {
 		per = P / w // tiles per row of destinations
 	}
-	at := func(ti int) {
+	rows := make([][]byte, 4*h)
+	at := func(ti, m int) {
 		for c := range cols {
 			k := ti*w + c
 			cols[c] = dsts[k%P][k/P*n:]
 		}
+		for j := range m { // tile ti + j·per's rows
+			for r := range h {
+				rows[j*h+r] = row((ti+j*per)*h + r)[: w*es : w*es]
+			}
+		}
 	}
 	if per == 0 {
 		for ti := range pl.K / w {
-			at(ti)
-			turnStack(cols, q.stream[ti*tile:(ti+1)*tile], h, w, es, 1, 0)
+			at(ti, 1)
+			turnStack(cols, rows, h, w, es, 1)
 		}
 	} else {
 		m := stackOf(h, w*es, per*tile)
+		if q.rows != nil {
+			m = min(m, 2) // rows from memory: their strides are the source's, not the stream's
+		}
 		for g := range per {
 			for t := 0; t < T; t += m {
 				ti := t*per + g
-				at(ti)
-				turnStack(cols, q.stream[ti*tile:], h, w, es, min(m, T-t), per*tile)
+				at(ti, min(m, T-t))
+				turnStack(cols, rows, h, w, es, min(m, T-t))
 			}
 		}
 	}
-	if out != nil {
-		for p := range P {
-			for _, pc := range pieces[first[p]:first[p+1]] {
-				copy(pc.b, dsts[p][pc.off:])
-			}
-		}
-	}
+	_ = tile
 	return nil
 }
 
@@ -451,15 +519,49 @@ func dreTiles(p *dge.Program, ch *dge.Channel) tileGeom {
 // caller turns as dre does).
 func (x *Machine) turnPlanned(q *queue) bool {
 	g := q.tiles
-	if g.es == 0 || g.tr <= 0 || g.tc <= 0 || g.rows%g.tr != 0 || g.cols%g.tc != 0 || len(q.stream) != g.rows*g.cols*g.es {
+	if g.es == 0 || g.tr <= 0 || g.tc <= 0 || g.rows%g.tr != 0 || g.cols%g.tc != 0 || int(q.m2sBytes) != g.rows*g.cols*g.es {
 		return false
 	}
 	pl, ok := x.planTiles(q)
-	if !ok || pl.n != g.tr*g.es || pl.K*pl.n != len(q.stream) {
+	if !ok || pl.n != g.tr*g.es || pl.K*pl.n != int(q.m2sBytes) {
 		return false
 	}
 	q.planned = &pl
 	x.turned++
+	return true
+}
+
+// viewRows is whether a planned word's one queue may take its tile rows
+// straight from memory rather than from an M2S stream: the M2S
+// descriptors' extent holds exactly their bytes (one View of it counts the
+// bytes they read) in one region, lies apart from every byte S2M writes (so reading
+// while writing reads what a read before would), and each tile row lies in
+// one descriptor; q.rows then holds each row's offset in the extent.
+func (x *Machine) viewRows(q *queue) bool {
+	mh, seq := q.m2sHull, q.m2s.seq
+	if x.Tracing || x.exact || !q.scanned || mh.hi-mh.lo != uint64(q.m2sBytes) || mh.lo < q.hull.hi && q.hull.lo < mh.hi ||
+		x.Mem.Check(mh.lo, int(mh.hi-mh.lo)) != nil { // one region holds it (MARIANA's whole SBUF partitions meet)
+		return false
+	}
+	rb := q.tiles.tc * q.tiles.es // a tile row's bytes
+	rows := make([]int, int(q.m2sBytes)/rb)
+	pb := x.Mem.Map.PSUMBase
+	k, start := 0, 0 // the descriptor holding stream offset j·rb, and where it starts in the stream
+	ln, _, _, _, buf := seq[0].Head()
+	for j := range rows {
+		o := j * rb
+		for o >= start+ln {
+			k++
+			start += ln
+			ln, _, _, _, buf = seq[k].Head()
+		}
+		if o+rb > start+ln { // a row across two descriptors
+			return false
+		}
+		rows[j] = int(local(buf, pb) - mh.lo + uint64(o-start))
+	}
+	q.rows = rows
+	x.viewed++
 	return true
 }
 
@@ -487,37 +589,33 @@ func stackOf(h, rowBytes, stride int) int {
 	return 1
 }
 
-// turnStack turns m tiles of h × w es-byte elements stacked, tile j at
-// in[j·stride:]: element (r, c) of tile j goes to cols[c][(j·h + r)·es:],
-// so a column's m pieces are written one after another.
-func turnStack(cols [][]byte, in []byte, h, w, es, m, stride int) {
+// turnStack turns m tiles of h × w es-byte elements stacked, row r of
+// tile j in rows[j·h + r]: element (r, c) of tile j goes to
+// cols[c][(j·h + r)·es:], so a column's m pieces are written one after
+// another.
+func turnStack(cols, rows [][]byte, h, w, es, m int) {
 	c := 0
 	if es == 2 && h%4 == 0 {
 		for ; c+4 <= w; c += 4 {
 			c0, c1, c2, c3 := cols[c], cols[c+1], cols[c+2], cols[c+3]
-			for j := range m {
-				t := in[j*stride : j*stride+2*h*w]
-				for r, i := 0, 2*c; r < h; r, i = r+4, i+8*w {
-					// four rows of four 2-byte elements turned in registers (turn2x4To)
-					a0, a1 := binary.LittleEndian.Uint64(t[i:]), binary.LittleEndian.Uint64(t[i+2*w:])
-					a2, a3 := binary.LittleEndian.Uint64(t[i+4*w:]), binary.LittleEndian.Uint64(t[i+6*w:])
-					t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
-					t2, t3 := a2&lanes02|(a3&lanes02)<<16, a2>>16&lanes02|a3&^lanes02
-					o := 2 * (j*h + r)
-					binary.LittleEndian.PutUint64(c0[o:o+8], t0&0xffffffff|t2<<32)
-					binary.LittleEndian.PutUint64(c1[o:o+8], t1&0xffffffff|t3<<32)
-					binary.LittleEndian.PutUint64(c2[o:o+8], t0>>32|t2&^0xffffffff)
-					binary.LittleEndian.PutUint64(c3[o:o+8], t1>>32|t3&^0xffffffff)
-				}
+			i := 2 * c
+			for r := 0; r < m*h; r += 4 {
+				// four rows of four 2-byte elements turned in registers (turn2x4)
+				a0, a1 := binary.LittleEndian.Uint64(rows[r][i:]), binary.LittleEndian.Uint64(rows[r+1][i:])
+				a2, a3 := binary.LittleEndian.Uint64(rows[r+2][i:]), binary.LittleEndian.Uint64(rows[r+3][i:])
+				t0, t1 := a0&lanes02|(a1&lanes02)<<16, a0>>16&lanes02|a1&^lanes02
+				t2, t3 := a2&lanes02|(a3&lanes02)<<16, a2>>16&lanes02|a3&^lanes02
+				o := 2 * r
+				binary.LittleEndian.PutUint64(c0[o:o+8], t0&0xffffffff|t2<<32)
+				binary.LittleEndian.PutUint64(c1[o:o+8], t1&0xffffffff|t3<<32)
+				binary.LittleEndian.PutUint64(c2[o:o+8], t0>>32|t2&^0xffffffff)
+				binary.LittleEndian.PutUint64(c3[o:o+8], t1>>32|t3&^0xffffffff)
 			}
 		}
 	}
 	for ; c < w; c++ { // the columns past the last four, or every column
-		for j := range m {
-			for r := range h {
-				o, i := (j*h+r)*es, j*stride+(r*w+c)*es
-				copy(cols[c][o:o+es], in[i:i+es])
-			}
+		for r := range m * h {
+			copy(cols[c][r*es:(r+1)*es], rows[r][c*es:])
 		}
 	}
 }

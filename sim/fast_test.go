@@ -120,10 +120,12 @@ func TestFastAgainstExact(t *testing.T) {
 	}
 	// a destination row across two HBM pages allocated apart (the second
 	// written first): turnInto's pieces
-	for _, g := range []isa.Gen{isa.Cayman, isa.Maverick} {
-		src := `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 128],
+	// and a source across the end of the seeded page (the View of the tile
+	// rows in pieces: one stored, one absent)
+	for i, g := range []isa.Gen{isa.Cayman, isa.Maverick} {
+		src := fmt.Sprintf(`dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:%#x, src_step_elem=[2, 128],
   src_num_elem=[64, 64], tile_src_row_step=128, tile_src_rows=16, tile_src_cols=32, dst_start_addr=hbm:0x1fc40,
-  dst_step_elem=[2, 128], dst_num_elem=[64, 64]`
+  dst_step_elem=[2, 128], dst_num_elem=[64, 64]`, []int{0, 0xf000}[i])
 		in, _ := tryWord(g, src)
 		fast, exact := New(g), New(g)
 		exact.exact = true
@@ -134,9 +136,42 @@ func TestFastAgainstExact(t *testing.T) {
 			}
 		}
 		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
-		if fast.pieced == 0 {
-			t.Fatalf("%s: no destination in pieces: turnInto's scratch path untested", g)
+		if fast.pieced == 0 || fast.viewed == 0 || i == 1 && fast.gathered == 0 {
+			t.Fatalf("%s: destinations in pieces %d, rows from memory %d, gathered from pieces %d: a path of turnInto untested", g, fast.pieced, fast.viewed, fast.gathered)
 		}
+	}
+	// MARIANA's SBUF partitions are active to their stride: a source of two
+	// whole partitions is one extent of exactly its bytes, but no one region
+	// (the View of it would fault): the rows come from the M2S stream
+	{
+		g := isa.Mariana
+		src := `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 2048], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=hbm:0x100000,
+  dst_step_elem=[2, 4096], dst_num_elem=[2048, 128]`
+		in, ok := tryWord(g, src)
+		if !ok {
+			t.Fatal("the two-partition transpose does not assemble")
+		}
+		fast, exact := New(g), New(g)
+		exact.exact = true
+		for _, x := range []*Machine{fast, exact} {
+			seed(t, rand.New(rand.NewPCG(9, 10)), g, simM{x})
+		}
+		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
+		// and destinations across a partition's end: each dst row's 32-byte
+		// pieces lie in one partition each, the row across two (no tile plan)
+		src = `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 64],
+  src_num_elem=[32, 4096], tile_src_row_step=64, tile_src_rows=16, tile_src_cols=32, dst_start_addr=sbuf:0:0x3f000,
+  dst_step_elem=[2, 0x80000], dst_num_elem=[4096, 32]`
+		if in, ok = tryWord(g, src); !ok {
+			t.Fatal("the partition-crossing transpose does not assemble")
+		}
+		fast, exact = New(g), New(g)
+		exact.exact = true
+		for _, x := range []*Machine{fast, exact} {
+			seed(t, rand.New(rand.NewPCG(9, 11)), g, simM{x})
+		}
+		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
 	}
 	if tiled == 0 || turned == 0 || turned == tiled {
 		t.Fatalf("%d queues written as tiles, %d of them turned into their order: writeTiles or turnPlanned untested", tiled, turned)

@@ -38,6 +38,8 @@ type Machine struct {
 	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
 	pieced         int                        // tests: queues turnInto wrote through a scratch (a destination in pieces)
+	viewed         int                        // tests: queues whose tile rows were read from memory (viewRows)
+	gathered       int                        // tests: of them, rows gathered from a View in pieces
 	dropSpans      bool                       // in Exec: the word's effect is applied and dropped, its write spans (for the scheduler's race checks) never read
 	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
 }

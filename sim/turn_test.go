@@ -36,13 +36,17 @@ func TestTurn(t *testing.T) {
 					bases[c] = (w - 1 - c) * h * es
 					cols[c] = got[bases[c]:]
 				}
-				turnStack(cols, in, h, w, es, 1, 0)
+				rows := make([][]byte, h)
+				for r := range rows {
+					rows[r] = in[r*w*es : (r+1)*w*es]
+				}
+				turnStack(cols, rows, h, w, es, 1)
 				for c := range w {
 					if !bytes.Equal(got[bases[c]:bases[c]+h*es], want[c*h*es:(c+1)*h*es]) {
 						t.Fatalf("es %d, %d × %d: turnStack's column %d differs from out(c, r) = in(r, c)", es, h, w, c)
 					}
 				}
-				// turnStack: m tiles stride apart (a gap between them), column c of tile j at bases[c] + j·h·es
+				// turnStack: m tiles stride apart (a gap between them), row r of tile j in rows[j·h + r], column c of tile j at bases[c] + j·h·es
 				for _, m := range []int{1, 2, 3} {
 					stride := h*w*es + 8
 					stack := make([]byte, m*stride)
@@ -56,7 +60,13 @@ func TestTurn(t *testing.T) {
 						sb[c] = (w - 1 - c) * m * h * es
 						sc[c] = out[sb[c]:]
 					}
-					turnStack(sc, stack, h, w, es, m, stride)
+					srows := make([][]byte, m*h)
+					for j := range m {
+						for r := range h {
+							srows[j*h+r] = stack[j*stride+r*w*es : j*stride+(r+1)*w*es]
+						}
+					}
+					turnStack(sc, srows, h, w, es, m)
 					for j := range m {
 						for r := range h {
 							for c := range w {
