@@ -402,6 +402,10 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	// View (which counts exactly their bytes read), turned inside it when it
 	// is one piece, else gathered into a scratch first
 	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
+	if b := x.Mem.Peek(lo, ext); b != nil { // stored in one piece (an attached file's pages too, which View bounces): turned in place
+		err := x.turnTiles(q, pl, dsts, func(j int) []byte { return b[q.rows[j]:] })
+		return cmpOrCopy(err, out, pieces, first, dsts)
+	}
 	var img []byte
 	done := false
 	err := x.Mem.View(lo, ext, func(b []byte) error {
