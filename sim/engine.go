@@ -175,20 +175,11 @@ func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*queue, error) {
 	qs := make([]*queue, len(ws))
 	for i := range ws {
-		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem, tiles: ws[i].tiles}
-		if ws[i].DstMem != nil {
-			q.dst = ws[i].DstMem
-		}
-		q.m2s.size, q.s2m.size = size, size
-		q.m2s.inline, q.s2m.inline = ws[i].Inline, ws[i].Inline
+		q := x.newQueue(&ws[i], size)
 		var at [2]int
 		for _, db := range q.q.Doorbells {
-			leg, r, list := 0, &q.m2s, q.q.M2S
-			switch db.Reg {
-			case "TDRTP_inc":
-			case "RDRTP_inc":
-				leg, r, list = 1, &q.s2m, q.q.S2M
-			default:
+			leg, r, list, ok := q.rung(db.Reg)
+			if !ok {
 				return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("doorbell register %q (TDRTP_inc or RDRTP_inc)", db.Reg)}
 			}
 			if err := r.post(list, at[leg], db.Value); err != nil {
@@ -426,6 +417,29 @@ func (x *Machine) scratch(n int) []byte {
 	}
 	x.arena = x.arena[:k+n]
 	return x.arena[k : k+n : k+n]
+}
+
+// newQueue is the engines' state for work w, its rings of size slots.
+func (x *Machine) newQueue(w *Work, size int) *queue {
+	q := &queue{q: &w.Queue, semInc: w.SemInc, turn: w.Turn, dst: x.Mem, tiles: w.tiles}
+	if w.DstMem != nil {
+		q.dst = w.DstMem
+	}
+	q.m2s.size, q.s2m.size = size, size
+	q.m2s.inline, q.s2m.inline = w.Inline, w.Inline
+	return q
+}
+
+// rung is the leg (0 M2S, 1 S2M), ring and descriptor list a doorbell
+// register rings; ok is false for a register that is not a doorbell.
+func (q *queue) rung(reg string) (leg int, r *ring, list []sdma.Desc, ok bool) {
+	switch reg {
+	case "TDRTP_inc":
+		return 0, &q.m2s, q.q.M2S, true
+	case "RDRTP_inc":
+		return 1, &q.s2m, q.q.S2M, true
+	}
+	return 0, nil, nil, false
 }
 
 // s2mStart counts and traces an S2M descriptor; a completion descriptor is

@@ -47,17 +47,11 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 		if ws[i].DstMem != nil && ws[i].DstMem != x.Mem {
 			return nil, false, false
 		}
-		q := &queue{q: &ws[i].Queue, semInc: ws[i].SemInc, turn: ws[i].Turn, dst: x.Mem, tiles: ws[i].tiles}
-		q.m2s.size, q.s2m.size = size, size
-		q.m2s.inline, q.s2m.inline = ws[i].Inline, ws[i].Inline
+		q := x.newQueue(&ws[i], size)
 		var at [2]int
 		for _, db := range q.q.Doorbells {
-			leg, r, list := 0, &q.m2s, q.q.M2S
-			switch db.Reg {
-			case "TDRTP_inc":
-			case "RDRTP_inc":
-				leg, r, list = 1, &q.s2m, q.q.S2M
-			default:
+			leg, r, list, ok := q.rung(db.Reg)
+			if !ok {
 				return nil, false, false
 			}
 			if db.Value < 0 || db.Value > size || at[leg]+db.Value > len(list) {
