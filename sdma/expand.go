@@ -189,10 +189,23 @@ func rows(l *dge.Leg, f func(base int64) bool) {
 // lists and the engines execute. p is nil when the DGE does not lower the
 // word (err says why); lw is nil when the expansion fails.
 func Lower(in *isa.Inst, gen isa.Gen, dopt dge.Options, opt Options) (p *dge.Program, lw *Lowered, err error) {
+	return LowerInto(nil, in, gen, dopt, opt)
+}
+
+// LowerInto is Lower with the program lowered into prog (dge.LowerInto:
+// its channels', micro-ops' and index values' storage reused) when prog is
+// not nil — for a caller that keeps neither the program nor its lowering
+// past the next word (the engines, word after word).
+func LowerInto(prog *dge.Program, in *isa.Inst, gen isa.Gen, dopt dge.Options, opt Options) (p *dge.Program, lw *Lowered, err error) {
 	if dopt.Index == nil && opt.Index != nil {
 		dopt.Index = opt.Index // the rows read the index tensor once; Expand takes the values from them
 	}
-	if p, err = dge.Lower(in, gen, dopt); err != nil {
+	if prog != nil {
+		p, err = dge.LowerInto(prog, in, gen, dopt)
+	} else {
+		p, err = dge.Lower(in, gen, dopt)
+	}
+	if err != nil {
 		if errors.Is(err, dge.ErrIndex) {
 			return p, nil, err // the word lowered, its rows could not be read
 		}

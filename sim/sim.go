@@ -36,6 +36,7 @@ type Machine struct {
 	arena          []byte                     // scratch streams kept from word to word (arenaFor, scratch)
 	rows           [2][]uint64                // direct's batch of row addresses, kept from word to word
 	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
+	prog           dge.Program                // the program each word is lowered into (its storage reused: it lives for one word)
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
 	pieced         int                        // tests: queues turnInto wrote through a scratch (a destination in pieces)
 	viewed         int                        // tests: queues whose tile rows were read from memory (viewRows)
@@ -165,7 +166,7 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return fault(err)
 	}
-	p, lw, err := sdma.Lower(in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab})
+	p, lw, err := sdma.LowerInto(&x.prog, in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab})
 	switch {
 	case p == nil:
 		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
