@@ -230,6 +230,11 @@ func (m *Memory) Reserve(addr uint64, n int) error {
 		return err
 	}
 	for n > 0 {
+		if a := m.Map.HBMBase + off; r == isa.HBM && m.hbm.page(a/PageSize) != nil {
+			c := int(min(uint64(n), PageSize-a%PageSize)) // stored already (an attached page too: its first write moves it, a chunk at a time, while the word's data is in cache)
+			off, n = off+uint64(c), n-c
+			continue
+		}
 		_, c := m.backing(r, part, off, n, update)
 		off, n = off+uint64(c), n-c
 	}
