@@ -359,3 +359,36 @@ func TestTileScan(t *testing.T) {
 		t.Fatalf("only %d lists had a plan", found)
 	}
 }
+
+// A cast or in-flight compute whose M2S descriptors read one stored piece,
+// back to back, apart from every S2M write takes its stream in place
+// (peekM2S) and runs as the exact path does; one whose src meets its dst
+// reads its stream first (§11.3: reads before writes), as before.
+func TestPeekM2SAgainstExact(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		peek bool
+	}{
+		{`dmamemcpy compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=[0x4000, 0], src_num_elem=[4, 1], src_elem_size=0x4000,
+  dst_start_addr=hbm:0x10000, dst_step_elem=[0x4000, 0], dst_num_elem=[4, 1], dst_elem_size=0x4000, in_dtype=fp32, out_dtype=fp32`, true},
+		{`dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x4000, 0], src_num_elem=[4, 1], src_elem_size=0x4000,
+  dst_start_addr=hbm:0x10000, dst_step_elem=[0x2000, 0], dst_num_elem=[4, 1], dst_elem_size=0x2000, in_dtype=fp32, out_dtype=bf16`, true},
+		// the dst is the src shifted by 8 bytes: every S2M write meets the M2S extent
+		{`dmamemcpy compute_op=ADD, src_start_addr=hbm:0x0, src_step_elem=[0x4000, 0], src_num_elem=[4, 1], src_elem_size=0x4000,
+  dst_start_addr=hbm:0x8, dst_step_elem=[0x4000, 0], dst_num_elem=[4, 1], dst_elem_size=0x4000, in_dtype=fp32, out_dtype=fp32`, false},
+	} {
+		in, ok := tryWord(isa.Cayman, tc.src)
+		if !ok {
+			t.Fatalf("%s: does not assemble", tc.src)
+		}
+		fast, exact := New(isa.Cayman), New(isa.Cayman)
+		exact.exact = true
+		for _, x := range []*Machine{fast, exact} {
+			seed(t, rand.New(rand.NewPCG(3, 4)), isa.Cayman, simM{x})
+		}
+		sameRun(t, tc.src, fast, exact, fast.Exec(in), exact.Exec(in))
+		if got := fast.peeked > 0; got != tc.peek {
+			t.Errorf("%s: stream taken in place %v, want %v", tc.src, got, tc.peek)
+		}
+	}
+}

@@ -40,6 +40,7 @@ type Machine struct {
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
 	pieced         int                        // tests: queues turnInto wrote through a scratch (a destination in pieces)
 	viewed         int                        // tests: queues whose tile rows were read from memory (viewRows)
+	peeked         int                        // tests: queues whose M2S stream was taken in place (peekM2S)
 	gathered       int                        // tests: of them, rows gathered from a View in pieces
 	dropSpans      bool                       // in Exec: the word's effect is applied and dropped, its write spans (for the scheduler's race checks) never read
 	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
