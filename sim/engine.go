@@ -809,17 +809,60 @@ func (x *Machine) direct(qs []*queue) error {
 		da, sa = da[:0], sa[:0]
 		return err
 	}
+	// moves of bn bytes a constant step apart on both sides (a strided
+	// leg's rows) are held as a progression and go as one mem.CopyStrided
+	// when long: no address, batch and lookup per row, as ref moves them
+	var g struct {
+		d, s   uint64
+		ds, ss int64
+		k      int
+	}
+	emit := func() error {
+		if g.k >= 64 {
+			if err := rows(); err != nil { // the rows before it first: moves keep their order
+				return err
+			}
+			_, err := x.Mem.CopyStrided(g.d, g.ds, g.s, g.ss, bn, g.k)
+			g.k = 0
+			return err
+		}
+		for i := range g.k {
+			if len(da) == batch {
+				if err := rows(); err != nil {
+					return err
+				}
+			}
+			da, sa = append(da, g.d+uint64(int64(i)*g.ds)), append(sa, g.s+uint64(int64(i)*g.ss))
+		}
+		g.k = 0
+		return nil
+	}
 	flush := func() error {
 		if pn == 0 {
 			return nil
 		}
-		if pn != bn || len(da) == batch {
+		if pn != bn {
+			if err := emit(); err != nil {
+				return err
+			}
 			if err := rows(); err != nil {
 				return err
 			}
 			bn = pn
 		}
-		da, sa = append(da, pd), append(sa, ps)
+		switch {
+		case g.k == 0:
+			g.d, g.s, g.k = pd, ps, 1
+		case g.k == 1:
+			g.ds, g.ss, g.k = int64(pd-g.d), int64(ps-g.s), 2
+		case pd == g.d+uint64(int64(g.k)*g.ds) && ps == g.s+uint64(int64(g.k)*g.ss):
+			g.k++
+		default:
+			if err := emit(); err != nil {
+				return err
+			}
+			g.d, g.s, g.k = pd, ps, 1
+		}
 		pn = 0
 		return nil
 	}
@@ -873,7 +916,10 @@ func (x *Machine) direct(qs []*queue) error {
 	if err := flush(); err != nil {
 		return err
 	}
-	err := rows()
+	err := emit()
+	if err == nil {
+		err = rows()
+	}
 	x.rows = [2][]uint64{da[:0], sa[:0]}
 	return err
 }
