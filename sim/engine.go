@@ -525,7 +525,31 @@ func (x *Machine) semWrite(soc uint64, v int32) {
 // balance: the streams carry equal bytes, or — through a CCE cast or
 // compute — equal elements.
 func balance(q *sdma.Queue, in, out uint64) error {
-	if len(q.M2S) > 0 && q.M2S[0].Op() == sdma.OpCCE {
+	cce := len(q.M2S) > 0 && q.M2S[0].Op() == sdma.OpCCE
+	for k := range q.S2M { // an S2M CCE descriptor casts what a CCE M2S leg of its dtypes carries, whole scalars (raw descriptors: DMA_IMMEDIATE, RunWork)
+		d := &q.S2M[k]
+		if isEvtSem(d.BufPtr()) {
+			continue
+		}
+		if d.Op() != sdma.OpCCE {
+			if cce {
+				return fmt.Errorf("S2M descriptor %d is not CCE, the M2S leg is: %w", k, ErrStream)
+			}
+			continue
+		}
+		di, do := d.Dtypes()
+		if !cce {
+			return fmt.Errorf("S2M descriptor %d is CCE (%s → %s), the M2S leg is not: %w", k, isa.DType.Format(uint64(di)), isa.DType.Format(uint64(do)), ErrStream)
+		}
+		if mi, mo := q.M2S[0].Dtypes(); mi != di || mo != do {
+			return fmt.Errorf("S2M descriptor %d casts %s → %s, the M2S leg %s → %s: %w", k, isa.DType.Format(uint64(di)), isa.DType.Format(uint64(do)),
+				isa.DType.Format(uint64(mi)), isa.DType.Format(uint64(mo)), ErrStream)
+		}
+		if so, ok := num.Size(do); ok && d.Length()%so != 0 {
+			return fmt.Errorf("S2M descriptor %d: %d bytes are no whole number of %d-byte %s scalars: %w", k, d.Length(), so, isa.DType.Format(uint64(do)), ErrStream)
+		}
+	}
+	if cce {
 		di, do := q.M2S[0].Dtypes()
 		si, ok1 := num.Size(di)
 		so, ok2 := num.Size(do)

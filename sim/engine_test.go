@@ -363,3 +363,37 @@ func TestCopy2DFanOut(t *testing.T) {
 		t.Fatalf("FOUR took %d ns, ONE %d ns", four.Stats.TimeNS, one.Stats.TimeNS)
 	}
 }
+
+// Raw descriptors whose CCE legs disagree (DMA_IMMEDIATE's, RunWork's) are
+// refused before anything moves, naming the descriptor; they made the S2M
+// leg read past the stream (a panic) — a CCE S2M behind a CME M2S, a CME
+// S2M behind a CCE M2S, two dtypes, a part of a scalar.
+func TestCCELegsDisagree(t *testing.T) {
+	fp16, fp32 := uint8(isa.DTypeFP16), uint8(isa.DTypeFP32)
+	cce := func(n int, in, out uint8, buf uint64) sdma.Desc {
+		return bd(n, 1, true, true, false, sdma.OpCCE, sdma.CCEExt, in, out, buf)
+	}
+	for _, tc := range []struct {
+		name     string
+		m2s, s2m sdma.Desc
+		want     string
+	}{
+		{"CCE S2M, CME M2S", copyBD(8, 1, hbm+0x100), cce(16, fp16, fp32, hbm+0x1000), "S2M descriptor 0 is CCE (FP16 → FP32), the M2S leg is not"},
+		{"CME S2M, CCE M2S", cce(8, fp16, fp32, hbm+0x100), copyBD(16, 1, hbm+0x1000), "S2M descriptor 0 is not CCE, the M2S leg is"},
+		{"two dtypes", cce(8, fp16, fp32, hbm+0x100), cce(16, fp32, fp16, hbm+0x1000), "casts FP32 → FP16, the M2S leg FP16 → FP32"},
+		{"part of a scalar", cce(8, fp16, fp32, hbm+0x100), cce(18, fp16, fp32, hbm+0x1000), "18 bytes are no whole number of 4-byte FP32 scalars"},
+	} {
+		x := New(isa.Cayman)
+		x.Mem.Write(hbm+0x100, []byte{1, 2, 3, 4, 5, 6, 7, 8})
+		before := x.Mem.Snapshot()
+		w := Work{SemInc: 1, Queue: sdma.Queue{DMA: 1, M2S: []sdma.Desc{tc.m2s}, S2M: []sdma.Desc{tc.s2m},
+			Doorbells: []sdma.Doorbell{{DMA: 1, Reg: "TDRTP_inc", Value: 1}, {DMA: 1, Reg: "RDRTP_inc", Value: 1}}}}
+		err := x.RunWork("raw", []Work{w})
+		if err == nil || !errors.Is(err, ErrStream) || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: %v, want ErrStream %q", tc.name, err, tc.want)
+		}
+		if !reflect.DeepEqual(x.Mem.Snapshot(), before) {
+			t.Errorf("%s: memory changed by a refused word", tc.name)
+		}
+	}
+}
