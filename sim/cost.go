@@ -27,37 +27,59 @@ func wordTime(backend dge.Backend, ws []Work) int64 {
 // queuesTime is wordTime of the queues run, from the descriptor counts and
 // S2M bytes their check counted (no pass over the lists).
 func queuesTime(backend dge.Backend, qs []*queue) int64 {
-	per := map[int]int64{}
+	var buf [16]engineNS
+	per := perEngine(buf[:0])
 	for _, q := range qs {
-		per[q.q.DMA] += int64(len(q.q.M2S)+len(q.q.S2M))*DescriptorNS + (q.s2mBytes+EngineBytesPerNS-1)/EngineBytesPerNS
+		per = per.add(q.q.DMA, int64(len(q.q.M2S)+len(q.q.S2M))*DescriptorNS+(q.s2mBytes+EngineBytesPerNS-1)/EngineBytesPerNS)
 	}
 	return estimate(backend, per)
+}
+
+// engineNS is one DMA engine's time in a word.
+type engineNS struct {
+	dma int
+	ns  int64
+}
+
+// perEngine sums time per DMA engine (a word uses a few of the 64: a list,
+// not a map a word).
+type perEngine []engineNS
+
+func (p perEngine) add(dma int, ns int64) perEngine {
+	for i := range p {
+		if p[i].dma == dma {
+			p[i].ns += ns
+			return p
+		}
+	}
+	return append(p, engineNS{dma, ns})
 }
 
 // EstimateNS is the cost model's time for one word whose descriptors are qs:
 // the fixed cost, the hardware DGE's, and the slowest engine — engines run
 // in parallel, each moving its S2M bytes and fetching its descriptors.
 func EstimateNS(backend dge.Backend, qs []sdma.Queue) int64 {
-	per := map[int]int64{}
+	var buf [16]engineNS
+	per := perEngine(buf[:0])
 	for _, q := range qs {
 		var bytes int64
 		for _, d := range q.S2M {
 			bytes += int64(d.Length())
 		}
-		per[q.DMA] += int64(len(q.M2S)+len(q.S2M))*DescriptorNS + (bytes+EngineBytesPerNS-1)/EngineBytesPerNS
+		per = per.add(q.DMA, int64(len(q.M2S)+len(q.S2M))*DescriptorNS+(bytes+EngineBytesPerNS-1)/EngineBytesPerNS)
 	}
 	return estimate(backend, per)
 }
 
 // estimate is EstimateNS of the engines' times per (the slowest counts).
-func estimate(backend dge.Backend, per map[int]int64) int64 {
+func estimate(backend dge.Backend, per perEngine) int64 {
 	t := int64(TransferNS)
 	if backend == dge.Pool || backend == dge.RTL {
 		t += DGEInstructionNS
 	}
 	var slowest int64
-	for _, v := range per {
-		slowest = max(slowest, v)
+	for _, e := range per {
+		slowest = max(slowest, e.ns)
 	}
 	return t + slowest
 }
