@@ -55,8 +55,12 @@ func (m *Memory) Attach(addr uint64, data []byte) int {
 	return n
 }
 
-// isMapped: page k is stored in an attached mapping.
+// isMapped: page k is stored in an attached mapping (false at once while
+// nothing is attached: the common case, on every write's path).
 func (h *HBM) isMapped(k uint64) bool {
+	if h.nmapped == 0 {
+		return false
+	}
 	bits := h.mapped[k/hbmLeaf]
 	return bits != nil && bits[k%hbmLeaf/64]&(1<<(k%64)) != 0
 }

@@ -178,7 +178,7 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, mode int) (s
 		h.dir[page/hbmLeaf] = leaf
 	}
 	p := leaf[page%hbmLeaf]
-	if alloc && h.nmapped > 0 && p != nil && h.isMapped(page) {
+	if alloc && p != nil && h.isMapped(page) {
 		p = h.own(page, (po+uint64(n)+PageSize-1)/PageSize) // written: the pages move to memory of their own
 	}
 	if p == nil {
@@ -206,7 +206,7 @@ func (m *Memory) backing(r isa.Region, part int, off uint64, n int, mode int) (s
 		full, end := p[:cap(p)], uint64(PageSize)
 		for k := page + 1; end < want && end < uint64(len(full)); k++ {
 			q := h.page(k)
-			if q == nil || &q[0] != &full[end] || alloc && h.nmapped > 0 && h.isMapped(k) {
+			if q == nil || &q[0] != &full[end] || alloc && h.isMapped(k) {
 				break
 			}
 			end += PageSize
@@ -345,7 +345,7 @@ func (m *Memory) View(addr uint64, n int, f func(b []byte) error) error {
 	var scratch, bounce []byte
 	for done := 0; done < n; {
 		s, c := m.backing(r, part, off, n-done, look)
-		if s != nil && r == isa.HBM && h.nmapped > 0 && h.isMapped((m.Map.HBMBase+off)/PageSize) {
+		if s != nil && r == isa.HBM && h.isMapped((m.Map.HBMBase+off)/PageSize) {
 			// an attached file's pages go out through a bounce buffer: the
 			// kernel's write(2) from a file mapping took 2× a copy and a
 			// write from warm memory (43–62 ms against 21–33 ms for 64 MiB)
