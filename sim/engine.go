@@ -353,15 +353,7 @@ func (x *Machine) readM2S(name string, q *queue) error {
 			n += seq[e].Length()
 			e++
 		}
-		err := x.Mem.Read(a, q.stream[off:off+n])
-		if err != nil && e > k+1 { // the run crosses a region's end: descriptor by descriptor
-			err = nil
-			for j, o := k, off; j < e && err == nil; j++ {
-				l := seq[j].Length()
-				err = x.Mem.Read(local(seq[j].BufPtr(), pb), q.stream[o:o+l])
-				o += l
-			}
-		}
+		err := byRun(seq[k:e], pb, a, q.stream[off:off+n], x.Mem.Read)
 		if err != nil { // cannot happen: checked
 			return &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Leg: "M2S", Desc: -1, Addr: seq[k].BufPtr(), Err: err}
 		}
@@ -376,6 +368,22 @@ func (x *Machine) readM2S(name string, q *queue) error {
 	x.Stats.M2SBytes += uint64(off)
 	x.Stats.Descriptors += len(seq)
 	return nil
+}
+
+// byRun moves b between memory and a run of descriptors that continue each
+// other from a (f is memory's Read or Write) as one access, or — the run
+// crossing a region's end — descriptor by descriptor.
+func byRun(run []sdma.Desc, pb, a uint64, b []byte, f func(uint64, []byte) error) error {
+	err := f(a, b)
+	if err != nil && len(run) > 1 {
+		err = nil
+		for j, o := 0, 0; j < len(run) && err == nil; j++ {
+			l := run[j].Length()
+			err = f(local(run[j].BufPtr(), pb), b[o:o+l])
+			o += l
+		}
+	}
+	return err
 }
 
 // writeS2M writes q.stream out through q's S2M descriptors, in order, and
@@ -407,15 +415,7 @@ func (x *Machine) writeS2M(name string, q *queue) error {
 				n += seq[e].Length()
 				e++
 			}
-			err = q.dst.Write(a, q.stream[off:off+n])
-			if err != nil && e > k+1 { // the run crosses a region's end: descriptor by descriptor
-				err = nil
-				for j, o := k, off; j < e && err == nil; j++ {
-					l := seq[j].Length()
-					err = q.dst.Write(local(seq[j].BufPtr(), pb), q.stream[o:o+l])
-					o += l
-				}
-			}
+			err = byRun(seq[k:e], pb, a, q.stream[off:off+n], q.dst.Write)
 			for j := k + 1; j < e; j++ {
 				x.s2mStart(q, seq[j]) // counted and traced; none is a completion
 			}
