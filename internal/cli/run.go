@@ -269,9 +269,11 @@ func parseLoad(gen isa.Gen, spec string) (loadPlan, error) {
 
 // write is --load: C-order bytes at ADDR; on SBUF/PSUM the first axis runs
 // over partitions from ADDR's partition, same offset (device.LoadArray).
-// Every row is checked first, then read from the file straight into the
-// memory's backing (device.LoadArrayFrom): never held whole, never copied
-// through a buffer.
+// Every row is checked first. An HBM array of a page or more is mapped
+// and its whole pages attached (device.AttachArray): read in place, never
+// copied; anything else is read from the file straight into the memory's
+// backing (device.LoadArrayFrom): never held whole, never copied through a
+// buffer.
 func (l loadPlan) write(m *mem.Memory, ms *mappings) error {
 	r, _, _ := m.Map.Split(l.addr)
 	if r != isa.HBM && l.npy.Size > int64(m.Map.Partitions)*int64(m.Map.SBUFStride) {
