@@ -398,20 +398,7 @@ func (m *Memory) Peek(addr uint64, n int) []byte {
 // addr — a generator writes straight into memory, without a staging copy.
 // A refused range changes nothing.
 func (m *Memory) Fill(addr uint64, n int, fill func(dst []byte, off int)) error {
-	r, part, off, err := m.locate(addr, n)
-	if err != nil {
-		return err
-	}
-	if m.owes(r, part, off, n) {
-		m.hbm.settle()
-	}
-	m.Stats.Written[r] += uint64(n)
-	for done := 0; done < n; {
-		d, c := m.backing(r, part, off, n-done, overwrite)
-		fill(d, done)
-		off, done = off+uint64(c), done+c
-	}
-	return nil
+	return m.inPlace(addr, n, overwrite, fill)
 }
 
 // Update changes [addr, addr+n) in place: f is handed the memory's own
@@ -422,6 +409,13 @@ func (m *Memory) Fill(addr uint64, n int, fill func(dst []byte, off int)) error 
 // Pieces end at HBM page boundaries (64 KiB multiples from the window's
 // start) or at n. A refused range changes nothing.
 func (m *Memory) Update(addr uint64, n int, f func(dst []byte, off int)) error {
+	return m.inPlace(addr, n, update, f)
+}
+
+// inPlace is Fill (mode overwrite: the bytes are written) and Update (mode
+// update: read and written): [addr, addr+n) located, generation owed there
+// paid, then f handed the backing piece by piece.
+func (m *Memory) inPlace(addr uint64, n int, mode int, f func(dst []byte, off int)) error {
 	r, part, off, err := m.locate(addr, n)
 	if err != nil {
 		return err
@@ -429,10 +423,12 @@ func (m *Memory) Update(addr uint64, n int, f func(dst []byte, off int)) error {
 	if m.owes(r, part, off, n) {
 		m.hbm.settle()
 	}
-	m.Stats.Read[r] += uint64(n)
+	if mode == update {
+		m.Stats.Read[r] += uint64(n)
+	}
 	m.Stats.Written[r] += uint64(n)
 	for done := 0; done < n; {
-		d, c := m.backing(r, part, off, n-done, update)
+		d, c := m.backing(r, part, off, n-done, mode)
 		f(d, done)
 		off, done = off+uint64(c), done+c
 	}
