@@ -18,7 +18,6 @@ import (
 	"ndma/isa"
 	"ndma/sched"
 	"ndma/sdma"
-	"ndma/sim"
 )
 
 // multi is a repeatable flag.
@@ -385,14 +384,13 @@ func appendOffset(b []byte, off int) []byte {
 // lowerTally is what --stats prints of a stream, counted word by word as it
 // is lowered: the words need not be kept.
 type lowerTally struct {
-	words, lowered, ops, descs, m2sCount int
-	m2sBytes, s2mBytes                   uint64
-	ns                                   int64 // sim.EstimateNS of the lowered words, one after another
-	findings                             []string
-	queues                               map[string]*queueTally // by NEFF dma_queue
-	queueNames                           []string
-	text                                 strbuf.Arena // the findings' strings
-	scratch                              []byte
+	c             lowerStats // the counts --json prints too (EstimatedNS: sim.EstimateNS of the lowered words, one after another)
+	ops, m2sCount int
+	findings      []string
+	queues        map[string]*queueTally // by NEFF dma_queue
+	queueNames    []string
+	text          strbuf.Arena // the findings' strings
+	scratch       []byte
 }
 
 type queueTally struct {
@@ -404,12 +402,10 @@ type queueTally struct {
 // budget dominates — runs under 512 bytes, per-partition payloads under
 // 2 KiB (the efficiency floor the NKI documentation gives).
 func (t *lowerTally) add(w *loweredWord) {
-	t.words++
+	t.c.add(w)
 	if w.lowered == nil {
 		return
 	}
-	t.lowered++
-	t.ns += sim.EstimateNS(w.program.Backend, w.lowered.Queues)
 	small, n := 0, 0
 	var wordBytes uint64
 	var qt *queueTally
@@ -434,17 +430,10 @@ func (t *lowerTally) add(w *loweredWord) {
 			}
 			n++
 		}
-		for i := range q.S2M {
-			if !q.S2M[i].IntEn() {
-				t.s2mBytes += uint64(q.S2M[i].Length())
-			}
-		}
-		t.descs += len(q.M2S) + len(q.S2M)
 		if qt != nil {
 			qt.descs += len(q.M2S) + len(q.S2M)
 		}
 	}
-	t.m2sBytes += wordBytes
 	t.m2sCount += n
 	if qt != nil {
 		qt.m2s += wordBytes
@@ -474,12 +463,13 @@ func (t *lowerTally) finding(w *loweredWord) []byte {
 
 // printStats prints the counts and the findings.
 func printStats(e *env, t *lowerTally) {
-	fmt.Fprintf(e.stdout, "words %d, lowered %d, micro-ops %d, descriptors %d\n", t.words, t.lowered, t.ops, t.descs)
+	c := &t.c
+	fmt.Fprintf(e.stdout, "words %d, lowered %d, micro-ops %d, descriptors %d\n", c.Words, c.Lowered, t.ops, c.Descriptors)
 	avg := 0.0
-	if t.descs > 0 {
-		avg = float64(t.m2sBytes) / float64(max(1, t.m2sCount))
+	if c.Descriptors > 0 {
+		avg = float64(c.BytesM2S) / float64(max(1, t.m2sCount))
 	}
-	fmt.Fprintf(e.stdout, "bytes M2S %d, S2M %d; average M2S descriptor %.0f bytes\n", t.m2sBytes, t.s2mBytes, avg)
+	fmt.Fprintf(e.stdout, "bytes M2S %d, S2M %d; average M2S descriptor %.0f bytes\n", c.BytesM2S, c.BytesS2M, avg)
 	sort.Strings(t.findings)
 	for _, f := range t.findings {
 		fmt.Fprintln(e.stdout, "finding:", f)

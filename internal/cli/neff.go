@@ -367,7 +367,7 @@ func runNEFFLower(e *env, args []string) error {
 			return err
 		}
 		printStats(e, t)
-		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(t.ns)/1000)
+		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(t.c.EstimatedNS)/1000)
 		printQueueStats(e, t)
 		return nil
 	})

@@ -315,7 +315,8 @@ func lowerJSON(e *env, gen isa.Gen, sgs []neff.Subgraph, place device.Placement,
 	return j.err
 }
 
-// add counts one lowered word into the --json stats.
+// add counts one lowered word into the --json stats (and --stats' text:
+// lowerTally).
 func (s *lowerStats) add(w *loweredWord) {
 	s.Words++
 	if w.lowered == nil {

@@ -292,7 +292,7 @@ func BenchmarkNeffLowerStats(b *testing.B) {
 		err = eachStream(isa.Cayman, sgs, place, nil, func(st *neffStream) error { // as runNEFFLower --stats
 			t, err := tallyStream(isa.Cayman, st)
 			if err == nil {
-				words, descs = words+t.lowered, descs+t.descs
+				words, descs = words+t.c.Lowered, descs+t.c.Descriptors
 			}
 			return err
 		})
