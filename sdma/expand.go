@@ -58,6 +58,11 @@ type Options struct {
 	// instead of allocating and faulting new ones each word (issue 17). The
 	// next such expansion overwrites the lists of the one before.
 	Slab *[]Desc
+	// Compact holds a DIRECT2D word's lists as descriptor runs (Queue.Runs,
+	// sdma/compact.go) where every channel's legs allow it, none written
+	// out: for an executor that moves a run in one call and writes the
+	// descriptors out (Materialize) only off that path.
+	Compact bool
 }
 
 // Doorbell is one tail-pointer write.
@@ -79,6 +84,9 @@ type Queue struct {
 	// elements out (src block row-major, r·cols + c; gather: lane j·L + k):
 	// the streams carry only the kept ones. nil: every element moves.
 	Keep []bool
+	// Runs, from an expansion with Options.Compact, holds the lists as
+	// descriptor runs; M2S, S2M are nil until Materialize writes them.
+	Runs *Runs
 }
 
 // Lowered is a program expanded into descriptors.
@@ -229,6 +237,13 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	if opt.Index == nil {
 		opt.Index = Identity
 	}
+	op, optype := opOf(p)
+	tmpl := template(p, op, optype)
+	if opt.Compact {
+		if lw, ok := expandCompact(p, opt, tmpl); ok {
+			return lw, nil
+		}
+	}
 	lw := &Lowered{Program: p, Queues: make([]Queue, 0, len(p.Channels)), ring: opt.RingSize}
 	m := isa.Map(p.Gen)
 	sc := runPool.Get().(*[2][]run) // the runs are scratch: only the descriptors stay
@@ -238,8 +253,6 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		slab = (*opt.Slab)[:0]
 	}
 	var bells []Doorbell // likewise the doorbells
-	op, optype := opOf(p)
-	tmpl := template(p, op, optype)
 	for c := range p.Channels {
 		ch := &p.Channels[c]
 		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, MaxDescriptors, sc[0][:0], sc[1][:0])
@@ -258,9 +271,9 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if err := boundsCheck(p, ch, src, dst, opt.Regs); err != nil {
 			return nil, err
 		}
-		lw.Queues = append(lw.Queues, Queue{DMA: ch.DMA, M2SBase: onCore(DGEMemory, p.Core) + uint64(2*ch.DMA)*uint64(opt.RingSize)*16, Keep: keep})
+		lw.Queues = append(lw.Queues, queueOf(p, ch, opt.RingSize))
 		q := &lw.Queues[len(lw.Queues)-1] // filled in place
-		q.S2MBase = q.M2SBase + uint64(opt.RingSize)*16
+		q.Keep = keep
 		if errM != nil {
 			return nil, fmt.Errorf("DMA[%d] M2S: %w", ch.DMA, errM)
 		}
@@ -280,10 +293,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if q.S2M, err = descs(dst, m, tmpl, p.Core, ns+1, opt.RingSize, &slab); err != nil {
 			return nil, fmt.Errorf("DMA[%d] S2M: %w", ch.DMA, err)
 		}
-		done := newDesc(4, onCore(isa.EvtSemInc(p.Semaphore), p.Core), OpCME, CMECopy) // the completion increment, on p's core
-		done.setFlags(true, true, true)
-		done.setPhase(1 ^ (len(q.S2M)/opt.RingSize)&1) // its slot's lap, as phase stamps it
-		q.S2M = append(q.S2M, done)
+		q.S2M = append(q.S2M, completion(p, len(q.S2M), opt.RingSize))
 		nb := 2 * ((max(len(q.M2S), len(q.S2M)) + opt.RingSize - 1) / opt.RingSize) // at most two doorbells a fill
 		if cap(bells)-len(bells) < nb {
 			bells = make([]Doorbell, 0, nb*(len(p.Channels)-c))
@@ -356,12 +366,8 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 	k := len(*slab)
 	*slab = (*slab)[:k+total]
 	out := (*slab)[k : k+total : k+total]
-	tm := [2]Desc{tmpl, tmpl} // by lap: phase 1, then 0 (field-tables §6.2)
-	tm[1].setPhase(0)
-	var head [2]uint64 // their first words, length 0
-	for l := range head {
-		head[l] = binary.LittleEndian.Uint64(tm[l][0:8]) &^ 0xffff
-	}
+	st := newStamper(tmpl)
+	head := st.head // a local: the stores below would make the loop reload a field
 	i, lap, next := 0, 0, ring
 	fast := twoWords         // a local: the stores below would make the loop reload a global
 	var lo, hi, delta uint64 // the region of the run before ([lo, hi), empty at first) and its SoC offset
@@ -394,15 +400,7 @@ func descs(rs []run, m isa.AddressMap, tmpl Desc, core, total, ring int, slab *[
 			if i == next {
 				lap, next = lap^1, next+ring
 			}
-			d := &out[i]
-			if fast { // the template's first word with the length, and the buf_ptr word
-				binary.LittleEndian.PutUint64(d[0:8], head[lap]|min(MaxRun, r.n-off)&0xffff) // 0 is 64 KiB
-				binary.LittleEndian.PutUint64(d[8:16], soc+off)
-			} else {
-				*d = tm[lap]
-				fLength.Put(d[:], min(MaxRun, r.n-off)&0xffff)
-				fBufPtr.Put(d[:], soc+off)
-			}
+			st.put(&out[i], lap, min(MaxRun, r.n-off), soc+off) // 0 is 64 KiB
 			i++
 		}
 	}

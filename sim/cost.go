@@ -30,7 +30,8 @@ func queuesTime(backend dge.Backend, qs []*queue) int64 {
 	var buf [16]engineNS
 	per := perEngine(buf[:0])
 	for _, q := range qs {
-		per = per.add(q.q.DMA, int64(len(q.q.M2S)+len(q.q.S2M))*DescriptorNS+(q.s2mBytes+EngineBytesPerNS-1)/EngineBytesPerNS)
+		m, s := q.q.Count()
+		per = per.add(q.q.DMA, int64(m+s)*DescriptorNS+(q.s2mBytes+EngineBytesPerNS-1)/EngineBytesPerNS)
 	}
 	return estimate(backend, per)
 }

@@ -86,6 +86,7 @@ type queue struct {
 	rows     []int     // tile row j's offset in m2sHull, read there, not into a stream (viewRows); nil: the stream
 	m2sBytes int64     // the M2S stream's bytes
 	s2mBytes int64     // every S2M descriptor's bytes, the completion's included
+	moves    int       // its moves in x.cmoves (prepareCompact)
 }
 
 // run executes a lowered word's queues.
@@ -147,6 +148,13 @@ func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 		limit = DefaultMaxBytes
 	}
 	nq, nw := len(x.eff.Queues), len(x.eff.Writes)
+	if qs, ok := x.prepareCompact(ws, size, limit); ok {
+		for _, q := range qs {
+			q.dst.ReserveDense(q.hull.lo, q.hull.hi, q.s2mBytes)
+		}
+		return qs, x.moveCompact(qs)
+	}
+	x.materialize(ws)
 	var qs []*queue
 	free, ok := false, false
 	if !x.exact {
@@ -167,6 +175,20 @@ func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 		return qs, x.direct(qs)
 	}
 	return qs, x.moveStreams(name, qs)
+}
+
+// materialize writes out the descriptors of queues held as runs
+// (sdma.Options.Compact) that prepareCompact did not take, into the
+// machine's slab (the word's lists live there for the word).
+func (x *Machine) materialize(ws []Work) {
+	var buf [8]*sdma.Queue
+	qs := buf[:0]
+	for i := range ws {
+		if ws[i].Queue.Runs != nil {
+			qs = append(qs, &ws[i].Queue)
+		}
+	}
+	sdma.Materialize(qs, &x.slab)
 }
 
 // prepare posts every queue's doorbells and checks every descriptor, one

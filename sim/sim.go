@@ -37,10 +37,12 @@ type Machine struct {
 	rows           [2][]uint64                // direct's batch of row addresses, kept from word to word
 	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
 	prog           dge.Program                // the program each word is lowered into (its storage reused: it lives for one word)
+	cmoves         []cmove                    // the moves of a word's queues held as runs (prepareCompact)
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
 	pieced         int                        // tests: queues turnInto wrote through a scratch (a destination in pieces)
 	viewed         int                        // tests: queues whose tile rows were read from memory (viewRows)
 	peeked         int                        // tests: queues whose M2S stream was taken in place (peekM2S)
+	compacted      int                        // tests: queues moved as descriptor runs (prepareCompact)
 	gathered       int                        // tests: of them, rows gathered from a View in pieces
 	dropSpans      bool                       // in Exec: the word's effect is applied and dropped, its write spans (for the scheduler's race checks) never read
 	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
@@ -167,7 +169,7 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return fault(err)
 	}
-	p, lw, err := sdma.LowerInto(&x.prog, in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab})
+	p, lw, err := sdma.LowerInto(&x.prog, in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab, Compact: !x.Tracing && !x.exact})
 	switch {
 	case p == nil:
 		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
