@@ -7,7 +7,7 @@ package sdma
 import (
 	"encoding/binary"
 	"fmt"
-	"strings"
+	"strconv"
 
 	"ndma/internal/bitfield"
 	"ndma/isa"
@@ -192,29 +192,54 @@ func (d *Desc) setCCE(in, out uint8) {
 func (d *Desc) setPhase(p int) { fPhase.Put(d[:], uint64(p)) }
 
 // String is one line: length, flags, op, buf_ptr.
-func (d *Desc) String() string {
-	var flags []string
-	for _, f := range []struct {
+func (d *Desc) String() string { return string(d.AppendText(nil)) }
+
+// AppendText appends String's line, built without fmt: a NEFF's listing
+// writes one per descriptor (millions).
+func (d *Desc) AppendText(b []byte) []byte {
+	b = append(b, "len="...)
+	k := len(b)
+	b = pad(strconv.AppendInt(b, int64(d.Length()), 10), k+5)
+	b = append(b, " phase="...)
+	b = strconv.AppendInt(b, int64(d.Phase()), 10)
+	b = append(b, ' ')
+	k = len(b)
+	for _, f := range [...]struct {
 		on   bool
 		name string
 	}{{d.First(), "FIRST"}, {d.Last(), "LAST"}, {d.IntEn(), "INT_EN"}} {
 		if f.on {
-			flags = append(flags, f.name)
+			if len(b) > k {
+				b = append(b, '|')
+			}
+			b = append(b, f.name...)
 		}
 	}
-	fl := strings.Join(flags, "|")
-	if fl == "" {
-		fl = "-"
+	if len(b) == k {
+		b = append(b, '-')
 	}
-	op := SDMAOp.Format(uint64(d.Op()))
+	b = pad(b, k+17)
+	b = append(b, ' ')
+	k = len(b)
+	b = append(b, SDMAOp.Format(uint64(d.Op()))...)
 	switch d.Op() {
 	case OpCME:
-		op += ":COPY"
+		b = append(b, ":COPY"...)
 	case OpCCE:
 		in, out := d.Dtypes()
-		op += fmt.Sprintf(":%s:%s->%s", cceName(d.OpType()), isa.DType.Format(uint64(in)), isa.DType.Format(uint64(out)))
+		b = append(append(append(append(append(append(b, ':'), cceName(d.OpType())...), ':'), isa.DType.Format(uint64(in))...), "->"...), isa.DType.Format(uint64(out))...)
 	}
-	return fmt.Sprintf("len=%-5d phase=%d %-17s %-24s buf_ptr=0x%x", d.Length(), d.Phase(), fl, op, d.BufPtr())
+	b = pad(b, k+24)
+	b = append(b, " buf_ptr=0x"...)
+	return strconv.AppendUint(b, d.BufPtr(), 16)
+}
+
+// pad appends spaces up to length n (fmt's %-Nd, %-Ns).
+func pad(b []byte, n int) []byte {
+	for len(b) < n {
+		b = append(b, ' ')
+	}
+	return b
 }
 
 func cceName(t int) string {

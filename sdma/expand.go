@@ -514,13 +514,22 @@ func (lw *Lowered) AppendListing(dst []byte) []byte {
 			name string
 			ds   []Desc
 		}{{"M2S", q.M2S}, {"S2M", q.S2M}} {
-			for i := range leg.ds {
-				dst = fmt.Appendf(dst, "  DMA[%d] %s[%d] %s\n", q.DMA, leg.name, i, &leg.ds[i])
+			for i := range leg.ds { // "  DMA[%d] %s[%d] %s\n", without fmt: a NEFF lists millions
+				dst = dmaTag(dst, q.DMA)
+				dst = append(append(dst, ' '), leg.name...)
+				dst = append(strconv.AppendInt(append(dst, '['), int64(i), 10), "] "...)
+				dst = append(leg.ds[i].AppendText(dst), '\n')
 			}
 		}
-		for _, db := range q.Doorbells {
-			dst = fmt.Appendf(dst, "  DMA[%d] doorbell %s += %d\n", db.DMA, db.Reg, db.Value)
+		for _, db := range q.Doorbells { // "  DMA[%d] doorbell %s += %d\n"
+			dst = append(append(append(dmaTag(dst, db.DMA), " doorbell "...), db.Reg...), " += "...)
+			dst = append(strconv.AppendInt(dst, int64(db.Value), 10), '\n')
 		}
 	}
 	return dst
+}
+
+// dmaTag appends "  DMA[n]".
+func dmaTag(b []byte, n int) []byte {
+	return append(strconv.AppendInt(append(b, "  DMA["...), int64(n), 10), ']')
 }
