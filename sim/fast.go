@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"ndma/dge"
 	"ndma/internal/hugemem"
@@ -452,44 +453,88 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j in
 	// a time stacked (a destination's m pieces continue each other), so the
 	// block's destinations fill whole lines (a 4096-row transpose would
 	// otherwise spread each line's writes 32 tiles apart)
-	cols := make([][]byte, w)
-	tile := h * w * es
 	per := 0
 	if P%w == 0 {
 		per = P / w // tiles per row of destinations
 	}
-	rows := make([][]byte, 4*h)
-	at := func(ti, m int) {
-		for c := range cols {
-			k := ti*w + c
-			cols[c] = dsts[k%P][k/P*n:]
+	reg := canTurn8(h, w, es)
+	m := 1
+	switch {
+	case per == 0:
+	case reg: // the register turn writes 16 bytes of a column at once: long stacks, each destination's lines written whole
+		m = max(1, stackRows/h)
+	default:
+		m = stackOf(h, w*es, per*h*w*es)
+		if q.rows != nil {
+			m = min(m, 2) // rows from memory: their strides are the source's, not the stream's
 		}
-		for j := range m { // tile ti + j·per's rows
+	}
+	m = min(m, T)
+	cols, rows := make([][]byte, w), make([][]byte, m*h)
+	var colp, rowp []unsafe.Pointer
+	if reg {
+		colp, rowp = make([]unsafe.Pointer, w), make([]unsafe.Pointer, m*h)
+	}
+	// stack: tiles ti, ti + per, …, ti + (k−1)·per, turned together
+	stack := func(ti, k int) {
+		for c := range cols {
+			d := ti*w + c
+			o := d / P * n
+			cols[c] = dsts[d%P][o : o+k*h*es]
+		}
+		for j := range k { // tile ti + j·per's rows
 			for r := range h {
 				rows[j*h+r] = row((ti+j*per)*h + r)[: w*es : w*es]
 			}
 		}
+		if !reg {
+			turnStack(cols, rows, h, w, es, k)
+			return
+		}
+		for c, b := range cols {
+			colp[c] = unsafe.Pointer(unsafe.SliceData(b))
+		}
+		for r, b := range rows[:k*h] {
+			rowp[r] = unsafe.Pointer(unsafe.SliceData(b))
+		}
+		turnPtrs(colp, rowp[:k*h], w, k*h)
 	}
 	if per == 0 {
 		for ti := range pl.K / w {
-			at(ti, 1)
-			turnStack(cols, rows, h, w, es, 1)
+			stack(ti, 1)
 		}
-	} else {
-		m := stackOf(h, w*es, per*tile)
-		if q.rows != nil {
-			m = min(m, 2) // rows from memory: their strides are the source's, not the stream's
-		}
-		for g := range per {
-			for t := 0; t < T; t += m {
-				ti := t*per + g
-				at(ti, min(m, T-t))
-				turnStack(cols, rows, h, w, es, min(m, T-t))
-			}
+		return nil
+	}
+	for g := range per {
+		for t := 0; t < T; t += m {
+			stack(t*per+g, min(m, T-t))
 		}
 	}
-	_ = tile
 	return nil
+}
+
+// stackRows is the rows of the tiles the register turn takes at once (a
+// stack of 16 tiles of 16 rows): each destination's piece is 512 bytes,
+// eight whole lines.
+const stackRows = 256
+
+// canTurn8 is whether tiles of h × w es-byte elements turn through turn8:
+// 2-byte elements, h and w multiples of 8, on an architecture that has it.
+func canTurn8(h, w, es int) bool {
+	return haveTurn8 && es == 2 && h > 0 && w > 0 && h%8 == 0 && w%8 == 0
+}
+
+// turnPtrs turns n rows of w 2-byte elements (row r at rows[r], w·2 bytes)
+// into w columns (column c at cols[c], n·2 bytes) through turn8: w and n
+// multiples of 8 (canTurn8), the rows and columns slices the caller cut,
+// so each lies within its memory.
+func turnPtrs(cols, rows []unsafe.Pointer, w, n int) {
+	_, _ = cols[w-1], rows[n-1] // as many pointers as the kernel reads
+	k := 1
+	if w%16 == 0 {
+		k = 2 // two blocks of 8 columns a row group: 32 bytes of each row's line at once
+	}
+	turn8(&cols[0], &rows[0], w, n, k)
 }
 
 // tileGeom is the DRE's tiling (dre) of a stream whose every element

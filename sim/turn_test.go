@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // TestTurn holds every path of turn (the 4-row 2-byte one included) to the
@@ -93,6 +94,49 @@ func TestStackOf(t *testing.T) {
 	} {
 		if got := stackOf(c.h, c.row, c.stride); got != c.want {
 			t.Errorf("%d rows of %d B, tiles %d B apart: stacks of %d, want %d", c.h, c.row, c.stride, got, c.want)
+		}
+	}
+}
+
+// turnPtrs (turn8 where the architecture has it) holds to the definition:
+// the 2-byte element at rows[r] + 2c goes to cols[c] + 2r, every other byte
+// untouched — rows in any order with gaps between them, columns in reverse
+// order with gaps, w a multiple of 8 but not of 16 (one 8-column block a
+// row group) or of 16 (two).
+func TestTurnPtrs(t *testing.T) {
+	if !haveTurn8 {
+		t.Skip("no register turn on this architecture")
+	}
+	rng := rand.New(rand.NewPCG(17, 8))
+	for _, w := range []int{8, 16, 24, 128} {
+		for _, n := range []int{8, 16, 40, 256} {
+			const gap = 6
+			in := make([]byte, n*(2*w+gap))
+			for i := range in {
+				in[i] = byte(rng.Uint32())
+			}
+			rows, at := make([]unsafe.Pointer, n), make([]int, n)
+			for r, k := range rng.Perm(n) { // row r is the k-th in memory
+				at[r] = k * (2*w + gap)
+				rows[r] = unsafe.Pointer(&in[at[r]])
+			}
+			out := make([]byte, w*(2*n+gap)+gap)
+			for i := range out {
+				out[i] = 0xa5
+			}
+			want := bytes.Clone(out)
+			cols, base := make([]unsafe.Pointer, w), make([]int, w)
+			for c := range w {
+				base[c] = gap + (w-1-c)*(2*n+gap)
+				cols[c] = unsafe.Pointer(&out[base[c]])
+				for r := range n {
+					copy(want[base[c]+2*r:base[c]+2*r+2], in[at[r]+2*c:])
+				}
+			}
+			turnPtrs(cols, rows, w, n)
+			if !bytes.Equal(out, want) {
+				t.Fatalf("%d rows × %d columns: the register turn differs from out(c, r) = in(r, c)", n, w)
+			}
 		}
 	}
 }
