@@ -462,7 +462,7 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j in
 	switch {
 	case per == 0:
 	case reg: // the register turn writes 16 bytes of a column at once: long stacks, each destination's lines written whole
-		m = max(1, stackRows/h)
+		m = max(1, stackBytes/(h*w*es))
 	default:
 		m = stackOf(h, w*es, per*h*w*es)
 		if q.rows != nil {
@@ -472,8 +472,12 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j in
 	m = min(m, T)
 	cols, rows := make([][]byte, w), make([][]byte, m*h)
 	var colp, rowp []unsafe.Pointer
+	blocks := 1 // 8-column blocks a row group (turn8)
 	if reg {
 		colp, rowp = make([]unsafe.Pointer, w), make([]unsafe.Pointer, m*h)
+		if w%16 == 0 && pl.S%(128<<10) != 0 {
+			blocks = 2 // 32 bytes of each row's line at once, 16 destinations' lines in flight
+		}
 	}
 	// stack: tiles ti, ti + per, …, ti + (k−1)·per, turned together
 	stack := func(ti, k int) {
@@ -497,7 +501,7 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j in
 		for r, b := range rows[:k*h] {
 			rowp[r] = unsafe.Pointer(unsafe.SliceData(b))
 		}
-		turnPtrs(colp, rowp[:k*h], w, k*h)
+		turnPtrs(colp, rowp[:k*h], w, k*h, blocks)
 	}
 	if per == 0 {
 		for ti := range pl.K / w {
@@ -513,10 +517,11 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j in
 	return nil
 }
 
-// stackRows is the rows of the tiles the register turn takes at once (a
-// stack of 16 tiles of 16 rows): each destination's piece is 512 bytes,
-// eight whole lines.
-const stackRows = 256
+// stackBytes is the source bytes of the tiles the register turn takes at
+// once (32 tiles of 16 × 128 two-byte elements): the stack's rows stay in a
+// 1 MiB L2 while each of its 8- or 16-column blocks reads them, and each
+// destination's piece is long (32 tiles: 1 KiB, sixteen whole lines).
+const stackBytes = 128 << 10
 
 // canTurn8 is whether tiles of h × w es-byte elements turn through turn8:
 // 2-byte elements, h and w multiples of 8, on an architecture that has it.
@@ -525,15 +530,18 @@ func canTurn8(h, w, es int) bool {
 }
 
 // turnPtrs turns n rows of w 2-byte elements (row r at rows[r], w·2 bytes)
-// into w columns (column c at cols[c], n·2 bytes) through turn8: w and n
-// multiples of 8 (canTurn8), the rows and columns slices the caller cut,
-// so each lies within its memory.
-func turnPtrs(cols, rows []unsafe.Pointer, w, n int) {
-	_, _ = cols[w-1], rows[n-1] // as many pointers as the kernel reads
-	k := 1
-	if w%16 == 0 {
-		k = 2 // two blocks of 8 columns a row group: 32 bytes of each row's line at once
+// into w columns (column c at cols[c], n·2 bytes) through turn8, k
+// 8-column blocks a row group: w a multiple of 8k and n of 8 (canTurn8),
+// the rows and columns slices the caller cut, so each lies within its
+// memory. Two blocks read 32 bytes of each row's line at a visit, with 16
+// destinations' lines in flight; one block keeps 8 in flight, for
+// destinations a multiple of 128 KiB apart (SBUF partitions), which all
+// fall in one set of a 1 MiB 8-way L2.
+func turnPtrs(cols, rows []unsafe.Pointer, w, n, k int) {
+	if w%(8*k) != 0 || n%8 != 0 {
+		panic("turnPtrs: not whole 8 × 8k blocks")
 	}
+	_, _ = cols[w-1], rows[n-1] // as many pointers as the kernel reads
 	turn8(&cols[0], &rows[0], w, n, k)
 }
 

@@ -180,10 +180,10 @@ func TestFastAgainstExact(t *testing.T) {
 }
 
 // The tile turn's shapes (turnTiles: stacks of tiles, the register turn
-// and the loops) run as the per-descriptor path does: a stack of 16 tiles
-// and a shorter one after it, 8-column blocks (24 columns) and 16-column
-// ones, 8- and 12-row tiles (12: the loops), 4-byte elements, and 128 SBUF
-// partitions taking 40 tiles each.
+// and the loops) run as the per-descriptor path does: 40 tiles of 16 × 128
+// (a stack of 32 and a shorter one after it), 8-column blocks (24 columns,
+// and the SBUF partitions 128 KiB apart) and 16-column ones, 8- and 12-row
+// tiles (12: the loops), 4-byte elements (the loops).
 func TestTileTurnsAgainstExact(t *testing.T) {
 	g := isa.Cayman
 	for i, c := range []struct {
@@ -193,7 +193,7 @@ func TestTileTurnsAgainstExact(t *testing.T) {
 		dst            string
 		dstStep        int
 	}{
-		{"bf16", 2, 320, 128, 16, 128, "hbm:0x100000", 640},
+		{"bf16", 2, 640, 128, 16, 128, "hbm:0x100000", 1280},
 		{"bf16", 2, 64, 48, 16, 24, "hbm:0x100000", 128},
 		{"fp16", 2, 48, 64, 8, 16, "hbm:0x100040", 160},
 		{"bf16", 2, 36, 64, 12, 16, "hbm:0x100000", 72},

@@ -102,7 +102,7 @@ func TestStackOf(t *testing.T) {
 // the 2-byte element at rows[r] + 2c goes to cols[c] + 2r, every other byte
 // untouched — rows in any order with gaps between them, columns in reverse
 // order with gaps, w a multiple of 8 but not of 16 (one 8-column block a
-// row group) or of 16 (two).
+// row group) or of 16 (one or two).
 func TestTurnPtrs(t *testing.T) {
 	if !haveTurn8 {
 		t.Skip("no register turn on this architecture")
@@ -128,14 +128,19 @@ func TestTurnPtrs(t *testing.T) {
 			cols, base := make([]unsafe.Pointer, w), make([]int, w)
 			for c := range w {
 				base[c] = gap + (w-1-c)*(2*n+gap)
-				cols[c] = unsafe.Pointer(&out[base[c]])
 				for r := range n {
 					copy(want[base[c]+2*r:base[c]+2*r+2], in[at[r]+2*c:])
 				}
 			}
-			turnPtrs(cols, rows, w, n)
-			if !bytes.Equal(out, want) {
-				t.Fatalf("%d rows × %d columns: the register turn differs from out(c, r) = in(r, c)", n, w)
+			for k := 1; k <= 2 && w%(8*k) == 0; k++ {
+				got := bytes.Clone(out)
+				for c := range w {
+					cols[c] = unsafe.Pointer(&got[base[c]])
+				}
+				turnPtrs(cols, rows, w, n, k)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%d rows × %d columns, %d blocks a row group: the register turn differs from out(c, r) = in(r, c)", n, w, k)
+				}
 			}
 		}
 	}
