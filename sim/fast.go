@@ -545,6 +545,25 @@ func turnPtrs(cols, rows []unsafe.Pointer, w, n, k int) {
 	turn8(&cols[0], &rows[0], w, n, k)
 }
 
+// turnTile8 is turn of an h × w tile of 2-byte elements through turnPtrs
+// (canTurn8, h ≤ 64, w ≤ 512: the pointers on the stack).
+func turnTile8(out, in []byte, h, w int) {
+	in, out = in[:2*h*w], out[:2*h*w]
+	var rp [64]unsafe.Pointer
+	var cp [512]unsafe.Pointer
+	for r := range h {
+		rp[r] = unsafe.Pointer(&in[2*r*w])
+	}
+	for c := range w {
+		cp[c] = unsafe.Pointer(&out[2*c*h])
+	}
+	k := 1
+	if w%16 == 0 {
+		k = 2
+	}
+	turnPtrs(cp[:w], rp[:h], w, h, k)
+}
+
 // tileGeom is the DRE's tiling (dre) of a stream whose every element
 // moves: rows × cols elements of es bytes, in tiles of tr × tc (edge tiles
 // smaller), tile after tile, row by row within a tile.

@@ -7,13 +7,13 @@ import (
 	"unsafe"
 )
 
-// TestTurn holds every path of turn (the 4-row 2-byte one included) to the
-// definition out(c, r) = in(r, c), element by element.
+// TestTurn holds every path of turn (the 4-row 2-byte one and the register
+// turn included) to the definition out(c, r) = in(r, c), element by element.
 func TestTurn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
 	for _, es := range []int{1, 2, 4, 8} {
-		for _, h := range []int{1, 3, 4, 8, 16, 17} {
-			for _, w := range []int{1, 2, 5, 128} {
+		for _, h := range []int{1, 3, 4, 8, 16, 17, 64, 72} { // 8–64 rows of 2-byte elements: the register turn where w is 8k too
+			for _, w := range []int{1, 2, 5, 24, 128} {
 				in := make([]byte, h*w*es)
 				for i := range in {
 					in[i] = byte(rng.Uint32())
@@ -142,6 +142,22 @@ func TestTurnPtrs(t *testing.T) {
 					t.Fatalf("%d rows × %d columns, %d blocks a row group: the register turn differs from out(c, r) = in(r, c)", n, w, k)
 				}
 			}
+		}
+	}
+}
+
+// BenchmarkTurn: dre's turn of 16 × 128 two-byte tiles (the DRE's tile of
+// the transposes), a 2 MiB stream.
+func BenchmarkTurn(b *testing.B) {
+	const h, w, tiles = 16, 128, 512
+	in, out := make([]byte, tiles*h*w*2), make([]byte, tiles*h*w*2)
+	for i := range in {
+		in[i] = byte(i * 7)
+	}
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		for o := 0; o < len(in); o += h * w * 2 {
+			turn(out[o:], in[o:], h, w, 2)
 		}
 	}
 }
