@@ -390,7 +390,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	}
 	rb := q.tiles.tc * q.tiles.es // a tile row's bytes
 	if q.rows == nil {            // the M2S stream: tile row j at j·rb
-		err := x.turnTiles(q, pl, dsts, func(j int) []byte { return q.stream[j*rb:] })
+		err := x.turnTiles(q, pl, dsts, tileRows{b: q.stream, rb: rb})
 		return cmpOrCopy(err, out, pieces, first, dsts)
 	}
 	// the tile rows straight from memory: the M2S descriptors' extent is one
@@ -398,7 +398,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	// is one piece, else gathered into a scratch first
 	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
 	if b := x.Mem.Peek(lo, ext); b != nil { // stored in one piece (an attached file's pages too, which View bounces): turned in place
-		err := x.turnTiles(q, pl, dsts, func(j int) []byte { return b[q.rows[j]:] })
+		err := x.turnTiles(q, pl, dsts, tileRows{b: b, off: q.rows})
 		return cmpOrCopy(err, out, pieces, first, dsts)
 	}
 	var img []byte
@@ -406,7 +406,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	err := x.Mem.View(lo, ext, func(b []byte) error {
 		if len(b) == ext {
 			done = true
-			return x.turnTiles(q, pl, dsts, func(j int) []byte { return b[q.rows[j]:] })
+			return x.turnTiles(q, pl, dsts, tileRows{b: b, off: q.rows})
 		}
 		if img == nil {
 			img = x.scratch(ext)[:0]
@@ -416,7 +416,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 		return nil
 	})
 	if err == nil && !done {
-		err = x.turnTiles(q, pl, dsts, func(j int) []byte { return img[q.rows[j]:] })
+		err = x.turnTiles(q, pl, dsts, tileRows{b: img, off: q.rows})
 	}
 	return cmpOrCopy(err, out, pieces, first, dsts)
 }
@@ -442,9 +442,26 @@ type piece struct {
 	off int
 }
 
-// turnTiles turns q's tiles (tile row j from row(j), every tile full) into
-// the plan's destinations dsts.
-func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j int) []byte) error {
+// tileRows is where turnTiles finds tile row j: at off[j] in b, or (off
+// nil) at j·rb, the M2S stream's order.
+type tileRows struct {
+	b   []byte
+	off []int
+	rb  int
+}
+
+// at is tile row j's first n bytes.
+func (t *tileRows) at(j, n int) []byte {
+	o := j * t.rb
+	if t.off != nil {
+		o = t.off[j]
+	}
+	return t.b[o : o+n : o+n]
+}
+
+// turnTiles turns q's tiles (every tile full, their rows where tr says)
+// into the plan's destinations dsts.
+func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, tr tileRows) error {
 	P, T, n := pl.P, pl.T, pl.n
 	g := q.tiles
 	h, w, es := g.tr, g.tc, g.es
@@ -465,43 +482,61 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j in
 		m = max(1, stackBytes/(h*w*es))
 	default:
 		m = stackOf(h, w*es, per*h*w*es)
-		if q.rows != nil {
+		if tr.off != nil {
 			m = min(m, 2) // rows from memory: their strides are the source's, not the stream's
 		}
 	}
 	m = min(m, T)
-	cols, rows := make([][]byte, w), make([][]byte, m*h)
-	var colp, rowp []unsafe.Pointer
-	blocks := 1 // 8-column blocks a row group (turn8)
+	rb := w * es                    // a tile row's bytes
+	var cols, rows [][]byte         // the loops' (turnStack)
+	var colp, rowp []unsafe.Pointer // the register turn's (turnPtrs)
+	blocks := 1                     // 8-column blocks a row group (turn8)
 	if reg {
 		colp, rowp = make([]unsafe.Pointer, w), make([]unsafe.Pointer, m*h)
 		if w%16 == 0 && pl.S%(128<<10) != 0 {
 			blocks = 2 // 32 bytes of each row's line at once, 16 destinations' lines in flight
 		}
+	} else {
+		cols, rows = make([][]byte, w), make([][]byte, m*h)
 	}
-	// stack: tiles ti, ti + per, …, ti + (k−1)·per, turned together
+	// stack: tiles ti, ti + per, …, ti + (k−1)·per, turned together; tile
+	// ti's column c goes to destination d mod P at piece d div P, d = ti·w + c
 	stack := func(ti, k int) {
-		for c := range cols {
-			d := ti*w + c
-			o := d / P * n
-			cols[c] = dsts[d%P][o : o+k*h*es]
-		}
-		for j := range k { // tile ti + j·per's rows
-			for r := range h {
-				rows[j*h+r] = row((ti+j*per)*h + r)[: w*es : w*es]
+		col := k * h * es // the bytes of a destination the stack writes
+		switch {
+		case reg && per != 0: // destinations ti mod per · w + c, all at piece ti div per
+			p0, o := ti%per*w, ti/per*n
+			for c, d := range dsts[p0 : p0+w] {
+				colp[c] = unsafe.Pointer(unsafe.SliceData(d[o : o+col]))
+			}
+		case reg:
+			for c := range colp {
+				d := ti*w + c
+				colp[c] = unsafe.Pointer(unsafe.SliceData(dsts[d%P][d/P*n : d/P*n+col]))
+			}
+		default:
+			for c := range cols {
+				d := ti*w + c
+				cols[c] = dsts[d%P][d/P*n : d/P*n+col]
 			}
 		}
-		if !reg {
+		for j := range k { // tile ti + j·per's rows
+			r0 := (ti + j*per) * h
+			if reg {
+				for r := range h {
+					rowp[j*h+r] = unsafe.Pointer(unsafe.SliceData(tr.at(r0+r, rb)))
+				}
+				continue
+			}
+			for r := range h {
+				rows[j*h+r] = tr.at(r0+r, rb)
+			}
+		}
+		if reg {
+			turnPtrs(colp, rowp[:k*h], w, k*h, blocks)
+		} else {
 			turnStack(cols, rows, h, w, es, k)
-			return
 		}
-		for c, b := range cols {
-			colp[c] = unsafe.Pointer(unsafe.SliceData(b))
-		}
-		for r, b := range rows[:k*h] {
-			rowp[r] = unsafe.Pointer(unsafe.SliceData(b))
-		}
-		turnPtrs(colp, rowp[:k*h], w, k*h, blocks)
 	}
 	if per == 0 {
 		for ti := range pl.K / w {
