@@ -36,6 +36,11 @@ func BenchmarkLower(b *testing.B) {
   src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000,
   dst_step_elem=[2, 128], dst_num_elem=[64, 128]`, Options{})
 	})
+	b.Run("transpose1024x1024", func(b *testing.B) { // internal/benchcase's transpose_bf16_1024x1024
+		benchLower(b, `dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0, src_step_elem=[2, 2048],
+  src_num_elem=[1024, 1024], tile_src_row_step=2048, tile_src_rows=16, tile_src_cols=128, dst_start_addr=hbm:0x10000000,
+  dst_step_elem=[2, 2048], dst_num_elem=[1024, 1024]`, Options{})
+	})
 	b.Run("gather4096", func(b *testing.B) {
 		r := rand.New(rand.NewPCG(1, 2))
 		idx := make([]uint32, 4096)

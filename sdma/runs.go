@@ -196,6 +196,8 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 		tiles := func(n, t int64) int64 { return (n + t - 1) / t }
 		src = hugemem.Grow(src, int(min(rows*tiles(cols, int64(tc)), int64(limit)+1)))
 		dst = hugemem.Grow(dst, int(min(cols*tiles(rows, int64(tr)), int64(limit)+1)))
+		src, dst = tileRuns(src, dst, &ch.Src, &ch.Dst, rows, cols, int64(tr), int64(tc), es, limit)
+		return src, dst, nil, nil
 	}
 	for rb := int64(0); rb < rows; rb += int64(tr) {
 		re := min(rows, rb+int64(tr))
@@ -229,6 +231,61 @@ func transposeRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit
 		}
 	}
 	return src, dst, keep, nil
+}
+
+// tileRuns is transposeRuns' loop where a tile row and a tile column are
+// each one run (every element moves, dim 0 contiguous on both legs): a run
+// per tile row, then a run per tile column, each merged with the run before
+// when it continues it (appendRun), the addresses stepped rather than
+// computed run by run. src and dst have room for every run (no regrowth
+// within the loop).
+func tileRuns(src, dst []run, s, d *dge.Leg, rows, cols, tr, tc int64, es uint64, limit int) ([]run, []run) {
+	sa, s0, s1 := int64(s.Addr), s.Step[0], s.Step[1]
+	da, d0, d1 := int64(d.Addr), d.Step[0], d.Step[1]
+	for rb := int64(0); rb < rows; rb += tr {
+		h := min(rows-rb, tr)
+		for cb := int64(0); cb < cols; cb += tc {
+			w := min(cols-cb, tc)
+			src = stepRuns(src, uint64(sa+cb*s0+rb*s1), s1, uint64(w)*es, h)
+			dst = stepRuns(dst, uint64(da+rb*d0+cb*d1), d1, uint64(h)*es, w)
+			if len(src) > limit || len(dst) > limit {
+				return src, dst // more than ndma expands: the caller reports it
+			}
+		}
+	}
+	return src, dst
+}
+
+// stepRuns appends k runs of n bytes, the first at a, step bytes apart
+// (two's complement), each merged with the run before when contiguous.
+func stepRuns(rs []run, a uint64, step int64, n uint64, k int64) []run {
+	if k == 0 {
+		return rs
+	}
+	if j := len(rs) - 1; j >= 0 && rs[j].addr+rs[j].n == a {
+		rs[j].n += n
+		a, k = a+uint64(step), k-1
+	}
+	if uint64(step) == n { // each continues the one before: one run
+		if j := len(rs) - 1; j >= 0 && rs[j].addr+rs[j].n == a {
+			rs[j].n += uint64(k) * n
+			return rs
+		}
+		return append(rs, run{a, uint64(k) * n})
+	}
+	if k > int64(cap(rs)-len(rs)) { // cannot happen: transposeRuns made room
+		for ; k > 0; k-- {
+			rs, a = appendRun(rs, a, n), a+uint64(step)
+		}
+		return rs
+	}
+	j := len(rs)
+	rs = rs[:j+int(k)]
+	for i := range rs[j:] {
+		rs[j+i] = run{a, n}
+		a += uint64(step)
+	}
+	return rs
 }
 
 // indirectRuns: INDIRECT1D per lane j (field-tables §11.5) — SRC (gather)

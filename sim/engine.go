@@ -691,9 +691,12 @@ func dre(p *dge.Program, ch *dge.Channel, keep []bool, in, out []byte) []byte {
 
 // turn writes the h × w tile of es-byte elements in (row-major) into out
 // column by column: out(c, r) = in(r, c). The 2- and 4-byte elements move
-// as words, not as a copy call each.
+// as words, not as a copy call each; 2-byte tiles of multiples of 8 rows
+// and columns as 8 × 8 blocks in registers (turn8).
 func turn(out, in []byte, h, w, es int) {
 	switch {
+	case canTurn8(h, w, es) && h <= 64 && w <= 512:
+		turnTile8(out, in, h, w)
 	case es == 2 && h%4 == 0:
 		turn2x4(out[:2*h*w], in[:2*h*w], h, w)
 	case es == 2:

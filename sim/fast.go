@@ -2,6 +2,7 @@ package sim
 
 import (
 	"encoding/binary"
+	"unsafe"
 
 	"ndma/dge"
 	"ndma/internal/hugemem"
@@ -389,7 +390,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	}
 	rb := q.tiles.tc * q.tiles.es // a tile row's bytes
 	if q.rows == nil {            // the M2S stream: tile row j at j·rb
-		err := x.turnTiles(q, pl, dsts, func(j int) []byte { return q.stream[j*rb:] })
+		err := x.turnTiles(q, pl, dsts, tileRows{b: q.stream, rb: rb})
 		return cmpOrCopy(err, out, pieces, first, dsts)
 	}
 	// the tile rows straight from memory: the M2S descriptors' extent is one
@@ -397,7 +398,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	// is one piece, else gathered into a scratch first
 	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
 	if b := x.Mem.Peek(lo, ext); b != nil { // stored in one piece (an attached file's pages too, which View bounces): turned in place
-		err := x.turnTiles(q, pl, dsts, func(j int) []byte { return b[q.rows[j]:] })
+		err := x.turnTiles(q, pl, dsts, tileRows{b: b, off: q.rows})
 		return cmpOrCopy(err, out, pieces, first, dsts)
 	}
 	var img []byte
@@ -405,7 +406,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	err := x.Mem.View(lo, ext, func(b []byte) error {
 		if len(b) == ext {
 			done = true
-			return x.turnTiles(q, pl, dsts, func(j int) []byte { return b[q.rows[j]:] })
+			return x.turnTiles(q, pl, dsts, tileRows{b: b, off: q.rows})
 		}
 		if img == nil {
 			img = x.scratch(ext)[:0]
@@ -415,7 +416,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 		return nil
 	})
 	if err == nil && !done {
-		err = x.turnTiles(q, pl, dsts, func(j int) []byte { return img[q.rows[j]:] })
+		err = x.turnTiles(q, pl, dsts, tileRows{b: img, off: q.rows})
 	}
 	return cmpOrCopy(err, out, pieces, first, dsts)
 }
@@ -441,9 +442,26 @@ type piece struct {
 	off int
 }
 
-// turnTiles turns q's tiles (tile row j from row(j), every tile full) into
-// the plan's destinations dsts.
-func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j int) []byte) error {
+// tileRows is where turnTiles finds tile row j: at off[j] in b, or (off
+// nil) at j·rb, the M2S stream's order.
+type tileRows struct {
+	b   []byte
+	off []int
+	rb  int
+}
+
+// at is tile row j's first n bytes.
+func (t *tileRows) at(j, n int) []byte {
+	o := j * t.rb
+	if t.off != nil {
+		o = t.off[j]
+	}
+	return t.b[o : o+n : o+n]
+}
+
+// turnTiles turns q's tiles (every tile full, their rows where tr says)
+// into the plan's destinations dsts.
+func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, tr tileRows) error {
 	P, T, n := pl.P, pl.T, pl.n
 	g := q.tiles
 	h, w, es := g.tr, g.tc, g.es
@@ -452,44 +470,133 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, row func(j in
 	// a time stacked (a destination's m pieces continue each other), so the
 	// block's destinations fill whole lines (a 4096-row transpose would
 	// otherwise spread each line's writes 32 tiles apart)
-	cols := make([][]byte, w)
-	tile := h * w * es
 	per := 0
 	if P%w == 0 {
 		per = P / w // tiles per row of destinations
 	}
-	rows := make([][]byte, 4*h)
-	at := func(ti, m int) {
-		for c := range cols {
-			k := ti*w + c
-			cols[c] = dsts[k%P][k/P*n:]
+	reg := canTurn8(h, w, es)
+	m := 1
+	switch {
+	case per == 0:
+	case reg: // the register turn writes 16 bytes of a column at once: long stacks, each destination's lines written whole
+		m = max(1, stackBytes/(h*w*es))
+	default:
+		m = stackOf(h, w*es, per*h*w*es)
+		if tr.off != nil {
+			m = min(m, 2) // rows from memory: their strides are the source's, not the stream's
 		}
-		for j := range m { // tile ti + j·per's rows
-			for r := range h {
-				rows[j*h+r] = row((ti+j*per)*h + r)[: w*es : w*es]
+	}
+	m = min(m, T)
+	rb := w * es                    // a tile row's bytes
+	var cols, rows [][]byte         // the loops' (turnStack)
+	var colp, rowp []unsafe.Pointer // the register turn's (turnPtrs)
+	blocks := 1                     // 8-column blocks a row group (turn8)
+	if reg {
+		colp, rowp = make([]unsafe.Pointer, w), make([]unsafe.Pointer, m*h)
+		if w%16 == 0 && pl.S%(128<<10) != 0 {
+			blocks = 2 // 32 bytes of each row's line at once, 16 destinations' lines in flight
+		}
+	} else {
+		cols, rows = make([][]byte, w), make([][]byte, m*h)
+	}
+	// stack: tiles ti, ti + per, …, ti + (k−1)·per, turned together; tile
+	// ti's column c goes to destination d mod P at piece d div P, d = ti·w + c
+	stack := func(ti, k int) {
+		col := k * h * es // the bytes of a destination the stack writes
+		switch {
+		case reg && per != 0: // destinations ti mod per · w + c, all at piece ti div per
+			p0, o := ti%per*w, ti/per*n
+			for c, d := range dsts[p0 : p0+w] {
+				colp[c] = unsafe.Pointer(unsafe.SliceData(d[o : o+col]))
 			}
+		case reg:
+			for c := range colp {
+				d := ti*w + c
+				colp[c] = unsafe.Pointer(unsafe.SliceData(dsts[d%P][d/P*n : d/P*n+col]))
+			}
+		default:
+			for c := range cols {
+				d := ti*w + c
+				cols[c] = dsts[d%P][d/P*n : d/P*n+col]
+			}
+		}
+		for j := range k { // tile ti + j·per's rows
+			r0 := (ti + j*per) * h
+			if reg {
+				for r := range h {
+					rowp[j*h+r] = unsafe.Pointer(unsafe.SliceData(tr.at(r0+r, rb)))
+				}
+				continue
+			}
+			for r := range h {
+				rows[j*h+r] = tr.at(r0+r, rb)
+			}
+		}
+		if reg {
+			turnPtrs(colp, rowp[:k*h], w, k*h, blocks)
+		} else {
+			turnStack(cols, rows, h, w, es, k)
 		}
 	}
 	if per == 0 {
 		for ti := range pl.K / w {
-			at(ti, 1)
-			turnStack(cols, rows, h, w, es, 1)
+			stack(ti, 1)
 		}
-	} else {
-		m := stackOf(h, w*es, per*tile)
-		if q.rows != nil {
-			m = min(m, 2) // rows from memory: their strides are the source's, not the stream's
-		}
-		for g := range per {
-			for t := 0; t < T; t += m {
-				ti := t*per + g
-				at(ti, min(m, T-t))
-				turnStack(cols, rows, h, w, es, min(m, T-t))
-			}
+		return nil
+	}
+	for g := range per {
+		for t := 0; t < T; t += m {
+			stack(t*per+g, min(m, T-t))
 		}
 	}
-	_ = tile
 	return nil
+}
+
+// stackBytes is the source bytes of the tiles the register turn takes at
+// once (32 tiles of 16 × 128 two-byte elements): the stack's rows stay in a
+// 1 MiB L2 while each of its 8- or 16-column blocks reads them, and each
+// destination's piece is long (32 tiles: 1 KiB, sixteen whole lines).
+const stackBytes = 128 << 10
+
+// canTurn8 is whether tiles of h × w es-byte elements turn through turn8:
+// 2-byte elements, h and w multiples of 8, on an architecture that has it.
+func canTurn8(h, w, es int) bool {
+	return haveTurn8 && es == 2 && h > 0 && w > 0 && h%8 == 0 && w%8 == 0
+}
+
+// turnPtrs turns n rows of w 2-byte elements (row r at rows[r], w·2 bytes)
+// into w columns (column c at cols[c], n·2 bytes) through turn8, k
+// 8-column blocks a row group: w a multiple of 8k and n of 8 (canTurn8),
+// the rows and columns slices the caller cut, so each lies within its
+// memory. Two blocks read 32 bytes of each row's line at a visit, with 16
+// destinations' lines in flight; one block keeps 8 in flight, for
+// destinations a multiple of 128 KiB apart (SBUF partitions), which all
+// fall in one set of a 1 MiB 8-way L2.
+func turnPtrs(cols, rows []unsafe.Pointer, w, n, k int) {
+	if w%(8*k) != 0 || n%8 != 0 {
+		panic("turnPtrs: not whole 8 × 8k blocks")
+	}
+	_, _ = cols[w-1], rows[n-1] // as many pointers as the kernel reads
+	turn8(&cols[0], &rows[0], w, n, k)
+}
+
+// turnTile8 is turn of an h × w tile of 2-byte elements through turnPtrs
+// (canTurn8, h ≤ 64, w ≤ 512: the pointers on the stack).
+func turnTile8(out, in []byte, h, w int) {
+	in, out = in[:2*h*w], out[:2*h*w]
+	var rp [64]unsafe.Pointer
+	var cp [512]unsafe.Pointer
+	for r := range h {
+		rp[r] = unsafe.Pointer(&in[2*r*w])
+	}
+	for c := range w {
+		cp[c] = unsafe.Pointer(&out[2*c*h])
+	}
+	k := 1
+	if w%16 == 0 {
+		k = 2
+	}
+	turnPtrs(cp[:w], rp[:h], w, h, k)
 }
 
 // tileGeom is the DRE's tiling (dre) of a stream whose every element

@@ -179,6 +179,46 @@ func TestFastAgainstExact(t *testing.T) {
 	t.Logf("%d queues written as tiles, %d of them turned into their order", tiled, turned)
 }
 
+// The tile turn's shapes (turnTiles: stacks of tiles, the register turn
+// and the loops) run as the per-descriptor path does: 40 tiles of 16 × 128
+// (a stack of 32 and a shorter one after it), 8-column blocks (24 columns,
+// and the SBUF partitions 128 KiB apart) and 16-column ones, 8- and 12-row
+// tiles (12: the loops), 4-byte elements (the loops).
+func TestTileTurnsAgainstExact(t *testing.T) {
+	g := isa.Cayman
+	for i, c := range []struct {
+		dtype          string
+		es, rows, cols int
+		tr, tc         int
+		dst            string
+		dstStep        int
+	}{
+		{"bf16", 2, 640, 128, 16, 128, "hbm:0x100000", 1280},
+		{"bf16", 2, 64, 48, 16, 24, "hbm:0x100000", 128},
+		{"fp16", 2, 48, 64, 8, 16, "hbm:0x100040", 160},
+		{"bf16", 2, 36, 64, 12, 16, "hbm:0x100000", 72},
+		{"fp32", 4, 32, 32, 16, 32, "hbm:0x100000", 128},
+		{"fp16", 2, 640, 128, 16, 128, "sbuf:0:0x40", int(isa.Map(g).SBUFStride)},
+	} {
+		src := fmt.Sprintf(`dma_transpose in_dtype=%s, out_dtype=%[1]s, src_start_addr=hbm:0x0, src_step_elem=[%d, %d],
+  src_num_elem=[%d, %d], tile_src_row_step=%[3]d, tile_src_rows=%[6]d, tile_src_cols=%[7]d, dst_start_addr=%[8]s,
+  dst_step_elem=[%[2]d, %#[9]x], dst_num_elem=[%[5]d, %[4]d]`, c.dtype, c.es, c.cols*c.es, c.cols, c.rows, c.tr, c.tc, c.dst, c.dstStep)
+		in, ok := tryWord(g, src)
+		if !ok {
+			t.Fatalf("%s: does not assemble", src)
+		}
+		fast, exact := New(g), New(g)
+		exact.exact = true
+		for _, x := range []*Machine{fast, exact} {
+			seed(t, rand.New(rand.NewPCG(uint64(i), 12)), g, simM{x})
+		}
+		sameRun(t, src, fast, exact, fast.Exec(in), exact.Exec(in))
+		if fast.turned == 0 {
+			t.Fatalf("%s: not turned into its destinations (turnPlanned): turnTiles untested", src)
+		}
+	}
+}
+
 func tryWord(g isa.Gen, src string) (*isa.Inst, bool) {
 	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
 	if err != nil {

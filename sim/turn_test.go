@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
-// TestTurn holds every path of turn (the 4-row 2-byte one included) to the
-// definition out(c, r) = in(r, c), element by element.
+// TestTurn holds every path of turn (the 4-row 2-byte one and the register
+// turn included) to the definition out(c, r) = in(r, c), element by element.
 func TestTurn(t *testing.T) {
 	rng := rand.New(rand.NewPCG(17, 1))
 	for _, es := range []int{1, 2, 4, 8} {
-		for _, h := range []int{1, 3, 4, 8, 16, 17} {
-			for _, w := range []int{1, 2, 5, 128} {
+		for _, h := range []int{1, 3, 4, 8, 16, 17, 64, 72} { // 8–64 rows of 2-byte elements: the register turn where w is 8k too
+			for _, w := range []int{1, 2, 5, 24, 128} {
 				in := make([]byte, h*w*es)
 				for i := range in {
 					in[i] = byte(rng.Uint32())
@@ -93,6 +94,70 @@ func TestStackOf(t *testing.T) {
 	} {
 		if got := stackOf(c.h, c.row, c.stride); got != c.want {
 			t.Errorf("%d rows of %d B, tiles %d B apart: stacks of %d, want %d", c.h, c.row, c.stride, got, c.want)
+		}
+	}
+}
+
+// turnPtrs (turn8 where the architecture has it) holds to the definition:
+// the 2-byte element at rows[r] + 2c goes to cols[c] + 2r, every other byte
+// untouched — rows in any order with gaps between them, columns in reverse
+// order with gaps, w a multiple of 8 but not of 16 (one 8-column block a
+// row group) or of 16 (one or two).
+func TestTurnPtrs(t *testing.T) {
+	if !haveTurn8 {
+		t.Skip("no register turn on this architecture")
+	}
+	rng := rand.New(rand.NewPCG(17, 8))
+	for _, w := range []int{8, 16, 24, 128} {
+		for _, n := range []int{8, 16, 40, 256} {
+			const gap = 6
+			in := make([]byte, n*(2*w+gap))
+			for i := range in {
+				in[i] = byte(rng.Uint32())
+			}
+			rows, at := make([]unsafe.Pointer, n), make([]int, n)
+			for r, k := range rng.Perm(n) { // row r is the k-th in memory
+				at[r] = k * (2*w + gap)
+				rows[r] = unsafe.Pointer(&in[at[r]])
+			}
+			out := make([]byte, w*(2*n+gap)+gap)
+			for i := range out {
+				out[i] = 0xa5
+			}
+			want := bytes.Clone(out)
+			cols, base := make([]unsafe.Pointer, w), make([]int, w)
+			for c := range w {
+				base[c] = gap + (w-1-c)*(2*n+gap)
+				for r := range n {
+					copy(want[base[c]+2*r:base[c]+2*r+2], in[at[r]+2*c:])
+				}
+			}
+			for k := 1; k <= 2 && w%(8*k) == 0; k++ {
+				got := bytes.Clone(out)
+				for c := range w {
+					cols[c] = unsafe.Pointer(&got[base[c]])
+				}
+				turnPtrs(cols, rows, w, n, k)
+				if !bytes.Equal(got, want) {
+					t.Fatalf("%d rows × %d columns, %d blocks a row group: the register turn differs from out(c, r) = in(r, c)", n, w, k)
+				}
+			}
+		}
+	}
+}
+
+// BenchmarkTurn: dre's turn of 16 × 128 two-byte tiles (the DRE's tile of
+// the transposes), a 2 MiB stream.
+func BenchmarkTurn(b *testing.B) {
+	const h, w, tiles = 16, 128, 512
+	in, out := make([]byte, tiles*h*w*2), make([]byte, tiles*h*w*2)
+	for i := range in {
+		in[i] = byte(i * 7)
+	}
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		for o := 0; o < len(in); o += h * w * 2 {
+			turn(out[o:], in[o:], h, w, 2)
 		}
 	}
 }
