@@ -90,6 +90,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 			free = false
 		}
 		var in, out, sem uint64
+		cce := false // a CCE descriptor on either leg: only then does balance look at each one
 		hull, mh := q.hull, span{}
 		ts := tileScan{ok: q.dst == x.Mem && !x.Tracing}
 		for leg, r := range []*ring{&q.m2s, &q.s2m} {
@@ -113,6 +114,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 						ts.sem = true
 						continue
 					}
+					cce = cce || op == sdma.OpCCE
 					if op == sdma.OpCCE && ty > sdma.CCEExt {
 						x.eff.Writes = writes
 						return nil, false, false
@@ -163,7 +165,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 		}
 		q.hull, q.m2sHull, q.plan, q.scanned = hull, mh, ts.plan(), true
 		q.m2sBytes, q.s2mBytes = int64(in), int64(out+sem)
-		if balance(q.q, in, out) != nil {
+		if cce && balance(q.q, in, out) != nil || !cce && in != out { // balance's byte rule, without its pass, where no descriptor is CCE
 			x.eff.Writes = writes
 			return nil, false, false
 		}
