@@ -22,6 +22,16 @@ var hostLE = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 // receives the results. Every result equals Apply's for the same scalars;
 // dst's length fixes n (a partial trailing scalar is left alone).
 func ApplySlice(op, in, out uint8, dst, src []byte) error {
+	return ApplySliceFrom(op, in, out, dst, dst, src)
+}
+
+// ApplySliceFrom is ApplySlice with the destination's current values read
+// from old, not dst: dst = op(old, src), scalar for scalar. old is dst
+// itself or a run apart from it, at least as long; with op = NONE it is not
+// read. A compute then writes each result once, straight into storage of
+// its own, reading old once (issue 17: an attached page moved to memory of
+// its own in the same pass as the ADD into it, mem.Combine).
+func ApplySliceFrom(op, in, out uint8, dst, old, src []byte) error {
 	ii, oi := info(in), info(out)
 	if ii.kind == kNone {
 		return UnsupportedDtypeError(in)
@@ -35,6 +45,13 @@ func ApplySlice(op, in, out uint8, dst, src []byte) error {
 		return fmt.Errorf("num: %d source bytes for %d scalars of %d bytes", len(src), n, si)
 	}
 	src, dst = src[:n*si], dst[:n*so]
+	apart := false
+	if op != OpNone && n > 0 {
+		if len(old) < len(dst) {
+			return fmt.Errorf("num: %d old bytes for %d scalars of %d bytes", len(old), n, so)
+		}
+		apart = &old[0] != &dst[0]
+	}
 	switch {
 	case op == OpNone && (in == out || ii.kind == kFP32 && oi.kind == kFP32):
 		copy(dst, src) // no cast: the bits as they are (Convert)
@@ -43,8 +60,11 @@ func ApplySlice(op, in, out uint8, dst, src []byte) error {
 		castFloats(ii, oi, dst, src, n)
 		return nil
 	case op >= OpAdd && op <= OpMin && oi.kind >= kFP32 && ii.kind >= kFP32:
-		computeFloats(op, ii, oi, dst, src, n)
+		computeFloats(op, ii, oi, dst, old[:len(dst)], src, n)
 		return nil
+	}
+	if apart {
+		copy(dst, old) // then in place
 	}
 	for k := 0; k < n; k++ {
 		v, err := Apply(op, in, out, getLE(src[k*si:], si), getLE(dst[k*so:], so))
@@ -230,27 +250,34 @@ func addRule(a, b float32) float32 {
 	}
 }
 
-// computeFloats is dst = op(dst, src) over n scalars, in fp32 (Apply: dst
-// decoded as out, src as in, the result rounded to out). fp32 ADD and
-// MULTIPLY go through the vector kernels where the CPU has them
-// (simd_amd64.s): a block the kernel leaves — a NaN among its results or
-// operands, or the partial last one — is done by computeFloatsGo, so every
-// NaN result is still the Go rule's and every other one the same IEEE RNE
-// operation (MAX, MIN: Go's max and min).
-func computeFloats(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
+// computeFloats is dst = op(old, src) over n scalars, in fp32 (Apply: old
+// decoded as out, src as in, the result rounded to out); old is dst or apart
+// from it, of its length. fp32 ADD, MULTIPLY, MAX and MIN go through the
+// vector kernels where the CPU has them (simd_amd64.s): a block the kernel
+// leaves — a NaN among its results or operands, or the partial last one — is
+// done by computeFloatsGo, so every NaN result is still the Go rule's and
+// every other one the same IEEE RNE operation (MAX, MIN: Go's max and min).
+func computeFloats(op uint8, ii, oi dtInfo, dst, old, src []byte, n int) {
+	apart := n > 0 && &old[0] != &dst[0]
 	if hasF32Kernels && ii.kind == kFP32 && oi.kind == kFP32 {
 		kernel := f32Kernels[op-OpAdd]
 		for i := 0; i < n; {
 			c := min(n-i, kernelRun)
-			k := kernel(&dst[4*i], &src[4*i], c)
+			k := kernel(&dst[4*i], &old[4*i], &src[4*i], c)
 			if i += k; k == c {
 				continue
 			}
 			m := min(i+kernelBlock, n)
+			if apart {
+				copy(dst[4*i:4*m], old[4*i:4*m]) // the block the kernel left, then in place
+			}
 			computeFloatsGo(op, ii, oi, dst[4*i:4*m], src[4*i:4*m], m-i)
 			i = m
 		}
 		return
+	}
+	if apart {
+		copy(dst, old)
 	}
 	computeFloatsGo(op, ii, oi, dst, src, n)
 }
@@ -264,7 +291,7 @@ const (
 )
 
 // f32Kernels, indexed by op − OpAdd (ApplySlice passes ADD to MIN alone).
-var f32Kernels = [...]func(d, s *byte, n int) int{addF32AVX, mulF32AVX, maxF32AVX, minF32AVX}
+var f32Kernels = [...]func(d, a, s *byte, n int) int{addF32AVX, mulF32AVX, maxF32AVX, minF32AVX}
 
 // computeFloatsGo is computeFloats in Go alone.
 func computeFloatsGo(op uint8, ii, oi dtInfo, dst, src []byte, n int) {
