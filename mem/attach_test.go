@@ -266,3 +266,41 @@ func TestCombineAttached(t *testing.T) {
 		t.Error("a write reached the attached data")
 	}
 }
+
+// A large attached run (320 pages: one extent of 5 ownChunks, taken in one
+// access, its head and tail bytes copied) moves to memory of its own under
+// Combine and under Write with the same bytes as a flat model.
+func TestOwnLargeExtent(t *testing.T) {
+	const n = 20 << 20
+	data := pattern(n, 12)
+	data0 := bytes.Clone(data)
+	for _, combine := range []bool{true, false} {
+		m := New(isa.Cayman)
+		if m.Attach(hbm0, data) != n {
+			t.Fatal("attach")
+		}
+		want := bytes.Clone(data0)
+		if combine {
+			m.Combine(hbm0+1, n-2, func(d, old []byte, o int) {
+				for i := range d {
+					d[i] = old[i] ^ byte(o+i)
+				}
+			})
+			for i := 1; i < n-1; i++ {
+				want[i] ^= byte(i - 1)
+			}
+		} else {
+			w := pattern(n-2, 13)
+			m.Write(hbm0+1, w)
+			copy(want[1:], w)
+		}
+		got := make([]byte, n)
+		m.Read(hbm0, got)
+		if !bytes.Equal(got, want) {
+			t.Errorf("combine %v: memory differs from the model", combine)
+		}
+	}
+	if !bytes.Equal(data, data0) {
+		t.Error("a write reached the attached data")
+	}
+}
