@@ -194,6 +194,30 @@ func TestF32LongRuns(t *testing.T) {
 	}
 }
 
+// Runs long enough to go to every CPU (parMin, in parChunk pieces and a
+// partial last one), with NaN-making pairs on the pieces' edges: the same
+// results as one goroutine's, in place and apart.
+func TestF32Parallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 6))
+	const n = parMin + parChunk + 37
+	dv, sv := make([]uint32, n), make([]uint32, n)
+	for i := range dv {
+		dv[i], sv[i] = math.Float32bits(r.Float32()*2-1), math.Float32bits(r.Float32()*2-1)
+	}
+	for _, p := range []int{0, parChunk - 1, parChunk, 2*parChunk + 31, parMin - 1, parMin, n - 1} {
+		dv[p], sv[p] = 0x7F800000, 0xFF800000
+	}
+	for range 64 {
+		dv[r.IntN(n)] = f32Specials[r.IntN(len(f32Specials))]
+	}
+	d, s := make([]byte, 4*n), make([]byte, 4*n)
+	for _, op := range f32Ops {
+		putF32s(d, dv)
+		putF32s(s, sv)
+		checkF32(t, op, d, s, "parallel")
+	}
+}
+
 // Lengths 0..100 (a block and a tail of every size) at every start: the
 // runs 0..7 scalars into their buffers, and 1..3 bytes off a scalar (the
 // kernels load and store unaligned; the Go loop has a byte path), with a
