@@ -252,7 +252,7 @@ func (m *Memory) Reserve(addr uint64, n int) error {
 	}
 	for n > 0 {
 		if a := m.Map.HBMBase + off; r == isa.HBM && m.hbm.page(a/PageSize) != nil {
-			c := int(min(uint64(n), PageSize-a%PageSize)) // stored already (an attached page too: its first write moves it, a chunk at a time, while the word's data is in cache)
+			c := int(min(uint64(n), PageSize-a%PageSize)) // stored already (an attached page too: its first write moves it, Combine's within the pass that writes it)
 			off, n = off+uint64(c), n-c
 			continue
 		}
