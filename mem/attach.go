@@ -71,7 +71,9 @@ const ownChunk = 64
 // own moves the attached pages from page k on — at least need of them (the
 // access) and ownChunk, while they stay attached and continue each other —
 // into one new extent holding their bytes, and returns page k's new storage.
-func (h *HBM) own(k, need uint64) []byte {
+// The bytes [lo, hi) from page k's start are not copied: the caller writes
+// them (lo = hi: all are copied).
+func (h *HBM) own(k, need, lo, hi uint64) []byte {
 	first := h.page(k)
 	e := k + 1
 	for e < k+max(need, ownChunk) && h.isMapped(e) {
@@ -81,8 +83,11 @@ func (h *HBM) own(k, need uint64) []byte {
 		}
 		e++
 	}
-	ext := allocExtent(int(e-k) * PageSize)
-	copy(ext, first[:(e-k)*PageSize])
+	end := (e - k) * PageSize
+	ext := allocExtent(int(end))
+	lo, hi = min(lo, end), min(hi, end)
+	copy(ext[:lo], first[:lo])
+	copy(ext[hi:], first[hi:end])
 	for p := k; p < e; p++ {
 		h.dir[p/hbmLeaf][p%hbmLeaf] = ext[(p-k)*PageSize : (p-k+1)*PageSize] // cap runs to the extent's end
 		h.mapped[p/hbmLeaf][p%hbmLeaf/64] &^= 1 << (p % 64)

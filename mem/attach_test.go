@@ -62,7 +62,7 @@ func TestAttachPages(t *testing.T) {
 }
 
 // Attached pages read as the data and behave as memory under every kind of
-// write — Write, Fill, Update, Copy, CopyRows, across the attached end and
+// write — Write, Fill, Update, Combine, Copy, CopyRows, across the attached end and
 // across two attachments side by side — checked against a flat model; the
 // data itself is never written (a write moves the pages to memory of their
 // own first).
@@ -78,10 +78,22 @@ func TestAttachWritesNeverReachData(t *testing.T) {
 	model := append(bytes.Clone(a), b[:50*PageSize]...)
 	model = append(model, make([]byte, 4*PageSize)...) // the pages after: plain memory
 	r := rand.New(rand.NewPCG(9, 9))
-	for step := range 400 {
+	for step := range 480 {
 		off, n := r.IntN(len(model)-1), 1+r.IntN(3*PageSize)
 		n = min(n, len(model)-off)
-		switch step % 5 {
+		switch step % 6 {
+		case 5:
+			m.Combine(base+uint64(off), n, func(d, old []byte, o int) {
+				if len(old) != len(d) {
+					t.Fatalf("step %d: Combine handed %d old bytes for %d", step, len(old), len(d))
+				}
+				for i := range d {
+					d[i] = old[i] ^ byte(o+i+1) // every byte written, from old alone
+				}
+			})
+			for i := range n {
+				model[off+i] ^= byte(i + 1)
+			}
 		case 0:
 			w := pattern(n, step)
 			m.Write(base+uint64(off), w)
@@ -188,6 +200,104 @@ func TestCopySharesAttachedPages(t *testing.T) {
 		exp[5*PageSize+9] = 0xdd
 		if !bytes.Equal(src, exp) {
 			t.Error("after the writes the source reads wrong")
+		}
+	}
+	if !bytes.Equal(data, data0) {
+		t.Error("a write reached the attached data")
+	}
+}
+
+// Combine over attached pages hands the mapping's bytes as old and the new
+// storage as dst — apart, so the pages are not copied before f writes them —
+// while the bytes of the moved pages outside the range are copied; elsewhere
+// old is dst itself. The result, the stats and the pages stored are
+// Update's over the same memory, and the data is never written.
+func TestCombineAttached(t *testing.T) {
+	const pages = 100
+	base := uint64(hbm0 + 4*PageSize)
+	data := pattern(pages*PageSize, 11)
+	data0 := bytes.Clone(data)
+	mc, mu := New(isa.Cayman), New(isa.Cayman)
+	if mc.Attach(base, data) != len(data) || mu.Attach(base, bytes.Clone(data)) != len(data) {
+		t.Fatal("attach")
+	}
+	// from inside page 2 to inside page 90 (past the attached end's head:
+	// the moved chunks' bytes before and after the range must be copied),
+	// then on past the attached end into plain memory
+	for _, c := range []struct{ off, n int }{{2*PageSize + 10, 88 * PageSize}, {95*PageSize + 3, 10 * PageSize}} {
+		a := base + uint64(c.off)
+		apart, inPlace := 0, 0
+		mc.Combine(a, c.n, func(d, old []byte, o int) {
+			if len(old) != len(d) {
+				t.Fatalf("Combine handed %d old bytes for %d", len(old), len(d))
+			}
+			if &old[0] == &d[0] {
+				inPlace += len(d)
+			} else {
+				apart += len(d)
+				if at := c.off + o; at >= pages*PageSize || !bytes.Equal(old, data0[at:at+len(d)]) {
+					t.Fatalf("old at offset %d is not the attached data", o)
+				}
+			}
+			for i := range d {
+				d[i] = old[i] + byte(o+i)
+			}
+		})
+		mu.Update(a, c.n, func(d []byte, o int) {
+			for i := range d {
+				d[i] += byte(o + i)
+			}
+		})
+		attached := min(c.n, pages*PageSize-c.off)
+		if apart != attached || inPlace != c.n-attached {
+			t.Errorf("range at %d: %d bytes apart, %d in place; want %d and %d", c.off, apart, inPlace, attached, c.n-attached)
+		}
+	}
+	gc, gu := make([]byte, 120*PageSize), make([]byte, 120*PageSize)
+	mc.Read(hbm0, gc)
+	mu.Read(hbm0, gu)
+	if !bytes.Equal(gc, gu) {
+		t.Error("Combine's memory differs from Update's")
+	}
+	if mc.Stats != mu.Stats || mc.Pages() != mu.Pages() {
+		t.Errorf("Combine: stats %+v, %d pages; Update: %+v, %d pages", mc.Stats, mc.Pages(), mu.Stats, mu.Pages())
+	}
+	if !bytes.Equal(data, data0) {
+		t.Error("a write reached the attached data")
+	}
+}
+
+// A large attached run (320 pages: one extent of 5 ownChunks, taken in one
+// access, its head and tail bytes copied) moves to memory of its own under
+// Combine and under Write with the same bytes as a flat model.
+func TestOwnLargeExtent(t *testing.T) {
+	const n = 20 << 20
+	data := pattern(n, 12)
+	data0 := bytes.Clone(data)
+	for _, combine := range []bool{true, false} {
+		m := New(isa.Cayman)
+		if m.Attach(hbm0, data) != n {
+			t.Fatal("attach")
+		}
+		want := bytes.Clone(data0)
+		if combine {
+			m.Combine(hbm0+1, n-2, func(d, old []byte, o int) {
+				for i := range d {
+					d[i] = old[i] ^ byte(o+i)
+				}
+			})
+			for i := 1; i < n-1; i++ {
+				want[i] ^= byte(i - 1)
+			}
+		} else {
+			w := pattern(n-2, 13)
+			m.Write(hbm0+1, w)
+			copy(want[1:], w)
+		}
+		got := make([]byte, n)
+		m.Read(hbm0, got)
+		if !bytes.Equal(got, want) {
+			t.Errorf("combine %v: memory differs from the model", combine)
 		}
 	}
 	if !bytes.Equal(data, data0) {

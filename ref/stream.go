@@ -389,17 +389,26 @@ func (w *word) stream(m *move, dst *mem.Memory, plain, stage bool, isz, osz int)
 	// put writes the next nb bytes of the dst stream at a (contiguous)
 	put := func(a uint64, nb int) {
 		const chunk = 1 << 16 // a whole number of scalars
-		for off := 0; off < nb; off += chunk {
-			n := min(chunk, nb-off)
-			b := src.next(in(n))
+		for off, n := 0, 0; off < nb; off += n {
+			n = min(chunk, nb-off)
+			var b []byte
+			if !plain && nb-off > chunk && (nb-off)%osz == 0 && (a+uint64(off))%uint64(osz) == 0 {
+				b = src.view(in(nb - off)) // the rest in one piece of memory: one pass over it, not a chunk at a time (a loaded destination then moves to memory of its own in the pass: mem.Combine)
+			}
+			if b != nil {
+				n = nb - off
+			} else {
+				b = src.next(in(n))
+			}
 			if !plain && (a+uint64(off))%uint64(osz) == 0 { // scalars aligned: pieces end between them
-				conv := func(d []byte, o int) { // the op and types were checked: cannot fail
-					num.ApplySlice(uint8(m.compute), uint8(m.in), uint8(m.out), d, b[o/osz*isz:])
-				}
 				if m.compute != isa.DGEComputeOpNone {
-					dst.Update(a+uint64(off), n, conv) // combined in place, with what the writes before left (checked: cannot fail)
+					dst.Combine(a+uint64(off), n, func(d, old []byte, o int) { // with what the writes before left, read from old once (checked: cannot fail)
+						num.ApplySliceFrom(uint8(m.compute), uint8(m.in), uint8(m.out), d, old, b[o/osz*isz:])
+					})
 				} else {
-					dst.Fill(a+uint64(off), n, conv)
+					dst.Fill(a+uint64(off), n, func(d []byte, o int) { // the op and types were checked: cannot fail
+						num.ApplySlice(uint8(m.compute), uint8(m.in), uint8(m.out), d, b[o/osz*isz:])
+					})
 				}
 				continue
 			}
@@ -472,20 +481,42 @@ func (s *source) next(n int) []byte {
 		s.staged = s.staged[n:]
 		return b
 	}
-	if s.peek && s.at == s.p.n*s.cur.e.size {
-		s.advance()
-	}
-	if p := s.p; s.peek && s.at+n <= p.n*s.cur.e.size && !p.rep && !s.cur.e.skipped(p.k) {
-		if b := s.mem.Peek(p.a+uint64(s.at), n); b != nil { // in one piece of memory: no copy (checked: the legs do not overlap, so no write changes it first)
-			s.at += n
-			return b
-		}
+	if b := s.view(n); b != nil { // in one piece of memory: no copy (checked: the legs do not overlap, so no write changes it first)
+		return b
 	}
 	if cap(s.buf) < n {
 		s.buf = make([]byte, n)
 	}
 	s.fill(s.buf[:n], n)
 	return s.buf[:n]
+}
+
+// view returns the stream's next n bytes when memory holds them in one piece
+// that no write of the word reaches (mem.Peek), having taken them; nil,
+// having taken nothing, otherwise — then the caller takes them by next.
+func (s *source) view(n int) []byte {
+	if s.staged != nil || !s.ready() {
+		return nil
+	}
+	if p := s.p; s.at+n <= p.n*s.cur.e.size && !p.rep && !s.cur.e.skipped(p.k) {
+		if b := s.mem.Peek(p.a+uint64(s.at), n); b != nil {
+			s.at += n
+			return b
+		}
+	}
+	return nil
+}
+
+// ready readies the current piece for a view: false when the stream may not
+// be read in place.
+func (s *source) ready() bool {
+	if !s.peek {
+		return false
+	}
+	if s.at == s.p.n*s.cur.e.size {
+		s.advance()
+	}
+	return true
 }
 
 // skip passes over the stream's next n bytes.

@@ -945,7 +945,11 @@ func TestApplySliceIsApply(t *testing.T) {
 					putLE(src[k*si:], si, word(k))
 					putLE(dst[k*so:], so, word(n-1-k))
 				}
-				want := append([]byte(nil), dst...)
+				want, old := append([]byte(nil), dst...), append([]byte(nil), dst...)
+				into := make([]byte, len(dst)) // ApplySliceFrom's results, old apart
+				for k := range into {
+					into[k] = ^dst[k]
+				}
 				var wantErr error
 				for k := 0; k < n && wantErr == nil; k++ {
 					v, err := Apply(op, in, out, getLE(src[k*si:], si), getLE(want[k*so:], so))
@@ -959,10 +963,19 @@ func TestApplySliceIsApply(t *testing.T) {
 				if err != nil {
 					continue
 				}
+				if err := ApplySliceFrom(op, in, out, into, old, src); err != nil {
+					t.Fatalf("op %d %#x → %#x: ApplySliceFrom error %v", op, in, out, err)
+				}
 				for k := 0; k < n; k++ {
 					if g, w := getLE(dst[k*so:], so), getLE(want[k*so:], so); g != w {
 						t.Fatalf("op %d %#x → %#x scalar %d (src %#x): ApplySlice %#x, Apply %#x", op, in, out, k, getLE(src[k*si:], si), g, w)
 					}
+					if g, w := getLE(into[k*so:], so), getLE(want[k*so:], so); g != w {
+						t.Fatalf("op %d %#x → %#x scalar %d (src %#x): ApplySliceFrom, old apart, %#x, Apply %#x", op, in, out, k, getLE(src[k*si:], si), g, w)
+					}
+				}
+				if op != OpNone && ApplySliceFrom(op, in, out, into, old[:len(old)-1], src) == nil {
+					t.Fatalf("op %d %#x → %#x: ApplySliceFrom took an old run shorter than dst", op, in, out)
 				}
 			}
 		}

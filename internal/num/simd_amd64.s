@@ -2,30 +2,33 @@
 
 #include "textflag.h"
 
-// The fp32 in-flight compute kernels (issue 17): 32 scalars a block, four
-// ymm registers, unaligned loads and stores (a run starts anywhere). A block
+// The fp32 in-flight compute kernels (issue 17): d = a op s, 32 scalars a
+// block, four ymm registers, unaligned loads and stores (a run starts
+// anywhere); a is d itself (in place) or a run apart from it (an attached
+// page combined into its new storage in one pass, mem.Combine). A block
 // with a NaN among its results (ADD, MULTIPLY) or its operands (MAX, MIN) is
 // left unwritten and ends the call: the caller redoes it in Go, so a NaN
 // result never comes from the CPU's rule. Each returns the scalars done, a
 // multiple of 32: up to that block or to the last partial one. Y14 and Y15
 // are left alone (X15 is ABIInternal's zero register).
 
-// ARGS: DI = d, SI = s, CX = whole blocks, AX = scalars done.
+// ARGS: DI = d, BX = a, SI = s, CX = whole blocks, AX = scalars done.
 #define ARGS \
 	MOVQ d+0(FP), DI \
-	MOVQ s+8(FP), SI \
-	MOVQ n+16(FP), CX \
+	MOVQ a+8(FP), BX \
+	MOVQ s+16(FP), SI \
+	MOVQ n+24(FP), CX \
 	XORQ AX, AX \
 	SHRQ $5, CX
 
-// LOAD: the block of d in Y0..Y3.
+// LOAD: the block of a in Y0..Y3.
 #define LOAD \
-	VMOVUPS (DI), Y0 \
-	VMOVUPS 32(DI), Y1 \
-	VMOVUPS 64(DI), Y2 \
-	VMOVUPS 96(DI), Y3
+	VMOVUPS (BX), Y0 \
+	VMOVUPS 32(BX), Y1 \
+	VMOVUPS 64(BX), Y2 \
+	VMOVUPS 96(BX), Y3
 
-// ARITH: Y0..Y3 = d op s, with Y4 nonzero where a result is NaN
+// ARITH: Y0..Y3 = a op s, with Y4 nonzero where a result is NaN
 // (VCMPPS predicate 3: unordered).
 #define ARITH(op) \
 	op     (SI), Y0, Y0 \
@@ -36,7 +39,7 @@
 	VCMPPS $3, Y3, Y2, Y5 \
 	VORPS  Y5, Y4, Y4
 
-// MINMAX: Y0..Y3 = op(d, s) where neither is NaN, with Y12 nonzero where
+// MINMAX: Y0..Y3 = op(a, s) where neither is NaN, with Y12 nonzero where
 // one is. VMAXPS and VMINPS give their second operand on a tie (±0 among
 // them): taken both ways and joined (VANDPS for MAX, VORPS for MIN), a tie
 // of ±0 is +0 for MAX and −0 for MIN — Go's max and min — and any other tie
@@ -73,11 +76,12 @@
 	VMOVUPS Y2, 64(DI) \
 	VMOVUPS Y3, 96(DI) \
 	ADDQ    $128, DI \
+	ADDQ    $128, BX \
 	ADDQ    $128, SI \
 	ADDQ    $32, AX
 
-// func addF32AVX(d, s *byte, n int) (done int)
-TEXT ·addF32AVX(SB), NOSPLIT, $0-32
+// func addF32AVX(d, a, s *byte, n int) (done int)
+TEXT ·addF32AVX(SB), NOSPLIT, $0-40
 	ARGS
 	JZ addret
 
@@ -92,11 +96,11 @@ addloop:
 
 addret:
 	VZEROUPPER
-	MOVQ AX, done+24(FP)
+	MOVQ AX, done+32(FP)
 	RET
 
-// func mulF32AVX(d, s *byte, n int) (done int)
-TEXT ·mulF32AVX(SB), NOSPLIT, $0-32
+// func mulF32AVX(d, a, s *byte, n int) (done int)
+TEXT ·mulF32AVX(SB), NOSPLIT, $0-40
 	ARGS
 	JZ mulret
 
@@ -111,11 +115,11 @@ mulloop:
 
 mulret:
 	VZEROUPPER
-	MOVQ AX, done+24(FP)
+	MOVQ AX, done+32(FP)
 	RET
 
-// func maxF32AVX(d, s *byte, n int) (done int)
-TEXT ·maxF32AVX(SB), NOSPLIT, $0-32
+// func maxF32AVX(d, a, s *byte, n int) (done int)
+TEXT ·maxF32AVX(SB), NOSPLIT, $0-40
 	ARGS
 	JZ maxret
 
@@ -130,11 +134,11 @@ maxloop:
 
 maxret:
 	VZEROUPPER
-	MOVQ AX, done+24(FP)
+	MOVQ AX, done+32(FP)
 	RET
 
-// func minF32AVX(d, s *byte, n int) (done int)
-TEXT ·minF32AVX(SB), NOSPLIT, $0-32
+// func minF32AVX(d, a, s *byte, n int) (done int)
+TEXT ·minF32AVX(SB), NOSPLIT, $0-40
 	ARGS
 	JZ minret
 
@@ -149,5 +153,5 @@ minloop:
 
 minret:
 	VZEROUPPER
-	MOVQ AX, done+24(FP)
+	MOVQ AX, done+32(FP)
 	RET

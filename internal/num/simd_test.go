@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"testing/quick"
+	"unsafe"
 )
 
 // The fp32 in-flight ADD and MULTIPLY (computeFloats: the vector kernels of
@@ -97,21 +98,37 @@ func randF32(r *rand.Rand) uint32 {
 
 // checkF32 runs ApplySlice(op, FP32, FP32, d, s) and compares every scalar
 // of d with the model over d's old values; d's bytes past the last whole
-// scalar and s must stay as they were.
+// scalar and s must stay as they were. Then the same with the old values
+// apart from the results (ApplySliceFrom into a buffer of other bytes, at
+// d's alignment): the same results, and old unchanged.
 func checkF32(t *testing.T, op uint8, d, s []byte, what string) {
 	t.Helper()
 	old, olds := append([]byte(nil), d...), append([]byte(nil), s...)
+	keep := append([]byte(nil), old...)
+	buf := make([]byte, len(d)+4)
+	into := buf[uintptr(unsafe.Pointer(unsafe.SliceData(d)))%4:][:len(d)]
+	for i := range into {
+		into[i] = ^d[i] // not the results: every byte must be written
+	}
+	tail := append([]byte(nil), into[len(d)/4*4:]...)
+	if err := ApplySliceFrom(op, FP32, FP32, into, old, s); err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
 	if err := ApplySlice(op, FP32, FP32, d, s); err != nil {
 		t.Fatalf("%s: %v", what, err)
 	}
 	n := len(d) / 4
 	for i := 0; i < n; i++ {
 		a, b := binary.LittleEndian.Uint32(old[4*i:]), binary.LittleEndian.Uint32(s[4*i:])
-		if got, want := binary.LittleEndian.Uint32(d[4*i:]), refF32(op, a, b); got != want {
+		want := refF32(op, a, b)
+		if got := binary.LittleEndian.Uint32(d[4*i:]); got != want {
 			t.Fatalf("%s: op %d scalar %d of %d: %#08x, %#08x → %#08x, want %#08x", what, op, i, n, a, b, got, want)
 		}
+		if got := binary.LittleEndian.Uint32(into[4*i:]); got != want {
+			t.Fatalf("%s, old apart: op %d scalar %d of %d: %#08x, %#08x → %#08x, want %#08x", what, op, i, n, a, b, got, want)
+		}
 	}
-	if string(d[4*n:]) != string(old[4*n:]) || string(s) != string(olds) {
+	if string(d[4*n:]) != string(old[4*n:]) || string(s) != string(olds) || string(into[4*n:]) != string(tail) || string(old) != string(keep) {
 		t.Fatalf("%s: bytes outside the results changed", what)
 	}
 }
@@ -174,6 +191,30 @@ func TestF32LongRuns(t *testing.T) {
 		putF32s(d, dv)
 		putF32s(s, sv)
 		checkF32(t, op, d, s, "long run")
+	}
+}
+
+// Runs long enough to go to every CPU (parMin, in parChunk pieces and a
+// partial last one), with NaN-making pairs on the pieces' edges: the same
+// results as one goroutine's, in place and apart.
+func TestF32Parallel(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 6))
+	const n = parMin + parChunk + 37
+	dv, sv := make([]uint32, n), make([]uint32, n)
+	for i := range dv {
+		dv[i], sv[i] = math.Float32bits(r.Float32()*2-1), math.Float32bits(r.Float32()*2-1)
+	}
+	for _, p := range []int{0, parChunk - 1, parChunk, 2*parChunk + 31, parMin - 1, parMin, n - 1} {
+		dv[p], sv[p] = 0x7F800000, 0xFF800000
+	}
+	for range 64 {
+		dv[r.IntN(n)] = f32Specials[r.IntN(len(f32Specials))]
+	}
+	d, s := make([]byte, 4*n), make([]byte, 4*n)
+	for _, op := range f32Ops {
+		putF32s(d, dv)
+		putF32s(s, sv)
+		checkF32(t, op, d, s, "parallel")
 	}
 }
 
@@ -241,7 +282,7 @@ func TestF32KernelContract(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 4))
 	kernels := []struct {
 		op uint8
-		k  func(d, s *byte, n int) int
+		k  func(d, a, s *byte, n int) int
 		// nan: a dst, src pair whose result is NaN though neither is
 		nan [2]uint32
 	}{
@@ -264,23 +305,35 @@ func TestF32KernelContract(t *testing.T) {
 							sv[p] = 0xFF800001 // an sNaN src
 						}
 					}
-					d, s := make([]byte, 4*n), make([]byte, 4*n)
+					d, s, a := make([]byte, 4*n), make([]byte, 4*n), make([]byte, 4*n)
 					putF32s(d, dv)
 					putF32s(s, sv)
+					putF32s(a, dv)
 					want := n / kernelBlock * kernelBlock
 					if p >= 0 && p < want && (nanOperand || kc.op <= OpMultiply) {
 						want = p / kernelBlock * kernelBlock
 					}
-					if got := kc.k(&d[0], &s[0], n); got != want {
+					if got := kc.k(&d[0], &d[0], &s[0], n); got != want {
 						t.Fatalf("op %d, n %d, NaN at %d: %d scalars done, want %d", kc.op, n, p, got, want)
 					}
+					into := make([]byte, 4*n) // a apart from d: d's unwritten scalars stay zero
+					if got := kc.k(&into[0], &a[0], &s[0], n); got != want {
+						t.Fatalf("op %d, n %d, NaN at %d, a apart: %d scalars done, want %d", kc.op, n, p, got, want)
+					}
 					for i := range n {
-						w := dv[i]
+						w, w2 := dv[i], uint32(0)
 						if i < want {
 							w = refF32(kc.op, dv[i], sv[i])
+							w2 = w
 						}
 						if got := binary.LittleEndian.Uint32(d[4*i:]); got != w {
 							t.Fatalf("op %d, n %d, NaN at %d: scalar %d %#08x, want %#08x", kc.op, n, p, i, got, w)
+						}
+						if got := binary.LittleEndian.Uint32(into[4*i:]); got != w2 {
+							t.Fatalf("op %d, n %d, NaN at %d, a apart: scalar %d %#08x, want %#08x", kc.op, n, p, i, got, w2)
+						}
+						if got := binary.LittleEndian.Uint32(a[4*i:]); got != dv[i] {
+							t.Fatalf("op %d, n %d: a changed at scalar %d", kc.op, n, i)
 						}
 					}
 				}
