@@ -428,8 +428,20 @@ func (x *Machine) writeS2M(name string, q *queue) error {
 		a, n := local(d.BufPtr(), pb), d.Length()
 		var err error
 		if d.Op() == sdma.OpCCE {
-			off, err = x.cce(q.dst, d, a, q.stream, off)
-			wrote += n
+			// CCE descriptors of one type and dtypes whose writes continue
+			// each other: one conversion (ApplySlice's every-CPU runs, a
+			// loaded destination moved in the same pass: mem.Combine)
+			e := k + 1
+			for e < len(seq) && seq[e].Op() == sdma.OpCCE && seq[e].OpType() == d.OpType() && !isEvtSem(seq[e].BufPtr()) &&
+				sameDtypes(&seq[e], d) && local(seq[e].BufPtr(), pb) == a+uint64(n) {
+				n += seq[e].Length()
+				e++
+			}
+			off, err = x.cce(q.dst, d, a, n, q.stream, off)
+			for j := k + 1; j < e; j++ {
+				x.s2mStart(q, seq[j]) // counted and traced; none is a completion
+			}
+			wrote, k = wrote+n, e-1
 		} else {
 			// plain writes that continue each other in memory: one access
 			e := k + 1
@@ -589,16 +601,23 @@ func balance(q *sdma.Queue, in, out uint64) error {
 	return nil
 }
 
-// cce writes one S2M descriptor's bytes at a from the stream at off and
-// returns the stream's new offset: each scalar cast (EXT) or combined with
-// the destination's current value (ADD, FMA = multiply, MAX, MIN) —
+// sameDtypes: two CCE descriptors cast between the same DTYPEs.
+func sameDtypes(a, b *sdma.Desc) bool {
+	ai, ao := a.Dtypes()
+	bi, bo := b.Dtypes()
+	return ai == bi && ao == bo
+}
+
+// cce writes the n bytes of CCE descriptors d and those after it that
+// continue it (its type and dtypes) at a from the stream at off and returns
+// the stream's new offset: each scalar cast (EXT) or combined with the
+// destination's current value (ADD, FMA = multiply, MAX, MIN) —
 // internal/num.ApplySlice, as ref — in memory's own backing where the
 // scalars are aligned.
-func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off int) (int, error) {
+func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, n int, stream []byte, off int) (int, error) {
 	in, out := d.Dtypes()
 	si, _ := num.Size(in)
 	so, _ := num.Size(out)
-	n := d.Length()
 	src := stream[off : off+n/so*si]
 	op := isa.DGEComputeOpNone
 	if t := d.OpType(); t != sdma.CCEExt {
@@ -615,7 +634,11 @@ func (x *Machine) cce(m *mem.Memory, d *sdma.Desc, a uint64, stream []byte, off 
 		if op == isa.DGEComputeOpNone {
 			err = m.Fill(a, n, conv)
 		} else {
-			err = m.Update(a, n, conv) // combined with what the writes before left
+			err = m.Combine(a, n, func(dd, old []byte, o int) { // with what the writes before left
+				if aerr == nil {
+					aerr = num.ApplySliceFrom(uint8(op), in, out, dd, old, src[o/so*si:])
+				}
+			})
 		}
 		return off + len(src), cmp.Or(err, aerr)
 	}
