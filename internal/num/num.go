@@ -585,6 +585,9 @@ func Apply(op, in, out uint8, src, dst uint64) (uint64, error) {
 	if op == 0 {
 		return Convert(in, out, src)
 	}
+	if op == OpAdd && info(in).kind == kFP32 && info(out).kind == kFP32 { // the run loops' rule (addRule): Inf − Inf is +qNaN on every CPU
+		return uint64(math.Float32bits(addRule(math.Float32frombits(uint32(dst)), math.Float32frombits(uint32(src))))), nil
+	}
 	if IsFloat(out) {
 		r, err := combine(op, ToFloat32(out, dst), ToFloat32(in, src), fmaxNaN, fminNaN)
 		return FromFloat32(out, r), err

@@ -982,6 +982,36 @@ func TestApplySliceIsApply(t *testing.T) {
 	}
 }
 
+// Apply and ApplySlice agree on every pair of fp32 special values, both
+// ways round, for every op: Inf − Inf included (addRule's +qNaN 0x7FC00000,
+// where the CPU's own default NaN may be another).
+func TestApplySpecialPairs(t *testing.T) {
+	specials := []uint32{0, 0x80000000, 1, 0x80000001, 0x007FFFFF, 0x00800000, 0x7F7FFFFF, 0xFF7FFFFF, 0x7F800000, 0xFF800000,
+		0x7FC00000, 0xFFC00000, 0xFFC00001, 0x7F800001, 0x7FA00000, 0x3F800000, 0xBF800000}
+	for _, op := range []uint8{OpAdd, OpMultiply, OpMax, OpMin} {
+		for _, dt := range []uint8{FP32, FP32R} {
+			for _, a := range specials {
+				for _, b := range specials {
+					v, err := Apply(op, dt, dt, uint64(b), uint64(a))
+					if err != nil {
+						t.Fatal(err)
+					}
+					d, s := binary.LittleEndian.AppendUint32(nil, a), binary.LittleEndian.AppendUint32(nil, b)
+					if err := ApplySlice(op, dt, dt, d, s); err != nil {
+						t.Fatal(err)
+					}
+					if got := uint64(binary.LittleEndian.Uint32(d)); got != v {
+						t.Errorf("op %d %#x: dst %#08x src %#08x: ApplySlice %#08x, Apply %#08x", op, dt, a, b, got, v)
+					}
+				}
+			}
+		}
+	}
+	if v, _ := Apply(OpAdd, FP32, FP32, 0xFF800000, 0x7F800000); v != 0x7FC00000 {
+		t.Errorf("Inf + −Inf = %#08x, want the +qNaN 0x7FC00000", v)
+	}
+}
+
 // The binary16 rounding of every fp32 exponent and sign, with the low bits
 // that decide it (the round bit, the sticky bits, the tie), against the
 // package's integer codec.
