@@ -477,21 +477,28 @@ func (p *Program) emit() error {
 // (p.Skipped); the expansion reports or skips it as the word's flags say.
 func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, error), regs map[uint8]uint32) error {
 	if index == nil {
-		index, p.IndicesAssumed = func(_, j int) (uint32, error) { return uint32(j), nil }, true
+		p.IndicesAssumed = true
 	}
 	ch := &p.Channels[0] // an indexed word runs on one channel (fanOut)
 	read := func(which, n int) error {
 		if cap(p.idxSlab[which]) < n { // LowerInto reuses the last word's
 			p.idxSlab[which] = make([]uint32, n)
 		}
-		p.Indices[which] = p.idxSlab[which][:n]
-		clear(p.Indices[which])
-		for j := range n {
+		idx := p.idxSlab[which][:n]
+		p.Indices[which] = idx
+		if index == nil { // assumed: the identity
+			for j := range idx {
+				idx[j] = uint32(j)
+			}
+			return nil
+		}
+		for j := range idx {
 			v, err := index(which, j)
 			if err != nil {
+				clear(idx[j:]) // the indices not read are 0
 				return fmt.Errorf("%w: %s index %d: %w", ErrIndex, [...]string{"src", "dst"}[which], j, err)
 			}
-			p.Indices[which][j] = v
+			idx[j] = v
 		}
 		return nil
 	}
@@ -507,6 +514,27 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			return err
 		}
 	}
+	// Each row is its GENERATE, then its DIMPUSHes: the row's own, and
+	// dims−1 of one element; the ops are stored straight into the slab
+	// (a 4,096-row word is 20,480 of them).
+	var ops []Op
+	k := 0 // ops stored
+	start := func(rows int) {
+		ops = p.ops(1 + rows*(dims+1))
+		ops = ops[:cap(ops)]
+		if regWrite { // ahead of the data BDs, once per channel (003 §3.3, §4)
+			ops[0], k = Op{Kind: RegWrite}, 1
+		}
+	}
+	one := Op{Kind: DimPush, SrcNum: 1, DstNum: 1}
+	row := func(g, push Op) {
+		r := ops[k : k+1+dims]
+		r[0], r[1] = g, push
+		for d := 2; d < len(r); d++ {
+			r[d] = one
+		}
+		k += 1 + dims
+	}
 	if p.Kind == KindGatherTranspose {
 		// 000 §8e: row = idx[c]; src_row = src + row·src_step_elem[1]; GENERATE(src_row,
 		// elem_size); DIMPUSH src (…, src_step_elem[0]), dst (…, dst_step_elem_1). The
@@ -515,28 +543,29 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 		if err := read(0, n); err != nil {
 			return err
 		}
-		ss, ds := src[0], dst[1] // the row walks src dim 0 and dst dim 1
-		ch.Ops = p.ops(1 + n*(dims+1))
-		if regWrite { // ahead of the data BDs, once per channel (003 §3.3, §4)
-			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
-		}
+		push := Op{Kind: DimPush, SrcNum: l, DstNum: l, SrcStep: src[0], DstStep: dst[1]} // the row walks src dim 0 and dst dim 1
+		g := Op{Kind: Generate, Dir: RD, ElemSize: int32(p.RowBytes), Sem: int32(p.Semaphore)}
+		start(n)
 		ib := p.Index.Bound[0]
+		lim := uint64(1<<31 - 1) // the bounds of sdma's gather (field-tables §11.5)
+		if ib.Enabled {
+			lim = min(lim, uint64(regs[ib.Reg]))
+		}
+		base, step := int64(ch.Src.Addr), ch.Src.Step[1]
 		for j, v := range p.Indices[0] {
-			if v >= 1<<31 || ib.Enabled && uint64(v) > uint64(regs[ib.Reg]) { // the bounds of sdma's gather (field-tables §11.5)
+			if uint64(v) > lim {
 				p.Skipped = append(p.Skipped, j)
 				continue
 			}
-			soc, err := m.SoC(uint64(int64(ch.Src.Addr)+int64(v)*ch.Src.Step[1]), p.Core)
+			soc, err := m.SoC(uint64(base+int64(v)*step), p.Core)
 			if err != nil { // outside the memory map: the expansion reports it where it moves bytes
 				p.Skipped = append(p.Skipped, j)
 				continue
 			}
-			ch.Ops = append(ch.Ops, Op{Kind: Generate, Dir: RD, Addr: soc, ElemSize: int32(p.RowBytes), Sem: int32(p.Semaphore), Row: int32(j)})
-			ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: l, DstNum: l, SrcStep: ss, DstStep: ds})
-			for d := 1; d < dims; d++ {
-				ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: 1, DstNum: 1})
-			}
+			g.Addr, g.Row = soc, int32(j)
+			row(g, push)
 		}
+		ch.Ops = ops[:k]
 		return nil
 	}
 	// INDIRECT1D: lane j is one element of each leg (field-tables §11.5): a gather
@@ -554,42 +583,51 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			}
 		}
 	}
-	ss, ds := src[0], dst[0]
-	at := func(l *Leg, which, j int) (uint64, bool) {
-		v := uint32(j)
-		if idx := p.Indices[which]; idx != nil {
-			v = idx[j]
-			if lim := p.Index.Bound[which]; v >= l.Num[0] || lim.Enabled && uint64(v) > uint64(regs[lim.Reg]) { // sdma's lane rule (§11.5)
-				return 0, false
+	// an index is in range below its leg's element count and, its bound
+	// register enabled, at most r[bc_reg] — sdma's lane rule (§11.5)
+	var lim [2]uint64
+	for which, l := range [2]*Leg{&ch.Src, &ch.Dst} {
+		lim[which] = uint64(l.Num[0]) - 1 // Num[0] ≥ 1: lower refuses a count of 0
+		if b := p.Index.Bound[which]; b.Enabled {
+			lim[which] = min(lim[which], uint64(regs[b.Reg]))
+		}
+	}
+	sIdx, dIdx := p.Indices[0], p.Indices[1]
+	g := Op{Kind: Generate, Dir: RD, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore)}
+	leg := &ch.Src
+	if mode == IndexDst {
+		g.Dir, g.ElemSize, leg = WR, int32(ch.Dst.ElemSize), &ch.Dst
+	}
+	base, step := int64(leg.Addr), leg.Step[0]
+	push := Op{Kind: DimPush, SrcNum: 1, DstNum: 1, SrcStep: src[0], DstStep: dst[0]}
+	start(lanes)
+	for j := range lanes {
+		v := uint32(j) // the GENERATE's leg's element
+		if sIdx != nil {
+			if uint64(sIdx[j]) > lim[0] {
+				p.Skipped = append(p.Skipped, j)
+				continue
+			}
+			v = sIdx[j]
+		}
+		if dIdx != nil {
+			if uint64(dIdx[j]) > lim[1] {
+				p.Skipped = append(p.Skipped, j)
+				continue
+			}
+			if mode == IndexDst {
+				v = dIdx[j]
 			}
 		}
-		return uint64(int64(l.Addr) + int64(v)*l.Step[0]), true
-	}
-	ch.Ops = p.ops(1 + lanes*(dims+1))
-	if regWrite {
-		ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
-	}
-	for j := range lanes {
-		s, ok1 := at(&ch.Src, 0, j)
-		d, ok2 := at(&ch.Dst, 1, j)
-		if !ok1 || !ok2 {
+		soc, err := m.SoC(uint64(base+int64(v)*step), p.Core)
+		if err != nil {
 			p.Skipped = append(p.Skipped, j)
 			continue
 		}
-		g := Op{Kind: Generate, Dir: RD, Addr: s, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore), Row: int32(j)}
-		if mode == IndexDst {
-			g.Dir, g.Addr, g.ElemSize = WR, d, int32(ch.Dst.ElemSize)
-		}
-		var err error
-		if g.Addr, err = m.SoC(g.Addr, p.Core); err != nil {
-			p.Skipped = append(p.Skipped, j)
-			continue
-		}
-		ch.Ops = append(ch.Ops, g, Op{Kind: DimPush, SrcNum: 1, DstNum: 1, SrcStep: ss, DstStep: ds})
-		for d := 1; d < dims; d++ {
-			ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: 1, DstNum: 1})
-		}
+		g.Addr, g.Row = soc, int32(j)
+		row(g, push)
 	}
+	ch.Ops = ops[:k]
 	return nil
 }
 
