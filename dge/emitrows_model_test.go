@@ -17,7 +17,8 @@ import (
 // append — builds: the same GENERATEs and DIMPUSHes, skipped lanes and index
 // values, on random indexed words of every mode, bound and backend, with
 // indices in range, past their leg or bound register, of 2^31 and more, and
-// rows outside the memory map.
+// rows outside the memory map; and lowered with NoRowOps, the rows
+// ChannelOps builds and the dump are those too.
 func TestEmitRowsIsModel(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 5))
 	gens := []isa.Gen{isa.Cayman, isa.MarianaPlus}
@@ -120,6 +121,21 @@ func TestEmitRowsIsModel(t *testing.T) {
 			}
 			if string(p.AppendDump(nil)) != string(q.AppendDump(nil)) {
 				t.Fatalf("%s\nbackend %s: dumps differ", word, b)
+			}
+			// NoRowOps: the rows left out of Channels[0].Ops, built by ChannelOps as stored
+			opt.NoRowOps = true
+			u, err := Lower(&insts[0], gen, opt)
+			if err != nil {
+				t.Fatalf("%s\nbackend %s, NoRowOps: %v", word, b, err)
+			}
+			if n := len(u.Channels[0].Ops); n > 1 {
+				t.Fatalf("%s\nbackend %s, NoRowOps: %d ops stored, want the REGWRITE at most", word, b, n)
+			}
+			if d := cmp.Diff(q.Channels[0].Ops, u.ChannelOps(0)); d != "" {
+				t.Fatalf("%s\nbackend %s, NoRowOps: ChannelOps differ from the model's (-model +ChannelOps):\n%s", word, b, d)
+			}
+			if !slices.Equal(q.Skipped, u.Skipped) || string(u.AppendDump(nil)) != string(q.AppendDump(nil)) {
+				t.Fatalf("%s\nbackend %s, NoRowOps: skipped %v or dump differ from the model's", word, b, u.Skipped)
 			}
 		}
 	}

@@ -20,6 +20,12 @@ type Options struct {
 	// 1 dst): `run` reads it from memory; nil is the identity j → j, which
 	// the program records as assumed (IndicesAssumed).
 	Index func(which, j int) (uint32, error)
+	// NoRowOps leaves an indexed word's per-row GENERATEs and DIMPUSHes out
+	// of Channels[0].Ops, which then holds only the ops ahead of the rows;
+	// ChannelOps (and the dump) builds them as they would be stored. For the
+	// engines, which execute the descriptors and never read the micro-ops: a
+	// 4,096-row word is 20,480 of them, 1 MB (issue 17).
+	NoRowOps bool
 }
 
 // ErrNotLowered is returned for words the DGE does not lower.
@@ -114,7 +120,7 @@ func (p *Program) lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error
 	}
 	p.reshape(m)
 	if p.PerRow() && p.Backend != NoDGE {
-		return p, p.emitRows(m, opt.Index, opt.Regs)
+		return p, p.emitRows(m, opt.Index, opt.Regs, !opt.NoRowOps)
 	}
 	return p, p.emit()
 }
@@ -475,7 +481,10 @@ func (p *Program) emit() error {
 // expansion uses them. A lane whose index is out of range or past its bound
 // register, or whose row lies outside the memory map, gets no GENERATE
 // (p.Skipped); the expansion reports or skips it as the word's flags say.
-func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, error), regs map[uint8]uint32) error {
+//
+// With store false the rows are not stored (Options.NoRowOps): p.rows holds
+// what ChannelOps needs to build them.
+func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, error), regs map[uint8]uint32, store bool) error {
 	if index == nil {
 		p.IndicesAssumed = true
 	}
@@ -520,6 +529,9 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 	var ops []Op
 	k := 0 // ops stored
 	start := func(rows int) {
+		if !store {
+			rows = 0 // the ops ahead of the rows only
+		}
 		ops = p.ops(1 + rows*(dims+1))
 		ops = ops[:cap(ops)]
 		if regWrite { // ahead of the data BDs, once per channel (003 §3.3, §4)
@@ -552,6 +564,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			lim = min(lim, uint64(regs[ib.Reg]))
 		}
 		base, step := int64(ch.Src.Addr), ch.Src.Step[1]
+		p.rows = rowPlan{on: !store, g: g, push: push, dims: dims, base: base, step: step, which: 0, lanes: n}
 		for j, v := range p.Indices[0] {
 			if uint64(v) > lim {
 				p.Skipped = append(p.Skipped, j)
@@ -562,8 +575,10 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 				p.Skipped = append(p.Skipped, j)
 				continue
 			}
-			g.Addr, g.Row = soc, int32(j)
-			row(g, push)
+			if store {
+				g.Addr, g.Row = soc, int32(j)
+				row(g, push)
+			}
 		}
 		ch.Ops = ops[:k]
 		return nil
@@ -600,6 +615,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 	}
 	base, step := int64(leg.Addr), leg.Step[0]
 	push := Op{Kind: DimPush, SrcNum: 1, DstNum: 1, SrcStep: src[0], DstStep: dst[0]}
+	p.rows = rowPlan{on: !store, g: g, push: push, dims: dims, base: base, step: step, which: b2i(mode == IndexDst), lanes: lanes}
 	start(lanes)
 	for j := range lanes {
 		v := uint32(j) // the GENERATE's leg's element
@@ -624,11 +640,55 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			p.Skipped = append(p.Skipped, j)
 			continue
 		}
-		g.Addr, g.Row = soc, int32(j)
-		row(g, push)
+		if store {
+			g.Addr, g.Row = soc, int32(j)
+			row(g, push)
+		}
 	}
 	ch.Ops = ops[:k]
 	return nil
+}
+
+// rowPlan is what the rows of an indexed word lowered with NoRowOps are built
+// from (ChannelOps): lane j not skipped is g at the SoC address of element
+// Indices[which][j] of the GENERATE's leg (base + v·step), then push, then
+// dims−1 DIMPUSHes of one element — the ops emitRows stores otherwise.
+type rowPlan struct {
+	on         bool
+	g, push    Op
+	dims       int
+	base, step int64
+	which      int
+	lanes      int
+}
+
+// ChannelOps is channel c's micro-ops: Channels[c].Ops, with an indexed
+// word's rows built here when it was lowered with Options.NoRowOps.
+func (p *Program) ChannelOps(c int) []Op {
+	ch := &p.Channels[c]
+	r := &p.rows
+	if !r.on || c != 0 {
+		return ch.Ops
+	}
+	out := make([]Op, len(ch.Ops), len(ch.Ops)+(r.lanes-len(p.Skipped))*(r.dims+1))
+	copy(out, ch.Ops)
+	m := isa.Map(p.Gen)
+	one := Op{Kind: DimPush, SrcNum: 1, DstNum: 1}
+	skipped := p.Skipped // ascending
+	for j := range r.lanes {
+		if len(skipped) > 0 && skipped[0] == j {
+			skipped = skipped[1:]
+			continue
+		}
+		g := r.g
+		g.Addr, _ = m.SoC(uint64(r.base+int64(p.Indices[r.which][j])*r.step), p.Core) // a lane not skipped is in the map
+		g.Row = int32(j)
+		out = append(out, g, r.push)
+		for d := 1; d < r.dims; d++ {
+			out = append(out, one)
+		}
+	}
+	return out
 }
 
 // ops is an empty micro-op list with room for n: the last word's storage

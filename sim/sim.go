@@ -170,7 +170,7 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return fault(err)
 	}
-	p, lw, err := sdma.LowerInto(&x.prog, in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab})
+	p, lw, err := sdma.LowerInto(&x.prog, in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs, NoRowOps: true}, sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab})
 	switch {
 	case p == nil:
 		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
