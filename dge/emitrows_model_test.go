@@ -264,3 +264,36 @@ func (p *Program) emitRowsModel(m isa.AddressMap, index func(which, j int) (uint
 	}
 	return nil
 }
+
+// socs answers what AddressMap.SoC answers (field-tables §11.2), address for
+// address, over runs that stay in one region and jump between SBUF, PSUM,
+// HBM and unmapped addresses, on every generation and a few cores.
+func TestSocsIsSoC(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 2))
+	for _, g := range isa.Gens {
+		m := isa.Map(g)
+		for core := range 3 {
+			tr := socs{m: &m, core: core}
+			a := uint64(0)
+			for range 5000 {
+				switch r.IntN(8) {
+				case 0:
+					a = uint64(r.Int64N(int64(m.SBUFSize)))
+				case 1:
+					a = m.PSUMBase + uint64(r.Int64N(int64(max(m.PSUMSize, 1))))
+				case 2:
+					a = m.HBMBase + uint64(r.Int64N(1<<34))
+				case 3:
+					a = uint64(r.Uint64())
+				default:
+					a += uint64(r.IntN(1 << 16)) // on in the region, perhaps past its end
+				}
+				want, werr := m.SoC(a, core)
+				got, err := tr.soc(a)
+				if got != want || (err == nil) != (werr == nil) {
+					t.Fatalf("%s core %d: soc(%#x) = %#x, %v; SoC says %#x, %v", g, core, a, got, err, want, werr)
+				}
+			}
+		}
+	}
+}

@@ -538,6 +538,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			ops[0], k = Op{Kind: RegWrite}, 1
 		}
 	}
+	tr := socs{m: &m, core: p.Core}
 	one := Op{Kind: DimPush, SrcNum: 1, DstNum: 1}
 	row := func(g, push Op) {
 		r := ops[k : k+1+dims]
@@ -570,7 +571,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 				p.Skipped = append(p.Skipped, j)
 				continue
 			}
-			soc, err := m.SoC(uint64(base+int64(v)*step), p.Core)
+			soc, err := tr.soc(uint64(base + int64(v)*step))
 			if err != nil { // outside the memory map: the expansion reports it where it moves bytes
 				p.Skipped = append(p.Skipped, j)
 				continue
@@ -635,7 +636,7 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 				v = dIdx[j]
 			}
 		}
-		soc, err := m.SoC(uint64(base+int64(v)*step), p.Core)
+		soc, err := tr.soc(uint64(base + int64(v)*step))
 		if err != nil {
 			p.Skipped = append(p.Skipped, j)
 			continue
@@ -647,6 +648,37 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 	}
 	ch.Ops = ops[:k]
 	return nil
+}
+
+// socs translates Neuron addresses to SoC ones (m.SoC on core) a region at a
+// time: each window maps linearly (field-tables §11.2: SBUF and PSUM at an
+// offset, HBM as itself), so within the region of the address before, an
+// address's SoC one is at that address's offset — one look-up per region,
+// not one per row.
+type socs struct {
+	m             *isa.AddressMap
+	core          int
+	lo, hi, delta uint64 // the last region [lo, hi) and its offset (empty at first)
+}
+
+func (t *socs) soc(a uint64) (uint64, error) {
+	if a >= t.lo && a < t.hi {
+		return a + t.delta, nil
+	}
+	s, err := t.m.SoC(a, t.core)
+	if err != nil {
+		return 0, err
+	}
+	switch r, _, _ := t.m.Split(a); r {
+	case isa.SBUF:
+		t.lo, t.hi = 0, t.m.SBUFSize
+	case isa.PSUM:
+		t.lo, t.hi = t.m.PSUMBase, t.m.PSUMBase+t.m.PSUMSize
+	default:
+		t.lo, t.hi = t.m.HBMBase, t.m.HBMEnd
+	}
+	t.delta = s - a
+	return s, nil
 }
 
 // rowPlan is what the rows of an indexed word lowered with NoRowOps are built
@@ -673,6 +705,7 @@ func (p *Program) ChannelOps(c int) []Op {
 	out := make([]Op, len(ch.Ops), len(ch.Ops)+(r.lanes-len(p.Skipped))*(r.dims+1))
 	copy(out, ch.Ops)
 	m := isa.Map(p.Gen)
+	tr := socs{m: &m, core: p.Core}
 	one := Op{Kind: DimPush, SrcNum: 1, DstNum: 1}
 	skipped := p.Skipped // ascending
 	for j := range r.lanes {
@@ -681,7 +714,7 @@ func (p *Program) ChannelOps(c int) []Op {
 			continue
 		}
 		g := r.g
-		g.Addr, _ = m.SoC(uint64(r.base+int64(p.Indices[r.which][j])*r.step), p.Core) // a lane not skipped is in the map
+		g.Addr, _ = tr.soc(uint64(r.base + int64(p.Indices[r.which][j])*r.step)) // a lane not skipped is in the map
 		g.Row = int32(j)
 		out = append(out, g, r.push)
 		for d := 1; d < r.dims; d++ {
