@@ -221,21 +221,23 @@ func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
 		}
 	}
 	stride := x.Mem.Map.SBUFStride
-	var state [2]uint8   // per tensor: 0 unread, 1 read whole (x.idx[which]), 2 read index by index
-	b := make([]byte, 4) // one buffer for every index: a 4-byte Read keeps none (an array per call would be a heap object each)
+	var whole [2][]uint32 // per tensor, once read whole (x.idx)
+	var tried [2]bool     // whether it was tried: then whole or index by index
+	b := make([]byte, 4)  // one buffer for every index: a 4-byte Read keeps none (an array per call would be a heap object each)
 	return func(which, j int) (uint32, error) {
+		if uint(which) < 2 && uint(j) < uint(len(whole[which])) { // the common ask
+			return whole[which][j], nil
+		}
 		if c == 0 {
 			return 0, fmt.Errorf("idx_num_active_channels 0: no index tensor")
 		}
-		if which == 0 || which == 1 {
-			if state[which] == 0 {
-				state[which] = 2
-				if x.readIndices(which, base[which], int(c), n) {
-					state[which] = 1
+		if uint(which) < 2 && !tried[which] {
+			tried[which] = true
+			if x.readIndices(which, base[which], int(c), n) {
+				whole[which] = x.idx[which]
+				if uint(j) < uint(n) {
+					return whole[which][j], nil
 				}
-			}
-			if state[which] == 1 && j >= 0 && j < n {
-				return x.idx[which][j], nil
 			}
 		}
 		a := control.IndexAddr(stride, base[which], int(c), j)
