@@ -455,14 +455,24 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 				}
 			}
 		}
-		for k := int64(0); k < l; k++ {
-			if dstCol {
-				dst = appendRun(dst, elem2(&ch.Dst, jb, k), uint64(je-jb)*es)
-				continue
+		switch cn := uint64(je-jb) * es; { // a block column's bytes
+		case dstCol && ch.Dst.Step[1] != int64(cn):
+			// the block's columns never continue one another: only the first
+			// may continue the run before it (appendRun's merge, tested once)
+			dst = appendRun(dst, elem2(&ch.Dst, jb, 0), cn)
+			for k := int64(1); k < l; k++ {
+				dst = append(dst, run{elem2(&ch.Dst, jb, k), cn})
 			}
-			for j := jb; j < je; j++ {
-				if keep == nil || keep[j*l+k] {
-					dst = appendRun(dst, elem2(&ch.Dst, j, k), es)
+		case dstCol:
+			for k := int64(0); k < l; k++ {
+				dst = appendRun(dst, elem2(&ch.Dst, jb, k), cn)
+			}
+		default:
+			for k := int64(0); k < l; k++ {
+				for j := jb; j < je; j++ {
+					if keep == nil || keep[j*l+k] {
+						dst = appendRun(dst, elem2(&ch.Dst, j, k), es)
+					}
 				}
 			}
 		}

@@ -53,7 +53,7 @@ func TestIndexedRunsAreModel(t *testing.T) {
 			src = fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=[%d, 64],
   src_num_elem=[8, %d], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=hbm:0x100000, dst_step_elem_1=%d,
   dst_num_elem=[%d, 8], elem_size=16, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y%s%s`,
-				[]int{2, 2, 4}[r.IntN(3)], lanes, 2*lanes+2*r.IntN(2), lanes, bound("src_idx_bound_reg", 3+r.IntN(2)), bound("dst_bound_reg", 5))
+				[]int{2, 2, 4}[r.IntN(3)], lanes, []int{2 * lanes, 2*lanes + 2, 32}[r.IntN(3)], lanes, bound("src_idx_bound_reg", 3+r.IntN(2)), bound("dst_bound_reg", 5))
 		} else {
 			mode := []string{"SRC", "DST", "SRC_DST"}[r.IntN(3)]
 			sn, dn := 64, lanes
