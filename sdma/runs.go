@@ -319,7 +319,19 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 		}
 		return uint64(int64(s.l.Addr) + int64(v)*s.l.Step[0]), true
 	}
+	// a gather's lanes (src indexed, read in place; dst walked): the common
+	// lane inline, without addr's call
+	gather := legs[0].indexed && legs[0].idx != nil && ch.Src.Num[0] > 0 && !legs[1].indexed && !unique
+	sIdx, sLim := legs[0].idx, legs[0].lim
+	sBase, sStep, dBase, dStep := int64(ch.Src.Addr), ch.Src.Step[0], int64(ch.Dst.Addr), ch.Dst.Step[0]
 	for j := int64(0); j < lanes; j++ {
+		if gather && uint64(sIdx[j]) <= sLim {
+			src = laneRun(src, uint64(sBase+int64(sIdx[j])*sStep), ss, legs[0].own)
+			if dst = appendRun(dst, uint64(dBase+j*dStep), ds); len(src) > limit || len(dst) > limit {
+				break
+			}
+			continue
+		}
 		if !unique {
 			s, ok1 := addr(&legs[0], j)
 			d, ok2 := addr(&legs[1], j)
