@@ -272,11 +272,11 @@ func (w *word) indirect1D() error {
 }
 
 // gather1D is indirect1D's lanes of a gather (SRC): lane j moves src element
-// is[j] to dst element j. The src elements are added lane by lane (indices
-// that follow each other merge as add1 merges them); the dst elements of
-// the lanes before the first skipped one are added at once, as add1 would
-// hold them — one row when they are contiguous, else one per lane — and
-// lane by lane after it.
+// is[j] to dst element j; src and dst are empty. The src elements are added
+// lane by lane (indices that follow each other merge as add1 merges them);
+// the dst elements of the lanes before the first skipped one are added at
+// once, as add1 would hold them — one row when they are contiguous, else
+// one per lane — and lane by lane after it.
 func (w *word) gather1D(src, dst *elems, is []uint32, sa uint64, ss int64, sn int, sb bound, errorsOn bool, da uint64, ds int64) error {
 	head := func(k int) { // the dst elements of lanes [0, k), dst empty
 		switch {
@@ -291,7 +291,10 @@ func (w *word) gather1D(src, dst *elems, is []uint32, sa uint64, ss int64, sn in
 		}
 		dst.n = k
 	}
-	dense := true // no lane skipped yet: the dst elements wait for head
+	// src is empty: its rows are the ones built here, each of elements of
+	// its size one after another, so add1's merge is "continues the last row"
+	rows, next := src.rows, uint64(0) // next: the address that continues the last row
+	dense := true                     // no lane skipped yet: the dst elements wait for head
 	for j, s := range is {
 		// in range and under the bound: the common case, checked inline
 		if int(s) >= sn || sb.on && uint64(s) > sb.limit {
@@ -308,11 +311,19 @@ func (w *word) gather1D(src, dst *elems, is []uint32, sa uint64, ss int64, sn in
 				continue
 			}
 		}
-		src.add1(uint64(int64(sa) + int64(s)*ss))
+		a := uint64(int64(sa) + int64(s)*ss)
+		if k := len(rows) - 1; k >= 0 && a == next {
+			rows[k].n++
+		} else {
+			rows = append(rows, row{a, 1, int32(src.size)})
+		}
+		next = a + uint64(src.size)
+		src.n++
 		if !dense {
 			dst.add1(uint64(int64(da) + int64(j)*ds))
 		}
 	}
+	src.rows = rows
 	if dense {
 		head(len(is))
 	}
