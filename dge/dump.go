@@ -68,8 +68,9 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 	dim := min(int(p.IndirectionDim()), 4)
 	for c := range p.Channels {
 		ch := &p.Channels[c]
-		for k := range ch.Ops {
-			op := &ch.Ops[k]
+		ops := p.ChannelOps(c) // the rows built when not stored (Options.NoRowOps)
+		for k := range ops {
+			op := &ops[k]
 			switch op.Kind {
 			case RegWrite:
 				dst = append(appendInt(append(dst, "S: push REGWRITE to DMA["...), ch.DMA), "]\n"...)

@@ -20,6 +20,12 @@ type Options struct {
 	// 1 dst): `run` reads it from memory; nil is the identity j → j, which
 	// the program records as assumed (IndicesAssumed).
 	Index func(which, j int) (uint32, error)
+	// NoRowOps leaves an indexed word's per-row GENERATEs and DIMPUSHes out
+	// of Channels[0].Ops, which then holds only the ops ahead of the rows;
+	// ChannelOps (and the dump) builds them as they would be stored. For the
+	// engines, which execute the descriptors and never read the micro-ops: a
+	// 4,096-row word is 20,480 of them, 1 MB (issue 17).
+	NoRowOps bool
 }
 
 // ErrNotLowered is returned for words the DGE does not lower.
@@ -114,7 +120,7 @@ func (p *Program) lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error
 	}
 	p.reshape(m)
 	if p.PerRow() && p.Backend != NoDGE {
-		return p, p.emitRows(m, opt.Index, opt.Regs)
+		return p, p.emitRows(m, opt.Index, opt.Regs, !opt.NoRowOps)
 	}
 	return p, p.emit()
 }
@@ -475,23 +481,33 @@ func (p *Program) emit() error {
 // expansion uses them. A lane whose index is out of range or past its bound
 // register, or whose row lies outside the memory map, gets no GENERATE
 // (p.Skipped); the expansion reports or skips it as the word's flags say.
-func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, error), regs map[uint8]uint32) error {
+//
+// With store false the rows are not stored (Options.NoRowOps): p.rows holds
+// what ChannelOps needs to build them.
+func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, error), regs map[uint8]uint32, store bool) error {
 	if index == nil {
-		index, p.IndicesAssumed = func(_, j int) (uint32, error) { return uint32(j), nil }, true
+		p.IndicesAssumed = true
 	}
 	ch := &p.Channels[0] // an indexed word runs on one channel (fanOut)
 	read := func(which, n int) error {
 		if cap(p.idxSlab[which]) < n { // LowerInto reuses the last word's
 			p.idxSlab[which] = make([]uint32, n)
 		}
-		p.Indices[which] = p.idxSlab[which][:n]
-		clear(p.Indices[which])
-		for j := range n {
+		idx := p.idxSlab[which][:n]
+		p.Indices[which] = idx
+		if index == nil { // assumed: the identity
+			for j := range idx {
+				idx[j] = uint32(j)
+			}
+			return nil
+		}
+		for j := range idx {
 			v, err := index(which, j)
 			if err != nil {
+				clear(idx[j:]) // the indices not read are 0
 				return fmt.Errorf("%w: %s index %d: %w", ErrIndex, [...]string{"src", "dst"}[which], j, err)
 			}
-			p.Indices[which][j] = v
+			idx[j] = v
 		}
 		return nil
 	}
@@ -507,6 +523,31 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			return err
 		}
 	}
+	// Each row is its GENERATE, then its DIMPUSHes: the row's own, and
+	// dims−1 of one element; the ops are stored straight into the slab
+	// (a 4,096-row word is 20,480 of them).
+	var ops []Op
+	k := 0 // ops stored
+	start := func(rows int) {
+		if !store {
+			rows = 0 // the ops ahead of the rows only
+		}
+		ops = p.ops(1 + rows*(dims+1))
+		ops = ops[:cap(ops)]
+		if regWrite { // ahead of the data BDs, once per channel (003 §3.3, §4)
+			ops[0], k = Op{Kind: RegWrite}, 1
+		}
+	}
+	tr := socs{m: &m, core: p.Core}
+	one := Op{Kind: DimPush, SrcNum: 1, DstNum: 1}
+	row := func(g, push Op) {
+		r := ops[k : k+1+dims]
+		r[0], r[1] = g, push
+		for d := 2; d < len(r); d++ {
+			r[d] = one
+		}
+		k += 1 + dims
+	}
 	if p.Kind == KindGatherTranspose {
 		// 000 §8e: row = idx[c]; src_row = src + row·src_step_elem[1]; GENERATE(src_row,
 		// elem_size); DIMPUSH src (…, src_step_elem[0]), dst (…, dst_step_elem_1). The
@@ -515,28 +556,32 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 		if err := read(0, n); err != nil {
 			return err
 		}
-		ss, ds := src[0], dst[1] // the row walks src dim 0 and dst dim 1
-		ch.Ops = p.ops(1 + n*(dims+1))
-		if regWrite { // ahead of the data BDs, once per channel (003 §3.3, §4)
-			ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
-		}
+		push := Op{Kind: DimPush, SrcNum: l, DstNum: l, SrcStep: src[0], DstStep: dst[1]} // the row walks src dim 0 and dst dim 1
+		g := Op{Kind: Generate, Dir: RD, ElemSize: int32(p.RowBytes), Sem: int32(p.Semaphore)}
+		start(n)
 		ib := p.Index.Bound[0]
+		lim := uint64(1<<31 - 1) // the bounds of sdma's gather (field-tables §11.5)
+		if ib.Enabled {
+			lim = min(lim, uint64(regs[ib.Reg]))
+		}
+		base, step := int64(ch.Src.Addr), ch.Src.Step[1]
+		p.rows = rowPlan{on: !store, g: g, push: push, dims: dims, base: base, step: step, which: 0, lanes: n}
 		for j, v := range p.Indices[0] {
-			if v >= 1<<31 || ib.Enabled && uint64(v) > uint64(regs[ib.Reg]) { // the bounds of sdma's gather (field-tables §11.5)
+			if uint64(v) > lim {
 				p.Skipped = append(p.Skipped, j)
 				continue
 			}
-			soc, err := m.SoC(uint64(int64(ch.Src.Addr)+int64(v)*ch.Src.Step[1]), p.Core)
+			soc, err := tr.soc(uint64(base + int64(v)*step))
 			if err != nil { // outside the memory map: the expansion reports it where it moves bytes
 				p.Skipped = append(p.Skipped, j)
 				continue
 			}
-			ch.Ops = append(ch.Ops, Op{Kind: Generate, Dir: RD, Addr: soc, ElemSize: int32(p.RowBytes), Sem: int32(p.Semaphore), Row: int32(j)})
-			ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: l, DstNum: l, SrcStep: ss, DstStep: ds})
-			for d := 1; d < dims; d++ {
-				ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: 1, DstNum: 1})
+			if store {
+				g.Addr, g.Row = soc, int32(j)
+				row(g, push)
 			}
 		}
+		ch.Ops = ops[:k]
 		return nil
 	}
 	// INDIRECT1D: lane j is one element of each leg (field-tables §11.5): a gather
@@ -554,43 +599,129 @@ func (p *Program) emitRows(m isa.AddressMap, index func(which, j int) (uint32, e
 			}
 		}
 	}
-	ss, ds := src[0], dst[0]
-	at := func(l *Leg, which, j int) (uint64, bool) {
-		v := uint32(j)
-		if idx := p.Indices[which]; idx != nil {
-			v = idx[j]
-			if lim := p.Index.Bound[which]; v >= l.Num[0] || lim.Enabled && uint64(v) > uint64(regs[lim.Reg]) { // sdma's lane rule (§11.5)
-				return 0, false
+	// an index is in range below its leg's element count and, its bound
+	// register enabled, at most r[bc_reg] — sdma's lane rule (§11.5)
+	var lim [2]uint64
+	for which, l := range [2]*Leg{&ch.Src, &ch.Dst} {
+		lim[which] = uint64(l.Num[0]) - 1 // Num[0] ≥ 1: lower refuses a count of 0
+		if b := p.Index.Bound[which]; b.Enabled {
+			lim[which] = min(lim[which], uint64(regs[b.Reg]))
+		}
+	}
+	sIdx, dIdx := p.Indices[0], p.Indices[1]
+	g := Op{Kind: Generate, Dir: RD, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore)}
+	leg := &ch.Src
+	if mode == IndexDst {
+		g.Dir, g.ElemSize, leg = WR, int32(ch.Dst.ElemSize), &ch.Dst
+	}
+	base, step := int64(leg.Addr), leg.Step[0]
+	push := Op{Kind: DimPush, SrcNum: 1, DstNum: 1, SrcStep: src[0], DstStep: dst[0]}
+	p.rows = rowPlan{on: !store, g: g, push: push, dims: dims, base: base, step: step, which: b2i(mode == IndexDst), lanes: lanes}
+	start(lanes)
+	for j := range lanes {
+		v := uint32(j) // the GENERATE's leg's element
+		if sIdx != nil {
+			if uint64(sIdx[j]) > lim[0] {
+				p.Skipped = append(p.Skipped, j)
+				continue
+			}
+			v = sIdx[j]
+		}
+		if dIdx != nil {
+			if uint64(dIdx[j]) > lim[1] {
+				p.Skipped = append(p.Skipped, j)
+				continue
+			}
+			if mode == IndexDst {
+				v = dIdx[j]
 			}
 		}
-		return uint64(int64(l.Addr) + int64(v)*l.Step[0]), true
-	}
-	ch.Ops = p.ops(1 + lanes*(dims+1))
-	if regWrite {
-		ch.Ops = append(ch.Ops, Op{Kind: RegWrite})
-	}
-	for j := range lanes {
-		s, ok1 := at(&ch.Src, 0, j)
-		d, ok2 := at(&ch.Dst, 1, j)
-		if !ok1 || !ok2 {
+		soc, err := tr.soc(uint64(base + int64(v)*step))
+		if err != nil {
 			p.Skipped = append(p.Skipped, j)
 			continue
 		}
-		g := Op{Kind: Generate, Dir: RD, Addr: s, ElemSize: int32(ch.Src.ElemSize), Sem: int32(p.Semaphore), Row: int32(j)}
-		if mode == IndexDst {
-			g.Dir, g.Addr, g.ElemSize = WR, d, int32(ch.Dst.ElemSize)
-		}
-		var err error
-		if g.Addr, err = m.SoC(g.Addr, p.Core); err != nil {
-			p.Skipped = append(p.Skipped, j)
-			continue
-		}
-		ch.Ops = append(ch.Ops, g, Op{Kind: DimPush, SrcNum: 1, DstNum: 1, SrcStep: ss, DstStep: ds})
-		for d := 1; d < dims; d++ {
-			ch.Ops = append(ch.Ops, Op{Kind: DimPush, SrcNum: 1, DstNum: 1})
+		if store {
+			g.Addr, g.Row = soc, int32(j)
+			row(g, push)
 		}
 	}
+	ch.Ops = ops[:k]
 	return nil
+}
+
+// socs translates Neuron addresses to SoC ones (m.SoC on core) a region at a
+// time: each window maps linearly (field-tables §11.2: SBUF and PSUM at an
+// offset, HBM as itself), so within the region of the address before, an
+// address's SoC one is at that address's offset — one look-up per region,
+// not one per row.
+type socs struct {
+	m             *isa.AddressMap
+	core          int
+	lo, hi, delta uint64 // the last region [lo, hi) and its offset (empty at first)
+}
+
+func (t *socs) soc(a uint64) (uint64, error) {
+	if a >= t.lo && a < t.hi {
+		return a + t.delta, nil
+	}
+	s, err := t.m.SoC(a, t.core)
+	if err != nil {
+		return 0, err
+	}
+	switch r, _, _ := t.m.Split(a); r {
+	case isa.SBUF:
+		t.lo, t.hi = 0, t.m.SBUFSize
+	case isa.PSUM:
+		t.lo, t.hi = t.m.PSUMBase, t.m.PSUMBase+t.m.PSUMSize
+	default:
+		t.lo, t.hi = t.m.HBMBase, t.m.HBMEnd
+	}
+	t.delta = s - a
+	return s, nil
+}
+
+// rowPlan is what the rows of an indexed word lowered with NoRowOps are built
+// from (ChannelOps): lane j not skipped is g at the SoC address of element
+// Indices[which][j] of the GENERATE's leg (base + v·step), then push, then
+// dims−1 DIMPUSHes of one element — the ops emitRows stores otherwise.
+type rowPlan struct {
+	on         bool
+	g, push    Op
+	dims       int
+	base, step int64
+	which      int
+	lanes      int
+}
+
+// ChannelOps is channel c's micro-ops: Channels[c].Ops, with an indexed
+// word's rows built here when it was lowered with Options.NoRowOps.
+func (p *Program) ChannelOps(c int) []Op {
+	ch := &p.Channels[c]
+	r := &p.rows
+	if !r.on || c != 0 {
+		return ch.Ops
+	}
+	out := make([]Op, len(ch.Ops), len(ch.Ops)+(r.lanes-len(p.Skipped))*(r.dims+1))
+	copy(out, ch.Ops)
+	m := isa.Map(p.Gen)
+	tr := socs{m: &m, core: p.Core}
+	one := Op{Kind: DimPush, SrcNum: 1, DstNum: 1}
+	skipped := p.Skipped // ascending
+	for j := range r.lanes {
+		if len(skipped) > 0 && skipped[0] == j {
+			skipped = skipped[1:]
+			continue
+		}
+		g := r.g
+		g.Addr, _ = tr.soc(uint64(r.base + int64(p.Indices[r.which][j])*r.step)) // a lane not skipped is in the map
+		g.Row = int32(j)
+		out = append(out, g, r.push)
+		for d := 1; d < r.dims; d++ {
+			out = append(out, one)
+		}
+	}
+	return out
 }
 
 // ops is an empty micro-op list with room for n: the last word's storage

@@ -236,6 +236,7 @@ type Program struct {
 	RowBytes       int   // GATHER_XPOSE: the word's elem_size, the bytes of one gathered row (000 §8e)
 	Skipped        []int // the lanes whose index is out of range or past its bound, or whose row is outside the map: no GENERATE (sdma errors or skips them)
 
+	rows    rowPlan     // an indexed word's rows when they are not stored (Options.NoRowOps)
 	opSlab  []Op        // the storage of the channels' Ops (LowerInto reuses it)
 	idxSlab [2][]uint32 // the storage of Indices (likewise)
 }

@@ -526,11 +526,16 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 	if len(dst) != len(src) {
 		return 0, fmt.Errorf("CopyRows: %d src rows for %d dst rows", len(src), len(dst))
 	}
-	rs, k, err := m.checkRows(src, n)
+	// one pass over the rows: both spans, and whether dst steps evenly
+	var sp rowScan
+	if len(src) > 0 {
+		sp = scanRows(dst, src)
+	}
+	rs, k, err := m.checkSpan(src, n, sp.slo, sp.shi)
 	if err != nil {
 		return k, err
 	}
-	rd, k, err := m.checkRows(dst, n)
+	rd, k, err := m.checkSpan(dst, n, sp.dlo, sp.dhi)
 	if err != nil {
 		return k, err
 	}
@@ -540,7 +545,7 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 	if m.rowsOwe(src, n) || m.rowsOwe(dst, n) {
 		m.hbm.settle()
 	}
-	if m.copyStrided(dst, src, n, rs, rd) {
+	if m.copyStrided(dst, src, n, rs, rd, &sp) {
 		return 0, nil
 	}
 	runs := 1
@@ -636,22 +641,16 @@ func (m *Memory) CopyRows(dst, src []uint64, n int) (int, error) {
 // destination already in pieces, or a destination span more than 4× the
 // bytes written or with a page no row touches (its gaps would be
 // allocated).
-func (m *Memory) copyStrided(dst, src []uint64, n int, rs, rd isa.Region) bool {
+func (m *Memory) copyStrided(dst, src []uint64, n int, rs, rd isa.Region, sp *rowScan) bool {
 	k := len(src)
-	if k < 8 || rs == isa.Unmapped || rd == isa.Unmapped {
+	if k < 8 || rs == isa.Unmapped || rd == isa.Unmapped || !sp.even {
 		return false
 	}
 	ds := int64(dst[1] - dst[0])
 	if ds < int64(n) { // rows overlapping or descending: the general path
 		return false
 	}
-	slo, shi := src[0], src[0]
-	for i := 1; i < k; i++ {
-		if int64(dst[i]-dst[i-1]) != ds {
-			return false
-		}
-		slo, shi = min(slo, src[i]), max(shi, src[i])
-	}
+	slo, shi := sp.slo, sp.shi
 	sn, dn := shi-slo+uint64(n), uint64(k-1)*uint64(ds)+uint64(n)
 	if dn > 4*uint64(k*n) || ds-int64(n) >= PageSize || sn > 1<<40 || shi+uint64(n) < shi { // every page of the dst span holds a row's byte
 		return false
@@ -681,6 +680,30 @@ func (m *Memory) copyStrided(dst, src []uint64, n int, rs, rd isa.Region) bool {
 	return true
 }
 
+// rowScan is what one pass over CopyRows' rows finds: the lowest and highest
+// src and dst row address, and whether the dst rows are a constant step
+// apart (dst[i] − dst[i−1] the same for every i, modulo 2^64).
+type rowScan struct {
+	slo, shi, dlo, dhi uint64
+	even               bool
+}
+
+// scanRows is the rowScan of dst and src (of equal, nonzero lengths).
+func scanRows(dst, src []uint64) rowScan {
+	sp := rowScan{slo: src[0], shi: src[0], dlo: dst[0], dhi: dst[0], even: true}
+	var step uint64
+	if len(dst) > 1 {
+		step = dst[1] - dst[0]
+	}
+	for i := 1; i < len(src); i++ {
+		a, d := src[i], dst[i]
+		sp.slo, sp.shi = min(sp.slo, a), max(sp.shi, a)
+		sp.dlo, sp.dhi = min(sp.dlo, d), max(sp.dhi, d)
+		sp.even = sp.even && d-dst[i-1] == step
+	}
+	return sp
+}
+
 // checkRows checks n-byte rows at each address: one check of the whole span
 // when it lies in one region (then named in one), else row by row to name
 // the first bad one.
@@ -691,6 +714,15 @@ func (m *Memory) checkRows(rows []uint64, n int) (one isa.Region, k int, err err
 	lo, hi := rows[0], rows[0]
 	for _, a := range rows {
 		lo, hi = min(lo, a), max(hi, a)
+	}
+	return m.checkSpan(rows, n, lo, hi)
+}
+
+// checkSpan is checkRows of rows whose lowest and highest address are lo
+// and hi.
+func (m *Memory) checkSpan(rows []uint64, n int, lo, hi uint64) (one isa.Region, k int, err error) {
+	if len(rows) == 0 {
+		return isa.Unmapped, 0, nil
 	}
 	if span := hi - lo + uint64(n); hi+uint64(n) > hi && span <= 1<<40 && m.Check(lo, int(span)) == nil {
 		return m.region(lo), 0, nil

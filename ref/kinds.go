@@ -227,6 +227,12 @@ func (w *word) indirect1D() error {
 	seen := map[uint32]int{}
 	sb, db := w.bound(v.SrcIdxBoundReg()), w.bound(v.DstIdxBoundReg())
 	unique := v.Flags().NonUniqueDstIdx() == 0
+	if is != nil && id == nil { // a gather: its dst lanes are the dst leg's elements in order
+		if err := w.gather1D(&src, &dst, is, sa, ss, sn, sb, errorsOn, da, ds); err != nil {
+			return err
+		}
+		lanes = 0 // done
+	}
 	for j := 0; j < lanes; j++ {
 		s, d := uint32(j), uint32(j)
 		ok := true
@@ -263,6 +269,65 @@ func (w *word) indirect1D() error {
 	deltas = append(deltas, semDelta{Idx: int(v.Semaphore()), Add: int32(v.SemIncrement())})
 	m := &move{src: src, dst: dst, in: v.InDType(), out: v.OutDType(), compute: v.ComputeOp()}
 	return w.run(m, deltas) // lanes apply in order: a repeated dst index accumulates
+}
+
+// gather1D is indirect1D's lanes of a gather (SRC): lane j moves src element
+// is[j] to dst element j; src and dst are empty. The src elements are added
+// lane by lane (indices that follow each other merge as add1 merges them);
+// the dst elements of the lanes before the first skipped one are added at
+// once, as add1 would hold them — one row when they are contiguous, else
+// one per lane — and lane by lane after it.
+func (w *word) gather1D(src, dst *elems, is []uint32, sa uint64, ss int64, sn int, sb bound, errorsOn bool, da uint64, ds int64) error {
+	head := func(k int) { // the dst elements of lanes [0, k), dst empty
+		switch {
+		case k == 0:
+		case ds == int64(dst.size):
+			dst.rows = append(dst.rows, row{da, uint32(k), int32(dst.size)})
+		default:
+			dst.rows = make([]row, k, len(is))
+			for j := range dst.rows {
+				dst.rows[j] = row{uint64(int64(da) + int64(j)*ds), 1, int32(dst.size)}
+			}
+		}
+		dst.n = k
+	}
+	// src is empty: its rows are the ones built here, each of elements of
+	// its size one after another, so add1's merge is "continues the last row"
+	rows, next := src.rows, uint64(0) // next: the address that continues the last row
+	dense := true                     // no lane skipped yet: the dst elements wait for head
+	for j, s := range is {
+		// in range and under the bound: the common case, checked inline
+		if int(s) >= sn || sb.on && uint64(s) > sb.limit {
+			ok, err := w.indexOK(j, s, sn, sb, errorsOn, "src index")
+			if err != nil {
+				return err
+			}
+			if !ok {
+				w.x.Stats.Skipped++
+				if dense {
+					head(j)
+					dense = false
+				}
+				continue
+			}
+		}
+		a := uint64(int64(sa) + int64(s)*ss)
+		if k := len(rows) - 1; k >= 0 && a == next {
+			rows[k].n++
+		} else {
+			rows = append(rows, row{a, 1, int32(src.size)})
+		}
+		next = a + uint64(src.size)
+		src.n++
+		if !dense {
+			dst.add1(uint64(int64(da) + int64(j)*ds))
+		}
+	}
+	src.rows = rows
+	if dense {
+		head(len(is))
+	}
+	return nil
 }
 
 // gatherXpose: DMA_GATHER_TRANSPOSE (§3.7, §11.5): row j of L = elem_size/2

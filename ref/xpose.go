@@ -147,7 +147,7 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 
 // gatherRows is the gather-transpose's fast path: contiguous rows, every index
 // within its bound b (and below 2^31), no dst bound register (dstBound false), no overlap —
-// bands of gathered rows turned like the transpose's.
+// bands of gathered rows turned in place (gatherInPlace).
 func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, b bound, dstBound bool, deltas []semDelta) (bool, error) {
 	n := len(idx)
 	if s0 != 2 || dstBound || d1 < int64(2*n) || n == 0 || l == 0 {
@@ -175,24 +175,7 @@ func (w *word) gatherRows(sa, da uint64, idx []uint32, l int, s0, s1, d1 int64, 
 			return true, w.fault(k, "dst", err)
 		}
 	}
-	band, cb := make([]byte, xposeBand*row), colBufs(xposeBand, 2)
-	for jb := 0; jb < n; jb += xposeBand {
-		m := min(xposeBand, n-jb)
-		for j := 0; j < m; j++ {
-			if err := w.x.Mem.Read(uint64(int64(sa)+int64(idx[jb+j])*s1), band[j*row:(j+1)*row]); err != nil {
-				return true, w.fault(jb+j, "src", err)
-			}
-		}
-		err := turnBand(cb, band, row, m, 2, l, func(k int, col []byte) error {
-			if err := w.x.Mem.Write(da+uint64(int64(k)*d1)+uint64(2*jb), col); err != nil {
-				return w.fault(k, "dst", err)
-			}
-			return nil
-		})
-		if err != nil {
-			return true, err
-		}
-	}
+	w.gatherInPlace(sa, da, idx, l, s1, d1) // gather.go
 	w.x.Stats.Lanes += n * l
 	w.x.Stats.BytesMoved += uint64(n * row)
 	w.x.Tracef("%s: gathered %d rows of %d elements, transposed", w.name, n, l)

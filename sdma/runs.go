@@ -300,55 +300,128 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 	if !mode.SrcIndexed() { // scatter: one lane per src element (field-tables §11.5)
 		lanes = int64(ch.Src.Num[0])
 	}
-	// at is lane j's element on leg l; ok = false: the lane is skipped
-	at := func(l *dge.Leg, which int, indexed bool, j int64) (a uint64, ok bool, err error) {
-		if !indexed {
-			return elem(l, j), true, nil
+	type side struct {
+		l       *dge.Leg
+		indexed bool
+		idx     []uint32 // the values the per-row program was generated from (nil: ask index)
+		lim     uint64   // the largest index in range and within the bound register
+		own     bool     // each lane's element its own run (its GENERATE's descriptor)
+	}
+	var legs [2]side
+	for which, l := range [2]*dge.Leg{&ch.Src, &ch.Dst} {
+		s := side{l: l, indexed: [2]bool{mode.SrcIndexed(), mode.DstIndexed()}[which]}
+		if v := p.Indices[which]; s.indexed && int64(len(v)) == lanes {
+			s.idx = v // Expand's index is p.IndexValue over these: read them in place
 		}
-		v, err := index(which, int(j))
-		if err != nil {
+		s.lim = uint64(l.Num[0]) - 1 // 0 elements: every index is out of range (lim wraps; checked below)
+		if b := p.Index.Bound[which]; b.Enabled {
+			s.lim = min(s.lim, uint64(regs[b.Reg]))
+		}
+		// an indexed leg's row is its GENERATE's one descriptor, never merged
+		// with its neighbour (003 §3.1: "GENERATE emits exactly one
+		// descriptor. For an indirect gather it is called once per gathered
+		// row"); SUNDA's POOL kernel has no GENERATE and keeps maximal runs
+		s.own = s.indexed && p.Backend != dge.NoDGE
+		legs[which] = s
+	}
+	// at is lane j's element on leg which; ok = false: the lane is skipped
+	at := func(which int, j int64) (a uint64, ok bool, err error) {
+		s := &legs[which]
+		if !s.indexed {
+			return elem(s.l, j), true, nil
+		}
+		var v uint32
+		if s.idx != nil {
+			v = s.idx[j]
+		} else if v, err = index(which, int(j)); err != nil {
 			return 0, false, err
+		}
+		if uint64(v) <= s.lim && s.l.Num[0] > 0 {
+			return uint64(int64(s.l.Addr) + int64(v)*s.l.Step[0]), true, nil
 		}
 		bad := ""
 		switch lim := p.Index.Bound[which]; {
-		case v >= l.Num[0]:
-			bad = fmt.Sprintf("index %d is out of bounds (%d elements)", v, l.Num[0])
+		case v >= s.l.Num[0]:
+			bad = fmt.Sprintf("index %d is out of bounds (%d elements)", v, s.l.Num[0])
 		case lim.Enabled && uint64(v) > uint64(regs[lim.Reg]):
 			bad = fmt.Sprintf("index %d > limit r%d = %d", v, lim.Reg, regs[lim.Reg])
-		}
-		if bad == "" {
-			return elem(l, int64(v)), true, nil
 		}
 		if p.Index.BoundIsErr {
 			return 0, false, fmt.Errorf("DMA_INDIRECT lane %d: %s: %w", j, bad, ErrBounds)
 		}
 		return 0, false, nil
 	}
-	seen := map[uint64]int64{}
+	for k := range legs { // an indexed leg holds a run per lane; the other one mostly merges
+		if legs[k].own {
+			if k == 0 {
+				src = hugemem.Grow(src, int(min(lanes, int64(limit)+1)))
+			} else {
+				dst = hugemem.Grow(dst, int(min(lanes, int64(limit)+1)))
+			}
+		}
+	}
+	var seen map[uint64]int64 // a dst address's lane, when dst indices must be unique
+	unique := mode.DstIndexed() && !p.Index.NonUniqueDst
+	ss, ds := uint64(ch.Src.ElemSize), uint64(ch.Dst.ElemSize)
+	// addr is lane j's element on leg s when the lane is the common one —
+	// its index (if any) read in place and in range — else ok false, and
+	// at decides
+	addr := func(s *side, j int64) (a uint64, ok bool) {
+		v := uint64(j)
+		if s.indexed {
+			if s.idx == nil || uint64(s.idx[j]) > s.lim || s.l.Num[0] == 0 {
+				return 0, false
+			}
+			v = uint64(s.idx[j])
+		}
+		return uint64(int64(s.l.Addr) + int64(v)*s.l.Step[0]), true
+	}
+	// a gather's lanes (src indexed, read in place; dst walked): the common
+	// lane inline, without addr's call
+	gather := legs[0].indexed && legs[0].idx != nil && ch.Src.Num[0] > 0 && !legs[1].indexed && !unique
+	sIdx, sLim := legs[0].idx, legs[0].lim
+	sBase, sStep, dBase, dStep := int64(ch.Src.Addr), ch.Src.Step[0], int64(ch.Dst.Addr), ch.Dst.Step[0]
 	for j := int64(0); j < lanes; j++ {
-		s, ok1, err := at(&ch.Src, 0, mode.SrcIndexed(), j)
+		if gather && uint64(sIdx[j]) <= sLim {
+			src = laneRun(src, uint64(sBase+int64(sIdx[j])*sStep), ss, legs[0].own)
+			if dst = appendRun(dst, uint64(dBase+j*dStep), ds); len(src) > limit || len(dst) > limit {
+				break
+			}
+			continue
+		}
+		if !unique {
+			s, ok1 := addr(&legs[0], j)
+			d, ok2 := addr(&legs[1], j)
+			if ok1 && ok2 {
+				src = laneRun(src, s, ss, legs[0].own)
+				if dst = laneRun(dst, d, ds, legs[1].own); len(src) > limit || len(dst) > limit {
+					break
+				}
+				continue
+			}
+		}
+		s, ok1, err := at(0, j)
 		if err != nil {
 			return nil, nil, err
 		}
-		d, ok2, err := at(&ch.Dst, 1, mode.DstIndexed(), j)
+		d, ok2, err := at(1, j)
 		if err != nil {
 			return nil, nil, err
 		}
 		if !ok1 || !ok2 {
 			continue
 		}
-		if mode.DstIndexed() && !p.Index.NonUniqueDst {
+		if unique {
+			if seen == nil {
+				seen = map[uint64]int64{}
+			}
 			if prev, dup := seen[d]; dup {
 				return nil, nil, fmt.Errorf("DMA_INDIRECT lane %d: dst index repeats lane %d and non_unique_dst_idx is 0", j, prev)
 			}
 			seen[d] = j
 		}
-		// an indexed leg's row is its GENERATE's one descriptor, never merged
-		// with its neighbour (003 §3.1: "GENERATE emits exactly one
-		// descriptor. For an indirect gather it is called once per gathered
-		// row"); SUNDA's POOL kernel has no GENERATE and keeps maximal runs
-		src = laneRun(src, s, uint64(ch.Src.ElemSize), mode.SrcIndexed() && p.Backend != dge.NoDGE)
-		dst = laneRun(dst, d, uint64(ch.Dst.ElemSize), mode.DstIndexed() && p.Backend != dge.NoDGE)
+		src = laneRun(src, s, ss, legs[0].own)
+		dst = laneRun(dst, d, ds, legs[1].own)
 		if len(src) > limit || len(dst) > limit {
 			break
 		}
@@ -378,7 +451,15 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 	n, l := int64(ch.Src.Num[1]), int64(ch.Dst.Num[1])
 	es := uint64(ch.Src.ElemSize)
 	ib, db := p.Index.Bound[0], ch.Dst.Bound
-	idx := make([]uint32, n)
+	idx := p.Indices[0] // Expand's index is p.IndexValue over these: read them in place
+	ask := int64(len(idx)) != n
+	if ask { // no per-row program (SUNDA): index j read as its lane is checked
+		idx = make([]uint32, n)
+	}
+	lim := uint64(1<<31 - 1) // an index is at most this, and its bound register's limit
+	if ib.Enabled {
+		lim = min(lim, uint64(regs[ib.Reg]))
+	}
 	skip := func(e int64) {
 		if keep == nil {
 			keep = make([]bool, n*l)
@@ -389,11 +470,15 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 		keep[e] = false
 	}
 	for j := range n {
-		v, err := index(0, int(j))
-		if err != nil {
-			return nil, nil, nil, err
+		if ask {
+			if idx[j], err = index(0, int(j)); err != nil {
+				return nil, nil, nil, err
+			}
 		}
-		idx[j] = v
+		v := idx[j]
+		if uint64(v) <= lim && !db.Enabled {
+			continue // the common lane: nothing to check further
+		}
 		bad := ""
 		switch {
 		case v >= 1<<31:
@@ -422,6 +507,10 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 	const block = 16
 	srcRow := keep == nil && ch.Src.Step[0] == int64(es)
 	dstCol := keep == nil && ch.Dst.Step[0] == int64(es) // a block's column of contiguous elements is one run, as element by element appendRun would merge it
+	if srcRow && dstCol {                                // at most a run per row and one per block column: one allocation each
+		src = hugemem.Grow(src, int(min(n, int64(limit)+1)))
+		dst = hugemem.Grow(dst, int(min(l*((n+block-1)/block), int64(limit)+1)))
+	}
 	for jb := int64(0); jb < n; jb += block {
 		je := min(n, jb+block)
 		for j := jb; j < je; j++ {
@@ -435,14 +524,24 @@ func gatherRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uint8
 				}
 			}
 		}
-		for k := int64(0); k < l; k++ {
-			if dstCol {
-				dst = appendRun(dst, elem2(&ch.Dst, jb, k), uint64(je-jb)*es)
-				continue
+		switch cn := uint64(je-jb) * es; { // a block column's bytes
+		case dstCol && ch.Dst.Step[1] != int64(cn):
+			// the block's columns never continue one another: only the first
+			// may continue the run before it (appendRun's merge, tested once)
+			dst = appendRun(dst, elem2(&ch.Dst, jb, 0), cn)
+			for k := int64(1); k < l; k++ {
+				dst = append(dst, run{elem2(&ch.Dst, jb, k), cn})
 			}
-			for j := jb; j < je; j++ {
-				if keep == nil || keep[j*l+k] {
-					dst = appendRun(dst, elem2(&ch.Dst, j, k), es)
+		case dstCol:
+			for k := int64(0); k < l; k++ {
+				dst = appendRun(dst, elem2(&ch.Dst, jb, k), cn)
+			}
+		default:
+			for k := int64(0); k < l; k++ {
+				for j := jb; j < je; j++ {
+					if keep == nil || keep[j*l+k] {
+						dst = appendRun(dst, elem2(&ch.Dst, j, k), es)
+					}
 				}
 			}
 		}
