@@ -39,6 +39,7 @@ type Machine struct {
 	slab           []sdma.Desc                // the descriptor memory Expand reuses word after word (the lists live for one word)
 	prog           dge.Program                // the program each word is lowered into (its storage reused: it lives for one word)
 	cmoves         []cmove                    // the moves of a word's queues held as runs (prepareCompact)
+	regs           map[uint8]uint32           // the registers as the lowering takes them (refilled each word)
 	idx            [2][]uint32                // the word's index tensors as indexFunc read them (kept from word to word)
 	idxCol         []byte                     // readIndices' column buffer
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
@@ -164,8 +165,11 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return err
 	}
-	regs := map[uint8]uint32{}
-	for i, v := range x.Regs {
+	if x.regs == nil { // one map for every word: the lowering reads it, none keeps it
+		x.regs = make(map[uint8]uint32, len(x.Regs))
+	}
+	regs := x.regs
+	for i, v := range x.Regs { // every key, every word: nothing of the word before stays
 		regs[uint8(i)] = v
 	}
 	idx, err := x.indexFunc(in)
