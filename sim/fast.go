@@ -428,13 +428,23 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 }
 
 // gatherRows is q's tile rows of rb bytes, each where memory stores it
-// (mem.Peek, as ref's gatherInPlace reads a gather's rows), or — a row
+// (mem.Peek of the extent where it is stored in one piece, else of each
+// row, as ref's gatherInPlace reads a gather's rows), or — a row
 // not stored in one piece (across an HBM page's end, owed, absent) — read
 // into a scratch of its own. Each row is read once, so memory counts
 // exactly the M2S descriptors' bytes read (viewRows: every row in one
 // descriptor, every descriptor's bytes in rows).
 func (x *Machine) gatherRows(q *queue, rb int) [][]byte {
 	rs := make([][]byte, len(q.rows))
+	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
+	if b := x.Mem.Peek(lo, ext); b != nil { // the extent stored in one piece: each row a slice of it, not a Peek each
+		r, _, _ := x.Mem.Map.Split(lo)
+		x.Mem.Stats.Read[r] -= uint64(ext - len(q.rows)*rb) // Peek counted the extent; the descriptors read their rows
+		for j, o := range q.rows {
+			rs[j] = b[o : o+rb : o+rb]
+		}
+		return rs
+	}
 	var own []byte
 	for j, o := range q.rows {
 		a := q.m2sHull.lo + uint64(o)
