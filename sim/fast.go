@@ -538,7 +538,7 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, tr tileRows) 
 	blocks := 1                     // 8-column blocks a row group (turn8)
 	if reg {
 		colp, rowp = make([]unsafe.Pointer, w), make([]unsafe.Pointer, m*h)
-		if w%16 == 0 && pl.S%(128<<10) != 0 && !oneSet(dsts) {
+		if w%16 == 0 && pl.S%(128<<10) != 0 && (tr.rs == nil || !oneSet(dsts)) {
 			blocks = 2 // 32 bytes of each row's line at once, 16 destinations' lines in flight
 		}
 	} else {
@@ -612,9 +612,12 @@ func canTurn8(h, w, es int) bool {
 // oneSet is whether the destinations all start at one offset in a 4 KiB
 // page of the host's memory: their lines at each step then fall in one set
 // of a 64-set L1 (a gather-transpose's dst rows 8 KiB apart), whose 8 ways
-// hold 8 destinations' lines in flight, not 16 (one block: 0.21–0.25 ms
-// against 0.37 ms for 256 destinations 8, 12, 16 or 32 KiB apart, 4096
-// rows of 512 B; one or two lines off, two blocks do as well: BenchmarkTurnStride).
+// hold 8 destinations' lines in flight, not 16. Gathered rows (turnTiles:
+// tr.rs) then take one block: 0.21–0.25 ms against 0.37 ms for 256
+// destinations 8, 12, 16 or 32 KiB apart, 4096 rows of 512 B; one or two
+// lines off, two blocks do as well (BenchmarkTurnStride). A transpose's
+// rows, one source's, keep two: its 4096 × 4096 (dst rows 8 KiB apart)
+// ran 27–33 ms with two, 32–35 ms with one.
 func oneSet(dsts [][]byte) bool {
 	o := uintptr(unsafe.Pointer(unsafe.SliceData(dsts[0]))) % 4096
 	for _, d := range dsts[1:] {
