@@ -400,7 +400,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	// is one piece, else gathered into a scratch first
 	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
 	if ext != int(q.m2sBytes) { // rows strewn over the extent (a gather's): each read where it lies
-		err := x.turnTiles(q, pl, dsts, tileRows{rs: x.gatherRows(q, rb)})
+		err := x.turnTiles(q, pl, dsts, x.gatherRows(q, rb))
 		return cmpOrCopy(err, out, pieces, first, dsts)
 	}
 	if b := x.Mem.Peek(lo, ext); b != nil { // stored in one piece (an attached file's pages too, which View bounces): turned in place
@@ -434,17 +434,14 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 // into a scratch of its own. Each row is read once, so memory counts
 // exactly the M2S descriptors' bytes read (viewRows: every row in one
 // descriptor, every descriptor's bytes in rows).
-func (x *Machine) gatherRows(q *queue, rb int) [][]byte {
-	rs := make([][]byte, len(q.rows))
+func (x *Machine) gatherRows(q *queue, rb int) tileRows {
 	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
-	if b := x.Mem.Peek(lo, ext); b != nil { // the extent stored in one piece: each row a slice of it, not a Peek each
+	if b := x.Mem.Peek(lo, ext); b != nil { // the extent stored in one piece: each row at its offset in it, not a Peek each
 		r, _, _ := x.Mem.Map.Split(lo)
 		x.Mem.Stats.Read[r] -= uint64(ext - len(q.rows)*rb) // Peek counted the extent; the descriptors read their rows
-		for j, o := range q.rows {
-			rs[j] = b[o : o+rb : o+rb]
-		}
-		return rs
+		return tileRows{b: b, off: q.rows, strewn: true}
 	}
+	rs := make([][]byte, len(q.rows))
 	var own []byte
 	for j, o := range q.rows {
 		a := q.m2sHull.lo + uint64(o)
@@ -459,7 +456,7 @@ func (x *Machine) gatherRows(q *queue, rb int) [][]byte {
 		rs[j] = own[j*rb : (j+1)*rb : (j+1)*rb]
 		x.Mem.Read(a, rs[j]) // checked (prepareFast: each descriptor in one region): cannot fail
 	}
-	return rs
+	return tileRows{rs: rs, strewn: true}
 }
 
 // cmpOrCopy finishes turnInto: after err nothing; with a scratch (out),
@@ -486,10 +483,11 @@ type piece struct {
 // tileRows is where turnTiles finds tile row j: rs[j], or at off[j] in b,
 // or (both nil) at j·rb, the M2S stream's order.
 type tileRows struct {
-	b   []byte
-	off []int
-	rb  int
-	rs  [][]byte
+	b      []byte
+	off    []int
+	rb     int
+	rs     [][]byte
+	strewn bool // a gather's rows, not one source's (oneSet)
 }
 
 // at is tile row j's first n bytes.
@@ -538,7 +536,7 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, tr tileRows) 
 	blocks := 1                     // 8-column blocks a row group (turn8)
 	if reg {
 		colp, rowp = make([]unsafe.Pointer, w), make([]unsafe.Pointer, m*h)
-		if w%16 == 0 && pl.S%(128<<10) != 0 && (tr.rs == nil || !oneSet(dsts)) {
+		if w%16 == 0 && pl.S%(128<<10) != 0 && (!tr.strewn || !oneSet(dsts)) {
 			blocks = 2 // 32 bytes of each row's line at once, 16 destinations' lines in flight
 		}
 	} else {
@@ -613,7 +611,7 @@ func canTurn8(h, w, es int) bool {
 // page of the host's memory: their lines at each step then fall in one set
 // of a 64-set L1 (a gather-transpose's dst rows 8 KiB apart), whose 8 ways
 // hold 8 destinations' lines in flight, not 16. Gathered rows (turnTiles:
-// tr.rs) then take one block: 0.21–0.25 ms against 0.37 ms for 256
+// tr.strewn) then take one block: 0.21–0.25 ms against 0.37 ms for 256
 // destinations 8, 12, 16 or 32 KiB apart, 4096 rows of 512 B; one or two
 // lines off, two blocks do as well (BenchmarkTurnStride). A transpose's
 // rows, one source's, keep two: its 4096 × 4096 (dst rows 8 KiB apart)
