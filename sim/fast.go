@@ -399,6 +399,10 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	// View (which counts exactly their bytes read), turned inside it when it
 	// is one piece, else gathered into a scratch first
 	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
+	if ext != int(q.m2sBytes) { // rows strewn over the extent (a gather's): each read where it lies
+		err := x.turnTiles(q, pl, dsts, x.gatherRows(q, rb))
+		return cmpOrCopy(err, out, pieces, first, dsts)
+	}
 	if b := x.Mem.Peek(lo, ext); b != nil { // stored in one piece (an attached file's pages too, which View bounces): turned in place
 		err := x.turnTiles(q, pl, dsts, tileRows{b: b, off: q.rows})
 		return cmpOrCopy(err, out, pieces, first, dsts)
@@ -423,6 +427,38 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	return cmpOrCopy(err, out, pieces, first, dsts)
 }
 
+// gatherRows is q's tile rows of rb bytes, each where memory stores it
+// (mem.Peek of the extent where it is stored in one piece, else of each
+// row, as ref's gatherInPlace reads a gather's rows), or — a row
+// not stored in one piece (across an HBM page's end, owed, absent) — read
+// into a scratch of its own. Each row is read once, so memory counts
+// exactly the M2S descriptors' bytes read (viewRows: every row in one
+// descriptor, every descriptor's bytes in rows).
+func (x *Machine) gatherRows(q *queue, rb int) tileRows {
+	lo, ext := q.m2sHull.lo, int(q.m2sHull.hi-q.m2sHull.lo)
+	if b := x.Mem.Peek(lo, ext); b != nil { // the extent stored in one piece: each row at its offset in it, not a Peek each
+		r, _, _ := x.Mem.Map.Split(lo)
+		x.Mem.Stats.Read[r] -= uint64(ext - len(q.rows)*rb) // Peek counted the extent; the descriptors read their rows
+		return tileRows{b: b, off: q.rows, strewn: true}
+	}
+	rs := make([][]byte, len(q.rows))
+	var own []byte
+	for j, o := range q.rows {
+		a := q.m2sHull.lo + uint64(o)
+		if rs[j] = x.Mem.Peek(a, rb); rs[j] != nil {
+			rs[j] = rs[j][:rb:rb]
+			continue
+		}
+		if own == nil {
+			own = x.scratch(len(q.rows) * rb)
+			x.gathered++
+		}
+		rs[j] = own[j*rb : (j+1)*rb : (j+1)*rb]
+		x.Mem.Read(a, rs[j]) // checked (prepareFast: each descriptor in one region): cannot fail
+	}
+	return tileRows{rs: rs, strewn: true}
+}
+
 // cmpOrCopy finishes turnInto: after err nothing; with a scratch (out),
 // each destination's bytes are copied into its pieces.
 func cmpOrCopy(err error, out []byte, pieces []piece, first []int, dsts [][]byte) error {
@@ -444,16 +480,21 @@ type piece struct {
 	off int
 }
 
-// tileRows is where turnTiles finds tile row j: at off[j] in b, or (off
-// nil) at j·rb, the M2S stream's order.
+// tileRows is where turnTiles finds tile row j: rs[j], or at off[j] in b,
+// or (both nil) at j·rb, the M2S stream's order.
 type tileRows struct {
-	b   []byte
-	off []int
-	rb  int
+	b      []byte
+	off    []int
+	rb     int
+	rs     [][]byte
+	strewn bool // a gather's rows, not one source's (oneSet)
 }
 
 // at is tile row j's first n bytes.
 func (t *tileRows) at(j, n int) []byte {
+	if t.rs != nil {
+		return t.rs[j][:n:n]
+	}
 	o := j * t.rb
 	if t.off != nil {
 		o = t.off[j]
@@ -484,7 +525,7 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, tr tileRows) 
 		m = max(1, stackBytes/(h*w*es))
 	default:
 		m = stackOf(h, w*es, per*h*w*es)
-		if tr.off != nil {
+		if tr.off != nil || tr.rs != nil {
 			m = min(m, 2) // rows from memory: their strides are the source's, not the stream's
 		}
 	}
@@ -495,7 +536,7 @@ func (x *Machine) turnTiles(q *queue, pl *tilePlan, dsts [][]byte, tr tileRows) 
 	blocks := 1                     // 8-column blocks a row group (turn8)
 	if reg {
 		colp, rowp = make([]unsafe.Pointer, w), make([]unsafe.Pointer, m*h)
-		if w%16 == 0 && pl.S%(128<<10) != 0 {
+		if w%16 == 0 && pl.S%(128<<10) != 0 && (!tr.strewn || !oneSet(dsts)) {
 			blocks = 2 // 32 bytes of each row's line at once, 16 destinations' lines in flight
 		}
 	} else {
@@ -566,6 +607,25 @@ func canTurn8(h, w, es int) bool {
 	return haveTurn8 && es == 2 && h > 0 && w > 0 && h%8 == 0 && w%8 == 0
 }
 
+// oneSet is whether the destinations all start at one offset in a 4 KiB
+// page of the host's memory: their lines at each step then fall in one set
+// of a 64-set L1 (a gather-transpose's dst rows 8 KiB apart), whose 8 ways
+// hold 8 destinations' lines in flight, not 16. Gathered rows (turnTiles:
+// tr.strewn) then take one block: 0.21–0.25 ms against 0.37 ms for 256
+// destinations 8, 12, 16 or 32 KiB apart, 4096 rows of 512 B; one or two
+// lines off, two blocks do as well (BenchmarkTurnStride). A transpose's
+// rows, one source's, keep two: its 4096 × 4096 (dst rows 8 KiB apart)
+// ran 27–33 ms with two, 32–35 ms with one.
+func oneSet(dsts [][]byte) bool {
+	o := uintptr(unsafe.Pointer(unsafe.SliceData(dsts[0]))) % 4096
+	for _, d := range dsts[1:] {
+		if uintptr(unsafe.Pointer(unsafe.SliceData(d)))%4096 != o {
+			return false
+		}
+	}
+	return true
+}
+
 // turnPtrs turns n rows of w 2-byte elements (row r at rows[r], w·2 bytes)
 // into w columns (column c at cols[c], n·2 bytes) through turn8, k
 // 8-column blocks a row group: w a multiple of 8k and n of 8 (canTurn8),
@@ -573,7 +633,7 @@ func canTurn8(h, w, es int) bool {
 // memory. Two blocks read 32 bytes of each row's line at a visit, with 16
 // destinations' lines in flight; one block keeps 8 in flight, for
 // destinations a multiple of 128 KiB apart (SBUF partitions), which all
-// fall in one set of a 1 MiB 8-way L2.
+// fall in one set of a 1 MiB 8-way L2, and for those in one L1 set (oneSet).
 func turnPtrs(cols, rows []unsafe.Pointer, w, n, k int) {
 	if w%(8*k) != 0 || n%8 != 0 {
 		panic("turnPtrs: not whole 8 × 8k blocks")
@@ -639,15 +699,20 @@ func (x *Machine) turnPlanned(q *queue) bool {
 }
 
 // viewRows is whether a planned word's one queue may take its tile rows
-// straight from memory rather than from an M2S stream: the M2S
-// descriptors' extent holds exactly their bytes (one View of it counts the
-// bytes they read) in one region, lies apart from every byte S2M writes (so reading
-// while writing reads what a read before would), and each tile row lies in
-// one descriptor; q.rows then holds each row's offset in the extent.
+// straight from memory rather than from an M2S stream: the M2S extent lies
+// apart from every byte S2M writes (so reading while writing reads what a
+// read before would) and each tile row lies in one descriptor; q.rows then
+// holds each row's offset from the extent's start. Where the extent holds
+// exactly the descriptors' bytes in one region (a transpose's source) it is
+// read as one View (which counts exactly their bytes read); otherwise (a
+// gather's rows, strewn over a table) each row is read where it lies
+// (turnInto: gatherRows).
 func (x *Machine) viewRows(q *queue) bool {
 	mh, seq := q.m2sHull, q.m2s.seq
-	if x.Tracing || x.exact || !q.scanned || mh.hi-mh.lo != uint64(q.m2sBytes) || mh.lo < q.hull.hi && q.hull.lo < mh.hi ||
-		x.Mem.Check(mh.lo, int(mh.hi-mh.lo)) != nil { // one region holds it (MARIANA's whole SBUF partitions meet)
+	if x.Tracing || x.exact || !q.scanned || len(seq) == 0 || mh.lo < q.hull.hi && q.hull.lo < mh.hi {
+		return false
+	}
+	if mh.hi-mh.lo == uint64(q.m2sBytes) && x.Mem.Check(mh.lo, int(mh.hi-mh.lo)) != nil { // one region holds it (MARIANA's whole SBUF partitions meet)
 		return false
 	}
 	rb := q.tiles.tc * q.tiles.es // a tile row's bytes

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"unsafe"
@@ -158,6 +159,45 @@ func BenchmarkTurn(b *testing.B) {
 	for b.Loop() {
 		for o := 0; o < len(in); o += h * w * 2 {
 			turn(out[o:], in[o:], h, w, 2)
+		}
+	}
+}
+
+// BenchmarkTurnStride: the register turn of a gather-transpose's shape
+// (turnTiles: 4096 rows of 256 two-byte elements strewn over a 32 MiB
+// table, stacks of 16 tiles of 16 rows, into 256 destinations S bytes
+// apart), one block and two (oneSet): destinations a multiple of 4 KiB
+// apart all fall in one L1 set.
+func BenchmarkTurnStride(b *testing.B) {
+	table := make([]byte, 32<<20)
+	for i := range table {
+		table[i] = byte(i * 7)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	rows := make([][]byte, 4096)
+	for j := range rows {
+		o := r.IntN(65536) * 512
+		rows[j] = table[o : o+512]
+	}
+	const m = 16 // tiles a stack (stackBytes)
+	for _, S := range []int{8192, 8192 + 64, 8192 + 128, 12288, 16384, 32768} {
+		dst := make([]byte, 256*S)
+		for _, k := range []int{1, 2} {
+			b.Run(fmt.Sprintf("S%d/blocks%d", S, k), func(b *testing.B) {
+				colp, rowp := make([]unsafe.Pointer, 256), make([]unsafe.Pointer, m*16)
+				b.SetBytes(4096 * 512)
+				for b.Loop() {
+					for t := 0; t < 256; t += m {
+						for c := range colp {
+							colp[c] = unsafe.Pointer(&dst[c*S+t*32])
+						}
+						for i := range rowp {
+							rowp[i] = unsafe.Pointer(&rows[t*16+i][0])
+						}
+						turnPtrs(colp, rowp, 256, m*16, k)
+					}
+				}
+			})
 		}
 	}
 }
