@@ -473,3 +473,34 @@ func TestLongerThanTheRing(t *testing.T) {
 		}
 	}
 }
+
+// A DMA_GATHER_TRANSPOSE of two types, of a 4-byte type, or whose dst shape
+// is not {N, elem_size/2} (field-tables §11.5) is refused by both, under
+// the same rule, and changes nothing; the shape they agree on runs.
+func TestGatherTransposeShapeRefusedAlike(t *testing.T) {
+	word := func(dt string, dn0, dn1 int) string {
+		return fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=16, src_start_addr=hbm:0x0, src_step_elem=[2, 64],
+  src_num_elem=[32, 64], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=sbuf:0:0x1000, dst_step_elem_1=0x40000,
+  dst_num_elem=[%d, %d], elem_size=64, %s, gather_dim=Y`, dn0, dn1, dt)
+	}
+	for _, tc := range []struct {
+		src, rule string
+	}{
+		{word("dtype_lo=bf16, dtype_hi=fp16", 64, 32), "is_valid_dma_gather_transpose_dtype"},
+		{word("dtype_lo=fp32, dtype_hi=fp32", 64, 32), "is_valid_dma_gather_transpose_dtype"},
+		{word("dtype_lo=bf16, dtype_hi=bf16", 64, 64), "is_valid_dma_gather_transpose_num_idx"},
+		{word("dtype_lo=bf16, dtype_hi=bf16", 32, 32), "is_valid_dma_gather_transpose_num_idx"},
+		{word("dtype_lo=bf16, dtype_hi=bf16", 64, 32), ""},
+	} {
+		p := newPair(t, isa.Cayman)
+		p.exec(tc.src)
+		if tc.rule == "" {
+			p.ok()
+			continue
+		}
+		p.faults(tc.rule)
+		if !strings.Contains(p.errB.Error(), tc.rule) {
+			t.Fatalf("sim %v, want the rule %s", p.errB, tc.rule)
+		}
+	}
+}
