@@ -123,12 +123,29 @@ func WriteArray(w io.Writer, m *mem.Memory, addr uint64, shape []int, elemSize i
 	if err != nil {
 		return err
 	}
+	write := func(b []byte) error { _, err := w.Write(b); return err }
+	aw, _ := w.(AttachedWriter)
+	var take func([]byte) (int, error)
+	if aw != nil {
+		take = aw.WriteAttached
+	}
 	for r := range rows {
-		if err := m.View(rowAddr(m, addr, r, rows), rowBytes, func(b []byte) error { _, err := w.Write(b); return err }); err != nil {
+		if err := m.ViewAttached(rowAddr(m, addr, r, rows), rowBytes, write, take); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// AttachedWriter is a WriteArray destination that may write bytes of an
+// attached mapping (mem.Attach: a loaded file's pages the run left as they
+// were) by their place in that file rather than from memory —
+// WriteAttached returns how many of b it wrote that way (0: none; WriteArray
+// writes the rest as usual), b's bytes in order after what was written
+// before.
+type AttachedWriter interface {
+	io.Writer
+	WriteAttached(b []byte) (int, error)
 }
 
 // CheckArray is what ReadArray and WriteArray refuse, without reading.

@@ -304,3 +304,45 @@ func TestOwnLargeExtent(t *testing.T) {
 		t.Error("a write reached the attached data")
 	}
 }
+
+// ViewAttached hands the attached pieces to g in place — bytes of the
+// attached data itself — and whatever g leaves, with every other piece, to
+// f: together, in address order, the bytes Read returns.
+func TestViewAttached(t *testing.T) {
+	m := New(isa.Cayman)
+	a := uint64(hbm0)
+	data := pattern(4*PageSize, 9)
+	if m.Attach(a, data) != len(data) {
+		t.Fatal("attach")
+	}
+	if err := m.Write(a+PageSize+10, []byte{1, 2, 3}); err != nil { // page 1 becomes the memory's own
+		t.Fatal(err)
+	}
+	lo, n := a+100, 5*PageSize-300 // into the absent page after the attached ones
+	want := make([]byte, n)
+	if err := m.Read(lo, want); err != nil {
+		t.Fatal(err)
+	}
+	var got []byte
+	inPlace, calls := 0, 0
+	err := m.ViewAttached(lo, n, func(b []byte) error { got = append(got, b...); return nil }, func(b []byte) (int, error) {
+		if &b[0] != &data[int(uint64(len(got))+lo-a)] {
+			t.Fatalf("g was handed a piece that is not the attached data's own bytes")
+		}
+		if calls++; calls%2 == 0 {
+			return 0, nil // this one left to f, through the bounce buffer
+		}
+		k := (len(b) + 1) / 2 // half of it, the rest offered again
+		got, inPlace = append(got, b[:k]...), inPlace+k
+		return k, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatal("the pieces of f and g are not Read's bytes in order")
+	}
+	if inPlace == 0 || inPlace >= len(want) {
+		t.Fatalf("g took %d of %d bytes: the attached pages 0, 2 and 3 hold some of them, not all", inPlace, len(want))
+	}
+}

@@ -354,6 +354,15 @@ func (m *Memory) Write(addr uint64, src []byte) error {
 // copy of it. f must neither keep nor change a piece; its first error stops
 // the walk and is returned. A refused range calls f never.
 func (m *Memory) View(addr uint64, n int, f func(b []byte) error) error {
+	return m.ViewAttached(addr, n, f, nil)
+}
+
+// ViewAttached is View with the pieces stored in an attached mapping
+// (Attach) handed to g in place — its own bytes, not a bounce buffer's —
+// where g is not nil: g returns how many of them it took (a dump copying a
+// loaded file's bytes file to file, in the kernel); f is handed the rest,
+// as View hands them.
+func (m *Memory) ViewAttached(addr uint64, n int, f func(b []byte) error, g func(b []byte) (int, error)) error {
 	r, part, off, err := m.locate(addr, n)
 	if err != nil {
 		return err
@@ -366,6 +375,16 @@ func (m *Memory) View(addr uint64, n int, f func(b []byte) error) error {
 	var scratch, bounce []byte
 	for done := 0; done < n; {
 		s, c := m.backing(r, part, off, n-done, look)
+		if s != nil && g != nil && r == isa.HBM && h.isMapped((m.Map.HBMBase+off)/PageSize) {
+			k, err := g(s[:min(c, len(s))])
+			if err != nil {
+				return err
+			}
+			if k > 0 { // taken: the rest of the piece (if any) the next round
+				off, done = off+uint64(k), done+k
+				continue
+			}
+		}
 		if s != nil && r == isa.HBM && h.isMapped((m.Map.HBMBase+off)/PageSize) {
 			// an attached file's pages go out through a bounce buffer: the
 			// kernel's write(2) from a file mapping took 2× a copy and a

@@ -4,7 +4,10 @@ package array
 
 import (
 	"fmt"
+	"os"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // Map maps the file copy-on-write and returns its data bytes: reading
@@ -31,4 +34,22 @@ func (f *File) Map() (data []byte, ok bool, err error) {
 		return nil, false, nil // not mappable here (a filesystem without mmap): the caller reads
 	}
 	return b[f.Offset:end:end], true, nil
+}
+
+// CopyRange copies n bytes of the file's data from data offset off to the
+// end of dst (its current offset) inside the kernel (copy_file_range: page
+// cache to page cache, no copy through user memory) and returns the bytes
+// copied; fewer than n, with or without an error, where the kernel stops
+// (another filesystem, a file that shrank): the caller writes the rest.
+func (f *File) CopyRange(dst *os.File, off, n int64) (int64, error) {
+	src := f.Offset + off
+	var done int64
+	for done < n {
+		c, err := unix.CopyFileRange(int(f.f.Fd()), &src, int(dst.Fd()), nil, int(min(n-done, 1<<30)), 0)
+		if c <= 0 || err != nil {
+			return done, err
+		}
+		done += int64(c)
+	}
+	return done, nil
 }

@@ -171,7 +171,7 @@ func (s *staged) writeWith(i int, fill func(w io.Writer) error) error {
 	if err != nil {
 		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
 	}
-	w := bufio.NewWriterSize(f, 1<<20)
+	w := &outFile{bufio.NewWriterSize(f, 1<<20), f}
 	err = fill(w)
 	if err == nil {
 		err = w.Flush()
@@ -183,6 +183,14 @@ func (s *staged) writeWith(i int, fill func(w io.Writer) error) error {
 		return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
 	}
 	return nil
+}
+
+// outFile is what writeWith's fill writes to: a buffer over the temporary
+// file, the file at hand for a writer that copies into it in the kernel
+// (dumpWriter).
+type outFile struct {
+	*bufio.Writer
+	f *os.File
 }
 
 // add writes b to a temporary file in path's directory.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"bytes"
 	"os"
 	"path/filepath"
@@ -63,7 +64,7 @@ func TestMappedFileShrinks(t *testing.T) {
 		t.Skipf("not mapped here (%v)", err)
 	}
 	var ms mappings
-	ms.add(path, data)
+	ms.add(path, data, nil)
 	if err := os.Truncate(path, 0); err != nil {
 		t.Fatal(err)
 	}
@@ -84,4 +85,52 @@ func TestMappedFileShrinks(t *testing.T) {
 		}
 	}()
 	ms.guard(func() error { panic("other") })
+}
+
+// A dump's bytes that lie in a loaded file's mapping are copied file to
+// file (copy_file_range), after what the buffer holds and in their order;
+// bytes in no mapping are left to the buffer.
+func TestDumpWriterCopiesMappedBytes(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "in.npy")
+	data := make([]byte, 1<<18)
+	for i := range data {
+		data[i] = byte(i*13 + i>>8)
+	}
+	if err := os.WriteFile(path, npyWith("{'descr': '|u1', 'fortran_order': False, 'shape': (262144,), }", data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	f, err := array.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mapped, ok, err := f.Map()
+	if err != nil || !ok {
+		t.Skipf("not mapped here (%v)", err)
+	}
+	var ms mappings
+	ms.add(path, mapped, f)
+	outPath := filepath.Join(dir, "out.bin")
+	out, err := os.Create(outPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	w := &dumpWriter{&outFile{bufio.NewWriter(out), out}, &ms}
+	w.Write([]byte("head")) // buffered: must land before the copied bytes
+	n, err := w.WriteAttached(mapped[1000:70000])
+	if err != nil || n != 69000 {
+		t.Fatalf("copied %d bytes (%v), want 69000", n, err)
+	}
+	if n, _ := w.WriteAttached(make([]byte, 10)); n != 0 {
+		t.Fatalf("bytes in no mapping: %d copied", n)
+	}
+	w.Write([]byte("tail"))
+	w.Flush()
+	got, _ := os.ReadFile(outPath)
+	want := append(append([]byte("head"), data[1000:70000]...), "tail"...)
+	if !bytes.Equal(got, want) {
+		t.Fatalf("the file holds %d bytes, not head, the data's bytes 1000..70000 and tail", len(got))
+	}
 }

@@ -230,7 +230,7 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 		return runErr // no dump after a fault
 	}
 	for i, p := range plans {
-		if err := p.write(&out, i, final); err != nil {
+		if err := p.write(&out, i, final, ms); err != nil {
 			return err
 		}
 	}
@@ -287,7 +287,7 @@ func (l loadPlan) write(m *mem.Memory, ms *mappings) error {
 			return fmt.Errorf("--load %s: %w", l.file, err)
 		}
 		if ok {
-			ms.add(l.file, data)
+			ms.add(l.file, data, l.npy)
 			if err := device.AttachArray(m, l.addr, l.npy.Shape, data); err != nil {
 				return fmt.Errorf("--load %s: %w", l.file, err)
 			}
@@ -346,7 +346,7 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 // write is the dump: the memory at its address, in its dtype and shape,
 // streamed from the memory's backing into output k (device.WriteArray) —
 // checked whole before the file is written.
-func (p dumpPlan) write(out *staged, k int, m *mem.Memory) error {
+func (p dumpPlan) write(out *staged, k int, m *mem.Memory, ms *mappings) error {
 	size, ok := num.Size(p.dtype)
 	if !ok {
 		return fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
@@ -358,6 +358,9 @@ func (p dumpPlan) write(out *staged, k int, m *mem.Memory) error {
 	err := out.writeWith(k, func(w io.Writer) error {
 		if err := array.WriteHeader(w, descr, p.shape); err != nil {
 			return err
+		}
+		if of, ok := w.(*outFile); ok && len(ms.files) > 0 { // a loaded file's bytes left as they were: copied file to file
+			return device.WriteArray(&dumpWriter{of, ms}, m, p.addr, p.shape, size)
 		}
 		return device.WriteArray(w, m, p.addr, p.shape, size)
 	})
