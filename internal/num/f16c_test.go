@@ -1,0 +1,53 @@
+package num
+
+import (
+	"encoding/binary"
+	"math/rand/v2"
+	"testing"
+)
+
+// The fp32 → binary16 slice cast (VCVTPS2PH where the CPU has F16C) is the
+// codec, scalar for scalar: every sign and exponent with the low bits that
+// decide the rounding (round bit, sticky bits, ties) in every mantissa high
+// half — subnormal results, overflow to Inf, NaNs of every payload among
+// them — in runs of every length and offset, a NaN block anywhere.
+func TestF32ToF16Slice(t *testing.T) {
+	if !hasF16C {
+		t.Log("no F16C here: the Go loop alone is tested")
+	}
+	lows := []uint32{0, 1, 0x0FFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x2001, 0x3000, 0x7FFF, 0x8000, 0xFFFF}
+	xs := make([]uint32, 0, len(lows)<<16)
+	for hi := uint32(0); hi < 1<<16; hi++ {
+		for _, lo := range lows {
+			xs = append(xs, hi<<16|lo)
+		}
+	}
+	check := func(what string, xs []uint32, off int) {
+		t.Helper()
+		src, dst := make([]byte, 4*len(xs)+off)[off:], make([]byte, 2*len(xs)+off)[off:]
+		for i, x := range xs {
+			binary.LittleEndian.PutUint32(src[4*i:], x)
+		}
+		if err := ApplySlice(OpNone, FP32, FP16, dst, src); err != nil {
+			t.Fatal(err)
+		}
+		for i, x := range xs {
+			if got, want := binary.LittleEndian.Uint16(dst[2*i:]), uint16(encode(x, fmtF16)); got != want {
+				t.Fatalf("%s, offset %d, scalar %d: %#08x → %#04x, want %#04x", what, off, i, x, got, want)
+			}
+		}
+	}
+	check("every exponent and sign", xs, 0)
+	r := rand.New(rand.NewPCG(16, 3))
+	for k := range 200 { // shorter runs, shuffled: NaN blocks here and there, tails of every length
+		n := r.IntN(300)
+		run := make([]uint32, n)
+		for i := range run {
+			run[i] = xs[r.IntN(len(xs))]
+			if r.IntN(4) != 0 { // mostly ordinary values: whole blocks the kernel takes
+				run[i] = r.Uint32() & 0xC7FFFFFF
+			}
+		}
+		check("random runs", run, k%4)
+	}
+}
