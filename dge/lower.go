@@ -222,6 +222,9 @@ func (p *Program) xpose(in *isa.Inst) error {
 	v, _ := in.Xpose()
 	p.Semaphore, p.SemIncrement = int(v.Semaphore()), noIncrement
 	p.InDtype, p.OutDtype = uint8(v.InDType()), uint8(v.OutDType())
+	if v.InDType() != v.OutDType() { // 000 §8d: in == out, no cast — refused as ref refuses it
+		return fmt.Errorf("has_valid_xpose_dtypes_temporary: in %s, out %s: a transpose moves one type, no cast", v.InDType(), v.OutDType())
+	}
 	size, err := dtypeBytes(uint64(v.OutDType()), p.Gen)
 	if err != nil {
 		return err
@@ -248,6 +251,9 @@ func (p *Program) indirect1D(in *isa.Inst) error {
 	p.ComputeOp = uint8(v.ComputeOp())
 	// DMA_INDIRECT_FLAGS and the two index bounds (field-tables §2.5, §3.5)
 	f := v.Flags()
+	if f.IndirectMode() > isa.IndirectModeSrcDst { // no mode past SRC_DST: refused, as ref refuses it
+		return fmt.Errorf("has_valid_indirect_mode: indirect_mode %d", f.IndirectMode())
+	}
 	p.Index = Indexing{
 		Mode:         IndexMode(f.IndirectMode()),
 		BoundIsErr:   f.IdxBoundIsErr() == 1,

@@ -76,6 +76,9 @@ func (w *word) xpose() error {
 	if !ok || size != 2 && size != 4 { // ndma's rule, as validate names it (INFERRED: the executors model 2- and 4-byte tiles)
 		return w.fault(-1, "has_valid_xpose_dtype_size", fmt.Errorf("%s: a transpose moves a 2- or 4-byte type", dt))
 	}
+	if v.TileSrcRows() == 0 || v.TileSrcCols() == 0 { // the DRE cuts the block into tiles: none of no rows or columns (the engines refuse it alike)
+		return w.fault(-1, "has_valid_xpose_tile_cols_temporary", fmt.Errorf("tile_src_rows %d × tile_src_cols %d: no tiles", v.TileSrcRows(), v.TileSrcCols()))
+	}
 	cols, rows := int(v.SrcNumElem(0)), int(v.SrcNumElem(1))
 	if int(v.DstNumElem(0)) != rows || int(v.DstNumElem(1)) != cols {
 		return w.fault(-1, "has_valid_xpose_shape", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", v.DstNumElem(0), v.DstNumElem(1), rows, cols))

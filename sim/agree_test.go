@@ -504,3 +504,23 @@ func TestGatherTransposeShapeRefusedAlike(t *testing.T) {
 		}
 	}
 }
+
+// A DMA_TRANSPOSE that casts (000 §8d: in == out) or moves a type other
+// than 2 or 4 bytes (ndma's tile model) is refused by both under ref's
+// rule, and changes nothing (FuzzExecDiffRaw found the engines running
+// them).
+func TestTransposeDtypeRefusedAlike(t *testing.T) {
+	for _, tc := range []struct{ dt, rule string }{
+		{"in_dtype=bf16, out_dtype=fp16", "has_valid_xpose_dtypes_temporary"},
+		{"in_dtype=u8, out_dtype=u8", "has_valid_xpose_dtype_size"},
+	} {
+		p := newPair(t, isa.Cayman)
+		p.exec(`dma_transpose ` + tc.dt + `, src_start_addr=hbm:0x0, src_step_elem=[1, 64],
+  src_num_elem=[64, 64], tile_src_row_step=64, tile_src_rows=16, tile_src_cols=32, dst_start_addr=hbm:0x10000,
+  dst_step_elem=[1, 64], dst_num_elem=[64, 64]`)
+		p.faults(tc.rule)
+		if !strings.Contains(p.errB.Error(), tc.rule) {
+			t.Fatalf("sim %v, want the rule %s", p.errB, tc.rule)
+		}
+	}
+}
