@@ -270,8 +270,25 @@ func (m *Memory) ReserveDense(lo, hi uint64, bytes int64) {
 	if hi <= lo || hi-lo < 1<<20 || hi-lo > 4*uint64(bytes) || hi-lo > 1<<40 {
 		return
 	}
+	if r, p0, _ := m.Map.Split(lo); r == isa.SBUF || r == isa.PSUM {
+		if r1, p1, _ := m.Map.Split(hi - 1); r1 == r && p1-p0 >= fewParts {
+			// a dense destination over many partitions: they come from the one
+			// slab on huge pages from the first (partition), not the first
+			// fewParts one by one on 4 KiB pages (an SBUF transpose's
+			// 128 partitions: half the page faults, issue 17)
+			k := 0
+			if r == isa.PSUM {
+				k = 1
+			}
+			m.parts[k] = max(m.parts[k], fewParts)
+		}
+		return
+	}
 	_ = m.Reserve(lo, int(hi-lo)) // a hull no one region holds stays as it is: the pieces allocate themselves
 }
+
+// fewParts is how many partitions of a region partition allocates one by one.
+const fewParts = 32
 
 // partition allocates partition part of region r. The first 32 come one
 // by one (a test's small memory is not zeroed and faulted as 24 MiB); past
@@ -279,7 +296,7 @@ func (m *Memory) ReserveDense(lo, hi uint64, bytes int64) {
 // bytes on huge pages (an SBUF transpose's last 96 partitions fault 2 MiB
 // pages, not 4 KiB ones: issue 17), whose untouched pages cost no memory.
 func (m *Memory) partition(r isa.Region, part int, active uint64) []byte {
-	const few = 32
+	const few = fewParts
 	k := 0
 	if r == isa.PSUM {
 		k = 1

@@ -3,6 +3,7 @@ package mem
 import (
 	"bytes"
 	"testing"
+	"unsafe"
 
 	"ndma/isa"
 )
@@ -117,5 +118,32 @@ func TestCopyRowsEmpty(t *testing.T) {
 	}
 	if _, err := m.CopyRows([]uint64{m.Map.HBMEnd + 64}, []uint64{hbm0}, 0); err == nil {
 		t.Error("CopyRows to an unmapped address: no error")
+	}
+}
+
+// A dense destination over many SBUF partitions takes them from the one
+// slab from the first (adjacent backings, active bytes apart); a memory
+// that touches a few partitions keeps allocating them one by one.
+func TestReserveDenseSBUFSlab(t *testing.T) {
+	m := New(isa.Cayman)
+	st, act := m.Map.SBUFStride, m.Map.SBUFActive
+	m.ReserveDense(0, 127*st+act, int64(128*act))
+	for _, p := range []uint64{0, 1} {
+		if err := m.Write(p*st, []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	a, b := m.Peek(0, 1), m.Peek(st, 1)
+	if a == nil || b == nil || uintptr(unsafe.Pointer(&b[0]))-uintptr(unsafe.Pointer(&a[0])) != uintptr(act) {
+		t.Fatalf("partitions 0 and 1 are not adjacent in one slab after a dense reservation of all 128")
+	}
+	n := New(isa.Cayman)
+	for _, p := range []uint64{0, 1} {
+		if err := n.Write(p*st, []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n.slabs[0] != nil {
+		t.Fatalf("two partitions written without a reservation made the slab")
 	}
 }

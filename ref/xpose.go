@@ -120,6 +120,7 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 			return true, w.fault(c, "dst", err)
 		}
 	}
+	w.x.Mem.ReserveDense(da, dEnd, int64(cols)*int64(drow)) // a dense destination reserved whole (SBUF: its partitions from one slab), not piece by piece
 	band, cb := make([]byte, xposeBand*srow), colBufs(xposeBand, size)
 	for rb := 0; rb < rows; rb += xposeBand {
 		n := min(xposeBand, rows-rb)
