@@ -222,9 +222,6 @@ func (p *Program) xpose(in *isa.Inst) error {
 	v, _ := in.Xpose()
 	p.Semaphore, p.SemIncrement = int(v.Semaphore()), noIncrement
 	p.InDtype, p.OutDtype = uint8(v.InDType()), uint8(v.OutDType())
-	if v.InDType() != v.OutDType() { // 000 §8d: in == out, no cast — refused as ref refuses it
-		return fmt.Errorf("has_valid_xpose_dtypes_temporary: in %s, out %s: a transpose moves one type, no cast", v.InDType(), v.OutDType())
-	}
 	size, err := dtypeBytes(uint64(v.OutDType()), p.Gen)
 	if err != nil {
 		return err

@@ -68,17 +68,11 @@ func (w *word) xpose() error {
 		return err
 	}
 	v, _ := w.in.Xpose()
+	if rule, err := control.XposeRules(v, w.x.Mem.Gen); err != nil { // the types and tiles both executors refuse alike
+		return w.fault(-1, rule, err)
+	}
 	dt := v.OutDType()
-	size, ok := dtypeSize(dt, w.x.Mem.Gen)
-	if v.InDType() != dt { // 000 §8d: in == out, no cast
-		return w.fault(-1, "has_valid_xpose_dtypes_temporary", fmt.Errorf("in %s, out %s: a transpose moves one type, no cast", v.InDType(), v.OutDType()))
-	}
-	if !ok || size != 2 && size != 4 { // ndma's rule, as validate names it (INFERRED: the executors model 2- and 4-byte tiles)
-		return w.fault(-1, "has_valid_xpose_dtype_size", fmt.Errorf("%s: a transpose moves a 2- or 4-byte type", dt))
-	}
-	if v.TileSrcRows() == 0 || v.TileSrcCols() == 0 { // the DRE cuts the block into tiles: none of no rows or columns (the engines refuse it alike)
-		return w.fault(-1, "has_valid_xpose_tile_cols_temporary", fmt.Errorf("tile_src_rows %d × tile_src_cols %d: no tiles", v.TileSrcRows(), v.TileSrcCols()))
-	}
+	size, _ := dtypeSize(dt, w.x.Mem.Gen)
 	cols, rows := int(v.SrcNumElem(0)), int(v.SrcNumElem(1))
 	if int(v.DstNumElem(0)) != rows || int(v.DstNumElem(1)) != cols {
 		return w.fault(-1, "has_valid_xpose_shape", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", v.DstNumElem(0), v.DstNumElem(1), rows, cols))

@@ -160,15 +160,15 @@ func (x *Machine) issue(in *isa.Inst) error {
 	default:
 		return fault(fmt.Errorf("%s is not a data-movement word: %w", name, ErrUnsupported))
 	}
-	if v, ok := in.Xpose(); ok { // ndma's tile model, as ref refuses it (INFERRED: the executors model 2- and 4-byte tiles)
-		if bits, ok := isa.DTypeBits(uint8(v.OutDType()), x.Mem.Gen); !ok || bits != 16 && bits != 32 {
-			return fault(fmt.Errorf("has_valid_xpose_dtype_size: %s: a transpose moves a 2- or 4-byte type", v.OutDType()))
-		}
-	}
 	// EVENTS are the word's control: shared with ref (wait now, update with the completion).
 	events, err := control.Events(x.state(), in)
 	if err != nil {
 		return err
+	}
+	if v, ok := in.Xpose(); ok { // the types and tiles ref refuses, refused alike before the lowering
+		if rule, err := control.XposeRules(v, x.Mem.Gen); err != nil {
+			return fault(fmt.Errorf("%s: %w", rule, err))
+		}
 	}
 	if x.regs == nil { // one map for every word: the lowering reads it, none keeps it
 		x.regs = make(map[uint8]uint32, len(x.Regs))
