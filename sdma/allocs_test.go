@@ -171,7 +171,7 @@ func TestLegRunsElementwise(t *testing.T) {
 		l.Step[1] = []int64{0, es * int64(l.Num[0]), -64, 100, es}[r.IntN(5)]
 		l.Step[2] = int64(r.IntN(300)) - 150
 		var want []run
-		rows(&l, func(base int64) bool {
+		rows(&l, 1, func(base int64) bool {
 			for i := int64(0); i < int64(l.Num[0]); i++ {
 				want = appendRun(want, uint64(base+i*l.Step[0]), uint64(es))
 			}

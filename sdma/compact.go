@@ -218,28 +218,14 @@ func legProgs(ps []prog, l *dge.Leg, limit uint64) ([]prog, bool) {
 	} else if l.Elements() > maxElements {
 		return ps, false
 	}
-	var idx [7]uint32
-	runs := uint64(0)
-	for {
-		base := int64(l.Addr)
-		for d := from; d < len(idx); d++ {
-			base += int64(idx[d]) * l.Step[d]
-		}
+	runs, ok := uint64(0), true
+	rows(l, from, func(base int64) bool {
 		ps = addRuns(ps, uint64(base), n, step, k)
-		if runs += k; runs > limit {
-			return ps, false
-		}
-		d := from
-		for ; d < len(idx); d++ {
-			if idx[d]++; idx[d] < l.Num[d] {
-				break
-			}
-			idx[d] = 0
-		}
-		if d == len(idx) {
-			return ps, true
-		}
-	}
+		runs += k
+		ok = runs <= limit
+		return ok
+	})
+	return ps, ok
 }
 
 // progBytes is the bytes and descriptors of a leg's progs (descriptors of

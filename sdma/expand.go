@@ -150,7 +150,7 @@ func legRuns(rs []run, l *dge.Leg, limit int) []run {
 		}
 		rs = hugemem.Grow(rs, int(min(n, uint64(limit)+1)))
 	}
-	rows(l, func(base int64) bool {
+	rows(l, 1, func(base int64) bool {
 		if rowContig {
 			rs = appendRun(rs, uint64(base), uint64(l.Num[0])*es)
 		} else if l.Num[0] > 0 {
@@ -167,19 +167,20 @@ func legRuns(rs []run, l *dge.Leg, limit int) []run {
 	return rs
 }
 
-// rows calls f with the start of every dim-0 row of a leg, the outer
-// dimensions counted like an odometer; f returns false to stop.
-func rows(l *dge.Leg, f func(base int64) bool) {
+// rows calls f with the start of every row of a leg along the dims below
+// from — every dim-0 row for from = 1, every dim-1 sweep for 2 — the dims
+// from on counted like an odometer; f returns false to stop.
+func rows(l *dge.Leg, from int, f func(base int64) bool) {
 	var idx [7]uint32
 	for {
 		base := int64(l.Addr)
-		for d := 1; d < len(idx); d++ {
+		for d := from; d < len(idx); d++ {
 			base += int64(idx[d]) * l.Step[d]
 		}
 		if !f(base) {
 			return
 		}
-		d := 1
+		d := from
 		for ; d < len(idx); d++ {
 			if idx[d]++; idx[d] < l.Num[d] {
 				break

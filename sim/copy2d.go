@@ -39,11 +39,8 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	v, _ := in.Copy2D()
 	var walk [2]isa.Leg2D // elem_size 0 read as 64 KiB (§11.3)
 	walk[0], walk[1], _ = in.Legs2D()
-	limit := x.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
-	}
-	if moved := walk[0].Elem*walk[0].Num[0]*walk[0].Num[1] + walk[1].Elem*walk[1].Num[0]*walk[1].Num[1]; moved > limit { // before the walk: a word past max-bytes costs nothing
+	limit, moved := x.maxBytes(), walk[0].Elem*walk[0].Num[0]*walk[0].Num[1]+walk[1].Elem*walk[1].Num[0]*walk[1].Num[1]
+	if moved > limit { // before the walk: a word past max-bytes costs nothing
 		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("the word's streams carry %d bytes, more than the %d allowed (max-bytes)", moved, limit)}
 	}
 	var legs [2][]sdma.Desc

@@ -143,10 +143,7 @@ func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 	if size <= 0 {
 		size = sdma.DefaultRingSize
 	}
-	limit := x.MaxBytes
-	if limit <= 0 {
-		limit = DefaultMaxBytes
-	}
+	limit := x.maxBytes()
 	nq, nw := len(x.eff.Queues), len(x.eff.Writes)
 	if qs, ok := x.prepareCompact(ws, size, limit); ok {
 		for _, q := range qs {
@@ -189,6 +186,14 @@ func (x *Machine) materialize(ws []Work) {
 		}
 	}
 	sdma.Materialize(qs, &x.slab)
+}
+
+// maxBytes is the most a word's streams may carry (MaxBytes, or DefaultMaxBytes).
+func (x *Machine) maxBytes() int64 {
+	if x.MaxBytes > 0 {
+		return x.MaxBytes
+	}
+	return DefaultMaxBytes
 }
 
 // prepare posts every queue's doorbells and checks every descriptor, one
@@ -272,11 +277,7 @@ func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*que
 					if x.dropSpans {
 						continue
 					}
-					if w := x.eff.Writes; len(w) > 0 && w[len(w)-1][1] == a { // continuing the write before
-						w[len(w)-1][1] += uint64(d.Length())
-					} else {
-						x.eff.Writes = append(x.eff.Writes, [2]uint64{a, a + uint64(d.Length())})
-					}
+					x.addSpan(a, a+uint64(d.Length()))
 				}
 			}
 		}
