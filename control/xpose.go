@@ -24,3 +24,18 @@ func XposeRules(v isa.XposeView, g isa.Gen) (rule string, err error) {
 	}
 	return "", nil
 }
+
+// GatherXposeRules are a DMA_GATHER_TRANSPOSE's type and shape rules both
+// executors refuse under one name: one 2-byte type, turned by the DRE
+// (§3.7); dst_num_elem = {N, L}, N the indices and L = elem_size/2 the
+// gathered row's elements (field-tables §11.5).
+func GatherXposeRules(v isa.GatherXposeView, g isa.Gen) (rule string, err error) {
+	lo, hi := v.DType().DTypeLo(), v.DType().DTypeHi()
+	if bits, ok := isa.DTypeBits(uint8(hi), g); !ok || bits != 16 || lo != hi {
+		return "is_valid_dma_gather_transpose_dtype", fmt.Errorf("%s/%s: one 2-byte type", lo, hi)
+	}
+	if n, l := v.SrcNumElem(1), v.ElemSize()/2; v.DstNumElem(0) != n || v.DstNumElem(1) != l {
+		return "is_valid_dma_gather_transpose_num_idx", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", v.DstNumElem(0), v.DstNumElem(1), n, l)
+	}
+	return "", nil
+}

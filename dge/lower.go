@@ -278,15 +278,6 @@ func (p *Program) gatherXpose(in *isa.Inst) error {
 	v, _ := in.GatherXpose()
 	p.Semaphore, p.SemIncrement = int(v.Semaphore()), noIncrement
 	p.InDtype, p.OutDtype = uint8(v.DType().DTypeLo()), uint8(v.DType().DTypeHi())
-	// the word's shape rules, as ref refuses them (ref gatherXpose): the DRE
-	// turns one 2-byte type (§3.7), into dst_num_elem = {N, L}, N the
-	// indices and L = elem_size/2 the gathered row's elements (field-tables §11.5)
-	if b, err := dtypeBytes(uint64(p.OutDtype), p.Gen); err != nil || b != 2 || p.InDtype != p.OutDtype {
-		return fmt.Errorf("is_valid_dma_gather_transpose_dtype: %s/%s: one 2-byte type", isa.DType.Format(uint64(p.InDtype)), isa.DType.Format(uint64(p.OutDtype)))
-	}
-	if n, l := v.SrcNumElem(1), v.ElemSize()/2; v.DstNumElem(0) != n || v.DstNumElem(1) != l {
-		return fmt.Errorf("is_valid_dma_gather_transpose_num_idx: dst_num_elem [%d, %d] must be [%d, %d]", v.DstNumElem(0), v.DstNumElem(1), n, l)
-	}
 	// src rows are gathered through one index tensor; its bound has no flags coupling (field-tables §2.3, §3.7)
 	p.Index = Indexing{Mode: IndexSrc, GatherDim: uint8(v.Flags().GatherDim()), Bound: [2]BoundCheck{boundCheck(v.SrcIdxBoundReg())}}
 	size, err := dtypeBytes(uint64(p.OutDtype), p.Gen)

@@ -336,14 +336,10 @@ func (w *word) gatherXpose() error {
 		return err
 	}
 	v, _ := w.in.GatherXpose()
-	lo, hi := v.DType().DTypeLo(), v.DType().DTypeHi()
-	if size, ok := dtypeSize(hi, w.x.Mem.Gen); !ok || size != 2 || lo != hi {
-		return w.fault(-1, "is_valid_dma_gather_transpose_dtype", fmt.Errorf("%s/%s: one 2-byte type", lo, hi))
+	if rule, err := control.GatherXposeRules(v, w.x.Mem.Gen); err != nil { // the type and shape both executors refuse alike
+		return w.fault(-1, rule, err)
 	}
 	n, l := int(v.SrcNumElem(1)), int(v.ElemSize())/2
-	if int(v.DstNumElem(0)) != n || int(v.DstNumElem(1)) != l {
-		return w.fault(-1, "is_valid_dma_gather_transpose_num_idx", fmt.Errorf("dst_num_elem [%d, %d] must be [%d, %d]", v.DstNumElem(0), v.DstNumElem(1), n, l))
-	}
 	sa, da, err := w.addrs(v.SrcStartAddr(), v.DstStartAddr())
 	if err != nil {
 		return err
@@ -358,6 +354,7 @@ func (w *word) gatherXpose() error {
 	if done, err := w.gatherRows(sa, da, idx, l, s0, s1, d1, b, db.on, deltas); done || err != nil {
 		return err
 	}
+	hi := v.DType().DTypeHi()
 	m := &move{in: hi, out: hi, src: elems{size: 2, rows: make([]row, 0, n)}, dst: elems{size: 2, rows: make([]row, 0, n)}}
 	for j, v := range idx {
 		ok, err := w.indexOK(j, v, 1<<31, b, !b.quiet, "src index")

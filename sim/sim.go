@@ -165,10 +165,14 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return err
 	}
-	if v, ok := in.Xpose(); ok { // the types and tiles ref refuses, refused alike before the lowering
-		if rule, err := control.XposeRules(v, x.Mem.Gen); err != nil {
-			return fault(fmt.Errorf("%s: %w", rule, err))
-		}
+	rule, rerr := "", error(nil) // the types, tiles and shapes ref refuses, refused alike before the lowering
+	if v, ok := in.Xpose(); ok {
+		rule, rerr = control.XposeRules(v, x.Mem.Gen)
+	} else if v, ok := in.GatherXpose(); ok {
+		rule, rerr = control.GatherXposeRules(v, x.Mem.Gen)
+	}
+	if rerr != nil {
+		return fault(fmt.Errorf("%s: %w", rule, rerr))
 	}
 	if x.regs == nil { // one map for every word: the lowering reads it, none keeps it
 		x.regs = make(map[uint8]uint32, len(x.Regs))
