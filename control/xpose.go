@@ -39,3 +39,12 @@ func GatherXposeRules(v isa.GatherXposeView, g isa.Gen) (rule string, err error)
 	}
 	return "", nil
 }
+
+// IndirectRules are a DMA_INDIRECT's rules both executors refuse under one
+// name: no indirect_mode past SRC_DST (field-tables §2.5).
+func IndirectRules(v isa.Indirect1DView) (rule string, err error) {
+	if mode := v.Flags().IndirectMode(); mode > isa.IndirectModeSrcDst {
+		return "has_valid_indirect_mode", fmt.Errorf("indirect_mode %d", mode)
+	}
+	return "", nil
+}

@@ -248,9 +248,6 @@ func (p *Program) indirect1D(in *isa.Inst) error {
 	p.ComputeOp = uint8(v.ComputeOp())
 	// DMA_INDIRECT_FLAGS and the two index bounds (field-tables §2.5, §3.5)
 	f := v.Flags()
-	if f.IndirectMode() > isa.IndirectModeSrcDst { // no mode past SRC_DST: refused, as ref refuses it
-		return fmt.Errorf("has_valid_indirect_mode: indirect_mode %d", f.IndirectMode())
-	}
 	p.Index = Indexing{
 		Mode:         IndexMode(f.IndirectMode()),
 		BoundIsErr:   f.IdxBoundIsErr() == 1,

@@ -186,10 +186,10 @@ func (w *word) indirect1D() error {
 		return err
 	}
 	v, _ := w.in.Indirect1D()
-	mode := v.Flags().IndirectMode()
-	if mode > isa.IndirectModeSrcDst {
-		return w.fault(-1, "has_valid_indirect_mode", fmt.Errorf("indirect_mode %d", mode))
+	if rule, err := control.IndirectRules(v); err != nil { // refused alike by both executors
+		return w.fault(-1, rule, err)
 	}
+	mode := v.Flags().IndirectMode()
 	C := int(v.IdxNumActiveChannels())
 	sa, da, err := w.addrs(v.SrcStartAddr(), v.DstStartAddr())
 	if err != nil {

@@ -165,11 +165,13 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return err
 	}
-	rule, rerr := "", error(nil) // the types, tiles and shapes ref refuses, refused alike before the lowering
+	rule, rerr := "", error(nil) // the types, tiles, shapes and modes ref refuses, refused alike before the lowering
 	if v, ok := in.Xpose(); ok {
 		rule, rerr = control.XposeRules(v, x.Mem.Gen)
 	} else if v, ok := in.GatherXpose(); ok {
 		rule, rerr = control.GatherXposeRules(v, x.Mem.Gen)
+	} else if v, ok := in.Indirect1D(); ok {
+		rule, rerr = control.IndirectRules(v)
 	}
 	if rerr != nil {
 		return fault(fmt.Errorf("%s: %w", rule, rerr))
