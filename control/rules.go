@@ -1,5 +1,9 @@
 package control
 
+// The word rules both executors refuse under one name: the engines check them
+// before their lowering, ref before its walk, so a word one refuses never
+// runs on the other (FuzzExecDiffRaw).
+
 import (
 	"fmt"
 
