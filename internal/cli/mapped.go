@@ -15,6 +15,7 @@ type mappings struct {
 	files  []mapped
 	outs   []mapped // the --dump files the run writes in place (provideDump)
 	noCopy bool     // the kernel refused a file-to-file copy: dumps write from memory
+	noOut  bool     // dumps are written, never mapped (a test's comparison)
 }
 
 type mapped struct {

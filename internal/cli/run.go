@@ -104,7 +104,7 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 	// (provideDump). Not with both executors, whose two memories cannot
 	// share one file's pages; not for a device or FIFO (no staged file).
 	var outs []*outMap
-	if exec != device.Both {
+	if exec != device.Both && !ms.noOut {
 		outs = make([]*outMap, len(plans))
 	}
 	defer func() {
