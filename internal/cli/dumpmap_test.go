@@ -94,7 +94,7 @@ func TestDumpInPlace(t *testing.T) {
 	saveNPY(t, p("dst.npy"), "<f4", []int{1 << 18}, dst)
 	sum := make([]byte, 1<<20)
 	for i, a := range f32s(src) {
-		binary.LittleEndian.PutUint32(sum[4*i:], math.Float32bits(f32s(dst[4*i:4*i+4])[0]+a))
+		binary.LittleEndian.PutUint32(sum[4*i:], math.Float32bits(f32s(dst[4*i : 4*i+4])[0]+a))
 	}
 	small := randBytes(4096, 5)
 	saveNPY(t, p("small.npy"), "|u1", []int{4096}, small)
