@@ -104,3 +104,87 @@ func TestProvideInPlace(t *testing.T) {
 		t.Errorf("%d pages, want 5 (4 provided, 1 attached)", m.Pages())
 	}
 }
+
+// FuzzProvide: any sequence of writes, copies (page-aligned ones share an
+// attached page), in-place updates and row copies reads the same in a
+// memory whose HBM pages 8..23 are provided (a zero buffer) as in one
+// where they are allocated as usual — and a provided page still stored in
+// the buffer holds its bytes there (what a dump written in place keeps).
+func FuzzProvide(f *testing.F) {
+	f.Add([]byte{0, 9, 0, 0, 1, 1, 2, 10, 3, 0, 4, 0, 0, 3, 5, 17})
+	f.Add([]byte{1, 8, 0, 1, 1, 20, 16, 2, 3, 9, 0, 200, 2, 8, 100, 7})
+	f.Add([]byte{2, 12, 0, 5, 5, 0, 3, 3, 1, 22, 2, 1, 0, 23, 255, 255})
+	f.Fuzz(func(t *testing.T, ops []byte) {
+		const pages = 32
+		mk := func() *Memory {
+			m := New(isa.Cayman)
+			m.Attach(hbm0, pattern(8*PageSize, 1))            // pages 0..7 attached
+			m.Write(hbm0+24*PageSize, pattern(2*PageSize, 2)) // 24..25 stored
+			return m
+		}
+		a, b := mk(), mk()
+		buf := make([]byte, 16*PageSize)
+		if n := a.Provide(hbm0+8*PageSize, buf); n != 16*PageSize {
+			t.Fatalf("provided %d bytes", n)
+		}
+		addr := func(p, o byte) uint64 { return hbm0 + uint64(p)%pages*PageSize + uint64(o)*257%PageSize }
+		for i := 0; i+4 <= len(ops) && i < 64; i += 4 {
+			op, p, o, x := ops[i]%5, ops[i+1], ops[i+2], ops[i+3]
+			at := addr(p, o)
+			n := (int(x) + 1) * 613 % (3 * PageSize)
+			if at+uint64(n) > hbm0+pages*PageSize {
+				n = int(hbm0 + pages*PageSize - at)
+			}
+			for _, m := range []*Memory{a, b} {
+				switch op {
+				case 0:
+					m.Write(at, pattern(n, int(x)))
+				case 1: // page to page: shares where the source is attached
+					src, dst := hbm0+uint64(p)%pages*PageSize, hbm0+uint64(x)%pages*PageSize
+					if src != dst {
+						m.Copy(dst, src, PageSize)
+					}
+				case 2:
+					m.Update(at, n, func(d []byte, _ int) {
+						for k := range d {
+							d[k] += x
+						}
+					})
+				case 3: // an unaligned copy, ranges apart
+					src := addr(x, o)
+					if src+uint64(n) <= at || at+uint64(n) <= src {
+						if src+uint64(n) <= hbm0+pages*PageSize {
+							m.Copy(at, src, n)
+						}
+					}
+				case 4: // rows gathered into the range
+					rows := []uint64{addr(x, 0), addr(x+3, 1), addr(x+9, 2)}
+					dst := []uint64{at, at + 4096, at + 8192}
+					if dst[2]+4096 <= hbm0+pages*PageSize && rows[2]+4096 <= hbm0+pages*PageSize {
+						overlap := false
+						for _, s := range rows {
+							overlap = overlap || s < dst[2]+4096 && dst[0] < s+4096
+						}
+						if !overlap {
+							m.CopyRows(dst, rows, 4096)
+						}
+					}
+				}
+			}
+		}
+		ga, gb := make([]byte, pages*PageSize), make([]byte, pages*PageSize)
+		a.Read(hbm0, ga)
+		b.Read(hbm0, gb)
+		if !bytes.Equal(ga, gb) {
+			t.Fatal("the memory with provided pages reads differently")
+		}
+		if a.Stats != b.Stats {
+			t.Fatalf("stats %v / %v", a.Stats, b.Stats)
+		}
+		for p := 8; p < 24; p++ {
+			if s := a.Peek(hbm0+uint64(p)*PageSize, PageSize); s != nil && unsafe.SliceData(s) == &buf[(p-8)*PageSize] && !bytes.Equal(s, ga[p*PageSize:(p+1)*PageSize]) {
+				t.Fatalf("page %d: in the buffer, yet not its bytes", p)
+			}
+		}
+	})
+}

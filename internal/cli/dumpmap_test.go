@@ -51,7 +51,7 @@ func randBytes(n int, seed uint64) []byte {
 	return b
 }
 
-func saveNPY(t *testing.T, path, descr string, shape []int, data []byte) {
+func saveNPY(t testing.TB, path, descr string, shape []int, data []byte) {
 	t.Helper()
 	var b bytes.Buffer
 	if err := array.Write(&b, &array.Array{Descr: descr, Shape: shape, Data: data}); err != nil {
@@ -297,4 +297,69 @@ func TestDumpMappingShrinks(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "--dump out.npy: its staged file shrank while the run wrote it in place") {
 		t.Fatalf("err = %v", err)
 	}
+}
+
+// FuzzDumpInPlace: any two HBM dumps (any start, length and dtype, in and
+// around a loaded array, a copy's destination and never-written memory)
+// written in place are byte for byte the dumps written as before.
+func FuzzDumpInPlace(f *testing.F) {
+	f.Add(uint32(0), uint32(1<<20), uint32(0x50010), uint32(0xa0000), false)
+	f.Add(uint32(0x1234), uint32(3<<16+0x777), uint32(0), uint32(64), true)
+	f.Add(uint32(0xfff00), uint32(0x30000), uint32(0x1ffff), uint32(0x20001), false)
+	dir := f.TempDir()
+	tmp := filepath.Join(dir, ".ndma-probe")
+	os.WriteFile(tmp, nil, 0o644)
+	if o := mapOutput(tmp, []byte("h"), 1<<16); o == nil {
+		f.Skip("no dump written in place on this filesystem")
+	} else {
+		o.close()
+	}
+	p := func(name string) string { return filepath.Join(dir, name) }
+	saveNPY(f, p("u8.npy"), "|u1", []int{1 << 20}, randBytes(1<<20, 8))
+	// the array loaded at dstHBM+0x80000, 12 pages of it copied from 0x100 to dstHBM (not shared), 4 page to page (shared)
+	os.WriteFile(p("w.s"), []byte(".gen cayman\n"+
+		"dmamemcpy src_start_addr=hbm:0x10080100, src_step_elem=[0x10000, 0], src_num_elem=[12, 1], src_elem_size=0, dst_start_addr=hbm:0x10000000, dst_step_elem=[0x10000, 0], dst_num_elem=[12, 1], dst_elem_size=0, in_dtype=u8, out_dtype=u8\n"+
+		"dmamemcpy src_start_addr=hbm:0x10080000, src_step_elem=[0x10000, 0], src_num_elem=[4, 1], src_elem_size=0, dst_start_addr=hbm:0x10180000, dst_step_elem=[0x10000, 0], dst_num_elem=[4, 1], dst_elem_size=0, in_dtype=u8, out_dtype=u8\n"), 0o644)
+	f.Fuzz(func(t *testing.T, off1, n1, off2, n2 uint32, sim bool) {
+		const span = 0x200000 // two MiB from dstHBM - 64 KiB
+		ex := map[bool]string{false: "ref", true: "sim"}[sim]
+		o1, o2 := int(off1%span), int(off2%span)
+		l1, l2 := 1+int(n1)%(span-o1), 1+int(n2)%(span-o2)
+		spec := func(o, l int) string {
+			if l%4 == 0 && o%3 == 0 {
+				return fmt.Sprintf("hbm:%#x:fp32:%d", dstHBM-0x10000+o, l/4)
+			}
+			return fmt.Sprintf("hbm:%#x:u8:%d", dstHBM-0x10000+o, l)
+		}
+		want := 0 // the dumps holding a whole page: those mapped
+		for _, d := range [][2]int{{o1, l1}, {o2, l2}} {
+			a := dstHBM - 0x10000 + d[0]
+			if (a+0xffff)&^0xffff+0x10000 <= a+d[1] {
+				want++
+			}
+		}
+		var files [2][2][]byte
+		for k, noOut := range []bool{false, true} {
+			mapped, err := runDumps(noOut, "--exec", ex, "--load", fmt.Sprintf("hbm:%#x=%s", dstHBM+0x80000, p("u8.npy")),
+				"--dump", spec(o1, l1)+"="+p("a.npy"), "--dump", spec(o2, l2)+"="+p("b.npy"), p("w.s"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !noOut && mapped != want {
+				t.Fatalf("%d dumps mapped, want %d", mapped, want)
+			}
+			for i, f := range []string{"a.npy", "b.npy"} {
+				b, err := os.ReadFile(p(f))
+				if err != nil {
+					t.Fatal(err)
+				}
+				files[k][i] = b
+			}
+		}
+		for i := range 2 {
+			if !bytes.Equal(files[0][i], files[1][i]) {
+				t.Fatalf("%s: dump %d (%s / %s) written in place differs from the one written as before", ex, i, spec(o1, l1), spec(o2, l2))
+			}
+		}
+	})
 }
