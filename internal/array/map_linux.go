@@ -42,10 +42,22 @@ func (f *File) Map() (data []byte, ok bool, err error) {
 // copied; fewer than n, with or without an error, where the kernel stops
 // (another filesystem, a file that shrank): the caller writes the rest.
 func (f *File) CopyRange(dst *os.File, off, n int64) (int64, error) {
+	return f.copyRange(dst, off, n, nil)
+}
+
+// CopyRangeAt is CopyRange to dst's byte at on (pwrite's offset: dst's
+// own offset neither used nor moved), for an output written in place
+// through a mapping of it (internal/cli's --dump).
+func (f *File) CopyRangeAt(dst *os.File, off, n, at int64) (int64, error) {
+	return f.copyRange(dst, off, n, &at)
+}
+
+// copyRange is CopyRange to dst's offset, or to *at (moved on) where at is not nil.
+func (f *File) copyRange(dst *os.File, off, n int64, at *int64) (int64, error) {
 	src := f.Offset + off
 	var done int64
 	for done < n {
-		c, err := unix.CopyFileRange(int(f.f.Fd()), &src, int(dst.Fd()), nil, int(min(n-done, 1<<30)), 0)
+		c, err := unix.CopyFileRange(int(f.f.Fd()), &src, int(dst.Fd()), at, int(min(n-done, 1<<30)), 0)
 		if c <= 0 || err != nil {
 			return done, err
 		}

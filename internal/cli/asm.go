@@ -142,6 +142,9 @@ func kindOf(m os.FileMode) string {
 	return "a special file (" + m.Type().String() + ")"
 }
 
+// temp is reserved output i's temporary file ("" for a direct one).
+func (s *staged) temp(i int) string { return s.tmps[i] }
+
 // write fills reserved output i with b.
 func (s *staged) write(i int, b []byte) error {
 	if s.tmps[i] == "" {

@@ -100,6 +100,20 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 			return fmt.Errorf("--timeline: %w", err)
 		}
 	}
+	// Each HBM dump's staged file, mapped: the run writes the dump in place
+	// (provideDump). Not with both executors, whose two memories cannot
+	// share one file's pages; not for a device or FIFO (no staged file).
+	var outs []*outMap
+	if exec != device.Both && !ms.noOut {
+		outs = make([]*outMap, len(plans))
+	}
+	defer func() {
+		for _, o := range outs {
+			if o != nil {
+				o.close()
+			}
+		}
+	}()
 	opt := device.Options{Exec: exec, Cores: *cores, MaxBytes: *maxBytes, MaxSteps: *maxSteps, Tracing: *trace, Schedule: *timeline != ""}
 	for r, v := range rv {
 		opt.Regs[r] = v
@@ -112,6 +126,11 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 		for _, l := range arrays {
 			if err := l.write(m, ms); err != nil {
 				return err
+			}
+		}
+		for i, p := range plans {
+			if outs != nil && outs[i] == nil && out.temp(i) != "" {
+				outs[i] = provideDump(p, out.temp(i), m, ms)
 			}
 		}
 		return nil
@@ -230,8 +249,21 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 		return runErr // no dump after a fault
 	}
 	for i, p := range plans {
-		if err := p.write(&out, i, final, ms); err != nil {
+		var o *outMap
+		if outs != nil {
+			o = outs[i]
+		}
+		if err := p.write(&out, i, final, ms, o); err != nil {
 			return err
+		}
+	}
+	for i, o := range outs { // every dump written: the memory is read no more
+		if o == nil {
+			continue
+		}
+		outs[i] = nil
+		if err := o.close(); err != nil {
+			return fmt.Errorf("--dump %s: writing %s: %w", plans[i].file, plans[i].file, err)
 		}
 	}
 	return out.commit()
@@ -345,14 +377,22 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 
 // write is the dump: the memory at its address, in its dtype and shape,
 // streamed from the memory's backing into output k (device.WriteArray) —
-// checked whole before the file is written.
-func (p dumpPlan) write(out *staged, k int, m *mem.Memory, ms *mappings) error {
+// checked whole before the file is written. o, where not nil, is output
+// k mapped, its pages the memory's (provideDump): the bytes not in place
+// there already are written into it.
+func (p dumpPlan) write(out *staged, k int, m *mem.Memory, ms *mappings, o *outMap) error {
 	size, ok := num.Size(p.dtype)
 	if !ok {
 		return fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
 	}
 	if err := device.CheckArray(m, p.addr, p.shape, size); err != nil {
 		return fmt.Errorf("--dump %s: %w", p.file, err)
+	}
+	if o != nil {
+		if err := device.WriteArray(&mapWriter{o, int64(o.hdr), ms}, m, p.addr, p.shape, size); err != nil {
+			return fmt.Errorf("--dump %s: writing %s: %w", p.file, p.file, unwrapPathError(err))
+		}
+		return nil
 	}
 	descr, _ := array.Descr(p.dtype)
 	err := out.writeWith(k, func(w io.Writer) error {
