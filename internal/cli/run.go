@@ -263,7 +263,7 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 		}
 		outs[i] = nil
 		if err := o.close(); err != nil {
-			return fmt.Errorf("--dump %s: writing %s: %w", plans[i].file, plans[i].file, err)
+			return fmt.Errorf("--dump %s: writing %s: %w", plans[i].file, out.paths[i], err)
 		}
 	}
 	return out.commit()
@@ -390,7 +390,7 @@ func (p dumpPlan) write(out *staged, k int, m *mem.Memory, ms *mappings, o *outM
 	}
 	if o != nil {
 		if err := device.WriteArray(&mapWriter{o, int64(o.hdr), ms}, m, p.addr, p.shape, size); err != nil {
-			return fmt.Errorf("--dump %s: writing %s: %w", p.file, p.file, unwrapPathError(err))
+			return fmt.Errorf("--dump %s: writing %s: %w", p.file, out.paths[k], unwrapPathError(err))
 		}
 		return nil
 	}
