@@ -10,14 +10,16 @@ import (
 	"ndma/isa"
 )
 
-// Compact expansion (Options.Compact, issue 17): a DIRECT2D word's lists
-// held as descriptor runs — descriptors in a row whose buf_ptrs step by one
+// Compact expansion (Options.Compact, issue 17): a DIRECT2D word's lists,
+// or a DMA_TRANSPOSE's whose tile rows and columns are each one run, held
+// as descriptor runs — descriptors in a row whose buf_ptrs step by one
 // amount — instead of written out one by one. A strided leg of half a
-// million 64-byte rows is then a run or two, checked at its ends and moved
-// in one call by an executor, and written out (Materialize) only where an
-// executor needs the descriptors themselves. Materialize writes the very
-// descriptors the expansion without Compact writes (TestCompactMaterialize,
-// FuzzCompact).
+// million 64-byte rows is then a run or two, a transpose's leg a run per
+// tile or per row of tiles, checked at its ends and moved in one call by an
+// executor, and written out (Materialize) only where an executor needs the
+// descriptors themselves. Materialize writes the very descriptors the
+// expansion without Compact writes (TestCompactMaterialize, FuzzCompact,
+// TestCompactXpose, FuzzCompactXpose).
 
 // DescRun is N descriptors in a row of one list, each Length bytes
 // (1..MaxRun), descriptor i's buf_ptr Addr + i·Step (SoC addresses). Its

@@ -76,6 +76,9 @@ func (x *Machine) prepareXpose(ws []Work, size int, limit int64) (q *queue, ok b
 		return nil, false
 	}
 	rb := q.tiles.tc * q.tiles.es // a tile row's bytes: each in one descriptor (viewRows)
+	if rb <= 0 {
+		return nil, false
+	}
 	hulls := [2]span{{lo: ^uint64(0)}, {lo: ^uint64(0)}}
 	var bytes [2]uint64
 	for leg, rs := range [2][]sdma.DescRun{r.M2S, r.S2M} {
