@@ -11,15 +11,16 @@ import (
 )
 
 // Compact expansion (Options.Compact, issue 17): a DIRECT2D word's lists,
-// or a DMA_TRANSPOSE's whose tile rows and columns are each one run, held
-// as descriptor runs — descriptors in a row whose buf_ptrs step by one
-// amount — instead of written out one by one. A strided leg of half a
-// million 64-byte rows is then a run or two, a transpose's leg a run per
-// tile or per row of tiles, checked at its ends and moved in one call by an
-// executor, and written out (Materialize) only where an executor needs the
-// descriptors themselves. Materialize writes the very descriptors the
-// expansion without Compact writes (TestCompactMaterialize, FuzzCompact,
-// TestCompactXpose, FuzzCompactXpose).
+// or a DMA_TRANSPOSE's or DMA_GATHER_TRANSPOSE's whose tile rows and
+// columns are each one run, held as descriptor runs — descriptors in a row
+// whose buf_ptrs step by one amount — instead of written out one by one. A
+// strided leg of half a million 64-byte rows is then a run or two, a
+// transpose's leg a run per tile or per row of tiles, checked at its ends
+// and moved in one call by an executor, and written out (Materialize) only
+// where an executor needs the descriptors themselves. Materialize writes
+// the very descriptors the expansion without Compact writes
+// (TestCompactMaterialize, FuzzCompact, TestCompactXpose, FuzzCompactXpose,
+// TestCompactGather, FuzzCompactGather).
 
 // DescRun is N descriptors in a row of one list, each Length bytes
 // (1..MaxRun), descriptor i's buf_ptr Addr + i·Step (SoC addresses). Its
@@ -366,13 +367,49 @@ func tileProgs(src, dst []prog, p *dge.Program, ch *dge.Channel) (_, _ []prog, o
 	return src, dst, true
 }
 
+// gatherProgs is gatherRuns as progs where every lane moves and each
+// gathered row and each block column is one run (dim 0 contiguous on both
+// legs): a run per row (addRun), a prog per 16-row block's columns
+// (addRuns), merged as appendRun merges them. ok false where an index is
+// past 2^31 or its bound register's limit, the dst bound is enabled (lanes
+// to check or skip), the index values are not the program's (SUNDA's POOL
+// kernel asks for them), or the walk is empty or past 2^48 bytes: the caller
+// expands the word as before, which names the fault.
+func gatherProgs(src, dst []prog, p *dge.Program, ch *dge.Channel, regs map[uint8]uint32) (_, _ []prog, ok bool) {
+	s, d := &ch.Src, &ch.Dst
+	n, l, es := uint64(s.Num[1]), uint64(d.Num[1]), uint64(s.ElemSize)
+	idx := p.Indices[0]
+	if es == 0 || n == 0 || l == 0 || n > 1<<22 || uint64(len(idx)) != n || d.Bound.Enabled || s.Step[0] != int64(es) || d.Step[0] != int64(es) {
+		return src, dst, false
+	}
+	if hi, b := bits.Mul64(n*l, es); hi != 0 || b > 1<<48 { // n, l below 2^32: their product does not wrap
+		return src, dst, false
+	}
+	lim := uint64(1<<31 - 1) // gatherRuns' common lane: an index of at most this and its bound register's limit
+	if ib := p.Index.Bound[0]; ib.Enabled {
+		lim = min(lim, uint64(regs[ib.Reg]))
+	}
+	const block = 16
+	for jb := uint64(0); jb < n; jb += block {
+		je := min(n, jb+block)
+		for _, v := range idx[jb:je] {
+			if uint64(v) > lim {
+				return src, dst, false
+			}
+			src = addRun(src, elem2(s, 0, int64(v)), l*es)
+		}
+		dst = addRuns(dst, elem2(d, int64(jb), 0), (je-jb)*es, d.Step[1], l)
+	}
+	return src, dst, true
+}
+
 // expandCompact is Expand of a DIRECT2D, or of a DMA_TRANSPOSE of
-// tileProgs' case, without a quiet bound into queues held as runs; ok
+// tileProgs' case or a DMA_GATHER_TRANSPOSE of gatherProgs', without a quiet bound into queues held as runs; ok
 // false where the word is anything else, or anything of it is off the
 // common path — a check that fails included: the caller expands it as
 // before, which names the fault.
 func expandCompact(p *dge.Program, opt Options, tmpl Desc) (*Lowered, bool) {
-	if p.Kind != dge.KindDirect2D && p.Kind != dge.KindTranspose {
+	if p.Kind != dge.KindDirect2D && p.Kind != dge.KindTranspose && p.Kind != dge.KindGatherTranspose {
 		return nil, false
 	}
 	m := isa.Map(p.Gen)
@@ -386,9 +423,15 @@ func expandCompact(p *dge.Program, opt Options, tmpl Desc) (*Lowered, bool) {
 			return nil, false
 		}
 		r := &Runs{Tmpl: tmpl, ring: opt.RingSize}
-		if p.Kind == dge.KindTranspose {
+		switch p.Kind {
+		case dge.KindTranspose:
 			var ok bool
 			if ps[0], ps[1], ok = tileProgs(ps[0][:0], ps[1][:0], p, ch); !ok {
+				return nil, false
+			}
+		case dge.KindGatherTranspose:
+			var ok bool
+			if ps[0], ps[1], ok = gatherProgs(ps[0][:0], ps[1][:0], p, ch, opt.Regs); !ok {
 				return nil, false
 			}
 		}

@@ -182,3 +182,113 @@ func TestCompactXposeRandom(t *testing.T) {
 		t.Fatalf("%d of 200 transposes held as runs", held)
 	}
 }
+
+// gatherWord is a DMA_GATHER_TRANSPOSE of n indices, each row l 2-byte
+// elements (src rows 2·l·pad bytes apart), dst(j, k) at dst + 2j + k·d1.
+func gatherWord(n, l, pad int, dst string, d1 int, extra string) string {
+	return fmt.Sprintf(`dma_gather_transpose idx_num_active_channels=128, src_start_addr=hbm:0x0, src_step_elem=[2, %[1]d],
+  src_num_elem=[%[2]d, %[3]d], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=%[4]s, dst_step_elem_1=%[5]d,
+  dst_num_elem=[%[3]d, %[2]d], elem_size=%[6]d, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y%[7]s`, 2*l*pad, l, n, dst, d1, 2*l, extra)
+}
+
+// TestCompactGather: DMA_GATHER_TRANSPOSE words held as runs (field-tables
+// §11.5: M2S reads row idx[j] at src + idx[j]·src_step_elem_1, S2M writes
+// per 16-row block and column k 16 elements at dst + 2·jb + k·dst_step_elem_1)
+// — the runs derived by hand — write out Expand's descriptors; lanes to
+// check or skip are not held as runs.
+func TestCompactGather(t *testing.T) {
+	// 32 indices of 16-byte rows 32 bytes apart (no row continues another): the descriptors' buf_ptrs
+	// grouped greedily into progressions, two lone descriptors making one of two (3, 3 and 17, 17 of
+	// step 0; 9, 100 of step 91 rows; 1000, 999, 998 descending)
+	idx := []uint32{3, 3, 40, 41, 42, 9, 100, 7, 7, 7, 0, 1, 2, 3, 4, 5, 6, 50, 60, 70, 80, 90, 91, 92, 93, 1000, 999, 998, 17, 17, 18, 19}
+	index := func(_, j int) (uint32, error) { return idx[j], nil }
+	src := func(v uint32) uint64 { return hbm + 32*uint64(v) }
+	m2s := []DescRun{{src(3), 0, 2, 16}, {src(40), 32, 3, 16}, {src(9), 91 * 32, 2, 16}, {src(7), 0, 3, 16}, {src(0), 32, 7, 16},
+		{src(50), 320, 5, 16}, {src(91), 32, 3, 16}, {src(1000), -32, 3, 16}, {src(17), 0, 2, 16}, {src(18), 32, 2, 16}}
+	// each 16-row block: 8 columns of 32 bytes, 0x100 apart
+	s2m := []DescRun{{hbm + 0x100000, 0x100, 8, 32}, {hbm + 0x100000 + 32, 0x100, 8, 32}}
+	// dst_step_elem_1 = 32, a block column's 16 elements: a block's columns continue each other, one run
+	// of 256 bytes, the next block's 32 bytes on (a progression of two)
+	s2mPacked := []DescRun{{hbm + 0x100000, 32, 2, 256}}
+	for _, c := range []struct {
+		name, word string
+		m2s, s2m   []DescRun
+	}{
+		{"strewn rows into HBM", gatherWord(32, 8, 2, "hbm:0x100000", 0x100, ""), m2s, s2m},
+		{"strewn rows, a block's columns back to back", gatherWord(32, 8, 2, "hbm:0x100000", 32, ""), m2s, s2mPacked},
+		{"an index bound that passes", gatherWord(32, 8, 2, "hbm:0x100000", 0x100, ", src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=7"), m2s, s2m},
+		{"an index bound that fails", gatherWord(32, 8, 2, "hbm:0x100000", 0x100, ", src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=8"), nil, nil},
+		{"a quiet index bound", gatherWord(32, 8, 2, "hbm:0x100000", 0x100, ", src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=8, src_idx_bound_reg.bc_disable_oob_error_notif=1"), nil, nil},
+		{"a dst bound", gatherWord(32, 8, 2, "sbuf:1:0x0", 0x100, ", dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=7"), nil, nil},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			p := lower(t, isa.Cayman, c.word, dge.Options{Index: index})
+			regs := map[uint8]uint32{7: 1000, 8: 999}
+			for _, ring := range []int{0, 16, 7} {
+				lw, err := Expand(p, Options{RingSize: ring, Regs: regs, Compact: true})
+				compact := err == nil && lw.Queues[0].Runs != nil
+				if compact != (c.m2s != nil) {
+					t.Fatalf("held as runs %v, want %v (error %v)", compact, c.m2s != nil, err)
+				}
+				if compact {
+					r := lw.Queues[0].Runs
+					if d := cmp.Diff(c.m2s, r.M2S); d != "" {
+						t.Fatalf("M2S runs (-want +got):\n%s", d)
+					}
+					if d := cmp.Diff(c.s2m, r.S2M); d != "" {
+						t.Fatalf("S2M runs (-want +got):\n%s", d)
+					}
+				}
+				if got := expandBoth(t, p, Options{RingSize: ring, Regs: regs}); (got != nil) != compact {
+					t.Fatalf("the second compact expansion held as runs %v, the first %v", got != nil, compact)
+				}
+			}
+		})
+	}
+}
+
+// FuzzCompactGather: any DMA_GATHER_TRANSPOSE word (indices, row sizes and
+// steps, dst steps, bounds, HBM or SBUF) expands compact, written out, to
+// Expand's queues byte for byte, or to Expand's error.
+func FuzzCompactGather(f *testing.F) {
+	f.Add(uint64(1), uint8(32), uint8(8), uint8(2), int64(0x100), uint8(0), uint8(0))
+	f.Add(uint64(2), uint8(40), uint8(64), uint8(1), int64(80), uint8(3), uint8(5))
+	f.Add(uint64(3), uint8(17), uint8(3), uint8(3), int64(-64), uint8(4), uint8(3))
+	f.Fuzz(func(t *testing.T, seed uint64, n, l, pad uint8, d1 int64, mode, ring uint8) {
+		if n == 0 || l == 0 {
+			return
+		}
+		rng := rand.New(rand.NewPCG(seed, 1))
+		idx := make([]uint32, n)
+		span := []int{4, 64, 1 << 12}[mode%3]
+		for j := range idx {
+			idx[j] = uint32(rng.IntN(span))
+			if j > 0 && rng.IntN(3) == 0 {
+				idx[j] = idx[j-1] + uint32(rng.IntN(3)) - 1
+			}
+		}
+		dst := "hbm:0x1000000"
+		if mode&8 != 0 {
+			dst = "sbuf:2:0x100"
+		}
+		extra := ""
+		if mode&16 != 0 {
+			extra = ", src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=7"
+			if mode&32 != 0 {
+				extra += ", src_idx_bound_reg.bc_disable_oob_error_notif=1"
+			}
+		}
+		if mode&64 != 0 {
+			extra += ", dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=7"
+		}
+		in, ok := tryWord(isa.Cayman, gatherWord(int(n), int(l), 1+int(pad%4), dst, int(d1%(1<<20)), extra))
+		if !ok {
+			return
+		}
+		p, err := dge.Lower(&in, isa.Cayman, dge.Options{Index: func(_, j int) (uint32, error) { return idx[j], nil }})
+		if err != nil {
+			return
+		}
+		expandBoth(t, p, Options{RingSize: int(ring), Regs: map[uint8]uint32{7: uint32(span / 2)}})
+	})
+}

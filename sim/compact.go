@@ -7,7 +7,7 @@ import (
 
 // The engines on lists held as descriptor runs (sdma.Options.Compact,
 // issue 17): plain copies within core 0's HBM whose reads and writes are
-// apart (here), and transposes (compact_xpose.go). A run's buf_ptrs are a progression, so its extent is its two ends;
+// apart (here), and the (gather-)transposes (compact_xpose.go). A run's buf_ptrs are a progression, so its extent is its two ends;
 // the M2S and S2M runs pair off into moves of rows a constant step apart
 // (mem.CopyStrided), the bytes direct moves descriptor by descriptor. Any
 // word off that path has its descriptors written out (sdma.Materialize) and

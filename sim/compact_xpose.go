@@ -4,8 +4,9 @@ import (
 	"ndma/sdma"
 )
 
-// The engines on a DMA_TRANSPOSE held as descriptor runs (sdma.Options.Compact,
-// issue 17): a DescRun per tile per leg, or coarser. The checks are
+// The engines on a DMA_TRANSPOSE or DMA_GATHER_TRANSPOSE held as descriptor
+// runs (sdma.Options.Compact, issue 17): a DescRun per tile (a gather: per
+// run of gathered rows) per leg, or coarser. The checks are
 // prepareFast's at each run's ends (core 0's HBM, or one SBUF partition's
 // active bytes per descriptor), the S2M tile plan is read off the runs
 // (a run per piece row: P destinations S apart, run t at a₀ + t·n), the

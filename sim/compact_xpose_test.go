@@ -154,3 +154,71 @@ func TestXposeCompactRandom(t *testing.T) {
 	}
 	t.Logf("%d of %d transposes taken as runs", taken, n)
 }
+
+// gatherSrc is a DMA_GATHER_TRANSPOSE of n indices (sbuf:0:0x0, 16
+// channels: values below 64, seed's) of l-element bf16 rows 2·l bytes
+// apart, dst(j, k) at dst + 2j + k·d1.
+func gatherSrc(n, l int, dst string, d1 int, extra string) string {
+	return fmt.Sprintf(`dma_gather_transpose semaphore=4, idx_num_active_channels=16, src_start_addr=hbm:0x0, src_step_elem=[2, %[1]d],
+  src_num_elem=[%[2]d, %[3]d], src_idx_start_addr=sbuf:0:0x0, dst_start_addr=%[4]s, dst_step_elem_1=%[5]d,
+  dst_num_elem=[%[3]d, %[2]d], elem_size=%[1]d, dtype_lo=bf16, dtype_hi=bf16, gather_dim=Y%[6]s`, 2*l, l, n, dst, d1, extra)
+}
+
+// Gather-transposes held as descriptor runs end as the per-descriptor path
+// ends them where they are taken (rows strewn over a table, into HBM rows
+// or SBUF partitions), and are not taken where lanes are checked or
+// skipped (an index bound that fails or is quiet, a dst bound), the blocks
+// are not whole or the writes meet the table.
+func TestGatherCompactAgainstExact(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		taken     bool
+	}{
+		{"64 rows of 32 into HBM", gatherSrc(64, 32, "hbm:0x100000", 256, ""), true},
+		{"64 rows of 64 into SBUF partitions", gatherSrc(64, 64, "sbuf:16:0x40", 0x40000, ""), true},
+		{"rows of 8 (the loops' turn)", gatherSrc(48, 8, "hbm:0x100000", 96, ""), true},
+		{"an index bound that passes", gatherSrc(64, 32, "hbm:0x100000", 256, ", src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=7"), true},
+		{"an index bound that fails", gatherSrc(64, 32, "hbm:0x100000", 256, ", src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=8"), false},
+		{"a quiet index bound", gatherSrc(64, 32, "hbm:0x100000", 256, ", src_idx_bound_reg.bc_enabled=1, src_idx_bound_reg.bc_reg=8, src_idx_bound_reg.bc_disable_oob_error_notif=1"), false},
+		{"a dst bound", gatherSrc(64, 64, "sbuf:16:0x40", 0x40000, ", dst_bound_reg.bc_enabled=1, dst_bound_reg.bc_reg=9"), false},
+		{"40 rows (a block not whole)", gatherSrc(40, 32, "hbm:0x100000", 256, ""), false},
+		{"the dst meeting the table", gatherSrc(64, 32, "hbm:0x800", 256, ""), false},
+	} {
+		in, ok := tryWord(isa.Cayman, tc.src)
+		if !ok {
+			t.Fatalf("%s: does not assemble", tc.name)
+		}
+		for _, ring := range []int{0, 5} {
+			fast, exact := New(isa.Cayman), New(isa.Cayman)
+			exact.exact = true
+			for _, x := range []*Machine{fast, exact} {
+				x.RingSize = ring
+				x.Regs[7], x.Regs[8], x.Regs[9] = 63, 20, (16+63)<<18+0x40+2*63 // every index; some past; the last dst byte past
+				seed(t, rand.New(rand.NewPCG(7, 5)), isa.Cayman, simM{x})
+			}
+			var effs [2]control.Effect
+			var errs [2]error
+			for j, x := range []*Machine{fast, exact} {
+				if effs[j], errs[j] = x.Issue(in); errs[j] == nil {
+					effs[j].Apply()
+				}
+			}
+			what := fmt.Sprintf("%s (ring %d)", tc.name, ring)
+			sameRun(t, what, fast, exact, errs[0], errs[1])
+			for j := range effs {
+				for k := range effs[j].Changes {
+					effs[j].Changes[k].Mem = nil
+				}
+			}
+			if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) || !reflect.DeepEqual(effs[0].Changes, effs[1].Changes) {
+				t.Fatalf("%s: effects %+v, exact %+v", what, effs[0], effs[1])
+			}
+			if taken := fast.compacted > 0; taken != tc.taken {
+				t.Fatalf("%s: taken as runs %v, want %v (error %v)", what, taken, tc.taken, errs[1])
+			}
+			if tc.taken && (fast.viewed == 0 || fast.tiled == 0) {
+				t.Fatalf("%s: taken, its rows not read in place or not turned into tiles", what)
+			}
+		}
+	}
+}
