@@ -3,20 +3,24 @@ package sdma
 import (
 	"encoding/binary"
 	"math/bits"
+	"sync"
 
 	"ndma/dge"
 	"ndma/internal/hugemem"
 	"ndma/isa"
 )
 
-// Compact expansion (Options.Compact, issue 17): a DIRECT2D word's lists
-// held as descriptor runs — descriptors in a row whose buf_ptrs step by one
-// amount — instead of written out one by one. A strided leg of half a
-// million 64-byte rows is then a run or two, checked at its ends and moved
-// in one call by an executor, and written out (Materialize) only where an
-// executor needs the descriptors themselves. Materialize writes the very
-// descriptors the expansion without Compact writes (TestCompactMaterialize,
-// FuzzCompact).
+// Compact expansion (Options.Compact, issue 17): a DIRECT2D word's lists,
+// or a DMA_TRANSPOSE's or DMA_GATHER_TRANSPOSE's whose tile rows and
+// columns are each one run, held as descriptor runs — descriptors in a row
+// whose buf_ptrs step by one amount — instead of written out one by one. A
+// strided leg of half a million 64-byte rows is then a run or two, a
+// transpose's leg a run per tile or per row of tiles, checked at its ends
+// and moved in one call by an executor, and written out (Materialize) only
+// where an executor needs the descriptors themselves. Materialize writes
+// the very descriptors the expansion without Compact writes
+// (TestCompactMaterialize, FuzzCompact, TestCompactXpose, FuzzCompactXpose,
+// TestCompactGather, FuzzCompactGather).
 
 // DescRun is N descriptors in a row of one list, each Length bytes
 // (1..MaxRun), descriptor i's buf_ptr Addr + i·Step (SoC addresses). Its
@@ -284,6 +288,24 @@ func descRuns(out []DescRun, ps []prog, m isa.AddressMap, core int) ([]DescRun, 
 	return out, true
 }
 
+// descRunsCap is the descriptor runs descRuns cuts progs into, at most.
+func descRunsCap(ps []prog) int {
+	n := 0
+	for i := range ps {
+		if ps[i].n <= MaxRun {
+			n++
+		} else {
+			n += 2 * int(min(ps[i].k, 1<<20))
+		}
+	}
+	return n
+}
+
+// progPool holds the prog buffers of compact expansions past (runPool's
+// counterpart): a transpose's thousands of progs are allocated once, not
+// per word.
+var progPool = sync.Pool{New: func() any { return new([2][]prog) }}
+
 // addDescRun appends r, joined to the run before where it continues its
 // progression.
 func addDescRun(out []DescRun, r DescRun) []DescRun {
@@ -307,28 +329,119 @@ func addDescRun(out []DescRun, r DescRun) []DescRun {
 	return append(out, r)
 }
 
-// expandCompact is Expand of a DIRECT2D without a quiet bound into queues
-// held as runs; ok false where the word is anything else, or anything of
-// it is off the common path — a check that fails included: the caller
-// expands it as before, which names the fault.
+// maxTiles bounds the tiles a compact transpose walks (two progs or more
+// each): past it the word is expanded as before.
+const maxTiles = 1 << 20
+
+// tileProgs is tileRuns as progs: a transpose's tile rows (src) and tile
+// columns (dst), a prog per tile on each leg at most, merged as appendRun
+// merges their runs (addRuns). ok false off tileRuns' case — dim 0
+// contiguous on both legs (a tile row and a tile column each one run) — or
+// where the walk is empty, its bytes past 2^48, or its tiles past
+// maxTiles: the caller expands the word as before.
+func tileProgs(src, dst []prog, p *dge.Program, ch *dge.Channel) (_, _ []prog, ok bool) {
+	s, d := &ch.Src, &ch.Dst
+	es := uint64(s.ElemSize)
+	rows, cols := uint64(s.Num[1]), uint64(s.Num[0])
+	tr, tc := uint64(p.Tile.Rows), uint64(p.Tile.Cols)
+	if es == 0 || rows == 0 || cols == 0 || tr == 0 || tc == 0 || s.Step[0] != int64(es) || d.Step[0] != int64(es) {
+		return src, dst, false
+	}
+	if hi, n := bits.Mul64(rows*cols, es); hi != 0 || n > 1<<48 { // rows, cols below 2^32: their product does not wrap
+		return src, dst, false
+	}
+	if (rows+tr-1)/tr*((cols+tc-1)/tc) > maxTiles {
+		return src, dst, false
+	}
+	// the addresses as tileRuns computes them (int64, two's complement)
+	sa, s0, s1 := int64(s.Addr), s.Step[0], s.Step[1]
+	da, d0, d1 := int64(d.Addr), d.Step[0], d.Step[1]
+	for rb := uint64(0); rb < rows; rb += tr {
+		h := min(rows-rb, tr)
+		for cb := uint64(0); cb < cols; cb += tc {
+			w := min(cols-cb, tc)
+			src = addRuns(src, uint64(sa+int64(cb)*s0+int64(rb)*s1), w*es, s1, h)
+			dst = addRuns(dst, uint64(da+int64(rb)*d0+int64(cb)*d1), h*es, d1, w)
+		}
+	}
+	return src, dst, true
+}
+
+// gatherProgs is gatherRuns as progs where every lane moves and each
+// gathered row and each block column is one run (dim 0 contiguous on both
+// legs): a run per row (addRun), a prog per 16-row block's columns
+// (addRuns), merged as appendRun merges them. ok false where an index is
+// past 2^31 or its bound register's limit, the dst bound is enabled (lanes
+// to check or skip), the index values are not the program's (SUNDA's POOL
+// kernel asks for them), or the walk is empty or past 2^48 bytes: the caller
+// expands the word as before, which names the fault.
+func gatherProgs(src, dst []prog, p *dge.Program, ch *dge.Channel, regs map[uint8]uint32) (_, _ []prog, ok bool) {
+	s, d := &ch.Src, &ch.Dst
+	n, l, es := uint64(s.Num[1]), uint64(d.Num[1]), uint64(s.ElemSize)
+	idx := p.Indices[0]
+	if es == 0 || n == 0 || l == 0 || n > 1<<22 || uint64(len(idx)) != n || d.Bound.Enabled || s.Step[0] != int64(es) || d.Step[0] != int64(es) {
+		return src, dst, false
+	}
+	if hi, b := bits.Mul64(n*l, es); hi != 0 || b > 1<<48 { // n, l below 2^32: their product does not wrap
+		return src, dst, false
+	}
+	lim := uint64(1<<31 - 1) // gatherRuns' common lane: an index of at most this and its bound register's limit
+	if ib := p.Index.Bound[0]; ib.Enabled {
+		lim = min(lim, uint64(regs[ib.Reg]))
+	}
+	const block = 16
+	for jb := uint64(0); jb < n; jb += block {
+		je := min(n, jb+block)
+		for _, v := range idx[jb:je] {
+			if uint64(v) > lim {
+				return src, dst, false
+			}
+			src = addRun(src, elem2(s, 0, int64(v)), l*es)
+		}
+		dst = addRuns(dst, elem2(d, int64(jb), 0), (je-jb)*es, d.Step[1], l)
+	}
+	return src, dst, true
+}
+
+// expandCompact is Expand of a DIRECT2D, or of a DMA_TRANSPOSE of
+// tileProgs' case or a DMA_GATHER_TRANSPOSE of gatherProgs', without a quiet bound into queues held as runs; ok
+// false where the word is anything else, or anything of it is off the
+// common path — a check that fails included: the caller expands it as
+// before, which names the fault.
 func expandCompact(p *dge.Program, opt Options, tmpl Desc) (*Lowered, bool) {
-	if p.Kind != dge.KindDirect2D {
+	if p.Kind != dge.KindDirect2D && p.Kind != dge.KindTranspose && p.Kind != dge.KindGatherTranspose {
 		return nil, false
 	}
 	m := isa.Map(p.Gen)
 	lw := &Lowered{Program: p, Queues: make([]Queue, 0, len(p.Channels)), ring: opt.RingSize}
-	var ps [2][]prog
+	sc := progPool.Get().(*[2][]prog) // the progs are scratch: only the descriptor runs stay
+	defer progPool.Put(sc)
+	ps := sc
 	for c := range p.Channels {
 		ch := &p.Channels[c]
 		if quiet(ch.Src.Bound) || quiet(ch.Dst.Bound) {
 			return nil, false
 		}
 		r := &Runs{Tmpl: tmpl, ring: opt.RingSize}
+		switch p.Kind {
+		case dge.KindTranspose:
+			var ok bool
+			if ps[0], ps[1], ok = tileProgs(ps[0][:0], ps[1][:0], p, ch); !ok {
+				return nil, false
+			}
+		case dge.KindGatherTranspose:
+			var ok bool
+			if ps[0], ps[1], ok = gatherProgs(ps[0][:0], ps[1][:0], p, ch, opt.Regs); !ok {
+				return nil, false
+			}
+		}
 		var bytes [2]uint64
 		for k, l := range [2]*dge.Leg{&ch.Src, &ch.Dst} {
-			var ok bool
-			if ps[k], ok = legProgs(ps[k][:0], l, MaxDescriptors); !ok {
-				return nil, false
+			if p.Kind == dge.KindDirect2D {
+				var ok bool
+				if ps[k], ok = legProgs(ps[k][:0], l, MaxDescriptors); !ok {
+					return nil, false
+				}
 			}
 			b, n := progBytes(ps[k])
 			if n+uint64(k) > MaxDescriptors { // S2M: and its completion
@@ -343,7 +456,7 @@ func expandCompact(p *dge.Program, opt Options, tmpl Desc) (*Lowered, bool) {
 					}
 				}
 			}
-			rs, ok := descRuns(nil, ps[k], m, p.Core)
+			rs, ok := descRuns(make([]DescRun, 0, descRunsCap(ps[k])), ps[k], m, p.Core)
 			if !ok {
 				return nil, false
 			}

@@ -58,10 +58,11 @@ type Options struct {
 	// instead of allocating and faulting new ones each word (issue 17). The
 	// next such expansion overwrites the lists of the one before.
 	Slab *[]Desc
-	// Compact holds a DIRECT2D word's lists as descriptor runs (Queue.Runs,
-	// sdma/compact.go) where every channel's legs allow it, none written
-	// out: for an executor that moves a run in one call and writes the
-	// descriptors out (Materialize) only off that path.
+	// Compact holds a DIRECT2D word's lists, or a (gather-)transpose's, as
+	// descriptor runs (Queue.Runs, sdma/compact.go) where every channel's
+	// legs allow it, none written out: for an executor that moves a run in
+	// one call and writes the descriptors out (Materialize) only off that
+	// path.
 	Compact bool
 }
 

@@ -7,7 +7,7 @@ import (
 
 // The engines on lists held as descriptor runs (sdma.Options.Compact,
 // issue 17): plain copies within core 0's HBM whose reads and writes are
-// apart. A run's buf_ptrs are a progression, so its extent is its two ends;
+// apart (here), and the (gather-)transposes (compact_xpose.go). A run's buf_ptrs are a progression, so its extent is its two ends;
 // the M2S and S2M runs pair off into moves of rows a constant step apart
 // (mem.CopyStrided), the bytes direct moves descriptor by descriptor. Any
 // word off that path has its descriptors written out (sdma.Materialize) and
@@ -40,15 +40,7 @@ func (x *Machine) prepareCompact(ws []Work, size int, limit int64) (qs []*queue,
 			return nil, false
 		}
 		q := x.newQueue(w, size)
-		var at [2]int // every doorbell posts the next descriptors of its leg, at most a ring
-		for _, db := range w.Queue.Doorbells {
-			leg, _, _, ok := q.rung(db.Reg)
-			if !ok || db.Value < 0 || db.Value > size {
-				return nil, false
-			}
-			at[leg] += db.Value
-		}
-		if at != r.N {
+		if !posted(q, size) {
 			return nil, false
 		}
 		var bytes [2]uint64
@@ -98,20 +90,44 @@ func (x *Machine) prepareCompact(ws []Work, size int, limit int64) (qs []*queue,
 	}
 	if !x.dropSpans {
 		for _, q := range qs {
-			for k := range q.q.Runs.S2M {
-				d := &q.q.Runs.S2M[k]
-				if d.N == 1 || d.Step == int64(d.Length) {
-					x.addSpan(d.Addr, d.Addr+uint64(d.N*d.Length))
-					continue
-				}
-				x.eff.Writes = hugemem.Grow(x.eff.Writes, d.N)
-				for j := range d.N {
-					x.addSpan(d.At(j), d.At(j)+uint64(d.Length))
-				}
-			}
+			x.runSpans(q.q.Runs.S2M)
 		}
 	}
 	return qs, true
+}
+
+// posted: every doorbell of q posts the next descriptors of its leg, at
+// most a ring, and they post all of its runs' descriptors.
+func posted(q *queue, size int) bool {
+	var at [2]int
+	for _, db := range q.q.Doorbells {
+		leg, _, _, ok := q.rung(db.Reg)
+		if !ok || db.Value < 0 || db.Value > size {
+			return false
+		}
+		at[leg] += db.Value
+	}
+	return at == q.q.Runs.N
+}
+
+// runSpans adds the write spans of S2M runs (checked: each in one region,
+// so its local addresses step as its SoC ones), as the per-descriptor
+// check adds them.
+func (x *Machine) runSpans(rs []sdma.DescRun) {
+	pb := x.Mem.Map.PSUMBase
+	for k := range rs {
+		d := &rs[k]
+		a := local(d.Addr, pb)
+		if d.N == 1 || d.Step == int64(d.Length) {
+			x.addSpan(a, a+uint64(d.N*d.Length))
+			continue
+		}
+		x.eff.Writes = hugemem.Grow(x.eff.Writes, d.N)
+		for j := range d.N {
+			b := a + uint64(int64(j)*d.Step)
+			x.addSpan(b, b+uint64(d.Length))
+		}
+	}
 }
 
 // addSpan adds a write span, joined to the one before where it continues it.

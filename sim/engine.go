@@ -106,7 +106,7 @@ func (x *Machine) works(p *dge.Program, lw *sdma.Lowered) []Work {
 	for i := range lw.Queues {
 		ch := &p.Channels[i]
 		ws[i] = Work{Queue: lw.Queues[i], SemInc: ch.SemInc}
-		if len(lw.Queues[i].M2S) > 0 && lw.Queues[i].M2S[0].Op() == sdma.OpDRE {
+		if q := &lw.Queues[i]; len(q.M2S) > 0 && q.M2S[0].Op() == sdma.OpDRE || q.Runs != nil && q.Runs.Tmpl.Op() == sdma.OpDRE { // held as runs: the template's op
 			keep := lw.Queues[i].Keep
 			ws[i].Turn = func(b []byte) []byte { return dre(p, ch, keep, b, x.scratch(len(b))) }
 			if keep == nil {
@@ -150,6 +150,10 @@ func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 			q.dst.ReserveDense(q.hull.lo, q.hull.hi, q.s2mBytes)
 		}
 		return qs, x.moveCompact(qs)
+	}
+	if q, ok := x.prepareXpose(ws, size, limit); ok {
+		q.dst.ReserveDense(q.hull.lo, q.hull.hi, q.s2mBytes)
+		return []*queue{q}, x.moveXpose(name, q)
 	}
 	x.materialize(ws)
 	var qs []*queue
