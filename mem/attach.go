@@ -13,32 +13,54 @@ import "ndma/isa"
 // cache with no copy and writes privately (issue 17: a 64 MiB `--load`
 // neither zeroes nor copies 64 MiB).
 func (m *Memory) Attach(addr uint64, data []byte) int {
-	r, part, off, err := m.locate(addr, len(data))
-	if err != nil || r != isa.HBM || len(data) < PageSize {
+	first, k, part, off := m.absentPages(addr, data)
+	if k == 0 {
 		return 0
 	}
-	h := m.hbm
-	a := m.Map.HBMBase + off
-	if a%PageSize != 0 {
-		return 0
-	}
-	first, k := a/PageSize, uint64(len(data)/PageSize)
-	for i := range k {
-		if h.page(first+i) != nil || len(h.lazy) > 0 && h.lazyIn((first+i)*PageSize, (first+i+1)*PageSize) {
-			k = i
-			break
-		}
-	}
-	n := int(k * PageSize)
-	if n == 0 {
-		return 0
-	}
+	h, r, n := m.hbm, isa.HBM, int(k*PageSize)
 	if m.owes(r, part, off, n) {
 		h.settle() // a copy from a lazy range put off into these pages lands first, then data overwrites it
 	}
 	if m.track != nil {
 		m.track.note(m, r, part, off, n)
 	}
+	h.store(first, k, data)
+	for i := range k {
+		h.setMapped(first + i)
+	}
+	h.nmapped += int(k)
+	m.Stats.Written[r] += uint64(n)
+	return n
+}
+
+// absentPages is the whole HBM pages data covers from addr on that are
+// absent — from page first, k of them, up to the first present page or
+// lazy range — and addr's partition and offset (Attach, Provide); k is 0
+// where addr is not in HBM or not on a page boundary.
+func (m *Memory) absentPages(addr uint64, data []byte) (first, k uint64, part int, off uint64) {
+	r, part, off, err := m.locate(addr, len(data))
+	if err != nil || r != isa.HBM || len(data) < PageSize {
+		return 0, 0, 0, 0
+	}
+	h := m.hbm
+	a := m.Map.HBMBase + off
+	if a%PageSize != 0 {
+		return 0, 0, 0, 0
+	}
+	first, k = a/PageSize, uint64(len(data)/PageSize)
+	for i := range k {
+		if h.page(first+i) != nil || len(h.lazy) > 0 && h.lazyIn((first+i)*PageSize, (first+i+1)*PageSize) {
+			return first, i, part, off
+		}
+	}
+	return first, k, part, off
+}
+
+// store makes data's first k pages the storage of pages first on, each
+// one's cap running to the k pages' end: the pages continue each other, as
+// backing's runs want.
+func (h *HBM) store(first, k uint64, data []byte) {
+	n := k * PageSize
 	for i := range k {
 		p := first + i
 		leaf := h.dir[p/hbmLeaf]
@@ -46,13 +68,9 @@ func (m *Memory) Attach(addr uint64, data []byte) int {
 			leaf = new([hbmLeaf][]byte)
 			h.dir[p/hbmLeaf] = leaf
 		}
-		leaf[p%hbmLeaf] = data[i*PageSize : (i+1)*PageSize : n] // cap runs to the attached end: the pages continue each other
-		h.setMapped(p)
+		leaf[p%hbmLeaf] = data[i*PageSize : (i+1)*PageSize : n]
 	}
 	h.pages += int(k)
-	h.nmapped += int(k)
-	m.Stats.Written[r] += uint64(n)
-	return n
 }
 
 // isMapped: page k is stored in an attached mapping (false at once while
