@@ -74,11 +74,15 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	// engines from start_id (their queue queue_id); the completions ride on
 	// the last engine (INFERRED: engines finish together in this model)
 	fan := 1 << v.DMAEngines().EngineCount()
-	total := 0
-	for _, d := range legs[0] {
-		total += d.Length()
+	var total [2]int
+	for k := range legs {
+		for _, d := range legs[k] {
+			total[k] += d.Length()
+		}
 	}
-	share := (total + fan - 1) / fan
+	// shares from the longer leg, at least a byte: legs that disagree still
+	// cut into at most fan shares each, and the engines fault on them
+	share := max(1, (max(total[0], total[1])+fan-1)/fan)
 	m2s, s2m := cutShares(legs[0], share), cutShares(legs[1], share)
 	for len(m2s) < len(s2m) {
 		m2s = append(m2s, nil)
