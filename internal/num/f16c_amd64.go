@@ -2,6 +2,8 @@
 
 package num
 
+import "golang.org/x/sys/cpu"
+
 // hasF16C: VCVTPS2PH is there (CPUID F16C) and the OS saves the ymm state
 // (AVX, as x/sys/cpu reports it; it has no F16C flag of its own).
 var hasF16C = hasF32Kernels && cpuidF16C()
@@ -12,5 +14,15 @@ var hasF16C = hasF32Kernels && cpuidF16C()
 //
 //go:noescape
 func f32ToF16F16C(d, s *byte, n int) (done int)
+
+// hasBF16AVX2: f32ToBF16AVX2's integer lanes on ymm need AVX2.
+var hasBF16AVX2 = cpu.X86.HasAVX2
+
+// f32ToBF16AVX2 is f32ToBF16 over n scalars from s to d, 32 a block,
+// stopping before the first block with a NaN or the final partial block;
+// it returns the scalars done.
+//
+//go:noescape
+func f32ToBF16AVX2(d, s *byte, n int) (done int)
 
 func cpuidF16C() bool

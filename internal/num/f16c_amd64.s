@@ -57,3 +57,74 @@ TEXT ·cpuidF16C(SB), NOSPLIT, $0-1
 	ANDL $1, CX
 	MOVB CX, ret+0(FP)
 	RET
+
+// f32ToBF16AVX2(d, s *byte, n int) (done int): bfloat16 = RNE(fp32) over n
+// scalars, 32 a block: (x + 0x7FFF + (x>>16 & 1)) >> 16 in 32-bit lanes
+// (no carry out: the largest non-NaN, -Inf 0xFF800000, stays below 2^32),
+// then VPACKUSDW (exact: every lane is ≤ 0xFFFF) and VPERMQ to undo the
+// per-lane interleave. A block with a NaN is left unwritten and ends the
+// call, as f32ToF16F16C's does. Returns the scalars done, a multiple of 32.
+TEXT ·f32ToBF16AVX2(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ s+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+	SHRQ $5, CX
+	JZ   bfout
+	MOVL $0x7FFF, DX
+	VMOVD DX, X14
+	VPBROADCASTD X14, Y14
+	MOVL $1, DX
+	VMOVD DX, X15
+	VPBROADCASTD X15, Y15
+
+bfloop:
+	VMOVDQU   (SI), Y0
+	VMOVDQU   32(SI), Y1
+	VMOVDQU   64(SI), Y2
+	VMOVDQU   96(SI), Y3
+	VCMPPS    $3, Y0, Y0, Y4
+	VCMPPS    $3, Y1, Y1, Y5
+	VORPS     Y5, Y4, Y4
+	VCMPPS    $3, Y2, Y2, Y5
+	VORPS     Y5, Y4, Y4
+	VCMPPS    $3, Y3, Y3, Y5
+	VORPS     Y5, Y4, Y4
+	VPTEST    Y4, Y4
+	JNZ       bfout
+	VPSRLD    $16, Y0, Y4
+	VPAND     Y15, Y4, Y4
+	VPADDD    Y14, Y0, Y0
+	VPADDD    Y4, Y0, Y0
+	VPSRLD    $16, Y0, Y0
+	VPSRLD    $16, Y1, Y5
+	VPAND     Y15, Y5, Y5
+	VPADDD    Y14, Y1, Y1
+	VPADDD    Y5, Y1, Y1
+	VPSRLD    $16, Y1, Y1
+	VPSRLD    $16, Y2, Y6
+	VPAND     Y15, Y6, Y6
+	VPADDD    Y14, Y2, Y2
+	VPADDD    Y6, Y2, Y2
+	VPSRLD    $16, Y2, Y2
+	VPSRLD    $16, Y3, Y7
+	VPAND     Y15, Y7, Y7
+	VPADDD    Y14, Y3, Y3
+	VPADDD    Y7, Y3, Y3
+	VPSRLD    $16, Y3, Y3
+	VPACKUSDW Y1, Y0, Y0
+	VPERMQ    $0xD8, Y0, Y0
+	VPACKUSDW Y3, Y2, Y2
+	VPERMQ    $0xD8, Y2, Y2
+	VMOVDQU   Y0, (DI)
+	VMOVDQU   Y2, 32(DI)
+	ADDQ      $128, SI
+	ADDQ      $64, DI
+	ADDQ      $32, AX
+	DECQ      CX
+	JNZ       bfloop
+
+bfout:
+	VZEROUPPER
+	MOVQ AX, done+24(FP)
+	RET

@@ -6,3 +6,7 @@ package num
 const hasF16C = false
 
 func f32ToF16F16C(d, s *byte, n int) int { return 0 }
+
+const hasBF16AVX2 = false
+
+func f32ToBF16AVX2(d, s *byte, n int) int { return 0 }

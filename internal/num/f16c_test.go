@@ -15,6 +15,19 @@ func TestF32ToF16Slice(t *testing.T) {
 	if !hasF16C {
 		t.Log("no F16C here: the Go loop alone is tested")
 	}
+	checkNarrowSlice(t, FP16, fmtF16)
+}
+
+// The fp32 → bfloat16 slice cast (AVX2 where the CPU has it) is the codec
+// in the same way.
+func TestF32ToBF16Slice(t *testing.T) {
+	if !hasBF16AVX2 {
+		t.Log("no AVX2 here: the Go loop alone is tested")
+	}
+	checkNarrowSlice(t, BFLOAT16, fmtBF16)
+}
+
+func checkNarrowSlice(t *testing.T, out uint8, ft format) {
 	lows := []uint32{0, 1, 0x0FFF, 0x1000, 0x1001, 0x1FFF, 0x2000, 0x2001, 0x3000, 0x7FFF, 0x8000, 0xFFFF}
 	xs := make([]uint32, 0, len(lows)<<16)
 	for hi := uint32(0); hi < 1<<16; hi++ {
@@ -28,11 +41,11 @@ func TestF32ToF16Slice(t *testing.T) {
 		for i, x := range xs {
 			binary.LittleEndian.PutUint32(src[4*i:], x)
 		}
-		if err := ApplySlice(OpNone, FP32, FP16, dst, src); err != nil {
+		if err := ApplySlice(OpNone, FP32, out, dst, src); err != nil {
 			t.Fatal(err)
 		}
 		for i, x := range xs {
-			if got, want := binary.LittleEndian.Uint16(dst[2*i:]), uint16(encode(x, fmtF16)); got != want {
+			if got, want := binary.LittleEndian.Uint16(dst[2*i:]), uint16(encode(x, ft)); got != want {
 				t.Fatalf("%s, offset %d, scalar %d: %#08x → %#04x, want %#04x", what, off, i, x, got, want)
 			}
 		}
