@@ -382,6 +382,50 @@ func TestTransposeShapes(t *testing.T) {
 	}
 }
 
+// The transpose's band path where its rows are not one piece: source rows
+// with gaps between them (read row by row), destination columns with gaps
+// and across HBM's 64 KiB pages (written through Write), rows in a lazy
+// range — against §11.5's formula on the input bytes.
+func TestTransposeBandsInPieces(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for trial := 0; trial < 40; trial++ {
+		rows, cols := 1+r.IntN(400), 1+r.IntN(40)
+		srow := 2*cols + 2*r.IntN(3)*r.IntN(8) // source row step: some with gaps
+		drow := 2*rows + 2*r.IntN(2)*r.IntN(8)
+		dst := uint64(0x400000 - 2*r.IntN(4000)) // columns across the page at 4 MiB
+		x := New(isa.Cayman)
+		src := make([]byte, srow*rows)
+		for i := range src {
+			src[i] = byte(r.Uint32())
+		}
+		if r.IntN(3) == 0 { // a lazy source: generated where read
+			if err := x.Mem.Lazy(hbm, len(src), "t", func(b []byte, off int) { copy(b, src[off:]) }); err != nil {
+				t.Fatal(err)
+			}
+		} else if err := x.Mem.Write(hbm, src); err != nil {
+			t.Fatal(err)
+		}
+		in := asmWord(t, isa.Cayman, fmt.Sprintf(`dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0,
+  src_step_elem=[2, %d], src_num_elem=[%d, %d], tile_src_rows=16, tile_src_cols=%d, tile_src_row_step=%d,
+  dst_start_addr=hbm:%#x, dst_step_elem=[2, %d], dst_num_elem=[%d, %d]`, srow, cols, rows, cols, srow, dst, drow, rows, cols))
+		if err := x.Exec(in); err != nil {
+			t.Fatalf("trial %d: %v", trial, err)
+		}
+		got := make([]byte, drow*cols)
+		if err := x.Mem.Read(hbm+dst, got); err != nil {
+			t.Fatal(err)
+		}
+		for c := 0; c < cols; c++ {
+			for rr := 0; rr < rows; rr++ { // dst(i0 = rr, i1 = c) = src(i0 = c, i1 = rr)
+				d, s := c*drow+2*rr, rr*srow+2*c
+				if got[d] != src[s] || got[d+1] != src[s+1] {
+					t.Fatalf("trial %d (%d × %d, steps %d, %d): dst(%d, %d) = %x, want %x", trial, rows, cols, srow, drow, rr, c, got[d:d+2], src[s:s+2])
+				}
+			}
+		}
+	}
+}
+
 // A gather's row index of 2^31 or more is named as what it is — a signed
 // 32-bit row index out of range — not "≥ 2147483648 elements" (issue 15, L5).
 func TestGatherIndexMessage(t *testing.T) {

@@ -24,11 +24,18 @@ func colBufs(n, size int) *[4][]byte {
 }
 
 // turnBand writes the cols columns of a band of n rows (row bytes apart) out
-// one by one through write, four 2-byte columns at a time where it can.
-func turnBand(cb *[4][]byte, band []byte, row, n, size, cols int, write func(c int, col []byte) error) error {
+// one by one, four 2-byte columns at a time where it can: into the column
+// buffers cb, each then handed to write; or, where into is set, straight
+// into into(c), the memory column c's band occupies (write not called).
+func turnBand(cb *[4][]byte, band []byte, row, n, size, cols int, into func(c int) []byte, write func(c int, col []byte) error) error {
 	c := 0
 	if size == 2 {
 		for ; c+4 <= cols; c += 4 {
+			if into != nil {
+				dst := [4][]byte{into(c), into(c + 1), into(c + 2), into(c + 3)}
+				columns4(&dst, band, row, n, c)
+				continue
+			}
 			columns4(cb, band, row, n, c)
 			for i := range cb {
 				if err := write(c+i, cb[i][:2*n]); err != nil {
@@ -38,6 +45,10 @@ func turnBand(cb *[4][]byte, band []byte, row, n, size, cols int, write func(c i
 		}
 	}
 	for ; c < cols; c++ {
+		if into != nil {
+			column(into(c), band, row, n, size, c)
+			continue
+		}
 		column(cb[0], band, row, n, size, c)
 		if err := write(c, cb[0][:n*size]); err != nil {
 			return err
@@ -121,15 +132,50 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 		}
 	}
 	w.x.Mem.ReserveDense(da, dEnd, int64(cols)*int64(drow)) // a dense destination reserved whole (SBUF: its partitions from one slab), not piece by piece
+	// each destination column held where memory stores it (one Fill, its
+	// piece kept) when it is one piece: the bands turn straight into them
+	dcols := make([][]byte, cols)
+	for c := range cols {
+		err := w.x.Mem.Fill(da+uint64(int64(c)*ds), drow, func(b []byte, off int) {
+			if off == 0 && len(b) == drow {
+				dcols[c] = b
+			}
+		})
+		if err != nil {
+			return true, w.fault(c, "dst", err)
+		}
+		if dcols[c] == nil {
+			dcols = nil // in pieces: every column through Write
+			break
+		}
+	}
+	var into func(c int) []byte
 	band, cb := make([]byte, xposeBand*srow), colBufs(xposeBand, size)
+	// the source in place where its rows are one contiguous piece of memory
+	whole := []byte(nil)
+	if int64(srow) == ss {
+		whole = w.x.Mem.Peek(sa, rows*srow)
+	}
 	for rb := 0; rb < rows; rb += xposeBand {
 		n := min(xposeBand, rows-rb)
-		for r := 0; r < n; r++ {
-			if err := w.x.Mem.Read(sa+uint64(int64(rb+r)*ss), band[r*srow:(r+1)*srow]); err != nil {
-				return true, w.fault(rb+r, "src", err)
+		b := []byte(nil)
+		if whole != nil {
+			b = whole[rb*srow : (rb+n)*srow]
+		} else if int64(srow) == ss {
+			b = w.x.Mem.Peek(sa+uint64(rb*srow), n*srow) // the band in one piece (HBM pages are 64 KiB)
+		}
+		if b == nil {
+			b = band
+			for r := 0; r < n; r++ {
+				if err := w.x.Mem.Read(sa+uint64(int64(rb+r)*ss), band[r*srow:(r+1)*srow]); err != nil {
+					return true, w.fault(rb+r, "src", err)
+				}
 			}
 		}
-		err := turnBand(cb, band, srow, n, size, cols, func(c int, col []byte) error {
+		if dcols != nil {
+			into = func(c int) []byte { return dcols[c][rb*size : (rb+n)*size] }
+		}
+		err := turnBand(cb, b, srow, n, size, cols, into, func(c int, col []byte) error {
 			if err := w.x.Mem.Write(da+uint64(int64(c)*ds)+uint64(rb*size), col); err != nil {
 				return w.fault(c, "dst", err)
 			}
