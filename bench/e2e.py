@@ -6,7 +6,9 @@ for bit. Prints one line per path and executor with the ratio and its target.
     python3 bench/e2e.py NDMA_BINARY [N] [ONLY]
 
 The .npy inputs go to a temporary directory (removed at the end); every file
-is written before the first timing, so both sides read from the page cache.
+is written before the first timing, so both sides read from the page cache,
+and synced to the disk before each timing (os.sync), so the kernel's
+writeback of earlier files (30 s after they are written) does not land in it.
 """
 import os
 import resource
@@ -135,6 +137,7 @@ def run_all(tmp):
             f.write(word + "\n")
         want = p(name + ".numpy.npy")
         npfn(want)  # warm-up, and the expected result
+        os.sync()  # the files written so far reach the disk now, not in the kernel's writeback during a timing
         t_np, c_np = best(lambda: npfn(p(name + ".np2.npy")), reps)
         exp = np.load(want)
         for ex, target in (("ref", 1.0), ("sim", 0.5)):
@@ -151,6 +154,7 @@ def run_all(tmp):
                 if r.returncode != 0:
                     err = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1][:90]
 
+            os.sync()
             t, c = best(run, reps, child=True)
             if err:
                 print(f"{label:54} {ex:4} {'-':>7} {t_np * 1e3:7.0f} {'-':>6} {'-':>9} {c_np * 1e3:9.0f} {'-':>6} {target:5.1f}x  fails: {err}")
