@@ -6,9 +6,12 @@ for bit. Prints one line per path and executor with the ratio and its target.
     python3 bench/e2e.py NDMA_BINARY [N] [ONLY]
 
 The .npy inputs go to a temporary directory (removed at the end); every file
-is written before the first timing, so both sides read from the page cache,
-and synced to the disk before each timing (os.sync), so the kernel's
-writeback of earlier files (30 s after they are written) does not land in it.
+is written before the first timing, so both sides read from the page cache.
+Each side runs once untimed before its timings (the machine as the other
+side's runs left it is not charged to it), and the files written so far are
+synced to the disk before each side's timings (os.sync), so the kernel's
+writeback of earlier files (30 s after they are written) does not land in
+them.
 """
 import os
 import resource
@@ -154,6 +157,7 @@ def run_all(tmp):
                 if r.returncode != 0:
                     err = (r.stderr.strip().splitlines() or ["exit %d" % r.returncode])[-1][:90]
 
+            run()  # warm-up, as NumPy's first call above: not timed
             os.sync()
             t, c = best(run, reps, child=True)
             if err:
