@@ -383,13 +383,18 @@ func TestTransposeShapes(t *testing.T) {
 }
 
 // The transpose's band path where its rows are not one piece: source rows
-// with gaps between them (read row by row), destination columns with gaps
-// and across HBM's 64 KiB pages (written through Write), rows in a lazy
-// range — against §11.5's formula on the input bytes.
+// with gaps between them (read row by row) or past a 64 KiB page (a band at
+// a time), destination columns with gaps and across HBM's 64 KiB pages
+// (copied into their pieces), rows in a lazy range, destination pages
+// attached — against §11.5's formula on the input bytes, the bytes between
+// the columns kept, and the bytes counted read and written once each.
 func TestTransposeBandsInPieces(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
-	for trial := 0; trial < 40; trial++ {
+	for trial := 0; trial < 60; trial++ {
 		rows, cols := 1+r.IntN(400), 1+r.IntN(40)
+		if trial%4 == 0 {
+			rows = 1000 + r.IntN(2000) // sources past a page
+		}
 		srow := 2*cols + 2*r.IntN(3)*r.IntN(8) // source row step: some with gaps
 		drow := 2*rows + 2*r.IntN(2)*r.IntN(8)
 		dst := uint64(0x400000 - 2*r.IntN(4000)) // columns across the page at 4 MiB
@@ -405,11 +410,33 @@ func TestTransposeBandsInPieces(t *testing.T) {
 		} else if err := x.Mem.Write(hbm, src); err != nil {
 			t.Fatal(err)
 		}
+		old := make([]byte, drow*cols) // the destination's bytes before: zeros, or attached pages' own
+		if r.IntN(3) == 0 {
+			const page = 64 << 10
+			lo, hi := dst&^(page-1), (dst+uint64(len(old))+page-1)&^(page-1)
+			data := make([]byte, hi-lo)
+			for i := range data {
+				data[i] = byte(r.Uint32())
+			}
+			if n := x.Mem.Attach(hbm+lo, data); n != len(data) {
+				t.Fatalf("attached %d of %d bytes", n, len(data))
+			}
+			copy(old, data[dst-lo:])
+		}
+		before := x.Mem.Stats
 		in := asmWord(t, isa.Cayman, fmt.Sprintf(`dma_transpose in_dtype=bf16, out_dtype=bf16, src_start_addr=hbm:0x0,
   src_step_elem=[2, %d], src_num_elem=[%d, %d], tile_src_rows=16, tile_src_cols=%d, tile_src_row_step=%d,
   dst_start_addr=hbm:%#x, dst_step_elem=[2, %d], dst_num_elem=[%d, %d]`, srow, cols, rows, cols, srow, dst, drow, rows, cols))
 		if err := x.Exec(in); err != nil {
 			t.Fatalf("trial %d: %v", trial, err)
+		}
+		var read, written uint64
+		for k := range before.Read {
+			read += x.Mem.Stats.Read[k] - before.Read[k]
+			written += x.Mem.Stats.Written[k] - before.Written[k]
+		}
+		if want := uint64(2 * rows * cols); read != want || written != want {
+			t.Errorf("trial %d (%d × %d, steps %d, %d): %d bytes read, %d written, want %d each", trial, rows, cols, srow, drow, read, written, want)
 		}
 		got := make([]byte, drow*cols)
 		if err := x.Mem.Read(hbm+dst, got); err != nil {
@@ -420,6 +447,11 @@ func TestTransposeBandsInPieces(t *testing.T) {
 				d, s := c*drow+2*rr, rr*srow+2*c
 				if got[d] != src[s] || got[d+1] != src[s+1] {
 					t.Fatalf("trial %d (%d × %d, steps %d, %d): dst(%d, %d) = %x, want %x", trial, rows, cols, srow, drow, rr, c, got[d:d+2], src[s:s+2])
+				}
+			}
+			for i := c*drow + 2*rows; i < (c+1)*drow; i++ { // between the columns: as it was
+				if got[i] != old[i] {
+					t.Fatalf("trial %d: byte %d after column %d is %#x, was %#x", trial, i-c*drow-2*rows, c, got[i], old[i])
 				}
 			}
 		}

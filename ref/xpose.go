@@ -132,26 +132,23 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 		}
 	}
 	w.x.Mem.ReserveDense(da, dEnd, int64(cols)*int64(drow)) // a dense destination reserved whole (SBUF: its partitions from one slab), not piece by piece
-	// each destination column held where memory stores it (one Fill, its
-	// piece kept) when it is one piece: the bands turn straight into them
-	dcols := make([][]byte, cols)
+	// each destination column held where memory stores it: one Fill a
+	// column (which counts its bytes written once), its pieces kept; the
+	// bands turn straight into the columns where each is one piece, else
+	// into the column buffers copied into the pieces
+	pcs := make([][]backingPiece, cols)
+	whole1 := true
 	for c := range cols {
-		err := w.x.Mem.Fill(da+uint64(int64(c)*ds), drow, func(b []byte, off int) {
-			if off == 0 && len(b) == drow {
-				dcols[c] = b
-			}
-		})
+		err := w.x.Mem.Fill(da+uint64(int64(c)*ds), drow, func(b []byte, off int) { pcs[c] = append(pcs[c], backingPiece{b, off}) })
 		if err != nil {
 			return true, w.fault(c, "dst", err)
 		}
-		if dcols[c] == nil {
-			dcols = nil // in pieces: every column through Write
-			break
-		}
+		whole1 = whole1 && len(pcs[c]) == 1
 	}
 	var into func(c int) []byte
 	band, cb := make([]byte, xposeBand*srow), colBufs(xposeBand, size)
 	// the source in place where its rows are one contiguous piece of memory
+	// (held across the writes: the overlap check keeps them apart)
 	whole := []byte(nil)
 	if int64(srow) == ss {
 		whole = w.x.Mem.Peek(sa, rows*srow)
@@ -172,24 +169,36 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 				}
 			}
 		}
-		if dcols != nil {
-			into = func(c int) []byte { return dcols[c][rb*size : (rb+n)*size] }
+		if whole1 {
+			into = func(c int) []byte { return pcs[c][0].b[rb*size : (rb+n)*size] }
 		}
-		err := turnBand(cb, b, srow, n, size, cols, into, func(c int, col []byte) error {
-			if err := w.x.Mem.Write(da+uint64(int64(c)*ds)+uint64(rb*size), col); err != nil {
-				return w.fault(c, "dst", err)
-			}
+		_ = turnBand(cb, b, srow, n, size, cols, into, func(c int, col []byte) error { // cannot fail: the pieces are held
+			toPieces(pcs[c], rb*size, col)
 			return nil
 		})
-		if err != nil {
-			return true, err
-		}
 	}
 	w.x.Stats.Lanes += rows * cols
 	w.x.Stats.BytesMoved += uint64(rows * srow)
 	w.x.Tracef("%s: transposed %d × %d elements (%d bytes)", w.name, rows, cols, rows*srow)
 	w.apply(deltas)
 	return true, nil
+}
+
+// backingPiece is one piece of memory's backing a Fill handed out, off
+// bytes from the start of the range filled.
+type backingPiece struct {
+	b   []byte
+	off int
+}
+
+// toPieces copies data, at offset at of a range, into the range's pieces.
+func toPieces(ps []backingPiece, at int, data []byte) {
+	for _, p := range ps {
+		lo, hi := max(at, p.off), min(at+len(data), p.off+len(p.b))
+		if lo < hi {
+			copy(p.b[lo-p.off:hi-p.off], data[lo-at:hi-at])
+		}
+	}
 }
 
 // gatherRows is the gather-transpose's fast path: contiguous rows, every index
