@@ -10,6 +10,7 @@ package mem
 import (
 	"fmt"
 
+	"ndma/internal/hugemem"
 	"ndma/isa"
 )
 
@@ -276,11 +277,15 @@ func (m *Memory) ReserveDense(lo, hi uint64, bytes int64) {
 			// slab on huge pages from the first (partition), not the first
 			// fewParts one by one on 4 KiB pages (an SBUF transpose's
 			// 128 partitions: half the page faults, issue 17)
-			k := 0
+			k, active := 0, m.Map.SBUFActive
 			if r == isa.PSUM {
-				k = 1
+				k, active = 1, m.Map.PSUMActive
 			}
 			m.parts[k] = max(m.parts[k], fewParts)
+			// and those partitions of the slab on huge pages: a sparse use of
+			// the slab (an index tensor's bytes in each partition) stays on
+			// 4 KiB pages, not a 2 MiB page zeroed for each few bytes
+			hugemem.Advise(m.slab(k, active)[uint64(p0)*active : uint64(p1+1)*active])
 		}
 		return
 	}
@@ -293,8 +298,9 @@ const fewParts = 32
 // partition allocates partition part of region r. The first 32 come one
 // by one (a test's small memory is not zeroed and faulted as 24 MiB); past
 // them every partition is cut from one allocation of Partitions × active
-// bytes on huge pages (an SBUF transpose's last 96 partitions fault 2 MiB
-// pages, not 4 KiB ones: issue 17), whose untouched pages cost no memory.
+// bytes (slab), whose untouched pages cost no memory — on huge pages where
+// a dense destination reserved them (an SBUF transpose's partitions fault
+// 2 MiB pages, not 4 KiB ones: issue 17), else on 4 KiB pages.
 func (m *Memory) partition(r isa.Region, part int, active uint64) []byte {
 	const few = fewParts
 	k := 0
@@ -304,10 +310,17 @@ func (m *Memory) partition(r isa.Region, part int, active uint64) []byte {
 	if m.parts[k]++; m.parts[k] <= few {
 		return make([]byte, active)
 	}
+	return m.slab(k, active)[uint64(part)*active : uint64(part+1)*active : uint64(part+1)*active]
+}
+
+// slab is region k's slab of Partitions × active bytes, allocated at its
+// first use on 4 KiB pages (ReserveDense advises a dense destination's part
+// of it as huge pages).
+func (m *Memory) slab(k int, active uint64) []byte {
 	if m.slabs[k] == nil {
-		m.slabs[k] = allocExtent(m.Map.Partitions * int(active))
+		m.slabs[k] = hugemem.Aligned(m.Map.Partitions * int(active))
 	}
-	return m.slabs[k][uint64(part)*active : uint64(part+1)*active : uint64(part+1)*active]
+	return m.slabs[k]
 }
 
 // Read copies [addr, addr+len(dst)) into dst; untouched memory reads as zero.

@@ -11,9 +11,26 @@ const align = 2 << 20
 
 // huge is n zero bytes on a 2 MiB boundary, advised as huge pages.
 func huge(n int) []byte {
+	b := aligned(n)
+	advise(b)
+	return b
+}
+
+// aligned is n zero bytes on a 2 MiB boundary, not advised.
+func aligned(n int) []byte {
 	b := make([]byte, n+align)
 	off := (align - int(uintptr(unsafe.Pointer(&b[0]))%align)) % align
-	b = b[off : off+n : off+n]
-	_ = syscall.Madvise(b, syscall.MADV_HUGEPAGE) // advice only: an error leaves small pages
-	return b
+	return b[off : off+n : off+n]
+}
+
+// advise advises b's whole 2 MiB pages as huge pages.
+func advise(b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	p := uintptr(unsafe.Pointer(&b[0]))
+	lo, hi := (p+align-1)&^(align-1), (p+uintptr(len(b)))&^(align-1)
+	if hi > lo {
+		_ = syscall.Madvise(b[lo-p:hi-p], syscall.MADV_HUGEPAGE) // advice only: an error leaves small pages
+	}
 }

@@ -18,6 +18,20 @@ func Bytes(n int) []byte {
 	return huge(n)
 }
 
+// Aligned returns n zero bytes, cap n, on a 2 MiB boundary from Min up but
+// not advised: small pages until Advise says otherwise (memory that may be
+// touched sparsely costs its 4 KiB pages, not 2 MiB ones).
+func Aligned(n int) []byte {
+	if n < Min {
+		return make([]byte, n)
+	}
+	return aligned(n)
+}
+
+// Advise advises the whole 2 MiB pages inside b as huge pages from now on:
+// pages already faulted stay as they are.
+func Advise(b []byte) { advise(b) }
+
 // Slice returns n zero Ts, cap n, on huge pages when they take Min bytes or
 // more. T must hold no pointers: the garbage collector does not look inside
 // the memory (it is allocated as bytes).

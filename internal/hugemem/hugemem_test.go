@@ -40,3 +40,33 @@ func TestSliceAndGrow(t *testing.T) {
 		t.Errorf("Bytes(Min): len %d, not on a 2 MiB boundary", len(b))
 	}
 }
+
+// Aligned is zeroed, cap n and (from Min, on Linux) on a 2 MiB boundary;
+// Advise takes any slice, empty or smaller than a huge page, and changes no byte.
+func TestAlignedAndAdvise(t *testing.T) {
+	for _, n := range []int{0, 5, Min - 1, Min, Min + 4097} {
+		b := Aligned(n)
+		if len(b) != n || cap(b) != n {
+			t.Fatalf("Aligned(%d): len %d cap %d", n, len(b), cap(b))
+		}
+		if runtime.GOOS == "linux" && n >= Min && uintptr(unsafe.Pointer(&b[0]))%(2<<20) != 0 {
+			t.Errorf("Aligned(%d) not on a 2 MiB boundary", n)
+		}
+		for i := range b {
+			if b[i] != 0 {
+				t.Fatalf("Aligned(%d)[%d] = %d", n, i, b[i])
+			}
+			b[i] = byte(i)
+		}
+		Advise(b)
+		if n > 3 {
+			Advise(b[1:3])
+		}
+		for i := range b {
+			if b[i] != byte(i) {
+				t.Fatalf("Advise changed byte %d of %d", i, n)
+			}
+		}
+	}
+	Advise(nil)
+}
