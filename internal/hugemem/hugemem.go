@@ -18,14 +18,16 @@ func Bytes(n int) []byte {
 	return huge(n)
 }
 
-// Aligned returns n zero bytes, cap n, on a 2 MiB boundary from Min up but
-// not advised: small pages until Advise says otherwise (memory that may be
-// touched sparsely costs its 4 KiB pages, not 2 MiB ones).
+// Aligned returns n zero bytes, cap n, on a 2 MiB boundary from Min up,
+// advised as 4 KiB pages until Advise says otherwise: memory that may be
+// touched sparsely costs its 4 KiB pages, not 2 MiB ones.
 func Aligned(n int) []byte {
 	if n < Min {
 		return make([]byte, n)
 	}
-	return aligned(n)
+	b := aligned(n)
+	small(b)
+	return b
 }
 
 // Advise advises the whole 2 MiB pages inside b as huge pages from now on:
