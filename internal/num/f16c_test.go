@@ -64,3 +64,45 @@ func checkNarrowSlice(t *testing.T, out uint8, ft format) {
 		check("random runs", run, k%4)
 	}
 }
+
+// FuzzNarrowSlice: any bytes, as fp32 scalars from any offset, cast to
+// binary16 and to bfloat16 through the slice path (F16C, AVX2 kernels where
+// the CPU has them) are the codec's, scalar for scalar, and the bytes past
+// the last whole scalar are not written.
+func FuzzNarrowSlice(f *testing.F) {
+	f.Add([]byte{0, 0, 0x80, 0x3F}, uint8(0))
+	nan := make([]byte, 4*70)
+	for i := range 70 {
+		binary.LittleEndian.PutUint32(nan[4*i:], uint32(i)<<13|0x3F000000)
+	}
+	binary.LittleEndian.PutUint32(nan[4*40:], 0x7FC00001)
+	f.Add(nan, uint8(1))
+	f.Add(make([]byte, 4*33+3), uint8(3))
+	f.Fuzz(func(t *testing.T, b []byte, off uint8) {
+		k := int(off % 4)
+		if len(b) < k {
+			return
+		}
+		src := b[k:]
+		n := len(src) / 4
+		for _, c := range []struct {
+			out uint8
+			ft  format
+		}{{FP16, fmtF16}, {BFLOAT16, fmtBF16}} {
+			dst := make([]byte, 2*n+1)
+			dst[2*n] = 0xA5
+			if err := ApplySlice(OpNone, FP32, c.out, dst[:2*n], src); err != nil {
+				t.Fatal(err)
+			}
+			for i := range n {
+				x := binary.LittleEndian.Uint32(src[4*i:])
+				if got, want := binary.LittleEndian.Uint16(dst[2*i:]), uint16(encode(x, c.ft)); got != want {
+					t.Fatalf("out %#x, scalar %d of %d: %#08x → %#04x, want %#04x", c.out, i, n, x, got, want)
+				}
+			}
+			if dst[2*n] != 0xA5 {
+				t.Fatalf("out %#x: the byte past %d scalars written", c.out, n)
+			}
+		}
+	})
+}
