@@ -2,6 +2,33 @@
 
 #include "textflag.h"
 
+// LOAD32 loads the 32 fp32 scalars at SI into Y0–Y3 and jumps to out when
+// one of them is a NaN (VCMPPS $3: unordered), Y4 and Y5 its scratch.
+#define LOAD32(out) \
+	VMOVUPS (SI), Y0; \
+	VMOVUPS 32(SI), Y1; \
+	VMOVUPS 64(SI), Y2; \
+	VMOVUPS 96(SI), Y3; \
+	VCMPPS  $3, Y0, Y0, Y4; \
+	VCMPPS  $3, Y1, Y1, Y5; \
+	VORPS   Y5, Y4, Y4; \
+	VCMPPS  $3, Y2, Y2, Y5; \
+	VORPS   Y5, Y4, Y4; \
+	VCMPPS  $3, Y3, Y3, Y5; \
+	VORPS   Y5, Y4, Y4; \
+	VPTEST  Y4, Y4; \
+	JNZ     out
+
+// BF16RNE rounds the fp32 lanes of y to bfloat16 in their low halves, t
+// its scratch: (x + 0x7FFF + (x>>16 & 1)) >> 16, with Y14 = 0x7FFF and
+// Y15 = 1 in every lane.
+#define BF16RNE(y, t) \
+	VPSRLD $16, y, t; \
+	VPAND  Y15, t, t; \
+	VPADDD Y14, y, y; \
+	VPADDD t, y, y; \
+	VPSRLD $16, y, y
+
 // f32ToF16F16C(d, s *byte, n int) (done int): binary16 = RNE(fp32) over n
 // scalars, 32 a block (four VCVTPS2PH, imm 0: round to nearest even, not
 // MXCSR's mode), unaligned loads and stores. A block with a NaN is left
@@ -16,19 +43,7 @@ TEXT ·f32ToF16F16C(SB), NOSPLIT, $0-32
 	JZ   out
 
 loop:
-	VMOVUPS   (SI), Y0
-	VMOVUPS   32(SI), Y1
-	VMOVUPS   64(SI), Y2
-	VMOVUPS   96(SI), Y3
-	VCMPPS    $3, Y0, Y0, Y4
-	VCMPPS    $3, Y1, Y1, Y5
-	VORPS     Y5, Y4, Y4
-	VCMPPS    $3, Y2, Y2, Y5
-	VORPS     Y5, Y4, Y4
-	VCMPPS    $3, Y3, Y3, Y5
-	VORPS     Y5, Y4, Y4
-	VPTEST    Y4, Y4
-	JNZ       out
+	LOAD32(out)
 	VCVTPS2PH $0, Y0, X0
 	VCVTPS2PH $0, Y1, X1
 	VCVTPS2PH $0, Y2, X2
@@ -79,39 +94,11 @@ TEXT ·f32ToBF16AVX2(SB), NOSPLIT, $0-32
 	VPBROADCASTD X15, Y15
 
 bfloop:
-	VMOVDQU   (SI), Y0
-	VMOVDQU   32(SI), Y1
-	VMOVDQU   64(SI), Y2
-	VMOVDQU   96(SI), Y3
-	VCMPPS    $3, Y0, Y0, Y4
-	VCMPPS    $3, Y1, Y1, Y5
-	VORPS     Y5, Y4, Y4
-	VCMPPS    $3, Y2, Y2, Y5
-	VORPS     Y5, Y4, Y4
-	VCMPPS    $3, Y3, Y3, Y5
-	VORPS     Y5, Y4, Y4
-	VPTEST    Y4, Y4
-	JNZ       bfout
-	VPSRLD    $16, Y0, Y4
-	VPAND     Y15, Y4, Y4
-	VPADDD    Y14, Y0, Y0
-	VPADDD    Y4, Y0, Y0
-	VPSRLD    $16, Y0, Y0
-	VPSRLD    $16, Y1, Y5
-	VPAND     Y15, Y5, Y5
-	VPADDD    Y14, Y1, Y1
-	VPADDD    Y5, Y1, Y1
-	VPSRLD    $16, Y1, Y1
-	VPSRLD    $16, Y2, Y6
-	VPAND     Y15, Y6, Y6
-	VPADDD    Y14, Y2, Y2
-	VPADDD    Y6, Y2, Y2
-	VPSRLD    $16, Y2, Y2
-	VPSRLD    $16, Y3, Y7
-	VPAND     Y15, Y7, Y7
-	VPADDD    Y14, Y3, Y3
-	VPADDD    Y7, Y3, Y3
-	VPSRLD    $16, Y3, Y3
+	LOAD32(bfout)
+	BF16RNE(Y0, Y4)
+	BF16RNE(Y1, Y5)
+	BF16RNE(Y2, Y6)
+	BF16RNE(Y3, Y7)
 	VPACKUSDW Y1, Y0, Y0
 	VPERMQ    $0xD8, Y0, Y0
 	VPACKUSDW Y3, Y2, Y2
