@@ -8,11 +8,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
 
 	"ndma/internal/array"
+	"ndma/internal/num"
 )
 
 // canMapOutput skips a test of dumps written in place where dir's
@@ -293,6 +295,36 @@ func TestDumpMappingShrinks(t *testing.T) {
 			o.data[i] = 1
 		}
 		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "--dump out.npy: its staged file shrank while the run wrote it in place") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// The same where the writes come from the fp32 kernels' worker goroutines
+// (an in-flight ADD of 2 M scalars or more runs on every CPU): the fault in
+// a worker comes back to the guard as the dump's error, not as a fatal
+// error of the process (found by review).
+func TestDumpMappingShrinksUnderWorkers(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	tmp := filepath.Join(t.TempDir(), ".ndma-x")
+	if err := os.WriteFile(tmp, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const n = 16 << 20
+	o := mapOutput(tmp, []byte("header"), n)
+	if o == nil {
+		t.Skip("no mapped output here")
+	}
+	defer o.close()
+	var ms mappings
+	ms.addOut("out.npy", o.data)
+	if err := os.Truncate(tmp, 0); err != nil {
+		t.Fatal(err)
+	}
+	src := make([]byte, n)
+	err := ms.guard(func() error {
+		return num.ApplySlice(num.OpAdd, num.FP32, num.FP32, o.data[o.hdr:o.hdr+n-64], src[:n-64])
 	})
 	if err == nil || !strings.Contains(err.Error(), "--dump out.npy: its staged file shrank while the run wrote it in place") {
 		t.Fatalf("err = %v", err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"unsafe"
@@ -300,11 +301,18 @@ func computeFloats(op uint8, ii, oi dtInfo, dst, old, src []byte, n int) {
 
 // kernelPar is kernelRange on every CPU, parChunk scalars at a time handed
 // out in order to whichever worker is free (a busy CPU delays only the
-// chunk it took); it returns when all are done.
+// chunk it took); it returns when all are done. A worker runs with the
+// caller's debug.SetPanicOnFault and hands a panic back — a fault in a
+// mapped file among them — to be raised again on the caller's goroutine,
+// where the caller's guard sees it (not a fatal error in a goroutine no
+// one recovers).
 func kernelPar(op uint8, ii, oi dtInfo, dst, old, src []byte, n int, apart bool) {
+	onFault := debug.SetPanicOnFault(true) // the caller's setting, read
+	debug.SetPanicOnFault(onFault)         // and put back
 	var next atomic.Int64
+	var failed atomic.Pointer[any]
 	work := func() {
-		for {
+		for failed.Load() == nil {
 			i := int(next.Add(parChunk)) - parChunk
 			if i >= n {
 				return
@@ -313,12 +321,24 @@ func kernelPar(op uint8, ii, oi dtInfo, dst, old, src []byte, n int, apart bool)
 			kernelRange(op, ii, oi, dst[4*i:4*m], old[4*i:4*m], src[4*i:4*m], m-i, apart)
 		}
 	}
+	worker := func() {
+		defer debug.SetPanicOnFault(debug.SetPanicOnFault(onFault))
+		defer func() {
+			if r := recover(); r != nil {
+				failed.CompareAndSwap(nil, &r)
+			}
+		}()
+		work()
+	}
 	var wg sync.WaitGroup
 	for range min(runtime.GOMAXPROCS(0), n/parChunk) - 1 {
-		wg.Go(work)
+		wg.Go(worker)
 	}
-	work()
+	worker() // the caller's share too, so a panic in it waits for the others to stop
 	wg.Wait()
+	if r := failed.Load(); r != nil {
+		panic(*r)
+	}
 }
 
 // kernelRange is computeFloats of fp32 through the vector kernels, on one
