@@ -273,30 +273,40 @@ func TestDumpInPlaceOutputs(t *testing.T) {
 	}
 }
 
-// A fault on a dump's mapping (its staged file truncated under the run) is
-// an error naming the --dump file, not a crash.
-func TestDumpMappingShrinks(t *testing.T) {
+// shrunkDump is a dump of n bytes mapped in place whose staged file is
+// then truncated to nothing, and the mappings that know it as out.npy.
+func shrunkDump(t *testing.T, n int) (*outMap, *mappings) {
+	t.Helper()
 	tmp := filepath.Join(t.TempDir(), ".ndma-x")
 	if err := os.WriteFile(tmp, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	o := mapOutput(tmp, []byte("header"), 1<<18)
+	o := mapOutput(tmp, []byte("header"), n)
 	if o == nil {
 		t.Skip("no mapped output here")
 	}
-	defer o.close()
-	var ms mappings
+	t.Cleanup(func() { o.close() })
+	ms := new(mappings)
 	ms.addOut("out.npy", o.data)
 	if err := os.Truncate(tmp, 0); err != nil {
 		t.Fatal(err)
 	}
+	return o, ms
+}
+
+const shrankMsg = "--dump out.npy: its staged file shrank while the run wrote it in place"
+
+// A fault on a dump's mapping (its staged file truncated under the run) is
+// an error naming the --dump file, not a crash.
+func TestDumpMappingShrinks(t *testing.T) {
+	o, ms := shrunkDump(t, 1<<18)
 	err := ms.guard(func() error {
 		for i := o.hdr; i < len(o.data); i += 4096 {
 			o.data[i] = 1
 		}
 		return nil
 	})
-	if err == nil || !strings.Contains(err.Error(), "--dump out.npy: its staged file shrank while the run wrote it in place") {
+	if err == nil || !strings.Contains(err.Error(), shrankMsg) {
 		t.Fatalf("err = %v", err)
 	}
 }
@@ -307,26 +317,13 @@ func TestDumpMappingShrinks(t *testing.T) {
 // error of the process (found by review).
 func TestDumpMappingShrinksUnderWorkers(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
-	tmp := filepath.Join(t.TempDir(), ".ndma-x")
-	if err := os.WriteFile(tmp, nil, 0o644); err != nil {
-		t.Fatal(err)
-	}
 	const n = 16 << 20
-	o := mapOutput(tmp, []byte("header"), n)
-	if o == nil {
-		t.Skip("no mapped output here")
-	}
-	defer o.close()
-	var ms mappings
-	ms.addOut("out.npy", o.data)
-	if err := os.Truncate(tmp, 0); err != nil {
-		t.Fatal(err)
-	}
+	o, ms := shrunkDump(t, n)
 	src := make([]byte, n)
 	err := ms.guard(func() error {
 		return num.ApplySlice(num.OpAdd, num.FP32, num.FP32, o.data[o.hdr:o.hdr+n-64], src[:n-64])
 	})
-	if err == nil || !strings.Contains(err.Error(), "--dump out.npy: its staged file shrank while the run wrote it in place") {
+	if err == nil || !strings.Contains(err.Error(), shrankMsg) {
 		t.Fatalf("err = %v", err)
 	}
 }
