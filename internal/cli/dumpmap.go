@@ -64,9 +64,9 @@ func provideDump(p dumpPlan, tmp string, m *mem.Memory, ms *mappings) *outMap {
 
 // mapWriter writes a dump's array into its mapped file (provideDump),
 // from the file's byte at on: a chunk that is the mapping's own bytes
-// there (a provided page the run wrote or left) is skipped, one of a
-// loaded file's pages the run left as they were is copied file to file
-// (dumpWriter), any other is written (pwrite) — right however the run
+// there (a provided page the run wrote or left) or all zeros is skipped,
+// one of a loaded file's pages the run left as they were is copied file to
+// file (dumpWriter), any other is written (pwrite) — right however the run
 // changed the memory's pages.
 type mapWriter struct {
 	o  *outMap
@@ -81,13 +81,29 @@ func (w *mapWriter) Write(b []byte) (int, error) {
 	if w.at+int64(len(b)) > int64(len(w.o.data)) {
 		return 0, fmt.Errorf("%d bytes past the file's %d", w.at+int64(len(b))-int64(len(w.o.data)), len(w.o.data)) // cannot happen: the file is the array's size
 	}
-	if unsafe.SliceData(b) != &w.o.data[w.at] {
+	// a chunk of zeros (memory the run never wrote) is not written: the
+	// staged file is fresh and fallocate'd, and nothing but this writer
+	// writes its bytes outside the provided pages, so they read as zero
+	if unsafe.SliceData(b) != &w.o.data[w.at] && !allZero(b) {
 		if _, err := w.o.f.WriteAt(b, w.at); err != nil {
 			return 0, err
 		}
 	}
 	w.at += int64(len(b))
 	return len(b), nil
+}
+
+// allZero reports whether b holds only zero bytes.
+func allZero(b []byte) bool {
+	var z [4096]byte
+	for len(b) > 0 {
+		c := min(len(b), len(z))
+		if !bytes.Equal(b[:c], z[:c]) {
+			return false
+		}
+		b = b[c:]
+	}
+	return true
 }
 
 // WriteAttached is dumpWriter's, at the writer's offset.
