@@ -147,3 +147,38 @@ func TestReserveDenseSBUFSlab(t *testing.T) {
 		t.Fatalf("two partitions written without a reservation made the slab")
 	}
 }
+
+// FillPieces keeps the pieces Fill hands out (a range across two HBM pages
+// allocated apart: two), counted written once; CopyToPieces writes any window of the
+// range into them, and Read sees exactly those bytes.
+func TestFillPieces(t *testing.T) {
+	m := New(isa.Cayman)
+	const n = 1000
+	at := m.Map.HBMBase + PageSize - 300
+	for _, a := range []uint64{at + 300, at} { // the two pages allocated apart: two extents
+		if err := m.Write(a, []byte{1}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before := m.Stats.Written[isa.HBM]
+	ps, err := m.FillPieces(nil, at, n)
+	if err != nil || len(ps) != 2 || ps[0].Off != 0 || ps[1].Off != 300 || len(ps[0].B)+len(ps[1].B) != n {
+		t.Fatalf("pieces %d (err %v), want two, at 0 and 300", len(ps), err)
+	}
+	if w := m.Stats.Written[isa.HBM] - before; w != n {
+		t.Fatalf("%d bytes counted written, want %d", w, n)
+	}
+	want := make([]byte, n)
+	for _, win := range [][2]int{{0, 100}, {250, 400}, {300, 1000}, {100, 250}} { // before, across, after the page's end
+		data := make([]byte, win[1]-win[0])
+		for i := range data {
+			data[i] = byte(win[0] + i + 1)
+		}
+		CopyToPieces(ps, win[0], data)
+		copy(want[win[0]:], data)
+	}
+	got := make([]byte, n)
+	if err := m.Read(at, got); err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("read back %v, err %v", got[:8], err)
+	}
+}

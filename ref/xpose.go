@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"ndma/isa"
+	"ndma/mem"
 )
 
 // The transpose's fast path: with contiguous rows on both sides, no bound
@@ -27,7 +28,7 @@ func colBufs(n, size int) *[4][]byte {
 // one by one, four 2-byte columns at a time where it can: into the column
 // buffers cb, each then handed to write; or, where into is set, straight
 // into into(c), the memory column c's band occupies (write not called).
-func turnBand(cb *[4][]byte, band []byte, row, n, size, cols int, into func(c int) []byte, write func(c int, col []byte) error) error {
+func turnBand(cb *[4][]byte, band []byte, row, n, size, cols int, into func(c int) []byte, write func(c int, col []byte)) {
 	c := 0
 	if size == 2 {
 		for ; c+4 <= cols; c += 4 {
@@ -38,9 +39,7 @@ func turnBand(cb *[4][]byte, band []byte, row, n, size, cols int, into func(c in
 			}
 			columns4(cb, band, row, n, c)
 			for i := range cb {
-				if err := write(c+i, cb[i][:2*n]); err != nil {
-					return err
-				}
+				write(c+i, cb[i][:2*n])
 			}
 		}
 	}
@@ -50,11 +49,8 @@ func turnBand(cb *[4][]byte, band []byte, row, n, size, cols int, into func(c in
 			continue
 		}
 		column(cb[0], band, row, n, size, c)
-		if err := write(c, cb[0][:n*size]); err != nil {
-			return err
-		}
+		write(c, cb[0][:n*size])
 	}
-	return nil
 }
 
 // columns4 is column for the four 2-byte columns c..c+3 at once: 4 × 4
@@ -136,30 +132,23 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 	// column (which counts its bytes written once), its pieces kept; the
 	// bands turn straight into the columns where each is one piece, else
 	// into the column buffers copied into the pieces
-	pcs := make([][]backingPiece, cols)
-	whole1 := true
+	pcs, first := make([]mem.Piece, 0, cols), make([]int, cols+1) // column c's pieces: pcs[first[c]:first[c+1]]
 	for c := range cols {
-		err := w.x.Mem.Fill(da+uint64(int64(c)*ds), drow, func(b []byte, off int) { pcs[c] = append(pcs[c], backingPiece{b, off}) })
-		if err != nil {
+		first[c] = len(pcs)
+		var err error
+		if pcs, err = w.x.Mem.FillPieces(pcs, da+uint64(int64(c)*ds), drow); err != nil {
 			return true, w.fault(c, "dst", err)
 		}
-		whole1 = whole1 && len(pcs[c]) == 1
 	}
+	first[cols] = len(pcs)
+	whole1 := len(pcs) == cols // each column one piece
 	var into func(c int) []byte
 	band, cb := make([]byte, xposeBand*srow), colBufs(xposeBand, size)
-	// the source in place where its rows are one contiguous piece of memory
-	// (held across the writes: the overlap check keeps them apart)
-	whole := []byte(nil)
-	if int64(srow) == ss {
-		whole = w.x.Mem.Peek(sa, rows*srow)
-	}
 	for rb := 0; rb < rows; rb += xposeBand {
 		n := min(xposeBand, rows-rb)
 		b := []byte(nil)
-		if whole != nil {
-			b = whole[rb*srow : (rb+n)*srow]
-		} else if int64(srow) == ss {
-			b = w.x.Mem.Peek(sa+uint64(rb*srow), n*srow) // the band in one piece (HBM pages are 64 KiB)
+		if int64(srow) == ss { // the band in place where memory stores it in one piece (HBM pages are 64 KiB)
+			b = w.x.Mem.Peek(sa+uint64(rb*srow), n*srow)
 		}
 		if b == nil {
 			b = band
@@ -170,35 +159,15 @@ func (w *word) xposeRows(v isa.XposeView, size, rows, cols int, deltas []semDelt
 			}
 		}
 		if whole1 {
-			into = func(c int) []byte { return pcs[c][0].b[rb*size : (rb+n)*size] }
+			into = func(c int) []byte { return pcs[c].B[rb*size : (rb+n)*size] }
 		}
-		_ = turnBand(cb, b, srow, n, size, cols, into, func(c int, col []byte) error { // cannot fail: the pieces are held
-			toPieces(pcs[c], rb*size, col)
-			return nil
-		})
+		turnBand(cb, b, srow, n, size, cols, into, func(c int, col []byte) { mem.CopyToPieces(pcs[first[c]:first[c+1]], rb*size, col) })
 	}
 	w.x.Stats.Lanes += rows * cols
 	w.x.Stats.BytesMoved += uint64(rows * srow)
 	w.x.Tracef("%s: transposed %d × %d elements (%d bytes)", w.name, rows, cols, rows*srow)
 	w.apply(deltas)
 	return true, nil
-}
-
-// backingPiece is one piece of memory's backing a Fill handed out, off
-// bytes from the start of the range filled.
-type backingPiece struct {
-	b   []byte
-	off int
-}
-
-// toPieces copies data, at offset at of a range, into the range's pieces.
-func toPieces(ps []backingPiece, at int, data []byte) {
-	for _, p := range ps {
-		lo, hi := max(at, p.off), min(at+len(data), p.off+len(p.b))
-		if lo < hi {
-			copy(p.b[lo-p.off:hi-p.off], data[lo-at:hi-at])
-		}
-	}
 }
 
 // gatherRows is the gather-transpose's fast path: contiguous rows, every index

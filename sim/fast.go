@@ -6,6 +6,7 @@ import (
 
 	"ndma/dge"
 	"ndma/internal/hugemem"
+	"ndma/mem"
 	"ndma/sdma"
 )
 
@@ -368,10 +369,11 @@ func (x *Machine) writeTiles(q *queue) (ok bool, err error) {
 // buffer (destination p at p·run) copied into the pieces after.
 func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	P, T, n := pl.P, pl.T, pl.n
-	pieces, first := make([]piece, 0, P), make([]int, P+1)
+	pieces, first := make([]mem.Piece, 0, P), make([]int, P+1)
 	for p := range P {
 		first[p] = len(pieces)
-		if err := q.dst.Fill(pl.a0+uint64(int64(p)*pl.S), T*n, func(b []byte, off int) { pieces = append(pieces, piece{b, off}) }); err != nil {
+		var err error
+		if pieces, err = q.dst.FillPieces(pieces, pl.a0+uint64(int64(p)*pl.S), T*n); err != nil {
 			return err
 		}
 	}
@@ -380,7 +382,7 @@ func (x *Machine) turnInto(q *queue, pl *tilePlan) error {
 	var out []byte
 	if len(pieces) == P { // every destination one piece
 		for p := range P {
-			dsts[p] = pieces[p].b
+			dsts[p] = pieces[p].B
 		}
 	} else {
 		run := padRun(T * n)
@@ -461,23 +463,14 @@ func (x *Machine) gatherRows(q *queue, rb int) tileRows {
 
 // cmpOrCopy finishes turnInto: after err nothing; with a scratch (out),
 // each destination's bytes are copied into its pieces.
-func cmpOrCopy(err error, out []byte, pieces []piece, first []int, dsts [][]byte) error {
+func cmpOrCopy(err error, out []byte, pieces []mem.Piece, first []int, dsts [][]byte) error {
 	if err != nil || out == nil {
 		return err
 	}
 	for p := range dsts {
-		for _, pc := range pieces[first[p]:first[p+1]] {
-			copy(pc.b, dsts[p][pc.off:])
-		}
+		mem.CopyToPieces(pieces[first[p]:first[p+1]], 0, dsts[p])
 	}
 	return nil
-}
-
-// piece is a part of a destination's memory as Fill hands it, off bytes
-// into the destination.
-type piece struct {
-	b   []byte
-	off int
 }
 
 // tileRows is where turnTiles finds tile row j: rs[j], or at off[j] in b,
