@@ -131,6 +131,25 @@ func f32ToBF16(x uint32) uint16 {
 	return uint16((x + 0x7FFF + (x>>16)&1) >> 16)
 }
 
+// narrowBlocks casts the whole 32-scalar blocks of the n fp32 scalars of
+// src into 2-byte dst through kernel (f32ToF16F16C, f32ToBF16AVX2), a block
+// it stops at — one with a NaN — through the codec enc, then the kernel
+// again; it returns what is left of dst and src, the last partial block.
+func narrowBlocks(kernel func(d, s *byte, n int) int, enc func(uint32) uint16, dst, src []byte, n int) ([]byte, []byte) {
+	for n >= 32 {
+		k := kernel(&dst[0], &src[0], min(n, len(src)/4, len(dst)/2))
+		src, dst, n = src[4*k:], dst[2*k:], n-k
+		if n < 32 {
+			break
+		}
+		for range 32 {
+			binary.LittleEndian.PutUint16(dst, enc(binary.LittleEndian.Uint32(src)))
+			src, dst, n = src[4:], dst[2:], n-1
+		}
+	}
+	return dst, src
+}
+
 // decoder returns scalar k of a run of kind i as float32 bits (exact).
 func decoder(i dtInfo) func(b []byte, k int) uint32 {
 	switch i.kind {
@@ -165,17 +184,8 @@ func encoder(i dtInfo) func(b []byte, k int, x uint32) {
 func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
 	switch {
 	case ii.kind == kFP32 && oi.kind == kFP16:
-		for hasF16C && n >= 32 { // VCVTPS2PH where the CPU has it (the same RNE; a NaN block is the loop's)
-			k := f32ToF16F16C(&dst[0], &src[0], min(n, len(src)/4, len(dst)/2))
-			src, dst, n = src[4*k:], dst[2*k:], n-k
-			if n < 32 {
-				break
-			}
-			// the kernel stopped at a block with a NaN: that block through the codec, then the kernel again
-			for range 32 {
-				binary.LittleEndian.PutUint16(dst, f32ToF16(binary.LittleEndian.Uint32(src)))
-				src, dst, n = src[4:], dst[2:], n-1
-			}
+		if hasF16C { // VCVTPS2PH where the CPU has it (the same RNE)
+			dst, src = narrowBlocks(f32ToF16F16C, f32ToF16, dst, src, n)
 		}
 		for len(src) >= 4 && len(dst) >= 2 {
 			x := binary.LittleEndian.Uint32(src)
@@ -191,16 +201,8 @@ func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
 		}
 		return
 	case ii.kind == kFP32 && oi.kind == kBF16:
-		for hasBF16AVX2 && n >= 32 { // AVX2 where the CPU has it (the same rounding; a NaN block is the loop's)
-			k := f32ToBF16AVX2(&dst[0], &src[0], min(n, len(src)/4, len(dst)/2))
-			src, dst, n = src[4*k:], dst[2*k:], n-k
-			if n < 32 {
-				break
-			}
-			for range 32 { // the kernel stopped at a block with a NaN: that block through the codec
-				binary.LittleEndian.PutUint16(dst, f32ToBF16(binary.LittleEndian.Uint32(src)))
-				src, dst, n = src[4:], dst[2:], n-1
-			}
+		if hasBF16AVX2 { // AVX2 where the CPU has it (the same rounding)
+			dst, src = narrowBlocks(f32ToBF16AVX2, f32ToBF16, dst, src, n)
 		}
 		for len(src) >= 4 && len(dst) >= 2 {
 			binary.LittleEndian.PutUint16(dst, f32ToBF16(binary.LittleEndian.Uint32(src)))
