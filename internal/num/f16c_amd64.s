@@ -2,6 +2,16 @@
 
 #include "textflag.h"
 
+// ARGS: DI = d, SI = s, CX = whole blocks of 32, AX = scalars done (0);
+// to out when there is no whole block.
+#define ARGS(out) \
+	MOVQ d+0(FP), DI; \
+	MOVQ s+8(FP), SI; \
+	MOVQ n+16(FP), CX; \
+	XORQ AX, AX; \
+	SHRQ $5, CX; \
+	JZ   out
+
 // LOAD32 loads the 32 fp32 scalars at SI into Y0–Y3 and jumps to out when
 // one of them is a NaN (VCMPPS $3: unordered), Y4 and Y5 its scratch.
 #define LOAD32(out) \
@@ -35,12 +45,7 @@
 // unwritten and ends the call: the Go codec gives a NaN its payload rule.
 // Returns the scalars done, a multiple of 32. Y14, Y15 left alone.
 TEXT ·f32ToF16F16C(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ s+8(FP), SI
-	MOVQ n+16(FP), CX
-	XORQ AX, AX
-	SHRQ $5, CX
-	JZ   out
+	ARGS(out)
 
 loop:
 	LOAD32(out)
@@ -80,12 +85,7 @@ TEXT ·cpuidF16C(SB), NOSPLIT, $0-1
 // per-lane interleave. A block with a NaN is left unwritten and ends the
 // call, as f32ToF16F16C's does. Returns the scalars done, a multiple of 32.
 TEXT ·f32ToBF16AVX2(SB), NOSPLIT, $0-32
-	MOVQ d+0(FP), DI
-	MOVQ s+8(FP), SI
-	MOVQ n+16(FP), CX
-	XORQ AX, AX
-	SHRQ $5, CX
-	JZ   bfout
+	ARGS(bfout)
 	MOVL $0x7FFF, DX
 	VMOVD DX, X14
 	VPBROADCASTD X14, Y14
