@@ -76,6 +76,67 @@ func TestSlabReuse(t *testing.T) {
 	}
 }
 
+// With Into and Slab kept, and the program lowered into a kept one (as
+// `neff lower` lowers word after word), every expansion lists what a fresh
+// one lists — descriptors, doorbells, the firmware's lines — and, once the
+// storage has grown to the largest word, lowering a word allocates nothing.
+func TestIntoReuse(t *testing.T) {
+	words := []string{
+		`dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[1, 512], src_num_elem=[256, 300], src_elem_size=1,
+  dst_start_addr=hbm:0x1000000, dst_step_elem=[1, 512], dst_num_elem=[256, 300], dst_elem_size=1, in_dtype=u8, out_dtype=u8`,
+		`dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000,
+  dst_step_elem=[2, 128], dst_num_elem=[64, 128]`,
+		`dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[16, 1], src_elem_size=0,
+  dst_start_addr=hbm:0x1000000, dst_step_elem=[0x10000, 0], dst_num_elem=[16, 1], dst_elem_size=0, in_dtype=u8, out_dtype=u8`,
+	}
+	var (
+		prog  dge.Program
+		slab  []Desc
+		into  Lowered
+		insts []isa.Inst
+	)
+	opt := Options{RingSize: 64, Slab: &slab, Into: &into}
+	for _, src := range words {
+		insts = append(insts, word(t, isa.Cayman, src))
+	}
+	for round := range 2 {
+		for i := range insts {
+			_, fresh, err := Lower(&insts[i], isa.Cayman, dge.Options{}, Options{RingSize: 64})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, kept, err := LowerInto(&prog, &insts[i], isa.Cayman, dge.Options{}, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if kept != &into {
+				t.Fatalf("round %d word %d: Expand did not fill Into", round, i)
+			}
+			if a, b := string(fresh.AppendListing(nil)), string(kept.AppendListing(nil)); a != b {
+				t.Fatalf("round %d word %d: the listing through Into differs:\n%s\nfresh:\n%s", round, i, b, a)
+			}
+			if a, b := fmt.Sprint(fresh.Log()), fmt.Sprint(kept.Log()); a != b {
+				t.Fatalf("round %d word %d: the firmware lines through Into differ:\n%s\nfresh:\n%s", round, i, b, a)
+			}
+			for q := range fresh.Queues {
+				if a, b := fmt.Sprint(fresh.Queues[q].Doorbells), fmt.Sprint(kept.Queues[q].Doorbells); a != b {
+					t.Fatalf("round %d word %d queue %d: doorbells %s through Into, %s fresh", round, i, q, b, a)
+				}
+			}
+		}
+	}
+	for i := range insts {
+		if a := testing.AllocsPerRun(10, func() {
+			if _, _, err := LowerInto(&prog, &insts[i], isa.Cayman, dge.Options{}, opt); err != nil {
+				t.Fatal(err)
+			}
+		}); a != 0 {
+			t.Errorf("word %d: %v allocations a lowering through kept storage, want 0", i, a)
+		}
+	}
+}
+
 // descs takes a run's SoC address from the run before when both lie in one
 // region (the SoC map is a translation per region, field-tables §11.2):
 // every buf_ptr is still isa.AddressMap.SoC of its run, across regions and

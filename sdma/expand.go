@@ -58,6 +58,13 @@ type Options struct {
 	// instead of allocating and faulting new ones each word (issue 17). The
 	// next such expansion overwrites the lists of the one before.
 	Slab *[]Desc
+	// Into, when not nil, is the Lowered Expand fills and returns, its
+	// queues' and doorbells' storage reused: with Slab, a caller that keeps
+	// no lowering past the next word (`neff lower`, word after word)
+	// allocates nothing a word once they have grown. The next such
+	// expansion overwrites the one before. A compact expansion (Compact)
+	// builds its own.
+	Into *Lowered
 	// Compact holds a DIRECT2D word's lists, or a (gather-)transpose's, as
 	// descriptor runs (Queue.Runs, sdma/compact.go) where every channel's
 	// legs allow it, none written out: for an executor that moves a run in
@@ -94,7 +101,8 @@ type Queue struct {
 type Lowered struct {
 	Program *dge.Program
 	Queues  []Queue
-	ring    int // the ring size the queues were expanded for (Log)
+	ring    int        // the ring size the queues were expanded for (Log)
+	bells   []Doorbell // the storage of the queues' Doorbells (Options.Into reuses it)
 }
 
 // Log is the firmware-format lines of the expansion, "P%i: Generating %i
@@ -246,7 +254,11 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 			return lw, nil
 		}
 	}
-	lw := &Lowered{Program: p, Queues: make([]Queue, 0, len(p.Channels)), ring: opt.RingSize}
+	lw := opt.Into
+	if lw == nil {
+		lw = &Lowered{Queues: make([]Queue, 0, len(p.Channels))}
+	}
+	*lw = Lowered{Program: p, Queues: lw.Queues[:0], ring: opt.RingSize, bells: lw.bells}
 	m := isa.Map(p.Gen)
 	sc := runPool.Get().(*[2][]run) // the runs are scratch: only the descriptors stay
 	defer runPool.Put(sc)
@@ -254,7 +266,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 	if opt.Slab != nil {
 		slab = (*opt.Slab)[:0]
 	}
-	var bells []Doorbell // likewise the doorbells
+	bells := lw.bells[:0] // likewise the doorbells
 	for c := range p.Channels {
 		ch := &p.Channels[c]
 		src, dst, keep, err := channelRuns(p, ch, opt.Index, opt.Regs, MaxDescriptors, sc[0][:0], sc[1][:0])
@@ -299,6 +311,7 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		nb := 2 * ((max(len(q.M2S), len(q.S2M)) + opt.RingSize - 1) / opt.RingSize) // at most two doorbells a fill
 		if cap(bells)-len(bells) < nb {
 			bells = make([]Doorbell, 0, nb*(len(p.Channels)-c))
+			lw.bells = bells // the largest: the one Into keeps
 		}
 		k := len(bells)
 		bells = fills(bells, ch.DMA, len(q.M2S), len(q.S2M), opt.RingSize)

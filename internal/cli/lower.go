@@ -165,12 +165,13 @@ type queueJSON struct {
 // block's words on a runtime-built ring (device.RuntimeRing). With emit
 // set, each word goes to it as soon as it is lowered and none is kept: emit
 // must not keep its program or descriptors past the call (the next word
-// reuses the program's storage).
+// reuses the storage of the program, its descriptors and its doorbells).
 func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Options, sopt sdma.Options, emit func(loweredWord)) ([]loweredWord, error) {
 	var out []loweredWord
-	var scratch *dge.Program // emit keeps no word: one program's storage serves them all
+	var scratch *dge.Program // emit keeps no word: one program's and one lowering's storage serve them all
 	if emit != nil {
 		scratch = &dge.Program{}
+		sopt.Slab, sopt.Into = new([]sdma.Desc), &sdma.Lowered{}
 	}
 	if emit == nil {
 		out = make([]loweredWord, 0, len(steps)) // a word a step, but for the blocks a trigger fires
@@ -216,7 +217,8 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 // is marked skipped).
 //
 // With scratch set, the program is lowered into it (dge.LowerInto): w's
-// program is then scratch, valid until the next word.
+// program is then scratch, and its lowering sopt.Into, valid until the next
+// word.
 func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options, scratch *dge.Program) error {
 	var p *dge.Program
 	var lw *sdma.Lowered

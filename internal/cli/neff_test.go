@@ -10,6 +10,7 @@ import (
 
 	"ndma/asm"
 	"ndma/device"
+	"ndma/dge"
 	"ndma/internal/array"
 	"ndma/internal/neffgen"
 	"ndma/internal/samples"
@@ -246,12 +247,49 @@ func lowerRaw(tb testing.TB, raw []byte) []streamLowered {
 }
 
 // BenchmarkNeffLower: a synthetic NEFF of 10,000 0xd4 words (neffgen.Inline,
-// 64 KiB each) parsed, resolved, relocated and lowered to descriptors, every
-// word's program and descriptors kept (lowerNEFF, as `neff lower --json`
-// holds them). BenchmarkNeffLowerStats is the path of `ndma neff lower
-// --stats`: each word counted (with its cost-model time and findings) as it
-// is lowered, none kept.
+// 64 KiB each) parsed, resolved, relocated and lowered to descriptors, each
+// word handed on as it is lowered and none kept — the lowering of every
+// `ndma neff lower` path (listing, --json, --stats), without their printing
+// or counting. BenchmarkNeffLowerKept keeps every word's program and
+// descriptors (lowerNEFF, as the tests compare two lowerings); no command
+// holds them. BenchmarkNeffLowerStats is the path of `ndma neff lower
+// --stats`: each word counted (with its cost-model time and findings).
 func BenchmarkNeffLower(b *testing.B) {
+	raw, err := neffgen.Inline(10000).Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var words, descs int
+	for b.Loop() {
+		_, sgs, err := neffgen.Open(raw, neff.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		place, err := device.Place(sgs)
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = eachStream(isa.Cayman, sgs, place, nil, func(st *neffStream) error {
+			_, err := lowerSteps(isa.Cayman, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
+				if w.lowered != nil {
+					words++
+					for _, q := range w.lowered.Queues {
+						descs += len(q.M2S) + len(q.S2M)
+					}
+				}
+			})
+			return err
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	s := b.Elapsed().Seconds()
+	b.ReportMetric(float64(words)/s, "words/s")
+	b.ReportMetric(float64(descs)/s, "descriptors/s")
+}
+
+func BenchmarkNeffLowerKept(b *testing.B) {
 	raw, err := neffgen.Inline(10000).Build()
 	if err != nil {
 		b.Fatal(err)
