@@ -301,9 +301,10 @@ func computeFloats(op uint8, ii, oi dtInfo, dst, old, src []byte, n int) {
 	}
 }
 
-// kernelPar is kernelRange on every CPU, parChunk scalars at a time handed
-// out in order to whichever worker is free (a busy CPU delays only the
-// chunk it took); it returns when all are done. A worker runs with the
+// kernelPar is kernelRange on the caller and the helpers that are free
+// (crew), parChunk scalars at a time handed out in order to whichever is
+// free (a busy CPU delays only the chunk it took, a helper still parked
+// joins late or not at all); it returns when all are done. A worker runs with the
 // caller's debug.SetPanicOnFault and hands a panic back — a fault in a
 // mapped file among them — to be raised again on the caller's goroutine,
 // where the caller's guard sees it (not a fatal error in a goroutine no
@@ -332,12 +333,7 @@ func kernelPar(op uint8, ii, oi dtInfo, dst, old, src []byte, n int, apart bool)
 		}()
 		work()
 	}
-	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n/parChunk) - 1 {
-		wg.Go(worker)
-	}
-	worker() // the caller's share too, so a panic in it waits for the others to stop
-	wg.Wait()
+	helpers.run(worker) // the caller's share too: a panic in it waits for the others to stop
 	if r := failed.Load(); r != nil {
 		panic(*r)
 	}
@@ -362,17 +358,16 @@ func kernelRange(op uint8, ii, oi dtInfo, dst, old, src []byte, n int, apart boo
 	}
 }
 
-// From parMin scalars (8 MiB of fp32, past the last-level cache of a
-// core's share: the run is memory-bound) the kernels run on every CPU,
-// parChunk scalars (1 MiB) at a time: one core does not draw the memory's
-// bandwidth (16 M scalars in place: 4.1 ms on one core, 2.4–2.6 ms on two
-// of a quiet machine, the same as one on a loaded one), and a destination's
-// fresh pages are faulted in (zeroed) on both. In cache (1 M scalars) a
-// second worker gains nothing. Each scalar's result is its own: the split
-// changes no bit.
+// From parMin scalars (1 MiB of fp32, some 40 µs of work in cache) the
+// kernels run on the crew's helpers too, parChunk scalars (128 KiB) at a
+// time: one core draws neither the last-level cache's bandwidth nor the
+// memory's (1 M scalars in place, in cache: 0.14–0.16 ms on one core,
+// 0.07–0.08 ms with a helper awake, 2026-12-02; 16 M: 4.1 ms on one core,
+// 2.4–2.6 ms on two of a quiet machine), and a destination's fresh pages are faulted in (zeroed)
+// on both. Each scalar's result is its own: the split changes no bit.
 const (
-	parMin   = 2 << 20
-	parChunk = 256 << 10
+	parMin   = 256 << 10
+	parChunk = 32 << 10
 )
 
 // kernelBlock is the scalars of one kernel block (simd_amd64.s); a kernel
