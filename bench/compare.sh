@@ -6,7 +6,8 @@
 #   2. in process: `go test -bench` of every internal/benchcase path (ref's
 #      BenchmarkRef, sim's BenchmarkSim) and of the float casts
 #      (internal/num BenchmarkConvertSlice) against NumPy's equivalents
-#      (bench/numpy_ref.py), each with its target (bench/ratios.py).
+#      (bench/numpy_ref.py), each with its target (bench/ratios.py);
+#   3. NEFF lowering in descriptors/s (internal/cli BenchmarkNeffLower*).
 # NumPy is Debian's python3-numpy at /usr/bin/python3, installed with apt-get
 # when missing. The machine may be noisy: read ratios, not absolute times.
 #   bench/compare.sh [count] [reps]     (count: go -bench -count, default 3; reps: 3)
@@ -32,3 +33,14 @@ go test ./sim -run '^$' -bench 'Sim/' -benchtime 300ms -count "$count" >"$tmp/si
 go test ./internal/num -run '^$' -bench 'ConvertSlice/' -benchtime 300ms -count "$count" >"$tmp/num.txt"
 "$PY" bench/numpy_ref.py >"$tmp/numpy.txt"
 "$PY" bench/ratios.py "$tmp/ref.txt" "$tmp/sim.txt" "$tmp/num.txt" "$tmp/numpy.txt"
+echo
+# NEFF lowering of the 10,000-word synthetic NEFF (internal/cli BenchmarkNeffLower*)
+go test ./internal/cli -run '^$' -bench 'NeffLower' -benchtime 8x -count "$count" -benchmem >"$tmp/neff.txt"
+echo "NEFF lowering, 10,000 words (descriptors/s, fastest of $count; target >= 10 M on the streamed path of every neff lower)"
+for b in NeffLower NeffLowerStats NeffLowerKept; do
+  awk -v b="Benchmark$b-" 'index($1, b) == 1 || $1 == substr(b, 1, length(b) - 1) {
+      for (i = 2; i < NF; i++) { if ($(i + 1) == "descriptors/s") d = $i; if ($(i + 1) == "allocs/op") a = $i }
+      if (d > best) { best = d; al = a } }
+    END { t = (b == "BenchmarkNeffLower-") ? (best >= 10e6 ? "  ok" : "  --") : ""
+      printf "  %-22s %6.2f M descriptors/s  %d allocations a lowering%s\n", substr(b, 10, length(b) - 10), best / 1e6, al, t }' "$tmp/neff.txt"
+done
