@@ -150,6 +150,39 @@ func narrowBlocks(kernel func(d, s *byte, n int) int, enc func(uint32) uint16, d
 	return dst, src
 }
 
+// toF16 rounds n fp32 scalars of src into binary16 ones in dst (RNE):
+// VCVTPS2PH where the CPU has it (the same rounding), the rest in Go.
+func toF16(dst, src []byte, n int) {
+	src, dst = src[:4*n], dst[:2*n]
+	if hasF16C {
+		dst, src = narrowBlocks(f32ToF16F16C, f32ToF16, dst, src, n)
+	}
+	for len(src) >= 4 && len(dst) >= 2 {
+		x := binary.LittleEndian.Uint32(src)
+		var h uint16
+		if ax := x & 0x7FFFFFFF; ax-0x38800000 < 0x477FF000-0x38800000 { // f32ToF16's normal range, inline
+			r := ax - 0x38000000
+			h = uint16(x>>16)&0x8000 | uint16((r+0xFFF+(r>>13)&1)>>13)
+		} else {
+			h = f32ToF16Edge(x)
+		}
+		binary.LittleEndian.PutUint16(dst, h)
+		src, dst = src[4:], dst[2:]
+	}
+}
+
+// toBF16 is toF16 to bfloat16 (AVX2 where the CPU has it).
+func toBF16(dst, src []byte, n int) {
+	src, dst = src[:4*n], dst[:2*n]
+	if hasBF16AVX2 {
+		dst, src = narrowBlocks(f32ToBF16AVX2, f32ToBF16, dst, src, n)
+	}
+	for len(src) >= 4 && len(dst) >= 2 {
+		binary.LittleEndian.PutUint16(dst, f32ToBF16(binary.LittleEndian.Uint32(src)))
+		src, dst = src[4:], dst[2:]
+	}
+}
+
 // decoder returns scalar k of a run of kind i as float32 bits (exact).
 func decoder(i dtInfo) func(b []byte, k int) uint32 {
 	switch i.kind {
@@ -184,30 +217,10 @@ func encoder(i dtInfo) func(b []byte, k int, x uint32) {
 func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
 	switch {
 	case ii.kind == kFP32 && oi.kind == kFP16:
-		if hasF16C { // VCVTPS2PH where the CPU has it (the same RNE)
-			dst, src = narrowBlocks(f32ToF16F16C, f32ToF16, dst, src, n)
-		}
-		for len(src) >= 4 && len(dst) >= 2 {
-			x := binary.LittleEndian.Uint32(src)
-			var h uint16
-			if ax := x & 0x7FFFFFFF; ax-0x38800000 < 0x477FF000-0x38800000 { // f32ToF16's normal range, inline
-				r := ax - 0x38000000
-				h = uint16(x>>16)&0x8000 | uint16((r+0xFFF+(r>>13)&1)>>13)
-			} else {
-				h = f32ToF16Edge(x)
-			}
-			binary.LittleEndian.PutUint16(dst, h)
-			src, dst = src[4:], dst[2:]
-		}
+		toF16(dst, src, n)
 		return
 	case ii.kind == kFP32 && oi.kind == kBF16:
-		if hasBF16AVX2 { // AVX2 where the CPU has it (the same rounding)
-			dst, src = narrowBlocks(f32ToBF16AVX2, f32ToBF16, dst, src, n)
-		}
-		for len(src) >= 4 && len(dst) >= 2 {
-			binary.LittleEndian.PutUint16(dst, f32ToBF16(binary.LittleEndian.Uint32(src)))
-			src, dst = src[4:], dst[2:]
-		}
+		toBF16(dst, src, n)
 		return
 	case ii.kind == kFP16 && oi.kind == kFP32:
 		t := f16Table()
@@ -229,6 +242,10 @@ func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
 			binary.LittleEndian.PutUint32(dst, uint32(binary.LittleEndian.Uint16(src))<<16)
 			src, dst = src[2:], dst[4:]
 		}
+		return
+	}
+	if n >= castBlock/4 { // long enough to pay for an FP8 format's table, built once
+		castViaF32(ii, oi, dst, src, n)
 		return
 	}
 	dec, enc := decoder(ii), encoder(oi)
