@@ -47,3 +47,43 @@ func TestFP8EncoderIsEncode(t *testing.T) {
 		}
 	}
 }
+
+// FuzzCastSlice: any bytes, repeated to a run long enough for the block
+// path (castViaF32) and cut at any scalar count, cast between any two float
+// formats through ApplySlice, are Convert's, scalar for scalar, and the
+// byte past the run is not written.
+func FuzzCastSlice(f *testing.F) {
+	f.Add([]byte{0, 0, 0x80, 0x3F}, uint8(0), uint8(3), uint16(1500))
+	f.Add([]byte{0x7F, 0xC0, 0x01, 0x80, 0xFF, 0x00}, uint8(4), uint8(2), uint16(4097))
+	floats := []uint8{FP32, BFLOAT16, FP16, FP8_EXP3, FP8_EXP4, FP8_EXP5, FP8_EXP2}
+	f.Fuzz(func(t *testing.T, b []byte, in, out uint8, count uint16) {
+		if len(b) == 0 {
+			return
+		}
+		ic, oc := floats[int(in)%len(floats)], floats[int(out)%len(floats)]
+		si, _ := Size(ic)
+		so, _ := Size(oc)
+		n := int(count) % 9000
+		src := make([]byte, n*si)
+		for i := range src {
+			src[i] = b[i%len(b)]
+		}
+		dst := make([]byte, n*so+1)
+		dst[n*so] = 0xA5
+		if err := ApplySlice(OpNone, ic, oc, dst[:n*so], src); err != nil {
+			t.Fatal(err)
+		}
+		for k := range n {
+			want, err := Convert(ic, oc, getLE(src[k*si:], si))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := getLE(dst[k*so:], so); got != want {
+				t.Fatalf("%#x → %#x scalar %d of %d (%#x): %#x, Convert %#x", ic, oc, k, n, getLE(src[k*si:], si), got, want)
+			}
+		}
+		if dst[n*so] != 0xA5 {
+			t.Fatalf("%#x → %#x: the byte past %d scalars written", ic, oc, n)
+		}
+	})
+}
