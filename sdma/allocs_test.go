@@ -137,6 +137,39 @@ func TestIntoReuse(t *testing.T) {
 	}
 }
 
+// Two words lowered one after the other through one Into and Slab — one
+// channel needing more than either channel of the other — allocate
+// nothing once grown: the kept storage does not shrink to the smaller
+// word's and grow back (rows 1000: the doorbells would; 600: the slab).
+func TestIntoAlternating(t *testing.T) {
+	for _, rows := range []int{1000, 600} {
+		x := word(t, isa.Cayman, fmt.Sprintf(`dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[1, 512], src_num_elem=[256, %d], src_elem_size=1,
+  dst_start_addr=hbm:0x1000000, dst_step_elem=[1, 512], dst_num_elem=[256, %d], dst_elem_size=1, in_dtype=u8, out_dtype=u8`, rows, rows))
+		y := word(t, isa.Cayman, `dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[1, 100], src_num_elem=[100, 16], src_elem_size=1,
+  dst_start_addr=sbuf:0:0x0, dst_step_elem=[2, 0x40000], dst_num_elem=[100, 16], dst_elem_size=1, in_dtype=u8, out_dtype=u8`) // 2 channels
+		var (
+			prog dge.Program
+			slab []Desc
+			into Lowered
+		)
+		opt := Options{RingSize: 64, Slab: &slab, Into: &into}
+		both := func() {
+			for _, in := range []*isa.Inst{&x, &y} {
+				if _, _, err := LowerInto(&prog, in, isa.Cayman, dge.Options{}, opt); err != nil {
+					t.Fatal(err)
+				}
+			}
+		}
+		both()
+		if got := len(into.Queues); got != 2 {
+			t.Fatalf("rows %d: the second word has %d channels, want 2 (the test's premise)", rows, got)
+		}
+		if a := testing.AllocsPerRun(10, both); a != 0 {
+			t.Errorf("rows %d: %v allocations a pair of words, want 0", rows, a)
+		}
+	}
+}
+
 // descs takes a run's SoC address from the run before when both lie in one
 // region (the SoC map is a translation per region, field-tables §11.2):
 // every buf_ptr is still isa.AddressMap.SoC of its run, across regions and

@@ -296,9 +296,13 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		}
 		if cap(slab)-len(slab) < nm+ns+1 {
 			// room for this channel's lists and their completion descriptor, and as much for each channel after it
-			slab = hugemem.Slice[Desc]((nm + ns + 1) * (len(p.Channels) - c))[:0]
+			size := (nm + ns + 1) * (len(p.Channels) - c)
 			if opt.Slab != nil {
-				*opt.Slab = slab // the largest: the one to keep
+				size = max(size, 2*cap(slab)) // a kept slab never shrinks: words that alternate reuse it
+			}
+			slab = hugemem.Slice[Desc](size)[:0]
+			if opt.Slab != nil {
+				*opt.Slab = slab
 			}
 		}
 		if q.M2S, err = descs(src, m, tmpl, p.Core, nm, opt.RingSize, &slab); err != nil {
@@ -310,8 +314,12 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		q.S2M = append(q.S2M, completion(p, len(q.S2M), opt.RingSize))
 		nb := 2 * ((max(len(q.M2S), len(q.S2M)) + opt.RingSize - 1) / opt.RingSize) // at most two doorbells a fill
 		if cap(bells)-len(bells) < nb {
-			bells = make([]Doorbell, 0, nb*(len(p.Channels)-c))
-			lw.bells = bells // the largest: the one Into keeps
+			size := nb * (len(p.Channels) - c)
+			if opt.Into != nil {
+				size = max(size, 2*cap(bells)) // kept doorbells never shrink, as a kept slab
+			}
+			bells = make([]Doorbell, 0, size)
+			lw.bells = bells
 		}
 		k := len(bells)
 		bells = fills(bells, ch.DMA, len(q.M2S), len(q.S2M), opt.RingSize)
