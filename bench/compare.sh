@@ -38,7 +38,7 @@ echo
 go test ./internal/cli -run '^$' -bench 'NeffLower' -benchtime 8x -count "$count" -benchmem >"$tmp/neff.txt"
 echo "NEFF lowering, 10,000 words (descriptors/s, fastest of $count; target >= 10 M on the streamed path of every neff lower)"
 for b in NeffLower NeffLowerStats NeffLowerKept; do
-  awk -v b="Benchmark$b-" 'index($1, b) == 1 || $1 == substr(b, 1, length(b) - 1) {
+  awk -v b="Benchmark$b-" '{ d = ""; a = "" } index($1, b) == 1 || $1 == substr(b, 1, length(b) - 1) {
       for (i = 2; i < NF; i++) { if ($(i + 1) == "descriptors/s") d = $i; if ($(i + 1) == "allocs/op") a = $i }
       if (d > best) { best = d; al = a } }
     END { t = (b == "BenchmarkNeffLower-") ? (best >= 10e6 ? "  ok" : "  --") : ""

@@ -7,16 +7,17 @@ import (
 	"time"
 )
 
-// crew is kernelPar's helpers: a goroutine a CPU but one, each of which,
-// its part of a job done, spins for the next job a moment (spinFor) before
-// it parks. A job handed to a goroutine that has to be woken waits for the
-// wake-up — 70–90 µs on the 2-CPU VM of docs/performance.md, half of a 1 M
-// scalar ADD in cache, so a second CPU gained nothing there — where a job
-// that follows another (a NEFF's words, a benchmark's loop) finds its
-// helpers awake. One crew per process, as the CPUs are the process's
-// (RATIONALE "One crew of helpers").
+// crew is kernelPar's helpers: goroutines (a CPU each, at most maxHelpers)
+// each of which, its part of a job done, spins for the next job a moment
+// (spinFor) before it parks. A job handed to a goroutine that has to be
+// woken waits for the wake-up — 70–90 µs on the 2-CPU VM of
+// docs/performance.md, half of a 1 M scalar ADD in cache, so a second CPU
+// gained nothing there — where a job that follows another (a NEFF's words,
+// a benchmark's loop) finds its helpers awake. One crew per process, as
+// the CPUs are the process's (RATIONALE "Helpers that stay awake").
 type crew struct {
 	once   sync.Once
+	n      int                 // helpers started
 	job    atomic.Pointer[job] // the job on offer; nil: none
 	parked atomic.Int32        // helpers blocked on wake
 	wake   chan struct{}
@@ -32,50 +33,68 @@ type job struct {
 	closed atomic.Bool
 }
 
-// spinFor is how long a helper looks for the next job before it parks.
-const spinFor = 200 * time.Microsecond
+const (
+	spinFor    = 200 * time.Microsecond // how long a helper looks for the next job before it parks
+	maxHelpers = 7                      // a few cores draw a cache's or the memory's bandwidth; more only spin
+)
 
 // helpers is the process's crew.
 var helpers crew
 
-// run runs work on the calling goroutine and on every helper that is free
-// (the first call starts GOMAXPROCS − 1 of them); work must return once
-// nothing is left to do, whoever runs it. run returns when the caller's
+// run runs work on the calling goroutine and on the helpers that are free,
+// at most want of them (the first call starts min(GOMAXPROCS − 1,
+// maxHelpers)); work must return once nothing is left to do, whoever runs
+// it. run returns — work panicking on the caller too — once the caller's
 // work has returned and every helper that took the job is done: the
-// helpers' writes are then visible to the caller.
-func (c *crew) run(work func()) {
+// helpers' writes are then visible to the caller, and none runs work after.
+func (c *crew) run(want int, work func()) {
 	c.once.Do(func() {
-		n := max(runtime.GOMAXPROCS(0)-1, 1)
-		c.wake = make(chan struct{}, n)
-		for range n {
-			go c.help()
+		c.n = min(max(runtime.GOMAXPROCS(0)-1, 1), maxHelpers)
+		c.wake = make(chan struct{}, c.n)
+		for k := range c.n {
+			go c.help(k)
 		}
 	})
 	j := &job{work: work}
 	c.job.Store(j)
-	for k := c.parked.Load(); k > 0; k-- { // a parked helper is woken; it joins if work is left by then
+	for k := min(int(c.parked.Load()), want); k > 0; k-- { // a parked helper is woken; it joins if work is left by then
 		select {
 		case c.wake <- struct{}{}:
 		default:
 		}
 	}
+	defer c.finish(j)
 	work()
+}
+
+// finish closes j and waits for the helpers that took it.
+func (c *crew) finish(j *job) {
 	// Closed before joined is read: a helper that joins later sees it and
 	// does nothing (both are sequentially consistent atomics).
 	j.closed.Store(true)
 	c.job.CompareAndSwap(j, nil)
+	// left read before joined: left ≤ joined at every instant, so equal
+	// counts mean every helper that joined by then has left (joined read
+	// first, a late no-op joiner could make them equal while another
+	// helper still writes).
 	for i := 0; j.left.Load() != j.joined.Load(); i++ {
-		if i%64 == 63 {
-			runtime.Gosched() // a joined helper that was descheduled gets its CPU back
+		switch {
+		case i < 1<<12:
+			if i%64 == 63 {
+				runtime.Gosched() // a joined helper that was descheduled gets its CPU back
+			}
+		default:
+			time.Sleep(10 * time.Microsecond) // its thread descheduled: no CPU spent waiting for it
 		}
 	}
+	j.work = nil // the helpers keep j as their last job: not the run's buffers with it
 }
 
-// help is a helper's life: a job taken, its chunks run, the next awaited.
-func (c *crew) help() {
+// help is helper k's life: a job taken, its chunks run, the next awaited.
+func (c *crew) help(k int) {
 	var last *job
 	for {
-		j := c.await(last)
+		j := c.await(k, last)
 		last = j
 		j.joined.Add(1)
 		if !j.closed.Load() {
@@ -86,20 +105,23 @@ func (c *crew) help() {
 }
 
 // await returns the job on offer other than last: spinning for spinFor
-// (yielding the CPU to any other goroutine as it goes), then parked until
-// run wakes it.
-func (c *crew) await(last *job) *job {
+// (yielding the CPU to any other goroutine as it goes; not at all for a
+// helper past GOMAXPROCS − 1, lowered since the crew started), then
+// parked until run wakes it.
+func (c *crew) await(k int, last *job) *job {
 	for {
-		deadline := time.Now().Add(spinFor)
-		for i := 0; ; i++ {
-			if j := c.job.Load(); j != nil && j != last {
-				return j
-			}
-			if i%64 == 63 {
-				if time.Now().After(deadline) {
-					break
+		if k < runtime.GOMAXPROCS(0)-1 {
+			deadline := time.Now().Add(spinFor)
+			for i := 0; ; i++ {
+				if j := c.job.Load(); j != nil && j != last {
+					return j
 				}
-				runtime.Gosched()
+				if i%64 == 63 {
+					if time.Now().After(deadline) {
+						break
+					}
+					runtime.Gosched()
+				}
 			}
 		}
 		// Parked counted before the job is looked at again: run either

@@ -22,7 +22,7 @@ func TestCrewEveryChunkOnce(t *testing.T) {
 				n := 1 + rng.IntN(64)
 				runs := make([]int32, n) // written by whoever runs the chunk, read after run
 				var next atomic.Int64
-				helpers.run(func() {
+				helpers.run(1<<10, func() {
 					for {
 						i := int(next.Add(1)) - 1
 						if i >= n {
@@ -56,7 +56,7 @@ func TestCrewHelperJoins(t *testing.T) {
 	joins := func() bool {
 		var entered atomic.Int32
 		deadline := time.Now().Add(10 * time.Second)
-		helpers.run(func() {
+		helpers.run(1<<10, func() {
 			entered.Add(1)
 			for entered.Load() < 2 && time.Now().Before(deadline) {
 				runtime.Gosched()
@@ -70,4 +70,89 @@ func TestCrewHelperJoins(t *testing.T) {
 			t.Fatalf("after a pause of %v: no helper joined the job in 10 s", pause)
 		}
 	}
+}
+
+// newCrew is a crew of its own with procs − 1 helpers (GOMAXPROCS procs
+// while it starts and while the test runs), so a test sees several helpers
+// on a 2-CPU machine and leaves the process's crew alone.
+func newCrew(t *testing.T, procs int) *crew {
+	prev := runtime.GOMAXPROCS(procs)
+	t.Cleanup(func() { runtime.GOMAXPROCS(prev) })
+	c := new(crew)
+	c.run(0, func() {})
+	return c
+}
+
+// Once run returns, no runner is in the job's work nor enters it: a helper
+// that comes late finds the job closed.
+func TestCrewNothingAfterReturn(t *testing.T) {
+	c := newCrew(t, 4)
+	var bad atomic.Int32
+	for r := range 20000 {
+		var done atomic.Bool
+		var next atomic.Int32
+		c.run(3, func() {
+			for next.Add(1) <= 3 {
+				for range 50 * (r % 4) {
+					runtime.Gosched()
+				}
+			}
+			if done.Load() {
+				bad.Add(1)
+			}
+		})
+		done.Store(true)
+	}
+	time.Sleep(10 * time.Millisecond)
+	if n := bad.Load(); n > 0 {
+		t.Fatalf("%d runners were in work after run returned", n)
+	}
+}
+
+// A job offered about when the helper stops spinning and parks still gets
+// it (await counts itself parked, then looks at the job again).
+func TestCrewNoLostWakeup(t *testing.T) {
+	c := newCrew(t, 2)
+	for r := range 3000 {
+		time.Sleep(spinFor - 50*time.Microsecond + time.Duration(r%100)*time.Microsecond)
+		var entered atomic.Int32
+		deadline := time.Now().Add(time.Second)
+		c.run(1, func() {
+			entered.Add(1)
+			for entered.Load() < 2 && time.Now().Before(deadline) {
+				runtime.Gosched()
+			}
+		})
+		if entered.Load() < 2 {
+			t.Fatalf("job %d: the helper did not join within 1 s", r)
+		}
+	}
+}
+
+// The helpers keep no run's buffers: the destination of the last long ADD
+// is collected once the caller drops it (they keep the job as their last).
+func TestCrewKeepsNoBuffers(t *testing.T) {
+	if runtime.GOMAXPROCS(0) < 2 {
+		t.Skip("one CPU: kernelPar runs no helpers")
+	}
+	const n = 4 * parMin
+	freed := make(chan struct{}, 1)
+	func() {
+		d, s := make([]byte, 4*n), make([]byte, 4*n)
+		runtime.SetFinalizer(&d[0], func(*byte) { freed <- struct{}{} })
+		for range 3 {
+			if err := ApplySlice(OpAdd, FP32, FP32, d, s); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}()
+	for range 20 {
+		runtime.GC()
+		select {
+		case <-freed:
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	t.Fatal("the last run's destination is still reachable")
 }

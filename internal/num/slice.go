@@ -350,7 +350,7 @@ func kernelPar(op uint8, ii, oi dtInfo, dst, old, src []byte, n int, apart bool)
 		}()
 		work()
 	}
-	helpers.run(worker) // the caller's share too: a panic in it waits for the others to stop
+	helpers.run((n+parChunk-1)/parChunk-1, worker) // the caller takes a share too: a panic in it waits for the others to stop
 	if r := failed.Load(); r != nil {
 		panic(*r)
 	}
