@@ -78,13 +78,8 @@ func (c *crew) finish(j *job) {
 	// first, a late no-op joiner could make them equal while another
 	// helper still writes).
 	for i := 0; j.left.Load() != j.joined.Load(); i++ {
-		switch {
-		case i < 1<<12:
-			if i%64 == 63 {
-				runtime.Gosched() // a joined helper that was descheduled gets its CPU back
-			}
-		default:
-			time.Sleep(10 * time.Microsecond) // its thread descheduled: no CPU spent waiting for it
+		if i >= 1<<14 {
+			time.Sleep(10 * time.Microsecond) // a helper descheduled (or sharing this CPU): no CPU spent waiting for it
 		}
 	}
 	j.work = nil // the helpers keep j as their last job: not the run's buffers with it
@@ -105,9 +100,13 @@ func (c *crew) help(k int) {
 }
 
 // await returns the job on offer other than last: spinning for spinFor
-// (yielding the CPU to any other goroutine as it goes; not at all for a
-// helper past GOMAXPROCS − 1, lowered since the crew started), then
-// parked until run wakes it.
+// (not at all for a helper past GOMAXPROCS − 1, lowered since the crew
+// started), then parked until run wakes it. The spin does not yield: a
+// goroutine that yields goes to the global run queue, from where the
+// scheduler may hand it and the caller to one P and let the other idle —
+// the helper then shares the caller's CPU (read from the scheduler's
+// design, not isolated by a measurement). Past spinFor it parks; the
+// scheduler would preempt it after 10 ms anyway.
 func (c *crew) await(k int, last *job) *job {
 	for {
 		if k < runtime.GOMAXPROCS(0)-1 {
@@ -116,11 +115,8 @@ func (c *crew) await(k int, last *job) *job {
 				if j := c.job.Load(); j != nil && j != last {
 					return j
 				}
-				if i%64 == 63 {
-					if time.Now().After(deadline) {
-						break
-					}
-					runtime.Gosched()
+				if i%64 == 63 && time.Now().After(deadline) {
+					break
 				}
 			}
 		}
