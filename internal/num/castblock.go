@@ -16,8 +16,17 @@ import (
 // the two loops).
 const castBlock = 4096
 
-// castViaF32 is castFloats of any two float kinds through fp32.
+// castViaF32 is castFloats of any two float kinds through fp32; a 2-byte
+// kind to an FP8 format goes through one table of every source code.
 func castViaF32(ii, oi dtInfo, dst, src []byte, n int) {
+	if (ii.kind == kBF16 || ii.kind == kFP16) && oi.kind == kFP8 {
+		t := from16Table(ii.kind, oi.fp8)
+		src, dst = src[:2*n], dst[:n]
+		for j := range dst {
+			dst[j] = t[binary.LittleEndian.Uint16(src[2*j:])]
+		}
+		return
+	}
 	var buf [castBlock]uint32
 	si, so := int(ii.size), int(oi.size)
 	for k := 0; k < n; k += castBlock {
@@ -136,4 +145,31 @@ func fp8Encoder(f FP8) *fp8Enc {
 		fp8Encs[f] = e
 	})
 	return fp8Encs[f]
+}
+
+// from16[k][f] is the FP8 format f code of every bf16 (k 0) or fp16 (k 1)
+// code: encode of its exact fp32 value, as the block path computes it
+// (64 KiB a table, built on first use).
+var (
+	from16     [2][4]*[1 << 16]uint8
+	from16Once [2][4]sync.Once
+)
+
+func from16Table(kind uint8, f FP8) *[1 << 16]uint8 {
+	k := 0
+	if kind == kFP16 {
+		k = 1
+	}
+	from16Once[k][f].Do(func() {
+		t, ft := new([1 << 16]uint8), fp8Formats[f]
+		for h := range 1 << 16 {
+			x := uint32(h) << 16
+			if k == 1 {
+				x = f16Table()[h]
+			}
+			t[h] = uint8(encode(x, ft))
+		}
+		from16[k][f] = t
+	})
+	return from16[k][f]
 }

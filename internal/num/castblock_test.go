@@ -87,3 +87,29 @@ func FuzzCastSlice(f *testing.F) {
 		}
 	})
 }
+
+// A bf16 or fp16 run cast to an FP8 format (one table of every source
+// code, from16Table) is Convert's for every one of the 2¹⁶ source codes.
+func TestFrom16IsConvert(t *testing.T) {
+	src := make([]byte, 2<<16)
+	for h := range 1 << 16 {
+		src[2*h], src[2*h+1] = byte(h), byte(h>>8)
+	}
+	for _, in := range []uint8{BFLOAT16, FP16} {
+		for _, out := range []uint8{FP8_EXP3, FP8_EXP4, FP8_EXP5, FP8_EXP2} {
+			dst := make([]byte, 1<<16)
+			if err := ApplySlice(OpNone, in, out, dst, src); err != nil {
+				t.Fatal(err)
+			}
+			for h := range 1 << 16 {
+				want, err := Convert(in, out, uint64(h))
+				if err != nil {
+					t.Fatal(err)
+				}
+				if uint64(dst[h]) != want {
+					t.Fatalf("%#x → %#x: code %#04x → %#02x, Convert %#02x", in, out, h, dst[h], want)
+				}
+			}
+		}
+	}
+}
