@@ -43,20 +43,25 @@ func TestLowerAllocsPerWord(t *testing.T) {
 	}
 }
 
+// reuseWords are the words the reuse tests lower one after another: rows
+// a descriptor each, a transpose in SBUF, and 16 channels of 64 KiB.
+var reuseWords = []string{
+	`dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[1, 512], src_num_elem=[256, 300], src_elem_size=1,
+  dst_start_addr=hbm:0x1000000, dst_step_elem=[1, 512], dst_num_elem=[256, 300], dst_elem_size=1, in_dtype=u8, out_dtype=u8`,
+	`dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256],
+  src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000,
+  dst_step_elem=[2, 128], dst_num_elem=[64, 128]`,
+	`dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[16, 1], src_elem_size=0,
+  dst_start_addr=hbm:0x1000000, dst_step_elem=[0x10000, 0], dst_num_elem=[16, 1], dst_elem_size=0, in_dtype=u8, out_dtype=u8`,
+}
+
 // A Slab kept from expansion to expansion gives every expansion the lists
 // a fresh one gives (the listing, byte for byte), and its pages are reused:
 // the second expansion of a word allocates no descriptor memory.
 func TestSlabReuse(t *testing.T) {
-	words := []string{
-		`dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[1, 512], src_num_elem=[256, 300], src_elem_size=1,
-  dst_start_addr=hbm:0x1000000, dst_step_elem=[1, 512], dst_num_elem=[256, 300], dst_elem_size=1, in_dtype=u8, out_dtype=u8`,
-		`dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256],
-  src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000,
-  dst_step_elem=[2, 128], dst_num_elem=[64, 128]`,
-	}
 	var slab []Desc
 	for round := range 2 {
-		for _, src := range words {
+		for _, src := range reuseWords {
 			in := word(t, isa.Cayman, src)
 			_, fresh, err := Lower(&in, isa.Cayman, dge.Options{}, Options{RingSize: 64})
 			if err != nil {
@@ -81,15 +86,6 @@ func TestSlabReuse(t *testing.T) {
 // one lists — descriptors, doorbells, the firmware's lines — and, once the
 // storage has grown to the largest word, lowering a word allocates nothing.
 func TestIntoReuse(t *testing.T) {
-	words := []string{
-		`dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[1, 512], src_num_elem=[256, 300], src_elem_size=1,
-  dst_start_addr=hbm:0x1000000, dst_step_elem=[1, 512], dst_num_elem=[256, 300], dst_elem_size=1, in_dtype=u8, out_dtype=u8`,
-		`dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256],
-  src_num_elem=[128, 64], tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000,
-  dst_step_elem=[2, 128], dst_num_elem=[64, 128]`,
-		`dmamemcpy src_start_addr=hbm:0x0, src_step_elem=[0x10000, 0], src_num_elem=[16, 1], src_elem_size=0,
-  dst_start_addr=hbm:0x1000000, dst_step_elem=[0x10000, 0], dst_num_elem=[16, 1], dst_elem_size=0, in_dtype=u8, out_dtype=u8`,
-	}
 	var (
 		prog  dge.Program
 		slab  []Desc
@@ -97,7 +93,7 @@ func TestIntoReuse(t *testing.T) {
 		insts []isa.Inst
 	)
 	opt := Options{RingSize: 64, Slab: &slab, Into: &into}
-	for _, src := range words {
+	for _, src := range reuseWords {
 		insts = append(insts, word(t, isa.Cayman, src))
 	}
 	for round := range 2 {

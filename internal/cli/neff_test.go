@@ -255,6 +255,48 @@ func lowerRaw(tb testing.TB, raw []byte) []streamLowered {
 // holds them. BenchmarkNeffLowerStats is the path of `ndma neff lower
 // --stats`: each word counted (with its cost-model time and findings).
 func BenchmarkNeffLower(b *testing.B) {
+	benchNeff(b, func(st *neffStream) (words, descs int, err error) {
+		_, err = lowerSteps(isa.Cayman, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
+			if w.lowered != nil {
+				words, descs = words+1, descs+wordDescs(&w)
+			}
+		})
+		return words, descs, err
+	})
+}
+
+func BenchmarkNeffLowerKept(b *testing.B) {
+	raw, err := neffgen.Inline(10000).Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	var words, descs int
+	for b.Loop() {
+		for _, st := range lowerRaw(b, raw) {
+			for k := range st.words {
+				if st.words[k].lowered != nil {
+					words, descs = words+1, descs+wordDescs(&st.words[k])
+				}
+			}
+		}
+	}
+	reportRates(b, words, descs)
+}
+
+func BenchmarkNeffLowerStats(b *testing.B) {
+	benchNeff(b, func(st *neffStream) (int, int, error) { // as runNEFFLower --stats
+		t, err := tallyStream(isa.Cayman, st)
+		if err != nil {
+			return 0, 0, err
+		}
+		return t.c.Lowered, t.c.Descriptors, nil
+	})
+}
+
+// benchNeff is b.N lowerings of the 10,000-word synthetic NEFF: each time
+// it is parsed and placed and lower has each stream; it reports the words
+// and descriptors per second lower counts.
+func benchNeff(b *testing.B, lower func(st *neffStream) (words, descs int, err error)) {
 	raw, err := neffgen.Inline(10000).Build()
 	if err != nil {
 		b.Fatal(err)
@@ -270,77 +312,30 @@ func BenchmarkNeffLower(b *testing.B) {
 			b.Fatal(err)
 		}
 		err = eachStream(isa.Cayman, sgs, place, nil, func(st *neffStream) error {
-			_, err := lowerSteps(isa.Cayman, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
-				if w.lowered != nil {
-					words++
-					for _, q := range w.lowered.Queues {
-						descs += len(q.M2S) + len(q.S2M)
-					}
-				}
-			})
+			w, d, err := lower(st)
+			words, descs = words+w, descs+d
 			return err
 		})
 		if err != nil {
 			b.Fatal(err)
 		}
 	}
+	reportRates(b, words, descs)
+}
+
+// reportRates reports words and descriptors lowered over the benchmark's time.
+func reportRates(b *testing.B, words, descs int) {
 	s := b.Elapsed().Seconds()
 	b.ReportMetric(float64(words)/s, "words/s")
 	b.ReportMetric(float64(descs)/s, "descriptors/s")
 }
 
-func BenchmarkNeffLowerKept(b *testing.B) {
-	raw, err := neffgen.Inline(10000).Build()
-	if err != nil {
-		b.Fatal(err)
+// wordDescs is a lowered word's descriptors, on every queue.
+func wordDescs(w *loweredWord) (n int) {
+	for _, q := range w.lowered.Queues {
+		n += len(q.M2S) + len(q.S2M)
 	}
-	var words, descs int
-	for b.Loop() {
-		for _, st := range lowerRaw(b, raw) {
-			for _, w := range st.words {
-				if w.lowered != nil {
-					words++
-					for _, q := range w.lowered.Queues {
-						descs += len(q.M2S) + len(q.S2M)
-					}
-				}
-			}
-		}
-	}
-	s := b.Elapsed().Seconds()
-	b.ReportMetric(float64(words)/s, "words/s")
-	b.ReportMetric(float64(descs)/s, "descriptors/s")
-}
-
-func BenchmarkNeffLowerStats(b *testing.B) {
-	raw, err := neffgen.Inline(10000).Build()
-	if err != nil {
-		b.Fatal(err)
-	}
-	var words, descs int
-	for b.Loop() {
-		_, sgs, err := neffgen.Open(raw, neff.Options{})
-		if err != nil {
-			b.Fatal(err)
-		}
-		place, err := device.Place(sgs)
-		if err != nil {
-			b.Fatal(err)
-		}
-		err = eachStream(isa.Cayman, sgs, place, nil, func(st *neffStream) error { // as runNEFFLower --stats
-			t, err := tallyStream(isa.Cayman, st)
-			if err == nil {
-				words, descs = words+t.c.Lowered, descs+t.c.Descriptors
-			}
-			return err
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	s := b.Elapsed().Seconds()
-	b.ReportMetric(float64(words)/s, "words/s")
-	b.ReportMetric(float64(descs)/s, "descriptors/s")
+	return n
 }
 
 // Style A end to end on a synthetic NEFF (neffgen.Triggered, the C08220
