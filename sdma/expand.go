@@ -297,11 +297,10 @@ func Expand(p *dge.Program, opt Options) (*Lowered, error) {
 		if cap(slab)-len(slab) < nm+ns+1 {
 			// room for this channel's lists and their completion descriptor, and as much for each channel after it
 			size := (nm + ns + 1) * (len(p.Channels) - c)
-			if opt.Slab != nil {
-				size = max(size, 2*cap(slab)) // a kept slab never shrinks: words that alternate reuse it
-			}
-			slab = hugemem.Slice[Desc](size)[:0]
-			if opt.Slab != nil {
+			if opt.Slab == nil {
+				slab = hugemem.Slice[Desc](size)[:0]
+			} else { // a kept slab never shrinks: words that alternate reuse it
+				slab = hugemem.Slice[Desc](max(size, 2*cap(slab)))[:0]
 				*opt.Slab = slab
 			}
 		}

@@ -16,8 +16,10 @@ import (
 // the two loops).
 const castBlock = 4096
 
-// castViaF32 is castFloats of any two float kinds through fp32; a 2-byte
-// kind to an FP8 format goes through one table of every source code.
+// castViaF32 is castFloats of any two float kinds through fp32, on a
+// little-endian host (hostLE: the buffer's fp32 scalars are viewed as the
+// bytes a run holds); a 2-byte kind to an FP8 format goes through one
+// table of every source code.
 func castViaF32(ii, oi dtInfo, dst, src []byte, n int) {
 	if (ii.kind == kBF16 || ii.kind == kFP16) && oi.kind == kFP8 {
 		t := from16Table(ii.kind, oi.fp8)
@@ -39,15 +41,8 @@ func castViaF32(ii, oi dtInfo, dst, src []byte, n int) {
 // decodeF32 decodes len(x) scalars of kind i from b into fp32 bits (exact).
 func decodeF32(i dtInfo, x []uint32, b []byte) {
 	switch i.kind {
-	case kFP32:
-		if hostLE { // the bytes as they are: a copy
-			copy(bytesOf(x), b[:4*len(x)])
-			return
-		}
-		b = b[:4*len(x)]
-		for j := range x {
-			x[j] = binary.LittleEndian.Uint32(b[4*j:])
-		}
+	case kFP32: // the bytes as they are: a copy
+		copy(bytesOf(x), b[:4*len(x)])
 	case kBF16:
 		b = b[:2*len(x)]
 		for j := range x {
@@ -72,30 +67,11 @@ func decodeF32(i dtInfo, x []uint32, b []byte) {
 func encodeF32(i dtInfo, b []byte, x []uint32) {
 	switch i.kind {
 	case kFP32:
-		if hostLE {
-			copy(b[:4*len(x)], bytesOf(x))
-			return
-		}
-		b = b[:4*len(x)]
-		for j, v := range x {
-			binary.LittleEndian.PutUint32(b[4*j:], v)
-		}
-	case kBF16, kFP16:
-		if !hostLE {
-			for j, v := range x {
-				if i.kind == kBF16 {
-					binary.LittleEndian.PutUint16(b[2*j:], f32ToBF16(v))
-				} else {
-					binary.LittleEndian.PutUint16(b[2*j:], f32ToF16(v))
-				}
-			}
-			return
-		}
-		if i.kind == kBF16 {
-			toBF16(b, bytesOf(x), len(x))
-		} else {
-			toF16(b, bytesOf(x), len(x))
-		}
+		copy(b[:4*len(x)], bytesOf(x))
+	case kBF16:
+		toBF16(b, bytesOf(x), len(x))
+	case kFP16:
+		toF16(b, bytesOf(x), len(x))
 	default:
 		e := fp8Encoder(i.fp8)
 		t, sh, low := e.t, e.sh, uint32(1)<<e.sh-1
@@ -106,8 +82,8 @@ func encodeF32(i dtInfo, b []byte, x []uint32) {
 	}
 }
 
-// bytesOf is the bytes of x: on a little-endian host (hostLE), its fp32
-// scalars as a run holds them.
+// bytesOf is the bytes of x: on a little-endian host, its fp32 scalars as
+// a run holds them.
 func bytesOf(x []uint32) []byte {
 	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(x))), 4*len(x))
 }
@@ -122,9 +98,8 @@ func bytesOf(x []uint32) []byte {
 // fp32 with those top bits and, for a sticky 1, only the lowest bit set
 // (TestFP8EncoderIsEncode checks it against encode).
 type fp8Enc struct {
-	t *[1 << 16]uint8 // 2^(11+m) codes (m ≤ 5), at most the index's 16 bits: no bounds check
-
-	sh uint32 // 22 − m: the bits below the top ones
+	t  *[1 << 16]uint8 // 2^(11+m) codes (m ≤ 5), at most the index's 16 bits: no bounds check
+	sh uint32          // 22 − m: the bits below the top ones
 }
 
 var (

@@ -17,7 +17,6 @@ import (
 // the CPUs are the process's (RATIONALE "Helpers that stay awake").
 type crew struct {
 	once   sync.Once
-	n      int                 // helpers started
 	job    atomic.Pointer[job] // the job on offer; nil: none
 	parked atomic.Int32        // helpers blocked on wake
 	wake   chan struct{}
@@ -49,9 +48,9 @@ var helpers crew
 // helpers' writes are then visible to the caller, and none runs work after.
 func (c *crew) run(want int, work func()) {
 	c.once.Do(func() {
-		c.n = min(max(runtime.GOMAXPROCS(0)-1, 1), maxHelpers)
-		c.wake = make(chan struct{}, c.n)
-		for k := range c.n {
+		n := min(max(runtime.GOMAXPROCS(0)-1, 1), maxHelpers)
+		c.wake = make(chan struct{}, n)
+		for k := range n {
 			go c.help(k)
 		}
 	})

@@ -244,7 +244,7 @@ func castFloats(ii, oi dtInfo, dst, src []byte, n int) {
 		}
 		return
 	}
-	if n >= castBlock/4 { // long enough to pay for an FP8 format's table, built once
+	if hostLE && n >= castBlock/4 { // long enough to pay for an FP8 format's table, built once
 		castViaF32(ii, oi, dst, src, n)
 		return
 	}
@@ -321,8 +321,8 @@ func computeFloats(op uint8, ii, oi dtInfo, dst, old, src []byte, n int) {
 // kernelPar is kernelRange on the caller and the helpers that are free
 // (crew), parChunk scalars at a time handed out in order to whichever is
 // free (a busy CPU delays only the chunk it took, a helper still parked
-// joins late or not at all); it returns when all are done. A worker runs with the
-// caller's debug.SetPanicOnFault and hands a panic back — a fault in a
+// joins late or not at all); it returns when all are done. A worker runs
+// with the caller's debug.SetPanicOnFault and hands a panic back — a fault in a
 // mapped file among them — to be raised again on the caller's goroutine,
 // where the caller's guard sees it (not a fatal error in a goroutine no
 // one recovers).
@@ -380,8 +380,8 @@ func kernelRange(op uint8, ii, oi dtInfo, dst, old, src []byte, n int, apart boo
 // time: one core draws neither the last-level cache's bandwidth nor the
 // memory's (1 M scalars in place, in cache: 0.14–0.16 ms on one core,
 // 0.07–0.08 ms with a helper awake, 2026-12-02; 16 M: 4.1 ms on one core,
-// 2.4–2.6 ms on two of a quiet machine), and a destination's fresh pages are faulted in (zeroed)
-// on both. Each scalar's result is its own: the split changes no bit.
+// 2.4–2.6 ms on two of a quiet machine), and a destination's fresh pages
+// are faulted in (zeroed) on both. Each scalar's result is its own: the split changes no bit.
 const (
 	parMin   = 256 << 10
 	parChunk = 32 << 10
