@@ -10,9 +10,9 @@ import (
 
 	"ndma/device"
 	"ndma/internal/neffgen"
+	"ndma/internal/sched"
 	"ndma/isa"
 	"ndma/neff"
-	"ndma/sched"
 )
 
 // The predicted-vs-measured check of the packet-level timing model: the

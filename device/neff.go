@@ -8,18 +8,18 @@ import (
 	"strconv"
 	"strings"
 
-	"ndma/control"
 	"ndma/dge"
 	"ndma/internal/array"
+	"ndma/internal/control"
 	"ndma/internal/num"
+	"ndma/internal/sched"
 	"ndma/internal/strbuf"
+	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/neff"
 	"ndma/ref"
-	"ndma/sched"
 	"ndma/sdma"
 	"ndma/sim"
-	"ndma/timing"
 )
 
 // A NEFF on a device (neff.md §4.4, §5): its subgraphs on cores 0, 1, … of

@@ -5,8 +5,8 @@ import (
 
 	"ndma/asm"
 	"ndma/dge"
+	"ndma/internal/sched"
 	"ndma/isa"
-	"ndma/sched"
 )
 
 // Program is what runs on a device: its instruction streams, every word

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 
-	"ndma/control"
+	"ndma/internal/control"
+	"ndma/internal/sched"
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/ref"
-	"ndma/sched"
 	"ndma/sim"
 )
 

@@ -2,9 +2,9 @@ package device
 
 import (
 	"ndma/internal/num"
+	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/neff"
-	"ndma/timing"
 )
 
 // The packet-level DMA timing of a NEFF run (package timing, docs/sim.md):

@@ -7,13 +7,13 @@ import (
 	"sort"
 	"strings"
 
-	"ndma/control"
 	"ndma/device"
+	"ndma/internal/control"
+	"ndma/internal/sched"
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/neff"
 	"ndma/ref"
-	"ndma/sched"
 )
 
 // GatherTile is the rows of one DMA_GATHER_TRANSPOSE tile: the xbar cuts

@@ -3,7 +3,7 @@ package ref
 import (
 	"fmt"
 
-	"ndma/control"
+	"ndma/internal/control"
 )
 
 // DMA_COPY2D (MAVERICK) — field-tables §3.8, §5.3, §5.4; source document 000

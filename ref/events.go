@@ -1,7 +1,7 @@
 package ref
 
 import (
-	"ndma/control"
+	"ndma/internal/control"
 )
 
 // EVENTS (field-tables §2.2, §5.5, §5.6) are the word's control, shared with

@@ -4,7 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 
-	"ndma/control"
+	"ndma/internal/control"
 	"ndma/isa"
 )
 

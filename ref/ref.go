@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 
-	"ndma/control"
+	"ndma/internal/control"
 	"ndma/isa"
 	"ndma/mem"
 )

@@ -5,7 +5,7 @@ import (
 	"reflect"
 	"testing"
 
-	"ndma/control"
+	"ndma/internal/control"
 	"ndma/isa"
 )
 

@@ -6,7 +6,7 @@ import (
 	"reflect"
 	"testing"
 
-	"ndma/control"
+	"ndma/internal/control"
 	"ndma/isa"
 )
 

@@ -3,7 +3,7 @@ package sim
 import (
 	"fmt"
 
-	"ndma/control"
+	"ndma/internal/control"
 	"ndma/isa"
 	"ndma/sdma"
 )

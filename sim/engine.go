@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"slices"
 
-	"ndma/control"
 	"ndma/dge"
+	"ndma/internal/control"
 	"ndma/internal/hugemem"
 	"ndma/internal/num"
 	"ndma/isa"

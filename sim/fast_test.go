@@ -8,8 +8,8 @@ import (
 	"testing"
 
 	"ndma/asm"
-	"ndma/control"
 	"ndma/dge"
+	"ndma/internal/control"
 	"ndma/isa"
 	"ndma/sdma"
 )

@@ -15,8 +15,8 @@ import (
 	"errors"
 	"fmt"
 
-	"ndma/control"
 	"ndma/dge"
+	"ndma/internal/control"
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/sdma"

@@ -8,7 +8,7 @@ import (
 	"unicode/utf8"
 
 	"ndma/asm"
-	"ndma/cci"
+	"ndma/internal/cci"
 	"ndma/isa"
 	"ndma/mem"
 )

@@ -11,8 +11,8 @@ import (
 	"os"
 	"strings"
 
+	"ndma/internal/sched"
 	"ndma/isa"
-	"ndma/sched"
 )
 
 // Exit statuses.

@@ -14,9 +14,9 @@ import (
 	"ndma/asm"
 	"ndma/device"
 	"ndma/dge"
+	"ndma/internal/sched"
 	"ndma/internal/strbuf"
 	"ndma/isa"
-	"ndma/sched"
 	"ndma/sdma"
 )
 

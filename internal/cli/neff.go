@@ -14,9 +14,9 @@ import (
 	"ndma/dge"
 	"ndma/inspect"
 	"ndma/internal/array"
+	"ndma/internal/sched"
 	"ndma/isa"
 	"ndma/neff"
-	"ndma/sched"
 	"ndma/sdma"
 )
 

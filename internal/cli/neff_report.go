@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"io"
 
-	"ndma/inspect/report"
+	"ndma/internal/report"
 )
 
 // runNEFFReport is `ndma neff report FILE -o report.html [--json]`: the

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"ndma/device"
+	"ndma/internal/sched"
 	"ndma/isa"
-	"ndma/sched"
 )
 
 // neffTiming is `ndma neff run`'s timing flags (issue 19): the compute

@@ -11,14 +11,14 @@ import (
 	"strings"
 
 	"ndma/asm"
-	"ndma/cci"
 	"ndma/device"
 	"ndma/internal/array"
+	"ndma/internal/cci"
 	"ndma/internal/num"
+	"ndma/internal/sched"
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/ref"
-	"ndma/sched"
 )
 
 func runRun(e *env, args []string) error {

@@ -27,10 +27,10 @@ import (
 	"slices"
 	"strings"
 
-	"ndma/control"
+	"ndma/internal/control"
+	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/mem"
-	"ndma/timing"
 )
 
 // Executor issues one word of one stream (a ref.Machine or sim.Machine with

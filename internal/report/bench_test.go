@@ -9,7 +9,7 @@ import (
 )
 
 // BenchmarkReportLarge builds and writes matmul_large's page (8,768 DMA
-// words, a run on the engines): go test ./inspect/report -bench ReportLarge.
+// words, a run on the engines): go test ./internal/report -bench ReportLarge.
 func BenchmarkReportLarge(b *testing.B) {
 	f, sgs := sampleneff.Open(b, "matmul_large.neff")
 	for b.Loop() {

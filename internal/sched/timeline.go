@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"ndma/timing"
+	"ndma/internal/timing"
 )
 
 // Timeline is a run recorded as Chrome trace events (viewable in Perfetto

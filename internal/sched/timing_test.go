@@ -4,10 +4,10 @@ import (
 	"strings"
 	"testing"
 
-	"ndma/control"
+	"ndma/internal/control"
+	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/mem"
-	"ndma/timing"
 )
 
 // gated blocks a word (by its semaphore field) until $S[wait[k]] ≥ 1,

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"ndma/control"
+	"ndma/internal/control"
 	"ndma/isa"
 	"ndma/mem"
 )

@@ -1,7 +1,7 @@
 package control
 
 import (
-	"ndma/cci"
+	"ndma/internal/cci"
 	"ndma/isa"
 )
 
