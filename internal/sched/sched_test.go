@@ -37,9 +37,9 @@ func build(t *testing.T, src string, engines string) ([]*Stream, *mem.Memory) {
 		steps, derr := Decode(obj.Gen, obj.StreamCode(k))
 		st := &Stream{Name: s.Engine, Steps: steps, Err: derr, Mem: m, Core: s.Core}
 		if engines == "sim" {
-			st.Exec, st.Clocked = &sim.Machine{Mem: m, Peer: peer}, true
+			st.Exec, st.Clocked = Words(&sim.Machine{Mem: m, Peer: peer}), true
 		} else {
-			st.Exec = &ref.Machine{Mem: m, Peer: peer}
+			st.Exec = Words(&ref.Machine{Mem: m, Peer: peer})
 		}
 		ss = append(ss, st)
 	}
@@ -239,7 +239,7 @@ dmamemcpy semaphore=2, sem_increment=1, src_start_addr=hbm:0x40, src_num_elem=[1
 // at 0x100 and raises core 0's $S[6]. On the engines core 1's copy issues
 // only when core 0's completes.
 func TestTwoCoreExchange(t *testing.T) {
-	text, err := os.ReadFile("../examples/two_core.s")
+	text, err := os.ReadFile("../../examples/two_core.s")
 	if err != nil {
 		t.Fatal(err)
 	}
