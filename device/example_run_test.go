@@ -2,6 +2,7 @@ package device_test
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -101,7 +102,7 @@ pseudo_dma_direct2d wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=1, semaphore_value=1
 	hbm := uint64(0x1_0000_0000)
 	vars := &dge.Vars{Base: map[uint16]uint64{0: 0, 1: hbm}} // var 0 at SBUF partition 0 offset 0, var 1 at the HBM's start
 	p := device.FromObject(obj, vars)
-	res, err := device.Run(p, device.Options{Exec: device.Both, Load: func(d *device.Device) error {
+	res, err := device.Run(context.Background(), p, device.Options{Exec: device.Both, Load: func(d *device.Device) error {
 		return d.Core(0).Write(hbm, []byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16})
 	}})
 	if err != nil {

@@ -2,6 +2,7 @@ package device
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"slices"
@@ -10,16 +11,12 @@ import (
 
 	"ndma/dge"
 	"ndma/internal/array"
-	"ndma/internal/control"
 	"ndma/internal/num"
 	"ndma/internal/sched"
 	"ndma/internal/strbuf"
-	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/neff"
-	"ndma/ref"
 	"ndma/sdma"
-	"ndma/sim"
 )
 
 // A NEFF on a device (neff.md §4.4, §5): its subgraphs on cores 0, 1, … of
@@ -86,19 +83,6 @@ func RelocVars(sg *neff.Subgraph, place map[int]uint64) *dge.Vars {
 	}
 	return vt
 }
-
-// Computed are the words ndma executes; the rest of a NEFF stream (PE, ACT,
-// DVE compute, labels, ordering) only synchronises: their EVENTS wait and
-// update run, so the semaphore handshake runs as on the device.
-var computed = map[isa.Opcode]bool{
-	isa.OpDMAMemcpy: true, isa.OpDMAMemcpy2: true, isa.OpDMAImmediate: true, isa.OpDMAIndirect: true,
-	isa.OpDMATranspose: true, isa.OpDMAGatherTranspose: true, isa.OpTestEventSem: true, isa.OpCompactControlInst: true,
-	isa.OpTensorLoad: true, isa.OpTensorStore: true,
-}
-
-// Computed reports whether ndma executes words of opcode op (others run
-// only their EVENTS).
-func Computed(op isa.Opcode) bool { return computed[op] }
 
 // ResolveEngine resolves one engine stream of a NEFF once: each 0xd4 checked
 // against its variables (neff.Subgraph.CheckPseudo: a walk outside its
@@ -170,7 +154,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 				s.Err = ferr
 				continue
 			}
-			s.Run, s.Queue = f.Words, f.Queue.Name
+			s.Run, s.Queue, s.Ring = f.Words, f.Queue.Name, RuntimeRing
 			s.Transfer = BlockTransfer(sg, &f.Queue, f.Block, f.Increment)
 			s.Note = names.describe(s.Run, fmt.Sprintf("%s block %d", f.Queue.Name, f.Block.ID))
 		}
@@ -346,6 +330,7 @@ func (e *InputError) Unwrap() error { return e.Err }
 // Image is a NEFF loaded on a device: its variables placed and written.
 type Image struct {
 	Device    *Device
+	Program   *Program // what runs: the NEFF resolved once
 	File      *neff.File
 	Subgraphs []neff.Subgraph
 	Place     Placement
@@ -365,11 +350,31 @@ type varAt struct {
 // size), other inputs deterministic random values — uniform in [-1, 1) for
 // float types, random bytes otherwise, seeded by the variable's name.
 func Load(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]Input) (*Image, error) {
-	place, err := Place(sgs)
+	p, err := FromNEFF(f, sgs, gen)
 	if err != nil {
 		return nil, err
 	}
-	im := &Image{Device: New(gen, max(1, len(sgs))), File: f, Subgraphs: sgs, Place: place, vars: map[string]varAt{}, inputs: in}
+	return LoadProgram(p, in)
+}
+
+// LoadProgram is Load of a NEFF program (FromNEFF) on a new device.
+func LoadProgram(p *Program, in map[string]Input) (*Image, error) {
+	if p.NEFF == nil {
+		return nil, errors.New("device.LoadProgram: the program is not a NEFF's")
+	}
+	d := New(p.Gen, max(1, len(p.NEFF.Subgraphs)))
+	vars, err := loadNEFF(p, d, in)
+	if err != nil {
+		return nil, err
+	}
+	return &Image{Device: d, Program: p, File: p.NEFF.File, Subgraphs: p.NEFF.Subgraphs, Place: p.NEFF.Place, vars: vars, inputs: in}, nil
+}
+
+// loadNEFF writes a NEFF program's variables into device d's shared HBM
+// (Load) and says where each variable with bytes is.
+func loadNEFF(p *Program, d *Device, in map[string]Input) (map[string]varAt, error) {
+	f, sgs, place := p.NEFF.File, p.NEFF.Subgraphs, p.NEFF.Place
+	vars := map[string]varAt{}
 	tensors := f.Tensors()
 	for name := range in {
 		found := false
@@ -382,7 +387,7 @@ func Load(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]Input) (
 			return nil, &InputError{name, fmt.Errorf("variable %q is in no subgraph", name)}
 		}
 	}
-	hbm := im.Device.Core(0) // the shared HBM, through core 0
+	hbm := d.Core(0) // the shared HBM, through core 0
 	for si := range sgs {
 		sg := &sgs[si]
 		for _, v := range sg.Variables() {
@@ -393,10 +398,10 @@ func Load(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]Input) (
 				}
 				continue
 			}
-			if _, done := im.vars[v.Name]; done {
+			if _, done := vars[v.Name]; done {
 				continue // shared by an earlier subgraph: placed and written once
 			}
-			im.vars[v.Name] = varAt{a, v}
+			vars[v.Name] = varAt{a, v}
 			var data []byte
 			given, ok := in[v.Name]
 			switch {
@@ -424,6 +429,7 @@ func Load(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]Input) (
 				if !ok {
 					return nil, fmt.Errorf("file variable %q: no member %s/%s", v.Name, sg.Dir, v.FileName)
 				}
+				var err error
 				if data, err = array.RawData(b); err != nil { // the raw bytes: any dtype (fp16 included)
 					return nil, fmt.Errorf("%s/%s: %w", sg.Dir, v.FileName, err)
 				}
@@ -447,7 +453,7 @@ func Load(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]Input) (
 			}
 		}
 	}
-	return im, nil
+	return vars, nil
 }
 
 // Var is a placed variable's bytes as the device holds them now.
@@ -500,42 +506,6 @@ func typed(t neff.Tensor, n int) (*array.Array, bool) {
 	return &array.Array{Descr: descr, Shape: append([]int(nil), t.Shape...)}, true
 }
 
-// NEFFOptions steer a NEFF run.
-type NEFFOptions struct {
-	Exec     Exec            // Sim, Ref, or Both (the reference on this image, the engines on its twin)
-	Trace    func(string)    // the scheduler's line per executed word
-	Timeline *sched.Timeline // one process per subgraph: each is a core (the engines' run)
-	// Subgraphs, when set, names the subgraphs to run (the others are
-	// placed and loaded, not run).
-	Subgraphs []string
-	// Timing is the packet-level model's constants for the engines' run
-	// (nil: timing.For the device's generation); EngineTime the time a
-	// word of an opcode ndma does not compute takes its engine (absent: 0);
-	// Packets keeps every packet in the schedule.
-	Timing     *timing.Params
-	EngineTime map[isa.Opcode]int64
-	Packets    bool
-}
-
-// SubgraphRun is one subgraph's run: its core and the scheduler's account.
-type SubgraphRun struct {
-	Name  string
-	Core  int
-	Stats sched.Stats
-}
-
-// NEFFResult is a NEFF run as data.
-type NEFFResult struct {
-	Subgraphs []SubgraphRun  // the engines' account (the reference's with Exec Ref)
-	Clocked   bool           // the times are the engines' cost model (false: ref, no DMA time)
-	Timing    *timing.Params // the packet-level model's constants (Clocked)
-	NotRun    map[string]int // words not computed (only their EVENTS ran), by mnemonic
-	Warnings  []string       // each once, in order
-	Writers   []Writer       // what the resolved DMA words write into each variable with bytes
-	Twin      *Image         // Exec Both: the engines' image (the receiver ran the reference)
-	Diff      *Difference    // Exec Both: where the two devices first differ (nil: they agree)
-}
-
 // Writer is a DMA step that writes into a variable: the step, and the
 // variables its words read.
 type Writer struct {
@@ -554,149 +524,47 @@ type Writer struct {
 // DGE's own rings (0xd4 words) keep sdma.DefaultRingSize.
 const RuntimeRing = 1<<24 - 16
 
-// notComputed runs a NEFF engine's words: computed ones on the executor,
-// the others' EVENTS only, with the stream's own (zero) registers; words a
-// trigger fired run on runtime-built rings.
-type notComputed struct {
-	inner  sched.Executor
-	engine *sim.Machine // the engines (nil on ref): their ring size follows the word
-	fired  map[*isa.Inst]bool
-	regs   [64]uint32
-	mem    control.State
-	notRun map[string]int
-}
-
-func (x *notComputed) Issue(in *isa.Inst) (control.Effect, error) {
-	if !computed[in.Opcode()] {
-		ch, err := control.Events(x.mem, in) // not computed: only its EVENTS wait and update
-		if err == nil {
-			x.notRun[in.Def().Mnemonic()]++
-		}
-		return control.Effect{Changes: ch}, err
-	}
-	if x.engine != nil && x.fired[in] {
-		x.engine.RingSize = RuntimeRing
-		defer func() { x.engine.RingSize = 0 }()
-	}
-	return x.inner.Issue(in)
-}
-
 // Run runs the image's subgraphs one after another, each on its core under
-// the scheduler with every engine stream resolved first (INFERRED: the
-// subgraphs share no semaphore, so side by side each would run as alone).
-// With Exec Both the reference runs here and the engines on a twin image
-// loaded alike, and the two devices are compared at the end.
-func (im *Image) Run(opt NEFFOptions) (*NEFFResult, error) {
+// the scheduler (INFERRED: the subgraphs share no semaphore, so side by
+// side each would run as alone). With Exec Both the reference runs here and
+// the engines on a twin image loaded alike, and the two devices are
+// compared at the end.
+func (im *Image) Run(opt Options) (*Result, error) {
+	return im.RunContext(context.Background(), opt)
+}
+
+// RunContext is Run, stopped between two turns when ctx is cancelled.
+func (im *Image) RunContext(ctx context.Context, opt Options) (*Result, error) {
+	p := im.Program
+	res := &Result{Exec: opt.Exec, Multi: true, program: p}
 	if opt.Exec != Both {
-		return im.run(opt, opt.Exec)
+		if opt.Exec == Ref {
+			res.Ref = im.Device
+		} else {
+			res.Sim = im.Device
+		}
+		return res, p.runOn(ctx, im.Device, opt.Exec, opt, res)
 	}
-	twin, err := Load(im.Device.Gen, im.File, im.Subgraphs, im.inputs)
+	twin, err := LoadProgram(p, im.inputs)
 	if err != nil {
 		return nil, err
 	}
-	tl := opt.Timeline
-	opt.Timeline = nil
-	if _, err := im.run(opt, Ref); err != nil {
-		return nil, fmt.Errorf("ref: %w", err)
+	res.Ref, res.Sim, res.Twin = im.Device, twin.Device, twin
+	err = runScheduled(ctx, p, opt, res)
+	if err != nil && !res.Clocked {
+		return nil, err // the reference failed: no account of the engines
 	}
-	opt.Timeline = tl
-	res, err := twin.run(opt, Sim)
-	if res != nil {
-		res.Twin = twin
-	}
-	if err != nil {
-		return res, fmt.Errorf("sim: %w", err)
-	}
-	if d, ok := Compare(im.Device, twin.Device); ok {
-		res.Diff = &d
-		return res, fmt.Errorf("%w: %s", ErrDiffer, d.Format("ref", "sim"))
-	}
-	return res, nil
-}
-
-func (im *Image) run(opt NEFFOptions, exec Exec) (*NEFFResult, error) {
-	gen := im.Device.Gen
-	res := &NEFFResult{NotRun: map[string]int{}, Clocked: exec == Sim}
-	params := opt.Timing
-	if params == nil {
-		p := timing.For(gen)
-		params = &p
-	}
-	if res.Clocked {
-		res.Timing = params
-	}
-	warn := func(msg string) {
-		if !slices.Contains(res.Warnings, msg) {
-			res.Warnings = append(res.Warnings, msg)
-		}
-	}
-	for si := range im.Subgraphs {
-		sg := &im.Subgraphs[si]
-		if opt.Subgraphs != nil && !slices.Contains(opt.Subgraphs, sg.Name) {
-			continue
-		}
-		m := im.Device.Core(si)
-		vars := sg.Variables()
-		var ss []*sched.Stream
-		for ei := range sg.Engines {
-			en := &sg.Engines[ei]
-			steps, ws, err := ResolveEngine(gen, vars, sg, en, im.Place[si])
-			for _, w := range ws {
-				warn(fmt.Sprintf("%s %s: %s", sg.Name, en.Key, w))
-			}
-			res.Writers = append(res.Writers, im.writers(si, en.Key, steps)...)
-			x := &notComputed{notRun: res.NotRun, fired: firedWords(steps)}
-			x.mem = control.State{Mem: m, Regs: &x.regs}
-			st := &sched.Stream{Name: sg.Name + " " + strings.ToUpper(en.Key), Steps: steps, Err: err, Mem: m, Core: si, Exec: x}
-			if exec == Sim {
-				x.engine = &sim.Machine{Mem: m, Peer: im.Device.Core}
-				x.inner, st.Clocked = x.engine, true
-				st.WordNS = func(in *isa.Inst) int64 {
-					if computed[in.Opcode()] {
-						return 0
-					}
-					return opt.EngineTime[in.Opcode()]
-				}
-			} else {
-				x.inner = &ref.Machine{Mem: m, Peer: im.Device.Core}
-			}
-			ss = append(ss, st)
-		}
-		so := sched.Options{Trace: opt.Trace, Timeline: opt.Timeline}
-		if exec == Sim { // one core's DMA engines, fresh for each subgraph
-			so.Timing = timing.New(*params)
-			so.Timing.Keep = opt.Packets || opt.Timeline != nil
-		}
-		st, err := sched.RunWith(ss, so)
-		res.Subgraphs = append(res.Subgraphs, SubgraphRun{sg.Name, si, st})
-		if err != nil {
-			return res, fmt.Errorf("%s: %w", sg.Name, err)
-		}
-	}
-	return res, nil
-}
-
-// firedWords are the words 0xc1 triggers fired in steps (by address: the
-// scheduler issues them in place).
-func firedWords(steps []sched.Step) map[*isa.Inst]bool {
-	out := map[*isa.Inst]bool{}
-	for i := range steps {
-		if steps[i].Word.Opcode() == isa.OpPseudoDMATrigger {
-			for k := range steps[i].Run {
-				out[&steps[i].Run[k]] = true
-			}
-		}
-	}
-	return out
+	return res, err
 }
 
 // writers lists, for subgraph si's engine stream, each step whose resolved
 // DMA_DIRECT2D words write into a variable with bytes of its own, and what
 // they read.
-func (im *Image) writers(si int, engine string, steps []sched.Step) []Writer {
+func (p *Program) writers(st *Stream) []Writer {
 	var out []Writer
-	for i := range steps {
-		s := &steps[i]
+	si := st.Core
+	for i := range st.Steps {
+		s := &st.Steps[i]
 		if s.Run == nil {
 			continue
 		}
@@ -710,20 +578,20 @@ func (im *Image) writers(si int, engine string, steps []sched.Step) []Writer {
 			}
 			sa, _ := v.SrcStartAddr().Imm()
 			da, _ := v.DstStartAddr().Imm()
-			to := im.varAt(si, da, dst)
+			to := p.varAt(si, da, dst)
 			if to == "" {
 				continue
 			}
 			w, seen := by[to]
 			if !seen {
-				w = &Writer{Var: to, Subgraph: im.Subgraphs[si].Name, Engine: engine, Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic()}
+				w = &Writer{Var: to, Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic()}
 				by[to] = w
 				order = append(order, to)
 			}
-			if from := im.varAt(si, sa, src); from != "" && !slices.Contains(w.From, from) {
+			if from := p.varAt(si, sa, src); from != "" && !slices.Contains(w.From, from) {
 				w.From = append(w.From, from)
 			} else if from == "" {
-				if r, _, _ := isa.Map(im.Device.Gen).Split(sa); r == isa.SBUF && !slices.Contains(w.From, "SB") {
+				if r, _, _ := isa.Map(p.Gen).Split(sa); r == isa.SBUF && !slices.Contains(w.From, "SB") {
 					w.From = append(w.From, "SB")
 				}
 			}
@@ -738,11 +606,11 @@ func (im *Image) writers(si int, engine string, steps []sched.Step) []Writer {
 
 // varAt names the HBM variable of subgraph si whose bytes hold a leg
 // starting at addr ("" for none, or SBUF).
-func (im *Image) varAt(si int, addr uint64, leg isa.Leg2D) string {
+func (p *Program) varAt(si int, addr uint64, leg isa.Leg2D) string {
 	lo, _ := leg.Extent()
 	a := uint64(int64(addr) + lo)
-	for _, v := range im.Subgraphs[si].Variables() {
-		b, ok := im.Place[si][v.ID]
+	for _, v := range p.NEFF.Subgraphs[si].Variables() {
+		b, ok := p.NEFF.Place[si][v.ID]
 		if ok && v.Type != "state-buffer" && v.Size > 0 && a >= b && a < b+uint64(v.Size) {
 			return v.Name
 		}
@@ -783,7 +651,7 @@ func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int,
 	if err != nil {
 		return nil, 0, err
 	}
-	place, err := Place(sgs)
+	p, err := FromNEFF(f, sgs, gen)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -800,46 +668,46 @@ func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int,
 	hbmEnd := isa.Map(gen).HBMEnd
 	for si := range sgs {
 		sg := &sgs[si]
-		vars := sg.Variables()
-		for _, v := range vars { // a declared size costs nothing until touched; one the HBM cannot hold is a problem
-			if a, ok := place[si][v.ID]; ok && v.Type != "state-buffer" && v.Size > 0 && (a+uint64(v.Size) > hbmEnd || a+uint64(v.Size) < a) {
+		for _, v := range sg.Variables() { // a declared size costs nothing until touched; one the HBM cannot hold is a problem
+			if a, ok := p.NEFF.Place[si][v.ID]; ok && v.Type != "state-buffer" && v.Size > 0 && (a+uint64(v.Size) > hbmEnd || a+uint64(v.Size) < a) {
 				add(neff.Problem{Subgraph: sg.Name, Offset: -1, Msg: fmt.Sprintf("var %d %q: %d bytes placed at %#x run past the HBM window (ends at %#x)", v.ID, v.Name, v.Size, a, hbmEnd)})
 			}
 		}
-		for ei := range sg.Engines {
-			en := &sg.Engines[ei]
-			steps, _, derr := ResolveEngine(gen, vars, sg, en, place[si])
-			if derr != nil {
-				add(neff.Problem{Subgraph: sg.Name, Engine: en.Key, Offset: -1, Msg: derr.Error()})
-			}
-			for i := range steps {
-				s := &steps[i]
-				if s.Err != nil { // CheckPseudo's problems come joined: each is its own, as Check reports them
-					for _, msg := range strings.Split(s.Err.Error(), "; ") {
-						add(neff.Problem{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Msg: msg})
-					}
-					continue
-				}
-				ring := 0
-				if s.Word.Opcode() == isa.OpPseudoDMATrigger {
-					ring = RuntimeRing
-				}
-				for k := range s.Run {
-					p, _, lerr := sdma.Lower(&s.Run[k], gen, dge.Options{}, sdma.Options{RingSize: ring})
-					if lerr == nil || p == nil && errors.Is(lerr, dge.ErrNotLowered) {
-						continue
-					}
-					msg := lerr.Error()
-					if len(s.Run) > 1 {
-						msg = fmt.Sprintf("word %d of %d: %s", k+1, len(s.Run), msg)
-					}
-					if s.Queue != "" {
-						msg = fmt.Sprintf("%s (queue %s): %s", s.Word.Def().Mnemonic(), s.Queue, msg)
-					}
-					add(neff.Problem{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Msg: "lower and run refuse it: " + msg})
-				}
+		for k := range p.Streams {
+			if p.Streams[k].Core == si {
+				checkStream(&p.Streams[k], gen, add)
 			}
 		}
 	}
 	return problems, words, nil
+}
+
+// checkStream adds what lower and run refuse in a resolved NEFF stream.
+func checkStream(st *Stream, gen isa.Gen, add func(neff.Problem)) {
+	if st.Err != nil {
+		add(neff.Problem{Subgraph: st.Subgraph, Engine: st.Key, Offset: -1, Msg: st.Err.Error()})
+	}
+	for i := range st.Steps {
+		s := &st.Steps[i]
+		if s.Err != nil { // CheckPseudo's problems come joined: each is its own, as Check reports them
+			for _, msg := range strings.Split(s.Err.Error(), "; ") {
+				add(neff.Problem{Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Msg: msg})
+			}
+			continue
+		}
+		for k := range s.Run {
+			p, _, lerr := sdma.Lower(&s.Run[k], gen, dge.Options{}, sdma.Options{RingSize: s.Ring})
+			if lerr == nil || p == nil && errors.Is(lerr, dge.ErrNotLowered) {
+				continue
+			}
+			msg := lerr.Error()
+			if len(s.Run) > 1 {
+				msg = fmt.Sprintf("word %d of %d: %s", k+1, len(s.Run), msg)
+			}
+			if s.Queue != "" {
+				msg = fmt.Sprintf("%s (queue %s): %s", s.Word.Def().Mnemonic(), s.Queue, msg)
+			}
+			add(neff.Problem{Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Msg: "lower and run refuse it: " + msg})
+		}
+	}
 }

@@ -1,11 +1,14 @@
 package device
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"ndma/internal/control"
 	"ndma/internal/sched"
+	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/ref"
@@ -36,7 +39,17 @@ func ParseExec(s string) (Exec, error) {
 	return Sim, fmt.Errorf("%q: want ref, sim or both", s)
 }
 
-// Options steer a run.
+// Timeline records the engines' run of several streams as Chrome trace
+// events (its Write).
+type Timeline = sched.Timeline
+
+// Stats is the scheduler's account of one run of several streams.
+type Stats = sched.Stats
+
+// TimingParams are the packet-level DMA model's constants (docs/sim.md).
+type TimingParams = timing.Params
+
+// Options steer a run, of any program.
 type Options struct {
 	Exec     Exec
 	Cores    int        // cores of the device (0: those the program's streams name)
@@ -48,11 +61,30 @@ type Options struct {
 	// Trace, when set, receives the scheduler's line per executed word (several streams).
 	Trace func(string)
 	// Timeline, when set, records the engines' run of several streams.
-	Timeline *sched.Timeline
+	Timeline *Timeline
 	// Load, when set, writes a fresh device's inputs (arrays, semaphores)
 	// before the run: called once per device (twice with Both).
 	Load func(*Device) error
+	// Observer, when set, watches every word a scheduled run issues.
+	Observer Observer
+
+	// Inputs are a NEFF program's input variables (Run: the others hold the
+	// file's data or deterministic random values, as Load writes them).
+	Inputs map[string]Input
+	// Subgraphs, when set, names the NEFF subgraphs to run (the others are
+	// placed and loaded, not run).
+	Subgraphs []string
+	// Timing is the packet-level model's constants for the engines' run
+	// (nil: timing.For the device's generation); EngineTime the time a
+	// word of an opcode ndma does not compute takes its engine (absent: 0);
+	// Packets keeps every packet in the schedule.
+	Timing     *TimingParams
+	EngineTime map[isa.Opcode]int64
+	Packets    bool
 }
+
+// NEFFOptions are Options: one run loop serves every program.
+type NEFFOptions = Options
 
 // Result is a run as data: the devices after it and what each executor and
 // the scheduler counted. It comes back with the run's error too (a fault
@@ -60,15 +92,38 @@ type Options struct {
 type Result struct {
 	Exec     Exec
 	Ref, Sim *Device // the devices after the run (nil: that executor did not run)
-	Multi    bool    // several streams (or cores): run under the scheduler
+	Multi    bool    // several streams (or cores, or a NEFF): run under the scheduler
 	RefStats ref.Stats
 	SimStats sim.Stats
-	// Sched is the scheduler's account of several streams: the engines'
-	// run when they ran, else the reference's.
-	Sched *sched.Stats
+	// Sched is the scheduler's account of the last group of streams run:
+	// the engines' run when they ran, else the reference's.
+	Sched *Stats
 	Trace []string // a single stream with Tracing: ref's lines, then sim's
 	// Diff is where ref and sim first disagree (Both), nil when they agree.
 	Diff *Difference
+
+	// Subgraphs are the scheduler's runs, one per group of streams run
+	// together (a NEFF's subgraphs, one after another; one for an
+	// assembled program): the engines' account (the reference's with Ref).
+	Subgraphs []SubgraphRun
+	Clocked   bool           // the times are the engines' cost model (false: ref, no DMA time)
+	Timing    *TimingParams  // the packet-level model's constants (Clocked)
+	NotRun    map[string]int // words not computed (only their EVENTS ran), by mnemonic
+	Warnings  []string       // each once, in order
+	Writers   []Writer       // what the resolved DMA words write into each NEFF variable with bytes
+	Twin      *Image         // a NEFF image run with Both: the engines' image (the receiver ran the reference)
+
+	program *Program
+}
+
+// NEFFResult is a Result: one run loop serves every program.
+type NEFFResult = Result
+
+// SubgraphRun is one scheduler run: its subgraph, core and account.
+type SubgraphRun struct {
+	Name  string
+	Core  int
+	Stats Stats
 }
 
 // Final is the device to read results from: the engines' when only they
@@ -84,21 +139,29 @@ func (r *Result) Final() *Device {
 var ErrDiffer = errors.New("ref and sim differ")
 
 // Run executes p on a fresh device with the chosen executor (devices whose
-// Load failed come back nil, with the error): a single
-// stream on core 0 word by word (with Both, ref and sim compared after
-// every word), several streams — or any run of more than one core — under
-// the scheduler (with Both, the two runs compared at the end).
-func Run(p *Program, opt Options) (*Result, error) {
-	res := &Result{Exec: opt.Exec}
+// Load failed come back nil, with the error): a NEFF program with its
+// variables written (Options.Inputs, the file's data, random inputs) and
+// its subgraphs run one after another under the scheduler; an assembled
+// single stream on core 0 word by word (with Both, ref and sim compared
+// after every word); several streams — or any run of more than one core —
+// under the scheduler (with Both, the two runs compared at the end).
+// Cancelling ctx stops a scheduled run between two turns.
+func Run(ctx context.Context, p *Program, opt Options) (*Result, error) {
+	res := &Result{Exec: opt.Exec, program: p}
 	cores := max(p.cores(), opt.Cores)
-	res.Multi = opt.Schedule || len(p.Streams) > 1 || p.Streams[0].Core != 0 || cores > 1
+	res.Multi = p.NEFF != nil || opt.Schedule || len(p.Streams) > 1 || len(p.Streams) == 1 && p.Streams[0].Core != 0 || cores > 1
 	for _, s := range p.Streams {
 		if opt.Cores > 0 && s.Core >= opt.Cores {
-			return res, fmt.Errorf("--cores %d: the program has a stream on core %d", opt.Cores, s.Core)
+			return res, fmt.Errorf("a device of %d cores: the program has a stream on core %d", opt.Cores, s.Core)
 		}
 	}
 	fresh := func() (*Device, error) {
 		d := New(p.Gen, cores)
+		if p.NEFF != nil {
+			if _, err := loadNEFF(p, d, opt.Inputs); err != nil {
+				return nil, err
+			}
+		}
 		if opt.Load != nil {
 			if err := opt.Load(d); err != nil {
 				return nil, err
@@ -119,10 +182,124 @@ func Run(p *Program, opt Options) (*Result, error) {
 		}
 	}
 	res.Ref, res.Sim = a, b
+	if len(p.Streams) == 0 && p.NEFF == nil {
+		return res, nil
+	}
 	if res.Multi {
-		return res, runStreams(p, opt, res)
+		return res, runScheduled(ctx, p, opt, res)
 	}
 	return res, runSingle(p, opt, res)
+}
+
+// runScheduled runs p under the scheduler (docs/sched.md): the reference's
+// run, then the engines' (with the timeline), then — Both — the two devices
+// compared.
+func runScheduled(ctx context.Context, p *Program, opt Options, res *Result) error {
+	both := res.Ref != nil && res.Sim != nil
+	if res.Ref != nil {
+		o := opt
+		if both {
+			o.Timeline = nil // the timeline is the engines' run
+		}
+		if err := p.runOn(ctx, res.Ref, Ref, o, res); err != nil {
+			if both && p.NEFF != nil {
+				return fmt.Errorf("ref: %w", err)
+			}
+			return err
+		}
+	}
+	if res.Sim != nil {
+		if err := p.runOn(ctx, res.Sim, Sim, opt, res); err != nil {
+			if both && p.NEFF != nil {
+				return fmt.Errorf("sim: %w", err)
+			}
+			return err
+		}
+	}
+	if both {
+		return res.compare()
+	}
+	return nil
+}
+
+// runOn is the one run loop: p's groups of streams (phases) one after
+// another on device d, each under the scheduler with one executor per
+// stream of kind exec (Ref or Sim).
+func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, res *Result) error {
+	res.Subgraphs, res.NotRun, res.Warnings, res.Writers = nil, map[string]int{}, nil, nil
+	res.Clocked = exec == Sim
+	params := opt.Timing
+	if params == nil {
+		tp := timing.For(p.Gen)
+		params = &tp
+	}
+	if res.Clocked {
+		res.Timing = params
+	}
+	for _, ph := range p.phases(opt.Subgraphs) {
+		ss := make([]*sched.Stream, 0, len(ph))
+		for _, k := range ph {
+			s := &p.Streams[k]
+			for _, w := range s.Warnings {
+				if msg := fmt.Sprintf("%s %s: %s", s.Subgraph, s.Key, w); !slices.Contains(res.Warnings, msg) {
+					res.Warnings = append(res.Warnings, msg)
+				}
+			}
+			if p.NEFF != nil {
+				res.Writers = append(res.Writers, p.writers(s)...)
+			}
+			ss = append(ss, p.schedStream(s, d, exec, &opt, res.NotRun))
+		}
+		so := sched.Options{Trace: opt.Trace, Timeline: opt.Timeline, Context: ctx}
+		if exec == Sim { // one core's DMA engines, fresh for each phase
+			so.Timing = timing.New(*params)
+			so.Timing.Keep = opt.Packets || opt.Timeline != nil
+		}
+		st, err := sched.RunWith(ss, so)
+		name, core := "", 0
+		if p.NEFF != nil && len(ph) > 0 {
+			name, core = p.Streams[ph[0]].Subgraph, p.Streams[ph[0]].Core
+		} else if p.NEFF != nil {
+			continue // a subgraph of no engine
+		}
+		res.Subgraphs = append(res.Subgraphs, SubgraphRun{name, core, st})
+		res.Sched = &res.Subgraphs[len(res.Subgraphs)-1].Stats
+		if err != nil {
+			if p.NEFF != nil {
+				return fmt.Errorf("%s: %w", name, err)
+			}
+			return err
+		}
+	}
+	return nil
+}
+
+// schedStream is stream s of p over device d as the scheduler runs it:
+// its own registers over its core's memory, able to reach every core, one
+// executor (package executor) over the reference or the engines.
+func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, notRun map[string]int) *sched.Stream {
+	m := d.Core(s.Core)
+	x := &executor{eventsOnly: p.EventsOnly, notRun: notRun, obs: opt.Observer}
+	x.state = control.State{Mem: m, Regs: &x.regs}
+	st := &sched.Stream{Name: s.Name(), Steps: s.Steps, Err: s.Err, Mem: m, Core: s.Core, Exec: x}
+	x.at = At{Stream: s, Mem: m}
+	if exec == Sim {
+		x.engine = &sim.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core}
+		x.inner, x.at.Regs, st.Clocked = x.engine, &x.engine.Regs, true
+		if opt.EngineTime != nil {
+			times := opt.EngineTime
+			st.WordNS = func(in *isa.Inst) int64 {
+				if computed[in.Opcode()] {
+					return 0
+				}
+				return times[in.Opcode()]
+			}
+		}
+	} else {
+		r := &ref.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core}
+		x.inner, x.at.Regs = r, &r.Regs
+	}
+	return st
 }
 
 // runSingle runs one stream word by word, each word's changes applied at once.
@@ -208,50 +385,6 @@ func (r *Result) compare() error {
 	if d, ok := Compare(r.Ref, r.Sim); ok {
 		r.Diff = &d
 		return fmt.Errorf("%w: %s", ErrDiffer, d.Format("ref", "sim"))
-	}
-	return nil
-}
-
-// streams builds the scheduler's streams of p over device d: each stream
-// with its own registers over its core's memory, able to reach every core.
-func streams(p *Program, opt Options, d *Device, engines bool) []*sched.Stream {
-	var ss []*sched.Stream
-	for k := range p.Streams {
-		s := &p.Streams[k]
-		m := d.Core(s.Core)
-		st := &sched.Stream{Name: s.Name(), Steps: s.Steps, Err: s.Err, Mem: m, Core: s.Core, Clocked: engines}
-		var x sched.Executor
-		if engines {
-			x = &sim.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core}
-		} else {
-			x = &ref.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core}
-		}
-		st.Exec = x
-		ss = append(ss, st)
-	}
-	return ss
-}
-
-// runStreams runs several streams under the scheduler (docs/sched.md): the
-// reference's run, then the engines' (with the timeline), then — Both —
-// the two devices compared.
-func runStreams(p *Program, opt Options, res *Result) error {
-	if res.Ref != nil {
-		st, err := sched.Run(streams(p, opt, res.Ref, false), opt.Trace)
-		res.Sched = &st
-		if err != nil {
-			return err
-		}
-	}
-	if res.Sim != nil {
-		st, err := sched.RunTimeline(streams(p, opt, res.Sim, true), opt.Trace, opt.Timeline)
-		res.Sched = &st
-		if err != nil {
-			return err
-		}
-	}
-	if res.Ref != nil && res.Sim != nil {
-		return res.compare()
 	}
 	return nil
 }

@@ -137,79 +137,73 @@ func Analyze(gen isa.Gen, sgs []neff.Subgraph, opt Options) (*Analysis, error) {
 	if cost == nil {
 		cost = SimCost{}
 	}
-	place, err := device.Place(sgs)
+	p, err := device.FromNEFF(nil, sgs, gen)
 	if err != nil {
 		return nil, err
 	}
-	a := &Analysis{Gen: gen, Cost: cost.Name(), sgs: sgs, place: place, filtered: opt.Subgraph != "" || opt.Engine != ""}
-	for si := range sgs {
-		sg := &sgs[si]
-		if opt.Subgraph != "" && sg.Name != opt.Subgraph {
+	a := &Analysis{Gen: gen, Cost: cost.Name(), sgs: sgs, place: p.NEFF.Place, filtered: opt.Subgraph != "" || opt.Engine != ""}
+	for k := range p.Streams {
+		ps := &p.Streams[k]
+		if opt.Subgraph != "" && ps.Subgraph != opt.Subgraph || opt.Engine != "" && !strings.EqualFold(ps.Key, opt.Engine) {
 			continue
 		}
-		vars := sg.Variables()
-		for ei := range sg.Engines {
-			en := &sg.Engines[ei]
-			if opt.Engine != "" && !strings.EqualFold(en.Key, opt.Engine) {
-				continue
-			}
-			st := Stream{Subgraph: sg.Name, Engine: en.Key, Instr: en.Instr, Opcodes: map[string]int{}}
-			waits, updates := map[int]bool{}, map[int]bool{}
-			d := isa.NewDecoder(gen, en.Code)
-			for d.Next() {
-				st.Opcodes[d.Inst().Def().Mnemonic()]++
-				st.Words++
-				if ev, ok := d.Inst().Events(); ok {
-					if ev.WaitMode() != isa.WaitModeNone {
-						waits[int(ev.WaitIdx())] = true
-					}
-					if ev.UpdateMode() != isa.UpdateModeNone {
-						updates[int(ev.UpdateIdx())] = true
-					}
+		sg := &sgs[ps.Core]
+		en := engineOf(sg, ps.Key)
+		st := Stream{Subgraph: sg.Name, Engine: en.Key, Instr: en.Instr, Opcodes: map[string]int{}}
+		waits, updates := map[int]bool{}, map[int]bool{}
+		for i := range ps.Steps {
+			w := &ps.Steps[i].Word
+			st.Opcodes[w.Def().Mnemonic()]++
+			st.Words++
+			if ev, ok := w.Events(); ok {
+				if ev.WaitMode() != isa.WaitModeNone {
+					waits[int(ev.WaitIdx())] = true
+				}
+				if ev.UpdateMode() != isa.UpdateModeNone {
+					updates[int(ev.UpdateIdx())] = true
 				}
 			}
-			st.Waits, st.Updates = sortedKeys(waits), sortedKeys(updates)
-			steps, _, derr := device.ResolveEngine(gen, vars, sg, en, place[si])
-			if derr != nil {
-				a.Problems = append(a.Problems, fmt.Sprintf("%s %s: %v", sg.Name, en.Key, derr))
-			}
-			for i := range steps {
-				s := &steps[i]
-				where := fmt.Sprintf("%s %s offset %#x (%s)", sg.Name, en.Key, s.Offset, s.Word.Def().Mnemonic())
-				if s.Err != nil {
-					a.Problems = append(a.Problems, fmt.Sprintf("%s: %v", where, s.Err))
-					if s.Run == nil {
-						continue
-					}
+		}
+		st.Waits, st.Updates = sortedKeys(waits), sortedKeys(updates)
+		if ps.Err != nil {
+			a.Problems = append(a.Problems, fmt.Sprintf("%s %s: %v", sg.Name, en.Key, ps.Err))
+		}
+		for i := range ps.Steps {
+			s := &ps.Steps[i]
+			where := fmt.Sprintf("%s %s offset %#x (%s)", sg.Name, en.Key, s.Offset, s.Word.Def().Mnemonic())
+			if s.Err != nil {
+				a.Problems = append(a.Problems, fmt.Sprintf("%s: %v", where, s.Err))
+				if s.Run == nil {
+					continue
 				}
-				blockID, block := -1, ""
-				ring := 0
+			}
+			blockID, block := -1, ""
+			if s.Ring == device.RuntimeRing { // a fired block
 				if t, ok := s.Word.PseudoTrigger(); ok {
 					blockID = int(t.BlockID())
-					if b, ok := sg.Block(en, s.Queue, blockID); ok {
-						block = b.Where
-					} else {
-						block = fmt.Sprintf("%s block %d", s.Queue, blockID)
-					}
-					ring = device.RuntimeRing
 				}
-				words := s.Words()
-				for k := range words {
-					w := Word{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic(),
-						Queue: s.Queue, Block: block, BlockID: blockID, Piece: k, inst: words[k]}
-					ok, err := lowerInto(gen, &w, cost, ring)
-					if err != nil {
-						a.Problems = append(a.Problems, fmt.Sprintf("%s word %d: %v", where, k, err))
-						continue
-					}
-					if ok {
-						a.Words = append(a.Words, w)
-						st.DMAWords++
-					}
+				if b, ok := sg.Block(en, s.Queue, blockID); ok {
+					block = b.Where
+				} else {
+					block = fmt.Sprintf("%s block %d", s.Queue, blockID)
 				}
 			}
-			a.Streams = append(a.Streams, st)
+			words := s.Words()
+			for k := range words {
+				w := Word{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic(),
+					Queue: s.Queue, Block: block, BlockID: blockID, Piece: k, inst: words[k]}
+				ok, err := lowerInto(gen, &w, cost, s.Ring)
+				if err != nil {
+					a.Problems = append(a.Problems, fmt.Sprintf("%s word %d: %v", where, k, err))
+					continue
+				}
+				if ok {
+					a.Words = append(a.Words, w)
+					st.DMAWords++
+				}
+			}
 		}
+		a.Streams = append(a.Streams, st)
 	}
 	if len(a.Streams) == 0 {
 		return nil, fmt.Errorf("no stream matches --subgraph %q --engine %q", opt.Subgraph, opt.Engine)
@@ -250,6 +244,16 @@ func lowerInto(gen isa.Gen, w *Word, cost CostModel, ring int) (bool, error) {
 	w.FixedNS, w.TransferNS = cost.WordNS(backend, lw.Queues)
 	sort.Ints(w.Engines)
 	return true, nil
+}
+
+// engineOf is the engine of sg whose key is key.
+func engineOf(sg *neff.Subgraph, key string) *neff.Engine {
+	for i := range sg.Engines {
+		if sg.Engines[i].Key == key {
+			return &sg.Engines[i]
+		}
+	}
+	return nil
 }
 
 func sortedKeys(m map[int]bool) []int {

@@ -5,15 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"sort"
-	"strings"
 
 	"ndma/device"
 	"ndma/internal/control"
-	"ndma/internal/sched"
 	"ndma/isa"
-	"ndma/mem"
 	"ndma/neff"
-	"ndma/ref"
 )
 
 // GatherTile is the rows of one DMA_GATHER_TRANSPOSE tile: the xbar cuts
@@ -109,27 +105,12 @@ func Preflight(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, in map[string]dev
 		r.Inputs = append(r.Inputs, name)
 	}
 	sort.Strings(r.Inputs)
+	x := &preflight{gen: gen, report: r}
 	for si := range im.Subgraphs {
-		sg := &im.Subgraphs[si]
-		m := im.Device.Core(si)
-		vars := sg.Variables()
-		regions := varRegions(sg, im.Place[si])
-		var ss []*sched.Stream
-		for ei := range sg.Engines {
-			en := &sg.Engines[ei]
-			steps, _, err := device.ResolveEngine(gen, vars, sg, en, im.Place[si])
-			x := &preflight{sg: sg.Name, engine: en.Key, gen: gen, mem: m, regions: regions, report: r,
-				inner: &ref.Machine{Mem: m, Peer: im.Device.Core}}
-			x.offsets = map[*isa.Inst]int{}
-			for i := range steps {
-				x.offsets[&steps[i].Word] = steps[i].Offset
-			}
-			ss = append(ss, &sched.Stream{Name: sg.Name + " " + strings.ToUpper(en.Key), Steps: steps, Err: err, Mem: m, Core: si, Exec: x})
-		}
-		if _, err := sched.RunTimeline(ss, nil, nil); err != nil {
-			r.Stopped = fmt.Sprintf("%s: %v", sg.Name, err)
-			break
-		}
+		x.regions = append(x.regions, varRegions(&im.Subgraphs[si], im.Place[si]))
+	}
+	if _, err := im.Run(device.Options{Exec: device.Ref, Observer: x}); err != nil {
+		r.Stopped = err.Error()
 	}
 	return r, nil
 }
@@ -150,63 +131,56 @@ func varRegions(sg *neff.Subgraph, place map[int]uint64) []region {
 	return out
 }
 
-// preflight is the executor of a pre-flight run: computed words on the
-// reference, the others' EVENTS only (as `neff run`), indirect words
-// evaluated first.
+// preflight observes a pre-flight run on the reference: each indirect word
+// is evaluated as it is offered, its unbound lanes patched and its bad
+// lanes skipped while it runs, and recorded once it issued.
 type preflight struct {
-	sg, engine string
-	gen        isa.Gen
-	inner      *ref.Machine
-	mem        *mem.Memory
-	regs       [64]uint32 // the EVENTS-only words' registers
-	regions    []region
-	report     *OOBReport
-	offsets    map[*isa.Inst]int
+	gen     isa.Gen
+	regions [][]region // per core
+	report  *OOBReport
+	// the indirect word being issued: its evaluation and patched lanes
+	w       *IndirectWord
+	patches []patch
 }
 
-func (x *preflight) Issue(in *isa.Inst) (control.Effect, error) {
-	if !device.Computed(in.Opcode()) {
-		ch, err := control.Events(control.State{Mem: x.mem, Regs: &x.regs}, in)
-		return control.Effect{Changes: ch}, err
-	}
+func (x *preflight) Before(at *device.At, in *isa.Inst) *isa.Inst {
+	x.w, x.patches = nil, nil
 	if in.Opcode() != isa.OpDMAIndirect && in.Opcode() != isa.OpDMAGatherTranspose {
-		return x.inner.Issue(in)
+		return nil
 	}
-	w, patches, err := x.evaluate(in)
+	w, patches, err := x.evaluate(at, in)
 	if err != nil {
-		return x.inner.Issue(in) // the reference names the fault
+		return nil // the reference names the fault
 	}
 	// lanes no bound of the word catches would run off their variable: they
 	// run as index 0 for now, the index tensor restored after
 	for _, p := range patches {
-		if err := x.mem.Write(p.addr, make([]byte, 4)); err != nil {
-			return control.Effect{}, err
-		}
+		_ = at.Mem.Write(p.addr, make([]byte, 4)) // read just before: writable
 	}
-	defer func() {
-		for _, p := range patches {
-			_ = x.mem.Write(p.addr, p.old[:])
-		}
-	}()
-	run := in
-	if w.Invalid > 0 { // skip the bad lanes so the run reaches the words after
-		c := *in
-		if c.Opcode() == isa.OpDMAIndirect {
-			err = c.Set("flags.idx_bound_is_err", 0)
-		} else {
-			err = c.Set("src_idx_bound_reg.bc_disable_oob_error_notif", 1)
-		}
-		if err != nil {
-			return control.Effect{}, err
-		}
-		run = &c
+	x.w, x.patches = w, patches
+	if w.Invalid == 0 {
+		return nil
 	}
-	eff, err := x.inner.Issue(run)
-	if errors.Is(err, control.ErrBlocked) {
-		return eff, err // not issued yet: evaluated again when it is
+	c := *in // skip the bad lanes so the run reaches the words after
+	if c.Opcode() == isa.OpDMAIndirect {
+		err = c.Set("flags.idx_bound_is_err", 0)
+	} else {
+		err = c.Set("src_idx_bound_reg.bc_disable_oob_error_notif", 1)
 	}
-	x.report.Words = append(x.report.Words, *w)
-	return eff, err
+	if err != nil {
+		return nil
+	}
+	return &c
+}
+
+func (x *preflight) After(at *device.At, in *isa.Inst, err error) {
+	for _, p := range x.patches {
+		_ = at.Mem.Write(p.addr, p.old[:])
+	}
+	if x.w != nil && !errors.Is(err, device.ErrBlocked) { // a refused word is evaluated again when it issues
+		x.report.Words = append(x.report.Words, *x.w)
+	}
+	x.w, x.patches = nil, nil
 }
 
 // patch is an index the pre-flight run replaces while its word runs.
@@ -217,25 +191,26 @@ type patch struct {
 
 // evaluate reads the word's indices as they are now and holds each lane
 // against its bounds; the patches are the lanes only their variable bounds.
-func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, []patch, error) {
+func (x *preflight) evaluate(at *device.At, in *isa.Inst) (*IndirectWord, []patch, error) {
 	var patches []patch
-	w := &IndirectWord{Subgraph: x.sg, Engine: x.engine, Offset: x.offsets[in], Mnemonic: in.Def().Mnemonic(), BadLanes: []BadLane{}, Mixed: []Group{}}
+	w := &IndirectWord{Subgraph: at.Stream.Subgraph, Engine: at.Stream.Key, Offset: at.Step.Offset, Mnemonic: in.Def().Mnemonic(), BadLanes: []BadLane{}, Mixed: []Group{}}
+	regions := x.regions[at.Stream.Core]
 	stride := isa.Map(x.gen).SBUFStride
-	var at []uint64 // the last index tensor read: each index's address
+	var addrs []uint64 // the last index tensor read: each index's address
 	read := func(path string, c, n int) ([]uint32, error) {
 		if c <= 0 {
 			return nil, fmt.Errorf("idx_num_active_channels 0")
 		}
-		base, err := control.Addr4(&x.inner.Regs, in, path)
+		base, err := control.Addr4(at.Regs, in, path)
 		if err != nil {
 			return nil, err
 		}
 		out := make([]uint32, n)
-		at = make([]uint64, n)
+		addrs = make([]uint64, n)
 		var b [4]byte
 		for j := range out {
-			at[j] = control.IndexAddr(stride, base, c, j)
-			if err := x.mem.Read(at[j], b[:]); err != nil {
+			addrs[j] = control.IndexAddr(stride, base, c, j)
+			if err := at.Mem.Read(addrs[j], b[:]); err != nil {
 				return nil, err
 			}
 			out[j] = binary.LittleEndian.Uint32(b[:])
@@ -243,15 +218,15 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, []patch, error) {
 		return out, nil
 	}
 	unbound := func(j int) { // a lane only its variable bounds: patched while the word runs
-		p := patch{addr: at[j]}
-		_ = x.mem.Read(at[j], p.old[:])
+		p := patch{addr: addrs[j]}
+		_ = at.Mem.Read(addrs[j], p.old[:])
 		patches = append(patches, p)
 	}
 	limit := func(r isa.BoundCheckRegView) (bool, uint64, int) {
 		if r.BCEnabled() != 1 {
 			return false, 0, 0
 		}
-		return true, uint64(x.inner.Regs[r.BCReg()]), int(r.BCReg())
+		return true, uint64(at.Regs[r.BCReg()]), int(r.BCReg())
 	}
 	bad := make([]bool, 0)
 	mark := func(j int, leg string, v uint32, reason, bound string) {
@@ -267,7 +242,7 @@ func (x *preflight) evaluate(in *isa.Inst) (*IndirectWord, []patch, error) {
 	// inVar checks a row of n bytes at a against the variable the leg's
 	// base lies in (SBUF legs: none)
 	inVar := func(base uint64, a int64, n int64) (string, bool) {
-		for _, r := range x.regions {
+		for _, r := range regions {
 			if base >= r.lo && base < r.lo+r.size {
 				if a < int64(r.lo) || a+n > int64(r.lo+r.size) {
 					return fmt.Sprintf("row at %#x..%#x is outside %s (%d bytes at %#x)", a, a+n, r.name, r.size, r.lo), false

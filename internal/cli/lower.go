@@ -186,8 +186,8 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 			w.Refused = s.Err.Error()
 		}
 		o := sopt
-		if s.Word.Opcode() == isa.OpPseudoDMATrigger {
-			o.RingSize = device.RuntimeRing
+		if s.Ring != 0 { // a fired block's words on its runtime-built ring
+			o.RingSize = s.Ring
 		}
 		n := 1 // s.Words(), read in place: no copy of a word that executes itself (most of a NEFF's)
 		if s.Run != nil {

@@ -411,21 +411,15 @@ func resolveNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *ne
 // time, in subgraph then engine order, each handed to f (which may not keep
 // it: the next stream is resolved once f returns), until f fails.
 func eachStream(gen isa.Gen, sgs []neff.Subgraph, place device.Placement, keep func(*neff.Subgraph, *neff.Engine) bool, f func(*neffStream) error) error {
-	for si := range sgs {
-		sg := &sgs[si]
-		vars := sg.Variables()
+	return device.EachNEFFStream(gen, sgs, place, keep, func(s *device.Stream) error {
+		sg := &sgs[s.Core]
 		for ei := range sg.Engines {
-			en := &sg.Engines[ei]
-			if keep != nil && !keep(sg, en) {
-				continue
-			}
-			steps, _, derr := device.ResolveEngine(gen, vars, sg, en, place[si])
-			if err := f(&neffStream{sg, en, steps, derr}); err != nil {
-				return err
+			if sg.Engines[ei].Key == s.Key {
+				return f(&neffStream{sg, &sg.Engines[ei], s.Steps, s.Err})
 			}
 		}
-	}
-	return nil
+		return nil
+	})
 }
 
 // countStreams is how many engine streams keep selects.

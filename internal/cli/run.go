@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -150,7 +151,7 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 		vt = nil // no variables: a pseudo word stays one, and the executors say so
 	}
 	p := device.FromObject(prog, vt)
-	res, runErr := device.Run(p, opt)
+	res, runErr := device.Run(context.Background(), p, opt)
 	if res.Ref == nil && res.Sim == nil {
 		return runErr // nothing ran: a --load did not fit
 	}

@@ -46,7 +46,7 @@ func TestEffectsLandWhenDue(t *testing.T) {
 	var lines []string
 	var seen [][3]int32
 	probe := &probeExec{inner: x, m: m, seen: &seen}
-	s := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(1)}, {Offset: 0x40, Word: dma(2)}}, Exec: probe, Mem: m, Clocked: true}
+	s := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(1)}, {Offset: 0x40, Word: dma(2)}}, Exec: Words(probe), Mem: m, Clocked: true}
 	st, err := Run([]*Stream{s}, func(l string) { lines = append(lines, l) })
 	if err != nil {
 		t.Fatal(err)
@@ -65,7 +65,7 @@ func TestEffectsLandWhenDue(t *testing.T) {
 
 // probeExec records ($S[1], $S[2], event 3) as each word issues.
 type probeExec struct {
-	inner Executor
+	inner WordIssuer
 	m     *mem.Memory
 	seen  *[][3]int32
 }
@@ -88,12 +88,12 @@ func b2i(b bool) int {
 func TestStepWords(t *testing.T) {
 	m := mem.New(isa.Cayman)
 	x := &scripted{m: m, block: map[uint64]bool{9: true}}
-	s := &Stream{Name: "SP", Steps: []Step{{Offset: 0x80, Word: dma(5), Run: []isa.Inst{dma(5), dma(9)}}}, Exec: x, Mem: m}
+	s := &Stream{Name: "SP", Steps: []Step{{Offset: 0x80, Word: dma(5), Run: []isa.Inst{dma(5), dma(9)}}}, Exec: Words(x), Mem: m}
 	_, err := Run([]*Stream{s}, nil)
 	if err == nil || errors.Is(err, control.ErrBlocked) || !strings.Contains(err.Error(), "SP offset 0x80 (DMAMEMCPY): word 2 of 2 waits after the first ran") {
 		t.Fatalf("err %v", err)
 	}
-	s = &Stream{Name: "SP", Steps: []Step{{Offset: 0, Word: dma(5)}, {Offset: 0x40, Word: dma(6), Err: errors.New("var 3 is not placed")}}, Exec: x, Mem: m}
+	s = &Stream{Name: "SP", Steps: []Step{{Offset: 0, Word: dma(5)}, {Offset: 0x40, Word: dma(6), Err: errors.New("var 3 is not placed")}}, Exec: Words(x), Mem: m}
 	x.issued = nil
 	if _, err := Run([]*Stream{s}, nil); err == nil || err.Error() != "SP offset 0x40 (DMAMEMCPY): var 3 is not placed" || len(x.issued) != 1 {
 		t.Fatalf("err %v, issued %v", err, x.issued)
@@ -117,7 +117,7 @@ func TestRacesSummarised(t *testing.T) {
 		a = append(a, Step{Offset: 64 * k, Word: dma(1)})
 		b = append(b, Step{Offset: 64 * k, Word: dma(2)})
 	}
-	ss := []*Stream{{Name: "POOL", Steps: a, Exec: x, Mem: m, Clocked: true}, {Name: "ACT", Steps: b, Exec: x, Mem: m, Clocked: true}}
+	ss := []*Stream{{Name: "POOL", Steps: a, Exec: Words(x), Mem: m, Clocked: true}, {Name: "ACT", Steps: b, Exec: Words(x), Mem: m, Clocked: true}}
 	lines := 0
 	st, err := Run(ss, func(l string) {
 		if strings.HasPrefix(l, "warning: ") {
@@ -141,7 +141,7 @@ func TestSemaphoreWrapWarns(t *testing.T) {
 	m := mem.New(isa.Cayman)
 	m.Sems[3] = 2147483600
 	x := &scripted{m: m, effect: map[uint64]control.Effect{1: {Changes: []control.Change{{Mem: m, Idx: 3, Add: 100}}}}}
-	s := &Stream{Name: "POOL", Steps: []Step{{Word: dma(1)}, {Offset: 64, Word: dma(1)}}, Exec: x, Mem: m}
+	s := &Stream{Name: "POOL", Steps: []Step{{Word: dma(1)}, {Offset: 64, Word: dma(1)}}, Exec: Words(x), Mem: m}
 	st, err := Run([]*Stream{s}, nil)
 	if err != nil {
 		t.Fatal(err)

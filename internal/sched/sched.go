@@ -21,6 +21,7 @@ package sched
 
 import (
 	"cmp"
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -33,12 +34,28 @@ import (
 	"ndma/mem"
 )
 
-// Executor issues one word of one stream (a ref.Machine or sim.Machine with
-// the stream's registers over its core's memory) and reports its effects;
-// the scheduler lands its semaphore and event changes.
+// Executor issues word k of a step of one stream (the runtime's executor
+// over a ref.Machine or sim.Machine with the stream's registers over its
+// core's memory) and reports its effects; the scheduler lands its semaphore
+// and event changes. The step tells the executor what the word is part of
+// (its ring, its place in the program); the scheduler itself reads only its
+// words.
 type Executor interface {
+	Issue(step *Step, k int, in *isa.Inst) (control.Effect, error)
+}
+
+// WordIssuer is an executor of single words, which needs no step (a
+// ref.Machine, a sim.Machine).
+type WordIssuer interface {
 	Issue(in *isa.Inst) (control.Effect, error)
 }
+
+// Words is x as an Executor.
+func Words(x WordIssuer) Executor { return words{x} }
+
+type words struct{ x WordIssuer }
+
+func (w words) Issue(_ *Step, _ int, in *isa.Inst) (control.Effect, error) { return w.x.Issue(in) }
 
 // Step is one word of a stream as the scheduler offers it, resolved once
 // before the run: what executes may be other words than the one written (a
@@ -50,6 +67,10 @@ type Step struct {
 	Note   string     // what it moves, for the schedule ("": not listed)
 	Queue  string     // the NEFF queue its DMA runs on ("": none), for listings
 	Err    error      // why it cannot run (resolution failed): the run stops there
+	// Ring is the ring its words' descriptors are laid out on (0: the DGE's
+	// own, sdma.DefaultRingSize; a fired block's runtime-built ring is
+	// larger). The executor reads it; the scheduler does not.
+	Ring int
 	// Transfer is the dma[] block a 0xc1 trigger fires, as the packet-level
 	// timing model runs it (nil: not a block, or not timed that way).
 	Transfer *timing.Transfer
@@ -243,6 +264,9 @@ type Options struct {
 	// packet-level model (one core's DMA engines) instead of its
 	// executor's cost.
 	Timing *timing.Model
+	// Context, when set, cancels the run: it stops between two turns with
+	// the context's error.
+	Context context.Context
 }
 
 // RunWith is Run with options.
@@ -274,7 +298,12 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 	// queue on every DMA engine (INFERRED), so its DMAs there run in order
 	busy := map[[2]int]int64{}
 	seq, inFlight := 0, 0 // inFlight: the DMAs among pending (not compute words)
-	for {
+	for round := 0; ; round++ {
+		if opt.Context != nil && round%64 == 0 { // a round is a turn of every stream: cheap against a context's lock
+			if err := opt.Context.Err(); err != nil {
+				return st, err
+			}
+		}
 		progressed, active := false, 0
 		for i, s := range streams {
 			if done(i) {
@@ -298,7 +327,7 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 				if step.Run != nil {
 					in = &step.Run[k]
 				}
-				e, ierr := s.Exec.Issue(in)
+				e, ierr := s.Exec.Issue(step, k, in)
 				if ierr != nil {
 					err = ierr
 					if k > 0 && errors.Is(err, control.ErrBlocked) { // only the first word may wait: the others have run

@@ -48,9 +48,9 @@ func TestWordTime(t *testing.T) {
 		2: {Changes: []control.Change{{Mem: m, Idx: 6, Add: 1}}},
 	}}
 	pool := &gated{m: m, wait: map[uint64]int{3: 5}, effect: map[uint64]control.Effect{3: {}}}
-	a := &Stream{Name: "DVE", Steps: []Step{{Offset: 0, Word: dma(1)}, {Offset: 0x40, Word: dma(2)}}, Exec: dve, Mem: m, Clocked: true,
+	a := &Stream{Name: "DVE", Steps: []Step{{Offset: 0, Word: dma(1)}, {Offset: 0x40, Word: dma(2)}}, Exec: Words(dve), Mem: m, Clocked: true,
 		WordNS: func(*isa.Inst) int64 { return 1000 }}
-	b := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(3)}}, Exec: pool, Mem: m, Clocked: true}
+	b := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(3)}}, Exec: Words(pool), Mem: m, Clocked: true}
 	var lines []string
 	st, err := Run([]*Stream{a, b}, func(l string) { lines = append(lines, l) })
 	if err != nil {
@@ -79,8 +79,8 @@ func TestTransferTimed(t *testing.T) {
 	}
 	sp := &gated{m: m, effect: map[uint64]control.Effect{1: {CostNS: 7, Changes: []control.Change{{Mem: m, Idx: 8, Add: 16}}}}}
 	pool := &gated{m: m, wait: map[uint64]int{2: 8}, effect: map[uint64]control.Effect{2: {}}}
-	a := &Stream{Name: "SP", Steps: []Step{{Offset: 0, Word: dma(1), Note: "a tile", Queue: "qSPIO0", Transfer: tr}}, Exec: sp, Mem: m, Clocked: true}
-	b := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(2), Note: "after it"}}, Exec: pool, Mem: m, Clocked: true}
+	a := &Stream{Name: "SP", Steps: []Step{{Offset: 0, Word: dma(1), Note: "a tile", Queue: "qSPIO0", Transfer: tr}}, Exec: Words(sp), Mem: m, Clocked: true}
+	b := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(2), Note: "after it"}}, Exec: Words(pool), Mem: m, Clocked: true}
 	st, err := RunWith([]*Stream{a, b}, Options{Timing: timing.New(timing.Trn2())})
 	if err != nil {
 		t.Fatal(err)

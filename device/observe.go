@@ -1,0 +1,89 @@
+package device
+
+import (
+	"ndma/internal/control"
+	"ndma/internal/sched"
+	"ndma/isa"
+	"ndma/mem"
+	"ndma/sim"
+)
+
+// Observer watches a scheduled run word by word, as wazero's listeners
+// watch a call: Before as a word is offered to its executor (again after a
+// refusal), After once it issued (err nil), was refused because its wait
+// does not hold yet (errors.Is(err, ErrBlocked): it is offered again), or
+// faulted. Before may hand back a word to issue in its place (nil: the word
+// itself) — the OOB pre-flight runs a word with bad lanes in skip mode so.
+// The At is the executor's own, valid during the call.
+type Observer interface {
+	Before(at *At, in *isa.Inst) *isa.Inst
+	After(at *At, in *isa.Inst, err error)
+}
+
+// At is where a run is: the stream, the step, which of its words, and the
+// stream's core memory and registers.
+type At struct {
+	Stream *Stream
+	Step   *Step
+	Word   int
+	Mem    *mem.Memory
+	Regs   *[64]uint32
+}
+
+// ErrBlocked is a word whose wait does not hold yet: refused without effect.
+var ErrBlocked = control.ErrBlocked
+
+// Computed are the words ndma executes; the rest of a NEFF stream (PE, ACT,
+// DVE compute, labels, ordering) only synchronises: their EVENTS wait and
+// update run, so the semaphore handshake runs as on the device.
+var computed = map[isa.Opcode]bool{
+	isa.OpDMAMemcpy: true, isa.OpDMAMemcpy2: true, isa.OpDMAImmediate: true, isa.OpDMAIndirect: true,
+	isa.OpDMATranspose: true, isa.OpDMAGatherTranspose: true, isa.OpTestEventSem: true, isa.OpCompactControlInst: true,
+	isa.OpTensorLoad: true, isa.OpTensorStore: true,
+}
+
+// Computed reports whether ndma executes words of opcode op (others run
+// only their EVENTS in a NEFF program).
+func Computed(op isa.Opcode) bool { return computed[op] }
+
+// executor is the one executor of a scheduled stream, over the reference or
+// the engines: a word ndma does not compute runs only its EVENTS (when the
+// program says so), a step's words run on its ring, the observer sees each.
+type executor struct {
+	inner      sched.WordIssuer
+	engine     *sim.Machine // the engines (nil on ref): their ring size follows the step
+	eventsOnly bool
+	regs       [64]uint32 // the EVENTS-only words' registers
+	state      control.State
+	notRun     map[string]int
+	obs        Observer
+	at         At
+}
+
+func (x *executor) Issue(step *Step, k int, in *isa.Inst) (control.Effect, error) {
+	if x.obs == nil {
+		return x.issue(step, in)
+	}
+	x.at.Step, x.at.Word = step, k
+	if r := x.obs.Before(&x.at, in); r != nil {
+		in = r
+	}
+	eff, err := x.issue(step, in)
+	x.obs.After(&x.at, in, err)
+	return eff, err
+}
+
+func (x *executor) issue(step *Step, in *isa.Inst) (control.Effect, error) {
+	if x.eventsOnly && !computed[in.Opcode()] {
+		ch, err := control.Events(x.state, in) // not computed: only its EVENTS wait and update
+		if err == nil {
+			x.notRun[in.Def().Mnemonic()]++
+		}
+		return control.Effect{Changes: ch}, err
+	}
+	if x.engine != nil && step.Ring != 0 {
+		x.engine.RingSize = step.Ring
+		defer func() { x.engine.RingSize = 0 }()
+	}
+	return x.inner.Issue(in)
+}
