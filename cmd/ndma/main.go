@@ -3,7 +3,9 @@
 package main
 
 import (
+	"context"
 	"os"
+	"os/signal"
 	"runtime/debug"
 
 	"ndma/internal/cli"
@@ -21,5 +23,9 @@ func main() {
 		debug.SetGCPercent(-1)
 		debug.SetMemoryLimit(runHeapLimit)
 	}
-	os.Exit(cli.Main(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+	// an interrupt cancels a run between two turns: it stops with its account so far
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	code := cli.MainContext(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
 }

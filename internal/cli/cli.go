@@ -4,6 +4,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,9 +37,10 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 type env struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
-	out            *bytes.Buffer // the buffer behind stdout, while buffered
-	real           io.Writer     // the process's stdout
-	maxInput       int64         // --max-input: the most bytes a file argument may hold
+	out            *bytes.Buffer   // the buffer behind stdout, while buffered
+	real           io.Writer       // the process's stdout
+	maxInput       int64           // --max-input: the most bytes a file argument may hold
+	ctx            context.Context // cancels a run (an interrupt)
 }
 
 // DefaultMaxInput is the default --max-input: a program, NEFF or JSON file
@@ -83,7 +85,12 @@ func commands() []command {
 
 // Main runs ndma with args (without the program name) and returns the exit status.
 func Main(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	return MainContext(context.Background(), args, stdin, stdout, stderr)
+}
+
+// MainContext is Main whose runs stop when ctx is cancelled.
+func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr, ctx: ctx}
 	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
 		if len(args) == 0 {
 			usage(stderr)

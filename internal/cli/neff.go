@@ -572,15 +572,7 @@ func eventsText(in *isa.Inst) string {
 // or none.
 func runNEFFRun(e *env, args []string) error {
 	cl := newCmdLine(e, "neff run", "FILE", "", "generation (default: the kelf's target)")
-	var ins, outs, dumps multi
-	cl.fs.Var(&ins, "in", "NAME=FILE.npy: an input variable's data (default: deterministic random data); repeatable")
-	cl.fs.Var(&outs, "out", "NAME=FILE.npy: write a variable after the run, in its dtype and shape when neff.json names them; repeatable")
-	cl.fs.Var(&dumps, "dump", "[SG:]ADDR:DTYPE:SHAPE=FILE.npy (memory of subgraph SG's core, default sg00, as ndma run --dump) or [SG:]VAR=FILE.npy (a variable); repeatable")
-	execMode := cl.fs.String("exec", "sim", "sim (the engines, DMA time), ref (the reference) or both (the two, held to one answer)")
-	trace := cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
-	timeline := cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
-	sub := cl.fs.String("subgraph", "", "run only this subgraph (sg00, …)")
-	eng := cl.fs.String("engine", "", "list only this engine's transfers (pe, act, pool, dve, sp); the whole subgraph still runs, its engines wait on each other")
+	fl := addNEFFRunFlags(cl)
 	nt := addNEFFTimingFlags(cl)
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
@@ -589,48 +581,160 @@ func runNEFFRun(e *env, args []string) error {
 	if e, err = nt.begin(e); err != nil {
 		return err
 	}
-	exec, err := device.ParseExec(*execMode)
+	exec, err := device.ParseExec(*fl.exec)
 	if err != nil {
 		return usagef("--exec %v", err)
 	}
-	given, wanted := map[string]string{}, map[string]string{}
-	for _, kv := range []struct {
-		flag string
-		list multi
-		into map[string]string
-	}{{"--in", ins, given}, {"--out", outs, wanted}} {
-		for _, s := range kv.list {
-			k, v, ok := strings.Cut(s, "=")
-			if !ok || k == "" || v == "" {
-				return usagef("%s %q: want NAME=FILE.npy", kv.flag, s)
-			}
-			if _, twice := kv.into[k]; twice {
-				return usagef("%s %q: %s is given twice", kv.flag, s, k)
-			}
-			kv.into[k] = v
-		}
+	if sgs, err = fl.subgraphs(sgs); err != nil {
+		return err
 	}
-	if *sub != "" {
+	// check every name and output path before anything runs: no half-written outputs
+	plan, err := planNEFFRun(gen, path, sgs, fl)
+	if err != nil {
+		return err
+	}
+	defer plan.out.abort()
+	defer plan.tl.abort()
+	in, closeAll, err := plan.inputs()
+	defer closeAll()
+	if err != nil {
+		return err
+	}
+	im, err := device.Load(gen, f, sgs, in)
+	var ie *device.InputError
+	if errors.As(err, &ie) {
+		return fmt.Errorf("--in %s=%s: %w", ie.Name, plan.given[ie.Name], ie.Err)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	res, runErr := plan.run(e, im, exec, nt, fl)
+	if runErr != nil {
+		return fmt.Errorf("%s: %w", path, runErr)
+	}
+	if err := plan.writeOutputs(e, im); err != nil {
+		return err
+	}
+	printNEFFOutputs(e, im, res)
+	printNEFFRunSummary(e, res, len(sgs))
+	return nil
+}
+
+// neffRunFlags are neff run's own flags.
+type neffRunFlags struct {
+	ins, outs, dumps multi
+	exec, timeline   *string
+	sub, eng         *string
+	trace            *bool
+}
+
+func addNEFFRunFlags(cl *cmdLine) *neffRunFlags {
+	fl := &neffRunFlags{}
+	cl.fs.Var(&fl.ins, "in", "NAME=FILE.npy: an input variable's data (default: deterministic random data); repeatable")
+	cl.fs.Var(&fl.outs, "out", "NAME=FILE.npy: write a variable after the run, in its dtype and shape when neff.json names them; repeatable")
+	cl.fs.Var(&fl.dumps, "dump", "[SG:]ADDR:DTYPE:SHAPE=FILE.npy (memory of subgraph SG's core, default sg00, as ndma run --dump) or [SG:]VAR=FILE.npy (a variable); repeatable")
+	fl.exec = cl.fs.String("exec", "sim", "sim (the engines, DMA time), ref (the reference) or both (the two, held to one answer)")
+	fl.trace = cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
+	fl.timeline = cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
+	fl.sub = cl.fs.String("subgraph", "", "run only this subgraph (sg00, …)")
+	fl.eng = cl.fs.String("engine", "", "list only this engine's transfers (pe, act, pool, dve, sp); the whole subgraph still runs, its engines wait on each other")
+	return fl
+}
+
+// subgraphs are the subgraphs --subgraph selects (all without it), checked
+// against --engine.
+func (fl *neffRunFlags) subgraphs(sgs []neff.Subgraph) ([]neff.Subgraph, error) {
+	if *fl.sub != "" {
 		var keep []neff.Subgraph
 		for _, sg := range sgs {
-			if sg.Name == *sub {
+			if sg.Name == *fl.sub {
 				keep = append(keep, sg)
 			}
 		}
 		if keep == nil {
-			return usagef("--subgraph %q: the NEFF has no such subgraph", *sub)
+			return nil, usagef("--subgraph %q: the NEFF has no such subgraph", *fl.sub)
 		}
 		sgs = keep
 	}
-	if *eng != "" && !hasEngine(sgs, *eng) {
-		return usagef("--engine %q: no subgraph run has such an engine", *eng)
+	if *fl.eng != "" && !hasEngine(sgs, *fl.eng) {
+		return nil, usagef("--engine %q: no subgraph run has such an engine", *fl.eng)
 	}
-	// check every name and output path before anything runs: no half-written outputs
-	holds := map[string]bool{} // variables that hold bytes (placed, sized)
-	known := map[string]bool{}
+	return sgs, nil
+}
+
+// neffRunPlan is what a neff run reads and writes, checked before it runs:
+// the inputs given, the variables and dumps to write, their staged files.
+type neffRunPlan struct {
+	given, wanted map[string]string // variable → file
+	names         []string          // the --out variables, sorted
+	dumps         []neffDump
+	out, tl       staged // outputs all or none; the timeline also after a failed run
+	timeline      string
+}
+
+// parsePairs reads NAME=FILE.npy flags into a map, each name once.
+func parsePairs(flag string, list multi) (map[string]string, error) {
+	into := map[string]string{}
+	for _, s := range list {
+		k, v, ok := strings.Cut(s, "=")
+		if !ok || k == "" || v == "" {
+			return nil, usagef("%s %q: want NAME=FILE.npy", flag, s)
+		}
+		if _, twice := into[k]; twice {
+			return nil, usagef("%s %q: %s is given twice", flag, s, k)
+		}
+		into[k] = v
+	}
+	return into, nil
+}
+
+// planNEFFRun checks every variable name and output path of a neff run and
+// reserves its outputs.
+func planNEFFRun(gen isa.Gen, path string, sgs []neff.Subgraph, fl *neffRunFlags) (*neffRunPlan, error) {
+	pl := &neffRunPlan{timeline: *fl.timeline}
+	var err error
+	if pl.given, err = parsePairs("--in", fl.ins); err != nil {
+		return nil, err
+	}
+	if pl.wanted, err = parsePairs("--out", fl.outs); err != nil {
+		return nil, err
+	}
+	checkVar, known, err := neffVarCheck(path, sgs)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range []map[string]string{pl.given, pl.wanted} {
+		for k := range m {
+			if err := checkVar(k); err != nil {
+				return nil, err
+			}
+		}
+	}
+	pl.dumps = make([]neffDump, len(fl.dumps))
+	for i, d := range fl.dumps {
+		if pl.dumps[i], err = parseNEFFDump(gen, sgs, d, known, checkVar); err != nil {
+			return nil, err
+		}
+	}
+	for name := range pl.wanted {
+		pl.names = append(pl.names, name)
+	}
+	sort.Strings(pl.names)
+	if err := pl.reserve(); err != nil {
+		pl.out.abort()
+		pl.tl.abort()
+		return nil, err
+	}
+	return pl, nil
+}
+
+// neffVarCheck is the check of a variable name given to neff run: known to
+// some subgraph and holding bytes of its own (placed, sized).
+func neffVarCheck(path string, sgs []neff.Subgraph) (func(string) error, map[string]bool, error) {
+	holds, known := map[string]bool{}, map[string]bool{}
 	place, err := device.Place(sgs)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for si, sg := range sgs {
 		for _, v := range sg.Variables() {
@@ -640,7 +744,7 @@ func runNEFFRun(e *env, args []string) error {
 			}
 		}
 	}
-	checkVar := func(k string) error {
+	return func(k string) error {
 		switch {
 		case !known[k]:
 			return usagef("variable %q is in no subgraph of %s", k, path)
@@ -648,139 +752,137 @@ func runNEFFRun(e *env, args []string) error {
 			return usagef("variable %q holds no bytes of its own (a state-buffer, dge-table or unsized variable)", k)
 		}
 		return nil
-	}
-	for _, m := range []map[string]string{given, wanted} {
-		for k := range m {
-			if err := checkVar(k); err != nil {
-				return err
-			}
-		}
-	}
-	plans := make([]neffDump, len(dumps))
-	for i, d := range dumps {
-		if plans[i], err = parseNEFFDump(gen, sgs, d, known, checkVar); err != nil {
-			return err
-		}
-	}
-	names := make([]string, 0, len(wanted))
-	for name := range wanted {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	var out, tl staged // outputs all or none; the timeline also after a failed run
-	defer out.abort()
-	defer tl.abort()
+	}, known, nil
+}
+
+// reserve stages every output file, each a different file.
+func (pl *neffRunPlan) reserve() error {
 	files := map[string]bool{}
-	for _, name := range names {
-		files[wanted[name]] = true
+	for _, name := range pl.names {
+		files[pl.wanted[name]] = true
 	}
-	for _, p := range plans {
-		if files[p.file] || len(files) < len(names) {
+	for _, p := range pl.dumps {
+		if files[p.file] || len(files) < len(pl.names) {
 			return usagef("--dump %s: the file is another output's too", p.file)
 		}
 		files[p.file] = true
 	}
-	if len(files) < len(names) {
+	if len(files) < len(pl.names) {
 		return usagef("--out: two variables to one file")
 	}
-	for _, name := range names {
-		if _, err := out.reserve(wanted[name]); err != nil {
-			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
+	for _, name := range pl.names {
+		if _, err := pl.out.reserve(pl.wanted[name]); err != nil {
+			return fmt.Errorf("--out %s=%s: %w", name, pl.wanted[name], err)
 		}
 	}
-	for _, p := range plans {
-		if _, err := out.reserve(p.file); err != nil {
+	for _, p := range pl.dumps {
+		if _, err := pl.out.reserve(p.file); err != nil {
 			return fmt.Errorf("--dump %s: %w", p.file, err)
 		}
 	}
-	if *timeline != "" {
-		if _, err := tl.reserve(*timeline); err != nil {
+	if pl.timeline != "" {
+		if _, err := pl.tl.reserve(pl.timeline); err != nil {
 			return fmt.Errorf("--timeline: %w", err)
 		}
 	}
+	return nil
+}
+
+// inputs opens each --in file, streamed: the header checked now, the data
+// read straight into the device; closeAll closes them.
+func (pl *neffRunPlan) inputs() (map[string]device.Input, func(), error) {
 	in := map[string]device.Input{}
-	for name, file := range given { // streamed: the header checked now, the data read straight into the device
+	var open []*array.File
+	closeAll := func() {
+		for _, r := range open {
+			r.Close()
+		}
+	}
+	for name, file := range pl.given {
 		npy, err := array.Open(file)
 		if err != nil {
-			return fmt.Errorf("--in %s=%s: %w", name, file, unwrapPathError(err))
+			return nil, closeAll, fmt.Errorf("--in %s=%s: %w", name, file, unwrapPathError(err))
 		}
-		defer npy.Close()
+		open = append(open, npy)
 		in[name] = device.Input{Descr: npy.Descr, Shape: npy.Shape, Size: npy.Size, ReadInto: npy.ReadInto}
 	}
-	im, err := device.Load(gen, f, sgs, in)
-	var ie *device.InputError
-	if errors.As(err, &ie) {
-		return fmt.Errorf("--in %s=%s: %w", ie.Name, given[ie.Name], ie.Err)
-	}
-	if err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	o := device.NEFFOptions{Exec: exec}
+	return in, closeAll, nil
+}
+
+// run runs the image, writes the timeline (also of a failed run: it shows
+// where it stopped) and prints the schedule, timing and JSON.
+func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffTiming, fl *neffRunFlags) (*device.Result, error) {
+	o := device.Options{Exec: exec}
 	nt.apply(&o)
-	if *trace {
+	if *fl.trace {
 		o.Trace = func(l string) { fmt.Fprintln(e.stdout, l) }
 	}
-	if *timeline != "" {
-		o.Timeline = &sched.Timeline{}
+	if pl.timeline != "" {
+		o.Timeline = &device.Timeline{}
 	}
-	res, runErr := im.Run(o)
-	if o.Timeline != nil && len(o.Timeline.Events) > 0 { // kept when the run fails: it shows where it stopped
+	res, runErr := im.RunContext(e.ctx, o)
+	if o.Timeline != nil && len(o.Timeline.Events) > 0 {
 		var b bytes.Buffer
 		if err := o.Timeline.Write(&b); err != nil {
-			return err
+			return nil, err
 		}
-		if err := tl.write(0, b.Bytes()); err != nil {
-			return fmt.Errorf("--timeline: %w", err)
+		if err := pl.tl.write(0, b.Bytes()); err != nil {
+			return nil, fmt.Errorf("--timeline: %w", err)
 		}
-		if err := tl.commit(); err != nil {
-			return fmt.Errorf("--timeline: %w", err)
+		if err := pl.tl.commit(); err != nil {
+			return nil, fmt.Errorf("--timeline: %w", err)
 		}
 	}
-	if res != nil && *eng != "" {
-		onlyEngine(res, *eng)
+	if res != nil && *fl.eng != "" {
+		onlyEngine(res, *fl.eng)
 	}
 	if res != nil {
 		printNEFFSchedule(e, res)
 		printNEFFTiming(e, nt, res)
 	}
-	nt.printJSON(*execMode, res, runErr)
-	if runErr != nil {
-		return fmt.Errorf("%s: %w", path, runErr)
-	}
-	// outputs last, all or none (staged): each in its dtype and shape when
-	// neff.json says them
+	nt.printJSON(*fl.exec, res, runErr)
+	return res, runErr
+}
+
+// writeOutputs writes the --out variables, each in its dtype and shape when
+// neff.json says them, and the --dump files: last, all or none (staged).
+func (pl *neffRunPlan) writeOutputs(e *env, im *device.Image) error {
 	var done []string
 	k := 0
-	for _, name := range names {
+	for _, name := range pl.names {
 		data, err := im.Var(name)
 		if err != nil {
 			return err
 		}
 		descr, shape := im.Typed(name, data)
-		if err := writeNPY(&out, k, &array.Array{Descr: descr, Shape: shape, Data: data}); err != nil {
-			return fmt.Errorf("--out %s=%s: %w", name, wanted[name], err)
+		if err := writeNPY(&pl.out, k, &array.Array{Descr: descr, Shape: shape, Data: data}); err != nil {
+			return fmt.Errorf("--out %s=%s: %w", name, pl.wanted[name], err)
 		}
 		k++
-		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", wanted[name], name, descr, shape))
+		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", pl.wanted[name], name, descr, shape))
 	}
-	for _, p := range plans {
+	for _, p := range pl.dumps {
 		a, err := p.read(im)
 		if err != nil {
 			return err
 		}
-		if err := writeNPY(&out, k, a); err != nil {
+		if err := writeNPY(&pl.out, k, a); err != nil {
 			return fmt.Errorf("--dump %s: %w", p.file, err)
 		}
 		k++
 		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", p.file, p.what, a.Descr, a.Shape))
 	}
-	if err := out.commit(); err != nil {
+	if err := pl.out.commit(); err != nil {
 		return fmt.Errorf("--out: %w", err)
 	}
 	for _, l := range done {
 		fmt.Fprintln(e.stdout, l)
 	}
-	printNEFFOutputs(e, im, res)
+	return nil
+}
+
+// printNEFFRunSummary prints the words run, the time and what was not computed.
+func printNEFFRunSummary(e *env, res *device.Result, subgraphs int) {
 	var words int
 	var longest int64
 	for _, r := range res.Subgraphs {
@@ -791,7 +893,7 @@ func runNEFFRun(e *env, args []string) error {
 	if !res.Clocked {
 		when = "no DMA time (the reference has no cost model: --exec sim times the run)"
 	}
-	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs (one core each, one after another; they share no semaphore), %s\n", words, len(sgs), when)
+	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs (one core each, one after another; they share no semaphore), %s\n", words, subgraphs, when)
 	if len(res.NotRun) > 0 {
 		var parts []string
 		for k, v := range res.NotRun {
@@ -800,7 +902,6 @@ func runNEFFRun(e *env, args []string) error {
 		sort.Strings(parts)
 		fmt.Fprintf(e.stdout, "not computed (ndma ran only their EVENTS: waits and semaphore updates): %s\n", strings.Join(parts, ", "))
 	}
-	return nil
 }
 
 // printNEFFSchedule prints each subgraph's DMA schedule (its times only on

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -151,7 +150,7 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 		vt = nil // no variables: a pseudo word stays one, and the executors say so
 	}
 	p := device.FromObject(prog, vt)
-	res, runErr := device.Run(context.Background(), p, opt)
+	res, runErr := device.Run(e.ctx, p, opt)
 	if res.Ref == nil && res.Sim == nil {
 		return runErr // nothing ran: a --load did not fit
 	}
