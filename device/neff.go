@@ -120,7 +120,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			run, rerr := relocate(&s.Word)
 			switch {
 			case len(hard) > 0:
-				s.Err = fmt.Errorf("%s", strings.Join(hard, "; "))
+				s.Err = problemsOf(hard)
 			case rerr != nil:
 				s.Err = rerr
 			}
@@ -160,6 +160,42 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 		}
 	}
 	return steps, warnings, err
+}
+
+// problemList is several problems of one step: it reads as them joined by
+// "; " and unwraps to each (Problems).
+type problemList []error
+
+func (p problemList) Error() string {
+	var b strings.Builder
+	for i, e := range p {
+		if i > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+func (p problemList) Unwrap() []error { return p }
+
+// problemsOf is the problems msgs as one error.
+func problemsOf(msgs []string) error {
+	p := make(problemList, len(msgs))
+	for i, m := range msgs {
+		p[i] = errors.New(m)
+	}
+	return p
+}
+
+// Problems are the separate problems an error of a step holds: each of
+// several a resolution found, else the error itself.
+func Problems(err error) []error {
+	var p problemList
+	if errors.As(err, &p) {
+		return p
+	}
+	return []error{err}
 }
 
 // sbSpace maps the legs of a relocated 0xd4 that name the state-buffer
@@ -689,9 +725,9 @@ func checkStream(st *Stream, gen isa.Gen, add func(neff.Problem)) {
 	}
 	for i := range st.Steps {
 		s := &st.Steps[i]
-		if s.Err != nil { // CheckPseudo's problems come joined: each is its own, as Check reports them
-			for _, msg := range strings.Split(s.Err.Error(), "; ") {
-				add(neff.Problem{Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Msg: msg})
+		if s.Err != nil { // CheckPseudo's problems, each its own, as Check reports them
+			for _, e := range Problems(s.Err) {
+				add(neff.Problem{Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Msg: e.Error()})
 			}
 			continue
 		}
