@@ -52,11 +52,18 @@ func Run(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int) (int, erro
 	return RunSteps(in, regs, m, maxSteps, nil)
 }
 
-// RunWraps is Run that also says which semaphores a SEM_ADD wrapped past
-// the signed 32-bit range.
-func RunWraps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int) (wrapped [256]bool, err error) {
-	_, err = runSteps(in, regs, m, maxSteps, nil, &wrapped)
-	return wrapped, err
+// Outcome is a word's semaphores as it leaves them, and which of them a
+// SEM_ADD wrapped past the signed 32-bit range.
+type Outcome struct {
+	Sems    [256]int32
+	Wrapped [256]bool
+}
+
+// RunOutcome is Run that leaves the memory's semaphores as they are and
+// reports what the word makes of them instead (the scheduler lands them).
+func RunOutcome(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, out *Outcome) error {
+	_, err := runSteps(in, regs, m, maxSteps, nil, out)
+	return err
 }
 
 // RunSteps is Run that calls step after every slot it executes, with the
@@ -65,7 +72,9 @@ func RunSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step 
 	return runSteps(in, regs, m, maxSteps, step, nil)
 }
 
-func runSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step func(slot int, regs *[64]uint32), wrapped *[256]bool) (int, error) {
+// runSteps runs the word; with out set, its semaphores and wraps go there,
+// the memory's semaphores untouched.
+func runSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step func(slot int, regs *[64]uint32), out *Outcome) (int, error) {
 	if in.Opcode() != isa.OpCompactControlInst {
 		return 0, fmt.Errorf("%s is not COMPACT_CONTROL_INST", in.Def().Mnemonic())
 	}
@@ -96,9 +105,11 @@ func runSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step 
 	if err := x.commit(); err != nil {
 		return steps, err
 	}
-	*regs, m.Sems = x.regs, x.sems
-	if wrapped != nil {
-		*wrapped = x.wrapped
+	*regs = x.regs
+	if out != nil {
+		out.Sems, out.Wrapped = x.sems, x.wrapped
+	} else {
+		m.Sems = x.sems
 	}
 	return steps, nil
 }

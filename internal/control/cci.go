@@ -11,17 +11,15 @@ import (
 // the memory's semaphores are as before; registers and bytes it stores are
 // written. The error is cci's own, for the executor to name.
 func CCI(st State, in *isa.Inst, maxSteps int) ([]Change, error) {
-	before := st.Mem.Sems
-	wrapped, err := cci.RunWraps(in, st.Regs, st.Mem, maxSteps)
-	if err != nil {
+	var o cci.Outcome // the word's semaphores beside the memory's, never copied into it and back
+	if err := cci.RunOutcome(in, st.Regs, st.Mem, maxSteps, &o); err != nil {
 		return nil, err
 	}
 	var out []Change
-	for k, v := range st.Mem.Sems {
-		if v != before[k] || wrapped[k] {
-			out = append(out, Change{Mem: st.Mem, Idx: k, Set: true, Value: v, Wrapped: wrapped[k]})
+	for k, v := range o.Sems {
+		if v != st.Mem.Sems[k] || o.Wrapped[k] {
+			out = append(out, Change{Mem: st.Mem, Idx: k, Set: true, Value: v, Wrapped: o.Wrapped[k]})
 		}
 	}
-	st.Mem.Sems = before
 	return out, nil
 }
