@@ -194,7 +194,20 @@ type runner struct {
 	now     int64
 	st      *Stats
 	wrapped map[[2]int]bool // semaphores already warned of wrapping
+
+	opt      Options
+	pos      []int   // each stream's next step
+	free     []int64 // when its engine is free again (Stream.WordNS)
+	why      []error // its last refusal
+	races    *raceLog
+	pending  []completion
+	busy     map[[2]int]int64 // (stream, DMA engine) → when that queue drains: each stream has its own queue on every DMA engine (INFERRED), so its DMAs there run in order
+	seq      int
+	inFlight int // the DMAs among pending (not compute words)
 }
+
+// done is whether stream i has run its last step.
+func (r *runner) done(i int) bool { return r.pos[i] >= len(r.streams[i].Steps) }
 
 // land applies changes a writer made and records, for every semaphore whose
 // value they changed, the writer and a timeline point (in memory order, then
@@ -271,33 +284,24 @@ type Options struct {
 
 // RunWith is Run with options.
 func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
-	trace, tl := opt.Trace, opt.Timeline
 	st = Stats{Busy: make([]int64, len(streams))}
-	if tl != nil {
-		tl.streams(streams)
+	if opt.Timeline != nil {
+		opt.Timeline.streams(streams)
 	}
-	r := &runner{streams: streams, tl: tl, coreOf: map[*mem.Memory]int{}, order: map[*mem.Memory]int{}, writers: map[[2]int]Writer{}, st: &st, wrapped: map[[2]int]bool{}}
+	r := &runner{streams: streams, tl: opt.Timeline, coreOf: map[*mem.Memory]int{}, order: map[*mem.Memory]int{}, writers: map[[2]int]Writer{}, st: &st, wrapped: map[[2]int]bool{},
+		opt: opt, pos: make([]int, len(streams)), free: make([]int64, len(streams)), why: make([]error, len(streams)), busy: map[[2]int]int64{}}
 	for _, s := range streams {
 		if _, ok := r.coreOf[s.Mem]; !ok {
 			r.coreOf[s.Mem], r.order[s.Mem] = s.Core, len(r.order)
 		}
 	}
-	pos := make([]int, len(streams))    // each stream's next step
-	free := make([]int64, len(streams)) // when its engine is free again (Stream.WordNS)
-	why := make([]error, len(streams))  // its last refusal
-	done := func(i int) bool { return pos[i] >= len(streams[i].Steps) }
 	for i, s := range streams { // a stream whose first word does not decode stops the run before it starts
-		if done(i) && s.Err != nil {
+		if r.done(i) && s.Err != nil {
 			return st, fmt.Errorf("%s: %w", s.Name, s.Err)
 		}
 	}
-	races := &raceLog{st: &st, pairs: map[raceKey]*raceTally{}}
-	defer races.summarise()
-	var pending []completion
-	// (stream, DMA engine) → when that queue drains: each stream has its own
-	// queue on every DMA engine (INFERRED), so its DMAs there run in order
-	busy := map[[2]int]int64{}
-	seq, inFlight := 0, 0 // inFlight: the DMAs among pending (not compute words)
+	r.races = &raceLog{st: &st, pairs: map[raceKey]*raceTally{}}
+	defer r.races.summarise()
 	for round := 0; ; round++ {
 		if opt.Context != nil && round%64 == 0 { // a round is a turn of every stream: cheap against a context's lock
 			if err := opt.Context.Err(); err != nil {
@@ -305,198 +309,240 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 			}
 		}
 		progressed, active := false, 0
-		for i, s := range streams {
-			if done(i) {
+		for i := range streams {
+			if r.done(i) {
 				continue
 			}
 			active++
-			if free[i] > r.now { // its engine is still busy with its last word
+			if r.free[i] > r.now { // its engine is still busy with its last word
 				continue
 			}
-			st.Turns++
-			step := &s.Steps[pos[i]]
-			name := step.Word.Def().Mnemonic()
-			if step.Err != nil {
-				return st, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, step.Err)
-			}
-			var eff control.Effect
-			var err error
-			n := max(1, len(step.Run))
-			for k := 0; k < n; k++ {
-				in := &step.Word // a plain step runs its own word, uncopied
-				if step.Run != nil {
-					in = &step.Run[k]
-				}
-				e, ierr := s.Exec.Issue(step, k, in)
-				if ierr != nil {
-					err = ierr
-					if k > 0 && errors.Is(err, control.ErrBlocked) { // only the first word may wait: the others have run
-						err = fmt.Errorf("word %d of %d waits after the first ran: %v", k+1, n, err)
-					}
-					break
-				}
-				eff.Merge(e)
-			}
-			if errors.Is(err, control.ErrBlocked) { // refused without effect: the turn passes on
-				st.Refusals++
-				why[i] = err
-				continue
-			}
+			ok, err := r.turn(i)
 			if err != nil {
-				return st, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, err)
+				return st, err
 			}
-			w := Writer{s.Name, step.Offset, name}
-			cost := eff.CostNS
-			var timed *timing.Result
-			if opt.Timing != nil && step.Transfer != nil && s.Clocked { // the packet-level model times the block
-				res, terr := opt.Timing.Fire(step.Transfer, r.now)
-				if terr != nil {
-					return st, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, terr)
-				}
-				timed, cost = &res, max(res.EndNS-r.now, 1)
-			}
-			compute := false
-			if cost == 0 && s.Clocked && s.WordNS != nil {
-				if d := s.WordNS(&step.Word); d > 0 { // a compute word: its engine is busy, its updates land at its end
-					cost, compute, free[i] = d, true, r.now+d
-				}
-			}
-			if tl != nil {
-				if compute {
-					tl.word(i, step.Offset, name, r.now, 0, 0, 0)
-					tl.span(i, step.Offset, name, r.now, cost)
-				} else {
-					tl.word(i, step.Offset, name, r.now, cost, eff.Descriptors, eff.Bytes)
-				}
-				if timed != nil {
-					tl.packets(s.Core, step.Transfer, timed.Packets)
-				}
-			}
-			if cost > 0 { // the semaphores move at completion: queue the changes
-				start := r.now
-				if timed == nil && !compute {
-					for _, q := range eff.Queues { // a queue busy with an earlier DMA delays this one
-						start = max(start, busy[[2]int{i, q}])
-					}
-					for _, q := range eff.Queues {
-						busy[[2]int{i, q}] = start + cost
-					}
-				}
-				cost += start - r.now
-				c := completion{at: r.now + cost, seq: seq, core: s.Core, writer: w, stream: i, queues: eff.Queues, writes: eff.Writes, compute: compute}
-				for _, p := range pending { // a race: nothing orders two in-flight writes of the same bytes
-					if p.core == c.core && !(p.stream == c.stream && shareQueue(p.queues, c.queues)) {
-						if lo, ok := overlap(p.writes, c.writes); ok {
-							races.add(p.writer, w, lo, trace)
-						}
-					}
-				}
-				seq++
-				// events, and an EVENTS update "after the reads", land at issue
-				var now []control.Change
-				for _, ch := range eff.Changes {
-					if ch.Event || ch.AtIssue && ch.Mem == s.Mem {
-						now = append(now, ch)
-					} else {
-						c.changes = append(c.changes, ch)
-					}
-				}
-				r.land(now, w)
-				pending = append(pending, c)
-				if !compute {
-					st.Busy[i] += cost
-					inFlight++
-					st.PeakInFlight = max(st.PeakInFlight, inFlight)
-				}
-			} else {
-				r.land(eff.Changes, w)
-			}
-			if step.Note != "" {
-				mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
-					Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now, Transfer: step.Transfer}
-				if timed != nil {
-					mv.Timed, mv.Block, mv.Bytes, mv.StartNS, mv.Packets = true, step.Transfer.Block, timed.Bytes, timed.StartNS, timed.Packets
-				}
-				st.Schedule = append(st.Schedule, mv)
-			}
-			if trace != nil {
-				line := fmt.Sprintf("%s offset %#x: %s", s.Name, step.Offset, name)
-				if s.Clocked {
-					line += fmt.Sprintf(" @%.3fµs", float64(r.now)/1000)
-					if cost > 0 {
-						line += fmt.Sprintf(" (completes at %.3fµs)", float64(r.now+cost)/1000)
-					}
-				}
-				if step.Note != "" {
-					line += ": " + step.Note
-				}
-				trace(line)
-			}
-			st.Words++
-			progressed = true
-			pos[i]++
-			if done(i) && s.Err != nil {
-				return st, fmt.Errorf("%s: %w", s.Name, s.Err)
-			}
+			progressed = progressed || ok
 		}
-		if active == 0 && len(pending) == 0 {
+		if active == 0 && len(r.pending) == 0 {
 			st.TimeNS = r.now
 			return st, nil
 		}
-		if !progressed { // an engine busy with a compute word frees before the next completion: time moves there
-			next := int64(-1)
-			for k := range streams {
-				if !done(k) && free[k] > r.now && (next < 0 || free[k] < next) {
-					next = free[k]
-				}
-			}
-			for _, c := range pending {
-				if next >= 0 && c.at <= next {
-					next = -1
-					break
-				}
-			}
-			if next >= 0 {
-				r.now = next
-				continue
-			}
-		}
-		if !progressed && len(pending) > 0 { // time moves to the earliest completion
-			first := 0
-			for k, c := range pending {
-				if c.at < pending[first].at || c.at == pending[first].at && c.seq < pending[first].seq {
-					first = k
-				}
-			}
-			c := pending[first]
-			pending = append(pending[:first], pending[first+1:]...)
-			if !c.compute {
-				inFlight--
-			}
-			r.now = max(r.now, c.at)
-			r.land(c.changes, c.writer)
+		if !progressed && r.advance() {
 			continue
 		}
 		if !progressed {
-			d := &Deadlock{}
-			for i, s := range streams {
-				if done(i) {
-					continue
-				}
-				step := &s.Steps[pos[i]]
-				line := fmt.Sprintf("%s waits at offset %#x (%s): %v", s.Name, step.Offset, step.Word.Def().Mnemonic(), why[i])
-				if idx, ok := waitedSem(&step.Word); ok {
-					if w, ok := r.writers[[2]int{s.Core, idx}]; ok {
-						line += fmt.Sprintf("; $S[%d] last written by %s offset %#x (%s)", idx, w.Stream, w.Offset, w.Word)
-					} else {
-						line += fmt.Sprintf("; $S[%d] never written in this run", idx)
-					}
-				}
-				d.Blocked = append(d.Blocked, line)
-			}
-			return st, d
+			return st, r.deadlock()
 		}
 	}
+}
+
+// turn offers stream i its next step: false when its wait does not hold yet.
+func (r *runner) turn(i int) (bool, error) {
+	s, st := r.streams[i], r.st
+	st.Turns++
+	step := &s.Steps[r.pos[i]]
+	name := step.Word.Def().Mnemonic()
+	if step.Err != nil {
+		return false, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, step.Err)
+	}
+	eff, err := issueStep(s, step)
+	if errors.Is(err, control.ErrBlocked) { // refused without effect: the turn passes on
+		st.Refusals++
+		r.why[i] = err
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, err)
+	}
+	w := Writer{s.Name, step.Offset, name}
+	cost := eff.CostNS
+	var timed *timing.Result
+	if r.opt.Timing != nil && step.Transfer != nil && s.Clocked { // the packet-level model times the block
+		res, terr := r.opt.Timing.Fire(step.Transfer, r.now)
+		if terr != nil {
+			return false, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, terr)
+		}
+		timed, cost = &res, max(res.EndNS-r.now, 1)
+	}
+	compute := false
+	if cost == 0 && s.Clocked && s.WordNS != nil {
+		if d := s.WordNS(&step.Word); d > 0 { // a compute word: its engine is busy, its updates land at its end
+			cost, compute, r.free[i] = d, true, r.now+d
+		}
+	}
+	if tl := r.tl; tl != nil {
+		if compute {
+			tl.word(i, step.Offset, name, r.now, 0, 0, 0)
+			tl.span(i, step.Offset, name, r.now, cost)
+		} else {
+			tl.word(i, step.Offset, name, r.now, cost, eff.Descriptors, eff.Bytes)
+		}
+		if timed != nil {
+			tl.packets(s.Core, step.Transfer, timed.Packets)
+		}
+	}
+	if cost > 0 {
+		cost = r.inFlightUntil(i, &eff, w, cost, timed != nil, compute)
+	} else {
+		r.land(eff.Changes, w)
+	}
+	if step.Note != "" {
+		mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
+			Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now, Transfer: step.Transfer}
+		if timed != nil {
+			mv.Timed, mv.Block, mv.Bytes, mv.StartNS, mv.Packets = true, step.Transfer.Block, timed.Bytes, timed.StartNS, timed.Packets
+		}
+		st.Schedule = append(st.Schedule, mv)
+	}
+	if r.opt.Trace != nil {
+		r.opt.Trace(r.traceLine(s, step, name, cost))
+	}
+	st.Words++
+	r.pos[i]++
+	if r.done(i) && s.Err != nil {
+		return true, fmt.Errorf("%s: %w", s.Name, s.Err)
+	}
+	return true, nil
+}
+
+// issueStep issues a step's words in order: only the first may wait.
+func issueStep(s *Stream, step *Step) (control.Effect, error) {
+	var eff control.Effect
+	n := max(1, len(step.Run))
+	for k := 0; k < n; k++ {
+		in := &step.Word // a plain step runs its own word, uncopied
+		if step.Run != nil {
+			in = &step.Run[k]
+		}
+		e, err := s.Exec.Issue(step, k, in)
+		if err != nil {
+			if k > 0 && errors.Is(err, control.ErrBlocked) { // only the first word may wait: the others have run
+				err = fmt.Errorf("word %d of %d waits after the first ran: %v", k+1, n, err)
+			}
+			return eff, err
+		}
+		eff.Merge(e)
+	}
+	return eff, nil
+}
+
+// inFlightUntil puts a word that takes cost (a DMA, or a compute word) in
+// flight from stream i: its semaphore changes queued for its completion
+// (events, and an EVENTS update "after the reads", land at issue), its
+// writes checked against the others in flight. It returns the cost from
+// now, a queue busy with the stream's earlier DMA included.
+func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64, timed, compute bool) int64 {
+	s := r.streams[i]
+	start := r.now
+	if !timed && !compute {
+		for _, q := range eff.Queues { // a queue busy with an earlier DMA delays this one
+			start = max(start, r.busy[[2]int{i, q}])
+		}
+		for _, q := range eff.Queues {
+			r.busy[[2]int{i, q}] = start + cost
+		}
+	}
+	cost += start - r.now
+	c := completion{at: r.now + cost, seq: r.seq, core: s.Core, writer: w, stream: i, queues: eff.Queues, writes: eff.Writes, compute: compute}
+	for _, p := range r.pending { // a race: nothing orders two in-flight writes of the same bytes
+		if p.core == c.core && !(p.stream == c.stream && shareQueue(p.queues, c.queues)) {
+			if lo, ok := overlap(p.writes, c.writes); ok {
+				r.races.add(p.writer, w, lo, r.opt.Trace)
+			}
+		}
+	}
+	r.seq++
+	var now []control.Change
+	for _, ch := range eff.Changes {
+		if ch.Event || ch.AtIssue && ch.Mem == s.Mem {
+			now = append(now, ch)
+		} else {
+			c.changes = append(c.changes, ch)
+		}
+	}
+	r.land(now, w)
+	r.pending = append(r.pending, c)
+	if !compute {
+		r.st.Busy[i] += cost
+		r.inFlight++
+		r.st.PeakInFlight = max(r.st.PeakInFlight, r.inFlight)
+	}
+	return cost
+}
+
+// traceLine is the trace's line for a step that issued.
+func (r *runner) traceLine(s *Stream, step *Step, name string, cost int64) string {
+	line := fmt.Sprintf("%s offset %#x: %s", s.Name, step.Offset, name)
+	if s.Clocked {
+		line += fmt.Sprintf(" @%.3fµs", float64(r.now)/1000)
+		if cost > 0 {
+			line += fmt.Sprintf(" (completes at %.3fµs)", float64(r.now+cost)/1000)
+		}
+	}
+	if step.Note != "" {
+		line += ": " + step.Note
+	}
+	return line
+}
+
+// advance moves simulated time when no stream could issue: to an engine
+// busy with a compute word freeing before the next completion, else to
+// the earliest completion, whose changes land. false: nothing is pending.
+func (r *runner) advance() bool {
+	next := int64(-1)
+	for k := range r.streams {
+		if !r.done(k) && r.free[k] > r.now && (next < 0 || r.free[k] < next) {
+			next = r.free[k]
+		}
+	}
+	for _, c := range r.pending {
+		if next >= 0 && c.at <= next {
+			next = -1
+			break
+		}
+	}
+	if next >= 0 {
+		r.now = next
+		return true
+	}
+	if len(r.pending) == 0 {
+		return false
+	}
+	first := 0
+	for k, c := range r.pending {
+		if c.at < r.pending[first].at || c.at == r.pending[first].at && c.seq < r.pending[first].seq {
+			first = k
+		}
+	}
+	c := r.pending[first]
+	r.pending = append(r.pending[:first], r.pending[first+1:]...)
+	if !c.compute {
+		r.inFlight--
+	}
+	r.now = max(r.now, c.at)
+	r.land(c.changes, c.writer)
+	return true
+}
+
+// deadlock is the report of a run in which no stream can progress.
+func (r *runner) deadlock() *Deadlock {
+	d := &Deadlock{}
+	for i, s := range r.streams {
+		if r.done(i) {
+			continue
+		}
+		step := &s.Steps[r.pos[i]]
+		line := fmt.Sprintf("%s waits at offset %#x (%s): %v", s.Name, step.Offset, step.Word.Def().Mnemonic(), r.why[i])
+		if idx, ok := waitedSem(&step.Word); ok {
+			if w, ok := r.writers[[2]int{s.Core, idx}]; ok {
+				line += fmt.Sprintf("; $S[%d] last written by %s offset %#x (%s)", idx, w.Stream, w.Offset, w.Word)
+			} else {
+				line += fmt.Sprintf("; $S[%d] never written in this run", idx)
+			}
+		}
+		d.Blocked = append(d.Blocked, line)
+	}
+	return d
 }
 
 // maxRaceLines is how many races are listed in full; the others are
