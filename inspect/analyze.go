@@ -125,23 +125,35 @@ type Analysis struct {
 	Problems []string // steps that do not resolve or lower (located)
 	sgs      []neff.Subgraph
 	place    device.Placement
+	program  *device.Program
 	filtered bool // some streams left out (Options.Subgraph, Engine)
 }
 
-// Analyze resolves every selected engine stream as `neff run` does
-// (device.ResolveEngine: variables placed once, 0xd4 relocated, 0xc1
-// fired) and lowers each word as the engines do (a fired block's words on
-// a runtime-built ring, device.RuntimeRing).
+// Analyze resolves the NEFF as `neff run` does (device.FromNEFF:
+// variables placed once, 0xd4 relocated, 0xc1 fired) and lowers each word
+// of every selected stream as the engines do (on its step's ring).
 func Analyze(gen isa.Gen, sgs []neff.Subgraph, opt Options) (*Analysis, error) {
-	cost := opt.Cost
-	if cost == nil {
-		cost = SimCost{}
-	}
 	p, err := device.FromNEFF(nil, sgs, gen)
 	if err != nil {
 		return nil, err
 	}
-	a := &Analysis{Gen: gen, Cost: cost.Name(), sgs: sgs, place: p.NEFF.Place, filtered: opt.Subgraph != "" || opt.Engine != ""}
+	return AnalyzeProgram(p, opt)
+}
+
+// Program is the resolved NEFF the analysis read: a report runs it as it is.
+func (a *Analysis) Program() *device.Program { return a.program }
+
+// AnalyzeProgram is Analyze of a NEFF program already resolved (device.FromNEFF).
+func AnalyzeProgram(p *device.Program, opt Options) (*Analysis, error) {
+	if p.NEFF == nil {
+		return nil, fmt.Errorf("inspect: the program is not a NEFF's")
+	}
+	cost := opt.Cost
+	if cost == nil {
+		cost = SimCost{}
+	}
+	gen, sgs := p.Gen, p.NEFF.Subgraphs
+	a := &Analysis{Gen: gen, Cost: cost.Name(), sgs: sgs, place: p.NEFF.Place, program: p, filtered: opt.Subgraph != "" || opt.Engine != ""}
 	for k := range p.Streams {
 		ps := &p.Streams[k]
 		if opt.Subgraph != "" && ps.Subgraph != opt.Subgraph || opt.Engine != "" && !strings.EqualFold(ps.Key, opt.Engine) {

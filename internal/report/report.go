@@ -74,7 +74,11 @@ type Data struct {
 // on the engines (device.Load with `neff run`'s deterministic inputs; a run
 // that stops keeps the schedule up to there and says why).
 func Build(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string) (*Data, error) {
-	a, err := inspect.Analyze(gen, sgs, inspect.Options{})
+	p, err := device.FromNEFF(f, sgs, gen)
+	if err != nil {
+		return nil, err
+	}
+	a, err := inspect.AnalyzeProgram(p, inspect.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -87,7 +91,7 @@ func Build(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string) (*Data, 
 	for _, w := range a.Words {
 		queueOf[fmt.Sprintf("%s %s %d", w.Subgraph, strings.ToUpper(w.Engine), w.Offset)] = w.Queue
 	}
-	im, err := device.Load(gen, f, sgs, nil)
+	im, err := device.LoadProgram(p, nil) // the program analysed is the one run: resolved once
 	if err != nil {
 		return nil, err
 	}
