@@ -585,11 +585,12 @@ func runNEFFRun(e *env, args []string) error {
 	if err != nil {
 		return usagef("--exec %v", err)
 	}
-	if sgs, err = fl.subgraphs(sgs); err != nil {
+	run, err := fl.subgraphs(sgs)
+	if err != nil {
 		return err
 	}
 	// check every name and output path before anything runs: no half-written outputs
-	plan, err := planNEFFRun(gen, path, sgs, fl)
+	plan, err := planNEFFRun(gen, path, sgs, run, fl)
 	if err != nil {
 		return err
 	}
@@ -608,7 +609,7 @@ func runNEFFRun(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	res, runErr := plan.run(e, im, exec, nt, fl)
+	res, runErr := plan.run(e, im, exec, nt, fl, run)
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", path, runErr)
 	}
@@ -616,7 +617,7 @@ func runNEFFRun(e *env, args []string) error {
 		return err
 	}
 	printNEFFOutputs(e, im, res)
-	printNEFFRunSummary(e, res, len(sgs))
+	printNEFFRunSummary(e, res, len(res.Subgraphs))
 	return nil
 }
 
@@ -642,7 +643,8 @@ func addNEFFRunFlags(cl *cmdLine) *neffRunFlags {
 }
 
 // subgraphs are the subgraphs --subgraph selects (all without it), checked
-// against --engine.
+// against --engine. The others are placed and loaded as in a whole run,
+// not run: every variable is where a whole run and neff info put it.
 func (fl *neffRunFlags) subgraphs(sgs []neff.Subgraph) ([]neff.Subgraph, error) {
 	if *fl.sub != "" {
 		var keep []neff.Subgraph
@@ -660,6 +662,15 @@ func (fl *neffRunFlags) subgraphs(sgs []neff.Subgraph) ([]neff.Subgraph, error) 
 		return nil, usagef("--engine %q: no subgraph run has such an engine", *fl.eng)
 	}
 	return sgs, nil
+}
+
+// names are the subgraphs' names.
+func names(sgs []neff.Subgraph) []string {
+	out := make([]string, len(sgs))
+	for i := range sgs {
+		out[i] = sgs[i].Name
+	}
+	return out
 }
 
 // neffRunPlan is what a neff run reads and writes, checked before it runs:
@@ -690,7 +701,7 @@ func parsePairs(flag string, list multi) (map[string]string, error) {
 
 // planNEFFRun checks every variable name and output path of a neff run and
 // reserves its outputs.
-func planNEFFRun(gen isa.Gen, path string, sgs []neff.Subgraph, fl *neffRunFlags) (*neffRunPlan, error) {
+func planNEFFRun(gen isa.Gen, path string, sgs, run []neff.Subgraph, fl *neffRunFlags) (*neffRunPlan, error) {
 	pl := &neffRunPlan{timeline: *fl.timeline}
 	var err error
 	if pl.given, err = parsePairs("--in", fl.ins); err != nil {
@@ -712,7 +723,7 @@ func planNEFFRun(gen isa.Gen, path string, sgs []neff.Subgraph, fl *neffRunFlags
 	}
 	pl.dumps = make([]neffDump, len(fl.dumps))
 	for i, d := range fl.dumps {
-		if pl.dumps[i], err = parseNEFFDump(gen, sgs, d, known, checkVar); err != nil {
+		if pl.dumps[i], err = parseNEFFDump(gen, sgs, run[0].Name, d, known, checkVar); err != nil {
 			return nil, err
 		}
 	}
@@ -811,8 +822,11 @@ func (pl *neffRunPlan) inputs() (map[string]device.Input, func(), error) {
 
 // run runs the image, writes the timeline (also of a failed run: it shows
 // where it stopped) and prints the schedule, timing and JSON.
-func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffTiming, fl *neffRunFlags) (*device.Result, error) {
+func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffTiming, fl *neffRunFlags, run []neff.Subgraph) (*device.Result, error) {
 	o := device.Options{Exec: exec}
+	if *fl.sub != "" {
+		o.Subgraphs = names(run)
+	}
 	nt.apply(&o)
 	if *fl.trace {
 		o.Trace = func(l string) { fmt.Fprintln(e.stdout, l) }
@@ -973,12 +987,12 @@ type neffDump struct {
 }
 
 // parseNEFFDump reads [SG:]VAR=FILE.npy or [SG:]ADDR:DTYPE:SHAPE=FILE.npy.
-func parseNEFFDump(gen isa.Gen, sgs []neff.Subgraph, spec string, known map[string]bool, checkVar func(string) error) (neffDump, error) {
+func parseNEFFDump(gen isa.Gen, sgs []neff.Subgraph, first string, spec string, known map[string]bool, checkVar func(string) error) (neffDump, error) {
 	left, file, ok := strings.Cut(spec, "=")
 	if !ok || left == "" || file == "" {
 		return neffDump{}, usagef("--dump %q: want [SG:]VAR=FILE.npy or [SG:]ADDR:DTYPE:SHAPE=FILE.npy", spec)
 	}
-	d := neffDump{file: file, sg: sgs[0].Name}
+	d := neffDump{file: file, sg: first} // the first subgraph run
 	if sg, rest, ok := strings.Cut(left, ":"); ok {
 		found := false
 		for _, s := range sgs {
