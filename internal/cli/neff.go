@@ -20,40 +20,32 @@ import (
 	"ndma/sdma"
 )
 
-// runNEFF is `ndma neff info FILE`: the container as neff.md describes it —
-// every header field, the payload and hash, the members, and per engine
-// stream (.bin) the words by opcode.
+// neffCommands are the `ndma neff` subcommands.
+var neffCommands = map[string]func(e *env, args []string) error{
+	"info": runNEFFInfo, "disasm": runNEFFDisasm, "check": runNEFFCheck, "lower": runNEFFLower,
+	"run": runNEFFRun, "lint": runNEFFLint, "diff": runNEFFDiff, "report": runNEFFReport,
+}
+
+// runNEFF is `ndma neff SUBCOMMAND …`.
 func runNEFF(e *env, args []string) error {
-	if len(args) > 0 && args[0] == "disasm" {
-		return runNEFFDisasm(e, args[1:])
+	if len(args) > 0 {
+		if run, ok := neffCommands[args[0]]; ok {
+			return run(e, args[1:])
+		}
 	}
-	if len(args) > 0 && args[0] == "check" {
-		return runNEFFCheck(e, args[1:])
-	}
-	if len(args) > 0 && args[0] == "lower" {
-		return runNEFFLower(e, args[1:])
-	}
-	if len(args) > 0 && args[0] == "run" {
-		return runNEFFRun(e, args[1:])
-	}
-	if len(args) > 0 && args[0] == "lint" {
-		return runNEFFLint(e, args[1:])
-	}
-	if len(args) > 0 && args[0] == "diff" {
-		return runNEFFDiff(e, args[1:])
-	}
-	if len(args) > 0 && args[0] == "report" {
-		return runNEFFReport(e, args[1:])
-	}
-	if len(args) == 0 || args[0] != "info" {
-		return usagef("ndma neff info|disasm|check|lower|lint|diff|report|run [--gen G] FILE")
-	}
+	return usagef("ndma neff info|disasm|check|lower|lint|diff|report|run [--gen G] FILE")
+}
+
+// runNEFFInfo is `ndma neff info FILE`: the container as neff.md describes
+// it — every header field, the payload and hash, the members, and per
+// engine stream (.bin) the words by opcode.
+func runNEFFInfo(e *env, args []string) error {
 	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
 	words := cl.fs.Bool("words", false, "list every decoded or control word of each engine in canonical text")
 	asJSON := cl.fs.Bool("json", false, "print the container, graph and budget as JSON (docs/json.md)")
 	maxInflated := cl.fs.Int64("max-inflated", neff.DefaultMaxInflated, "refuse a NEFF whose tar inflates past this many bytes (zip-bomb cap)")
-	pos, gen, err := cl.parse(args[1:], 1, "want one FILE.neff")
+	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
 	if err != nil {
 		return err
 	}
@@ -76,20 +68,35 @@ func runNEFF(e *env, args []string) error {
 		bgen = tg // the budget lowers for the kelf's target unless --gen says otherwise
 	}
 	if *asJSON {
-		j, err := infoJSON(f, gen, bgen)
-		if err != nil {
-			return fmt.Errorf("%s: %w", pos[0], err)
-		}
-		if err := writeJSON(e.stdout, j); err != nil {
-			return err
-		}
-		if j.Error != "" {
-			return fmt.Errorf("%s: %s", pos[0], j.Error)
-		}
-		return nil
+		return printInfoJSON(e, pos[0], f, gen, bgen)
 	}
+	printInfoHeader(e.stdout, f)
+	sgErr := printInfoGraph(e.stdout, f, gen, bgen, *words)
+	printInfoMembers(e.stdout, f, gen)
+	if sgErr != nil {
+		return fmt.Errorf("%s: %w", pos[0], sgErr)
+	}
+	return nil
+}
+
+// printInfoJSON is neff info --json.
+func printInfoJSON(e *env, path string, f *neff.File, gen, bgen isa.Gen) error {
+	j, err := infoJSON(f, gen, bgen)
+	if err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	if err := writeJSON(e.stdout, j); err != nil {
+		return err
+	}
+	if j.Error != "" {
+		return fmt.Errorf("%s: %s", path, j.Error)
+	}
+	return nil
+}
+
+// printInfoHeader prints the container's header, payload, hash and target.
+func printInfoHeader(w io.Writer, f *neff.File) {
 	h := f.Header
-	w := e.stdout
 	fmt.Fprintf(w, "name %q, uuid %s\n", h.Name, h.UUIDString())
 	fmt.Fprintf(w, "pkg_version %d, header_size %#x, data_size %#x, neff_version %d.%d, build %q\n", h.PkgVersion, h.HeaderSize, h.DataSize, h.MajorVersion, h.MinorVersion, h.Build)
 	fmt.Fprintf(w, "num_tpb %d, requested_tpb_count %d, tpb_per_node[0] %d, vnc_size %d\n", h.NumTPB, h.RequestedTPBCount, h.TPBPerNode[0], h.VNCSize)
@@ -102,86 +109,108 @@ func runNEFF(e *env, args []string) error {
 	if name, g := f.Target(); name != "" {
 		fmt.Fprintf(w, "target %s (%s)\n", name, g)
 	}
-	var sgErr error // the container lists; a broken graph still fails the command
-	if sgs, err := f.Subgraphs(); err == nil {
-		for _, sg := range sgs {
-			fmt.Fprintf(w, "subgraph %s (%s/def.json):", sg.Name, sg.Dir)
-			for _, en := range sg.Engines {
-				fmt.Fprintf(w, " %s=%s", en.Key, en.Instr)
-			}
-			fmt.Fprintln(w)
-			vars := sg.Variables()
-			place, err := sg.Place()
-			if err != nil {
-				return err
-			}
-			for _, v := range vars {
-				extra := ""
-				switch {
-				case v.Type == "file":
-					extra = fmt.Sprintf(", file %s, alignment %d", v.FileName, v.Alignment)
-				case v.Type == "dge-table":
-					extra = fmt.Sprintf(", list %v", v.List)
-				case v.Type == "virtual":
-					extra = fmt.Sprintf(", backing offset %d", v.BackingOff)
-				}
-				if a, ok := place[v.ID]; ok {
-					extra += fmt.Sprintf(", placed at %#x", a)
-				}
-				size := fmt.Sprintf("%d bytes", v.Size)
-				if v.Size < 0 { // def.json said so; check reports it
-					size = fmt.Sprintf("size %d (invalid: negative)", v.Size)
-				}
-				fmt.Fprintf(w, "  var %d %s: %s, %s%s\n", v.ID, v.Name, v.Type, size, extra)
-			}
-			for _, q := range sg.Queues() {
-				sems := fmt.Sprintf("semaphores %v", q.Semaphores)
-				if q.Semaphore != nil {
-					sems = fmt.Sprintf("semaphore %d", *q.Semaphore)
-				}
-				fmt.Fprintf(w, "  queue %s: owner %s, %s, %d queues, %s\n", q.Name, q.Owner, q.Type, max(q.NumQueues, 1), sems)
-			}
-			for ei := range sg.Engines {
-				en := &sg.Engines[ei]
-				counts, n := opcodeCounts(gen, en.Code)
-				fmt.Fprintf(w, "  engine %s (%s → %s): %d words%s; %d dma[] blocks\n", en.Key, en.Manifest, en.Instr, n, counts, len(en.Blocks))
-				for _, b := range en.Blocks {
-					printBlock(w, &b)
-				}
-				if *words {
-					d := isa.NewDecoder(gen, en.Code)
-					for d.Next() {
-						switch in := d.Inst(); {
-						case in.Def().Decoded():
-							fmt.Fprintf(w, "    %#06x %s", d.Offset(), asm.AppendInst(nil, in))
-						case in.Def().Control || in.Def().Known():
-							fmt.Fprintf(w, "    %#06x %s%s\n", d.Offset(), in.Def().Mnemonic(), eventsText(in))
-						}
-					}
-				}
-			}
-			for _, b := range sg.Blocks {
-				printBlock(w, &b)
-			}
-		}
-		tensors := f.Tensors()
-		var tn []string
-		for name := range tensors {
-			tn = append(tn, name)
-		}
-		sort.Strings(tn)
-		for _, name := range tn {
-			fmt.Fprintf(w, "tensor %s: %s %v\n", name, tensors[name].Dtype, tensors[name].Shape)
-		}
-		if b, err := inspect.BudgetOf(bgen, sgs); err == nil {
-			printBudget(w, b)
-		} else {
-			fmt.Fprintf(w, "budget: %v\n", err)
-		}
-	} else {
+}
+
+// printInfoGraph prints every subgraph — variables where the device places
+// them (device.Place, the placement a run uses), queues, engines — the
+// tensors and the budget; the error is a graph that does not resolve (the
+// container still lists).
+func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words bool) error {
+	sgs, err := f.Subgraphs()
+	if err != nil {
 		fmt.Fprintf(w, "subgraphs: %v\n", err)
-		sgErr = err
+		return err
 	}
+	place, err := device.Place(sgs)
+	if err != nil {
+		return err
+	}
+	for si := range sgs {
+		printInfoSubgraph(w, &sgs[si], place[si], gen, words)
+	}
+	tensors := f.Tensors()
+	var tn []string
+	for name := range tensors {
+		tn = append(tn, name)
+	}
+	sort.Strings(tn)
+	for _, name := range tn {
+		fmt.Fprintf(w, "tensor %s: %s %v\n", name, tensors[name].Dtype, tensors[name].Shape)
+	}
+	if b, err := inspect.BudgetOf(bgen, sgs); err == nil {
+		printBudget(w, b)
+	} else {
+		fmt.Fprintf(w, "budget: %v\n", err)
+	}
+	return nil
+}
+
+// printInfoSubgraph prints one subgraph: its variables at their addresses,
+// its queues, its engines' words by opcode and blocks.
+func printInfoSubgraph(w io.Writer, sg *neff.Subgraph, place map[int]uint64, gen isa.Gen, words bool) {
+	fmt.Fprintf(w, "subgraph %s (%s/def.json):", sg.Name, sg.Dir)
+	for _, en := range sg.Engines {
+		fmt.Fprintf(w, " %s=%s", en.Key, en.Instr)
+	}
+	fmt.Fprintln(w)
+	for _, v := range sg.Variables() {
+		extra := ""
+		switch {
+		case v.Type == "file":
+			extra = fmt.Sprintf(", file %s, alignment %d", v.FileName, v.Alignment)
+		case v.Type == "dge-table":
+			extra = fmt.Sprintf(", list %v", v.List)
+		case v.Type == "virtual":
+			extra = fmt.Sprintf(", backing offset %d", v.BackingOff)
+		}
+		if a, ok := place[v.ID]; ok {
+			extra += fmt.Sprintf(", placed at %#x", a)
+		}
+		size := fmt.Sprintf("%d bytes", v.Size)
+		if v.Size < 0 { // def.json said so; check reports it
+			size = fmt.Sprintf("size %d (invalid: negative)", v.Size)
+		}
+		fmt.Fprintf(w, "  var %d %s: %s, %s%s\n", v.ID, v.Name, v.Type, size, extra)
+	}
+	for _, q := range sg.Queues() {
+		sems := fmt.Sprintf("semaphores %v", q.Semaphores)
+		if q.Semaphore != nil {
+			sems = fmt.Sprintf("semaphore %d", *q.Semaphore)
+		}
+		fmt.Fprintf(w, "  queue %s: owner %s, %s, %d queues, %s\n", q.Name, q.Owner, q.Type, max(q.NumQueues, 1), sems)
+	}
+	for ei := range sg.Engines {
+		en := &sg.Engines[ei]
+		counts, n := opcodeCounts(gen, en.Code)
+		fmt.Fprintf(w, "  engine %s (%s → %s): %d words%s; %d dma[] blocks\n", en.Key, en.Manifest, en.Instr, n, counts, len(en.Blocks))
+		for _, b := range en.Blocks {
+			printBlock(w, &b)
+		}
+		if words {
+			printWords(w, gen, en.Code)
+		}
+	}
+	for _, b := range sg.Blocks {
+		printBlock(w, &b)
+	}
+}
+
+// printWords lists every decoded or control word of a stream.
+func printWords(w io.Writer, gen isa.Gen, code []byte) {
+	d := isa.NewDecoder(gen, code)
+	for d.Next() {
+		switch in := d.Inst(); {
+		case in.Def().Decoded():
+			fmt.Fprintf(w, "    %#06x %s", d.Offset(), asm.AppendInst(nil, in))
+		case in.Def().Control || in.Def().Known():
+			fmt.Fprintf(w, "    %#06x %s%s\n", d.Offset(), in.Def().Mnemonic(), eventsText(in))
+		}
+	}
+}
+
+// printInfoMembers lists the container's members, each .bin with its words
+// by opcode.
+func printInfoMembers(w io.Writer, f *neff.File, gen isa.Gen) {
 	fmt.Fprintf(w, "%d members:\n", len(f.Members))
 	for _, m := range f.Members {
 		line := fmt.Sprintf("  %-40s %9d", m.Name, len(m.Data))
@@ -191,10 +220,6 @@ func runNEFF(e *env, args []string) error {
 		}
 		fmt.Fprintln(w, line)
 	}
-	if sgErr != nil {
-		return fmt.Errorf("%s: %w", pos[0], sgErr)
-	}
-	return nil
 }
 
 // runNEFFDisasm is `ndma neff disasm FILE [--subgraph sg00] [--engine pool]`:
