@@ -104,16 +104,21 @@ func runNEFF(e *env, args []string) error {
 	}
 	var sgErr error // the container lists; a broken graph still fails the command
 	if sgs, err := f.Subgraphs(); err == nil {
-		for _, sg := range sgs {
+		placed, perr := device.Place(sgs) // the run's own placement: one allocator for the device
+		if perr != nil {                  // listed without addresses; the command fails
+			fmt.Fprintf(w, "placement: %v\n", perr)
+			sgErr = perr
+		}
+		for si, sg := range sgs {
 			fmt.Fprintf(w, "subgraph %s (%s/def.json):", sg.Name, sg.Dir)
 			for _, en := range sg.Engines {
 				fmt.Fprintf(w, " %s=%s", en.Key, en.Instr)
 			}
 			fmt.Fprintln(w)
 			vars := sg.Variables()
-			place, err := sg.Place()
-			if err != nil {
-				return err
+			var place map[int]uint64
+			if perr == nil {
+				place = placed[si]
 			}
 			for _, v := range vars {
 				extra := ""

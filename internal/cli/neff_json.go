@@ -99,7 +99,7 @@ type varJSON struct {
 	Alignment  int64  `json:"alignment,omitempty"`
 	List       []int  `json:"list,omitempty"`
 	BackingOff int64  `json:"backing_variable_off,omitempty"`
-	Placed     string `json:"placed,omitempty"` // the address ndma places it at (hex)
+	Placed     string `json:"placed,omitempty"` // the address ndma places it at (hex), as device.Place and the run place it
 }
 
 type queueJSON2 struct {
@@ -155,10 +155,14 @@ func infoJSON(f *neff.File, gen, bgen isa.Gen) (*neffInfoJSON, error) {
 	if err != nil {
 		out.Error = err.Error()
 	} else {
-		for _, sg := range sgs {
-			place, err := sg.Place()
-			if err != nil {
-				return nil, err
+		placed, perr := device.Place(sgs) // the run's own placement: one allocator for the device
+		if perr != nil {                  // listed without addresses; the command fails
+			out.Error = "placement: " + perr.Error()
+		}
+		for si, sg := range sgs {
+			var place map[int]uint64
+			if perr == nil {
+				place = placed[si]
 			}
 			s := subgraphJSON{Name: sg.Name, Dir: sg.Dir, Engines: []engineJSON{}, Variables: []varJSON{}, Queues: []queueJSON2{}, Blocks: blocksJSON(sg.Blocks)}
 			for _, v := range sg.Variables() {
