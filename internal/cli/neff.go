@@ -754,7 +754,7 @@ func runNEFFRun(e *env, args []string) error {
 		printNEFFSchedule(e, res)
 		printNEFFTiming(e, nt, res)
 	}
-	nt.printJSON(*execMode, res, runErr)
+	nt.printJSON(*execMode, im, res, runErr)
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", path, runErr)
 	}
