@@ -32,8 +32,8 @@ type Placement []map[int]uint64
 // the subgraphs share is one variable at one address (device memory is
 // shared: sg01's x is sg00's x); other names follow, each aligned as
 // def.json says (at least 64 bytes), in subgraph then var-id order from
-// neff.HBMBase. The first subgraph's addresses are its own allocator's
-// (neff.Subgraph.Place). INFERRED, RATIONALE.md.
+// HBMBase. It is ndma's one allocator: `neff info`, `lower`, `check` and
+// `run` all place with it. INFERRED, RATIONALE.md.
 func Place(sgs []neff.Subgraph) (Placement, error) {
 	type at struct {
 		addr uint64
@@ -41,7 +41,7 @@ func Place(sgs []neff.Subgraph) (Placement, error) {
 		sg   string
 	}
 	byName := map[string]at{}
-	next := uint64(neff.HBMBase)
+	next := uint64(HBMBase)
 	out := make(Placement, len(sgs))
 	for si := range sgs {
 		sg := &sgs[si]
@@ -85,7 +85,7 @@ func RelocVars(sg *neff.Subgraph, place map[int]uint64) *dge.Vars {
 }
 
 // ResolveEngine resolves one engine stream of a NEFF once: each 0xd4 checked
-// against its variables (neff.Subgraph.CheckPseudo: a walk outside its
+// against its variables (checkPseudo, pseudo.go: a walk outside its
 // variable is refused — the step keeps why — a softer finding is a warning)
 // and relocated; each 0xc1 trigger fired into its block's DMA_DIRECT2D
 // words. Each step names its queue and what it moves (the schedule).
@@ -115,7 +115,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 		case isa.OpPseudoDMADirect2D:
 			v, _ := s.Word.PseudoDirect2D()
 			s.Queue = sg.QueueOf(en, int(v.Semaphore()))
-			hard, soft := sg.CheckPseudo(gen, en, &s.Word) // never run a walk outside its variable
+			hard, soft := checkPseudo(gen, sg, en, &s.Word) // never run a walk outside its variable
 			warnings = append(warnings, soft...)
 			run, rerr := relocate(&s.Word)
 			switch {
@@ -149,7 +149,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 				s.Run = run // kept with a refusal, as for a 0xd4: `lower` shows it
 			}
 		case isa.OpPseudoDMATrigger:
-			f, ferr := sg.Fire(gen, en, &s.Word, place)
+			f, ferr := Fire(gen, sg, en, &s.Word, place)
 			if ferr != nil {
 				s.Err = ferr
 				continue
@@ -196,66 +196,6 @@ func Problems(err error) []error {
 		return p
 	}
 	return []error{err}
-}
-
-// sbSpace maps the legs of a relocated 0xd4 that name the state-buffer
-// variable from the NEFF's own SB space — partition·2^18 + offset on every
-// target (neff.md §4.7) — onto gen's address map: the start address by its
-// partition and offset, a step of whole 2^18 partitions by gen's stride.
-// Where the strides coincide (v2–v4) nothing changes.
-func sbSpace(gen isa.Gen, vars []neff.Variable, pseudo, r *isa.Inst) error {
-	m := isa.Map(gen)
-	if m.SBUFStride == 1<<18 {
-		return nil
-	}
-	pv, ok := pseudo.PseudoDirect2D()
-	if !ok {
-		return nil
-	}
-	sb := func(a isa.Addr8) bool {
-		id, _, isVar := a.Var()
-		for _, v := range vars {
-			if isVar && v.ID == int(id) && v.Type == "state-buffer" {
-				return true
-			}
-		}
-		return false
-	}
-	legs := [2]bool{sb(pv.SrcStartAddr()), sb(pv.DstStartAddr())}
-	if !legs[0] && !legs[1] {
-		return nil
-	}
-	v, ok := r.Direct2D()
-	if !ok {
-		return fmt.Errorf("%s: an SB leg on %s, whose partition stride is not the NEFF's 2^18, is remapped only for DIRECT2D words", r.Def().Mnemonic(), gen)
-	}
-	for k, isSB := range legs {
-		if !isSB {
-			continue
-		}
-		start, step, setStart, setStep := v.SrcStartAddr(), v.SrcStepElem, v.SetSrcStartAddr, v.SetSrcStepElem
-		if k == 1 {
-			start, step, setStart, setStep = v.DstStartAddr(), v.DstStepElem, v.SetDstStartAddr, v.SetDstStepElem
-		}
-		a, _ := start.Imm()
-		na, err := m.Join(isa.SBUF, int(a>>18), a&(1<<18-1))
-		if err != nil {
-			return fmt.Errorf("SB address %#x (NEFF space): %w", a, err)
-		}
-		setStart(na)
-		for d := 0; d < 2; d++ {
-			st := step(d)
-			switch {
-			case st%(1<<18) == 0:
-				if err := setStep(d, st/(1<<18)*int64(m.SBUFStride)); err != nil {
-					return fmt.Errorf("SB step %d of %#x (NEFF space): %w", d, st, err)
-				}
-			case st >= 1<<18 || st <= -(1<<18):
-				return fmt.Errorf("SB step %d of %#x crosses partitions by other than whole 2^18 partitions: no %s address", d, st, gen)
-			}
-		}
-	}
-	return nil
 }
 
 // addrNames names Neuron addresses by the NEFF variable they fall in.
@@ -677,20 +617,18 @@ func (im *Image) Core(name string) int {
 	return -1
 }
 
-// Check is neff.File.Check — every word validated for gen and the
-// cross-checks of neff.md §9.6 — plus what `lower` and `run` would refuse,
-// decided by their code: every engine stream resolved as Run resolves it
-// and every resolved DGE word lowered as the engines lower it (fired words
-// on runtime-built rings). Each refusal is a located problem, once.
+// Check is checkWords — every word validated for gen and the cross-checks
+// of neff.md §9.6, the blocks over Place's addresses — plus what `lower`
+// and `run` would refuse, decided by their code: every engine stream
+// resolved as Run resolves it and every resolved DGE word lowered as the
+// engines lower it (fired words on runtime-built rings). Each refusal is a
+// located problem, once.
 func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int, error) {
-	problems, words, err := f.Check(gen)
-	if err != nil {
-		return nil, 0, err
-	}
 	p, err := FromNEFF(f, sgs, gen)
 	if err != nil {
 		return nil, 0, err
 	}
+	problems, words := checkWords(gen, sgs, p.NEFF.Place)
 	seen := map[neff.Problem]bool{}
 	for _, p := range problems {
 		seen[p] = true

@@ -243,7 +243,7 @@ func TestStyleARuns(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			problems, _, err := f.Check(tc.gen)
+			problems, _, err := device.Check(tc.gen, f, sgs)
 			if err != nil || len(problems) > 0 {
 				t.Fatalf("check: %v %v", err, problems)
 			}

@@ -53,7 +53,7 @@ func BlockTransfer(sg *neff.Subgraph, q *neff.Queue, b *neff.Block, engines int)
 			row, count = size, max(d.ToSizes[0]/size, 1)
 		}
 		for _, s := range d.ToSizes[1:] {
-			if s > 0 && count > (1<<40)/s { // a resolved block is far smaller (neff.MaxRuns): never overflow
+			if s > 0 && count > (1<<40)/s { // a resolved block is far smaller (MaxRuns): never overflow
 				count = 1 << 40
 				break
 			}

@@ -194,7 +194,7 @@ func BudgetFrom(all *Analysis) (*Budget, error) {
 				b.Problems = append(b.Problems, fmt.Sprintf("%s: queue %q is not in %s/def.json dma_queue", blk.Where, blk.Queue, sg.Dir))
 				continue
 			}
-			words, _, err := sg.BlockWords(gen, blk, place[si])
+			words, _, err := device.BlockWords(gen, sg, blk, place[si])
 			if err != nil {
 				b.Problems = append(b.Problems, fmt.Sprintf("%s: %v", blk.Where, err))
 				continue

@@ -6,6 +6,13 @@ import (
 	"sort"
 )
 
+// SBPartitionStride is the partition stride of a NEFF's own SB space: an SB
+// offset in a descriptor block is partition·2^18 + offset on every target
+// the compiler was seen to write, sunda and cayman alike (neff.md §4.7). It
+// is not the generation's stride (v5's is 1 MiB, field-tables §7): a walk
+// maps each partition onto the generation's address map.
+const SBPartitionStride = 1 << 18
+
 // Block is one `dma[]` descriptor block of an engine JSON (or of def.json's
 // own `dma` list): the transfers a PSEUDO_DMA_TRIGGER fires by queue name
 // and block id (neff.md §4.5, §5.2, §4.7).

@@ -3,6 +3,7 @@ package neff_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -25,8 +26,9 @@ func build(t testing.TB, p *neffgen.Program) []byte {
 }
 
 // Every malformed-container path of the issue gives an error naming what
-// and where — Parse, Subgraphs or Check, whichever meets it first — and
-// never a panic.
+// and where — Parse, Subgraphs, CheckDef or a trigger's Resolve, whichever
+// meets it first — and never a panic. (A stream that is not whole words is
+// the runtime's check: device's TestMalformedWords.)
 func TestMalformed(t *testing.T) {
 	good := build(t, styleA())
 	mut := func(f func(b []byte) []byte) []byte { return f(bytes.Clone(good)) }
@@ -70,7 +72,6 @@ func TestMalformed(t *testing.T) {
 		{"unknown queue", build(t, unknownQ), `sg00 pool offset 0x0: PSEUDO_DMA_TRIGGER: queue "q_missing" is not in sg00/def.json dma_queue`},
 		{"bad engine JSON", replace(t, good, "sg00/pool.json", `{"instr": "pool.bin", "dma": [{"queue": "q"}]}`), `sg00/pool.json dma[0] (queue q): no id`},
 		{"engine JSON not JSON", replace(t, good, "sg00/pool.json", `{"instr": `), `sg00/pool.json: unexpected end of JSON input`},
-		{"stream not whole words", replace(t, good, "sg00/pool.bin", "\xc1\x10"), `sg00 pool:`},
 	} {
 		err := open3(tc.b)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
@@ -97,29 +98,59 @@ func replace(t *testing.T, b []byte, name, data string) []byte {
 	return out
 }
 
+// styleA is neffgen.Triggered: the C08220 shape of neff.md §4.5/§5.2.
+func styleA() *neffgen.Program { return neffgen.Triggered() }
+
 // styleB is neffgen.Inline(n), built.
 func styleB(t testing.TB, n int) []byte { return build(t, neffgen.Inline(n)) }
 
-// open3 runs the reader end to end: Parse, Subgraphs, Check; the first
-// error or problem comes back as an error.
+// open3 runs the reader end to end: Parse, Subgraphs, each subgraph's
+// CheckDef and every trigger's Resolve; the first error or problem comes
+// back as an error.
 func open3(b []byte) error {
 	f, err := neff.Parse(b, neff.Options{MaxInflated: 1 << 24})
 	if err != nil {
 		return err
 	}
-	ps, _, err := f.Check(isa.Cayman)
+	sgs, err := f.Subgraphs()
 	if err != nil {
 		return err
 	}
-	if len(ps) > 0 {
-		return errors.New(ps[0].String())
+	for i := range sgs {
+		sg := &sgs[i]
+		if ps := sg.CheckDef(); len(ps) > 0 {
+			return errors.New(ps[0].String())
+		}
+		if err := resolveAll(sg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resolveAll resolves every PSEUDO_DMA_TRIGGER of sg's streams (the words
+// decoded for their fields only); the first failure is located as
+// device.Check locates it.
+func resolveAll(sg *neff.Subgraph) error {
+	for e := range sg.Engines {
+		en := &sg.Engines[e]
+		d := isa.NewDecoder(isa.Cayman, en.Code)
+		for d.Next() {
+			if d.Inst().Opcode() != isa.OpPseudoDMATrigger {
+				continue
+			}
+			if _, err := sg.Resolve(en, d.Inst()); err != nil {
+				return fmt.Errorf("%s %s offset %#x: PSEUDO_DMA_TRIGGER: %w", sg.Name, en.Key, d.Offset(), err)
+			}
+		}
 	}
 	return nil
 }
 
 // FuzzNeff: any bytes through the whole reader — container, kelf, def.json,
-// engine JSON, blocks, placement, every trigger fired — give a result or an
-// error, never a panic. Seeds: synthetic NEFFs of both styles, every
+// engine JSON, blocks, the def.json checks, every trigger resolved — give a
+// result or an error, never a panic (device's FuzzNEFFCheck goes on to the
+// words). Seeds: synthetic NEFFs of both styles, every
 // dialect, and the real sample when it is there (read in place; corpus
 // entries grown from it are not committed — the sample stays outside).
 func FuzzNeff(f *testing.F) {
@@ -139,76 +170,15 @@ func FuzzNeff(f *testing.F) {
 		}
 		nf.Tensors()
 		nf.Target()
-		nf.Check(isa.Cayman)
+		sgs, err := nf.Subgraphs()
+		if err != nil {
+			return
+		}
+		for i := range sgs {
+			sgs[i].CheckDef()
+			resolveAll(&sgs[i])
+		}
 	})
-}
-
-// A 0xd4 whose sides move different byte counts and whose destination walk
-// leaves its variable: both reported at the word (worked by hand: dst
-// 256 elements of 128 B = 32768 B vs src 128 × 512 = 65536 B; the walk from
-// x+0x100 at step 256 ends at 0x100 + 255·256 + 128 = 65664 > 65536).
-func TestCheckPseudoWalk(t *testing.T) {
-	p := neffgen.Inline(1)
-	p.Subgraphs[0].Engines[0].Asm = "pseudo_dma_direct2d semaphore=24, sem_increment=16, src_start_addr=tbl(0), src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, " +
-		"dst_start_addr=var(1)+0x100, dst_step_elem=[256, 1], dst_num_elem=[256, 1], dst_elem_size=128, in_dtype=FP16, out_dtype=FP16\n"
-	f, err := neff.Parse(build(t, p), neff.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, words, err := f.Check(isa.Cayman)
-	if err != nil || words != 1 || len(ps) != 2 {
-		t.Fatalf("%v: %d words, problems %v", err, words, ps)
-	}
-	for i, want := range []string{
-		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: has_equal_src_dst_bytes: dst_num_elem = 32768 bytes, must move as many bytes as the src: 65536",
-		`sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: dst_start_addr var 1 "x" + 0x100: the walk touches bytes 256..65664, the variable has 65536`,
-	} {
-		if !strings.HasPrefix(ps[i].String(), want) {
-			t.Errorf("problem %d: %s\nwant %s", i, ps[i], want)
-		}
-	}
-}
-
-// The §9.6 address checks per arm: a table arm's walk against the variable
-// the list names, the state-buffer against the SBUF map, a list entry
-// naming no variable.
-func TestCheckPseudoArms(t *testing.T) {
-	const rows = "src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=FP16, out_dtype=FP16"
-	for _, tc := range []struct {
-		arms string
-		list []int
-		want string
-	}{
-		{"src_start_addr=tbl(0)+0x100, dst_start_addr=var(0)", nil,
-			`src_start_addr tbl(0) = var 1 "x" + 0x100: the walk touches bytes 256..65792, the variable has 65536`},
-		{"src_start_addr=tbl(0), dst_start_addr=var(0)+0x3ff00", nil,
-			`dst_start_addr var 0 "SB" + 0x3ff00: element (0, 0) at 0x3ff00 (512 bytes) is not inside one SBUF partition's 229376 active bytes`},
-		{"src_start_addr=tbl(1), dst_start_addr=var(0)", []int{1, 9},
-			"sg00 def.json: dge-table list[1] = 9 names no variable that holds bytes"},
-		{"src_start_addr=tbl(1), dst_start_addr=var(0)", []int{1, 9},
-			"src_start_addr names tbl(1) = var 9: not in def.json"},
-	} {
-		p := neffgen.Inline(1)
-		if tc.list != nil {
-			p.Subgraphs[0].Vars[3].List = tc.list
-		}
-		p.Subgraphs[0].Engines[0].Asm = "pseudo_dma_direct2d semaphore=24, sem_increment=16, " + tc.arms + ", " + rows + "\n"
-		f, err := neff.Parse(build(t, p), neff.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ps, _, err := f.Check(isa.Cayman)
-		if err != nil {
-			t.Fatal(err)
-		}
-		found := false
-		for _, p := range ps {
-			found = found || strings.Contains(p.String(), tc.want)
-		}
-		if !found {
-			t.Errorf("%s: problems %v\nwant %q", tc.arms, ps, tc.want)
-		}
-	}
 }
 
 // A zip bomb is refused from its tar header: a 64 MiB member (64 KiB of

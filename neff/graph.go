@@ -269,37 +269,6 @@ func (sg *Subgraph) QueueOf(en *Engine, sem int) string {
 	return ""
 }
 
-// HBMBase is where Place starts the device-memory variables (field-tables
-// §11.2: HBM begins at 4 GiB in the Neuron address space).
-const HBMBase = 0x1_0000_0000
-
-// Place is ndma's allocator for a subgraph's variables (INFERRED,
-// docs/neff.md): the state-buffer is SBUF itself, at address 0; every other
-// sized variable gets HBM space in var_id order from HBMBase, each aligned to
-// its `alignment` (at least 64 bytes) and at least 64 bytes long; dge-tables
-// hold no bytes. The result maps var_id to its Neuron address.
-func (sg *Subgraph) Place() (map[int]uint64, error) {
-	out := map[int]uint64{}
-	next := uint64(HBMBase)
-	for _, v := range sg.vars {
-		switch v.Type {
-		case "state-buffer":
-			out[v.ID] = 0
-			continue
-		case "dge-table":
-			continue
-		}
-		align := uint64(max(v.Alignment, 64))
-		if align&(align-1) != 0 {
-			return nil, fmt.Errorf("%s: var %d %q: alignment %d is not a power of two", sg.Dir, v.ID, v.Name, v.Alignment)
-		}
-		next = (next + align - 1) &^ (align - 1)
-		out[v.ID] = next
-		next += uint64(max(v.Size, 64))
-	}
-	return out, nil
-}
-
 // Table is the subgraph's dge-table list (the variable ids its table arms
 // index), empty when it has none.
 func (sg *Subgraph) Table() []uint16 {
@@ -315,9 +284,10 @@ func (sg *Subgraph) Table() []uint16 {
 	return nil
 }
 
-// tableEntry is Table()[i] and the list's length, read in place (each 0xd4
-// of a stream is checked: no copy of the list a word).
-func (sg *Subgraph) tableEntry(i int) (id uint16, n int) {
+// TableEntry is Table()[i] — the variable id entry i of the dge-table list
+// names, 0 when i is outside it — and the list's length, read in place
+// (each 0xd4 of a stream is checked: no copy of the list a word).
+func (sg *Subgraph) TableEntry(i int) (id uint16, n int) {
 	for _, v := range sg.vars {
 		if v.Type == "dge-table" {
 			if i >= 0 && i < len(v.List) {

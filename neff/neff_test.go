@@ -183,27 +183,6 @@ func TestSampleVariablesAndQueues(t *testing.T) {
 	}
 }
 
-// The allocator: SB at SBUF 0; x (65536), y (65536), output0 (32768) and the
-// file variable (alignment 32768) in HBM in var_id order; the table unplaced.
-func TestSamplePlace(t *testing.T) {
-	f, err := Parse(sample(t), Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	sgs, _ := f.Subgraphs()
-	p, err := sgs[0].Place()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[int]uint64{0: 0, 1: HBMBase, 2: HBMBase + 65536, 3: HBMBase + 131072, 4: HBMBase + 163840}
-	if fmt.Sprint(p) != fmt.Sprint(want) {
-		t.Fatalf("placement %v, want %v", p, want)
-	}
-	if tb := sgs[0].Table(); fmt.Sprint(tb) != "[1 2 3]" {
-		t.Fatalf("table %v", tb)
-	}
-}
-
 // The member list in tar order as neff.md §3.1 gives it: the debug_info
 // and top-level JSON first, then sg00's engine streams and manifests
 // (Activation, DVE, PE, Pool, SP), act_info, the per-engine debug files,

@@ -121,12 +121,16 @@ func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words bool) er
 		fmt.Fprintf(w, "subgraphs: %v\n", err)
 		return err
 	}
-	place, err := device.Place(sgs)
-	if err != nil {
-		return err
+	placed, perr := device.Place(sgs) // the run's own placement: one allocator for the device
+	if perr != nil {                  // listed without addresses; the command fails
+		fmt.Fprintf(w, "placement: %v\n", perr)
 	}
 	for si := range sgs {
-		printInfoSubgraph(w, &sgs[si], place[si], gen, words)
+		var place map[int]uint64
+		if perr == nil {
+			place = placed[si]
+		}
+		printInfoSubgraph(w, &sgs[si], place, gen, words)
 	}
 	tensors := f.Tensors()
 	var tn []string
@@ -142,7 +146,7 @@ func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words bool) er
 	} else {
 		fmt.Fprintf(w, "budget: %v\n", err)
 	}
-	return nil
+	return perr
 }
 
 // printInfoSubgraph prints one subgraph: its variables at their addresses,
@@ -879,7 +883,7 @@ func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffT
 		printNEFFSchedule(e, res)
 		printNEFFTiming(e, nt, res)
 	}
-	nt.printJSON(*fl.exec, res, runErr)
+	nt.printJSON(*fl.exec, im, res, runErr)
 	return res, runErr
 }
 

@@ -91,15 +91,16 @@ type blockJSON struct {
 }
 
 type varJSON struct {
-	VarID      int    `json:"var_id"`
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	Size       int64  `json:"size"`
-	FileName   string `json:"file_name,omitempty"`
-	Alignment  int64  `json:"alignment,omitempty"`
-	List       []int  `json:"list,omitempty"`
-	BackingOff int64  `json:"backing_variable_off,omitempty"`
-	Placed     string `json:"placed,omitempty"` // the address ndma places it at (hex)
+	VarID      int     `json:"var_id"`
+	Name       string  `json:"name"`
+	Type       string  `json:"type"`
+	Size       int64   `json:"size"`
+	FileName   string  `json:"file_name,omitempty"`
+	Alignment  int64   `json:"alignment,omitempty"`
+	List       []int   `json:"list,omitempty"`
+	BackingOff int64   `json:"backing_variable_off,omitempty"`
+	Placed     string  `json:"placed,omitempty"`  // the address ndma places it at (hex), as device.Place and the run place it
+	Address    *uint64 `json:"address,omitempty"` // the same address as a number (absent when the variable holds none)
 }
 
 type queueJSON2 struct {
@@ -155,16 +156,20 @@ func infoJSON(f *neff.File, gen, bgen isa.Gen) (*neffInfoJSON, error) {
 	if err != nil {
 		out.Error = err.Error()
 	} else {
-		for _, sg := range sgs {
-			place, err := sg.Place()
-			if err != nil {
-				return nil, err
+		placed, perr := device.Place(sgs) // the run's own placement: one allocator for the device
+		if perr != nil {                  // listed without addresses; the command fails
+			out.Error = "placement: " + perr.Error()
+		}
+		for si, sg := range sgs {
+			var place map[int]uint64
+			if perr == nil {
+				place = placed[si]
 			}
 			s := subgraphJSON{Name: sg.Name, Dir: sg.Dir, Engines: []engineJSON{}, Variables: []varJSON{}, Queues: []queueJSON2{}, Blocks: blocksJSON(sg.Blocks)}
 			for _, v := range sg.Variables() {
 				vj := varJSON{VarID: v.ID, Name: v.Name, Type: v.Type, Size: v.Size, FileName: v.FileName, Alignment: v.Alignment, List: v.List, BackingOff: v.BackingOff}
 				if a, ok := place[v.ID]; ok {
-					vj.Placed = fmt.Sprintf("%#x", a)
+					vj.Placed, vj.Address = fmt.Sprintf("%#x", a), &a
 				}
 				s.Variables = append(s.Variables, vj)
 			}

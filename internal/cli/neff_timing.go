@@ -199,8 +199,19 @@ type runJSON struct {
 	EngineTimes map[string]int64 `json:"engine_time_ns"`
 	TimeNS      int64            `json:"time_ns"`
 	Transfers   []transferJSON   `json:"transfers"`
+	Variables   []placedJSON     `json:"variables"`
 	NotComputed map[string]int   `json:"not_computed"`
 	Warnings    []string         `json:"warnings"`
+}
+
+// placedJSON is one variable of the run and the address it ran at
+// (device.Place, as `neff info` prints it).
+type placedJSON struct {
+	Subgraph string `json:"subgraph"`
+	VarID    int    `json:"var_id"`
+	Name     string `json:"name"`
+	Kind     string `json:"kind"` // the def.json var type: input, output, state-buffer, …
+	Address  uint64 `json:"address"`
 }
 
 type modelJSON struct {
@@ -231,12 +242,13 @@ type packetJSON struct {
 	WriteDoneNS int64 `json:"write_done_ns"`
 }
 
-// printJSON prints the run as JSON (under --json; nothing otherwise).
-func (nt *neffTiming) printJSON(exec string, res *device.NEFFResult, runErr error) {
+// printJSON prints the run of the NEFF loaded as im as JSON (under --json;
+// nothing otherwise).
+func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFResult, runErr error) {
 	if !*nt.asJSON {
 		return
 	}
-	out := runJSON{Status: "ok", Exec: exec, EngineTimes: map[string]int64{}, Transfers: []transferJSON{}, NotComputed: map[string]int{}, Warnings: []string{}}
+	out := runJSON{Status: "ok", Exec: exec, EngineTimes: map[string]int64{}, Transfers: []transferJSON{}, Variables: placedVars(im), NotComputed: map[string]int{}, Warnings: []string{}}
 	if runErr != nil {
 		out.Status, out.Error = "error", runErr.Error()
 	}
@@ -261,6 +273,24 @@ func (nt *neffTiming) printJSON(exec string, res *device.NEFFResult, runErr erro
 	}
 	b, _ := json.MarshalIndent(out, "", "  ")
 	fmt.Fprintf(nt.stdout, "%s\n", b)
+}
+
+// placedVars is every variable of im that has an address, in subgraph
+// then var-id order.
+func placedVars(im *device.Image) []placedJSON {
+	out := []placedJSON{}
+	if im == nil {
+		return out
+	}
+	for si := range im.Subgraphs {
+		sg := &im.Subgraphs[si]
+		for _, v := range sg.Variables() {
+			if a, ok := im.Place[si][v.ID]; ok {
+				out = append(out, placedJSON{sg.Name, v.ID, v.Name, v.Type, a})
+			}
+		}
+	}
+	return out
 }
 
 // transferOf is one schedule entry as JSON (clocked: the engines' run).

@@ -469,7 +469,7 @@ func demoNEFF(w io.Writer, gen isa.Gen) error {
 		return err
 	}
 	fmt.Fprintf(w, "  %d-byte NEFF (gzip ustar): %d members, hash %s\n", len(raw), len(f.Members), f.HashKind)
-	problems, words, err := f.Check(gen)
+	problems, words, err := device.Check(gen, f, sgs)
 	if err != nil {
 		return err
 	}
@@ -478,7 +478,7 @@ func demoNEFF(w io.Writer, gen isa.Gen) error {
 		fmt.Fprintf(w, "    %s\n", pr)
 	}
 	sg := &sgs[0]
-	place, err := sg.Place()
+	place, err := device.Place(sgs)
 	if err != nil {
 		return err
 	}
@@ -488,7 +488,7 @@ func demoNEFF(w io.Writer, gen isa.Gen) error {
 			continue
 		}
 		fmt.Fprintf(w, "  %#04x %s", d.Offset(), asm.AppendInst(nil, d.Inst()))
-		fired, err := sg.Fire(gen, &sg.Engines[0], d.Inst(), place)
+		fired, err := device.Fire(gen, sg, &sg.Engines[0], d.Inst(), place[0])
 		if err != nil {
 			return err
 		}

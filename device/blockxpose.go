@@ -1,4 +1,4 @@
-package neff
+package device
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 
 	"ndma/internal/num"
 	"ndma/isa"
+	"ndma/neff"
 )
 
 // Transposes (neff.md §4.7; the reading is INFERRED, RATIONALE.md "NEFF"):
@@ -29,7 +30,7 @@ import (
 // receives column j, the whole matrix transposed.
 
 // transposePieces resolves a transpose descriptor: one piece per tile.
-func (sg *Subgraph) transposePieces(gen isa.Gen, d *Desc, place map[int]uint64) ([]piece, int64, error) {
+func transposePieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int]uint64) ([]piece, int64, error) {
 	switch {
 	case d.Op != "" && d.Op != "copy" && d.Op != "transpose":
 		return nil, 0, fmt.Errorf("op %q with transpose_op: a transpose moves bytes unchanged (no cast or compute, field-tables §3.6)", d.Op)
@@ -45,7 +46,7 @@ func (sg *Subgraph) transposePieces(gen isa.Gen, d *Desc, place map[int]uint64) 
 	if toS != d.FromDtype {
 		return nil, 0, fmt.Errorf("from_dtype %s, to_dtype %s: a transpose does not cast (field-tables §3.6)", orRaw(d.FromDtype), orRaw(toS))
 	}
-	dt, err := DType(d.FromDtype)
+	dt, err := neff.DType(d.FromDtype)
 	if err != nil {
 		return nil, 0, fmt.Errorf("from_dtype: %w", err)
 	}
@@ -69,11 +70,11 @@ func (sg *Subgraph) transposePieces(gen isa.Gen, d *Desc, place map[int]uint64) 
 	if err != nil {
 		return nil, 0, err
 	}
-	from, err := sg.mkSide(gen, "from", d.From, d.FromOff, d.FromSizes, d.FromSteps, es, place)
+	from, err := mkSide(gen, sg, "from", d.From, d.FromOff, d.FromSizes, d.FromSteps, es, place)
 	if err != nil {
 		return nil, 0, err
 	}
-	to, err := sg.mkSide(gen, "to", d.To, d.ToOff, d.ToSizes, d.ToSteps, es, place)
+	to, err := mkSide(gen, sg, "to", d.To, d.ToOff, d.ToSizes, d.ToSteps, es, place)
 	if err != nil {
 		return nil, 0, err
 	}

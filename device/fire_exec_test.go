@@ -1,10 +1,11 @@
-package neff_test
+package device_test
 
 import (
 	"bytes"
 	"fmt"
 	"testing"
 
+	"ndma/device"
 	"ndma/internal/neffgen"
 	"ndma/isa"
 	"ndma/neff"
@@ -80,7 +81,7 @@ func TestFireRunsOnBothExecutors(t *testing.T) {
 		src := randomBytes(1<<17, 9, uint64(d.FromSizes[0]))
 		want := make([]byte, 1<<17)
 		naive(d, src, want)
-		f, err := sg.Fire(isa.Cayman, en, trigger(t, "q_gradient_in", 7), place)
+		f, err := device.Fire(isa.Cayman, sg, en, trigger(t, "q_gradient_in", 7), place)
 		if err != nil {
 			t.Fatalf("%v: %v", d, err)
 		}

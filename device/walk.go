@@ -1,18 +1,12 @@
-package neff
+package device
 
 import (
 	"fmt"
 	"math"
 
 	"ndma/isa"
+	"ndma/neff"
 )
-
-// SBPartitionStride is the partition stride of a NEFF's own SB space: an SB
-// offset in a descriptor block is partition·2^18 + offset on every target
-// the compiler was seen to write, sunda and cayman alike (neff.md §4.7). It
-// is not the generation's stride (v5's is 1 MiB, field-tables §7): a walk
-// maps each partition onto the generation's address map.
-const SBPartitionStride = 1 << 18
 
 // Bounds of one walk, so that a size or step list cannot make ndma walk,
 // allocate or overflow without end: at most maxRank dims, each step within
@@ -33,7 +27,7 @@ type run struct {
 // side is one walk of a descriptor.
 type side struct {
 	name         string // "from", "to", "from_arr[2].from"
-	v            Variable
+	v            neff.Variable
 	base         uint64 // the variable's placed address (the core's SBUF for the state-buffer)
 	off          int64  // from_off / to_off
 	sizes, steps []int64
@@ -95,7 +89,7 @@ func (s *side) walk(out []run) ([]run, error) {
 		return out, nil
 	}
 	sb := s.v.Type == "state-buffer"
-	sbLimit := min(uint64(SBPartitionStride), s.amap.SBUFActive) // the bytes of a partition both spaces hold
+	sbLimit := min(uint64(neff.SBPartitionStride), s.amap.SBUFActive) // the bytes of a partition both spaces hold
 	idx := make([]int64, len(s.sizes))
 	for {
 		off := s.off
@@ -106,10 +100,10 @@ func (s *side) walk(out []run) ([]run, error) {
 			o := off + i*innerStep
 			var a uint64
 			if sb {
-				p, po := o/SBPartitionStride, o%SBPartitionStride
+				p, po := o/neff.SBPartitionStride, o%neff.SBPartitionStride
 				if o < 0 || p >= int64(s.amap.Partitions) || uint64(po+runLen) > sbLimit {
 					return nil, fmt.Errorf("%s: bytes %d..%d of %q (NEFF SB partition %d, offset %d) are not inside one SBUF partition's %d bytes",
-						s.name, o, o+runLen, s.v.Name, floorDiv(o, SBPartitionStride), floorMod(o, SBPartitionStride), sbLimit)
+						s.name, o, o+runLen, s.v.Name, floorDiv(o, neff.SBPartitionStride), floorMod(o, neff.SBPartitionStride), sbLimit)
 				}
 				at, err := s.amap.Join(isa.SBUF, int(p), uint64(po))
 				if err != nil {

@@ -1,4 +1,4 @@
-package neff
+package device
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package neff_test
+package device_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"ndma/device"
 	"ndma/internal/neffgen"
 	"ndma/internal/samples"
 	"ndma/isa"
@@ -56,7 +57,7 @@ func TestStyleATransposesRun(t *testing.T) {
 				sp := &p.Subgraphs[0].Engines[1]
 				sp.DMA = append(sp.DMA, neffgen.Compiled("qSPIn", 9, neffgen.SetOf(8), d))
 				sg, en, place := openGen(t, p, "sp")
-				f, err := sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 9), place)
+				f, err := device.Fire(gen, sg, en, triggerOn(t, gen, "qSPIn", 9), place)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -139,7 +140,7 @@ func TestStyleADtypes(t *testing.T) {
 		sp.DMA = append(sp.DMA, neffgen.Compiled("qSPIn", 15, neffgen.SetOf(8), neff.Desc{From: "a_vec", To: "b_vec", FromSizes: []int64{512, 1}, FromSteps: []int64{1, 0},
 			ToSizes: []int64{256, 1}, ToSteps: []int64{1, 0}, Op: "cast", FromDtype: "int64", ToDtype: "int32"}))
 		sg, en, place := openGen(t, p, "sp")
-		if _, err := sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 15), place); err == nil || !bytesContains(err.Error(), "desc[0]: from_dtype int64, to_dtype int32, op \"cast\": a DMA word cannot cast or compute INT64/UINT64") {
+		if _, err := device.Fire(gen, sg, en, triggerOn(t, gen, "qSPIn", 15), place); err == nil || !bytesContains(err.Error(), "desc[0]: from_dtype int64, to_dtype int32, op \"cast\": a DMA word cannot cast or compute INT64/UINT64") {
 			t.Errorf("%s: int64 cast: %v", gen, err)
 		}
 		a, _ := sg.Var("a_vec")
@@ -150,7 +151,7 @@ func TestStyleADtypes(t *testing.T) {
 			x.write(t, place[a.ID], src)
 		}
 		for i, pr := range pairs {
-			f, err := sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 16+i), place)
+			f, err := device.Fire(gen, sg, en, triggerOn(t, gen, "qSPIn", 16+i), place)
 			if err != nil {
 				t.Errorf("%s %s → %s: %v", gen, pr.from, pr.to, err)
 				continue
@@ -204,7 +205,7 @@ func TestStyleARandomBlocks(t *testing.T) {
 	sg, en, place := openGen(t, p, "sp")
 	for _, gen := range []isa.Gen{isa.Sunda, isa.Cayman, isa.Maverick} {
 		for i := 0; i < 400; i++ {
-			sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 100+i), place) // an error is fine; a panic is not
+			device.Fire(gen, sg, en, triggerOn(t, gen, "qSPIn", 100+i), place) // an error is fine; a panic is not
 		}
 	}
 }

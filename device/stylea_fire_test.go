@@ -1,4 +1,4 @@
-package neff_test
+package device_test
 
 import (
 	"bytes"
@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"ndma/check"
+	"ndma/device"
 	"ndma/internal/neffgen"
 	"ndma/isa"
 	"ndma/neff"
@@ -65,7 +66,7 @@ func gotX(w *isa.Inst) xword {
 // field-tables §3.2 / §3.6. Placement (docs/neff.md): var_id order from
 // 0x1_0000_0000, 64-byte aligned. FP32 = 10, FP16 = 7, INT8 = 2.
 func TestStyleAWords(t *testing.T) {
-	const hbm = neff.HBMBase
+	const hbm = device.HBMBase
 	const kib = 1024
 	type want struct {
 		d2 *word  // a DMA_DIRECT2D
@@ -157,7 +158,7 @@ func TestStyleAWords(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tc.p.Target = strings.ToLower(tc.gen.String())
 			sg, en, place := openGen(t, tc.p, tc.key)
-			f, err := sg.Fire(tc.gen, en, triggerOn(t, tc.gen, tc.queue, tc.id), place)
+			f, err := device.Fire(tc.gen, sg, en, triggerOn(t, tc.gen, tc.queue, tc.id), place)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +209,7 @@ func TestStyleASemaphores(t *testing.T) {
 		id, sem  int
 		instance int
 	}{{"qSPIn", 3, 11, 0}, {"qSPIn", 17, 9, 0}, {"qSPIn", 18, 0, 0}} {
-		f, err := sg.Fire(isa.Cayman, en, triggerOn(t, isa.Cayman, tc.queue, tc.id), place)
+		f, err := device.Fire(isa.Cayman, sg, en, triggerOn(t, isa.Cayman, tc.queue, tc.id), place)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -226,7 +227,7 @@ func TestStyleASemaphores(t *testing.T) {
 func TestStyleARingSize(t *testing.T) {
 	p := neffgen.Weights("cayman", true)
 	sg, en, place := openGen(t, p, "pool")
-	f, err := sg.Fire(isa.Cayman, en, triggerOn(t, isa.Cayman, "qPoolIn", 1), place)
+	f, err := device.Fire(isa.Cayman, sg, en, triggerOn(t, isa.Cayman, "qPoolIn", 1), place)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,48 +299,10 @@ func TestStyleARefusals(t *testing.T) {
 			sp.DMA = append(sp.DMA, b)
 			gen, _ := isa.ParseGen(tc.target)
 			sg, en, place := openGen(t, p, "sp")
-			_, err := sg.Fire(gen, en, triggerOn(t, gen, "qSPIn", 9), place)
+			_, err := device.Fire(gen, sg, en, triggerOn(t, gen, "qSPIn", 9), place)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "sg00/SP.json dma[6] (queue qSPIn, id 9)") {
 				t.Errorf("%v\nwant …%s…", err, tc.want)
 			}
 		})
-	}
-}
-
-// A compute-on-DMA key ndma does not model refuses the descriptor by name;
-// Check reports it, located, with the word-free block it concerns.
-func TestStyleAUnmodelledKey(t *testing.T) {
-	f, err := neffgen.VectorAdd("cayman", 1).Parse(neff.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := range f.Members {
-		if f.Members[i].Name == "sg00/SP.json" {
-			f.Members[i].Data = bytes.Replace(f.Members[i].Data, []byte(`"op":"copy"`), []byte(`"op":"copy","scale":2`), 1)
-		}
-	}
-	ps, _, err := f.Check(isa.Cayman)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(ps) != 1 || !strings.Contains(ps[0].String(), `sg00 sp: sg00/SP.json dma[0] (queue qSPIn, id 0) desc[0]: key "scale" (a compute-on-DMA option, neff.md §4.5) is not modelled`) {
-		t.Errorf("%v", ps)
-	}
-}
-
-// Every §4.7 shape checks clean on its targets, its blocks' words valid.
-func TestStyleAChecks(t *testing.T) {
-	for _, target := range []string{"sunda", "cayman", "mariana", "maverick"} {
-		for _, p := range []*neffgen.Program{neffgen.VectorAdd(target, 2), neffgen.Casts(target), neffgen.Transposes(target), neffgen.Weights(target, true)} {
-			f, err := p.Parse(neff.Options{Strict: true})
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, gen := f.Target()
-			ps, words, err := f.Check(gen)
-			if err != nil || len(ps) > 0 || words == 0 {
-				t.Errorf("%s: %d words, %v %v", target, words, err, ps)
-			}
-		}
 	}
 }

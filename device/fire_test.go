@@ -1,4 +1,4 @@
-package neff_test
+package device_test
 
 import (
 	"archive/tar"
@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"ndma/device"
 	"ndma/internal/neffgen"
 	"ndma/isa"
 	"ndma/neff"
@@ -21,11 +22,11 @@ func open(t *testing.T, p *neffgen.Program) (*neff.Subgraph, *neff.Engine, map[i
 	if err != nil {
 		t.Fatal(err)
 	}
-	place, err := sgs[0].Place()
+	place, err := device.Place(sgs)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &sgs[0], &sgs[0].Engines[0], place
+	return &sgs[0], &sgs[0].Engines[0], place[0]
 }
 
 // trigger is a 0xc1 word of cayman naming queue and block.
@@ -61,7 +62,7 @@ func got(w *isa.Inst) word {
 // Placement (docs/neff.md): input 0x1_0000_0000, gradient_in +0x80,
 // output +0x100, big +0x180; SB at 0. UINT8 = 3, FP16 = 7, FP32 = 10.
 func TestFireWords(t *testing.T) {
-	const hbm = neff.HBMBase
+	const hbm = device.HBMBase
 	in, grad, out, big := uint64(hbm), uint64(hbm+0x80), uint64(hbm+0x100), uint64(hbm+0x180)
 	for _, tc := range []struct {
 		name string
@@ -101,7 +102,7 @@ func TestFireWords(t *testing.T) {
 				p, id = styleA(tc.desc), 1
 			}
 			sg, en, place := open(t, p)
-			f, err := sg.Fire(isa.Cayman, en, trigger(t, "q_gradient_in", id), place)
+			f, err := device.Fire(isa.Cayman, sg, en, trigger(t, "q_gradient_in", id), place)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -127,7 +128,7 @@ func TestFireEventsAndInstances(t *testing.T) {
 	d := isa.NewDecoder(isa.Cayman, sg.Engines[0].Code)
 	d.Next()
 	d.Next() // the gated q_gradient_out trigger
-	f, err := sg.Fire(isa.Cayman, &sg.Engines[0], d.Inst(), place)
+	f, err := device.Fire(isa.Cayman, sg, &sg.Engines[0], d.Inst(), place)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +138,7 @@ func TestFireEventsAndInstances(t *testing.T) {
 	if idx, _ := f.Words[0].Uint("events.wait_idx"); idx != 10 || f.Semaphore != 11 {
 		t.Errorf("wait_idx %d, semaphore %d", idx, f.Semaphore)
 	}
-	f, err = sg.Fire(isa.Cayman, &sg.Engines[1], trigger(t, "q_spare_defId_2", 7), place)
+	f, err = device.Fire(isa.Cayman, sg, &sg.Engines[1], trigger(t, "q_spare_defId_2", 7), place)
 	if err != nil || f.Semaphore != 42 || f.Instance != 2 {
 		t.Fatalf("instance: %v %+v", err, f)
 	}
@@ -173,7 +174,7 @@ func TestFireRefusals(t *testing.T) {
 			p = styleA(*tc.desc)
 		}
 		sg, en, place := open(t, p)
-		_, err := sg.Fire(isa.Cayman, en, trigger(t, tc.queue, tc.id), place)
+		_, err := device.Fire(isa.Cayman, sg, en, trigger(t, tc.queue, tc.id), place)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %v, want %q", tc.name, err, tc.want)
 		}

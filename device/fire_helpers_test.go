@@ -1,4 +1,4 @@
-package neff_test
+package device_test
 
 import (
 	"fmt"
