@@ -109,40 +109,45 @@ func TestNEFFInfoRunPlacement(t *testing.T) {
 					infoAt[k] = a
 				}
 			}
-			code, out, errs = runCLI("neff", "run", "--json", path)
-			if code != 0 && !runFails[name] || code == 0 && runFails[name] {
-				t.Fatalf("neff run: exit %d: %s", code, errs)
-			}
-			var run struct {
-				Status    string `json:"status"`
-				Variables []struct {
-					Subgraph string  `json:"subgraph"`
-					ID       int     `json:"var_id"`
-					Name     string  `json:"name"`
-					Kind     string  `json:"kind"`
-					Address  float64 `json:"address"` // a JSON number, as any reader takes it
-				} `json:"variables"`
-			}
-			if err := json.Unmarshal([]byte(out), &run); err != nil {
-				t.Fatalf("neff run --json: %v", err)
-			}
-			if want := map[bool]string{false: "ok", true: "error"}[runFails[name]]; run.Status != want {
-				t.Errorf("run status %q, want %q", run.Status, want)
-			}
-			runAt := map[varKey]uint64{}
-			for _, v := range run.Variables {
-				k := varKey{v.Subgraph, v.ID, v.Name}
-				if v.Kind != kinds[k] {
-					t.Errorf("%v: kind %q in the run, %q in info", k, v.Kind, kinds[k])
+			// a whole run, and a run of the last subgraph only (--subgraph): the
+			// others are placed all the same
+			last := info.Subgraphs[len(info.Subgraphs)-1].Name
+			for _, args := range [][]string{nil, {"--subgraph", last}} {
+				code, out, errs = runCLI(append(append([]string{"neff", "run", "--json"}, args...), path)...)
+				if code != 0 && !runFails[name] || code == 0 && runFails[name] {
+					t.Fatalf("neff run: exit %d: %s", code, errs)
 				}
-				runAt[k] = uint64(v.Address)
-			}
-			if len(runAt) == 0 || len(runAt) != len(infoAt) {
-				t.Errorf("%d variables placed in info, %d in the run", len(infoAt), len(runAt))
-			}
-			for k, a := range infoAt {
-				if r, ok := runAt[k]; !ok || r != a {
-					t.Errorf("%s %s (var %d): info places it at %#x, the run at %s", k.subgraph, k.name, k.id, a, map[bool]string{true: fmt.Sprintf("%#x", r), false: "nothing"}[ok])
+				var run struct {
+					Status    string `json:"status"`
+					Variables []struct {
+						Subgraph string  `json:"subgraph"`
+						ID       int     `json:"var_id"`
+						Name     string  `json:"name"`
+						Kind     string  `json:"kind"`
+						Address  float64 `json:"address"` // a JSON number, as any reader takes it
+					} `json:"variables"`
+				}
+				if err := json.Unmarshal([]byte(out), &run); err != nil {
+					t.Fatalf("neff run --json: %v", err)
+				}
+				if want := map[bool]string{false: "ok", true: "error"}[runFails[name]]; run.Status != want {
+					t.Errorf("run status %q, want %q", run.Status, want)
+				}
+				runAt := map[varKey]uint64{}
+				for _, v := range run.Variables {
+					k := varKey{v.Subgraph, v.ID, v.Name}
+					if v.Kind != kinds[k] {
+						t.Errorf("%v: kind %q in the run, %q in info", k, v.Kind, kinds[k])
+					}
+					runAt[k] = uint64(v.Address)
+				}
+				if len(runAt) == 0 || len(runAt) != len(infoAt) {
+					t.Errorf("%d variables placed in info, %d in the run", len(infoAt), len(runAt))
+				}
+				for k, a := range infoAt {
+					if r, ok := runAt[k]; !ok || r != a {
+						t.Errorf("%s %s (var %d): info places it at %#x, the run at %s", k.subgraph, k.name, k.id, a, map[bool]string{true: fmt.Sprintf("%#x", r), false: "nothing"}[ok])
+					}
 				}
 			}
 		})
