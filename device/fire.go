@@ -22,10 +22,11 @@ type Fired struct {
 	neff.Trigger
 	Words []isa.Inst // DMA_DIRECT2D words, and DMA_TRANSPOSE words for transpose tiles
 	Bytes int64      // bytes the block writes
-	// RuntimeRing is true for every fired block: the runtime builds its
-	// ring when the NEFF loads and sizes it to the block (neff.md §4.7, DGE
-	// mode "none"), so the DGE's own ring size does not bound it.
-	RuntimeRing bool
+	// Ring is the ring its words' descriptors are laid out on: for every
+	// fired block RuntimeRing, since the runtime builds its ring when the
+	// NEFF loads and sizes it to the block (neff.md §4.7, DGE mode "none"),
+	// so the DGE's own ring size does not bound it.
+	Ring int
 	// RingDescriptors is the most descriptors one word of the block can put
 	// on one ring — the word's larger side in contiguous runs of at most
 	// 64 KiB, plus its completion descriptor, before any fan-out over
@@ -108,7 +109,7 @@ func Fire(gen isa.Gen, sg *neff.Subgraph, en *neff.Engine, trig *isa.Inst, place
 	if err != nil {
 		return nil, err
 	}
-	fired := &Fired{Trigger: *t, RuntimeRing: true}
+	fired := &Fired{Trigger: *t, Ring: RuntimeRing}
 	ps, bytes, err := blockPieces(gen, sg, fired.Block, place)
 	if err != nil {
 		return nil, err

@@ -154,7 +154,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 				s.Err = ferr
 				continue
 			}
-			s.Run, s.Queue, s.Ring = f.Words, f.Queue.Name, RuntimeRing
+			s.Run, s.Queue, s.Ring = f.Words, f.Queue.Name, f.Ring
 			s.Transfer = BlockTransfer(sg, &f.Queue, f.Block, f.Increment)
 			s.Note = names.describe(s.Run, fmt.Sprintf("%s block %d", f.Queue.Name, f.Block.ID))
 		}

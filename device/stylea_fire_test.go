@@ -185,8 +185,8 @@ func TestStyleAWords(t *testing.T) {
 					}
 				}
 			}
-			if !f.RuntimeRing || f.RingDescriptors != tc.ring || f.Descriptors != tc.descs || f.Increment != 16 {
-				t.Errorf("RuntimeRing %v, RingDescriptors %d (want %d), Descriptors %d (want %d), Increment %d", f.RuntimeRing, f.RingDescriptors, tc.ring, f.Descriptors, tc.descs, f.Increment)
+			if f.Ring != device.RuntimeRing || f.RingDescriptors != tc.ring || f.Descriptors != tc.descs || f.Increment != 16 {
+				t.Errorf("Ring %d, RingDescriptors %d (want %d), Descriptors %d (want %d), Increment %d", f.Ring, f.RingDescriptors, tc.ring, f.Descriptors, tc.descs, f.Increment)
 			}
 		})
 	}
