@@ -109,18 +109,9 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 	sa, sb := summaries(aa), summaries(ab)
 	for _, k := range union(sa, sb, cmpKey3) {
 		x, y := sa[k], sb[k]
-		var ch []string
-		switch {
-		case x == nil:
-			ch = []string{"only in B"}
-		case y == nil:
-			ch = []string{"only in A"}
-		default:
-			for _, kind := range union(x.Words, y.Words, strings.Compare) {
-				if x.Words[kind] != y.Words[kind] {
-					ch = append(ch, fmt.Sprintf("%s words %d → %d", kind, x.Words[kind], y.Words[kind]))
-				}
-			}
+		ch, both := presence(x, y)
+		if both {
+			ch = countChanges(ch, "%s words %d → %d", x.Words, y.Words)
 			if x.Descriptors != y.Descriptors {
 				ch = append(ch, fmt.Sprintf("descriptors %d → %d", x.Descriptors, y.Descriptors))
 			}
@@ -146,18 +137,9 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 	ta, tb := streams(aa), streams(ab)
 	for _, k := range union(ta, tb, cmpKey2) {
 		x, y := ta[k], tb[k]
-		var ch []string
-		switch {
-		case x == nil:
-			ch = []string{"only in B"}
-		case y == nil:
-			ch = []string{"only in A"}
-		default:
-			for _, op := range union(x.Opcodes, y.Opcodes, strings.Compare) {
-				if x.Opcodes[op] != y.Opcodes[op] {
-					ch = append(ch, fmt.Sprintf("%s %d → %d", op, x.Opcodes[op], y.Opcodes[op]))
-				}
-			}
+		ch, both := presence(x, y)
+		if both {
+			ch = countChanges(ch, "%s %d → %d", x.Opcodes, y.Opcodes)
 			if !reflect.DeepEqual(x.Waits, y.Waits) {
 				ch = append(ch, fmt.Sprintf("waits on %v → %v", x.Waits, y.Waits))
 			}
@@ -173,6 +155,28 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 	r.Blocks = append(blockDiff(a, b), inlineDiff(genA, a, genB, b)...)
 	r.Same = len(r.Queues)+len(r.Streams)+len(r.Variables)+len(r.Blocks) == 0
 	return r, nil
+}
+
+// presence is "only in B" or "only in A" for a thing one side lacks; both
+// says the two have it (then changes are the caller's to find).
+func presence[T any](x, y *T) (ch []string, both bool) {
+	switch {
+	case x == nil:
+		return []string{"only in B"}, false
+	case y == nil:
+		return []string{"only in A"}, false
+	}
+	return nil, true
+}
+
+// countChanges appends a line per name whose count differs between a and b.
+func countChanges(ch []string, format string, a, b map[string]int) []string {
+	for _, name := range union(a, b, strings.Compare) {
+		if a[name] != b[name] {
+			ch = append(ch, fmt.Sprintf(format, name, a[name], b[name]))
+		}
+	}
+	return ch
 }
 
 // union is the keys of a and b, each once, in cmp's order.
