@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 
@@ -133,12 +135,7 @@ func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words bool) er
 		printInfoSubgraph(w, &sgs[si], place, gen, words)
 	}
 	tensors := f.Tensors()
-	var tn []string
-	for name := range tensors {
-		tn = append(tn, name)
-	}
-	sort.Strings(tn)
-	for _, name := range tn {
+	for _, name := range slices.Sorted(maps.Keys(tensors)) {
 		fmt.Fprintf(w, "tensor %s: %s %v\n", name, tensors[name].Dtype, tensors[name].Shape)
 	}
 	if b, err := inspect.BudgetOf(bgen, sgs); err == nil {

@@ -7,7 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"sort"
+	"maps"
+	"slices"
 	"strings"
 
 	"ndma/device"
@@ -192,12 +193,7 @@ func infoJSON(f *neff.File, gen, bgen isa.Gen) (*neffInfoJSON, error) {
 			out.Subgraphs = append(out.Subgraphs, s)
 		}
 		tensors := f.Tensors()
-		var names []string
-		for n := range tensors {
-			names = append(names, n)
-		}
-		sort.Strings(names)
-		for _, n := range names {
+		for _, n := range slices.Sorted(maps.Keys(tensors)) {
 			out.Tensors = append(out.Tensors, tensorJSON{n, tensors[n].Dtype, tensors[n].Shape})
 		}
 		if b, err := inspect.BudgetOf(bgen, sgs); err == nil {
