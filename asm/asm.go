@@ -171,7 +171,7 @@ type assembler struct {
 	equDefs   map[string]*equDef // every .equ of the file, by name
 	obj       *Object
 
-	cur       isa.Inst          // the word being assembled (reused: an Inst is 1 KiB)
+	cur       isa.Inst          // the word being assembled
 	vals      map[string]uint64 // union arm fields (reused)
 	ccVals    map[string]int64  // compact instruction operands (reused)
 	parts     []part            // splitTop's results (reused, one per caller that may nest)

@@ -212,7 +212,7 @@ func (in *Inst) FieldMap(w io.Writer, nonZero bool) error {
 		switch l.Field.Kind {
 		case KAddr8, KPseudoAddr8, KAddr4, KDMAAddr:
 		default:
-			if nonZero && in.v[i] == 0 {
+			if nonZero && in.leafAt(i) == 0 {
 				continue
 			}
 		}
@@ -223,7 +223,7 @@ func (in *Inst) FieldMap(w io.Writer, nonZero bool) error {
 
 func formatLeaf(in *Inst, lay *Struct, i int) string {
 	l := &lay.leaves[i]
-	v := in.v[i]
+	v := in.leafAt(i)
 	f := l.Field
 	var a *arm
 	switch f.Kind {

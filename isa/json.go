@@ -61,7 +61,7 @@ func (w *jsonWriter) object(st *Struct, prefix string) {
 
 func (w *jsonWriter) next() (uint64, *Leaf) {
 	l := &w.lay.leaves[w.leaf]
-	v := w.in.v[w.leaf]
+	v := w.in.leafAt(w.leaf)
 	w.leaf++
 	return v, l
 }
@@ -164,7 +164,7 @@ func (in *Inst) selector(f *Field, lay *Struct, path string) uint64 {
 	if !ok {
 		panic(fmt.Sprintf("isa: %s.%s selects by missing field %s", lay.Name, path, f.Sel))
 	}
-	return in.v[i]
+	return in.leafAt(i)
 }
 
 // ParseJSON reads one word object in the AppendJSON form. The opcode comes

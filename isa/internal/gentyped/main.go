@@ -2,7 +2,8 @@
 
 // Command gentyped writes isa/typed_gen.go from the layout tables and the
 // enums of package isa: a Go type and constants per enum, a view type per
-// layout whose methods read and write each field by its leaf index, and the
+// layout whose methods read and write each field in the word (in place by
+// constant window and shift, or by its leaf index), and the
 // CCINST member types. Run it in isa/ with -tags gentyped (isa/typed.go's
 // go:generate line), which builds isa without the file it writes; the
 // command itself builds only with that tag (isa.GenWords and the rest exist
@@ -349,30 +350,33 @@ func (g *gen) fields(s isa.GenStruct, word bool, chain string) error {
 			if f.Size <= 8 {
 				return fmt.Errorf("%s.%s: a byte range of %d bytes (one leaf) is not supported", st.Name, f.Name, f.Size)
 			}
-			span := fmt.Sprintf("v.in.v[%s : %s+%d : %s+%d]", first, first, count*per, first, count*per)
-			elem := "s"
+			at := first // the range's first leaf
 			if f.Count > 0 {
-				elem = fmt.Sprintf("s[i*%d : i*%d+%d]", per, per, per)
+				at = fmt.Sprintf("%s+elemAt(0, %d, i)*%d", first, count, per)
 			}
 			g.p("// %s is the %s field (%s).", n, f.Name, note)
 			g.p("func (v %s) %s(%s) (b [%d]byte) {", s.View, n, param, f.Size)
-			g.p("\ts := %s", span)
-			g.p("\tleafBytes(b[:], %s)", elem)
+			g.p("\tv.in.leafBytes(%s, b[:])", at)
 			g.p("\treturn b")
 			g.p("}")
 			g.p("")
 			if !f.Reserved {
 				g.p("// Set%s sets %s.", n, f.Name)
 				g.p("func (v %s) Set%s(%s) {", s.View, n, withParam(fmt.Sprintf("b [%d]byte", f.Size)))
-				g.p("\ts := %s", span)
-				g.p("\tsetLeafBytes(%s, b[:])", elem)
+				g.p("\tv.in.setLeafBytes(%s, b[:])", at)
 				g.p("}")
 				g.p("")
 			}
 		default:
-			at, x := first, fmt.Sprintf("v.in.v[%s]", first)
-			if f.Count > 0 { // the getter indexes a slice of the array's leaves (cheap, inlined); the setter checks i itself
-				at, x = fmt.Sprintf("elemAt(%s, %d, i)", first, count), fmt.Sprintf("v.in.v[%s : %s+%d][i]", first, first, count)
+			at := first
+			if f.Count > 0 {
+				at = fmt.Sprintf("elemAt(%s, %d, i)", first, count)
+			}
+			x := fmt.Sprintf("v.in.leafAt(%s)", at)
+			if word { // a word's leaves stand at constant places: read them in place
+				if g, ok := wordGet(st, leaf, count); ok {
+					x = g
+				}
 			}
 			typ, get, set, setArg, fails, err := g.scalar(f, x)
 			if err != nil {
@@ -387,7 +391,7 @@ func (g *gen) fields(s isa.GenStruct, word bool, chain string) error {
 					g.p("func (v %s) Set%s(%s) error { return v.in.setAt(%s, %s) }", s.View, n, withParam(set), at, setArg)
 				} else {
 					g.p("// Set%s sets %s.", n, f.Name)
-					g.p("func (v %s) Set%s(%s) { v.in.v[%s] = %s }", s.View, n, withParam(set), at, setArg)
+					g.p("func (v %s) Set%s(%s) { v.in.putLeaf(%s, %s) }", s.View, n, withParam(set), at, setArg)
 				}
 				g.p("")
 			}
@@ -398,6 +402,27 @@ func (g *gen) fields(s isa.GenStruct, word bool, chain string) error {
 		leaf += count * per
 	}
 	return nil
+}
+
+// wordGet is the in-place read of field leaves first..first+count-1 of
+// layout st (Inst.get): each element's 8-byte window and shift, as constants
+// or, for an array, a constant array indexed by i (which also checks i).
+func wordGet(st *isa.Struct, first, count int) (string, bool) {
+	var at []string
+	width := 0
+	for _, e := range st.Leaves()[first : first+count] {
+		win := min(e.Off, isa.WordSize-8)
+		shift := (e.Off-win)*8 + e.Bit
+		if shift+e.Bits > 64 || (width != 0 && e.Bits != width) {
+			return "", false
+		}
+		width = e.Bits
+		at = append(at, fmt.Sprintf("%#x", win<<8|shift))
+	}
+	if count == 1 {
+		return fmt.Sprintf("v.in.get(%s, %d)", at[0], width), true
+	}
+	return fmt.Sprintf("v.in.get([%d]uint{%s}[i], %d)", count, strings.Join(at, ", "), width), true
 }
 
 // writable reports a field that gets a setter: not reserved, and not the
