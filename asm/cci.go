@@ -65,7 +65,7 @@ func (a *assembler) cciBlock(in *isa.Inst, slots []stmt, head stmt) bool {
 // ccNames are the CCOP names in lower case (for "did you mean").
 var ccNames = sync.OnceValue(func() []string {
 	var out []string
-	for _, v := range isa.CCOp.Values {
+	for _, v := range isa.CCOp().Values {
 		out = append(out, strings.ToLower(v.Name))
 	}
 	return out
@@ -93,7 +93,7 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 		}
 		return uint32(v), nil
 	}
-	code, found := isa.CCOp.Parse(op)
+	code, found := isa.CCOp().Parse(op)
 	if !found {
 		return 0, verr(0, "unknown compact instruction %s%s", op, didYouMean(op, ccNames()))
 	}

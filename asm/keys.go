@@ -107,8 +107,8 @@ func didYouMean(k string, candidates []string) string {
 // mnemonics are the lower-case opcode names that have a layout.
 var mnemonics = sync.OnceValue(func() []string {
 	var out []string
-	for i := range isa.Catalog {
-		if d := &isa.Catalog[i]; d.Decoded() {
+	for _, d := range isa.Catalog() {
+		if d.Decoded() {
 			out = append(out, strings.ToLower(d.Name))
 		}
 	}

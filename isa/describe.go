@@ -20,7 +20,7 @@ func Describe(w io.Writer, d *OpDef) error {
 	fmt.Fprintf(w, ", %d bytes\n", lay.Size)
 	fmt.Fprintf(w, "generations: %s", genText(d))
 	if d.DGEKind >= 0 {
-		fmt.Fprintf(w, " · DGE kind %d %s (%s)", d.DGEKind, DGEOpcode.NameOf(uint64(d.DGEKind)), d.DGEProv)
+		fmt.Fprintf(w, " · DGE kind %d %s (%s)", d.DGEKind, dgeOpcodeEnum.NameOf(uint64(d.DGEKind)), d.DGEProv)
 	}
 	if d.Pseudo {
 		fmt.Fprint(w, " · pseudo (compiler→runtime)")

@@ -210,7 +210,7 @@ func FromJSONObject(gen Gen, obj map[string]any) (Inst, error) {
 			}
 			var err error
 			if d, err = LookupName(x); err != nil {
-				if key == "struct" && x == Raw.Name {
+				if key == "struct" && x == rawLayout.Name {
 					continue
 				}
 				return Inst{}, fmt.Errorf("%s: %w", key, err)
@@ -386,13 +386,13 @@ func (r *jsonReader) value(f *Field, path string, raw any) error {
 		if !ok {
 			return fmt.Errorf("fields.%s: missing \"op\"", path)
 		}
-		op, err := jsonUint(opv, 8, CCOp, r.in.Gen)
+		op, err := jsonUint(opv, 8, ccOpEnum, r.in.Gen)
 		if err != nil {
 			return fmt.Errorf("fields.%s.op: %w", path, err)
 		}
 		a := ccArm(op)
 		if t, ok := m["type"].(string); ok && !strings.EqualFold(t, a.Name) {
-			return fmt.Errorf("fields.%s.type: op %s decodes as %s, not %s", path, CCOp.Format(op), a.Name, t)
+			return fmt.Errorf("fields.%s.type: op %s decodes as %s, not %s", path, ccOpEnum.Format(op), a.Name, t)
 		}
 		v, err := r.armFields(path, a, op, m, "type")
 		if err != nil {

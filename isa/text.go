@@ -374,7 +374,7 @@ func (c CCInst) AppendText(dst []byte) []byte {
 	for _, f := range fields {
 		get[f.Name] = f
 	}
-	dst = append(dst, strings.ToLower(CCOp.NameOf(uint64(uint8(c))))...)
+	dst = append(dst, strings.ToLower(ccOpEnum.NameOf(uint64(uint8(c))))...)
 	for k, name := range want {
 		if k == 0 {
 			dst = append(dst, ' ')

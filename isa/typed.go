@@ -41,7 +41,7 @@ func (in *Inst) CopyEvents(src *Inst) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	n := len(Events.Fields) // every EVENTS field is one leaf
+	n := len(eventsLayout.Fields) // every EVENTS field is one leaf
 	for k := range n {
 		in.putLeaf(d.at+k, src.leafAt(s.at+k))
 	}

@@ -42,10 +42,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DTypeCode) String() string { return DType.Format(uint64(c)) }
+func (c DTypeCode) String() string { return dTypeEnum.Format(uint64(c)) }
 
 // Enum is the table of DTypeCode's values.
-func (DTypeCode) Enum() *Enum { return DType }
+func (DTypeCode) Enum() *Enum { return dTypeEnum }
 
 // WaitModeCode is a value of WAIT_MODE (the WaitMode table).
 type WaitModeCode uint8
@@ -77,10 +77,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c WaitModeCode) String() string { return WaitMode.Format(uint64(c)) }
+func (c WaitModeCode) String() string { return waitModeEnum.Format(uint64(c)) }
 
 // Enum is the table of WaitModeCode's values.
-func (WaitModeCode) Enum() *Enum { return WaitMode }
+func (WaitModeCode) Enum() *Enum { return waitModeEnum }
 
 // UpdateModeCode is a value of UPDATE_MODE (the UpdateMode table).
 type UpdateModeCode uint8
@@ -108,10 +108,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c UpdateModeCode) String() string { return UpdateMode.Format(uint64(c)) }
+func (c UpdateModeCode) String() string { return updateModeEnum.Format(uint64(c)) }
 
 // Enum is the table of UpdateModeCode's values.
-func (UpdateModeCode) Enum() *Enum { return UpdateMode }
+func (UpdateModeCode) Enum() *Enum { return updateModeEnum }
 
 // TraceModeCode is a value of TRACE_MODE (the TraceMode table).
 type TraceModeCode uint8
@@ -125,10 +125,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c TraceModeCode) String() string { return TraceMode.Format(uint64(c)) }
+func (c TraceModeCode) String() string { return traceModeEnum.Format(uint64(c)) }
 
 // Enum is the table of TraceModeCode's values.
-func (TraceModeCode) Enum() *Enum { return TraceMode }
+func (TraceModeCode) Enum() *Enum { return traceModeEnum }
 
 // DGEOpcodeCode is a value of DGE_OPCODE (the DGEOpcode table).
 type DGEOpcodeCode uint8
@@ -142,10 +142,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DGEOpcodeCode) String() string { return DGEOpcode.Format(uint64(c)) }
+func (c DGEOpcodeCode) String() string { return dgeOpcodeEnum.Format(uint64(c)) }
 
 // Enum is the table of DGEOpcodeCode's values.
-func (DGEOpcodeCode) Enum() *Enum { return DGEOpcode }
+func (DGEOpcodeCode) Enum() *Enum { return dgeOpcodeEnum }
 
 // DGEComputeOpCode is a value of DGE_COMPUTE_OP (the DGEComputeOp table).
 type DGEComputeOpCode uint8
@@ -160,10 +160,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DGEComputeOpCode) String() string { return DGEComputeOp.Format(uint64(c)) }
+func (c DGEComputeOpCode) String() string { return dgeComputeOpEnum.Format(uint64(c)) }
 
 // Enum is the table of DGEComputeOpCode's values.
-func (DGEComputeOpCode) Enum() *Enum { return DGEComputeOp }
+func (DGEComputeOpCode) Enum() *Enum { return dgeComputeOpEnum }
 
 // IndirectDimCode is a value of INDIRECT_DIM (the IndirectDim table).
 type IndirectDimCode uint8
@@ -177,10 +177,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c IndirectDimCode) String() string { return IndirectDim.Format(uint64(c)) }
+func (c IndirectDimCode) String() string { return indirectDimEnum.Format(uint64(c)) }
 
 // Enum is the table of IndirectDimCode's values.
-func (IndirectDimCode) Enum() *Enum { return IndirectDim }
+func (IndirectDimCode) Enum() *Enum { return indirectDimEnum }
 
 // IndirectModeCode is a value of INDIRECT_DMA_ADDRESSING_MODE (the IndirectMode table).
 type IndirectModeCode uint8
@@ -193,10 +193,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c IndirectModeCode) String() string { return IndirectMode.Format(uint64(c)) }
+func (c IndirectModeCode) String() string { return indirectModeEnum.Format(uint64(c)) }
 
 // Enum is the table of IndirectModeCode's values.
-func (IndirectModeCode) Enum() *Enum { return IndirectMode }
+func (IndirectModeCode) Enum() *Enum { return indirectModeEnum }
 
 // DMAEngineCountCode is a value of DMA_ENGINE_COUNT (the DMAEngineCount table).
 type DMAEngineCountCode uint8
@@ -210,10 +210,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DMAEngineCountCode) String() string { return DMAEngineCount.Format(uint64(c)) }
+func (c DMAEngineCountCode) String() string { return dmaEngineCountEnum.Format(uint64(c)) }
 
 // Enum is the table of DMAEngineCountCode's values.
-func (DMAEngineCountCode) Enum() *Enum { return DMAEngineCount }
+func (DMAEngineCountCode) Enum() *Enum { return dmaEngineCountEnum }
 
 // DMADescModeCode is a value of DMA_DESC_MODE (the DMADescMode table).
 type DMADescModeCode uint8
@@ -225,10 +225,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DMADescModeCode) String() string { return DMADescMode.Format(uint64(c)) }
+func (c DMADescModeCode) String() string { return dmaDescModeEnum.Format(uint64(c)) }
 
 // Enum is the table of DMADescModeCode's values.
-func (DMADescModeCode) Enum() *Enum { return DMADescMode }
+func (DMADescModeCode) Enum() *Enum { return dmaDescModeEnum }
 
 // SemaSyncCode is a value of SEMA_SYNC (the SemaSync table).
 type SemaSyncCode uint8
@@ -240,10 +240,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c SemaSyncCode) String() string { return SemaSync.Format(uint64(c)) }
+func (c SemaSyncCode) String() string { return semaSyncEnum.Format(uint64(c)) }
 
 // Enum is the table of SemaSyncCode's values.
-func (SemaSyncCode) Enum() *Enum { return SemaSync }
+func (SemaSyncCode) Enum() *Enum { return semaSyncEnum }
 
 // TestEvtSemModeCode is a value of TEST_EVT_SEM_MODE (the TestEvtSemMode table).
 type TestEvtSemModeCode uint8
@@ -258,10 +258,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c TestEvtSemModeCode) String() string { return TestEvtSemMode.Format(uint64(c)) }
+func (c TestEvtSemModeCode) String() string { return testEvtSemModeEnum.Format(uint64(c)) }
 
 // Enum is the table of TestEvtSemModeCode's values.
-func (TestEvtSemModeCode) Enum() *Enum { return TestEvtSemMode }
+func (TestEvtSemModeCode) Enum() *Enum { return testEvtSemModeEnum }
 
 // DataSrcCode is a value of DATA_SRC (the DataSrc table).
 type DataSrcCode uint8
@@ -273,10 +273,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DataSrcCode) String() string { return DataSrc.Format(uint64(c)) }
+func (c DataSrcCode) String() string { return dataSrcEnum.Format(uint64(c)) }
 
 // Enum is the table of DataSrcCode's values.
-func (DataSrcCode) Enum() *Enum { return DataSrc }
+func (DataSrcCode) Enum() *Enum { return dataSrcEnum }
 
 // LNCSizeFmtCode is a value of LNC_SIZE_FMT (the LNCSizeFmt table).
 type LNCSizeFmtCode uint8
@@ -290,10 +290,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c LNCSizeFmtCode) String() string { return LNCSizeFmt.Format(uint64(c)) }
+func (c LNCSizeFmtCode) String() string { return lncSizeFmtEnum.Format(uint64(c)) }
 
 // Enum is the table of LNCSizeFmtCode's values.
-func (LNCSizeFmtCode) Enum() *Enum { return LNCSizeFmt }
+func (LNCSizeFmtCode) Enum() *Enum { return lncSizeFmtEnum }
 
 // NeuronEngineCode is a value of NEURON_ENGINE (the NeuronEngine table).
 type NeuronEngineCode uint8
@@ -309,10 +309,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c NeuronEngineCode) String() string { return NeuronEngine.Format(uint64(c)) }
+func (c NeuronEngineCode) String() string { return neuronEngineEnum.Format(uint64(c)) }
 
 // Enum is the table of NeuronEngineCode's values.
-func (NeuronEngineCode) Enum() *Enum { return NeuronEngine }
+func (NeuronEngineCode) Enum() *Enum { return neuronEngineEnum }
 
 // DMAAddrModeCode is a value of DMA_ADDR_MODE (the DMAAddrMode table).
 type DMAAddrModeCode uint8
@@ -334,10 +334,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DMAAddrModeCode) String() string { return DMAAddrMode.Format(uint64(c)) }
+func (c DMAAddrModeCode) String() string { return dmaAddrModeEnum.Format(uint64(c)) }
 
 // Enum is the table of DMAAddrModeCode's values.
-func (DMAAddrModeCode) Enum() *Enum { return DMAAddrMode }
+func (DMAAddrModeCode) Enum() *Enum { return dmaAddrModeEnum }
 
 // DMASemaUpdateModeCode is a value of DMA_SEMA_UPDATE_MODE (the DMASemaUpdateMode table).
 type DMASemaUpdateModeCode uint8
@@ -354,10 +354,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DMASemaUpdateModeCode) String() string { return DMASemaUpdateMode.Format(uint64(c)) }
+func (c DMASemaUpdateModeCode) String() string { return dmaSemaUpdateModeEnum.Format(uint64(c)) }
 
 // Enum is the table of DMASemaUpdateModeCode's values.
-func (DMASemaUpdateModeCode) Enum() *Enum { return DMASemaUpdateMode }
+func (DMASemaUpdateModeCode) Enum() *Enum { return dmaSemaUpdateModeEnum }
 
 // CCInstTypeCode is a value of CCINST_TYPE (the CCInstType table).
 type CCInstTypeCode uint8
@@ -376,10 +376,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c CCInstTypeCode) String() string { return CCInstType.Format(uint64(c)) }
+func (c CCInstTypeCode) String() string { return ccInstTypeEnum.Format(uint64(c)) }
 
 // Enum is the table of CCInstTypeCode's values.
-func (CCInstTypeCode) Enum() *Enum { return CCInstType }
+func (CCInstTypeCode) Enum() *Enum { return ccInstTypeEnum }
 
 // CCOpCode is a value of CCOP (the CCOp table).
 type CCOpCode uint8
@@ -515,10 +515,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c CCOpCode) String() string { return CCOp.Format(uint64(c)) }
+func (c CCOpCode) String() string { return ccOpEnum.Format(uint64(c)) }
 
 // Enum is the table of CCOpCode's values.
-func (CCOpCode) Enum() *Enum { return CCOp }
+func (CCOpCode) Enum() *Enum { return ccOpEnum }
 
 // ExtendedOpcodeCode is a value of EXTENDED_OPCODE (the ExtendedOpcode table).
 type ExtendedOpcodeCode uint8
@@ -530,17 +530,17 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c ExtendedOpcodeCode) String() string { return ExtendedOpcode.Format(uint64(c)) }
+func (c ExtendedOpcodeCode) String() string { return extendedOpcodeEnum.Format(uint64(c)) }
 
 // Enum is the table of ExtendedOpcodeCode's values.
-func (ExtendedOpcodeCode) Enum() *Enum { return ExtendedOpcode }
+func (ExtendedOpcodeCode) Enum() *Enum { return extendedOpcodeEnum }
 
 // Direct2DView is the typed view of a DMA_DIRECT2D word (34 leaves): one method per field of the Direct2D table.
 type Direct2DView struct{ in *Inst }
 
 // Direct2D returns the typed view of a DMA_DIRECT2D word; ok is false when in decodes by another layout.
 func (in *Inst) Direct2D() (Direct2DView, bool) {
-	if in.def == nil || in.def.layout() != Direct2D {
+	if in.def == nil || in.def.layout() != direct2DLayout {
 		return Direct2DView{}, false
 	}
 	return Direct2DView{in}, true
@@ -651,7 +651,7 @@ type Copy2DView struct{ in *Inst }
 
 // Copy2D returns the typed view of a DMA_COPY2D word; ok is false when in decodes by another layout.
 func (in *Inst) Copy2D() (Copy2DView, bool) {
-	if in.def == nil || in.def.layout() != Copy2D {
+	if in.def == nil || in.def.layout() != copy2DLayout {
 		return Copy2DView{}, false
 	}
 	return Copy2DView{in}, true
@@ -771,7 +771,7 @@ type ImmediateView struct{ in *Inst }
 
 // Immediate returns the typed view of a DMA_IMMEDIATE word; ok is false when in decodes by another layout.
 func (in *Inst) Immediate() (ImmediateView, bool) {
-	if in.def == nil || in.def.layout() != Immediate {
+	if in.def == nil || in.def.layout() != immediateLayout {
 		return ImmediateView{}, false
 	}
 	return ImmediateView{in}, true
@@ -834,7 +834,7 @@ type Indirect1DView struct{ in *Inst }
 
 // Indirect1D returns the typed view of a DMA_INDIRECT1D word; ok is false when in decodes by another layout.
 func (in *Inst) Indirect1D() (Indirect1DView, bool) {
-	if in.def == nil || in.def.layout() != Indirect1D {
+	if in.def == nil || in.def.layout() != indirect1DLayout {
 		return Indirect1DView{}, false
 	}
 	return Indirect1DView{in}, true
@@ -965,7 +965,7 @@ type XposeView struct{ in *Inst }
 
 // Xpose returns the typed view of a DMA_DIRECT2D_XPOSE word; ok is false when in decodes by another layout.
 func (in *Inst) Xpose() (XposeView, bool) {
-	if in.def == nil || in.def.layout() != Xpose {
+	if in.def == nil || in.def.layout() != xposeLayout {
 		return XposeView{}, false
 	}
 	return XposeView{in}, true
@@ -1070,7 +1070,7 @@ type GatherXposeView struct{ in *Inst }
 
 // GatherXpose returns the typed view of a DMA_GATHER_XPOSE word; ok is false when in decodes by another layout.
 func (in *Inst) GatherXpose() (GatherXposeView, bool) {
-	if in.def == nil || in.def.layout() != GatherXpose {
+	if in.def == nil || in.def.layout() != gatherXposeLayout {
 		return GatherXposeView{}, false
 	}
 	return GatherXposeView{in}, true
@@ -1172,7 +1172,7 @@ type TestESView struct{ in *Inst }
 
 // TestES returns the typed view of a CTRL_TEST_ES word; ok is false when in decodes by another layout.
 func (in *Inst) TestES() (TestESView, bool) {
-	if in.def == nil || in.def.layout() != TestES {
+	if in.def == nil || in.def.layout() != testESLayout {
 		return TestESView{}, false
 	}
 	return TestESView{in}, true
@@ -1250,7 +1250,7 @@ type CCIView struct{ in *Inst }
 
 // CCI returns the typed view of a CTRL_CCI word; ok is false when in decodes by another layout.
 func (in *Inst) CCI() (CCIView, bool) {
-	if in.def == nil || in.def.layout() != CCI {
+	if in.def == nil || in.def.layout() != cciLayout {
 		return CCIView{}, false
 	}
 	return CCIView{in}, true
@@ -1275,7 +1275,7 @@ type PseudoDirect2DView struct{ in *Inst }
 
 // PseudoDirect2D returns the typed view of a PSEUDO_DMA_DIRECT2D word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoDirect2D() (PseudoDirect2DView, bool) {
-	if in.def == nil || in.def.layout() != PseudoDirect2D {
+	if in.def == nil || in.def.layout() != pseudoDirect2DLayout {
 		return PseudoDirect2DView{}, false
 	}
 	return PseudoDirect2DView{in}, true
@@ -1398,7 +1398,7 @@ type PseudoTriggerView struct{ in *Inst }
 
 // PseudoTrigger returns the typed view of a PSEUDO_DMA_TRIGGER word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoTrigger() (PseudoTriggerView, bool) {
-	if in.def == nil || in.def.layout() != PseudoTrigger {
+	if in.def == nil || in.def.layout() != pseudoTriggerLayout {
 		return PseudoTriggerView{}, false
 	}
 	return PseudoTriggerView{in}, true
@@ -1447,7 +1447,7 @@ type PseudoExtView struct{ in *Inst }
 
 // PseudoExt returns the typed view of a PSEUDO_DMA_EXT word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoExt() (PseudoExtView, bool) {
-	if in.def == nil || in.def.layout() != PseudoExt {
+	if in.def == nil || in.def.layout() != pseudoExtLayout {
 		return PseudoExtView{}, false
 	}
 	return PseudoExtView{in}, true
@@ -1539,7 +1539,7 @@ type Mem2DView struct{ in *Inst }
 
 // Mem2D returns the typed view of a MEM_2D word; ok is false when in decodes by another layout.
 func (in *Inst) Mem2D() (Mem2DView, bool) {
-	if in.def == nil || in.def.layout() != Mem2D {
+	if in.def == nil || in.def.layout() != mem2DLayout {
 		return Mem2DView{}, false
 	}
 	return Mem2DView{in}, true
@@ -1599,7 +1599,7 @@ type PseudoMem2DView struct{ in *Inst }
 
 // PseudoMem2D returns the typed view of a PSEUDO_MEM_2D word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoMem2D() (PseudoMem2DView, bool) {
-	if in.def == nil || in.def.layout() != PseudoMem2D {
+	if in.def == nil || in.def.layout() != pseudoMem2DLayout {
 		return PseudoMem2DView{}, false
 	}
 	return PseudoMem2DView{in}, true
@@ -1665,7 +1665,7 @@ type ExtendedView struct{ in *Inst }
 
 // Extended returns the typed view of a EXTENDED_INST word; ok is false when in decodes by another layout.
 func (in *Inst) Extended() (ExtendedView, bool) {
-	if in.def == nil || in.def.layout() != Extended {
+	if in.def == nil || in.def.layout() != extendedLayout {
 		return ExtendedView{}, false
 	}
 	return ExtendedView{in}, true
@@ -1765,7 +1765,7 @@ type RawView struct{ in *Inst }
 
 // Raw returns the typed view of a RAW word; ok is false when in decodes by another layout.
 func (in *Inst) Raw() (RawView, bool) {
-	if in.def == nil || in.def.layout() != Raw {
+	if in.def == nil || in.def.layout() != rawLayout {
 		return RawView{}, false
 	}
 	return RawView{in}, true
@@ -2149,7 +2149,7 @@ func (in *Inst) Header() (HeaderView, bool) {
 		return HeaderView{}, false
 	}
 	switch in.def.layout() {
-	case Direct2D, Copy2D, Immediate, Indirect1D, Xpose, GatherXpose, TestES, CCI, PseudoDirect2D, PseudoTrigger, Mem2D, PseudoMem2D, Extended, Raw:
+	case direct2DLayout, copy2DLayout, immediateLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, cciLayout, pseudoDirect2DLayout, pseudoTriggerLayout, mem2DLayout, pseudoMem2DLayout, extendedLayout, rawLayout:
 		return HeaderView{in, 0}, true
 	}
 	return HeaderView{}, false
@@ -2161,7 +2161,7 @@ func (in *Inst) Events() (EventsView, bool) {
 		return EventsView{}, false
 	}
 	switch in.def.layout() {
-	case Direct2D, Indirect1D, Xpose, GatherXpose, TestES, PseudoDirect2D, PseudoTrigger, Mem2D, PseudoMem2D, Extended, Raw:
+	case direct2DLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, pseudoDirect2DLayout, pseudoTriggerLayout, mem2DLayout, pseudoMem2DLayout, extendedLayout, rawLayout:
 		return EventsView{in, 4}, true
 	}
 	return EventsView{}, false
@@ -2433,7 +2433,7 @@ func typedProbe(in *Inst) []typedAccess {
 		return nil
 	}
 	switch in.def.layout() {
-	case Direct2D:
+	case direct2DLayout:
 		v, _ := in.Direct2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2471,7 +2471,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"in_dtype", 32, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
 			{"out_dtype", 33, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
 		}
-	case Copy2D:
+	case copy2DLayout:
 		v, _ := in.Copy2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2509,7 +2509,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"remote_core_id", 32, func() any { return v.RemoteCoreID() }, func(x int64) error { return v.SetRemoteCoreID(x) }},
 			{"reserved", 33, func() any { return v.Reserved() }, nil},
 		}
-	case Immediate:
+	case immediateLayout:
 		v, _ := in.Immediate()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2538,7 +2538,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"descriptor_imm[1]", 24, func() any { return v.DescriptorImm(1) }, func(x int64) error { var b [16]byte; probeBytes(b[:], x); v.SetDescriptorImm(1, b); return nil }},
 			{"descriptor_imm[2]", 26, func() any { return v.DescriptorImm(2) }, func(x int64) error { var b [16]byte; probeBytes(b[:], x); v.SetDescriptorImm(2, b); return nil }},
 		}
-	case Indirect1D:
+	case indirect1DLayout:
 		v, _ := in.Indirect1D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2581,7 +2581,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"dma_configs.reserved", 37, func() any { return v.DMAConfigs().Reserved() }, nil},
 			{"reserved", 38, func() any { return v.Reserved() }, nil},
 		}
-	case Xpose:
+	case xposeLayout:
 		v, _ := in.Xpose()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2618,7 +2618,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"dma_configs.priority_class", 31, func() any { return v.DMAConfigs().PriorityClass() }, func(x int64) error { return v.DMAConfigs().SetPriorityClass(x) }},
 			{"dma_configs.reserved", 32, func() any { return v.DMAConfigs().Reserved() }, nil},
 		}
-	case GatherXpose:
+	case gatherXposeLayout:
 		v, _ := in.GatherXpose()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2657,7 +2657,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"flags.gather_dim", 33, func() any { return v.Flags().GatherDim() }, func(x int64) error { return v.Flags().SetGatherDim(IndirectDimCode(x)) }},
 			{"flags.reserved", 34, func() any { return v.Flags().Reserved() }, nil},
 		}
-	case TestES:
+	case testESLayout:
 		v, _ := in.TestES()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2709,7 +2709,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"setter_signature", 46, func() any { return v.SetterSignature() }, func(x int64) error { return v.SetSetterSignature(x) }},
 			{"reserved0", 47, func() any { return v.Reserved0() }, nil},
 		}
-	case CCI:
+	case cciLayout:
 		v, _ := in.CCI()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2732,7 +2732,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"insts[13]", 17, func() any { return v.Insts(13) }, func(x int64) error { v.SetInsts(13, CCInst(x)); return nil }},
 			{"insts[14]", 18, func() any { return v.Insts(14) }, func(x int64) error { v.SetInsts(14, CCInst(x)); return nil }},
 		}
-	case PseudoDirect2D:
+	case pseudoDirect2DLayout:
 		v, _ := in.PseudoDirect2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2770,7 +2770,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"in_dtype", 32, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
 			{"out_dtype", 33, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
 		}
-	case PseudoTrigger:
+	case pseudoTriggerLayout:
 		v, _ := in.PseudoTrigger()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2787,7 +2787,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"block_id", 14, func() any { return v.BlockID() }, func(x int64) error { return v.SetBlockID(x) }},
 			{"reserved", 15, func() any { return v.Reserved() }, nil},
 		}
-	case PseudoExt:
+	case pseudoExtLayout:
 		v, _ := in.PseudoExt()
 		return []typedAccess{
 			{"opcode", 0, func() any { return v.Opcode() }, nil},
@@ -2809,7 +2809,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"src_bound_size_bytes_upper", 19, func() any { return v.SrcBoundSizeBytesUpper() }, func(x int64) error { return v.SetSrcBoundSizeBytesUpper(x) }},
 			{"dst_bound_size_bytes_upper", 20, func() any { return v.DstBoundSizeBytesUpper() }, func(x int64) error { return v.SetDstBoundSizeBytesUpper(x) }},
 		}
-	case Mem2D:
+	case mem2DLayout:
 		v, _ := in.Mem2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2861,7 +2861,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"data[30]", 46, func() any { return v.Data(30) }, func(x int64) error { return v.SetData(30, x) }},
 			{"data[31]", 47, func() any { return v.Data(31) }, func(x int64) error { return v.SetData(31, x) }},
 		}
-	case PseudoMem2D:
+	case pseudoMem2DLayout:
 		v, _ := in.PseudoMem2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2914,7 +2914,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"data[30]", 47, func() any { return v.Data(30) }, func(x int64) error { return v.SetData(30, x) }},
 			{"data[31]", 48, func() any { return v.Data(31) }, func(x int64) error { return v.SetData(31, x) }},
 		}
-	case Extended:
+	case extendedLayout:
 		v, _ := in.Extended()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2940,7 +2940,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"remote_sem_prev", 20, func() any { return v.RemoteSemPrev() }, func(x int64) error { return v.SetRemoteSemPrev(x) }},
 			{"reserved", 21, func() any { return v.Reserved() }, nil},
 		}
-	case Raw:
+	case rawLayout:
 		v, _ := in.Raw()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2975,276 +2975,276 @@ type typedEnumConst struct {
 // typedEnumProbe lists every enum constant for typed_test.go.
 func typedEnumProbe() []typedEnumConst {
 	return []typedEnumConst{
-		{DType, "INVALID", DTypeInvalid},
-		{DType, "UINT64", DTypeUint64},
-		{DType, "INT8", DTypeInt8},
-		{DType, "UINT8", DTypeUint8},
-		{DType, "INT16", DTypeInt16},
-		{DType, "UINT16", DTypeUint16},
-		{DType, "BFLOAT16", DTypeBFloat16},
-		{DType, "FP16", DTypeFP16},
-		{DType, "INT32", DTypeInt32},
-		{DType, "UINT32", DTypeUint32},
-		{DType, "FP32", DTypeFP32},
-		{DType, "FP32R", DTypeFP32R},
-		{DType, "INT64", DTypeInt64},
-		{DType, "FP8_EXP3", DTypeFP8Exp3},
-		{DType, "FP8_EXP4", DTypeFP8Exp4},
-		{DType, "FP8_EXP5", DTypeFP8Exp5},
-		{DType, "FP4_EXP2", DTypeFP4Exp2},
-		{DType, "FP8_EXP2", DTypeFP8Exp2},
-		{DType, "INT4", DTypeInt4},
-		{DType, "SFP8_E8", DTypeSFP8E8},
-		{DType, "SFP8_E7", DTypeSFP8E7},
-		{DType, "SFP8_E6", DTypeSFP8E6},
-		{DType, "SFP8_E5", DTypeSFP8E5},
-		{DType, "CPTC1", DTypeCPTC1},
-		{DType, "CPTC2", DTypeCPTC2},
-		{DType, "CPTC3", DTypeCPTC3},
-		{DType, "CPTC4", DTypeCPTC4},
-		{DType, "CPTC5", DTypeCPTC5},
-		{DType, "CPTC6", DTypeCPTC6},
-		{DType, "CPTC7", DTypeCPTC7},
-		{WaitMode, "NONE", WaitModeNone},
-		{WaitMode, "WAIT_FOR_SEM_EQ_IMM", WaitModeWaitForSemEQImm},
-		{WaitMode, "WAIT_FOR_SEM_LT_IMM", WaitModeWaitForSemLTImm},
-		{WaitMode, "WAIT_FOR_SEM_LE_IMM", WaitModeWaitForSemLEImm},
-		{WaitMode, "WAIT_FOR_SEM_GT_IMM", WaitModeWaitForSemGTImm},
-		{WaitMode, "WAIT_FOR_SEM_GE_IMM", WaitModeWaitForSemGEImm},
-		{WaitMode, "WAIT_FOR_EVT_06", WaitModeWaitForEvt06},
-		{WaitMode, "WAIT_FOR_EVT_07", WaitModeWaitForEvt07},
-		{WaitMode, "WAIT_FOR_EVT_0E", WaitModeWaitForEvt0E},
-		{WaitMode, "WAIT_FOR_EVT_0F", WaitModeWaitForEvt0F},
-		{WaitMode, "WAIT_FOR_SEM_EQ_REG", WaitModeWaitForSemEQReg},
-		{WaitMode, "WAIT_FOR_SEM_LT_REG", WaitModeWaitForSemLTReg},
-		{WaitMode, "WAIT_FOR_SEM_LE_REG", WaitModeWaitForSemLEReg},
-		{WaitMode, "WAIT_FOR_SEM_GT_REG", WaitModeWaitForSemGTReg},
-		{WaitMode, "WAIT_FOR_SEM_GE_REG", WaitModeWaitForSemGEReg},
-		{WaitMode, "WAIT_FOR_SEM_EQ_REG_OFFSET", WaitModeWaitForSemEQRegOffset},
-		{WaitMode, "WAIT_FOR_SEM_LT_REG_OFFSET", WaitModeWaitForSemLTRegOffset},
-		{WaitMode, "WAIT_FOR_SEM_LE_REG_OFFSET", WaitModeWaitForSemLERegOffset},
-		{WaitMode, "WAIT_FOR_SEM_GT_REG_OFFSET", WaitModeWaitForSemGTRegOffset},
-		{WaitMode, "WAIT_FOR_SEM_GE_REG_OFFSET", WaitModeWaitForSemGERegOffset},
-		{WaitMode, "UNORDERED", WaitModeUnordered},
-		{WaitMode, "INVALID", WaitModeInvalid},
-		{UpdateMode, "NONE", UpdateModeNone},
-		{UpdateMode, "SEM_INC_READ", UpdateModeSemIncRead},
-		{UpdateMode, "SEM_DEC_READ", UpdateModeSemDecRead},
-		{UpdateMode, "SEM_ADD_IMM_READ", UpdateModeSemAddImmRead},
-		{UpdateMode, "SEM_SUB_IMM_READ", UpdateModeSemSubImmRead},
-		{UpdateMode, "SEM_WR_IMM_READ", UpdateModeSemWrImmRead},
-		{UpdateMode, "SEM_INC_COMPLETE", UpdateModeSemIncComplete},
-		{UpdateMode, "SEM_DEC_COMPLETE", UpdateModeSemDecComplete},
-		{UpdateMode, "SEM_ADD_IMM_COMPLETE", UpdateModeSemAddImmComplete},
-		{UpdateMode, "SEM_SUB_IMM_COMPLETE", UpdateModeSemSubImmComplete},
-		{UpdateMode, "SEM_WR_IMM_COMPLETE", UpdateModeSemWrImmComplete},
-		{UpdateMode, "SEM_ADD_REG_READ", UpdateModeSemAddRegRead},
-		{UpdateMode, "SEM_SUB_REG_READ", UpdateModeSemSubRegRead},
-		{UpdateMode, "SEM_WR_REG_READ", UpdateModeSemWrRegRead},
-		{UpdateMode, "SEM_ADD_REG_COMPLETE", UpdateModeSemAddRegComplete},
-		{UpdateMode, "SEM_SUB_REG_COMPLETE", UpdateModeSemSubRegComplete},
-		{UpdateMode, "SEM_WR_REG_COMPLETE", UpdateModeSemWrRegComplete},
-		{UpdateMode, "INVALID", UpdateModeInvalid},
-		{TraceMode, "DISABLE", TraceModeDisable},
-		{TraceMode, "GEN_ON_START", TraceModeGenOnStart},
-		{TraceMode, "GEN_ON_END", TraceModeGenOnEnd},
-		{TraceMode, "GEN_ON_BOTH", TraceModeGenOnBoth},
-		{DGEOpcode, "DMA_DIRECT2D", DGEOpcodeDMADirect2D},
-		{DGEOpcode, "DMA_INDIRECT1D", DGEOpcodeDMAIndirect1D},
-		{DGEOpcode, "DMA_TRANSPOSE", DGEOpcodeDMATranspose},
-		{DGEOpcode, "DMA_GATHER_TRANSPOSE", DGEOpcodeDMAGatherTranspose},
-		{DGEComputeOp, "NONE", DGEComputeOpNone},
-		{DGEComputeOp, "ADD", DGEComputeOpAdd},
-		{DGEComputeOp, "MULTIPLY", DGEComputeOpMultiply},
-		{DGEComputeOp, "MAX", DGEComputeOpMax},
-		{DGEComputeOp, "MIN", DGEComputeOpMin},
-		{IndirectDim, "X", IndirectDimX},
-		{IndirectDim, "Y", IndirectDimY},
-		{IndirectDim, "Z", IndirectDimZ},
-		{IndirectDim, "W", IndirectDimW},
-		{IndirectMode, "SRC", IndirectModeSrc},
-		{IndirectMode, "DST", IndirectModeDst},
-		{IndirectMode, "SRC_DST", IndirectModeSrcDst},
-		{DMAEngineCount, "ONE", DMAEngineCountOne},
-		{DMAEngineCount, "TWO", DMAEngineCountTwo},
-		{DMAEngineCount, "FOUR", DMAEngineCountFour},
-		{DMAEngineCount, "EIGHT", DMAEngineCountEight},
-		{DMADescMode, "IMMEDIATE", DMADescModeImmediate},
-		{DMADescMode, "REGISTER", DMADescModeRegister},
-		{SemaSync, "SOW", SemaSyncSOW},
-		{SemaSync, "CLEAR_PCIE_RO", SemaSyncClearPCIeRO},
-		{TestEvtSemMode, "READ_SEM", TestEvtSemModeReadSem},
-		{TestEvtSemMode, "READ_EVT", TestEvtSemModeReadEvt},
-		{TestEvtSemMode, "UPDATE_SEM", TestEvtSemModeUpdateSem},
-		{TestEvtSemMode, "UPDATE_EVT", TestEvtSemModeUpdateEvt},
-		{TestEvtSemMode, "COND_UPDATE_SEM", TestEvtSemModeCondUpdateSem},
-		{DataSrc, "REGISTER", DataSrcRegister},
-		{DataSrc, "IMMEDIATE", DataSrcImmediate},
-		{LNCSizeFmt, "LNC1", LNCSizeFmtLNC1},
-		{LNCSizeFmt, "LNC2", LNCSizeFmtLNC2},
-		{LNCSizeFmt, "LNC4", LNCSizeFmtLNC4},
-		{LNCSizeFmt, "LNC8", LNCSizeFmtLNC8},
-		{NeuronEngine, "PE", NeuronEnginePE},
-		{NeuronEngine, "ACT", NeuronEngineACT},
-		{NeuronEngine, "POOL", NeuronEnginePool},
-		{NeuronEngine, "DVE", NeuronEngineDVE},
-		{NeuronEngine, "TPB_SP", NeuronEngineTPBSP},
-		{NeuronEngine, "TOP_SP", NeuronEngineTopSP},
-		{DMAAddrMode, "IMM64", DMAAddrModeImm64},
-		{DMAAddrMode, "REG_PAIR", DMAAddrModeRegPair},
-		{DMAAddrMode, "REG_IMM_OFFSET32", DMAAddrModeRegImmOffset32},
-		{DMAAddrMode, "REG_IMM_OFFSET32I", DMAAddrModeRegImmOffset32I},
-		{DMAAddrMode, "REG_REG_OFFSET32", DMAAddrModeRegRegOffset32},
-		{DMAAddrMode, "REG_REG_OFFSET32I", DMAAddrModeRegRegOffset32I},
-		{DMAAddrMode, "REG_REG_OFFSET64", DMAAddrModeRegRegOffset64},
-		{DMAAddrMode, "REG_REG_OFFSET64I", DMAAddrModeRegRegOffset64I},
-		{DMAAddrMode, "REG_REG_IMM_SCALE", DMAAddrModeRegRegImmScale},
-		{DMAAddrMode, "REG_REG_IMM_SCALE_I", DMAAddrModeRegRegImmScaleI},
-		{DMAAddrMode, "REG_REG_REG_SCALE", DMAAddrModeRegRegRegScale},
-		{DMAAddrMode, "REG_REG_REG_SCALE_I", DMAAddrModeRegRegRegScaleI},
-		{DMASemaUpdateMode, "NONE", DMASemaUpdateModeNone},
-		{DMASemaUpdateMode, "LOCAL_SEM_INC", DMASemaUpdateModeLocalSemInc},
-		{DMASemaUpdateMode, "LOCAL_SEM_INC_COUNTER", DMASemaUpdateModeLocalSemIncCounter},
-		{DMASemaUpdateMode, "LOCAL_COLLSYNC_INC", DMASemaUpdateModeLocalCollsyncInc},
-		{DMASemaUpdateMode, "REMOTE_SEM_INC", DMASemaUpdateModeRemoteSemInc},
-		{DMASemaUpdateMode, "REMOTE_SEM_INC_COUNTER", DMASemaUpdateModeRemoteSemIncCounter},
-		{DMASemaUpdateMode, "REMOTE_COLLSYNC_INC", DMASemaUpdateModeRemoteCollsyncInc},
-		{CCInstType, "ALU", CCInstTypeALU},
-		{CCInstType, "MOV", CCInstTypeMov},
-		{CCInstType, "MOVIMM", CCInstTypeMovimm},
-		{CCInstType, "BR", CCInstTypeBr},
-		{CCInstType, "BL", CCInstTypeBl},
-		{CCInstType, "MEM", CCInstTypeMem},
-		{CCInstType, "SEMR", CCInstTypeSemr},
-		{CCInstType, "SEMU", CCInstTypeSemu},
-		{CCInstType, "NOP", CCInstTypeNop},
-		{CCOp, "NOP", CCOpNop},
-		{CCOp, "MOV", CCOpMov},
-		{CCOp, "MOV_IMM_LO", CCOpMovImmLo},
-		{CCOp, "MOV_IMM_HI", CCOpMovImmHi},
-		{CCOp, "MOV_IMM_LO_S", CCOpMovImmLoS},
-		{CCOp, "ADD", CCOpAdd},
-		{CCOp, "SUB", CCOpSub},
-		{CCOp, "MUL", CCOpMul},
-		{CCOp, "DIV", CCOpDiv},
-		{CCOp, "MOD", CCOpMod},
-		{CCOp, "MAX", CCOpMax},
-		{CCOp, "MIN", CCOpMin},
-		{CCOp, "ADDS", CCOpAdds},
-		{CCOp, "SUBS", CCOpSubs},
-		{CCOp, "MULS", CCOpMuls},
-		{CCOp, "DIVS", CCOpDivs},
-		{CCOp, "MODS", CCOpMods},
-		{CCOp, "MAXS", CCOpMaxs},
-		{CCOp, "MINS", CCOpMins},
-		{CCOp, "ADD64", CCOpAdd64},
-		{CCOp, "SUB64", CCOpSub64},
-		{CCOp, "MUL64", CCOpMul64},
-		{CCOp, "DIV64", CCOpDiv64},
-		{CCOp, "MOD64", CCOpMod64},
-		{CCOp, "MAX64", CCOpMax64},
-		{CCOp, "MIN64", CCOpMin64},
-		{CCOp, "ADD64S", CCOpAdd64S},
-		{CCOp, "SUB64S", CCOpSub64S},
-		{CCOp, "MUL64S", CCOpMul64S},
-		{CCOp, "DIV64S", CCOpDiv64S},
-		{CCOp, "MOD64S", CCOpMod64S},
-		{CCOp, "MAX64S", CCOpMax64S},
-		{CCOp, "MIN64S", CCOpMin64S},
-		{CCOp, "ADDF", CCOpAddf},
-		{CCOp, "SUBF", CCOpSubf},
-		{CCOp, "MULF", CCOpMulf},
-		{CCOp, "DIVF", CCOpDivf},
-		{CCOp, "TRUNCF", CCOpTruncf},
-		{CCOp, "MAXF", CCOpMaxf},
-		{CCOp, "MINF", CCOpMinf},
-		{CCOp, "ABS_VALUEF", CCOpAbsValuef},
-		{CCOp, "ABS_MAXF", CCOpAbsMaxf},
-		{CCOp, "ABS_MINF", CCOpAbsMinf},
-		{CCOp, "ABS_VALUE", CCOpAbsValue},
-		{CCOp, "ABS_MAX", CCOpAbsMax},
-		{CCOp, "ABS_MIN", CCOpAbsMin},
-		{CCOp, "ABS_VALUE64", CCOpAbsValue64},
-		{CCOp, "ABS_MAX64", CCOpAbsMax64},
-		{CCOp, "ABS_MIN64", CCOpAbsMin64},
-		{CCOp, "ASL", CCOpAsl},
-		{CCOp, "ASR", CCOpAsr},
-		{CCOp, "LSL", CCOpLsl},
-		{CCOp, "LSR", CCOpLsr},
-		{CCOp, "ROL", CCOpRol},
-		{CCOp, "ROR", CCOpRor},
-		{CCOp, "ASR64", CCOpAsr64},
-		{CCOp, "LSL64", CCOpLsl64},
-		{CCOp, "LSR64", CCOpLsr64},
-		{CCOp, "ROL64", CCOpRol64},
-		{CCOp, "CLZ", CCOpClz},
-		{CCOp, "CLZ64", CCOpClz64},
-		{CCOp, "LOGICAL_AND", CCOpLogicalAnd},
-		{CCOp, "LOGICAL_OR", CCOpLogicalOr},
-		{CCOp, "LOGICAL_XOR", CCOpLogicalXor},
-		{CCOp, "LOGICAL_NOT", CCOpLogicalNot},
-		{CCOp, "BITWISE_AND", CCOpBitwiseAnd},
-		{CCOp, "BITWISE_OR", CCOpBitwiseOr},
-		{CCOp, "BITWISE_NOT", CCOpBitwiseNot},
-		{CCOp, "BITWISE_XOR", CCOpBitwiseXor},
-		{CCOp, "CMP_EQ", CCOpCmpEQ},
-		{CCOp, "CMP_NE", CCOpCmpNE},
-		{CCOp, "CMP_LT", CCOpCmpLT},
-		{CCOp, "CMP_LE", CCOpCmpLE},
-		{CCOp, "CMP_GT", CCOpCmpGT},
-		{CCOp, "CMP_GE", CCOpCmpGE},
-		{CCOp, "CMPS_EQ", CCOpCmpsEQ},
-		{CCOp, "CMPS_NE", CCOpCmpsNE},
-		{CCOp, "CMPS_LT", CCOpCmpsLT},
-		{CCOp, "CMPS_LE", CCOpCmpsLE},
-		{CCOp, "CMPS_GT", CCOpCmpsGT},
-		{CCOp, "CMPS_GE", CCOpCmpsGE},
-		{CCOp, "CMP64_EQ", CCOpCmp64EQ},
-		{CCOp, "CMP64_NE", CCOpCmp64NE},
-		{CCOp, "CMP64_LT", CCOpCmp64LT},
-		{CCOp, "CMP64_LE", CCOpCmp64LE},
-		{CCOp, "CMP64_GT", CCOpCmp64GT},
-		{CCOp, "CMP64_GE", CCOpCmp64GE},
-		{CCOp, "CMP64S_EQ", CCOpCmp64SEQ},
-		{CCOp, "CMP64S_NE", CCOpCmp64SNE},
-		{CCOp, "CMP64S_LT", CCOpCmp64SLT},
-		{CCOp, "CMP64S_LE", CCOpCmp64SLE},
-		{CCOp, "CMP64S_GT", CCOpCmp64SGT},
-		{CCOp, "CMP64S_GE", CCOpCmp64SGE},
-		{CCOp, "CMPF_EQ", CCOpCmpfEQ},
-		{CCOp, "CMPF_NE", CCOpCmpfNE},
-		{CCOp, "CMPF_LT", CCOpCmpfLT},
-		{CCOp, "CMPF_LE", CCOpCmpfLE},
-		{CCOp, "CMPF_GT", CCOpCmpfGT},
-		{CCOp, "CMPF_GE", CCOpCmpfGE},
-		{CCOp, "BR_REL_IMM", CCOpBrRelImm},
-		{CCOp, "BR_REL_IMM_T", CCOpBrRelImmT},
-		{CCOp, "BR_REL_IMM_F", CCOpBrRelImmF},
-		{CCOp, "BL_REL_IMM", CCOpBlRelImm},
-		{CCOp, "BR_REL_REG", CCOpBrRelReg},
-		{CCOp, "BR_REL_REG_T", CCOpBrRelRegT},
-		{CCOp, "BR_REL_REG_F", CCOpBrRelRegF},
-		{CCOp, "BL_REL_REG", CCOpBlRelReg},
-		{CCOp, "BR_REG64", CCOpBrReg64},
-		{CCOp, "BR_REG64_T", CCOpBrReg64T},
-		{CCOp, "BR_REG64_F", CCOpBrReg64F},
-		{CCOp, "BL_REG64", CCOpBlReg64},
-		{CCOp, "LDR", CCOpLdr},
-		{CCOp, "LDRH", CCOpLdrh},
-		{CCOp, "LDRHS", CCOpLdrhs},
-		{CCOp, "LDRB", CCOpLdrb},
-		{CCOp, "LDRBS", CCOpLdrbs},
-		{CCOp, "STR", CCOpStr},
-		{CCOp, "STRH", CCOpStrh},
-		{CCOp, "STRB", CCOpStrb},
-		{CCOp, "LDRD", CCOpLdrd},
-		{CCOp, "LDRQ", CCOpLdrq},
-		{CCOp, "STRD", CCOpStrd},
-		{CCOp, "STRQ", CCOpStrq},
-		{CCOp, "SEM_READ", CCOpSemRead},
-		{CCOp, "SEM_WRITE", CCOpSemWrite},
-		{CCOp, "SEM_ADD", CCOpSemAdd},
-		{ExtendedOpcode, "RDMA_DESC_GEN", ExtendedOpcodeRDMADescGen},
-		{ExtendedOpcode, "RDMA_DESC_START", ExtendedOpcodeRDMADescStart},
+		{dTypeEnum, "INVALID", DTypeInvalid},
+		{dTypeEnum, "UINT64", DTypeUint64},
+		{dTypeEnum, "INT8", DTypeInt8},
+		{dTypeEnum, "UINT8", DTypeUint8},
+		{dTypeEnum, "INT16", DTypeInt16},
+		{dTypeEnum, "UINT16", DTypeUint16},
+		{dTypeEnum, "BFLOAT16", DTypeBFloat16},
+		{dTypeEnum, "FP16", DTypeFP16},
+		{dTypeEnum, "INT32", DTypeInt32},
+		{dTypeEnum, "UINT32", DTypeUint32},
+		{dTypeEnum, "FP32", DTypeFP32},
+		{dTypeEnum, "FP32R", DTypeFP32R},
+		{dTypeEnum, "INT64", DTypeInt64},
+		{dTypeEnum, "FP8_EXP3", DTypeFP8Exp3},
+		{dTypeEnum, "FP8_EXP4", DTypeFP8Exp4},
+		{dTypeEnum, "FP8_EXP5", DTypeFP8Exp5},
+		{dTypeEnum, "FP4_EXP2", DTypeFP4Exp2},
+		{dTypeEnum, "FP8_EXP2", DTypeFP8Exp2},
+		{dTypeEnum, "INT4", DTypeInt4},
+		{dTypeEnum, "SFP8_E8", DTypeSFP8E8},
+		{dTypeEnum, "SFP8_E7", DTypeSFP8E7},
+		{dTypeEnum, "SFP8_E6", DTypeSFP8E6},
+		{dTypeEnum, "SFP8_E5", DTypeSFP8E5},
+		{dTypeEnum, "CPTC1", DTypeCPTC1},
+		{dTypeEnum, "CPTC2", DTypeCPTC2},
+		{dTypeEnum, "CPTC3", DTypeCPTC3},
+		{dTypeEnum, "CPTC4", DTypeCPTC4},
+		{dTypeEnum, "CPTC5", DTypeCPTC5},
+		{dTypeEnum, "CPTC6", DTypeCPTC6},
+		{dTypeEnum, "CPTC7", DTypeCPTC7},
+		{waitModeEnum, "NONE", WaitModeNone},
+		{waitModeEnum, "WAIT_FOR_SEM_EQ_IMM", WaitModeWaitForSemEQImm},
+		{waitModeEnum, "WAIT_FOR_SEM_LT_IMM", WaitModeWaitForSemLTImm},
+		{waitModeEnum, "WAIT_FOR_SEM_LE_IMM", WaitModeWaitForSemLEImm},
+		{waitModeEnum, "WAIT_FOR_SEM_GT_IMM", WaitModeWaitForSemGTImm},
+		{waitModeEnum, "WAIT_FOR_SEM_GE_IMM", WaitModeWaitForSemGEImm},
+		{waitModeEnum, "WAIT_FOR_EVT_06", WaitModeWaitForEvt06},
+		{waitModeEnum, "WAIT_FOR_EVT_07", WaitModeWaitForEvt07},
+		{waitModeEnum, "WAIT_FOR_EVT_0E", WaitModeWaitForEvt0E},
+		{waitModeEnum, "WAIT_FOR_EVT_0F", WaitModeWaitForEvt0F},
+		{waitModeEnum, "WAIT_FOR_SEM_EQ_REG", WaitModeWaitForSemEQReg},
+		{waitModeEnum, "WAIT_FOR_SEM_LT_REG", WaitModeWaitForSemLTReg},
+		{waitModeEnum, "WAIT_FOR_SEM_LE_REG", WaitModeWaitForSemLEReg},
+		{waitModeEnum, "WAIT_FOR_SEM_GT_REG", WaitModeWaitForSemGTReg},
+		{waitModeEnum, "WAIT_FOR_SEM_GE_REG", WaitModeWaitForSemGEReg},
+		{waitModeEnum, "WAIT_FOR_SEM_EQ_REG_OFFSET", WaitModeWaitForSemEQRegOffset},
+		{waitModeEnum, "WAIT_FOR_SEM_LT_REG_OFFSET", WaitModeWaitForSemLTRegOffset},
+		{waitModeEnum, "WAIT_FOR_SEM_LE_REG_OFFSET", WaitModeWaitForSemLERegOffset},
+		{waitModeEnum, "WAIT_FOR_SEM_GT_REG_OFFSET", WaitModeWaitForSemGTRegOffset},
+		{waitModeEnum, "WAIT_FOR_SEM_GE_REG_OFFSET", WaitModeWaitForSemGERegOffset},
+		{waitModeEnum, "UNORDERED", WaitModeUnordered},
+		{waitModeEnum, "INVALID", WaitModeInvalid},
+		{updateModeEnum, "NONE", UpdateModeNone},
+		{updateModeEnum, "SEM_INC_READ", UpdateModeSemIncRead},
+		{updateModeEnum, "SEM_DEC_READ", UpdateModeSemDecRead},
+		{updateModeEnum, "SEM_ADD_IMM_READ", UpdateModeSemAddImmRead},
+		{updateModeEnum, "SEM_SUB_IMM_READ", UpdateModeSemSubImmRead},
+		{updateModeEnum, "SEM_WR_IMM_READ", UpdateModeSemWrImmRead},
+		{updateModeEnum, "SEM_INC_COMPLETE", UpdateModeSemIncComplete},
+		{updateModeEnum, "SEM_DEC_COMPLETE", UpdateModeSemDecComplete},
+		{updateModeEnum, "SEM_ADD_IMM_COMPLETE", UpdateModeSemAddImmComplete},
+		{updateModeEnum, "SEM_SUB_IMM_COMPLETE", UpdateModeSemSubImmComplete},
+		{updateModeEnum, "SEM_WR_IMM_COMPLETE", UpdateModeSemWrImmComplete},
+		{updateModeEnum, "SEM_ADD_REG_READ", UpdateModeSemAddRegRead},
+		{updateModeEnum, "SEM_SUB_REG_READ", UpdateModeSemSubRegRead},
+		{updateModeEnum, "SEM_WR_REG_READ", UpdateModeSemWrRegRead},
+		{updateModeEnum, "SEM_ADD_REG_COMPLETE", UpdateModeSemAddRegComplete},
+		{updateModeEnum, "SEM_SUB_REG_COMPLETE", UpdateModeSemSubRegComplete},
+		{updateModeEnum, "SEM_WR_REG_COMPLETE", UpdateModeSemWrRegComplete},
+		{updateModeEnum, "INVALID", UpdateModeInvalid},
+		{traceModeEnum, "DISABLE", TraceModeDisable},
+		{traceModeEnum, "GEN_ON_START", TraceModeGenOnStart},
+		{traceModeEnum, "GEN_ON_END", TraceModeGenOnEnd},
+		{traceModeEnum, "GEN_ON_BOTH", TraceModeGenOnBoth},
+		{dgeOpcodeEnum, "DMA_DIRECT2D", DGEOpcodeDMADirect2D},
+		{dgeOpcodeEnum, "DMA_INDIRECT1D", DGEOpcodeDMAIndirect1D},
+		{dgeOpcodeEnum, "DMA_TRANSPOSE", DGEOpcodeDMATranspose},
+		{dgeOpcodeEnum, "DMA_GATHER_TRANSPOSE", DGEOpcodeDMAGatherTranspose},
+		{dgeComputeOpEnum, "NONE", DGEComputeOpNone},
+		{dgeComputeOpEnum, "ADD", DGEComputeOpAdd},
+		{dgeComputeOpEnum, "MULTIPLY", DGEComputeOpMultiply},
+		{dgeComputeOpEnum, "MAX", DGEComputeOpMax},
+		{dgeComputeOpEnum, "MIN", DGEComputeOpMin},
+		{indirectDimEnum, "X", IndirectDimX},
+		{indirectDimEnum, "Y", IndirectDimY},
+		{indirectDimEnum, "Z", IndirectDimZ},
+		{indirectDimEnum, "W", IndirectDimW},
+		{indirectModeEnum, "SRC", IndirectModeSrc},
+		{indirectModeEnum, "DST", IndirectModeDst},
+		{indirectModeEnum, "SRC_DST", IndirectModeSrcDst},
+		{dmaEngineCountEnum, "ONE", DMAEngineCountOne},
+		{dmaEngineCountEnum, "TWO", DMAEngineCountTwo},
+		{dmaEngineCountEnum, "FOUR", DMAEngineCountFour},
+		{dmaEngineCountEnum, "EIGHT", DMAEngineCountEight},
+		{dmaDescModeEnum, "IMMEDIATE", DMADescModeImmediate},
+		{dmaDescModeEnum, "REGISTER", DMADescModeRegister},
+		{semaSyncEnum, "SOW", SemaSyncSOW},
+		{semaSyncEnum, "CLEAR_PCIE_RO", SemaSyncClearPCIeRO},
+		{testEvtSemModeEnum, "READ_SEM", TestEvtSemModeReadSem},
+		{testEvtSemModeEnum, "READ_EVT", TestEvtSemModeReadEvt},
+		{testEvtSemModeEnum, "UPDATE_SEM", TestEvtSemModeUpdateSem},
+		{testEvtSemModeEnum, "UPDATE_EVT", TestEvtSemModeUpdateEvt},
+		{testEvtSemModeEnum, "COND_UPDATE_SEM", TestEvtSemModeCondUpdateSem},
+		{dataSrcEnum, "REGISTER", DataSrcRegister},
+		{dataSrcEnum, "IMMEDIATE", DataSrcImmediate},
+		{lncSizeFmtEnum, "LNC1", LNCSizeFmtLNC1},
+		{lncSizeFmtEnum, "LNC2", LNCSizeFmtLNC2},
+		{lncSizeFmtEnum, "LNC4", LNCSizeFmtLNC4},
+		{lncSizeFmtEnum, "LNC8", LNCSizeFmtLNC8},
+		{neuronEngineEnum, "PE", NeuronEnginePE},
+		{neuronEngineEnum, "ACT", NeuronEngineACT},
+		{neuronEngineEnum, "POOL", NeuronEnginePool},
+		{neuronEngineEnum, "DVE", NeuronEngineDVE},
+		{neuronEngineEnum, "TPB_SP", NeuronEngineTPBSP},
+		{neuronEngineEnum, "TOP_SP", NeuronEngineTopSP},
+		{dmaAddrModeEnum, "IMM64", DMAAddrModeImm64},
+		{dmaAddrModeEnum, "REG_PAIR", DMAAddrModeRegPair},
+		{dmaAddrModeEnum, "REG_IMM_OFFSET32", DMAAddrModeRegImmOffset32},
+		{dmaAddrModeEnum, "REG_IMM_OFFSET32I", DMAAddrModeRegImmOffset32I},
+		{dmaAddrModeEnum, "REG_REG_OFFSET32", DMAAddrModeRegRegOffset32},
+		{dmaAddrModeEnum, "REG_REG_OFFSET32I", DMAAddrModeRegRegOffset32I},
+		{dmaAddrModeEnum, "REG_REG_OFFSET64", DMAAddrModeRegRegOffset64},
+		{dmaAddrModeEnum, "REG_REG_OFFSET64I", DMAAddrModeRegRegOffset64I},
+		{dmaAddrModeEnum, "REG_REG_IMM_SCALE", DMAAddrModeRegRegImmScale},
+		{dmaAddrModeEnum, "REG_REG_IMM_SCALE_I", DMAAddrModeRegRegImmScaleI},
+		{dmaAddrModeEnum, "REG_REG_REG_SCALE", DMAAddrModeRegRegRegScale},
+		{dmaAddrModeEnum, "REG_REG_REG_SCALE_I", DMAAddrModeRegRegRegScaleI},
+		{dmaSemaUpdateModeEnum, "NONE", DMASemaUpdateModeNone},
+		{dmaSemaUpdateModeEnum, "LOCAL_SEM_INC", DMASemaUpdateModeLocalSemInc},
+		{dmaSemaUpdateModeEnum, "LOCAL_SEM_INC_COUNTER", DMASemaUpdateModeLocalSemIncCounter},
+		{dmaSemaUpdateModeEnum, "LOCAL_COLLSYNC_INC", DMASemaUpdateModeLocalCollsyncInc},
+		{dmaSemaUpdateModeEnum, "REMOTE_SEM_INC", DMASemaUpdateModeRemoteSemInc},
+		{dmaSemaUpdateModeEnum, "REMOTE_SEM_INC_COUNTER", DMASemaUpdateModeRemoteSemIncCounter},
+		{dmaSemaUpdateModeEnum, "REMOTE_COLLSYNC_INC", DMASemaUpdateModeRemoteCollsyncInc},
+		{ccInstTypeEnum, "ALU", CCInstTypeALU},
+		{ccInstTypeEnum, "MOV", CCInstTypeMov},
+		{ccInstTypeEnum, "MOVIMM", CCInstTypeMovimm},
+		{ccInstTypeEnum, "BR", CCInstTypeBr},
+		{ccInstTypeEnum, "BL", CCInstTypeBl},
+		{ccInstTypeEnum, "MEM", CCInstTypeMem},
+		{ccInstTypeEnum, "SEMR", CCInstTypeSemr},
+		{ccInstTypeEnum, "SEMU", CCInstTypeSemu},
+		{ccInstTypeEnum, "NOP", CCInstTypeNop},
+		{ccOpEnum, "NOP", CCOpNop},
+		{ccOpEnum, "MOV", CCOpMov},
+		{ccOpEnum, "MOV_IMM_LO", CCOpMovImmLo},
+		{ccOpEnum, "MOV_IMM_HI", CCOpMovImmHi},
+		{ccOpEnum, "MOV_IMM_LO_S", CCOpMovImmLoS},
+		{ccOpEnum, "ADD", CCOpAdd},
+		{ccOpEnum, "SUB", CCOpSub},
+		{ccOpEnum, "MUL", CCOpMul},
+		{ccOpEnum, "DIV", CCOpDiv},
+		{ccOpEnum, "MOD", CCOpMod},
+		{ccOpEnum, "MAX", CCOpMax},
+		{ccOpEnum, "MIN", CCOpMin},
+		{ccOpEnum, "ADDS", CCOpAdds},
+		{ccOpEnum, "SUBS", CCOpSubs},
+		{ccOpEnum, "MULS", CCOpMuls},
+		{ccOpEnum, "DIVS", CCOpDivs},
+		{ccOpEnum, "MODS", CCOpMods},
+		{ccOpEnum, "MAXS", CCOpMaxs},
+		{ccOpEnum, "MINS", CCOpMins},
+		{ccOpEnum, "ADD64", CCOpAdd64},
+		{ccOpEnum, "SUB64", CCOpSub64},
+		{ccOpEnum, "MUL64", CCOpMul64},
+		{ccOpEnum, "DIV64", CCOpDiv64},
+		{ccOpEnum, "MOD64", CCOpMod64},
+		{ccOpEnum, "MAX64", CCOpMax64},
+		{ccOpEnum, "MIN64", CCOpMin64},
+		{ccOpEnum, "ADD64S", CCOpAdd64S},
+		{ccOpEnum, "SUB64S", CCOpSub64S},
+		{ccOpEnum, "MUL64S", CCOpMul64S},
+		{ccOpEnum, "DIV64S", CCOpDiv64S},
+		{ccOpEnum, "MOD64S", CCOpMod64S},
+		{ccOpEnum, "MAX64S", CCOpMax64S},
+		{ccOpEnum, "MIN64S", CCOpMin64S},
+		{ccOpEnum, "ADDF", CCOpAddf},
+		{ccOpEnum, "SUBF", CCOpSubf},
+		{ccOpEnum, "MULF", CCOpMulf},
+		{ccOpEnum, "DIVF", CCOpDivf},
+		{ccOpEnum, "TRUNCF", CCOpTruncf},
+		{ccOpEnum, "MAXF", CCOpMaxf},
+		{ccOpEnum, "MINF", CCOpMinf},
+		{ccOpEnum, "ABS_VALUEF", CCOpAbsValuef},
+		{ccOpEnum, "ABS_MAXF", CCOpAbsMaxf},
+		{ccOpEnum, "ABS_MINF", CCOpAbsMinf},
+		{ccOpEnum, "ABS_VALUE", CCOpAbsValue},
+		{ccOpEnum, "ABS_MAX", CCOpAbsMax},
+		{ccOpEnum, "ABS_MIN", CCOpAbsMin},
+		{ccOpEnum, "ABS_VALUE64", CCOpAbsValue64},
+		{ccOpEnum, "ABS_MAX64", CCOpAbsMax64},
+		{ccOpEnum, "ABS_MIN64", CCOpAbsMin64},
+		{ccOpEnum, "ASL", CCOpAsl},
+		{ccOpEnum, "ASR", CCOpAsr},
+		{ccOpEnum, "LSL", CCOpLsl},
+		{ccOpEnum, "LSR", CCOpLsr},
+		{ccOpEnum, "ROL", CCOpRol},
+		{ccOpEnum, "ROR", CCOpRor},
+		{ccOpEnum, "ASR64", CCOpAsr64},
+		{ccOpEnum, "LSL64", CCOpLsl64},
+		{ccOpEnum, "LSR64", CCOpLsr64},
+		{ccOpEnum, "ROL64", CCOpRol64},
+		{ccOpEnum, "CLZ", CCOpClz},
+		{ccOpEnum, "CLZ64", CCOpClz64},
+		{ccOpEnum, "LOGICAL_AND", CCOpLogicalAnd},
+		{ccOpEnum, "LOGICAL_OR", CCOpLogicalOr},
+		{ccOpEnum, "LOGICAL_XOR", CCOpLogicalXor},
+		{ccOpEnum, "LOGICAL_NOT", CCOpLogicalNot},
+		{ccOpEnum, "BITWISE_AND", CCOpBitwiseAnd},
+		{ccOpEnum, "BITWISE_OR", CCOpBitwiseOr},
+		{ccOpEnum, "BITWISE_NOT", CCOpBitwiseNot},
+		{ccOpEnum, "BITWISE_XOR", CCOpBitwiseXor},
+		{ccOpEnum, "CMP_EQ", CCOpCmpEQ},
+		{ccOpEnum, "CMP_NE", CCOpCmpNE},
+		{ccOpEnum, "CMP_LT", CCOpCmpLT},
+		{ccOpEnum, "CMP_LE", CCOpCmpLE},
+		{ccOpEnum, "CMP_GT", CCOpCmpGT},
+		{ccOpEnum, "CMP_GE", CCOpCmpGE},
+		{ccOpEnum, "CMPS_EQ", CCOpCmpsEQ},
+		{ccOpEnum, "CMPS_NE", CCOpCmpsNE},
+		{ccOpEnum, "CMPS_LT", CCOpCmpsLT},
+		{ccOpEnum, "CMPS_LE", CCOpCmpsLE},
+		{ccOpEnum, "CMPS_GT", CCOpCmpsGT},
+		{ccOpEnum, "CMPS_GE", CCOpCmpsGE},
+		{ccOpEnum, "CMP64_EQ", CCOpCmp64EQ},
+		{ccOpEnum, "CMP64_NE", CCOpCmp64NE},
+		{ccOpEnum, "CMP64_LT", CCOpCmp64LT},
+		{ccOpEnum, "CMP64_LE", CCOpCmp64LE},
+		{ccOpEnum, "CMP64_GT", CCOpCmp64GT},
+		{ccOpEnum, "CMP64_GE", CCOpCmp64GE},
+		{ccOpEnum, "CMP64S_EQ", CCOpCmp64SEQ},
+		{ccOpEnum, "CMP64S_NE", CCOpCmp64SNE},
+		{ccOpEnum, "CMP64S_LT", CCOpCmp64SLT},
+		{ccOpEnum, "CMP64S_LE", CCOpCmp64SLE},
+		{ccOpEnum, "CMP64S_GT", CCOpCmp64SGT},
+		{ccOpEnum, "CMP64S_GE", CCOpCmp64SGE},
+		{ccOpEnum, "CMPF_EQ", CCOpCmpfEQ},
+		{ccOpEnum, "CMPF_NE", CCOpCmpfNE},
+		{ccOpEnum, "CMPF_LT", CCOpCmpfLT},
+		{ccOpEnum, "CMPF_LE", CCOpCmpfLE},
+		{ccOpEnum, "CMPF_GT", CCOpCmpfGT},
+		{ccOpEnum, "CMPF_GE", CCOpCmpfGE},
+		{ccOpEnum, "BR_REL_IMM", CCOpBrRelImm},
+		{ccOpEnum, "BR_REL_IMM_T", CCOpBrRelImmT},
+		{ccOpEnum, "BR_REL_IMM_F", CCOpBrRelImmF},
+		{ccOpEnum, "BL_REL_IMM", CCOpBlRelImm},
+		{ccOpEnum, "BR_REL_REG", CCOpBrRelReg},
+		{ccOpEnum, "BR_REL_REG_T", CCOpBrRelRegT},
+		{ccOpEnum, "BR_REL_REG_F", CCOpBrRelRegF},
+		{ccOpEnum, "BL_REL_REG", CCOpBlRelReg},
+		{ccOpEnum, "BR_REG64", CCOpBrReg64},
+		{ccOpEnum, "BR_REG64_T", CCOpBrReg64T},
+		{ccOpEnum, "BR_REG64_F", CCOpBrReg64F},
+		{ccOpEnum, "BL_REG64", CCOpBlReg64},
+		{ccOpEnum, "LDR", CCOpLdr},
+		{ccOpEnum, "LDRH", CCOpLdrh},
+		{ccOpEnum, "LDRHS", CCOpLdrhs},
+		{ccOpEnum, "LDRB", CCOpLdrb},
+		{ccOpEnum, "LDRBS", CCOpLdrbs},
+		{ccOpEnum, "STR", CCOpStr},
+		{ccOpEnum, "STRH", CCOpStrh},
+		{ccOpEnum, "STRB", CCOpStrb},
+		{ccOpEnum, "LDRD", CCOpLdrd},
+		{ccOpEnum, "LDRQ", CCOpLdrq},
+		{ccOpEnum, "STRD", CCOpStrd},
+		{ccOpEnum, "STRQ", CCOpStrq},
+		{ccOpEnum, "SEM_READ", CCOpSemRead},
+		{ccOpEnum, "SEM_WRITE", CCOpSemWrite},
+		{ccOpEnum, "SEM_ADD", CCOpSemAdd},
+		{extendedOpcodeEnum, "RDMA_DESC_GEN", ExtendedOpcodeRDMADescGen},
+		{extendedOpcodeEnum, "RDMA_DESC_START", ExtendedOpcodeRDMADescStart},
 	}
 }

@@ -55,13 +55,13 @@ func main() {
 func checkComplete(dir string) error {
 	known := map[string]bool{}
 	for _, s := range isa.GenWords {
-		known[s.Var] = true
+		known[s.Table] = true
 	}
 	for _, s := range isa.GenSubs {
-		known[s.Var] = true
+		known[s.Table] = true
 	}
 	for _, e := range isa.GenEnums {
-		known[e.Var] = true
+		known[e.Table] = true
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -84,7 +84,7 @@ func checkComplete(dir string) error {
 			}
 			for _, sp := range g.Specs {
 				vs := sp.(*ast.ValueSpec)
-				if len(vs.Values) == 0 || !isTable(vs.Values[0]) || !vs.Names[0].IsExported() {
+				if len(vs.Values) == 0 || !isTable(vs.Values[0]) || vs.Names[0].Name == "_" {
 					continue
 				}
 				n := vs.Names[0].Name
@@ -205,8 +205,8 @@ func generate() ([]byte, error) {
 			return nil, err
 		}
 	}
-	g.common("header", isa.Header, "HEADER (field-tables §2.1)")
-	g.common("events", isa.Events, "EVENTS block (field-tables §2.2)")
+	g.common("header", isa.Header(), "HEADER (field-tables §2.1)")
+	g.common("events", isa.Events(), "EVENTS block (field-tables §2.2)")
 	if err := g.members(); err != nil {
 		return nil, err
 	}
@@ -248,10 +248,10 @@ func (g *gen) enumTypes() error {
 		g.p(")")
 		g.p("")
 		g.p("// String is the value's spec name, or its hex form when it has none.")
-		g.p("func (c %s) String() string { return %s.Format(uint64(c)) }", e.Type, e.Var)
+		g.p("func (c %s) String() string { return %s.Format(uint64(c)) }", e.Type, e.Table)
 		g.p("")
 		g.p("// Enum is the table of %s's values.", e.Type)
-		g.p("func (%s) Enum() *Enum { return %s }", e.Type, e.Var)
+		g.p("func (%s) Enum() *Enum { return %s }", e.Type, e.Table)
 		g.p("")
 	}
 	return nil
@@ -267,7 +267,7 @@ func (g *gen) view(s isa.GenStruct, word bool) error {
 		g.p("")
 		g.p("// %s returns the typed view of a %s word; ok is false when in decodes by another layout.", s.Var, st.Name)
 		g.p("func (in *Inst) %s() (%s, bool) {", s.Var, s.View)
-		g.p("\tif in.def == nil || in.def.layout() != %s {", s.Var)
+		g.p("\tif in.def == nil || in.def.layout() != %s {", s.Table)
 		g.p("\t\treturn %s{}, false", s.View)
 		g.p("\t}")
 		g.p("\treturn %s{in}, true", s.View)
@@ -284,7 +284,7 @@ func (g *gen) view(s isa.GenStruct, word bool) error {
 	g.p("func (v %s) Inst() *Inst { return v.in }", s.View)
 	g.p("")
 	if word {
-		fmt.Fprintf(&g.probe, "case %s:\n\tv, _ := in.%s()\n\treturn []typedAccess{\n", s.Var, s.Var)
+		fmt.Fprintf(&g.probe, "case %s:\n\tv, _ := in.%s()\n\treturn []typedAccess{\n", s.Table, s.Var)
 		if err := g.fields(s, true, "v"); err != nil {
 			return err
 		}
@@ -543,7 +543,7 @@ func (g *gen) common(name string, sub *isa.Struct, what string) {
 		for i := range w.S.Fields {
 			f := &w.S.Fields[i]
 			if f.Name == name && f.Kind == isa.KStruct && f.Sub == sub {
-				at[leaf] = append(at[leaf], w.Var)
+				at[leaf] = append(at[leaf], w.Table)
 			}
 			leaf += max(f.Count, 1) * leavesPer(f)
 		}
@@ -577,7 +577,7 @@ func (g *gen) members() error {
 	for _, m := range isa.GenMembers {
 		typName := ""
 		for _, e := range isa.GenEnums {
-			if e.E == isa.CCInstType {
+			if e.E == isa.CCInstType() {
 				typName = e.Var + goName(m.Name)
 			}
 		}
@@ -674,7 +674,7 @@ func (g *gen) probes() {
 	g.p("\treturn []typedEnumConst{")
 	for _, e := range isa.GenEnums {
 		for _, v := range e.E.Values {
-			g.p("\t\t{%s, %q, %s},", e.Var, v.Name, e.Var+goName(v.Name))
+			g.p("\t\t{%s, %q, %s},", e.Table, v.Name, e.Var+goName(v.Name))
 		}
 	}
 	g.p("\t}")
