@@ -171,7 +171,7 @@ type assembler struct {
 	equDefs   map[string]*equDef // every .equ of the file, by name
 	obj       *Object
 
-	cur       isa.Inst          // the word being assembled (reused: an Inst is 1 KiB)
+	cur       isa.Inst          // the word being assembled
 	vals      map[string]uint64 // union arm fields (reused)
 	ccVals    map[string]int64  // compact instruction operands (reused)
 	parts     []part            // splitTop's results (reused, one per caller that may nest)
@@ -579,12 +579,12 @@ func (a *assembler) directive(s stmt) {
 	case ".equ":
 		// evaluated in layout
 	case ".engine":
-		v, ok := isa.NeuronEngine.Parse(strings.ToUpper(strings.TrimSpace(args)))
+		v, ok := isa.NeuronEngine().Parse(strings.ToUpper(strings.TrimSpace(args)))
 		if !ok {
 			a.errorf(s.ll, at, ".engine %q: want a NEURON_ENGINE name (PE, ACT, POOL, DVE, TPB_SP, TOP_SP)", args)
 			return
 		}
-		a.startStream(isa.NeuronEngine.Format(v), a.core())
+		a.startStream(isa.NeuronEngine().Format(v), a.core())
 	case ".core":
 		n, err := strconv.ParseUint(strings.TrimSpace(args), 0, 8)
 		if err != nil || n > 63 {

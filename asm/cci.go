@@ -1,8 +1,6 @@
 package asm
 
 import (
-	"fmt"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -14,21 +12,6 @@ import (
 // target is the slot offset relative to the branch's own slot (INFERRED).
 
 const cciSlots = 15
-
-// operand order in text, per member; the member fields come from isa.
-var ccSyntax = map[string][]string{
-	"ALU":    {"dst", "src0", "src1"},
-	"MOV":    {"dst", "src"},
-	"MOVIMM": {"dst", "imm"},
-	"BR":     {"cc_src", "target"},
-	"BL":     {"dst", "target"},
-	"MEM":    {"srcdst", "addr"}, // addr = [addr_reg+addr_imm]
-	"SEMR":   {"dst", "semid"},
-	"SEMU":   {"semid", "src0", "imm"},
-	"NOP":    {},
-}
-
-var ccRegister = map[string]bool{"dst": true, "src0": true, "src1": true, "src": true, "cc_src": true, "srcdst": true}
 
 type slotLine struct {
 	s    stmt
@@ -82,7 +65,7 @@ func (a *assembler) cciBlock(in *isa.Inst, slots []stmt, head stmt) bool {
 // ccNames are the CCOP names in lower case (for "did you mean").
 var ccNames = sync.OnceValue(func() []string {
 	var out []string
-	for _, v := range isa.CCOp.Values {
+	for _, v := range isa.CCOp().Values {
 		out = append(out, strings.ToLower(v.Name))
 	}
 	return out
@@ -110,12 +93,12 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 		}
 		return uint32(v), nil
 	}
-	code, found := isa.CCOp.Parse(op)
+	code, found := isa.CCOp().Parse(op)
 	if !found {
 		return 0, verr(0, "unknown compact instruction %s%s", op, didYouMean(op, ccNames()))
 	}
 	lop := strings.ToLower(op)
-	want := ccSyntax[isa.CCMember(uint8(code))]
+	want, _ := isa.CCSyntax(isa.CCMember(uint8(code)))
 	a.ccParts = splitTop(a.ccParts[:0], rest)
 	args := a.ccParts
 	if len(want) == 0 && len(args) > 0 || len(want) > 0 && len(args) != len(want) {
@@ -130,7 +113,7 @@ func (a *assembler) ccInst(t string, slot int, labels map[string]int) (uint32, *
 			return 0, verr(at, "%s: missing operand %d (%s)", lop, k+1, ccUsage(op, want))
 		}
 		switch {
-		case ccRegister[name]:
+		case isa.CCRegisterOperand(name):
 			r, err := register(arg.text)
 			if err != nil {
 				return 0, verr(at, "%s: %v", lop, err)
@@ -198,7 +181,7 @@ func ccUsage(op string, want []string) string {
 	parts := make([]string, len(want))
 	for i, w := range want {
 		switch {
-		case ccRegister[w]:
+		case isa.CCRegisterOperand(w):
 			parts[i] = "r" + strings.ToUpper(w)
 		case w == "addr":
 			parts[i] = "[rADDR+IMM]"
@@ -207,44 +190,4 @@ func ccUsage(op string, want []string) string {
 		}
 	}
 	return strings.ToLower(op) + " " + strings.Join(parts, ", ")
-}
-
-// appendCCInst prints one slot in canonical form.
-func appendCCInst(dst []byte, c uint32) []byte {
-	member, fields := isa.CCInstFields(c)
-	want, known := ccSyntax[member]
-	for _, f := range fields {
-		if f.Name == "reserved" && f.Value != 0 {
-			known = false
-		}
-	}
-	if !known {
-		return fmt.Appendf(dst, ".inst 0x%08x", c)
-	}
-	get := map[string]isa.ArmField{}
-	for _, f := range fields {
-		get[f.Name] = f
-	}
-	dst = append(dst, strings.ToLower(isa.CCOp.NameOf(uint64(uint8(c))))...)
-	for k, name := range want {
-		if k == 0 {
-			dst = append(dst, ' ')
-		} else {
-			dst = append(dst, ", "...)
-		}
-		switch {
-		case ccRegister[name]:
-			dst = append(dst, 'r')
-			dst = strconv.AppendUint(dst, get[name].Value, 10)
-		case name == "addr":
-			if imm := get["addr_imm"].Value; imm != 0 {
-				dst = fmt.Appendf(dst, "[r%d+%d]", get["addr_reg"].Value, imm)
-			} else {
-				dst = fmt.Appendf(dst, "[r%d]", get["addr_reg"].Value)
-			}
-		default:
-			dst = strconv.AppendInt(dst, get[name].Int, 10)
-		}
-	}
-	return dst
 }

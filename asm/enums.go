@@ -37,7 +37,7 @@ func aliases(e *isa.Enum) map[string]uint64 {
 	}
 	for _, v := range e.Values {
 		switch e {
-		case isa.WaitMode:
+		case isa.WaitMode():
 			if s, ok := strings.CutPrefix(v.Name, "WAIT_FOR_SEM_"); ok {
 				add(s, v.Value)
 				add("WAIT_"+s, v.Value)
@@ -45,18 +45,18 @@ func aliases(e *isa.Enum) map[string]uint64 {
 				add(s, v.Value)
 				add("WAIT_"+s, v.Value)
 			}
-		case isa.UpdateMode:
+		case isa.UpdateMode():
 			if s, ok := strings.CutPrefix(v.Name, "SEM_"); ok {
 				add(s, v.Value)
 			}
 		}
 	}
-	if e == isa.DMAAddrMode {
-		for alias, v := range isa.DMAAddrModeAliases {
+	if e == isa.DMAAddrMode() {
+		for alias, v := range isa.DMAAddrModeAliases() {
 			add(alias, v)
 		}
 	}
-	if e == isa.DType {
+	if e == isa.DType() {
 		for short, name := range dtypeShort {
 			if v, ok := e.Parse(name); ok {
 				add(short, v)

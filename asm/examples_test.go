@@ -36,8 +36,8 @@ func TestExamples(t *testing.T) {
 			seen[isa.Opcode(obj.Code[off])] = true
 		}
 	}
-	for i := range isa.Catalog {
-		if d := &isa.Catalog[i]; d.Decoded() && !seen[d.Opcode] {
+	for _, d := range isa.Catalog() {
+		if d.Decoded() && !seen[d.Opcode] {
 			t.Errorf("no example uses %s", d.Name)
 		}
 	}

@@ -72,7 +72,7 @@ func FuzzRoundTrip(f *testing.F) {
 	// Opcodes outside the catalog (SUNDA's ACT 0x21 and 0x42, neff.md §4.7),
 	// a catalog opcode without a table, an unknown pseudo byte, and a 0xf1
 	// on SUNDA, where it does not exist: raw or not, on every generation.
-	for _, g := range append([]isa.Gen{isa.GenAny}, isa.Gens...) {
+	for _, g := range append([]isa.Gen{isa.GenAny}, isa.Gens()...) {
 		for _, op := range []byte{0x21, 0x42, 0x23, 0xc5, 0x00, 0xff, 0xf1} {
 			w := make([]byte, 64)
 			w[0], w[1], w[4], w[5], w[6], w[7], w[8] = op, 0x10, 0x04, 10, 0x13, 22, 1

@@ -1,7 +1,6 @@
 package asm
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -9,8 +8,8 @@ import (
 	"ndma/isa"
 )
 
-// The keys of a layout, derived from its table (docs/asm.md "Keys"): an item
-// is a scalar leaf, a whole array, or a byte range; it is spelled by its full
+// The keys of a layout (isa's Struct.Keys, docs/asm.md "Keys"): an item is a
+// scalar leaf, a whole array, or a byte range; it is spelled by its full
 // path, by the last part of the path where that is unique, and array elements
 // by path[i].
 
@@ -39,10 +38,7 @@ type keyTable struct {
 	names []string // every accepted spelling, for "did you mean"
 }
 
-var (
-	keyTables sync.Map // *isa.Struct → *keyTable
-	elemRe    = regexp.MustCompile(`\[\d+\]$`)
-)
+var keyTables sync.Map // *isa.Struct → *keyTable
 
 func keysOf(lay *isa.Struct) *keyTable {
 	if t, ok := keyTables.Load(lay); ok {
@@ -55,35 +51,12 @@ func keysOf(lay *isa.Struct) *keyTable {
 
 func buildKeys(lay *isa.Struct) *keyTable {
 	t := &keyTable{lay: lay, keys: map[string]keyRef{}}
-	leaves := lay.Leaves()
-	for i := 0; i < len(leaves); {
-		l := &leaves[i]
-		p, _, _ := strings.Cut(l.Path, "#")
-		if l.Field.Count > 0 {
-			p = elemRe.ReplaceAllString(p, "")
-		}
-		it := &item{index: len(t.items), path: p, field: l.Field, first: i, count: l.Field.Count, width: l.Bits, sign: l.Signed()}
-		j := i
-		for j < len(leaves) && leaves[j].Field == l.Field && strings.HasPrefix(leaves[j].Path, p) && sameItem(leaves[j].Path, p) {
-			j++
-		}
-		it.nleaf = j - i
-		it.chunk = it.nleaf
-		if it.count > 0 {
-			it.chunk = it.nleaf / it.count
-		}
+	for _, k := range lay.Keys() {
+		it := &item{index: len(t.items), path: k.Path, name: k.Name, field: k.Field, first: k.First, nleaf: k.NLeaf,
+			count: k.Count, chunk: k.Chunk, width: k.Width, sign: k.Signed}
 		t.items = append(t.items, it)
-		i = j
-	}
-	short := map[string]int{}
-	for _, it := range t.items {
-		short[last(it.path)]++
-	}
-	for _, it := range t.items {
-		it.name = it.path
-		if s := last(it.path); short[s] == 1 && !tooGeneric(s) {
-			it.name = s
-			t.add(s, keyRef{it, -1})
+		if it.name != it.path {
+			t.add(it.name, keyRef{it, -1})
 		}
 		t.add(it.path, keyRef{it, -1})
 		for e := 0; e < it.count; e++ {
@@ -94,17 +67,6 @@ func buildKeys(lay *isa.Struct) *keyTable {
 		}
 	}
 	return t
-}
-
-// tooGeneric names the member names that say nothing without their struct
-// (DMA_ADDR_MODE_PAIR.src, DMA_CONFIGS.reserved): they keep their full path.
-func tooGeneric(s string) bool {
-	return s == "src" || s == "dst" || strings.HasPrefix(s, "reserved")
-}
-
-func sameItem(leafPath, item string) bool {
-	rest := strings.TrimPrefix(leafPath, item)
-	return rest == "" || rest[0] == '[' || rest[0] == '#'
 }
 
 func (t *keyTable) add(k string, r keyRef) {
@@ -145,8 +107,8 @@ func didYouMean(k string, candidates []string) string {
 // mnemonics are the lower-case opcode names that have a layout.
 var mnemonics = sync.OnceValue(func() []string {
 	var out []string
-	for i := range isa.Catalog {
-		if d := &isa.Catalog[i]; d.Decoded() {
+	for _, d := range isa.Catalog() {
+		if d.Decoded() {
 			out = append(out, strings.ToLower(d.Name))
 		}
 	}

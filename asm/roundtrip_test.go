@@ -12,9 +12,9 @@ import (
 
 func decodedOpcodes() []isa.Opcode {
 	var ops []isa.Opcode
-	for i := range isa.Catalog {
-		if isa.Catalog[i].Decoded() {
-			ops = append(ops, isa.Catalog[i].Opcode)
+	for _, d := range isa.Catalog() {
+		if d.Decoded() {
+			ops = append(ops, d.Opcode)
 		}
 	}
 	return append(ops, 0x02, 0xa0, 0x77) // and words without a table
@@ -47,7 +47,7 @@ func randomWord(r *rand.Rand, op isa.Opcode) []byte {
 // the text is a fixed point: disasm(asm(t)) == t.
 func TestRoundTripRandomWords(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 29))
-	for _, g := range append([]isa.Gen{isa.GenAny}, isa.Gens...) {
+	for _, g := range append([]isa.Gen{isa.GenAny}, isa.Gens()...) {
 		for _, op := range decodedOpcodes() {
 			for n := 0; n < 300; n++ {
 				w := randomWord(r, op)
@@ -79,7 +79,7 @@ func TestRoundTripRandomWords(t *testing.T) {
 // generation, with random payloads and headers, and the text is a fixed point.
 func TestRoundTripEveryOpcode(t *testing.T) {
 	r := rand.New(rand.NewPCG(21, 42))
-	for _, g := range append([]isa.Gen{isa.GenAny}, isa.Gens...) {
+	for _, g := range append([]isa.Gen{isa.GenAny}, isa.Gens()...) {
 		for op := 0; op < 256; op++ {
 			var code []byte
 			for n := 0; n < 8; n++ {

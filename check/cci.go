@@ -22,7 +22,7 @@ func (c *checker) cci() {
 		path := fmt.Sprintf("insts[%d]", k)
 		inst := v.Insts(k)
 		op := inst.Op()
-		if isa.CCOp.NameOf(uint64(op)) == "" {
+		if isa.CCOp().NameOf(uint64(op)) == "" {
 			c.fail(pCCOp, path+".op", fmt.Sprintf("%#02x", op), "not a CCOP")
 			continue
 		}
@@ -33,7 +33,7 @@ func (c *checker) cci() {
 				c.failf(pCCOperands, path+"."+f.Name, fmt.Sprint(f.Value), "a register number: r0..r63")
 			case f.Name == "reserved" && f.Value != 0:
 				c.fail(pCCOperands, path+".reserved", fmt.Sprintf("%#x", f.Value), fmt.Sprintf("the %s member's padding must be 0", member))
-			case f.Name == "target" && strings.Contains(isa.CCOp.NameOf(uint64(op)), "_REL_IMM"):
+			case f.Name == "target" && strings.Contains(isa.CCOp().NameOf(uint64(op)), "_REL_IMM"):
 				if t := int64(k) + f.Int; t < 0 || t >= cciSlots {
 					c.fail(pCCBranch, path+".target", fmt.Sprint(f.Int), fmt.Sprintf("slot %d%+d = %d is outside the word's 15 slots", k, f.Int, t))
 				}

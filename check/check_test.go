@@ -158,7 +158,7 @@ func TestExamplesValid(t *testing.T) {
 func TestValidWordsRoundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(4, 4))
 	valid := 0
-	for _, g := range isa.Gens {
+	for _, g := range isa.Gens() {
 		for n := 0; n < 30000; n++ {
 			w := make([]byte, isa.WordSize)
 			for i := range w {

@@ -10,8 +10,8 @@ import (
 
 // enumFieldsOwn lists enum fields that have a predicate of their own.
 var enumFieldsOwn = map[*isa.Enum]bool{
-	isa.DType: true, isa.WaitMode: true, isa.UpdateMode: true, isa.DGEOpcode: true, isa.IndirectMode: true,
-	isa.TestEvtSemMode: true, isa.DMAAddrMode: true, isa.DMASemaUpdateMode: true,
+	isa.DType(): true, isa.WaitMode(): true, isa.UpdateMode(): true, isa.DGEOpcode(): true, isa.IndirectMode(): true,
+	isa.TestEvtSemMode(): true, isa.DMAAddrMode(): true, isa.DMASemaUpdateMode(): true,
 }
 
 func (c *checker) common() {
@@ -50,9 +50,9 @@ func (c *checker) common() {
 		switch {
 		case f.Reserved && v != 0:
 			c.warnf(pReserved, trimChunk(l.Path), fmt.Sprintf("%#x", v), "reserved bits must be 0")
-		case f.Enum == isa.DType:
-			if d := isa.DTypeCode(v); d == isa.DTypeInvalid || d == isa.DTypeUint64 || isa.DType.NameFor(v, c.gen) == "" { // UINT64 is "rejected by plain is_valid_dtype" (§5.1)
-				c.failf(pDtype, l.Path, isa.DType.Format(v), "%s", dtypeWant(c.gen))
+		case f.Enum == isa.DType():
+			if d := isa.DTypeCode(v); d == isa.DTypeInvalid || d == isa.DTypeUint64 || isa.DType().NameFor(v, c.gen) == "" { // UINT64 is "rejected by plain is_valid_dtype" (§5.1)
+				c.failf(pDtype, l.Path, isa.DType().Format(v), "%s", dtypeWant(c.gen))
 			}
 		case f.Enum != nil && !enumFieldsOwn[f.Enum]:
 			if f.Enum.NameFor(v, c.gen) == "" {

@@ -148,13 +148,13 @@ func TestTestESRepeatCountObserved(t *testing.T) {
 // LOGICAL_AND..BITWISE_XOR=0x50..0x57"; "compares CMP*_EQ..GE=0x60..0x85".
 func TestCCOpNamedCodesObserved(t *testing.T) {
 	for code, name := range map[uint64]string{0x3a: "ABS_VALUE", 0x3f: "ABS_MIN64", 0x50: "LOGICAL_AND", 0x57: "BITWISE_XOR", 0x60: "CMP_EQ"} {
-		v, ok := isa.CCOp.Lookup(code)
+		v, ok := isa.CCOp().Lookup(code)
 		if !ok || v.Name != name || v.Prov != isa.Observed {
 			t.Errorf("CCOP %#x = %+v, want %s OBSERVED", code, v, name)
 		}
 	}
 	// the names between the endpoints are ndma's spelling
-	if v, _ := isa.CCOp.Lookup(0x3b); v.Prov != isa.Inferred {
+	if v, _ := isa.CCOp().Lookup(0x3b); v.Prov != isa.Inferred {
 		t.Errorf("CCOP 0x3b %s: %s, want INFERRED", v.Name, v.Prov)
 	}
 }

@@ -17,7 +17,7 @@ func (c *checker) testES() {
 		c.failf(pNumEvtSem, "num_evt_sem", fmt.Sprint(n), "must be 1..16")
 	}
 	ut := v.UpdateType()
-	if name := isa.UpdateMode.NameFor(uint64(ut), c.gen); name == "" || name == "INVALID" {
+	if name := isa.UpdateMode().NameFor(uint64(ut), c.gen); name == "" || name == "INVALID" {
 		c.failf(pTestESUpdateType, "update_type", ut.String(), "not an UPDATE_MODE value")
 	} else if strings.Contains(name, "_IMM_") {
 		c.failf(pTestESUpdateType, "update_type", name, "immediate update modes are illegal here: the value comes from the register")

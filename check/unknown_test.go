@@ -55,7 +55,7 @@ func sundaACT(n21 int) (code []byte, n42 int) {
 // check.Stream's errors) sees nothing.
 func TestUnknownOpcodesNotHeaderErrors(t *testing.T) {
 	code, n42 := sundaACT(1408)
-	for _, g := range isa.Gens {
+	for _, g := range isa.Gens() {
 		ps, err := Stream(g, code)
 		if err != nil {
 			t.Fatal(err)
@@ -95,7 +95,7 @@ func TestUnknownOpcodeEventsAndHeader(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Def().Known() || in.Layout() != isa.Raw {
+	if in.Def().Known() || in.Layout() != isa.Raw() {
 		t.Fatalf("0x21 decodes by %s, known %v", in.Layout().Name, in.Def().Known())
 	}
 	ev, ok := in.Events()
@@ -120,7 +120,7 @@ func TestUnknownOpcodeEventsAndHeader(t *testing.T) {
 // assembled words still validate without errors (what `ndma asm` checks).
 func TestUnknownOpcodesDisasmAsm(t *testing.T) {
 	code, _ := sundaACT(200)
-	for _, g := range append([]isa.Gen{isa.GenAny}, isa.Gens...) {
+	for _, g := range append([]isa.Gen{isa.GenAny}, isa.Gens()...) {
 		text, err := asm.Disassemble(g, code)
 		if err != nil {
 			t.Fatal(err)
@@ -146,7 +146,7 @@ func TestUnknownOpcodesDisasmAsm(t *testing.T) {
 // and EVENTS never fails has_valid_neuron_header, and an opcode outside the
 // catalog gets exactly the is_known_opcode warning from the common rules.
 func TestNoHeaderErrorForAnyOpcode(t *testing.T) {
-	for _, g := range isa.Gens {
+	for _, g := range isa.Gens() {
 		for op := 0; op < 256; op++ {
 			w := handWord(byte(op), 0, 0, 0, 0, 0, func(int) byte { return 0 })
 			ps, err := Stream(g, w)

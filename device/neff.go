@@ -100,7 +100,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 			nrun++
 		}
 	}
-	runs := make([]isa.Inst, nrun) // every relocated word of the stream in one allocation (a word is 1 KiB), relocated in place
+	runs := make([]isa.Inst, nrun) // every relocated word of the stream in one allocation, relocated in place
 	relocate := func(in *isa.Inst) ([]isa.Inst, error) {
 		r := runs[:1:1]
 		if err := dge.RelocateTo(&r[0], in, vt); err != nil {

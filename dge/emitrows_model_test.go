@@ -270,7 +270,7 @@ func (p *Program) emitRowsModel(m isa.AddressMap, index func(which, j int) (uint
 // HBM and unmapped addresses, on every generation and a few cores.
 func TestSocsIsSoC(t *testing.T) {
 	r := rand.New(rand.NewPCG(11, 2))
-	for _, g := range isa.Gens {
+	for _, g := range isa.Gens() {
 		m := isa.Map(g)
 		for core := range 3 {
 			tr := socs{m: &m, core: core}

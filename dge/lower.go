@@ -198,10 +198,10 @@ func (p *Program) sameData() error {
 	}
 	if p.Kind == KindDirect2D && (p.Src.Bytes()%uint64(in) != 0 || p.Dst.Bytes()%uint64(out) != 0 || p.Src.Bytes()/uint64(in) != p.Dst.Bytes()/uint64(out)) {
 		return fmt.Errorf("src has %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (§11.4)",
-			p.Src.Bytes(), isa.DType.Format(uint64(p.InDtype)), p.Dst.Bytes(), isa.DType.Format(uint64(p.OutDtype)))
+			p.Src.Bytes(), isa.DType().Format(uint64(p.InDtype)), p.Dst.Bytes(), isa.DType().Format(uint64(p.OutDtype)))
 	}
 	if p.Dst.ElemSize%out != 0 { // the CCE's scalars may not straddle two dst elements
-		return fmt.Errorf("dst elements of %d bytes are no whole number of %s scalars", p.Dst.ElemSize, isa.DType.Format(uint64(p.OutDtype)))
+		return fmt.Errorf("dst elements of %d bytes are no whole number of %s scalars", p.Dst.ElemSize, isa.DType().Format(uint64(p.OutDtype)))
 	}
 	return nil
 }
@@ -209,7 +209,7 @@ func (p *Program) sameData() error {
 func dtypeBytes(d uint64, g isa.Gen) (uint32, error) {
 	bits, ok := isa.DTypeBits(uint8(d), g)
 	if !ok || bits%8 != 0 {
-		return 0, fmt.Errorf("dtype %s has no whole-byte size", isa.DType.Format(d))
+		return 0, fmt.Errorf("dtype %s has no whole-byte size", isa.DType().Format(d))
 	}
 	return uint32(bits / 8), nil
 }

@@ -128,7 +128,7 @@ func (d *OpDef) layout() *Struct {
 	if d.Layout != nil {
 		return d.Layout
 	}
-	return Raw
+	return rawLayout
 }
 
 // StructName is the spec struct name ("DMA_DIRECT2D"), or "" when not decoded.
@@ -150,35 +150,35 @@ func (d *OpDef) Mnemonic() string {
 // Known reports whether any source names the opcode.
 func (d *OpDef) Known() bool { return d.Name != "" }
 
-// Catalog lists every named opcode in opcode order of the DMA cluster first,
+// catalog lists every named opcode in opcode order of the DMA cluster first,
 // then its neighbours.
-var Catalog = []OpDef{
-	{Opcode: 0xb8, Name: "DMAMEMCPY", Aliases: []string{"DMA_MEMCPY"}, Layout: Direct2D, DGEKind: 0, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "SUNDA: POOL kernel dma_memcopy; CAYMAN+: SEQ + DGE", Dispatch: []Dispatch{
+var catalog = []OpDef{
+	{Opcode: 0xb8, Name: "DMAMEMCPY", Aliases: []string{"DMA_MEMCPY"}, Layout: direct2DLayout, DGEKind: 0, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "SUNDA: POOL kernel dma_memcopy; CAYMAN+: SEQ + DGE", Dispatch: []Dispatch{
 		{Gens: 1 << Sunda, Path: DispatchPool, Detail: "dma_memcopy @0x01002f80, in the SUNDA EXTISA_0 kernel_info_table @0x02000760 (18 entries; opcode at entry+3, funcVA at entry+4)", Conf: "HIGH/OBSERVED"},
 		{Gens: v3ToV4, Path: DispatchSeqDGE, Detail: "not in the CAYMAN_0 kernel_info_table @0x02000380 (17 entries): SEQ handler + DGE descriptor-gen; the decode-arm VA is FLIX-desynced", Conf: "HIGH/OBSERVED table; MED/CARRIED decode-arm VA"},
 		{Gens: OnlyV5, Path: DispatchSeqDGE, Detail: "CAYMAN+ SEQ handler + DGE; MAVERICK dispatch interiors not re-disassembled", Conf: "INFERRED"},
 	}},
-	{Opcode: 0xb9, Name: "DMA_MEMCPY2", Layout: Copy2D, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
-	{Opcode: 0xba, Name: "DMA_IMMEDIATE", Layout: Immediate, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
-	{Opcode: 0xbb, Name: "DMA_INDIRECT", Layout: Indirect1D, DGEKind: 1, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed},
-	{Opcode: 0xbd, Name: "DMA_TRANSPOSE", Layout: Xpose, DGEKind: 2, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed, Dispatch: xposeSeqDGE},
-	{Opcode: 0xf1, Name: "DMA_GATHER_TRANSPOSE", Layout: GatherXpose, DGEKind: 3, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed, Dispatch: xposeSeqDGE},
-	{Opcode: 0xb4, Name: "TEST_EVENT_SEM", Layout: TestES, DGEKind: -1, Gens: FromV4, GensKnown: true, Control: true, Prov: Observed, Dispatch: []Dispatch{
+	{Opcode: 0xb9, Name: "DMA_MEMCPY2", Layout: copy2DLayout, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
+	{Opcode: 0xba, Name: "DMA_IMMEDIATE", Layout: immediateLayout, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
+	{Opcode: 0xbb, Name: "DMA_INDIRECT", Layout: indirect1DLayout, DGEKind: 1, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed},
+	{Opcode: 0xbd, Name: "DMA_TRANSPOSE", Layout: xposeLayout, DGEKind: 2, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed, Dispatch: xposeSeqDGE},
+	{Opcode: 0xf1, Name: "DMA_GATHER_TRANSPOSE", Layout: gatherXposeLayout, DGEKind: 3, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed, Dispatch: xposeSeqDGE},
+	{Opcode: 0xb4, Name: "TEST_EVENT_SEM", Layout: testESLayout, DGEKind: -1, Gens: FromV4, GensKnown: true, Control: true, Prov: Observed, Dispatch: []Dispatch{
 		{Gens: FromV4, Path: DispatchNXControl, Detail: "NX SEQUENCER control-spine; no POOL kernel, no DGE descriptor", Conf: "HIGH/OBSERVED"},
 	}},
-	{Opcode: 0xb6, Name: "COMPACT_CONTROL_INST", Layout: CCI, DGEKind: -1, Gens: OnlyV5, GensKnown: true, Control: true, Prov: Observed, Dispatch: []Dispatch{
+	{Opcode: 0xb6, Name: "COMPACT_CONTROL_INST", Layout: cciLayout, DGEKind: -1, Gens: OnlyV5, GensKnown: true, Control: true, Prov: Observed, Dispatch: []Dispatch{
 		{Gens: OnlyV5, Path: DispatchNXControl, Detail: "NX SEQUENCER control-spine (packed scalar-bytecode bundle); the MAVERICK NX decode arm is not carved", Conf: "HIGH/OBSERVED header / interior INFERRED"},
 	}},
-	{Opcode: 0xd4, Name: "PSEUDO_DMA_DIRECT2D", Layout: PseudoDirect2D, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "carries dge_op; resolved by the runtime"},
-	{Opcode: 0xc1, Name: "PSEUDO_DMA_TRIGGER", Layout: PseudoTrigger, DGEKind: -1, Gens: AllGens, Pseudo: true, Prov: Observed, Note: "style-A NEFF trigger: queue name + dma[] block id (neff.md §5.2); generations not stated"},
-	{Opcode: 0xda, Name: "PSEUDO_EXTENSION", Layout: PseudoExt, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Carried, Note: "positional: belongs to the 0xd4 before it"},
+	{Opcode: 0xd4, Name: "PSEUDO_DMA_DIRECT2D", Layout: pseudoDirect2DLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "carries dge_op; resolved by the runtime"},
+	{Opcode: 0xc1, Name: "PSEUDO_DMA_TRIGGER", Layout: pseudoTriggerLayout, DGEKind: -1, Gens: AllGens, Pseudo: true, Prov: Observed, Note: "style-A NEFF trigger: queue name + dma[] block id (neff.md §5.2); generations not stated"},
+	{Opcode: 0xda, Name: "PSEUDO_EXTENSION", Layout: pseudoExtLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Carried, Note: "positional: belongs to the 0xd4 before it"},
 
 	// Known, not decoded (field-tables §3.0, §3.12).
 	{Opcode: 0xc4, Name: "PSEUDO_DMAMEMCPY_FULL_IND", DGEKind: -1, Pseudo: true, Prov: Carried},
-	{Opcode: 0xf0, Name: "EXTENDED_INST", Layout: Extended, DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Carried, Note: "ext-op 8 RDMA_DESC_GEN, 9 RDMA_DESC_START (field-tables §3.12)"},
+	{Opcode: 0xf0, Name: "EXTENDED_INST", Layout: extendedLayout, DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Carried, Note: "ext-op 8 RDMA_DESC_GEN, 9 RDMA_DESC_START (field-tables §3.12)"},
 	{Opcode: 0xbf, Name: "SB2SB_COLLECTIVE", DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Observed},
-	{Opcode: 0xaa, Name: "TENSOR_LOAD", Layout: Mem2D, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar load: memory → registers"},
-	{Opcode: 0xab, Name: "TENSOR_STORE", Layout: Mem2D, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar store: registers or immediates → memory"},
+	{Opcode: 0xaa, Name: "TENSOR_LOAD", Layout: mem2DLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar load: memory → registers"},
+	{Opcode: 0xab, Name: "TENSOR_STORE", Layout: mem2DLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar store: registers or immediates → memory"},
 	// The 0xb3..0xbf band is the "MAVERICK superset" (000 §1): present on v5;
 	// v2..v4 presence not stated; 0xb7 is absent (opTable).
 	{Opcode: 0xb3, Name: "POLL_SEM", DGEKind: -1, PresentOn: OnlyV5, Control: true, Prov: Observed, Note: bandNote},
@@ -202,8 +202,8 @@ var Catalog = []OpDef{
 	{Opcode: 0xb1, Name: "SET_ORDERING_MODE", DGEKind: -1, Control: true, Prov: Observed, Note: "first word of every NEFF stream (neff.md §5.1)"},
 	{Opcode: 0xb2, Name: "MOVE_SHAPE", DGEKind: -1, Control: true, Prov: Carried},
 	{Opcode: 0xcc, Name: "PSEUDO_BRANCH_LABEL", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "second word of every NEFF stream (neff.md §5.1)"},
-	{Opcode: 0xcd, Name: "PSEUDO_TENSOR_STORE", Layout: PseudoMem2D, DGEKind: -1, Pseudo: true, Prov: Carried, Note: "relocated to 0xab TENSOR_STORE"},
-	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", Layout: PseudoMem2D, DGEKind: -1, Pseudo: true, Prov: Observed, Note: "relocated to 0xaa TENSOR_LOAD (000 §2: \"0xce → 0xaa\")"},
+	{Opcode: 0xcd, Name: "PSEUDO_TENSOR_STORE", Layout: pseudoMem2DLayout, DGEKind: -1, Pseudo: true, Prov: Carried, Note: "relocated to 0xab TENSOR_STORE"},
+	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", Layout: pseudoMem2DLayout, DGEKind: -1, Pseudo: true, Prov: Observed, Note: "relocated to 0xaa TENSOR_LOAD (000 §2: \"0xce → 0xaa\")"},
 
 	{Opcode: 0xc8, Name: "PSEUDO_TRIGGER_COLLECTIVE", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era (field-tables §9.1)"},
 	{Opcode: 0x6b, Name: "STREAM_TRANSPOSE", DGEKind: -1, Prov: Observed, Note: "DVE 32x32 lane transpose, unrelated to 0xbd/0xf1"},
@@ -241,8 +241,8 @@ var (
 // 0xc0..0xdf is still a pseudo word: every pseudo opcode has top bits 0b110
 // and the runtime relies on it (field-tables §2.1).
 var opTable = func() (t [256]*OpDef) {
-	for i := range Catalog {
-		d := &Catalog[i]
+	for i := range catalog {
+		d := &catalog[i]
 		if t[d.Opcode] != nil {
 			panic(fmt.Sprintf("isa: opcode %#02x listed twice", d.Opcode))
 		}
@@ -273,8 +273,8 @@ func Lookup(op Opcode) *OpDef { return opTable[op] }
 // lower case) to its row.
 var opNames = func() map[string]*OpDef {
 	m := map[string]*OpDef{}
-	for i := range Catalog {
-		d := &Catalog[i]
+	for i := range catalog {
+		d := &catalog[i]
 		names := append([]string{d.Name}, d.Aliases...)
 		if d.Layout != nil && m[d.Layout.Name] == nil {
 			names = append(names, d.Layout.Name) // a shared struct name (MEM_2D) resolves to its first opcode

@@ -94,8 +94,8 @@ func ccopTable() []ccop {
 // members' names are ndma's (INFERRED).
 var ccopNamed = map[uint64]string{0x20: "ADD64", 0x26: "MIN64", 0x3a: "ABS_VALUE", 0x3f: "ABS_MIN64", 0x50: "LOGICAL_AND", 0x57: "BITWISE_XOR", 0x60: "CMP_EQ"}
 
-// CCOp is the CCOP enum (the op byte of every CCINST).
-var CCOp, ccopType = func() (*Enum, map[uint64]uint64) {
+// ccOpEnum is the CCOP enum (the op byte of every CCINST).
+var ccOpEnum, ccopType = func() (*Enum, map[uint64]uint64) {
 	var vals []EnumValue
 	types := map[uint64]uint64{}
 	for _, o := range ccopTable() {
@@ -112,7 +112,9 @@ func CCOpType(op uint8) (uint64, bool) {
 	return t, ok
 }
 
-func opField() armField { return armField{Name: "op", Shift: 0, Width: 8, Enum: CCOp, Prov: Observed} }
+func opField() armField {
+	return armField{Name: "op", Shift: 0, Width: 8, Enum: ccOpEnum, Prov: Observed}
+}
 
 // ccMembers are the CCINST union members, indexed by CCINST_TYPE.
 var ccMembers = [...]arm{
@@ -162,9 +164,9 @@ func (c CCInst) Get(name string) (int64, error) {
 	return 0, fmt.Errorf("CCINST member %s has no field %q", a.Name, name)
 }
 
-// CCI is the layout of the 0xb6 COMPACT_CONTROL_INST word (§3.11): the header
+// cciLayout is the layout of the 0xb6 COMPACT_CONTROL_INST word (§3.11): the header
 // (byte 1 read as inst_word_len, INFERRED: see cciLeafLabels) and 15 CCINST slots.
-var CCI = (&Struct{Name: "CTRL_CCI", Size: 64, Prov: Observed, Fields: []Field{
+var cciLayout = (&Struct{Name: "CTRL_CCI", Size: 64, Prov: Observed, Fields: []Field{
 	headerField(),
 	Field{Name: "insts", Off: 4, Size: 4, Count: 15, Kind: KCCInst, Prov: Observed, Note: "CCINST union, member chosen by the CCOP byte"},
 }}).finish()
@@ -179,5 +181,5 @@ type leafLabel struct {
 // leafLabels are the per-layout relabels of shared sub-struct leaves.
 var leafLabels = map[*Struct]map[string]leafLabel{
 	// 000 §3g: "CCIHEADER { opcode; reserved[1]; debug_cmd; debug_hint }".
-	CCI: {"header.inst_word_len": {Inferred, "000 §3g: reserved[1] of CCIHEADER; ndma reads it as the common header's inst_word_len (0x10, field-tables §1)"}},
+	cciLayout: {"header.inst_word_len": {Inferred, "000 §3g: reserved[1] of CCIHEADER; ndma reads it as the common header's inst_word_len (0x10, field-tables §1)"}},
 }

@@ -3,16 +3,16 @@ package isa
 // DMA_COPY2D, opcode 0xb9 DMA_MEMCPY2 (MAVERICK) — field-tables §3.8, source
 // document 000 §3b. No EVENTS block: the wait is built in.
 
-// Copy2D is the layout of the 0xb9 word.
-var Copy2D = (&Struct{Name: "DMA_COPY2D", Size: 64, Prov: Observed, Fields: []Field{
+// copy2DLayout is the layout of the 0xb9 word.
+var copy2DLayout = (&Struct{Name: "DMA_COPY2D", Size: 64, Prov: Observed, Fields: []Field{
 	headerField(),
 	u32(4, "wait_sema_value", Observed, "immediate or register threshold"),
 	u8(8, "wait_sema_idx", Observed, ""),
-	enum8(9, "wait_sema_mode", WaitMode, Observed, ""),
-	sub(10, "dma_engines", DMAEngineConfig, Observed, ""),
-	sub(11, "dma_flags", DMAFlags, Observed, ""),
-	sub(12, "addr_mode", DMAAddrModePair, Observed, "low nibble src, high nibble dst"),
-	sub(13, "sema_update_mode", DMASemaUpdates, Observed, "low nibble rd_done, high nibble wr_done"),
+	enum8(9, "wait_sema_mode", waitModeEnum, Observed, ""),
+	sub(10, "dma_engines", dmaEngineConfigLayout, Observed, ""),
+	sub(11, "dma_flags", dmaFlagsLayout, Observed, ""),
+	sub(12, "addr_mode", dmaAddrModePairLayout, Observed, "low nibble src, high nibble dst"),
+	sub(13, "sema_update_mode", dmaSemaUpdatesLayout, Observed, "low nibble rd_done, high nibble wr_done"),
 	u16(14, "rd_done_sema_update_idx", Observed, ""),
 	dmaAddr(16, "src_start_addr", "addr_mode.src", Observed, "arm chosen by addr_mode.src"),
 	i32(24, "src_step_elem", Observed, "signed byte strides").arr(2),

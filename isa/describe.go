@@ -20,7 +20,7 @@ func Describe(w io.Writer, d *OpDef) error {
 	fmt.Fprintf(w, ", %d bytes\n", lay.Size)
 	fmt.Fprintf(w, "generations: %s", genText(d))
 	if d.DGEKind >= 0 {
-		fmt.Fprintf(w, " · DGE kind %d %s (%s)", d.DGEKind, DGEOpcode.NameOf(uint64(d.DGEKind)), d.DGEProv)
+		fmt.Fprintf(w, " · DGE kind %d %s (%s)", d.DGEKind, dgeOpcodeEnum.NameOf(uint64(d.DGEKind)), d.DGEProv)
 	}
 	if d.Pseudo {
 		fmt.Fprint(w, " · pseudo (compiler→runtime)")
@@ -212,7 +212,7 @@ func (in *Inst) FieldMap(w io.Writer, nonZero bool) error {
 		switch l.Field.Kind {
 		case KAddr8, KPseudoAddr8, KAddr4, KDMAAddr:
 		default:
-			if nonZero && in.v[i] == 0 {
+			if nonZero && in.leafAt(i) == 0 {
 				continue
 			}
 		}
@@ -223,7 +223,7 @@ func (in *Inst) FieldMap(w io.Writer, nonZero bool) error {
 
 func formatLeaf(in *Inst, lay *Struct, i int) string {
 	l := &lay.leaves[i]
-	v := in.v[i]
+	v := in.leafAt(i)
 	f := l.Field
 	var a *arm
 	switch f.Kind {

@@ -12,8 +12,8 @@ type DTypeInfo struct {
 	Bits int // element width in bits: 4, 8, 16, 32, 64; 0 = no size (INVALID, CPTC)
 }
 
-// DType is the DTYPE enum (1 byte).
-var DType = newEnum("DTYPE", Observed,
+// dTypeEnum is the DTYPE enum (1 byte).
+var dTypeEnum = newEnum("DTYPE", Observed,
 	ev(0x00, "INVALID", Observed),
 	ev(0x01, "UINT64", Carried).note("rejected by plain is_valid_dtype"),
 	ev(0x02, "INT8", Observed),
@@ -55,7 +55,7 @@ var dtypeBits = map[uint64]int{
 // DTypeBits is the element width of DTYPE d in bits on generation g, and
 // whether d is a sized type defined on g (GenAny: on any generation).
 func DTypeBits(d uint8, g Gen) (int, bool) {
-	v, ok := DType.Lookup(uint64(d))
+	v, ok := dTypeEnum.Lookup(uint64(d))
 	if !ok || !v.Gens.Has(g) {
 		return 0, false
 	}
@@ -63,8 +63,8 @@ func DTypeBits(d uint8, g Gen) (int, bool) {
 	return b, ok
 }
 
-// WaitMode is EVENTS.wait_mode and COPY2D/IMMEDIATE wait_sema_mode (§5.5).
-var WaitMode = newEnum("WAIT_MODE", Observed,
+// waitModeEnum is EVENTS.wait_mode and COPY2D/IMMEDIATE wait_sema_mode (§5.5).
+var waitModeEnum = newEnum("WAIT_MODE", Observed,
 	ev(0x00, "NONE", Observed),
 	ev(0x01, "WAIT_FOR_SEM_EQ_IMM", Carried),
 	ev(0x02, "WAIT_FOR_SEM_LT_IMM", Carried),
@@ -89,8 +89,8 @@ var WaitMode = newEnum("WAIT_MODE", Observed,
 	ev(0xff, "INVALID", Observed),
 )
 
-// UpdateMode is EVENTS.update_mode and TEST_ES.update_type (§5.6).
-var UpdateMode = newEnum("UPDATE_MODE", Observed,
+// updateModeEnum is EVENTS.update_mode and TEST_ES.update_type (§5.6).
+var updateModeEnum = newEnum("UPDATE_MODE", Observed,
 	ev(0x00, "NONE", Observed),
 	ev(0x03, "SEM_INC_READ", Carried),
 	ev(0x04, "SEM_DEC_READ", Carried),
@@ -111,74 +111,74 @@ var UpdateMode = newEnum("UPDATE_MODE", Observed,
 	ev(0xff, "INVALID", Observed),
 )
 
-// TraceMode is header.debug_cmd bits 1:0 (§2.1, from the TONGA header).
-var TraceMode = newEnum("TRACE_MODE", Carried,
+// traceModeEnum is header.debug_cmd bits 1:0 (§2.1, from the TONGA header).
+var traceModeEnum = newEnum("TRACE_MODE", Carried,
 	ev(0, "DISABLE", Carried), ev(1, "GEN_ON_START", Carried),
 	ev(2, "GEN_ON_END", Carried), ev(3, "GEN_ON_BOTH", Carried),
 )
 
-// DGEOpcode is PSEUDO_DMA_DIRECT2D.dge_op (§5.2).
-var DGEOpcode = newEnum("DGE_OPCODE", Observed,
+// dgeOpcodeEnum is PSEUDO_DMA_DIRECT2D.dge_op (§5.2).
+var dgeOpcodeEnum = newEnum("DGE_OPCODE", Observed,
 	ev(0, "DMA_DIRECT2D", Observed), ev(1, "DMA_INDIRECT1D", Observed),
 	ev(2, "DMA_TRANSPOSE", Observed).gens(FromV3), ev(3, "DMA_GATHER_TRANSPOSE", Observed).gens(FromV3),
 )
 
-// DGEComputeOp is the in-flight reduce of a DMA (§5.2).
-var DGEComputeOp = newEnum("DGE_COMPUTE_OP", Observed,
+// dgeComputeOpEnum is the in-flight reduce of a DMA (§5.2).
+var dgeComputeOpEnum = newEnum("DGE_COMPUTE_OP", Observed,
 	ev(0, "NONE", Observed).note("B = A"), ev(1, "ADD", Observed).note("B += A"),
 	ev(2, "MULTIPLY", Observed), ev(3, "MAX", Observed), ev(4, "MIN", Observed),
 )
 
-// IndirectDim is INDIRECT_DIM, minor to major (§5.2).
-var IndirectDim = newEnum("INDIRECT_DIM", Observed,
+// indirectDimEnum is INDIRECT_DIM, minor to major (§5.2).
+var indirectDimEnum = newEnum("INDIRECT_DIM", Observed,
 	ev(0, "X", Observed), ev(1, "Y", Observed), ev(2, "Z", Observed), ev(3, "W", Observed),
 )
 
-// IndirectMode is INDIRECT_DMA_ADDRESSING_MODE (§5.2).
-var IndirectMode = newEnum("INDIRECT_DMA_ADDRESSING_MODE", Carried,
+// indirectModeEnum is INDIRECT_DMA_ADDRESSING_MODE (§5.2).
+var indirectModeEnum = newEnum("INDIRECT_DMA_ADDRESSING_MODE", Carried,
 	ev(0, "SRC", Observed).note("gather"), ev(1, "DST", Observed).note("scatter"), ev(2, "SRC_DST", Carried),
 )
 
-// DMAEngineCount is DMA_ENGINE_COUNT (v5; fan = 1<<v).
-var DMAEngineCount = newEnum("DMA_ENGINE_COUNT", Observed,
+// dmaEngineCountEnum is DMA_ENGINE_COUNT (v5; fan = 1<<v).
+var dmaEngineCountEnum = newEnum("DMA_ENGINE_COUNT", Observed,
 	ev(0, "ONE", Observed), ev(1, "TWO", Observed), ev(2, "FOUR", Observed), ev(3, "EIGHT", Observed),
 )
 
-// DMADescMode is DMA_DESC_MODE (v5).
-var DMADescMode = newEnum("DMA_DESC_MODE", Observed,
+// dmaDescModeEnum is DMA_DESC_MODE (v5).
+var dmaDescModeEnum = newEnum("DMA_DESC_MODE", Observed,
 	ev(0, "IMMEDIATE", Observed), ev(1, "REGISTER", Observed),
 )
 
-// SemaSync is SEMA_SYNC (v5 DMA_FLAGS.wr_done_sync).
-var SemaSync = newEnum("SEMA_SYNC", Observed,
+// semaSyncEnum is SEMA_SYNC (v5 DMA_FLAGS.wr_done_sync).
+var semaSyncEnum = newEnum("SEMA_SYNC", Observed,
 	ev(0, "SOW", Carried), ev(1, "CLEAR_PCIE_RO", Carried),
 )
 
-// TestEvtSemMode is TEST_EVT_SEM_MODE (v4+).
-var TestEvtSemMode = newEnum("TEST_EVT_SEM_MODE", Observed,
+// testEvtSemModeEnum is TEST_EVT_SEM_MODE (v4+).
+var testEvtSemModeEnum = newEnum("TEST_EVT_SEM_MODE", Observed,
 	ev(0, "READ_SEM", Observed), ev(1, "READ_EVT", Observed), ev(2, "UPDATE_SEM", Observed),
 	ev(3, "UPDATE_EVT", Observed), ev(4, "COND_UPDATE_SEM", Observed),
 )
 
-// DataSrc is DATA_SRC.
-var DataSrc = newEnum("DATA_SRC", Carried, ev(0, "REGISTER", Observed), ev(1, "IMMEDIATE", Observed))
+// dataSrcEnum is DATA_SRC.
+var dataSrcEnum = newEnum("DATA_SRC", Carried, ev(0, "REGISTER", Observed), ev(1, "IMMEDIATE", Observed))
 
-// LNCSizeFmt is LNC_SIZE_FMT.
-var LNCSizeFmt = newEnum("LNC_SIZE_FMT", Carried,
+// lncSizeFmtEnum is LNC_SIZE_FMT.
+var lncSizeFmtEnum = newEnum("LNC_SIZE_FMT", Carried,
 	ev(0, "LNC1", Carried), ev(1, "LNC2", Carried), ev(2, "LNC4", Carried), ev(3, "LNC8", Carried),
 )
 
-// NeuronEngine is NEURON_ENGINE.
-var NeuronEngine = newEnum("NEURON_ENGINE", Carried,
+// neuronEngineEnum is NEURON_ENGINE.
+var neuronEngineEnum = newEnum("NEURON_ENGINE", Carried,
 	ev(0, "PE", Observed), ev(1, "ACT", Observed), ev(2, "POOL", Observed),
 	ev(3, "DVE", Observed), ev(4, "TPB_SP", Carried), ev(5, "TOP_SP", Carried),
 )
 
-// DMAAddrMode is DMA_ADDR_MODE (v5, one nibble per leg, field-tables §5.3).
+// dmaAddrModeEnum is DMA_ADDR_MODE (v5, one nibble per leg, field-tables §5.3).
 // The printed names of 0x3/0x5/0x7 are source 000 §3b's spelling
 // ("…32I=0x3 / …32I=0x5 / …64I=0x7"; 0x9/0xb are "…_I"); field-tables'
 // REG_IMM_OFFSET32_I etc. stay accepted on input (DMAAddrModeAliases).
-var DMAAddrMode = func() *Enum {
+var dmaAddrModeEnum = func() *Enum {
 	e := newEnum("DMA_ADDR_MODE", Observed,
 		ev(0x0, "IMM64", Observed), ev(0x1, "REG_PAIR", Observed),
 		ev(0x2, "REG_IMM_OFFSET32", Observed), ev(0x3, "REG_IMM_OFFSET32I", Observed),
@@ -187,7 +187,7 @@ var DMAAddrMode = func() *Enum {
 		ev(0x8, "REG_REG_IMM_SCALE", Observed), ev(0x9, "REG_REG_IMM_SCALE_I", Observed),
 		ev(0xa, "REG_REG_REG_SCALE", Observed), ev(0xb, "REG_REG_REG_SCALE_I", Observed),
 	)
-	for alias, v := range DMAAddrModeAliases {
+	for alias, v := range dmaAddrModeAliases {
 		i := e.byValue[v]
 		e.byName[strings.ToUpper(alias)] = i
 		e.byName[strings.ToLower(alias)] = i
@@ -195,23 +195,23 @@ var DMAAddrMode = func() *Enum {
 	return e
 }()
 
-// DMAAddrModeAliases are the field-tables §5.3 spellings of DMA_ADDR_MODE
+// dmaAddrModeAliases are the field-tables §5.3 spellings of DMA_ADDR_MODE
 // values that 000 §3b spells without the underscore; they are accepted on
 // input (JSON and assembly) and never printed.
-var DMAAddrModeAliases = map[string]uint64{
+var dmaAddrModeAliases = map[string]uint64{
 	"REG_IMM_OFFSET32_I": 0x3, "REG_REG_OFFSET32_I": 0x5, "REG_REG_OFFSET64_I": 0x7,
 }
 
-// DMASemaUpdateMode is DMA_SEMA_UPDATE_MODE (v5, one nibble per event, §5.4).
-var DMASemaUpdateMode = newEnum("DMA_SEMA_UPDATE_MODE", Observed,
+// dmaSemaUpdateModeEnum is DMA_SEMA_UPDATE_MODE (v5, one nibble per event, §5.4).
+var dmaSemaUpdateModeEnum = newEnum("DMA_SEMA_UPDATE_MODE", Observed,
 	ev(0x0, "NONE", Observed), ev(0x1, "LOCAL_SEM_INC", Observed),
 	ev(0x3, "LOCAL_SEM_INC_COUNTER", Observed), ev(0x5, "LOCAL_COLLSYNC_INC", Observed),
 	ev(0x9, "REMOTE_SEM_INC", Observed), ev(0xb, "REMOTE_SEM_INC_COUNTER", Observed),
 	ev(0xd, "REMOTE_COLLSYNC_INC", Observed),
 )
 
-// CCInstType is CCINST_TYPE (§3.11).
-var CCInstType = newEnum("CCINST_TYPE", Observed,
+// ccInstTypeEnum is CCINST_TYPE (§3.11).
+var ccInstTypeEnum = newEnum("CCINST_TYPE", Observed,
 	ev(0, "ALU", Observed), ev(1, "MOV", Observed), ev(2, "MOVIMM", Observed), ev(3, "BR", Observed),
 	ev(4, "BL", Observed), ev(5, "MEM", Observed), ev(6, "SEMR", Observed), ev(7, "SEMU", Observed),
 	ev(8, "NOP", Observed),

@@ -79,3 +79,12 @@ func ExampleDescribe() {
 	// 15 compute_op DGE_COMPUTE_OP(u8) OBSERVED
 	// 16-23 src_start_addr ADDR8 OBSERVED
 }
+
+// Print an instruction as canonical assembly text, as `ndma disasm` does.
+func ExampleInst_String() {
+	in := isa.New(isa.Cayman, isa.OpDMAMemcpy)
+	in.MustSet("semaphore", 3).MustSet("sem_increment", 1)
+	in.MustSet("src_elem_size", 4).MustSet("src_num_elem[0]", 256)
+	fmt.Println(in.String())
+	// Output: dmamemcpy semaphore=3, sem_increment=1, src_num_elem=[256, 0], src_elem_size=4
+}

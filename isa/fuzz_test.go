@@ -17,8 +17,8 @@ func FuzzDecode(f *testing.F) {
 		b, _ := AppendEncoded(nil, in)
 		return b
 	}
-	for i := range Catalog {
-		f.Add(seed(Catalog[i].Opcode))
+	for i := range catalog {
+		f.Add(seed(catalog[i].Opcode))
 	}
 	f.Add(append(seed(OpPseudoDMADirect2D), seed(OpPseudoExtension)...))
 	f.Add(append(seed(OpPseudoDMADirect2D), 0xda, 0x10))

@@ -18,8 +18,8 @@ const (
 	Maverick
 )
 
-// Gens lists the concrete generations in order.
-var Gens = []Gen{Sunda, Cayman, Mariana, MarianaPlus, Maverick}
+// allGens lists the concrete generations in order.
+var allGens = []Gen{Sunda, Cayman, Mariana, MarianaPlus, Maverick}
 
 var genNames = [...]struct{ name, version string }{
 	GenAny:      {"ANY", "any"},
@@ -52,7 +52,7 @@ func ParseGen(s string) (Gen, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	t = strings.TrimPrefix(t, "nc-")
 	t = strings.TrimPrefix(t, "nc")
-	for _, g := range Gens {
+	for _, g := range allGens {
 		if t == strings.ToLower(g.String()) || t == g.Version() {
 			return g, nil
 		}
@@ -89,7 +89,7 @@ func (s GenSet) Has(g Gen) bool {
 // String lists the versions, e.g. "v3 v4 v4+ v5".
 func (s GenSet) String() string {
 	var parts []string
-	for _, g := range Gens {
+	for _, g := range allGens {
 		if s.Has(g) {
 			parts = append(parts, g.Version())
 		}

@@ -8,16 +8,18 @@ package isa
 
 // GenStruct is a layout table and the Go names gentyped gives it.
 type GenStruct struct {
-	Var  string // the package variable, e.g. "Direct2D"
-	View string // the view type, e.g. "Direct2DView"
-	S    *Struct
+	Var   string // the Go name, e.g. "Direct2D" (the Inst method)
+	Table string // the package variable, e.g. "direct2DLayout"
+	View  string // the view type, e.g. "Direct2DView"
+	S     *Struct
 }
 
 // GenEnum is an enum and the Go type gentyped gives its values.
 type GenEnum struct {
-	Var  string // the package variable, e.g. "WaitMode"
-	Type string // e.g. "WaitModeCode"
-	E    *Enum
+	Var   string // the Go name, e.g. "WaitMode" (its constants' prefix, its accessor)
+	Table string // the package variable, e.g. "waitModeEnum"
+	Type  string // e.g. "WaitModeCode"
+	E     *Enum
 }
 
 // GenMember is one CCINST union member (field-tables §3.11).
@@ -42,61 +44,61 @@ type GenArmField struct {
 
 // GenWords are the 64-byte layouts in catalog order, then Raw.
 var GenWords = []GenStruct{
-	{"Direct2D", "Direct2DView", Direct2D},
-	{"Copy2D", "Copy2DView", Copy2D},
-	{"Immediate", "ImmediateView", Immediate},
-	{"Indirect1D", "Indirect1DView", Indirect1D},
-	{"Xpose", "XposeView", Xpose},
-	{"GatherXpose", "GatherXposeView", GatherXpose},
-	{"TestES", "TestESView", TestES},
-	{"CCI", "CCIView", CCI},
-	{"PseudoDirect2D", "PseudoDirect2DView", PseudoDirect2D},
-	{"PseudoTrigger", "PseudoTriggerView", PseudoTrigger},
-	{"PseudoExt", "PseudoExtView", PseudoExt},
-	{"Mem2D", "Mem2DView", Mem2D},
-	{"PseudoMem2D", "PseudoMem2DView", PseudoMem2D},
-	{"Extended", "ExtendedView", Extended},
-	{"Raw", "RawView", Raw},
+	{"Direct2D", "direct2DLayout", "Direct2DView", direct2DLayout},
+	{"Copy2D", "copy2DLayout", "Copy2DView", copy2DLayout},
+	{"Immediate", "immediateLayout", "ImmediateView", immediateLayout},
+	{"Indirect1D", "indirect1DLayout", "Indirect1DView", indirect1DLayout},
+	{"Xpose", "xposeLayout", "XposeView", xposeLayout},
+	{"GatherXpose", "gatherXposeLayout", "GatherXposeView", gatherXposeLayout},
+	{"TestES", "testESLayout", "TestESView", testESLayout},
+	{"CCI", "cciLayout", "CCIView", cciLayout},
+	{"PseudoDirect2D", "pseudoDirect2DLayout", "PseudoDirect2DView", pseudoDirect2DLayout},
+	{"PseudoTrigger", "pseudoTriggerLayout", "PseudoTriggerView", pseudoTriggerLayout},
+	{"PseudoExt", "pseudoExtLayout", "PseudoExtView", pseudoExtLayout},
+	{"Mem2D", "mem2DLayout", "Mem2DView", mem2DLayout},
+	{"PseudoMem2D", "pseudoMem2DLayout", "PseudoMem2DView", pseudoMem2DLayout},
+	{"Extended", "extendedLayout", "ExtendedView", extendedLayout},
+	{"Raw", "rawLayout", "RawView", rawLayout},
 }
 
 // GenSubs are the shared sub-structs (field-tables §2).
 var GenSubs = []GenStruct{
-	{"Header", "HeaderView", Header},
-	{"Events", "EventsView", Events},
-	{"BoundCheckReg", "BoundCheckRegView", BoundCheckReg},
-	{"DMAConfigs", "DMAConfigsView", DMAConfigs},
-	{"DTypePair", "DTypePairView", DTypePair},
-	{"DMAIndirectFlags", "DMAIndirectFlagsView", DMAIndirectFlags},
-	{"DMAGatherTransposeFlags", "DMAGatherTransposeFlagsView", DMAGatherTransposeFlags},
-	{"DMAEngineConfig", "DMAEngineConfigView", DMAEngineConfig},
-	{"DMAFlags", "DMAFlagsView", DMAFlags},
-	{"DMAAddrModePair", "DMAAddrModePairView", DMAAddrModePair},
-	{"DMASemaUpdates", "DMASemaUpdatesView", DMASemaUpdates},
-	{"DescFlags", "DescFlagsView", DescFlags},
+	{"Header", "headerLayout", "HeaderView", headerLayout},
+	{"Events", "eventsLayout", "EventsView", eventsLayout},
+	{"BoundCheckReg", "boundCheckRegLayout", "BoundCheckRegView", boundCheckRegLayout},
+	{"DMAConfigs", "dmaConfigsLayout", "DMAConfigsView", dmaConfigsLayout},
+	{"DTypePair", "dTypePairLayout", "DTypePairView", dTypePairLayout},
+	{"DMAIndirectFlags", "dmaIndirectFlagsLayout", "DMAIndirectFlagsView", dmaIndirectFlagsLayout},
+	{"DMAGatherTransposeFlags", "dmaGatherTransposeFlagsLayout", "DMAGatherTransposeFlagsView", dmaGatherTransposeFlagsLayout},
+	{"DMAEngineConfig", "dmaEngineConfigLayout", "DMAEngineConfigView", dmaEngineConfigLayout},
+	{"DMAFlags", "dmaFlagsLayout", "DMAFlagsView", dmaFlagsLayout},
+	{"DMAAddrModePair", "dmaAddrModePairLayout", "DMAAddrModePairView", dmaAddrModePairLayout},
+	{"DMASemaUpdates", "dmaSemaUpdatesLayout", "DMASemaUpdatesView", dmaSemaUpdatesLayout},
+	{"DescFlags", "descFlagsLayout", "DescFlagsView", descFlagsLayout},
 }
 
 // GenEnums are every enum of the package (field-tables §5, §2, §3.11).
 var GenEnums = []GenEnum{
-	{"DType", "DTypeCode", DType},
-	{"WaitMode", "WaitModeCode", WaitMode},
-	{"UpdateMode", "UpdateModeCode", UpdateMode},
-	{"TraceMode", "TraceModeCode", TraceMode},
-	{"DGEOpcode", "DGEOpcodeCode", DGEOpcode},
-	{"DGEComputeOp", "DGEComputeOpCode", DGEComputeOp},
-	{"IndirectDim", "IndirectDimCode", IndirectDim},
-	{"IndirectMode", "IndirectModeCode", IndirectMode},
-	{"DMAEngineCount", "DMAEngineCountCode", DMAEngineCount},
-	{"DMADescMode", "DMADescModeCode", DMADescMode},
-	{"SemaSync", "SemaSyncCode", SemaSync},
-	{"TestEvtSemMode", "TestEvtSemModeCode", TestEvtSemMode},
-	{"DataSrc", "DataSrcCode", DataSrc},
-	{"LNCSizeFmt", "LNCSizeFmtCode", LNCSizeFmt},
-	{"NeuronEngine", "NeuronEngineCode", NeuronEngine},
-	{"DMAAddrMode", "DMAAddrModeCode", DMAAddrMode},
-	{"DMASemaUpdateMode", "DMASemaUpdateModeCode", DMASemaUpdateMode},
-	{"CCInstType", "CCInstTypeCode", CCInstType},
-	{"CCOp", "CCOpCode", CCOp},
-	{"ExtendedOpcode", "ExtendedOpcodeCode", ExtendedOpcode},
+	{"DType", "dTypeEnum", "DTypeCode", dTypeEnum},
+	{"WaitMode", "waitModeEnum", "WaitModeCode", waitModeEnum},
+	{"UpdateMode", "updateModeEnum", "UpdateModeCode", updateModeEnum},
+	{"TraceMode", "traceModeEnum", "TraceModeCode", traceModeEnum},
+	{"DGEOpcode", "dgeOpcodeEnum", "DGEOpcodeCode", dgeOpcodeEnum},
+	{"DGEComputeOp", "dgeComputeOpEnum", "DGEComputeOpCode", dgeComputeOpEnum},
+	{"IndirectDim", "indirectDimEnum", "IndirectDimCode", indirectDimEnum},
+	{"IndirectMode", "indirectModeEnum", "IndirectModeCode", indirectModeEnum},
+	{"DMAEngineCount", "dmaEngineCountEnum", "DMAEngineCountCode", dmaEngineCountEnum},
+	{"DMADescMode", "dmaDescModeEnum", "DMADescModeCode", dmaDescModeEnum},
+	{"SemaSync", "semaSyncEnum", "SemaSyncCode", semaSyncEnum},
+	{"TestEvtSemMode", "testEvtSemModeEnum", "TestEvtSemModeCode", testEvtSemModeEnum},
+	{"DataSrc", "dataSrcEnum", "DataSrcCode", dataSrcEnum},
+	{"LNCSizeFmt", "lncSizeFmtEnum", "LNCSizeFmtCode", lncSizeFmtEnum},
+	{"NeuronEngine", "neuronEngineEnum", "NeuronEngineCode", neuronEngineEnum},
+	{"DMAAddrMode", "dmaAddrModeEnum", "DMAAddrModeCode", dmaAddrModeEnum},
+	{"DMASemaUpdateMode", "dmaSemaUpdateModeEnum", "DMASemaUpdateModeCode", dmaSemaUpdateModeEnum},
+	{"CCInstType", "ccInstTypeEnum", "CCInstTypeCode", ccInstTypeEnum},
+	{"CCOp", "ccOpEnum", "CCOpCode", ccOpEnum},
+	{"ExtendedOpcode", "extendedOpcodeEnum", "ExtendedOpcodeCode", extendedOpcodeEnum},
 }
 
 // GenMembers are the CCINST members in CCINST_TYPE order.

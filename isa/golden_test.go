@@ -176,12 +176,12 @@ func TestGoldenCoverage(t *testing.T) {
 		}
 	}
 	var missing []string
-	for i := range Catalog {
-		d := &Catalog[i]
+	for i := range catalog {
+		d := &catalog[i]
 		if !d.Decoded() {
 			continue
 		}
-		for _, g := range Gens {
+		for _, g := range allGens {
 			if d.Gens.Has(g) && !have[[2]int{int(d.Opcode), int(g)}] {
 				missing = append(missing, fmt.Sprintf("%s×%s", d.Name, g))
 			}

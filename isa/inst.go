@@ -1,9 +1,9 @@
 package isa
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
-	"slices"
 	"strings"
 )
 
@@ -41,25 +41,37 @@ func (e *DecodeError) Error() string {
 
 func (e *DecodeError) Unwrap() error { return e.Err }
 
-// Inst is one decoded instruction: the values of its layout's leaves. A 0xd4
+// Inst is one decoded instruction: its word as it stands in the stream, read
+// and written field by field through its layout's leaves (a decoded view, not
+// an unpacked copy), so that it is small enough to pass by value. A 0xd4
 // pseudo word carries the 0xda extension word that followed it.
 type Inst struct {
-	Gen Gen // the generation it was decoded for (GenAny: not stated)
-
-	def    *OpDef
-	v      [maxLeaves]uint64
-	ext    [maxLeaves]uint64
+	Gen    Gen // the generation it was decoded for (GenAny: not stated)
 	hasExt bool
+
+	def *OpDef
+	w   [WordSize]byte // the word; every bit belongs to one leaf of def's layout
+	ext [WordSize]byte // the 0xda extension (PseudoExt), when hasExt
 }
 
-// extLeaves is the leaf count of PSEUDO_DMA_EXT.
-const extLeaves = 24
+// leafAt is leaf i's raw value, read from the word.
+func (in *Inst) leafAt(i int) uint64 { return in.def.layout().leaves[i].bf.Get(in.w[:]) }
 
-func init() {
-	if n := len(PseudoExt.leaves); n > extLeaves {
-		panic(fmt.Sprintf("isa: PSEUDO_DMA_EXT has %d leaves, more than %d", n, extLeaves))
-	}
+// get reads width bits of the word at at = window<<8 | shift: from bit shift
+// of the 8 bytes at byte window (typed_gen.go's reads of a word's fields,
+// with constants: a load, a shift and a mask once inlined).
+func (in *Inst) get(at, width uint) uint64 {
+	return binary.LittleEndian.Uint64(in.w[at>>8&63:]) >> (at & 63) & (^uint64(0) >> (64 - width))
 }
+
+// putLeaf stores the low bits of v (the leaf's width) into leaf i.
+func (in *Inst) putLeaf(i int, v uint64) { in.def.layout().leaves[i].bf.Put(in.w[:], v) }
+
+// leafBytes copies the byte range that starts at leaf i (a KBytes chunk) into b.
+func (in *Inst) leafBytes(i int, b []byte) { copy(b, in.w[in.def.layout().leaves[i].Off:]) }
+
+// setLeafBytes is leafBytes' inverse.
+func (in *Inst) setLeafBytes(i int, b []byte) { copy(in.w[in.def.layout().leaves[i].Off:], b) }
 
 // New returns an instruction of opcode op with every field zero except the
 // header: opcode and inst_word_len = 0x10 (0xda has no header, only byte 0).
@@ -73,7 +85,7 @@ func New(gen Gen, op Opcode) Inst {
 func (in *Inst) Def() *OpDef { return in.def }
 
 // Opcode is byte 0.
-func (in *Inst) Opcode() Opcode { return Opcode(in.v[0]) }
+func (in *Inst) Opcode() Opcode { return Opcode(in.w[0]) }
 
 // Layout is the table the instruction decodes by.
 func (in *Inst) Layout() *Struct { return in.def.layout() }
@@ -92,9 +104,7 @@ func (in *Inst) Ext() (Inst, bool) {
 	if !in.hasExt {
 		return Inst{}, false
 	}
-	x := Inst{Gen: in.Gen, def: opTable[OpPseudoExtension]}
-	copy(x.v[:], in.ext[:])
-	return x, true
+	return Inst{Gen: in.Gen, def: opTable[OpPseudoExtension], w: in.ext}, true
 }
 
 // SetExt attaches (or, with ok false, removes) a 0xda extension on a 0xd4.
@@ -106,7 +116,7 @@ func (in *Inst) SetExt(x Inst, ok bool) error {
 	if in.def == nil || in.Opcode() != OpPseudoDMADirect2D || x.def == nil || x.Opcode() != OpPseudoExtension {
 		return fmt.Errorf("an extension word (0xda) can only follow a PSEUDO_DMA_DIRECT2D (0xd4)")
 	}
-	copy(in.ext[:], x.v[:extLeaves])
+	in.ext = x.w
 	in.hasExt = true
 	return nil
 }
@@ -131,12 +141,12 @@ func (in *Inst) decodeAt(gen Gen, b []byte, off int) error {
 	in.Gen = gen
 	in.def = opTable[b[0]]
 	in.hasExt = false
-	in.def.layout().plan.Decode(b, &in.v)
+	in.w = [WordSize]byte(b)
 	if b[0] == byte(OpPseudoDMADirect2D) && len(b) > WordSize && b[WordSize] == byte(OpPseudoExtension) {
 		if len(b) < 2*WordSize {
 			return &DecodeError{Offset: off + WordSize, Opcode: int(OpPseudoExtension), Have: len(b) - WordSize, Err: ErrTruncated}
 		}
-		PseudoExt.plan.Decode(b[WordSize:], &in.ext)
+		in.ext = [WordSize]byte(b[WordSize:])
 		in.hasExt = true
 	}
 	return nil
@@ -149,15 +159,12 @@ func Encode(in Inst) ([WordSize]byte, error) {
 	if in.def == nil {
 		return w, errors.New("encode: empty instruction (no opcode)")
 	}
-	in.encodeTo(w[:])
-	return w, nil
+	return in.w, nil
 }
 
-func (in *Inst) encodeTo(w []byte) {
-	in.def.layout().plan.Encode(w, &in.v)
-}
+func (in *Inst) encodeTo(w []byte) { copy(w, in.w[:]) }
 
-// EncodeTo packs the main word into w[:64] (no copy of the instruction).
+// EncodeTo packs the main word into w[:64].
 func (in *Inst) EncodeTo(w []byte) error {
 	if in.def == nil {
 		return errors.New("encode: empty instruction (no opcode)")
@@ -168,15 +175,10 @@ func (in *Inst) EncodeTo(w []byte) error {
 
 // Reset makes in a zero instruction of opcode op, as New does, in place.
 func (in *Inst) Reset(gen Gen, op Opcode) {
-	n := maxLeaves
-	if in.def != nil {
-		n = len(in.def.layout().leaves)
-	}
-	clear(in.v[:n])
 	in.Gen, in.def, in.hasExt = gen, opTable[op], false
-	in.v[0] = uint64(op)
+	in.w = [WordSize]byte{0: byte(op)}
 	if op != OpPseudoExtension {
-		in.v[1] = 0x10
+		in.putLeaf(1, 0x10)
 	}
 }
 
@@ -186,11 +188,9 @@ func AppendEncoded(dst []byte, in Inst) ([]byte, error) {
 	if in.def == nil {
 		return dst, errors.New("encode: empty instruction (no opcode)")
 	}
-	n := len(dst)
-	dst = append(dst, make([]byte, in.Size())...)
-	in.encodeTo(dst[n : n+WordSize])
+	dst = append(dst, in.w[:]...)
 	if in.hasExt {
-		PseudoExt.plan.Encode(dst[n+WordSize:], &in.ext)
+		dst = append(dst, in.ext[:]...)
 	}
 	return dst, nil
 }
@@ -258,7 +258,12 @@ func (in *Inst) leaf(path string) (*Leaf, int, error) {
 }
 
 // Leaf returns leaf i's raw value (the layout's Leaves() order).
-func (in *Inst) Leaf(i int) uint64 { return in.v[i] }
+func (in *Inst) Leaf(i int) uint64 {
+	if in.def == nil {
+		return 0
+	}
+	return in.leafAt(i)
+}
 
 // SetLeaf stores the raw value of leaf i, refusing bits beyond its width.
 func (in *Inst) SetLeaf(i int, v uint64) error {
@@ -266,7 +271,7 @@ func (in *Inst) SetLeaf(i int, v uint64) error {
 	if !l.bf.Fits(v) {
 		return fmt.Errorf("%s = %#x does not fit %d bits: %w", l.Path, v, l.Bits, ErrRange)
 	}
-	in.v[i] = v
+	in.putLeaf(i, v)
 	return nil
 }
 
@@ -276,7 +281,7 @@ func (in *Inst) Uint(path string) (uint64, error) {
 	if err != nil {
 		return 0, err
 	}
-	return in.v[i], nil
+	return in.leafAt(i), nil
 }
 
 // Int returns a field's value, sign-extended for signed fields.
@@ -287,9 +292,9 @@ func (in *Inst) Int(path string) (int64, error) {
 	}
 	if l.signed {
 		s := 64 - uint(l.Bits)
-		return int64(in.v[i]<<s) >> s, nil
+		return int64(in.leafAt(i)<<s) >> s, nil
 	}
-	return int64(in.v[i]), nil
+	return int64(in.leafAt(i)), nil
 }
 
 // Set stores v into a field, refusing values that do not fit: a signed field
@@ -309,26 +314,26 @@ func (in *Inst) setAt(i int, v int64) error {
 		if !l.bf.FitsSigned(v) {
 			return fmt.Errorf("%s = %d does not fit i%d: %w", l.Path, v, l.Bits, ErrRange)
 		}
-		in.v[i] = uint64(v) & l.bf.Mask()
+		l.bf.Put(in.w[:], uint64(v))
 		return nil
 	}
 	if v < 0 || !l.bf.Fits(uint64(v)) {
 		return fmt.Errorf("%s = %d does not fit u%d: %w", l.Path, v, l.Bits, ErrRange)
 	}
-	in.v[i] = uint64(v)
+	l.bf.Put(in.w[:], uint64(v))
 	return nil
 }
 
 // SetUint stores an unsigned (or raw two's-complement) value of the field's width.
 func (in *Inst) SetUint(path string, v uint64) error {
-	l, i, err := in.leaf(path)
+	l, _, err := in.leaf(path)
 	if err != nil {
 		return err
 	}
 	if !l.bf.Fits(v) {
 		return fmt.Errorf("%s = %#x does not fit %d bits: %w", path, v, l.Bits, ErrRange)
 	}
-	in.v[i] = v
+	l.bf.Put(in.w[:], v)
 	return nil
 }
 
@@ -350,7 +355,7 @@ func (in *Inst) Addr8(path string) (Addr8, error) {
 	if l.Field.Kind != KAddr8 && l.Field.Kind != KPseudoAddr8 {
 		return Addr8{}, fmt.Errorf("%s is %s, not an ADDR8", path, l.Field.TypeName())
 	}
-	return Addr8{Raw: in.v[i], Pseudo: l.Field.Kind == KPseudoAddr8}, nil
+	return Addr8{Raw: in.leafAt(i), Pseudo: l.Field.Kind == KPseudoAddr8}, nil
 }
 
 // CCInst returns slot k (0..14) of a COMPACT_CONTROL_INST word.
@@ -364,8 +369,7 @@ func (in *Inst) Equal(o *Inst) bool {
 	if in.def != o.def || in.hasExt != o.hasExt {
 		return false
 	}
-	n := len(in.def.layout().leaves)
-	return slices.Equal(in.v[:n], o.v[:n]) && (!in.hasExt || in.ext == o.ext)
+	return in.w == o.w && (!in.hasExt || in.ext == o.ext)
 }
 
 // Bytes returns a byte-range field (KBytes, e.g. dma_queue_name) in memory order.
@@ -380,12 +384,7 @@ func (in *Inst) Bytes(path string) ([]byte, error) {
 	if f.Kind != KBytes {
 		return nil, fmt.Errorf("%s is not a byte range", path)
 	}
-	b := make([]byte, 0, f.Size)
-	for c := 0; len(b) < f.Size; c++ {
-		v, n := in.v[i+c], min(8, f.Size-len(b))
-		for k := 0; k < n; k++ {
-			b = append(b, byte(v>>(8*k)))
-		}
-	}
+	b := make([]byte, f.Size)
+	in.leafBytes(i, b)
 	return b, nil
 }

@@ -41,7 +41,7 @@ func TestIssue16MaverickSupersetBand(t *testing.T) {
 	if b7.Known() || !b7.Absent || !strings.Contains(b7.Note, "absent") {
 		t.Errorf("0xb7: known %v absent %v note %q; 000 §1 says absent", b7.Known(), b7.Absent, b7.Note)
 	}
-	for _, g := range Gens {
+	for _, g := range allGens {
 		if got := b7.Presence(g); got != "-" {
 			t.Errorf("0xb7 on %s: %q, want -", g, got)
 		}
@@ -102,8 +102,8 @@ func TestIssue16Dispatch(t *testing.T) {
 		}
 	}
 	// No dispatch where an opcode is absent.
-	for i := range Catalog {
-		d := &Catalog[i]
+	for i := range catalog {
+		d := &catalog[i]
 		for _, x := range d.Dispatch {
 			if d.GensKnown && x.Gens&^d.Gens != 0 {
 				t.Errorf("%s: dispatch on %s beyond its generations %s", d.Name, x.Gens, d.Gens)

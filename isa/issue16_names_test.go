@@ -15,25 +15,25 @@ func TestIssue16DMAAddrModeNames(t *testing.T) {
 		0x4: "REG_REG_OFFSET32", 0x5: "REG_REG_OFFSET32I", 0x6: "REG_REG_OFFSET64", 0x7: "REG_REG_OFFSET64I",
 		0x8: "REG_REG_IMM_SCALE", 0x9: "REG_REG_IMM_SCALE_I", 0xa: "REG_REG_REG_SCALE", 0xb: "REG_REG_REG_SCALE_I",
 	}
-	if len(DMAAddrMode.Values) != 12 {
-		t.Fatalf("DMA_ADDR_MODE has %d values, 000 §3b says 12", len(DMAAddrMode.Values))
+	if len(dmaAddrModeEnum.Values) != 12 {
+		t.Fatalf("DMA_ADDR_MODE has %d values, 000 §3b says 12", len(dmaAddrModeEnum.Values))
 	}
 	for v, want := range printed {
-		ev, ok := DMAAddrMode.Lookup(v)
+		ev, ok := dmaAddrModeEnum.Lookup(v)
 		if !ok || ev.Name != want {
 			t.Errorf("DMA_ADDR_MODE %#x prints %q, want %q", v, ev.Name, want)
 		}
-		if got, ok := DMAAddrMode.Parse(want); !ok || got != v {
+		if got, ok := dmaAddrModeEnum.Parse(want); !ok || got != v {
 			t.Errorf("Parse(%q) = %#x, %v", want, got, ok)
 		}
 	}
 	// field-tables §5.3: "0x3 REG_IMM_OFFSET32_I, … 0x5 REG_REG_OFFSET32_I,
 	// … 0x7 REG_REG_OFFSET64_I" — accepted on input, never printed.
 	for alias, v := range map[string]uint64{"REG_IMM_OFFSET32_I": 3, "reg_reg_offset32_i": 5, "REG_REG_OFFSET64_I": 7} {
-		if got, ok := DMAAddrMode.Parse(alias); !ok || got != v {
+		if got, ok := dmaAddrModeEnum.Parse(alias); !ok || got != v {
 			t.Errorf("alias Parse(%q) = %#x, %v; want %#x", alias, got, ok, v)
 		}
-		if got, err := DMAAddrMode.ParseFor(alias, Maverick); err != nil || got != v {
+		if got, err := dmaAddrModeEnum.ParseFor(alias, Maverick); err != nil || got != v {
 			t.Errorf("alias ParseFor(%q) = %#x, %v", alias, got, err)
 		}
 	}

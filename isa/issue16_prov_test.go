@@ -64,14 +64,14 @@ func provRows() []provRow {
 			}
 		}
 	}
-	for i := range Catalog {
-		d := &Catalog[i]
+	for i := range catalog {
+		d := &catalog[i]
 		rows = append(rows, provRow{"op " + d.Name, d.Name, d.Prov})
 		if d.Layout != nil {
 			walk(d.Layout)
 		}
 	}
-	walkEnum(&rows, CCOp)
+	walkEnum(&rows, ccOpEnum)
 	return rows
 }
 
@@ -149,9 +149,9 @@ func TestIssue16ProvenanceFromDocuments(t *testing.T) {
 
 // A sample checked by hand against the text.
 func TestIssue16ProvenanceSample(t *testing.T) {
-	wait := func(v uint64) Prov { e, _ := WaitMode.Lookup(v); return e.Prov }
-	upd := func(v uint64) Prov { e, _ := UpdateMode.Lookup(v); return e.Prov }
-	dt := func(v uint64) Prov { e, _ := DType.Lookup(v); return e.Prov }
+	wait := func(v uint64) Prov { e, _ := waitModeEnum.Lookup(v); return e.Prov }
+	upd := func(v uint64) Prov { e, _ := updateModeEnum.Lookup(v); return e.Prov }
+	dt := func(v uint64) Prov { e, _ := dTypeEnum.Lookup(v); return e.Prov }
 	field := func(s *Struct, name string) Prov {
 		for _, f := range s.Fields {
 			if f.Name == name {
@@ -176,12 +176,12 @@ func TestIssue16ProvenanceSample(t *testing.T) {
 		{"DTYPE 0x01 UINT64", dt(0x01), Carried},
 		{"DTYPE 0x07 FP16", dt(0x07), Observed},
 		// field-tables §3.12 is the only source of the MEM_2D rows
-		{"MEM_2D.num_elem", field(Mem2D, "num_elem"), Carried},
-		{"EXTENDED_INST.dma_engine_mask", field(Extended, "dma_engine_mask"), Carried},
+		{"MEM_2D.num_elem", field(mem2DLayout, "num_elem"), Carried},
+		{"EXTENDED_INST.dma_engine_mask", field(extendedLayout, "dma_engine_mask"), Carried},
 		// 003: "src_idx_start_addr@48"
-		{"DMA_INDIRECT1D.src_idx_start_addr", field(Indirect1D, "src_idx_start_addr"), Observed},
+		{"DMA_INDIRECT1D.src_idx_start_addr", field(indirect1DLayout, "src_idx_start_addr"), Observed},
 		// field-tables §2.5 alone names DMA_INDIRECT_FLAGS.non_unique_dst_idx
-		{"DMA_INDIRECT_FLAGS.non_unique_dst_idx", field(DMAIndirectFlags, "non_unique_dst_idx"), Carried},
+		{"DMA_INDIRECT_FLAGS.non_unique_dst_idx", field(dmaIndirectFlagsLayout, "non_unique_dst_idx"), Carried},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %s, want %s", c.what, c.got, c.want)

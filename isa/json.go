@@ -61,7 +61,7 @@ func (w *jsonWriter) object(st *Struct, prefix string) {
 
 func (w *jsonWriter) next() (uint64, *Leaf) {
 	l := &w.lay.leaves[w.leaf]
-	v := w.in.v[w.leaf]
+	v := w.in.leafAt(w.leaf)
 	w.leaf++
 	return v, l
 }
@@ -164,7 +164,7 @@ func (in *Inst) selector(f *Field, lay *Struct, path string) uint64 {
 	if !ok {
 		panic(fmt.Sprintf("isa: %s.%s selects by missing field %s", lay.Name, path, f.Sel))
 	}
-	return in.v[i]
+	return in.leafAt(i)
 }
 
 // ParseJSON reads one word object in the AppendJSON form. The opcode comes
@@ -210,7 +210,7 @@ func FromJSONObject(gen Gen, obj map[string]any) (Inst, error) {
 			}
 			var err error
 			if d, err = LookupName(x); err != nil {
-				if key == "struct" && x == Raw.Name {
+				if key == "struct" && x == rawLayout.Name {
 					continue
 				}
 				return Inst{}, fmt.Errorf("%s: %w", key, err)
@@ -386,13 +386,13 @@ func (r *jsonReader) value(f *Field, path string, raw any) error {
 		if !ok {
 			return fmt.Errorf("fields.%s: missing \"op\"", path)
 		}
-		op, err := jsonUint(opv, 8, CCOp, r.in.Gen)
+		op, err := jsonUint(opv, 8, ccOpEnum, r.in.Gen)
 		if err != nil {
 			return fmt.Errorf("fields.%s.op: %w", path, err)
 		}
 		a := ccArm(op)
 		if t, ok := m["type"].(string); ok && !strings.EqualFold(t, a.Name) {
-			return fmt.Errorf("fields.%s.type: op %s decodes as %s, not %s", path, CCOp.Format(op), a.Name, t)
+			return fmt.Errorf("fields.%s.type: op %s decodes as %s, not %s", path, ccOpEnum.Format(op), a.Name, t)
 		}
 		v, err := r.armFields(path, a, op, m, "type")
 		if err != nil {

@@ -52,6 +52,7 @@ type Struct struct {
 	leaves []Leaf
 	plan   *bitfield.Plan // the leaves compiled for the decode/encode loops
 	byPath map[string]int
+	keys   []Key // the assembly keys (text.go)
 }
 
 // Leaf is one flattened scalar of a layout: the unit that decode and encode move.
@@ -145,6 +146,7 @@ func (s *Struct) build() (err error) {
 	if len(s.leaves) > maxLeaves {
 		return fmt.Errorf("isa: layout %s has %d leaves, more than %d", s.Name, len(s.leaves), maxLeaves)
 	}
+	s.buildKeys()
 	return s.Check()
 }
 

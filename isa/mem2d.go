@@ -22,7 +22,7 @@ func mem2DFields(pseudo bool) []Field {
 		headerField(),
 		eventsField(),
 		dtype(12, "dtype", Carried, "element type; immediate caps 32/16/8/4 for 1/2/4/8-byte types"),
-		enum8(13, "src_datasrc", DataSrc, Carried, "TENSOR_STORE: REGISTER or IMMEDIATE; TENSOR_LOAD forces REGISTER (0)"),
+		enum8(13, "src_datasrc", dataSrcEnum, Carried, "TENSOR_STORE: REGISTER or IMMEDIATE; TENSOR_LOAD forces REGISTER (0)"),
 		u8(14, "num_elem", Carried, "elements per dimension, dim 0 fastest; product ≤ 32").arr(2),
 	}
 	if pseudo {
@@ -38,25 +38,25 @@ func mem2DFields(pseudo bool) []Field {
 	)
 }
 
-// Mem2D is the layout of 0xaa TENSOR_LOAD and 0xab TENSOR_STORE.
-var Mem2D = (&Struct{Name: "MEM_2D", Size: 64, Prov: Carried, Fields: mem2DFields(false)}).finish()
+// mem2DLayout is the layout of 0xaa TENSOR_LOAD and 0xab TENSOR_STORE.
+var mem2DLayout = (&Struct{Name: "MEM_2D", Size: 64, Prov: Carried, Fields: mem2DFields(false)}).finish()
 
-// PseudoMem2D is the layout of 0xcd PSEUDO_TENSOR_STORE and 0xce
+// pseudoMem2DLayout is the layout of 0xcd PSEUDO_TENSOR_STORE and 0xce
 // PSEUDO_TENSOR_LOAD (the struct name is ndma's: INFERRED, RATIONALE.md).
-var PseudoMem2D = (&Struct{Name: "PSEUDO_MEM_2D", Size: 64, Prov: Carried, Fields: mem2DFields(true)}).finish()
+var pseudoMem2DLayout = (&Struct{Name: "PSEUDO_MEM_2D", Size: 64, Prov: Carried, Fields: mem2DFields(true)}).finish()
 
-// ExtendedOpcode is the ext-op byte of an EXTENDED_INST (§3.12).
-var ExtendedOpcode = newEnum("EXTENDED_OPCODE", Carried,
+// extendedOpcodeEnum is the ext-op byte of an EXTENDED_INST (§3.12).
+var extendedOpcodeEnum = newEnum("EXTENDED_OPCODE", Carried,
 	ev(8, "RDMA_DESC_GEN", Carried), ev(9, "RDMA_DESC_START", Carried))
 
-// Extended is the layout of 0xf0 EXTENDED_INST: RDMA_DESC_GEN's rows
+// extendedLayout is the layout of 0xf0 EXTENDED_INST: RDMA_DESC_GEN's rows
 // (ext-op 8); an RDMA_DESC_START (ext-op 9) has the same first 14 bytes and
 // the rest reserved, which check enforces (one table per opcode: INFERRED,
 // RATIONALE.md).
-var Extended = (&Struct{Name: "EXTENDED_INST", Size: 64, Prov: Carried, Fields: []Field{
+var extendedLayout = (&Struct{Name: "EXTENDED_INST", Size: 64, Prov: Carried, Fields: []Field{
 	headerField(),
 	eventsField(),
-	enum8(12, "extended_opcode", ExtendedOpcode, Carried, "8 RDMA_DESC_GEN, 9 RDMA_DESC_START"),
+	enum8(12, "extended_opcode", extendedOpcodeEnum, Carried, "8 RDMA_DESC_GEN, 9 RDMA_DESC_START"),
 	u8(13, "completion_info", Carried, ""),
 	u8(14, "local_sem", Carried, "RDMA_DESC_GEN only"),
 	u8(15, "remote_sem", Carried, "RDMA_DESC_GEN only"),

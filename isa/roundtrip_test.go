@@ -9,9 +9,9 @@ import (
 
 func decodedOpcodes() []Opcode {
 	var ops []Opcode
-	for i := range Catalog {
-		if Catalog[i].Decoded() {
-			ops = append(ops, Catalog[i].Opcode)
+	for i := range catalog {
+		if catalog[i].Decoded() {
+			ops = append(ops, catalog[i].Opcode)
 		}
 	}
 	return ops
@@ -46,7 +46,7 @@ func TestRandomRoundTrip(t *testing.T) {
 			if op == OpPseudoDMADirect2D && n%2 == 0 { // with its extension
 				w = append(w, randomWord(r, OpPseudoExtension)...)
 			}
-			gen := Gens[r.IntN(len(Gens))]
+			gen := allGens[r.IntN(len(allGens))]
 			in, err := Decode(gen, w)
 			if err != nil {
 				t.Fatalf("%s: %v", op, err)

@@ -49,12 +49,12 @@ func WalkExtent[N ~uint16 | ~uint32 | ~uint64 | ~int | ~int64](elem int64, num [
 	return lo, hi
 }
 
-// EventsPaths are the spec paths of the EVENTS block (field-tables §2.2) in
+// eventsPaths are the spec paths of the EVENTS block (field-tables §2.2) in
 // table order: what a resolved or fired word carries over from its pseudo
 // word.
-var EventsPaths = func() []string {
+var eventsPaths = func() []string {
 	var p []string
-	for _, l := range Events.Fields {
+	for _, l := range eventsLayout.Fields {
 		p = append(p, "events."+l.Name)
 	}
 	return p

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-var allLayouts = []*Struct{Direct2D, PseudoDirect2D, PseudoExt, Copy2D, Immediate, Indirect1D, Xpose, GatherXpose, TestES, CCI, Raw}
+var allLayouts = []*Struct{direct2DLayout, pseudoDirect2DLayout, pseudoExtLayout, copy2DLayout, immediateLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, cciLayout, rawLayout}
 
 // The tables themselves: every layout is 64 bytes, its leaves tile all 512
 // bits without overlap, names are unique (Check, run again here so that a
@@ -54,9 +54,9 @@ func TestCheckCatchesBadTables(t *testing.T) {
 // Every enum: names non-empty and unique, values unique, and every value a
 // field of that enum can hold in a named range of the spec has its name.
 func TestEnums(t *testing.T) {
-	enums := []*Enum{DType, WaitMode, UpdateMode, TraceMode, DGEOpcode, DGEComputeOp, IndirectDim, IndirectMode,
-		DMAEngineCount, DMADescMode, SemaSync, TestEvtSemMode, DataSrc, LNCSizeFmt, NeuronEngine, DMAAddrMode,
-		DMASemaUpdateMode, CCInstType, CCOp}
+	enums := []*Enum{dTypeEnum, waitModeEnum, updateModeEnum, traceModeEnum, dgeOpcodeEnum, dgeComputeOpEnum, indirectDimEnum, indirectModeEnum,
+		dmaEngineCountEnum, dmaDescModeEnum, semaSyncEnum, testEvtSemModeEnum, dataSrcEnum, lncSizeFmtEnum, neuronEngineEnum, dmaAddrModeEnum,
+		dmaSemaUpdateModeEnum, ccInstTypeEnum, ccOpEnum}
 	for _, e := range enums {
 		names, vals := map[string]bool{}, map[uint64]bool{}
 		for _, v := range e.Values {
@@ -77,10 +77,10 @@ func TestEnums(t *testing.T) {
 		e      *Enum
 		lo, hi uint64
 	}{
-		{DType, 0x00, 0x16}, {DType, 0x19, 0x1f}, {DGEComputeOp, 0, 4}, {DGEOpcode, 0, 3}, {DMAAddrMode, 0, 0xb},
-		{TestEvtSemMode, 0, 4}, {CCInstType, 0, 8}, {CCOp, 0x10, 0x16}, {CCOp, 0x18, 0x1e}, {CCOp, 0x20, 0x26},
-		{CCOp, 0x28, 0x2e}, {CCOp, 0x30, 0x4b}, {CCOp, 0x50, 0x57}, {CCOp, 0x90, 0x9b}, {CCOp, 0xa0, 0xab},
-		{CCOp, 0xb0, 0xb2}, {WaitMode, 0, 5}, {WaitMode, 0x81, 0x85}, {WaitMode, 0x91, 0x95},
+		{dTypeEnum, 0x00, 0x16}, {dTypeEnum, 0x19, 0x1f}, {dgeComputeOpEnum, 0, 4}, {dgeOpcodeEnum, 0, 3}, {dmaAddrModeEnum, 0, 0xb},
+		{testEvtSemModeEnum, 0, 4}, {ccInstTypeEnum, 0, 8}, {ccOpEnum, 0x10, 0x16}, {ccOpEnum, 0x18, 0x1e}, {ccOpEnum, 0x20, 0x26},
+		{ccOpEnum, 0x28, 0x2e}, {ccOpEnum, 0x30, 0x4b}, {ccOpEnum, 0x50, 0x57}, {ccOpEnum, 0x90, 0x9b}, {ccOpEnum, 0xa0, 0xab},
+		{ccOpEnum, 0xb0, 0xb2}, {waitModeEnum, 0, 5}, {waitModeEnum, 0x81, 0x85}, {waitModeEnum, 0x91, 0x95},
 	}
 	for _, d := range dense {
 		for v := d.lo; v <= d.hi; v++ {
@@ -90,11 +90,11 @@ func TestEnums(t *testing.T) {
 		}
 	}
 	// The compare block: 5 kinds × EQ..GE in 8-slot groups ends exactly at 0x85 (§3.11).
-	if CCOp.NameOf(0x85) != "CMPF_GE" || CCOp.NameOf(0x60) != "CMP_EQ" {
-		t.Errorf("compare block: 0x60 = %s, 0x85 = %s", CCOp.NameOf(0x60), CCOp.NameOf(0x85))
+	if ccOpEnum.NameOf(0x85) != "CMPF_GE" || ccOpEnum.NameOf(0x60) != "CMP_EQ" {
+		t.Errorf("compare block: 0x60 = %s, 0x85 = %s", ccOpEnum.NameOf(0x60), ccOpEnum.NameOf(0x85))
 	}
 	// Every CCOP decodes by a CCINST member.
-	for _, v := range CCOp.Values {
+	for _, v := range ccOpEnum.Values {
 		if _, ok := CCOpType(uint8(v.Value)); !ok {
 			t.Errorf("CCOP %s has no CCINST member", v.Name)
 		}
@@ -132,7 +132,7 @@ func TestGenParse(t *testing.T) {
 			t.Errorf("ParseGen(%q) succeeded", bad)
 		}
 	}
-	for _, g := range Gens {
+	for _, g := range allGens {
 		back, err := ParseGen(g.String())
 		if err != nil || back != g {
 			t.Errorf("ParseGen(%s) round trip: %v %v", g, back, err)

@@ -3,12 +3,12 @@ package isa
 // CTRL_TEST_ES, opcode 0xb4 TEST_EVENT_SEM (MARIANA+) — field-tables §3.10,
 // source document 000 §3f, §8f.
 
-// TestES is the layout of the 0xb4 word.
-var TestES = (&Struct{Name: "CTRL_TEST_ES", Size: 64, Prov: Observed, Fields: []Field{
+// testESLayout is the layout of the 0xb4 word.
+var testESLayout = (&Struct{Name: "CTRL_TEST_ES", Size: 64, Prov: Observed, Fields: []Field{
 	headerField(),
 	eventsField(),
-	enum8(12, "mode", TestEvtSemMode, Observed, ""),
-	enum8(13, "update_type", UpdateMode, Observed, "immediate forms are illegal here"),
+	enum8(12, "mode", testEvtSemModeEnum, Observed, ""),
+	enum8(13, "update_type", updateModeEnum, Observed, "immediate forms are illegal here"),
 	u8(14, "repeat_count", Observed, "the loop runs rep = 0..repeat_count inclusive (000 §8f)"),
 	u8(15, "num_evt_sem", Observed, "1..16"),
 	u8(16, "evt_sem_ids", Observed, "unique; unused slots 0").arr(16),

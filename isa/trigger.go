@@ -6,9 +6,9 @@ import "strings"
 // trigger. The runtime resolves dma_queue_name through def.json's dma_queue
 // and block_id to the dma[] block of that id in the owner engine's JSON.
 
-// PseudoTrigger is the layout of the 0xc1 word (8-byte events dialect: the
+// pseudoTriggerLayout is the layout of the 0xc1 word (8-byte events dialect: the
 // name starts at +0x0C).
-var PseudoTrigger = (&Struct{Name: "PSEUDO_DMA_TRIGGER", Size: 64, Prov: Observed, Fields: []Field{
+var pseudoTriggerLayout = (&Struct{Name: "PSEUDO_DMA_TRIGGER", Size: 64, Prov: Observed, Fields: []Field{
 	headerField(),
 	eventsField(),
 	text(12, 32, "dma_queue_name", Carried, "NUL-padded ASCII: a def.json dma_queue name (or <queue>_defId_<n> instance)"),

@@ -5,8 +5,9 @@ package isa
 import "fmt"
 
 // Typed access (typed_gen.go): gentyped writes one view type per layout
-// table, whose methods read and write the fields by index, so that a
-// mistyped field name does not compile. The generator builds this package
+// table, whose methods read and write the fields in the word (a word's at
+// constant places, a sub-struct's by leaf index), so that a mistyped field
+// name does not compile. The generator builds this package
 // with -tags gentyped, which leaves out typed_gen.go and the files that use
 // it (this one), so that it never depends on the file it writes.
 //
@@ -40,8 +41,10 @@ func (in *Inst) CopyEvents(src *Inst) bool {
 	if !ok1 || !ok2 {
 		return false
 	}
-	n := len(Events.Fields) // every EVENTS field is one leaf
-	copy(in.v[d.at:d.at+n], src.v[s.at:s.at+n])
+	n := len(eventsLayout.Fields) // every EVENTS field is one leaf
+	for k := range n {
+		in.putLeaf(d.at+k, src.leafAt(s.at+k))
+	}
 	return true
 }
 
@@ -57,21 +60,3 @@ func elemAt(first, n, i int) int {
 //
 //go:noinline
 func outOfRange(i, n int) { panic(fmt.Sprintf("isa: index %d out of range [0:%d]", i, n)) }
-
-// leafBytes writes the 8-byte chunk leaves v of a byte range into b, in
-// memory order (little-endian chunks).
-func leafBytes(b []byte, v []uint64) {
-	for k := range b {
-		b[k] = byte(v[k/8] >> (8 * (k % 8)))
-	}
-}
-
-// setLeafBytes is leafBytes' inverse.
-func setLeafBytes(v []uint64, b []byte) {
-	for c := range v {
-		v[c] = 0
-	}
-	for k, x := range b {
-		v[k/8] |= uint64(x) << (8 * (k % 8))
-	}
-}

@@ -42,10 +42,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DTypeCode) String() string { return DType.Format(uint64(c)) }
+func (c DTypeCode) String() string { return dTypeEnum.Format(uint64(c)) }
 
 // Enum is the table of DTypeCode's values.
-func (DTypeCode) Enum() *Enum { return DType }
+func (DTypeCode) Enum() *Enum { return dTypeEnum }
 
 // WaitModeCode is a value of WAIT_MODE (the WaitMode table).
 type WaitModeCode uint8
@@ -77,10 +77,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c WaitModeCode) String() string { return WaitMode.Format(uint64(c)) }
+func (c WaitModeCode) String() string { return waitModeEnum.Format(uint64(c)) }
 
 // Enum is the table of WaitModeCode's values.
-func (WaitModeCode) Enum() *Enum { return WaitMode }
+func (WaitModeCode) Enum() *Enum { return waitModeEnum }
 
 // UpdateModeCode is a value of UPDATE_MODE (the UpdateMode table).
 type UpdateModeCode uint8
@@ -108,10 +108,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c UpdateModeCode) String() string { return UpdateMode.Format(uint64(c)) }
+func (c UpdateModeCode) String() string { return updateModeEnum.Format(uint64(c)) }
 
 // Enum is the table of UpdateModeCode's values.
-func (UpdateModeCode) Enum() *Enum { return UpdateMode }
+func (UpdateModeCode) Enum() *Enum { return updateModeEnum }
 
 // TraceModeCode is a value of TRACE_MODE (the TraceMode table).
 type TraceModeCode uint8
@@ -125,10 +125,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c TraceModeCode) String() string { return TraceMode.Format(uint64(c)) }
+func (c TraceModeCode) String() string { return traceModeEnum.Format(uint64(c)) }
 
 // Enum is the table of TraceModeCode's values.
-func (TraceModeCode) Enum() *Enum { return TraceMode }
+func (TraceModeCode) Enum() *Enum { return traceModeEnum }
 
 // DGEOpcodeCode is a value of DGE_OPCODE (the DGEOpcode table).
 type DGEOpcodeCode uint8
@@ -142,10 +142,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DGEOpcodeCode) String() string { return DGEOpcode.Format(uint64(c)) }
+func (c DGEOpcodeCode) String() string { return dgeOpcodeEnum.Format(uint64(c)) }
 
 // Enum is the table of DGEOpcodeCode's values.
-func (DGEOpcodeCode) Enum() *Enum { return DGEOpcode }
+func (DGEOpcodeCode) Enum() *Enum { return dgeOpcodeEnum }
 
 // DGEComputeOpCode is a value of DGE_COMPUTE_OP (the DGEComputeOp table).
 type DGEComputeOpCode uint8
@@ -160,10 +160,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DGEComputeOpCode) String() string { return DGEComputeOp.Format(uint64(c)) }
+func (c DGEComputeOpCode) String() string { return dgeComputeOpEnum.Format(uint64(c)) }
 
 // Enum is the table of DGEComputeOpCode's values.
-func (DGEComputeOpCode) Enum() *Enum { return DGEComputeOp }
+func (DGEComputeOpCode) Enum() *Enum { return dgeComputeOpEnum }
 
 // IndirectDimCode is a value of INDIRECT_DIM (the IndirectDim table).
 type IndirectDimCode uint8
@@ -177,10 +177,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c IndirectDimCode) String() string { return IndirectDim.Format(uint64(c)) }
+func (c IndirectDimCode) String() string { return indirectDimEnum.Format(uint64(c)) }
 
 // Enum is the table of IndirectDimCode's values.
-func (IndirectDimCode) Enum() *Enum { return IndirectDim }
+func (IndirectDimCode) Enum() *Enum { return indirectDimEnum }
 
 // IndirectModeCode is a value of INDIRECT_DMA_ADDRESSING_MODE (the IndirectMode table).
 type IndirectModeCode uint8
@@ -193,10 +193,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c IndirectModeCode) String() string { return IndirectMode.Format(uint64(c)) }
+func (c IndirectModeCode) String() string { return indirectModeEnum.Format(uint64(c)) }
 
 // Enum is the table of IndirectModeCode's values.
-func (IndirectModeCode) Enum() *Enum { return IndirectMode }
+func (IndirectModeCode) Enum() *Enum { return indirectModeEnum }
 
 // DMAEngineCountCode is a value of DMA_ENGINE_COUNT (the DMAEngineCount table).
 type DMAEngineCountCode uint8
@@ -210,10 +210,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DMAEngineCountCode) String() string { return DMAEngineCount.Format(uint64(c)) }
+func (c DMAEngineCountCode) String() string { return dmaEngineCountEnum.Format(uint64(c)) }
 
 // Enum is the table of DMAEngineCountCode's values.
-func (DMAEngineCountCode) Enum() *Enum { return DMAEngineCount }
+func (DMAEngineCountCode) Enum() *Enum { return dmaEngineCountEnum }
 
 // DMADescModeCode is a value of DMA_DESC_MODE (the DMADescMode table).
 type DMADescModeCode uint8
@@ -225,10 +225,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DMADescModeCode) String() string { return DMADescMode.Format(uint64(c)) }
+func (c DMADescModeCode) String() string { return dmaDescModeEnum.Format(uint64(c)) }
 
 // Enum is the table of DMADescModeCode's values.
-func (DMADescModeCode) Enum() *Enum { return DMADescMode }
+func (DMADescModeCode) Enum() *Enum { return dmaDescModeEnum }
 
 // SemaSyncCode is a value of SEMA_SYNC (the SemaSync table).
 type SemaSyncCode uint8
@@ -240,10 +240,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c SemaSyncCode) String() string { return SemaSync.Format(uint64(c)) }
+func (c SemaSyncCode) String() string { return semaSyncEnum.Format(uint64(c)) }
 
 // Enum is the table of SemaSyncCode's values.
-func (SemaSyncCode) Enum() *Enum { return SemaSync }
+func (SemaSyncCode) Enum() *Enum { return semaSyncEnum }
 
 // TestEvtSemModeCode is a value of TEST_EVT_SEM_MODE (the TestEvtSemMode table).
 type TestEvtSemModeCode uint8
@@ -258,10 +258,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c TestEvtSemModeCode) String() string { return TestEvtSemMode.Format(uint64(c)) }
+func (c TestEvtSemModeCode) String() string { return testEvtSemModeEnum.Format(uint64(c)) }
 
 // Enum is the table of TestEvtSemModeCode's values.
-func (TestEvtSemModeCode) Enum() *Enum { return TestEvtSemMode }
+func (TestEvtSemModeCode) Enum() *Enum { return testEvtSemModeEnum }
 
 // DataSrcCode is a value of DATA_SRC (the DataSrc table).
 type DataSrcCode uint8
@@ -273,10 +273,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DataSrcCode) String() string { return DataSrc.Format(uint64(c)) }
+func (c DataSrcCode) String() string { return dataSrcEnum.Format(uint64(c)) }
 
 // Enum is the table of DataSrcCode's values.
-func (DataSrcCode) Enum() *Enum { return DataSrc }
+func (DataSrcCode) Enum() *Enum { return dataSrcEnum }
 
 // LNCSizeFmtCode is a value of LNC_SIZE_FMT (the LNCSizeFmt table).
 type LNCSizeFmtCode uint8
@@ -290,10 +290,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c LNCSizeFmtCode) String() string { return LNCSizeFmt.Format(uint64(c)) }
+func (c LNCSizeFmtCode) String() string { return lncSizeFmtEnum.Format(uint64(c)) }
 
 // Enum is the table of LNCSizeFmtCode's values.
-func (LNCSizeFmtCode) Enum() *Enum { return LNCSizeFmt }
+func (LNCSizeFmtCode) Enum() *Enum { return lncSizeFmtEnum }
 
 // NeuronEngineCode is a value of NEURON_ENGINE (the NeuronEngine table).
 type NeuronEngineCode uint8
@@ -309,10 +309,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c NeuronEngineCode) String() string { return NeuronEngine.Format(uint64(c)) }
+func (c NeuronEngineCode) String() string { return neuronEngineEnum.Format(uint64(c)) }
 
 // Enum is the table of NeuronEngineCode's values.
-func (NeuronEngineCode) Enum() *Enum { return NeuronEngine }
+func (NeuronEngineCode) Enum() *Enum { return neuronEngineEnum }
 
 // DMAAddrModeCode is a value of DMA_ADDR_MODE (the DMAAddrMode table).
 type DMAAddrModeCode uint8
@@ -334,10 +334,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DMAAddrModeCode) String() string { return DMAAddrMode.Format(uint64(c)) }
+func (c DMAAddrModeCode) String() string { return dmaAddrModeEnum.Format(uint64(c)) }
 
 // Enum is the table of DMAAddrModeCode's values.
-func (DMAAddrModeCode) Enum() *Enum { return DMAAddrMode }
+func (DMAAddrModeCode) Enum() *Enum { return dmaAddrModeEnum }
 
 // DMASemaUpdateModeCode is a value of DMA_SEMA_UPDATE_MODE (the DMASemaUpdateMode table).
 type DMASemaUpdateModeCode uint8
@@ -354,10 +354,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c DMASemaUpdateModeCode) String() string { return DMASemaUpdateMode.Format(uint64(c)) }
+func (c DMASemaUpdateModeCode) String() string { return dmaSemaUpdateModeEnum.Format(uint64(c)) }
 
 // Enum is the table of DMASemaUpdateModeCode's values.
-func (DMASemaUpdateModeCode) Enum() *Enum { return DMASemaUpdateMode }
+func (DMASemaUpdateModeCode) Enum() *Enum { return dmaSemaUpdateModeEnum }
 
 // CCInstTypeCode is a value of CCINST_TYPE (the CCInstType table).
 type CCInstTypeCode uint8
@@ -376,10 +376,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c CCInstTypeCode) String() string { return CCInstType.Format(uint64(c)) }
+func (c CCInstTypeCode) String() string { return ccInstTypeEnum.Format(uint64(c)) }
 
 // Enum is the table of CCInstTypeCode's values.
-func (CCInstTypeCode) Enum() *Enum { return CCInstType }
+func (CCInstTypeCode) Enum() *Enum { return ccInstTypeEnum }
 
 // CCOpCode is a value of CCOP (the CCOp table).
 type CCOpCode uint8
@@ -515,10 +515,10 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c CCOpCode) String() string { return CCOp.Format(uint64(c)) }
+func (c CCOpCode) String() string { return ccOpEnum.Format(uint64(c)) }
 
 // Enum is the table of CCOpCode's values.
-func (CCOpCode) Enum() *Enum { return CCOp }
+func (CCOpCode) Enum() *Enum { return ccOpEnum }
 
 // ExtendedOpcodeCode is a value of EXTENDED_OPCODE (the ExtendedOpcode table).
 type ExtendedOpcodeCode uint8
@@ -530,17 +530,17 @@ const (
 )
 
 // String is the value's spec name, or its hex form when it has none.
-func (c ExtendedOpcodeCode) String() string { return ExtendedOpcode.Format(uint64(c)) }
+func (c ExtendedOpcodeCode) String() string { return extendedOpcodeEnum.Format(uint64(c)) }
 
 // Enum is the table of ExtendedOpcodeCode's values.
-func (ExtendedOpcodeCode) Enum() *Enum { return ExtendedOpcode }
+func (ExtendedOpcodeCode) Enum() *Enum { return extendedOpcodeEnum }
 
 // Direct2DView is the typed view of a DMA_DIRECT2D word (34 leaves): one method per field of the Direct2D table.
 type Direct2DView struct{ in *Inst }
 
 // Direct2D returns the typed view of a DMA_DIRECT2D word; ok is false when in decodes by another layout.
 func (in *Inst) Direct2D() (Direct2DView, bool) {
-	if in.def == nil || in.def.layout() != Direct2D {
+	if in.def == nil || in.def.layout() != direct2DLayout {
 		return Direct2DView{}, false
 	}
 	return Direct2DView{in}, true
@@ -559,43 +559,45 @@ func (v Direct2DView) Events() EventsView { return EventsView{v.in, 4} }
 func (v Direct2DView) DMAConfigs() DMAConfigsView { return DMAConfigsView{v.in, 9} }
 
 // Semaphore is the semaphore field (u8: completion semaphore index).
-func (v Direct2DView) Semaphore() uint64 { return v.in.v[11] }
+func (v Direct2DView) Semaphore() uint64 { return v.in.get(0xd00, 8) }
 
 // SetSemaphore sets semaphore, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetSemaphore(x int64) error { return v.in.setAt(11, x) }
 
 // SemIncrement is the sem_increment field (u8: added on completion; 0 = none).
-func (v Direct2DView) SemIncrement() uint64 { return v.in.v[12] }
+func (v Direct2DView) SemIncrement() uint64 { return v.in.get(0xe00, 8) }
 
 // SetSemIncrement sets sem_increment, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetSemIncrement(x int64) error { return v.in.setAt(12, x) }
 
 // ComputeOp is the compute_op field (DGE_COMPUTE_OP(u8): NONE = plain copy; else the CCE path).
-func (v Direct2DView) ComputeOp() DGEComputeOpCode { return DGEComputeOpCode(v.in.v[13]) }
+func (v Direct2DView) ComputeOp() DGEComputeOpCode { return DGEComputeOpCode(v.in.get(0xf00, 8)) }
 
 // SetComputeOp sets compute_op, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetComputeOp(x DGEComputeOpCode) error { return v.in.setAt(13, int64(x)) }
 
 // SrcStartAddr is the src_start_addr field (ADDR8).
-func (v Direct2DView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.v[14]} }
+func (v Direct2DView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x1000, 64)} }
 
 // SetSrcStartAddr sets src_start_addr.
-func (v Direct2DView) SetSrcStartAddr(raw uint64) { v.in.v[14] = raw }
+func (v Direct2DView) SetSrcStartAddr(raw uint64) { v.in.putLeaf(14, raw) }
 
 // SrcStepElem is the src_step_elem field (i32[2]: signed byte strides (§11.3), dim 0 innermost).
-func (v Direct2DView) SrcStepElem(i int) int64 { return int64(int32(v.in.v[15 : 15+2][i])) }
+func (v Direct2DView) SrcStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
+}
 
 // SetSrcStepElem sets src_step_elem, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetSrcStepElem(i int, x int64) error { return v.in.setAt(elemAt(15, 2, i), x) }
 
 // SrcNumElem is the src_num_elem field (u16[2]).
-func (v Direct2DView) SrcNumElem(i int) uint64 { return v.in.v[17 : 17+2][i] }
+func (v Direct2DView) SrcNumElem(i int) uint64 { return v.in.get([2]uint{0x2000, 0x2200}[i], 16) }
 
 // SetSrcNumElem sets src_num_elem, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetSrcNumElem(i int, x int64) error { return v.in.setAt(elemAt(17, 2, i), x) }
 
 // SrcElemSize is the src_elem_size field (u16: bytes per element; 0 = 64 KiB).
-func (v Direct2DView) SrcElemSize() uint64 { return v.in.v[19] }
+func (v Direct2DView) SrcElemSize() uint64 { return v.in.get(0x2400, 16) }
 
 // SetSrcElemSize sets src_elem_size, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetSrcElemSize(x int64) error { return v.in.setAt(19, x) }
@@ -607,37 +609,39 @@ func (v Direct2DView) SrcBoundReg() BoundCheckRegView { return BoundCheckRegView
 func (v Direct2DView) DstBoundReg() BoundCheckRegView { return BoundCheckRegView{v.in, 23} }
 
 // DstStartAddr is the dst_start_addr field (ADDR8).
-func (v Direct2DView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.v[26]} }
+func (v Direct2DView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x2800, 64)} }
 
 // SetDstStartAddr sets dst_start_addr.
-func (v Direct2DView) SetDstStartAddr(raw uint64) { v.in.v[26] = raw }
+func (v Direct2DView) SetDstStartAddr(raw uint64) { v.in.putLeaf(26, raw) }
 
 // DstStepElem is the dst_step_elem field (i32[2]: signed byte strides (§11.3)).
-func (v Direct2DView) DstStepElem(i int) int64 { return int64(int32(v.in.v[27 : 27+2][i])) }
+func (v Direct2DView) DstStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x3000, 0x3400}[i], 32)))
+}
 
 // SetDstStepElem sets dst_step_elem, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetDstStepElem(i int, x int64) error { return v.in.setAt(elemAt(27, 2, i), x) }
 
 // DstNumElem is the dst_num_elem field (u16[2]).
-func (v Direct2DView) DstNumElem(i int) uint64 { return v.in.v[29 : 29+2][i] }
+func (v Direct2DView) DstNumElem(i int) uint64 { return v.in.get([2]uint{0x3800, 0x3810}[i], 16) }
 
 // SetDstNumElem sets dst_num_elem, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetDstNumElem(i int, x int64) error { return v.in.setAt(elemAt(29, 2, i), x) }
 
 // DstElemSize is the dst_elem_size field (u16: bytes per element; 0 = 64 KiB).
-func (v Direct2DView) DstElemSize() uint64 { return v.in.v[31] }
+func (v Direct2DView) DstElemSize() uint64 { return v.in.get(0x3820, 16) }
 
 // SetDstElemSize sets dst_elem_size, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetDstElemSize(x int64) error { return v.in.setAt(31, x) }
 
 // InDType is the in_dtype field (DTYPE(u8)).
-func (v Direct2DView) InDType() DTypeCode { return DTypeCode(v.in.v[32]) }
+func (v Direct2DView) InDType() DTypeCode { return DTypeCode(v.in.get(0x3830, 8)) }
 
 // SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetInDType(x DTypeCode) error { return v.in.setAt(32, int64(x)) }
 
 // OutDType is the out_dtype field (DTYPE(u8): ≠ in_dtype: a cast through the CCE).
-func (v Direct2DView) OutDType() DTypeCode { return DTypeCode(v.in.v[33]) }
+func (v Direct2DView) OutDType() DTypeCode { return DTypeCode(v.in.get(0x3838, 8)) }
 
 // SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
 func (v Direct2DView) SetOutDType(x DTypeCode) error { return v.in.setAt(33, int64(x)) }
@@ -647,7 +651,7 @@ type Copy2DView struct{ in *Inst }
 
 // Copy2D returns the typed view of a DMA_COPY2D word; ok is false when in decodes by another layout.
 func (in *Inst) Copy2D() (Copy2DView, bool) {
-	if in.def == nil || in.def.layout() != Copy2D {
+	if in.def == nil || in.def.layout() != copy2DLayout {
 		return Copy2DView{}, false
 	}
 	return Copy2DView{in}, true
@@ -660,19 +664,19 @@ func (v Copy2DView) Inst() *Inst { return v.in }
 func (v Copy2DView) Header() HeaderView { return HeaderView{v.in, 0} }
 
 // WaitSemaValue is the wait_sema_value field (u32: immediate or register threshold).
-func (v Copy2DView) WaitSemaValue() uint64 { return v.in.v[4] }
+func (v Copy2DView) WaitSemaValue() uint64 { return v.in.get(0x400, 32) }
 
 // SetWaitSemaValue sets wait_sema_value, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetWaitSemaValue(x int64) error { return v.in.setAt(4, x) }
 
 // WaitSemaIdx is the wait_sema_idx field (u8).
-func (v Copy2DView) WaitSemaIdx() uint64 { return v.in.v[5] }
+func (v Copy2DView) WaitSemaIdx() uint64 { return v.in.get(0x800, 8) }
 
 // SetWaitSemaIdx sets wait_sema_idx, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetWaitSemaIdx(x int64) error { return v.in.setAt(5, x) }
 
 // WaitSemaMode is the wait_sema_mode field (WAIT_MODE(u8)).
-func (v Copy2DView) WaitSemaMode() WaitModeCode { return WaitModeCode(v.in.v[6]) }
+func (v Copy2DView) WaitSemaMode() WaitModeCode { return WaitModeCode(v.in.get(0x900, 8)) }
 
 // SetWaitSemaMode sets wait_sema_mode, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetWaitSemaMode(x WaitModeCode) error { return v.in.setAt(6, int64(x)) }
@@ -690,80 +694,84 @@ func (v Copy2DView) AddrMode() DMAAddrModePairView { return DMAAddrModePairView{
 func (v Copy2DView) SemaUpdateMode() DMASemaUpdatesView { return DMASemaUpdatesView{v.in, 16} }
 
 // RdDoneSemaUpdateIdx is the rd_done_sema_update_idx field (u16).
-func (v Copy2DView) RdDoneSemaUpdateIdx() uint64 { return v.in.v[18] }
+func (v Copy2DView) RdDoneSemaUpdateIdx() uint64 { return v.in.get(0xe00, 16) }
 
 // SetRdDoneSemaUpdateIdx sets rd_done_sema_update_idx, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetRdDoneSemaUpdateIdx(x int64) error { return v.in.setAt(18, x) }
 
 // SrcStartAddr is the src_start_addr field (DMA_ADDR_UNION: arm chosen by addr_mode.src).
-func (v Copy2DView) SrcStartAddr() uint64 { return v.in.v[19] }
+func (v Copy2DView) SrcStartAddr() uint64 { return v.in.get(0x1000, 64) }
 
 // SetSrcStartAddr sets src_start_addr.
-func (v Copy2DView) SetSrcStartAddr(raw uint64) { v.in.v[19] = raw }
+func (v Copy2DView) SetSrcStartAddr(raw uint64) { v.in.putLeaf(19, raw) }
 
 // SrcStepElem is the src_step_elem field (i32[2]: signed byte strides).
-func (v Copy2DView) SrcStepElem(i int) int64 { return int64(int32(v.in.v[20 : 20+2][i])) }
+func (v Copy2DView) SrcStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
+}
 
 // SetSrcStepElem sets src_step_elem, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetSrcStepElem(i int, x int64) error { return v.in.setAt(elemAt(20, 2, i), x) }
 
 // SrcNumElem is the src_num_elem field (u16[2]).
-func (v Copy2DView) SrcNumElem(i int) uint64 { return v.in.v[22 : 22+2][i] }
+func (v Copy2DView) SrcNumElem(i int) uint64 { return v.in.get([2]uint{0x2000, 0x2200}[i], 16) }
 
 // SetSrcNumElem sets src_num_elem, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetSrcNumElem(i int, x int64) error { return v.in.setAt(elemAt(22, 2, i), x) }
 
 // SrcElemSize is the src_elem_size field (u16).
-func (v Copy2DView) SrcElemSize() uint64 { return v.in.v[24] }
+func (v Copy2DView) SrcElemSize() uint64 { return v.in.get(0x2400, 16) }
 
 // SetSrcElemSize sets src_elem_size, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetSrcElemSize(x int64) error { return v.in.setAt(24, x) }
 
 // WrDoneSemaUpdateIdx is the wr_done_sema_update_idx field (u16: not contiguous with rd_done's).
-func (v Copy2DView) WrDoneSemaUpdateIdx() uint64 { return v.in.v[25] }
+func (v Copy2DView) WrDoneSemaUpdateIdx() uint64 { return v.in.get(0x2600, 16) }
 
 // SetWrDoneSemaUpdateIdx sets wr_done_sema_update_idx, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetWrDoneSemaUpdateIdx(x int64) error { return v.in.setAt(25, x) }
 
 // DstStartAddr is the dst_start_addr field (DMA_ADDR_UNION: arm chosen by addr_mode.dst).
-func (v Copy2DView) DstStartAddr() uint64 { return v.in.v[26] }
+func (v Copy2DView) DstStartAddr() uint64 { return v.in.get(0x2800, 64) }
 
 // SetDstStartAddr sets dst_start_addr.
-func (v Copy2DView) SetDstStartAddr(raw uint64) { v.in.v[26] = raw }
+func (v Copy2DView) SetDstStartAddr(raw uint64) { v.in.putLeaf(26, raw) }
 
 // DstStepElem is the dst_step_elem field (i32[2]: signed byte strides).
-func (v Copy2DView) DstStepElem(i int) int64 { return int64(int32(v.in.v[27 : 27+2][i])) }
+func (v Copy2DView) DstStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x3000, 0x3400}[i], 32)))
+}
 
 // SetDstStepElem sets dst_step_elem, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetDstStepElem(i int, x int64) error { return v.in.setAt(elemAt(27, 2, i), x) }
 
 // DstNumElem is the dst_num_elem field (u16[2]).
-func (v Copy2DView) DstNumElem(i int) uint64 { return v.in.v[29 : 29+2][i] }
+func (v Copy2DView) DstNumElem(i int) uint64 { return v.in.get([2]uint{0x3800, 0x3810}[i], 16) }
 
 // SetDstNumElem sets dst_num_elem, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetDstNumElem(i int, x int64) error { return v.in.setAt(elemAt(29, 2, i), x) }
 
 // DstElemSize is the dst_elem_size field (u16).
-func (v Copy2DView) DstElemSize() uint64 { return v.in.v[31] }
+func (v Copy2DView) DstElemSize() uint64 { return v.in.get(0x3820, 16) }
 
 // SetDstElemSize sets dst_elem_size, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetDstElemSize(x int64) error { return v.in.setAt(31, x) }
 
 // RemoteCoreID is the remote_core_id field (u8: REG_NUM: cross-core target).
-func (v Copy2DView) RemoteCoreID() uint64 { return v.in.v[32] }
+func (v Copy2DView) RemoteCoreID() uint64 { return v.in.get(0x3830, 8) }
 
 // SetRemoteCoreID sets remote_core_id, refusing a value that does not fit (as Set does).
 func (v Copy2DView) SetRemoteCoreID(x int64) error { return v.in.setAt(32, x) }
 
 // Reserved is the reserved field (u8: must be 0).
-func (v Copy2DView) Reserved() uint64 { return v.in.v[33] }
+func (v Copy2DView) Reserved() uint64 { return v.in.get(0x3838, 8) }
 
 // ImmediateView is the typed view of a DMA_IMMEDIATE word (28 leaves): one method per field of the Immediate table.
 type ImmediateView struct{ in *Inst }
 
 // Immediate returns the typed view of a DMA_IMMEDIATE word; ok is false when in decodes by another layout.
 func (in *Inst) Immediate() (ImmediateView, bool) {
-	if in.def == nil || in.def.layout() != Immediate {
+	if in.def == nil || in.def.layout() != immediateLayout {
 		return ImmediateView{}, false
 	}
 	return ImmediateView{in}, true
@@ -776,19 +784,19 @@ func (v ImmediateView) Inst() *Inst { return v.in }
 func (v ImmediateView) Header() HeaderView { return HeaderView{v.in, 0} }
 
 // WaitSemaValue is the wait_sema_value field (u32).
-func (v ImmediateView) WaitSemaValue() uint64 { return v.in.v[4] }
+func (v ImmediateView) WaitSemaValue() uint64 { return v.in.get(0x400, 32) }
 
 // SetWaitSemaValue sets wait_sema_value, refusing a value that does not fit (as Set does).
 func (v ImmediateView) SetWaitSemaValue(x int64) error { return v.in.setAt(4, x) }
 
 // WaitSemaIdx is the wait_sema_idx field (u8).
-func (v ImmediateView) WaitSemaIdx() uint64 { return v.in.v[5] }
+func (v ImmediateView) WaitSemaIdx() uint64 { return v.in.get(0x800, 8) }
 
 // SetWaitSemaIdx sets wait_sema_idx, refusing a value that does not fit (as Set does).
 func (v ImmediateView) SetWaitSemaIdx(x int64) error { return v.in.setAt(5, x) }
 
 // WaitSemaMode is the wait_sema_mode field (WAIT_MODE(u8)).
-func (v ImmediateView) WaitSemaMode() WaitModeCode { return WaitModeCode(v.in.v[6]) }
+func (v ImmediateView) WaitSemaMode() WaitModeCode { return WaitModeCode(v.in.get(0x900, 8)) }
 
 // SetWaitSemaMode sets wait_sema_mode, refusing a value that does not fit (as Set does).
 func (v ImmediateView) SetWaitSemaMode(x WaitModeCode) error { return v.in.setAt(6, int64(x)) }
@@ -803,22 +811,22 @@ func (v ImmediateView) DMAFlags() DMAFlagsView { return DMAFlagsView{v.in, 10} }
 func (v ImmediateView) DescriptorFlags() DescFlagsView { return DescFlagsView{v.in, 14} }
 
 // DescriptorReg is the descriptor_reg field (u8[3]: first of 4 registers per REGISTER-mode descriptor).
-func (v ImmediateView) DescriptorReg(i int) uint64 { return v.in.v[19 : 19+3][i] }
+func (v ImmediateView) DescriptorReg(i int) uint64 {
+	return v.in.get([3]uint{0xd00, 0xe00, 0xf00}[i], 8)
+}
 
 // SetDescriptorReg sets descriptor_reg, refusing a value that does not fit (as Set does).
 func (v ImmediateView) SetDescriptorReg(i int, x int64) error { return v.in.setAt(elemAt(19, 3, i), x) }
 
 // DescriptorImm is the descriptor_imm field (bytes[16][3]: DESCRIPTOR_RAW: one SDMA BD each).
 func (v ImmediateView) DescriptorImm(i int) (b [16]byte) {
-	s := v.in.v[22 : 22+6 : 22+6]
-	leafBytes(b[:], s[i*2:i*2+2])
+	v.in.leafBytes(22+elemAt(0, 3, i)*2, b[:])
 	return b
 }
 
 // SetDescriptorImm sets descriptor_imm.
 func (v ImmediateView) SetDescriptorImm(i int, b [16]byte) {
-	s := v.in.v[22 : 22+6 : 22+6]
-	setLeafBytes(s[i*2:i*2+2], b[:])
+	v.in.setLeafBytes(22+elemAt(0, 3, i)*2, b[:])
 }
 
 // Indirect1DView is the typed view of a DMA_INDIRECT1D word (39 leaves): one method per field of the Indirect1D table.
@@ -826,7 +834,7 @@ type Indirect1DView struct{ in *Inst }
 
 // Indirect1D returns the typed view of a DMA_INDIRECT1D word; ok is false when in decodes by another layout.
 func (in *Inst) Indirect1D() (Indirect1DView, bool) {
-	if in.def == nil || in.def.layout() != Indirect1D {
+	if in.def == nil || in.def.layout() != indirect1DLayout {
 		return Indirect1DView{}, false
 	}
 	return Indirect1DView{in}, true
@@ -842,19 +850,19 @@ func (v Indirect1DView) Header() HeaderView { return HeaderView{v.in, 0} }
 func (v Indirect1DView) Events() EventsView { return EventsView{v.in, 4} }
 
 // Semaphore is the semaphore field (u8).
-func (v Indirect1DView) Semaphore() uint64 { return v.in.v[9] }
+func (v Indirect1DView) Semaphore() uint64 { return v.in.get(0xc00, 8) }
 
 // SetSemaphore sets semaphore, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetSemaphore(x int64) error { return v.in.setAt(9, x) }
 
 // SemIncrement is the sem_increment field (u8).
-func (v Indirect1DView) SemIncrement() uint64 { return v.in.v[10] }
+func (v Indirect1DView) SemIncrement() uint64 { return v.in.get(0xd00, 8) }
 
 // SetSemIncrement sets sem_increment, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetSemIncrement(x int64) error { return v.in.setAt(10, x) }
 
 // IdxNumActiveChannels is the idx_num_active_channels field (u8: must be 128).
-func (v Indirect1DView) IdxNumActiveChannels() uint64 { return v.in.v[11] }
+func (v Indirect1DView) IdxNumActiveChannels() uint64 { return v.in.get(0xe00, 8) }
 
 // SetIdxNumActiveChannels sets idx_num_active_channels, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetIdxNumActiveChannels(x int64) error { return v.in.setAt(11, x) }
@@ -863,73 +871,73 @@ func (v Indirect1DView) SetIdxNumActiveChannels(x int64) error { return v.in.set
 func (v Indirect1DView) Flags() DMAIndirectFlagsView { return DMAIndirectFlagsView{v.in, 12} }
 
 // SrcStartAddr is the src_start_addr field (ADDR8: gather table base).
-func (v Indirect1DView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.v[17]} }
+func (v Indirect1DView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x1000, 64)} }
 
 // SetSrcStartAddr sets src_start_addr.
-func (v Indirect1DView) SetSrcStartAddr(raw uint64) { v.in.v[17] = raw }
+func (v Indirect1DView) SetSrcStartAddr(raw uint64) { v.in.putLeaf(17, raw) }
 
 // SrcStepElem is the src_step_elem field (i32: signed byte stride).
-func (v Indirect1DView) SrcStepElem() int64 { return int64(int32(v.in.v[18])) }
+func (v Indirect1DView) SrcStepElem() int64 { return int64(int32(v.in.get(0x1800, 32))) }
 
 // SetSrcStepElem sets src_step_elem, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetSrcStepElem(x int64) error { return v.in.setAt(18, x) }
 
 // SrcNumElem is the src_num_elem field (u16: ≤ 4096 unless shape-from-register).
-func (v Indirect1DView) SrcNumElem() uint64 { return v.in.v[19] }
+func (v Indirect1DView) SrcNumElem() uint64 { return v.in.get(0x1c00, 16) }
 
 // SetSrcNumElem sets src_num_elem, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetSrcNumElem(x int64) error { return v.in.setAt(19, x) }
 
 // SrcElemSize is the src_elem_size field (u16).
-func (v Indirect1DView) SrcElemSize() uint64 { return v.in.v[20] }
+func (v Indirect1DView) SrcElemSize() uint64 { return v.in.get(0x1e00, 16) }
 
 // SetSrcElemSize sets src_elem_size, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetSrcElemSize(x int64) error { return v.in.setAt(20, x) }
 
 // DstStartAddr is the dst_start_addr field (ADDR8).
-func (v Indirect1DView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.v[21]} }
+func (v Indirect1DView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x2000, 64)} }
 
 // SetDstStartAddr sets dst_start_addr.
-func (v Indirect1DView) SetDstStartAddr(raw uint64) { v.in.v[21] = raw }
+func (v Indirect1DView) SetDstStartAddr(raw uint64) { v.in.putLeaf(21, raw) }
 
 // DstStepElem is the dst_step_elem field (i32: signed byte stride).
-func (v Indirect1DView) DstStepElem() int64 { return int64(int32(v.in.v[22])) }
+func (v Indirect1DView) DstStepElem() int64 { return int64(int32(v.in.get(0x2800, 32))) }
 
 // SetDstStepElem sets dst_step_elem, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetDstStepElem(x int64) error { return v.in.setAt(22, x) }
 
 // DstNumElem is the dst_num_elem field (u16: ≤ 4096).
-func (v Indirect1DView) DstNumElem() uint64 { return v.in.v[23] }
+func (v Indirect1DView) DstNumElem() uint64 { return v.in.get(0x2c00, 16) }
 
 // SetDstNumElem sets dst_num_elem, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetDstNumElem(x int64) error { return v.in.setAt(23, x) }
 
 // DstElemSize is the dst_elem_size field (u16).
-func (v Indirect1DView) DstElemSize() uint64 { return v.in.v[24] }
+func (v Indirect1DView) DstElemSize() uint64 { return v.in.get(0x2e00, 16) }
 
 // SetDstElemSize sets dst_elem_size, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetDstElemSize(x int64) error { return v.in.setAt(24, x) }
 
 // SrcIdxStartAddr is the src_idx_start_addr field (ADDR4: UINT32 indices: register or SBUF partition 0).
-func (v Indirect1DView) SrcIdxStartAddr() Addr4 { return Addr4(v.in.v[25]) }
+func (v Indirect1DView) SrcIdxStartAddr() Addr4 { return Addr4(v.in.get(0x3000, 32)) }
 
 // SetSrcIdxStartAddr sets src_idx_start_addr.
-func (v Indirect1DView) SetSrcIdxStartAddr(a Addr4) { v.in.v[25] = uint64(a) }
+func (v Indirect1DView) SetSrcIdxStartAddr(a Addr4) { v.in.putLeaf(25, uint64(a)) }
 
 // DstIdxStartAddr is the dst_idx_start_addr field (ADDR4: UINT32 indices: register or SBUF partition 0).
-func (v Indirect1DView) DstIdxStartAddr() Addr4 { return Addr4(v.in.v[26]) }
+func (v Indirect1DView) DstIdxStartAddr() Addr4 { return Addr4(v.in.get(0x3400, 32)) }
 
 // SetDstIdxStartAddr sets dst_idx_start_addr.
-func (v Indirect1DView) SetDstIdxStartAddr(a Addr4) { v.in.v[26] = uint64(a) }
+func (v Indirect1DView) SetDstIdxStartAddr(a Addr4) { v.in.putLeaf(26, uint64(a)) }
 
 // InDType is the in_dtype field (DTYPE(u8)).
-func (v Indirect1DView) InDType() DTypeCode { return DTypeCode(v.in.v[27]) }
+func (v Indirect1DView) InDType() DTypeCode { return DTypeCode(v.in.get(0x3800, 8)) }
 
 // SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetInDType(x DTypeCode) error { return v.in.setAt(27, int64(x)) }
 
 // OutDType is the out_dtype field (DTYPE(u8)).
-func (v Indirect1DView) OutDType() DTypeCode { return DTypeCode(v.in.v[28]) }
+func (v Indirect1DView) OutDType() DTypeCode { return DTypeCode(v.in.get(0x3808, 8)) }
 
 // SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetOutDType(x DTypeCode) error { return v.in.setAt(28, int64(x)) }
@@ -941,7 +949,7 @@ func (v Indirect1DView) SrcIdxBoundReg() BoundCheckRegView { return BoundCheckRe
 func (v Indirect1DView) DstIdxBoundReg() BoundCheckRegView { return BoundCheckRegView{v.in, 32} }
 
 // ComputeOp is the compute_op field (DGE_COMPUTE_OP(u8): ADD + DST + non_unique_dst_idx = scatter-add).
-func (v Indirect1DView) ComputeOp() DGEComputeOpCode { return DGEComputeOpCode(v.in.v[35]) }
+func (v Indirect1DView) ComputeOp() DGEComputeOpCode { return DGEComputeOpCode(v.in.get(0x3820, 8)) }
 
 // SetComputeOp sets compute_op, refusing a value that does not fit (as Set does).
 func (v Indirect1DView) SetComputeOp(x DGEComputeOpCode) error { return v.in.setAt(35, int64(x)) }
@@ -950,14 +958,14 @@ func (v Indirect1DView) SetComputeOp(x DGEComputeOpCode) error { return v.in.set
 func (v Indirect1DView) DMAConfigs() DMAConfigsView { return DMAConfigsView{v.in, 36} }
 
 // Reserved is the reserved field (u16: must be 0).
-func (v Indirect1DView) Reserved() uint64 { return v.in.v[38] }
+func (v Indirect1DView) Reserved() uint64 { return v.in.get(0x3830, 16) }
 
 // XposeView is the typed view of a DMA_DIRECT2D_XPOSE word (33 leaves): one method per field of the Xpose table.
 type XposeView struct{ in *Inst }
 
 // Xpose returns the typed view of a DMA_DIRECT2D_XPOSE word; ok is false when in decodes by another layout.
 func (in *Inst) Xpose() (XposeView, bool) {
-	if in.def == nil || in.def.layout() != Xpose {
+	if in.def == nil || in.def.layout() != xposeLayout {
 		return XposeView{}, false
 	}
 	return XposeView{in}, true
@@ -979,73 +987,77 @@ func (v XposeView) SrcBoundReg() BoundCheckRegView { return BoundCheckRegView{v.
 func (v XposeView) DstBoundReg() BoundCheckRegView { return BoundCheckRegView{v.in, 12} }
 
 // InDType is the in_dtype field (DTYPE(u8)).
-func (v XposeView) InDType() DTypeCode { return DTypeCode(v.in.v[15]) }
+func (v XposeView) InDType() DTypeCode { return DTypeCode(v.in.get(0xe00, 8)) }
 
 // SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
 func (v XposeView) SetInDType(x DTypeCode) error { return v.in.setAt(15, int64(x)) }
 
 // OutDType is the out_dtype field (DTYPE(u8): 1 byte (the header's "// 5" is a typo)).
-func (v XposeView) OutDType() DTypeCode { return DTypeCode(v.in.v[16]) }
+func (v XposeView) OutDType() DTypeCode { return DTypeCode(v.in.get(0xf00, 8)) }
 
 // SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
 func (v XposeView) SetOutDType(x DTypeCode) error { return v.in.setAt(16, int64(x)) }
 
 // SrcStartAddr is the src_start_addr field (ADDR8).
-func (v XposeView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.v[17]} }
+func (v XposeView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x1000, 64)} }
 
 // SetSrcStartAddr sets src_start_addr.
-func (v XposeView) SetSrcStartAddr(raw uint64) { v.in.v[17] = raw }
+func (v XposeView) SetSrcStartAddr(raw uint64) { v.in.putLeaf(17, raw) }
 
 // SrcStepElem is the src_step_elem field (i32[2]: signed byte strides).
-func (v XposeView) SrcStepElem(i int) int64 { return int64(int32(v.in.v[18 : 18+2][i])) }
+func (v XposeView) SrcStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
+}
 
 // SetSrcStepElem sets src_step_elem, refusing a value that does not fit (as Set does).
 func (v XposeView) SetSrcStepElem(i int, x int64) error { return v.in.setAt(elemAt(18, 2, i), x) }
 
 // SrcNumElem is the src_num_elem field (u16[2]).
-func (v XposeView) SrcNumElem(i int) uint64 { return v.in.v[20 : 20+2][i] }
+func (v XposeView) SrcNumElem(i int) uint64 { return v.in.get([2]uint{0x2000, 0x2200}[i], 16) }
 
 // SetSrcNumElem sets src_num_elem, refusing a value that does not fit (as Set does).
 func (v XposeView) SetSrcNumElem(i int, x int64) error { return v.in.setAt(elemAt(20, 2, i), x) }
 
 // TileSrcRowStep is the tile_src_row_step field (i32).
-func (v XposeView) TileSrcRowStep() int64 { return int64(int32(v.in.v[22])) }
+func (v XposeView) TileSrcRowStep() int64 { return int64(int32(v.in.get(0x2400, 32))) }
 
 // SetTileSrcRowStep sets tile_src_row_step, refusing a value that does not fit (as Set does).
 func (v XposeView) SetTileSrcRowStep(x int64) error { return v.in.setAt(22, x) }
 
 // DstStartAddr is the dst_start_addr field (ADDR8: SBUF, 32-byte aligned).
-func (v XposeView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.v[23]} }
+func (v XposeView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x2800, 64)} }
 
 // SetDstStartAddr sets dst_start_addr.
-func (v XposeView) SetDstStartAddr(raw uint64) { v.in.v[23] = raw }
+func (v XposeView) SetDstStartAddr(raw uint64) { v.in.putLeaf(23, raw) }
 
 // DstStepElem is the dst_step_elem field (i32[2]: [1] %32 == 0 unless dst_num_elem[1] == 1; [0] is the element step, not checked).
-func (v XposeView) DstStepElem(i int) int64 { return int64(int32(v.in.v[24 : 24+2][i])) }
+func (v XposeView) DstStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x3000, 0x3400}[i], 32)))
+}
 
 // SetDstStepElem sets dst_step_elem, refusing a value that does not fit (as Set does).
 func (v XposeView) SetDstStepElem(i int, x int64) error { return v.in.setAt(elemAt(24, 2, i), x) }
 
 // DstNumElem is the dst_num_elem field (u16[2]).
-func (v XposeView) DstNumElem(i int) uint64 { return v.in.v[26 : 26+2][i] }
+func (v XposeView) DstNumElem(i int) uint64 { return v.in.get([2]uint{0x3800, 0x3810}[i], 16) }
 
 // SetDstNumElem sets dst_num_elem, refusing a value that does not fit (as Set does).
 func (v XposeView) SetDstNumElem(i int, x int64) error { return v.in.setAt(elemAt(26, 2, i), x) }
 
 // TileSrcRows is the tile_src_rows field (u8: must be 16).
-func (v XposeView) TileSrcRows() uint64 { return v.in.v[28] }
+func (v XposeView) TileSrcRows() uint64 { return v.in.get(0x3820, 8) }
 
 // SetTileSrcRows sets tile_src_rows, refusing a value that does not fit (as Set does).
 func (v XposeView) SetTileSrcRows(x int64) error { return v.in.setAt(28, x) }
 
 // TileSrcCols is the tile_src_cols field (u8: 1..128 (2-byte) / 1..64 (any other size)).
-func (v XposeView) TileSrcCols() uint64 { return v.in.v[29] }
+func (v XposeView) TileSrcCols() uint64 { return v.in.get(0x3828, 8) }
 
 // SetTileSrcCols sets tile_src_cols, refusing a value that does not fit (as Set does).
 func (v XposeView) SetTileSrcCols(x int64) error { return v.in.setAt(29, x) }
 
 // Semaphore is the semaphore field (u8: no sem_increment field).
-func (v XposeView) Semaphore() uint64 { return v.in.v[30] }
+func (v XposeView) Semaphore() uint64 { return v.in.get(0x3830, 8) }
 
 // SetSemaphore sets semaphore, refusing a value that does not fit (as Set does).
 func (v XposeView) SetSemaphore(x int64) error { return v.in.setAt(30, x) }
@@ -1058,7 +1070,7 @@ type GatherXposeView struct{ in *Inst }
 
 // GatherXpose returns the typed view of a DMA_GATHER_XPOSE word; ok is false when in decodes by another layout.
 func (in *Inst) GatherXpose() (GatherXposeView, bool) {
-	if in.def == nil || in.def.layout() != GatherXpose {
+	if in.def == nil || in.def.layout() != gatherXposeLayout {
 		return GatherXposeView{}, false
 	}
 	return GatherXposeView{in}, true
@@ -1074,7 +1086,7 @@ func (v GatherXposeView) Header() HeaderView { return HeaderView{v.in, 0} }
 func (v GatherXposeView) Events() EventsView { return EventsView{v.in, 4} }
 
 // Semaphore is the semaphore field (u8).
-func (v GatherXposeView) Semaphore() uint64 { return v.in.v[9] }
+func (v GatherXposeView) Semaphore() uint64 { return v.in.get(0xc00, 8) }
 
 // SetSemaphore sets semaphore, refusing a value that does not fit (as Set does).
 func (v GatherXposeView) SetSemaphore(x int64) error { return v.in.setAt(9, x) }
@@ -1083,7 +1095,7 @@ func (v GatherXposeView) SetSemaphore(x int64) error { return v.in.setAt(9, x) }
 func (v GatherXposeView) DMAConfigs() DMAConfigsView { return DMAConfigsView{v.in, 10} }
 
 // IdxNumActiveChannels is the idx_num_active_channels field (u8: must be 128).
-func (v GatherXposeView) IdxNumActiveChannels() uint64 { return v.in.v[12] }
+func (v GatherXposeView) IdxNumActiveChannels() uint64 { return v.in.get(0xe00, 8) }
 
 // SetIdxNumActiveChannels sets idx_num_active_channels, refusing a value that does not fit (as Set does).
 func (v GatherXposeView) SetIdxNumActiveChannels(x int64) error { return v.in.setAt(12, x) }
@@ -1092,55 +1104,57 @@ func (v GatherXposeView) SetIdxNumActiveChannels(x int64) error { return v.in.se
 func (v GatherXposeView) SrcIdxBoundReg() BoundCheckRegView { return BoundCheckRegView{v.in, 13} }
 
 // SrcStartAddr is the src_start_addr field (ADDR8: HBM or SBUF, 2-byte aligned).
-func (v GatherXposeView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.v[16]} }
+func (v GatherXposeView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x1000, 64)} }
 
 // SetSrcStartAddr sets src_start_addr.
-func (v GatherXposeView) SetSrcStartAddr(raw uint64) { v.in.v[16] = raw }
+func (v GatherXposeView) SetSrcStartAddr(raw uint64) { v.in.putLeaf(16, raw) }
 
 // SrcStepElem is the src_step_elem field (i32[2]: signed byte strides).
-func (v GatherXposeView) SrcStepElem(i int) int64 { return int64(int32(v.in.v[17 : 17+2][i])) }
+func (v GatherXposeView) SrcStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
+}
 
 // SetSrcStepElem sets src_step_elem, refusing a value that does not fit (as Set does).
 func (v GatherXposeView) SetSrcStepElem(i int, x int64) error { return v.in.setAt(elemAt(17, 2, i), x) }
 
 // SrcNumElem is the src_num_elem field (u16[2]: [1] = number of indices, %16 == 0).
-func (v GatherXposeView) SrcNumElem(i int) uint64 { return v.in.v[19 : 19+2][i] }
+func (v GatherXposeView) SrcNumElem(i int) uint64 { return v.in.get([2]uint{0x2000, 0x2200}[i], 16) }
 
 // SetSrcNumElem sets src_num_elem, refusing a value that does not fit (as Set does).
 func (v GatherXposeView) SetSrcNumElem(i int, x int64) error { return v.in.setAt(elemAt(19, 2, i), x) }
 
 // SrcIdxStartAddr is the src_idx_start_addr field (ADDR4: UINT32 index tensor, 4-byte aligned).
-func (v GatherXposeView) SrcIdxStartAddr() Addr4 { return Addr4(v.in.v[21]) }
+func (v GatherXposeView) SrcIdxStartAddr() Addr4 { return Addr4(v.in.get(0x2400, 32)) }
 
 // SetSrcIdxStartAddr sets src_idx_start_addr.
-func (v GatherXposeView) SetSrcIdxStartAddr(a Addr4) { v.in.v[21] = uint64(a) }
+func (v GatherXposeView) SetSrcIdxStartAddr(a Addr4) { v.in.putLeaf(21, uint64(a)) }
 
 // DstStartAddr is the dst_start_addr field (ADDR8: SBUF, 32-byte aligned).
-func (v GatherXposeView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.v[22]} }
+func (v GatherXposeView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x2800, 64)} }
 
 // SetDstStartAddr sets dst_start_addr.
-func (v GatherXposeView) SetDstStartAddr(raw uint64) { v.in.v[22] = raw }
+func (v GatherXposeView) SetDstStartAddr(raw uint64) { v.in.putLeaf(22, raw) }
 
 // Reserved is the reserved field (u24: must be 0).
-func (v GatherXposeView) Reserved() uint64 { return v.in.v[23] }
+func (v GatherXposeView) Reserved() uint64 { return v.in.get(0x3000, 24) }
 
 // DstBoundReg is the dst_bound_reg field (BOUND_CHECK_REG).
 func (v GatherXposeView) DstBoundReg() BoundCheckRegView { return BoundCheckRegView{v.in, 24} }
 
 // DstStepElem1 is the dst_step_elem_1 field (i32: dst dim-0 step is implicit: sizeof(dtype_hi)).
-func (v GatherXposeView) DstStepElem1() int64 { return int64(int32(v.in.v[27])) }
+func (v GatherXposeView) DstStepElem1() int64 { return int64(int32(v.in.get(0x3400, 32))) }
 
 // SetDstStepElem1 sets dst_step_elem_1, refusing a value that does not fit (as Set does).
 func (v GatherXposeView) SetDstStepElem1(x int64) error { return v.in.setAt(27, x) }
 
 // DstNumElem is the dst_num_elem field (u16[2]: [0] == src_num_elem[1]).
-func (v GatherXposeView) DstNumElem(i int) uint64 { return v.in.v[28 : 28+2][i] }
+func (v GatherXposeView) DstNumElem(i int) uint64 { return v.in.get([2]uint{0x3800, 0x3810}[i], 16) }
 
 // SetDstNumElem sets dst_num_elem, refusing a value that does not fit (as Set does).
 func (v GatherXposeView) SetDstNumElem(i int, x int64) error { return v.in.setAt(elemAt(28, 2, i), x) }
 
 // ElemSize is the elem_size field (u16: 2..256, even).
-func (v GatherXposeView) ElemSize() uint64 { return v.in.v[30] }
+func (v GatherXposeView) ElemSize() uint64 { return v.in.get(0x3820, 16) }
 
 // SetElemSize sets elem_size, refusing a value that does not fit (as Set does).
 func (v GatherXposeView) SetElemSize(x int64) error { return v.in.setAt(30, x) }
@@ -1158,7 +1172,7 @@ type TestESView struct{ in *Inst }
 
 // TestES returns the typed view of a CTRL_TEST_ES word; ok is false when in decodes by another layout.
 func (in *Inst) TestES() (TestESView, bool) {
-	if in.def == nil || in.def.layout() != TestES {
+	if in.def == nil || in.def.layout() != testESLayout {
 		return TestESView{}, false
 	}
 	return TestESView{in}, true
@@ -1174,57 +1188,60 @@ func (v TestESView) Header() HeaderView { return HeaderView{v.in, 0} }
 func (v TestESView) Events() EventsView { return EventsView{v.in, 4} }
 
 // Mode is the mode field (TEST_EVT_SEM_MODE(u8)).
-func (v TestESView) Mode() TestEvtSemModeCode { return TestEvtSemModeCode(v.in.v[9]) }
+func (v TestESView) Mode() TestEvtSemModeCode { return TestEvtSemModeCode(v.in.get(0xc00, 8)) }
 
 // SetMode sets mode, refusing a value that does not fit (as Set does).
 func (v TestESView) SetMode(x TestEvtSemModeCode) error { return v.in.setAt(9, int64(x)) }
 
 // UpdateType is the update_type field (UPDATE_MODE(u8): immediate forms are illegal here).
-func (v TestESView) UpdateType() UpdateModeCode { return UpdateModeCode(v.in.v[10]) }
+func (v TestESView) UpdateType() UpdateModeCode { return UpdateModeCode(v.in.get(0xd00, 8)) }
 
 // SetUpdateType sets update_type, refusing a value that does not fit (as Set does).
 func (v TestESView) SetUpdateType(x UpdateModeCode) error { return v.in.setAt(10, int64(x)) }
 
 // RepeatCount is the repeat_count field (u8: the loop runs rep = 0..repeat_count inclusive (000 §8f)).
-func (v TestESView) RepeatCount() uint64 { return v.in.v[11] }
+func (v TestESView) RepeatCount() uint64 { return v.in.get(0xe00, 8) }
 
 // SetRepeatCount sets repeat_count, refusing a value that does not fit (as Set does).
 func (v TestESView) SetRepeatCount(x int64) error { return v.in.setAt(11, x) }
 
 // NumEvtSem is the num_evt_sem field (u8: 1..16).
-func (v TestESView) NumEvtSem() uint64 { return v.in.v[12] }
+func (v TestESView) NumEvtSem() uint64 { return v.in.get(0xf00, 8) }
 
 // SetNumEvtSem sets num_evt_sem, refusing a value that does not fit (as Set does).
 func (v TestESView) SetNumEvtSem(x int64) error { return v.in.setAt(12, x) }
 
 // EvtSemIDs is the evt_sem_ids field (u8[16]: unique; unused slots 0).
-func (v TestESView) EvtSemIDs(i int) uint64 { return v.in.v[13 : 13+16][i] }
+func (v TestESView) EvtSemIDs(i int) uint64 {
+	return v.in.get([16]uint{0x1000, 0x1100, 0x1200, 0x1300, 0x1400, 0x1500, 0x1600, 0x1700, 0x1800, 0x1900, 0x1a00, 0x1b00, 0x1c00, 0x1d00, 0x1e00, 0x1f00}[i], 8)
+}
 
 // SetEvtSemIDs sets evt_sem_ids, refusing a value that does not fit (as Set does).
 func (v TestESView) SetEvtSemIDs(i int, x int64) error { return v.in.setAt(elemAt(13, 16, i), x) }
 
 // ValueRegisters is the value_registers field (u8[16]: REG_NUM per slot).
-func (v TestESView) ValueRegisters(i int) uint64 { return v.in.v[29 : 29+16][i] }
+func (v TestESView) ValueRegisters(i int) uint64 {
+	return v.in.get([16]uint{0x2000, 0x2100, 0x2200, 0x2300, 0x2400, 0x2500, 0x2600, 0x2700, 0x2800, 0x2900, 0x2a00, 0x2b00, 0x2c00, 0x2d00, 0x2e00, 0x2f00}[i], 8)
+}
 
 // SetValueRegisters sets value_registers, refusing a value that does not fit (as Set does).
 func (v TestESView) SetValueRegisters(i int, x int64) error { return v.in.setAt(elemAt(29, 16, i), x) }
 
 // Threshold is the threshold field (u32: COND_UPDATE_SEM: sem ≥ threshold ⇒ update).
-func (v TestESView) Threshold() uint64 { return v.in.v[45] }
+func (v TestESView) Threshold() uint64 { return v.in.get(0x3000, 32) }
 
 // SetThreshold sets threshold, refusing a value that does not fit (as Set does).
 func (v TestESView) SetThreshold(x int64) error { return v.in.setAt(45, x) }
 
 // SetterSignature is the setter_signature field (u8).
-func (v TestESView) SetterSignature() uint64 { return v.in.v[46] }
+func (v TestESView) SetterSignature() uint64 { return v.in.get(0x3400, 8) }
 
 // SetSetterSignature sets setter_signature, refusing a value that does not fit (as Set does).
 func (v TestESView) SetSetterSignature(x int64) error { return v.in.setAt(46, x) }
 
 // Reserved0 is the reserved0 field (bytes[11]: must be 0).
 func (v TestESView) Reserved0() (b [11]byte) {
-	s := v.in.v[47 : 47+2 : 47+2]
-	leafBytes(b[:], s)
+	v.in.leafBytes(47, b[:])
 	return b
 }
 
@@ -1233,7 +1250,7 @@ type CCIView struct{ in *Inst }
 
 // CCI returns the typed view of a CTRL_CCI word; ok is false when in decodes by another layout.
 func (in *Inst) CCI() (CCIView, bool) {
-	if in.def == nil || in.def.layout() != CCI {
+	if in.def == nil || in.def.layout() != cciLayout {
 		return CCIView{}, false
 	}
 	return CCIView{in}, true
@@ -1246,17 +1263,19 @@ func (v CCIView) Inst() *Inst { return v.in }
 func (v CCIView) Header() HeaderView { return HeaderView{v.in, 0} }
 
 // Insts is the insts field (CCINST[15]: CCINST union, member chosen by the CCOP byte).
-func (v CCIView) Insts(i int) CCInst { return CCInst(v.in.v[4 : 4+15][i]) }
+func (v CCIView) Insts(i int) CCInst {
+	return CCInst(v.in.get([15]uint{0x400, 0x800, 0xc00, 0x1000, 0x1400, 0x1800, 0x1c00, 0x2000, 0x2400, 0x2800, 0x2c00, 0x3000, 0x3400, 0x3800, 0x3820}[i], 32))
+}
 
 // SetInsts sets insts.
-func (v CCIView) SetInsts(i int, c CCInst) { v.in.v[elemAt(4, 15, i)] = uint64(c) }
+func (v CCIView) SetInsts(i int, c CCInst) { v.in.putLeaf(elemAt(4, 15, i), uint64(c)) }
 
 // PseudoDirect2DView is the typed view of a PSEUDO_DMA_DIRECT2D word (34 leaves): one method per field of the PseudoDirect2D table.
 type PseudoDirect2DView struct{ in *Inst }
 
 // PseudoDirect2D returns the typed view of a PSEUDO_DMA_DIRECT2D word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoDirect2D() (PseudoDirect2DView, bool) {
-	if in.def == nil || in.def.layout() != PseudoDirect2D {
+	if in.def == nil || in.def.layout() != pseudoDirect2DLayout {
 		return PseudoDirect2DView{}, false
 	}
 	return PseudoDirect2DView{in}, true
@@ -1275,31 +1294,35 @@ func (v PseudoDirect2DView) Events() EventsView { return EventsView{v.in, 4} }
 func (v PseudoDirect2DView) DMAConfigs() DMAConfigsView { return DMAConfigsView{v.in, 9} }
 
 // Semaphore is the semaphore field (u8: completion semaphore index).
-func (v PseudoDirect2DView) Semaphore() uint64 { return v.in.v[11] }
+func (v PseudoDirect2DView) Semaphore() uint64 { return v.in.get(0xd00, 8) }
 
 // SetSemaphore sets semaphore, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetSemaphore(x int64) error { return v.in.setAt(11, x) }
 
 // SemIncrement is the sem_increment field (u8: added on completion; 0 = none).
-func (v PseudoDirect2DView) SemIncrement() uint64 { return v.in.v[12] }
+func (v PseudoDirect2DView) SemIncrement() uint64 { return v.in.get(0xe00, 8) }
 
 // SetSemIncrement sets sem_increment, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetSemIncrement(x int64) error { return v.in.setAt(12, x) }
 
 // DGEOp is the dge_op field (DGE_OPCODE(u8): which resolved word: 0xb8/0xbb/0xbd/0xf1).
-func (v PseudoDirect2DView) DGEOp() DGEOpcodeCode { return DGEOpcodeCode(v.in.v[13]) }
+func (v PseudoDirect2DView) DGEOp() DGEOpcodeCode { return DGEOpcodeCode(v.in.get(0xf00, 8)) }
 
 // SetDGEOp sets dge_op, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetDGEOp(x DGEOpcodeCode) error { return v.in.setAt(13, int64(x)) }
 
 // SrcStartAddr is the src_start_addr field (PSEUDO_ADDR8: var/table arms resolved at load).
-func (v PseudoDirect2DView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.v[14], Pseudo: true} }
+func (v PseudoDirect2DView) SrcStartAddr() Addr8 {
+	return Addr8{Raw: v.in.get(0x1000, 64), Pseudo: true}
+}
 
 // SetSrcStartAddr sets src_start_addr.
-func (v PseudoDirect2DView) SetSrcStartAddr(raw uint64) { v.in.v[14] = raw }
+func (v PseudoDirect2DView) SetSrcStartAddr(raw uint64) { v.in.putLeaf(14, raw) }
 
 // SrcStepElem is the src_step_elem field (i32[2]: signed byte strides (§11.3), dim 0 innermost).
-func (v PseudoDirect2DView) SrcStepElem(i int) int64 { return int64(int32(v.in.v[15 : 15+2][i])) }
+func (v PseudoDirect2DView) SrcStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
+}
 
 // SetSrcStepElem sets src_step_elem, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetSrcStepElem(i int, x int64) error {
@@ -1307,7 +1330,7 @@ func (v PseudoDirect2DView) SetSrcStepElem(i int, x int64) error {
 }
 
 // SrcNumElem is the src_num_elem field (u16[2]).
-func (v PseudoDirect2DView) SrcNumElem(i int) uint64 { return v.in.v[17 : 17+2][i] }
+func (v PseudoDirect2DView) SrcNumElem(i int) uint64 { return v.in.get([2]uint{0x2000, 0x2200}[i], 16) }
 
 // SetSrcNumElem sets src_num_elem, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetSrcNumElem(i int, x int64) error {
@@ -1315,7 +1338,7 @@ func (v PseudoDirect2DView) SetSrcNumElem(i int, x int64) error {
 }
 
 // SrcElemSize is the src_elem_size field (u16: bytes per element; 0 = 64 KiB).
-func (v PseudoDirect2DView) SrcElemSize() uint64 { return v.in.v[19] }
+func (v PseudoDirect2DView) SrcElemSize() uint64 { return v.in.get(0x2400, 16) }
 
 // SetSrcElemSize sets src_elem_size, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetSrcElemSize(x int64) error { return v.in.setAt(19, x) }
@@ -1327,13 +1350,17 @@ func (v PseudoDirect2DView) SrcBoundReg() BoundCheckRegView { return BoundCheckR
 func (v PseudoDirect2DView) DstBoundReg() BoundCheckRegView { return BoundCheckRegView{v.in, 23} }
 
 // DstStartAddr is the dst_start_addr field (PSEUDO_ADDR8: var/table arms resolved at load).
-func (v PseudoDirect2DView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.v[26], Pseudo: true} }
+func (v PseudoDirect2DView) DstStartAddr() Addr8 {
+	return Addr8{Raw: v.in.get(0x2800, 64), Pseudo: true}
+}
 
 // SetDstStartAddr sets dst_start_addr.
-func (v PseudoDirect2DView) SetDstStartAddr(raw uint64) { v.in.v[26] = raw }
+func (v PseudoDirect2DView) SetDstStartAddr(raw uint64) { v.in.putLeaf(26, raw) }
 
 // DstStepElem is the dst_step_elem field (i32[2]: signed byte strides (§11.3)).
-func (v PseudoDirect2DView) DstStepElem(i int) int64 { return int64(int32(v.in.v[27 : 27+2][i])) }
+func (v PseudoDirect2DView) DstStepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x3000, 0x3400}[i], 32)))
+}
 
 // SetDstStepElem sets dst_step_elem, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetDstStepElem(i int, x int64) error {
@@ -1341,7 +1368,7 @@ func (v PseudoDirect2DView) SetDstStepElem(i int, x int64) error {
 }
 
 // DstNumElem is the dst_num_elem field (u16[2]).
-func (v PseudoDirect2DView) DstNumElem(i int) uint64 { return v.in.v[29 : 29+2][i] }
+func (v PseudoDirect2DView) DstNumElem(i int) uint64 { return v.in.get([2]uint{0x3800, 0x3810}[i], 16) }
 
 // SetDstNumElem sets dst_num_elem, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetDstNumElem(i int, x int64) error {
@@ -1349,19 +1376,19 @@ func (v PseudoDirect2DView) SetDstNumElem(i int, x int64) error {
 }
 
 // DstElemSize is the dst_elem_size field (u16: bytes per element; 0 = 64 KiB).
-func (v PseudoDirect2DView) DstElemSize() uint64 { return v.in.v[31] }
+func (v PseudoDirect2DView) DstElemSize() uint64 { return v.in.get(0x3820, 16) }
 
 // SetDstElemSize sets dst_elem_size, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetDstElemSize(x int64) error { return v.in.setAt(31, x) }
 
 // InDType is the in_dtype field (DTYPE(u8)).
-func (v PseudoDirect2DView) InDType() DTypeCode { return DTypeCode(v.in.v[32]) }
+func (v PseudoDirect2DView) InDType() DTypeCode { return DTypeCode(v.in.get(0x3830, 8)) }
 
 // SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetInDType(x DTypeCode) error { return v.in.setAt(32, int64(x)) }
 
 // OutDType is the out_dtype field (DTYPE(u8): ≠ in_dtype: a cast through the CCE).
-func (v PseudoDirect2DView) OutDType() DTypeCode { return DTypeCode(v.in.v[33]) }
+func (v PseudoDirect2DView) OutDType() DTypeCode { return DTypeCode(v.in.get(0x3838, 8)) }
 
 // SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
 func (v PseudoDirect2DView) SetOutDType(x DTypeCode) error { return v.in.setAt(33, int64(x)) }
@@ -1371,7 +1398,7 @@ type PseudoTriggerView struct{ in *Inst }
 
 // PseudoTrigger returns the typed view of a PSEUDO_DMA_TRIGGER word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoTrigger() (PseudoTriggerView, bool) {
-	if in.def == nil || in.def.layout() != PseudoTrigger {
+	if in.def == nil || in.def.layout() != pseudoTriggerLayout {
 		return PseudoTriggerView{}, false
 	}
 	return PseudoTriggerView{in}, true
@@ -1388,33 +1415,30 @@ func (v PseudoTriggerView) Events() EventsView { return EventsView{v.in, 4} }
 
 // DMAQueueName is the dma_queue_name field (char[32]: NUL-padded ASCII: a def.json dma_queue name (or <queue>_defId_<n> instance)).
 func (v PseudoTriggerView) DMAQueueName() (b [32]byte) {
-	s := v.in.v[9 : 9+4 : 9+4]
-	leafBytes(b[:], s)
+	v.in.leafBytes(9, b[:])
 	return b
 }
 
 // SetDMAQueueName sets dma_queue_name.
 func (v PseudoTriggerView) SetDMAQueueName(b [32]byte) {
-	s := v.in.v[9 : 9+4 : 9+4]
-	setLeafBytes(s, b[:])
+	v.in.setLeafBytes(9, b[:])
 }
 
 // UseRawCount is the use_raw_count field (u32: non-zero: block_id is a raw descriptor count (no sample uses it)).
-func (v PseudoTriggerView) UseRawCount() uint64 { return v.in.v[13] }
+func (v PseudoTriggerView) UseRawCount() uint64 { return v.in.get(0x2c00, 32) }
 
 // SetUseRawCount sets use_raw_count, refusing a value that does not fit (as Set does).
 func (v PseudoTriggerView) SetUseRawCount(x int64) error { return v.in.setAt(13, x) }
 
 // BlockID is the block_id field (u32: the id of the dma[] block this trigger fires).
-func (v PseudoTriggerView) BlockID() uint64 { return v.in.v[14] }
+func (v PseudoTriggerView) BlockID() uint64 { return v.in.get(0x3000, 32) }
 
 // SetBlockID sets block_id, refusing a value that does not fit (as Set does).
 func (v PseudoTriggerView) SetBlockID(x int64) error { return v.in.setAt(14, x) }
 
 // Reserved is the reserved field (bytes[12]: the 4-byte-events dialect's 16 reserved bytes, shortened by the wider events).
 func (v PseudoTriggerView) Reserved() (b [12]byte) {
-	s := v.in.v[15 : 15+2 : 15+2]
-	leafBytes(b[:], s)
+	v.in.leafBytes(15, b[:])
 	return b
 }
 
@@ -1423,7 +1447,7 @@ type PseudoExtView struct{ in *Inst }
 
 // PseudoExt returns the typed view of a PSEUDO_DMA_EXT word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoExt() (PseudoExtView, bool) {
-	if in.def == nil || in.def.layout() != PseudoExt {
+	if in.def == nil || in.def.layout() != pseudoExtLayout {
 		return PseudoExtView{}, false
 	}
 	return PseudoExtView{in}, true
@@ -1433,80 +1457,79 @@ func (in *Inst) PseudoExt() (PseudoExtView, bool) {
 func (v PseudoExtView) Inst() *Inst { return v.in }
 
 // Opcode is the opcode field (u8: 0xda; no normal header).
-func (v PseudoExtView) Opcode() uint64 { return v.in.v[0] }
+func (v PseudoExtView) Opcode() uint64 { return v.in.get(0x0, 8) }
 
 // Flags is the flags field (DMA_INDIRECT_FLAGS).
 func (v PseudoExtView) Flags() DMAIndirectFlagsView { return DMAIndirectFlagsView{v.in, 1} }
 
 // IdxNumActiveChannels is the idx_num_active_channels field (u8: index fields checked only when ≠ 0).
-func (v PseudoExtView) IdxNumActiveChannels() uint64 { return v.in.v[6] }
+func (v PseudoExtView) IdxNumActiveChannels() uint64 { return v.in.get(0x200, 8) }
 
 // SetIdxNumActiveChannels sets idx_num_active_channels, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetIdxNumActiveChannels(x int64) error { return v.in.setAt(6, x) }
 
 // ComputeOp is the compute_op field (DGE_COMPUTE_OP(u8)).
-func (v PseudoExtView) ComputeOp() DGEComputeOpCode { return DGEComputeOpCode(v.in.v[7]) }
+func (v PseudoExtView) ComputeOp() DGEComputeOpCode { return DGEComputeOpCode(v.in.get(0x300, 8)) }
 
 // SetComputeOp sets compute_op, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetComputeOp(x DGEComputeOpCode) error { return v.in.setAt(7, int64(x)) }
 
 // SrcIdxStartAddr is the src_idx_start_addr field (ADDR4).
-func (v PseudoExtView) SrcIdxStartAddr() Addr4 { return Addr4(v.in.v[8]) }
+func (v PseudoExtView) SrcIdxStartAddr() Addr4 { return Addr4(v.in.get(0x400, 32)) }
 
 // SetSrcIdxStartAddr sets src_idx_start_addr.
-func (v PseudoExtView) SetSrcIdxStartAddr(a Addr4) { v.in.v[8] = uint64(a) }
+func (v PseudoExtView) SetSrcIdxStartAddr(a Addr4) { v.in.putLeaf(8, uint64(a)) }
 
 // DstIdxStartAddr is the dst_idx_start_addr field (ADDR4).
-func (v PseudoExtView) DstIdxStartAddr() Addr4 { return Addr4(v.in.v[9]) }
+func (v PseudoExtView) DstIdxStartAddr() Addr4 { return Addr4(v.in.get(0x800, 32)) }
 
 // SetDstIdxStartAddr sets dst_idx_start_addr.
-func (v PseudoExtView) SetDstIdxStartAddr(a Addr4) { v.in.v[9] = uint64(a) }
+func (v PseudoExtView) SetDstIdxStartAddr(a Addr4) { v.in.putLeaf(9, uint64(a)) }
 
 // SrcBoundSizeBytes is the src_bound_size_bytes field (u32).
-func (v PseudoExtView) SrcBoundSizeBytes() uint64 { return v.in.v[10] }
+func (v PseudoExtView) SrcBoundSizeBytes() uint64 { return v.in.get(0xc00, 32) }
 
 // SetSrcBoundSizeBytes sets src_bound_size_bytes, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetSrcBoundSizeBytes(x int64) error { return v.in.setAt(10, x) }
 
 // DstBoundSizeBytes is the dst_bound_size_bytes field (u32).
-func (v PseudoExtView) DstBoundSizeBytes() uint64 { return v.in.v[11] }
+func (v PseudoExtView) DstBoundSizeBytes() uint64 { return v.in.get(0x1000, 32) }
 
 // SetDstBoundSizeBytes sets dst_bound_size_bytes, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetDstBoundSizeBytes(x int64) error { return v.in.setAt(11, x) }
 
 // TileSrcRowStep is the tile_src_row_step field (i32).
-func (v PseudoExtView) TileSrcRowStep() int64 { return int64(int32(v.in.v[12])) }
+func (v PseudoExtView) TileSrcRowStep() int64 { return int64(int32(v.in.get(0x1400, 32))) }
 
 // SetTileSrcRowStep sets tile_src_row_step, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetTileSrcRowStep(x int64) error { return v.in.setAt(12, x) }
 
 // TileSrcRows is the tile_src_rows field (u8: 16 or 0).
-func (v PseudoExtView) TileSrcRows() uint64 { return v.in.v[13] }
+func (v PseudoExtView) TileSrcRows() uint64 { return v.in.get(0x1800, 8) }
 
 // SetTileSrcRows sets tile_src_rows, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetTileSrcRows(x int64) error { return v.in.setAt(13, x) }
 
 // TileSrcCols is the tile_src_cols field (u8: 128 or 0).
-func (v PseudoExtView) TileSrcCols() uint64 { return v.in.v[14] }
+func (v PseudoExtView) TileSrcCols() uint64 { return v.in.get(0x1900, 8) }
 
 // SetTileSrcCols sets tile_src_cols, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetTileSrcCols(x int64) error { return v.in.setAt(14, x) }
 
 // Reserved is the reserved field (bytes[30]).
 func (v PseudoExtView) Reserved() (b [30]byte) {
-	s := v.in.v[15 : 15+4 : 15+4]
-	leafBytes(b[:], s)
+	v.in.leafBytes(15, b[:])
 	return b
 }
 
 // SrcBoundSizeBytesUpper is the src_bound_size_bytes_upper field (u32).
-func (v PseudoExtView) SrcBoundSizeBytesUpper() uint64 { return v.in.v[19] }
+func (v PseudoExtView) SrcBoundSizeBytesUpper() uint64 { return v.in.get(0x3800, 32) }
 
 // SetSrcBoundSizeBytesUpper sets src_bound_size_bytes_upper, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetSrcBoundSizeBytesUpper(x int64) error { return v.in.setAt(19, x) }
 
 // DstBoundSizeBytesUpper is the dst_bound_size_bytes_upper field (u32).
-func (v PseudoExtView) DstBoundSizeBytesUpper() uint64 { return v.in.v[20] }
+func (v PseudoExtView) DstBoundSizeBytesUpper() uint64 { return v.in.get(0x3820, 32) }
 
 // SetDstBoundSizeBytesUpper sets dst_bound_size_bytes_upper, refusing a value that does not fit (as Set does).
 func (v PseudoExtView) SetDstBoundSizeBytesUpper(x int64) error { return v.in.setAt(20, x) }
@@ -1516,7 +1539,7 @@ type Mem2DView struct{ in *Inst }
 
 // Mem2D returns the typed view of a MEM_2D word; ok is false when in decodes by another layout.
 func (in *Inst) Mem2D() (Mem2DView, bool) {
-	if in.def == nil || in.def.layout() != Mem2D {
+	if in.def == nil || in.def.layout() != mem2DLayout {
 		return Mem2DView{}, false
 	}
 	return Mem2DView{in}, true
@@ -1532,37 +1555,41 @@ func (v Mem2DView) Header() HeaderView { return HeaderView{v.in, 0} }
 func (v Mem2DView) Events() EventsView { return EventsView{v.in, 4} }
 
 // DType is the dtype field (DTYPE(u8): element type; immediate caps 32/16/8/4 for 1/2/4/8-byte types).
-func (v Mem2DView) DType() DTypeCode { return DTypeCode(v.in.v[9]) }
+func (v Mem2DView) DType() DTypeCode { return DTypeCode(v.in.get(0xc00, 8)) }
 
 // SetDType sets dtype, refusing a value that does not fit (as Set does).
 func (v Mem2DView) SetDType(x DTypeCode) error { return v.in.setAt(9, int64(x)) }
 
 // SrcDatasrc is the src_datasrc field (DATA_SRC(u8): TENSOR_STORE: REGISTER or IMMEDIATE; TENSOR_LOAD forces REGISTER (0)).
-func (v Mem2DView) SrcDatasrc() DataSrcCode { return DataSrcCode(v.in.v[10]) }
+func (v Mem2DView) SrcDatasrc() DataSrcCode { return DataSrcCode(v.in.get(0xd00, 8)) }
 
 // SetSrcDatasrc sets src_datasrc, refusing a value that does not fit (as Set does).
 func (v Mem2DView) SetSrcDatasrc(x DataSrcCode) error { return v.in.setAt(10, int64(x)) }
 
 // NumElem is the num_elem field (u8[2]: elements per dimension, dim 0 fastest; product ≤ 32).
-func (v Mem2DView) NumElem(i int) uint64 { return v.in.v[11 : 11+2][i] }
+func (v Mem2DView) NumElem(i int) uint64 { return v.in.get([2]uint{0xe00, 0xf00}[i], 8) }
 
 // SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
 func (v Mem2DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(11, 2, i), x) }
 
 // StartAddr is the start_addr field (ADDR8: Neuron address of element 0; the span lies in one aligned 16 MiB region).
-func (v Mem2DView) StartAddr() Addr8 { return Addr8{Raw: v.in.v[13]} }
+func (v Mem2DView) StartAddr() Addr8 { return Addr8{Raw: v.in.get(0x1000, 64)} }
 
 // SetStartAddr sets start_addr.
-func (v Mem2DView) SetStartAddr(raw uint64) { v.in.v[13] = raw }
+func (v Mem2DView) SetStartAddr(raw uint64) { v.in.putLeaf(13, raw) }
 
 // StepElem is the step_elem field (i32[2]: signed element strides).
-func (v Mem2DView) StepElem(i int) int64 { return int64(int32(v.in.v[14 : 14+2][i])) }
+func (v Mem2DView) StepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
+}
 
 // SetStepElem sets step_elem, refusing a value that does not fit (as Set does).
 func (v Mem2DView) SetStepElem(i int, x int64) error { return v.in.setAt(elemAt(14, 2, i), x) }
 
 // Data is the data field (u8[32]: per element: a register id, or the packed immediate bytes).
-func (v Mem2DView) Data(i int) uint64 { return v.in.v[16 : 16+32][i] }
+func (v Mem2DView) Data(i int) uint64 {
+	return v.in.get([32]uint{0x2000, 0x2100, 0x2200, 0x2300, 0x2400, 0x2500, 0x2600, 0x2700, 0x2800, 0x2900, 0x2a00, 0x2b00, 0x2c00, 0x2d00, 0x2e00, 0x2f00, 0x3000, 0x3100, 0x3200, 0x3300, 0x3400, 0x3500, 0x3600, 0x3700, 0x3800, 0x3808, 0x3810, 0x3818, 0x3820, 0x3828, 0x3830, 0x3838}[i], 8)
+}
 
 // SetData sets data, refusing a value that does not fit (as Set does).
 func (v Mem2DView) SetData(i int, x int64) error { return v.in.setAt(elemAt(16, 32, i), x) }
@@ -1572,7 +1599,7 @@ type PseudoMem2DView struct{ in *Inst }
 
 // PseudoMem2D returns the typed view of a PSEUDO_MEM_2D word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoMem2D() (PseudoMem2DView, bool) {
-	if in.def == nil || in.def.layout() != PseudoMem2D {
+	if in.def == nil || in.def.layout() != pseudoMem2DLayout {
 		return PseudoMem2DView{}, false
 	}
 	return PseudoMem2DView{in}, true
@@ -1588,43 +1615,47 @@ func (v PseudoMem2DView) Header() HeaderView { return HeaderView{v.in, 0} }
 func (v PseudoMem2DView) Events() EventsView { return EventsView{v.in, 4} }
 
 // DType is the dtype field (DTYPE(u8): element type; immediate caps 32/16/8/4 for 1/2/4/8-byte types).
-func (v PseudoMem2DView) DType() DTypeCode { return DTypeCode(v.in.v[9]) }
+func (v PseudoMem2DView) DType() DTypeCode { return DTypeCode(v.in.get(0xc00, 8)) }
 
 // SetDType sets dtype, refusing a value that does not fit (as Set does).
 func (v PseudoMem2DView) SetDType(x DTypeCode) error { return v.in.setAt(9, int64(x)) }
 
 // SrcDatasrc is the src_datasrc field (DATA_SRC(u8): TENSOR_STORE: REGISTER or IMMEDIATE; TENSOR_LOAD forces REGISTER (0)).
-func (v PseudoMem2DView) SrcDatasrc() DataSrcCode { return DataSrcCode(v.in.v[10]) }
+func (v PseudoMem2DView) SrcDatasrc() DataSrcCode { return DataSrcCode(v.in.get(0xd00, 8)) }
 
 // SetSrcDatasrc sets src_datasrc, refusing a value that does not fit (as Set does).
 func (v PseudoMem2DView) SetSrcDatasrc(x DataSrcCode) error { return v.in.setAt(10, int64(x)) }
 
 // NumElem is the num_elem field (u8[2]: elements per dimension, dim 0 fastest; product ≤ 32).
-func (v PseudoMem2DView) NumElem(i int) uint64 { return v.in.v[11 : 11+2][i] }
+func (v PseudoMem2DView) NumElem(i int) uint64 { return v.in.get([2]uint{0xe00, 0xf00}[i], 8) }
 
 // SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
 func (v PseudoMem2DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(11, 2, i), x) }
 
 // VarID is the var_id field (u32: NEFF variable the span is in).
-func (v PseudoMem2DView) VarID() uint64 { return v.in.v[13] }
+func (v PseudoMem2DView) VarID() uint64 { return v.in.get(0x1000, 32) }
 
 // SetVarID sets var_id, refusing a value that does not fit (as Set does).
 func (v PseudoMem2DView) SetVarID(x int64) error { return v.in.setAt(13, x) }
 
 // VarOffset is the var_offset field (u32: byte offset inside the variable).
-func (v PseudoMem2DView) VarOffset() uint64 { return v.in.v[14] }
+func (v PseudoMem2DView) VarOffset() uint64 { return v.in.get(0x1400, 32) }
 
 // SetVarOffset sets var_offset, refusing a value that does not fit (as Set does).
 func (v PseudoMem2DView) SetVarOffset(x int64) error { return v.in.setAt(14, x) }
 
 // StepElem is the step_elem field (i32[2]: signed element strides).
-func (v PseudoMem2DView) StepElem(i int) int64 { return int64(int32(v.in.v[15 : 15+2][i])) }
+func (v PseudoMem2DView) StepElem(i int) int64 {
+	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
+}
 
 // SetStepElem sets step_elem, refusing a value that does not fit (as Set does).
 func (v PseudoMem2DView) SetStepElem(i int, x int64) error { return v.in.setAt(elemAt(15, 2, i), x) }
 
 // Data is the data field (u8[32]: per element: a register id, or the packed immediate bytes).
-func (v PseudoMem2DView) Data(i int) uint64 { return v.in.v[17 : 17+32][i] }
+func (v PseudoMem2DView) Data(i int) uint64 {
+	return v.in.get([32]uint{0x2000, 0x2100, 0x2200, 0x2300, 0x2400, 0x2500, 0x2600, 0x2700, 0x2800, 0x2900, 0x2a00, 0x2b00, 0x2c00, 0x2d00, 0x2e00, 0x2f00, 0x3000, 0x3100, 0x3200, 0x3300, 0x3400, 0x3500, 0x3600, 0x3700, 0x3800, 0x3808, 0x3810, 0x3818, 0x3820, 0x3828, 0x3830, 0x3838}[i], 8)
+}
 
 // SetData sets data, refusing a value that does not fit (as Set does).
 func (v PseudoMem2DView) SetData(i int, x int64) error { return v.in.setAt(elemAt(17, 32, i), x) }
@@ -1634,7 +1665,7 @@ type ExtendedView struct{ in *Inst }
 
 // Extended returns the typed view of a EXTENDED_INST word; ok is false when in decodes by another layout.
 func (in *Inst) Extended() (ExtendedView, bool) {
-	if in.def == nil || in.def.layout() != Extended {
+	if in.def == nil || in.def.layout() != extendedLayout {
 		return ExtendedView{}, false
 	}
 	return ExtendedView{in}, true
@@ -1650,81 +1681,82 @@ func (v ExtendedView) Header() HeaderView { return HeaderView{v.in, 0} }
 func (v ExtendedView) Events() EventsView { return EventsView{v.in, 4} }
 
 // ExtendedOpcode is the extended_opcode field (EXTENDED_OPCODE(u8): 8 RDMA_DESC_GEN, 9 RDMA_DESC_START).
-func (v ExtendedView) ExtendedOpcode() ExtendedOpcodeCode { return ExtendedOpcodeCode(v.in.v[9]) }
+func (v ExtendedView) ExtendedOpcode() ExtendedOpcodeCode {
+	return ExtendedOpcodeCode(v.in.get(0xc00, 8))
+}
 
 // SetExtendedOpcode sets extended_opcode, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetExtendedOpcode(x ExtendedOpcodeCode) error { return v.in.setAt(9, int64(x)) }
 
 // CompletionInfo is the completion_info field (u8).
-func (v ExtendedView) CompletionInfo() uint64 { return v.in.v[10] }
+func (v ExtendedView) CompletionInfo() uint64 { return v.in.get(0xd00, 8) }
 
 // SetCompletionInfo sets completion_info, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetCompletionInfo(x int64) error { return v.in.setAt(10, x) }
 
 // LocalSem is the local_sem field (u8: RDMA_DESC_GEN only).
-func (v ExtendedView) LocalSem() uint64 { return v.in.v[11] }
+func (v ExtendedView) LocalSem() uint64 { return v.in.get(0xe00, 8) }
 
 // SetLocalSem sets local_sem, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetLocalSem(x int64) error { return v.in.setAt(11, x) }
 
 // RemoteSem is the remote_sem field (u8: RDMA_DESC_GEN only).
-func (v ExtendedView) RemoteSem() uint64 { return v.in.v[12] }
+func (v ExtendedView) RemoteSem() uint64 { return v.in.get(0xf00, 8) }
 
 // SetRemoteSem sets remote_sem, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetRemoteSem(x int64) error { return v.in.setAt(12, x) }
 
 // RemoteCoreID is the remote_core_id field (u32: IMM_VAL; RDMA_DESC_GEN only).
-func (v ExtendedView) RemoteCoreID() uint64 { return v.in.v[13] }
+func (v ExtendedView) RemoteCoreID() uint64 { return v.in.get(0x1000, 32) }
 
 // SetRemoteCoreID sets remote_core_id, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetRemoteCoreID(x int64) error { return v.in.setAt(13, x) }
 
 // RemoteRoutingID is the remote_routing_id field (u32: RDMA_DESC_GEN only).
-func (v ExtendedView) RemoteRoutingID() uint64 { return v.in.v[14] }
+func (v ExtendedView) RemoteRoutingID() uint64 { return v.in.get(0x1400, 32) }
 
 // SetRemoteRoutingID sets remote_routing_id, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetRemoteRoutingID(x int64) error { return v.in.setAt(14, x) }
 
 // DMAEngineMask is the dma_engine_mask field (u32: a power of 2 ≤ 16; RDMA_DESC_GEN only).
-func (v ExtendedView) DMAEngineMask() uint64 { return v.in.v[15] }
+func (v ExtendedView) DMAEngineMask() uint64 { return v.in.get(0x1800, 32) }
 
 // SetDMAEngineMask sets dma_engine_mask, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetDMAEngineMask(x int64) error { return v.in.setAt(15, x) }
 
 // SrcAddr is the src_addr field (ADDR4: partition offset; RDMA_DESC_GEN only).
-func (v ExtendedView) SrcAddr() Addr4 { return Addr4(v.in.v[16]) }
+func (v ExtendedView) SrcAddr() Addr4 { return Addr4(v.in.get(0x1c00, 32)) }
 
 // SetSrcAddr sets src_addr.
-func (v ExtendedView) SetSrcAddr(a Addr4) { v.in.v[16] = uint64(a) }
+func (v ExtendedView) SetSrcAddr(a Addr4) { v.in.putLeaf(16, uint64(a)) }
 
 // DstAddr is the dst_addr field (ADDR4: RDMA_DESC_GEN only).
-func (v ExtendedView) DstAddr() Addr4 { return Addr4(v.in.v[17]) }
+func (v ExtendedView) DstAddr() Addr4 { return Addr4(v.in.get(0x2000, 32)) }
 
 // SetDstAddr sets dst_addr.
-func (v ExtendedView) SetDstAddr(a Addr4) { v.in.v[17] = uint64(a) }
+func (v ExtendedView) SetDstAddr(a Addr4) { v.in.putLeaf(17, uint64(a)) }
 
 // FreeDimBytes is the free_dim_bytes field (u32: bytes per partition across all 128; 0 = semaphore only).
-func (v ExtendedView) FreeDimBytes() uint64 { return v.in.v[18] }
+func (v ExtendedView) FreeDimBytes() uint64 { return v.in.get(0x2400, 32) }
 
 // SetFreeDimBytes sets free_dim_bytes, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetFreeDimBytes(x int64) error { return v.in.setAt(18, x) }
 
 // IsBidirectional is the is_bidirectional field (u8: RDMA_DESC_GEN only).
-func (v ExtendedView) IsBidirectional() uint64 { return v.in.v[19] }
+func (v ExtendedView) IsBidirectional() uint64 { return v.in.get(0x2800, 8) }
 
 // SetIsBidirectional sets is_bidirectional, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetIsBidirectional(x int64) error { return v.in.setAt(19, x) }
 
 // RemoteSemPrev is the remote_sem_prev field (u8: RDMA_DESC_GEN only).
-func (v ExtendedView) RemoteSemPrev() uint64 { return v.in.v[20] }
+func (v ExtendedView) RemoteSemPrev() uint64 { return v.in.get(0x2900, 8) }
 
 // SetRemoteSemPrev sets remote_sem_prev, refusing a value that does not fit (as Set does).
 func (v ExtendedView) SetRemoteSemPrev(x int64) error { return v.in.setAt(20, x) }
 
 // Reserved is the reserved field (bytes[22]: must be 0).
 func (v ExtendedView) Reserved() (b [22]byte) {
-	s := v.in.v[21 : 21+3 : 21+3]
-	leafBytes(b[:], s)
+	v.in.leafBytes(21, b[:])
 	return b
 }
 
@@ -1733,7 +1765,7 @@ type RawView struct{ in *Inst }
 
 // Raw returns the typed view of a RAW word; ok is false when in decodes by another layout.
 func (in *Inst) Raw() (RawView, bool) {
-	if in.def == nil || in.def.layout() != Raw {
+	if in.def == nil || in.def.layout() != rawLayout {
 		return RawView{}, false
 	}
 	return RawView{in}, true
@@ -1750,15 +1782,13 @@ func (v RawView) Events() EventsView { return EventsView{v.in, 4} }
 
 // Payload is the payload field (bytes[52]: not decoded).
 func (v RawView) Payload() (b [52]byte) {
-	s := v.in.v[9 : 9+7 : 9+7]
-	leafBytes(b[:], s)
+	v.in.leafBytes(9, b[:])
 	return b
 }
 
 // SetPayload sets payload.
 func (v RawView) SetPayload(b [52]byte) {
-	s := v.in.v[9 : 9+7 : 9+7]
-	setLeafBytes(s, b[:])
+	v.in.setLeafBytes(9, b[:])
 }
 
 // HeaderView is the typed view of a HEADER inside a word.
@@ -1771,22 +1801,22 @@ type HeaderView struct {
 func (v HeaderView) Inst() *Inst { return v.in }
 
 // Opcode is the opcode field (u8: NEURON_ISA_TPB_OPCODE).
-func (v HeaderView) Opcode() uint64 { return v.in.v[v.at] }
+func (v HeaderView) Opcode() uint64 { return v.in.leafAt(v.at) }
 
 // InstWordLen is the inst_word_len field (u8: length in 4-byte words; always 0x10).
-func (v HeaderView) InstWordLen() uint64 { return v.in.v[v.at+1] }
+func (v HeaderView) InstWordLen() uint64 { return v.in.leafAt(v.at + 1) }
 
 // SetInstWordLen sets inst_word_len, refusing a value that does not fit (as Set does).
 func (v HeaderView) SetInstWordLen(x int64) error { return v.in.setAt(v.at+1, x) }
 
 // DebugCmd is the debug_cmd field (u8: bits 1:0 TRACE_MODE, bit 7 halt_en (TONGA header)).
-func (v HeaderView) DebugCmd() uint64 { return v.in.v[v.at+2] }
+func (v HeaderView) DebugCmd() uint64 { return v.in.leafAt(v.at + 2) }
 
 // SetDebugCmd sets debug_cmd, refusing a value that does not fit (as Set does).
 func (v HeaderView) SetDebugCmd(x int64) error { return v.in.setAt(v.at+2, x) }
 
 // DebugHint is the debug_hint field (u8: software trace hint; on MAVERICK ndma reads it as the tile index (§11.1, INFERRED)).
-func (v HeaderView) DebugHint() uint64 { return v.in.v[v.at+3] }
+func (v HeaderView) DebugHint() uint64 { return v.in.leafAt(v.at + 3) }
 
 // SetDebugHint sets debug_hint, refusing a value that does not fit (as Set does).
 func (v HeaderView) SetDebugHint(x int64) error { return v.in.setAt(v.at+3, x) }
@@ -1801,31 +1831,31 @@ type EventsView struct {
 func (v EventsView) Inst() *Inst { return v.in }
 
 // WaitMode is the wait_mode field (WAIT_MODE(u8)).
-func (v EventsView) WaitMode() WaitModeCode { return WaitModeCode(v.in.v[v.at]) }
+func (v EventsView) WaitMode() WaitModeCode { return WaitModeCode(v.in.leafAt(v.at)) }
 
 // SetWaitMode sets wait_mode, refusing a value that does not fit (as Set does).
 func (v EventsView) SetWaitMode(x WaitModeCode) error { return v.in.setAt(v.at, int64(x)) }
 
 // WaitIdx is the wait_idx field (u8: semaphore index).
-func (v EventsView) WaitIdx() uint64 { return v.in.v[v.at+1] }
+func (v EventsView) WaitIdx() uint64 { return v.in.leafAt(v.at + 1) }
 
 // SetWaitIdx sets wait_idx, refusing a value that does not fit (as Set does).
 func (v EventsView) SetWaitIdx(x int64) error { return v.in.setAt(v.at+1, x) }
 
 // UpdateMode is the update_mode field (UPDATE_MODE(u8)).
-func (v EventsView) UpdateMode() UpdateModeCode { return UpdateModeCode(v.in.v[v.at+2]) }
+func (v EventsView) UpdateMode() UpdateModeCode { return UpdateModeCode(v.in.leafAt(v.at + 2)) }
 
 // SetUpdateMode sets update_mode, refusing a value that does not fit (as Set does).
 func (v EventsView) SetUpdateMode(x UpdateModeCode) error { return v.in.setAt(v.at+2, int64(x)) }
 
 // UpdateIdx is the update_idx field (u8: semaphore index).
-func (v EventsView) UpdateIdx() uint64 { return v.in.v[v.at+3] }
+func (v EventsView) UpdateIdx() uint64 { return v.in.leafAt(v.at + 3) }
 
 // SetUpdateIdx sets update_idx, refusing a value that does not fit (as Set does).
 func (v EventsView) SetUpdateIdx(x int64) error { return v.in.setAt(v.at+3, x) }
 
 // SemaphoreValue is the semaphore_value field (u32: wait threshold, also the update immediate).
-func (v EventsView) SemaphoreValue() uint64 { return v.in.v[v.at+4] }
+func (v EventsView) SemaphoreValue() uint64 { return v.in.leafAt(v.at + 4) }
 
 // SetSemaphoreValue sets semaphore_value, refusing a value that does not fit (as Set does).
 func (v EventsView) SetSemaphoreValue(x int64) error { return v.in.setAt(v.at+4, x) }
@@ -1840,19 +1870,19 @@ type BoundCheckRegView struct {
 func (v BoundCheckRegView) Inst() *Inst { return v.in }
 
 // BCReg is the bc_reg field (u6: register holding the upper limit).
-func (v BoundCheckRegView) BCReg() uint64 { return v.in.v[v.at] }
+func (v BoundCheckRegView) BCReg() uint64 { return v.in.leafAt(v.at) }
 
 // SetBCReg sets bc_reg, refusing a value that does not fit (as Set does).
 func (v BoundCheckRegView) SetBCReg(x int64) error { return v.in.setAt(v.at, x) }
 
 // BCDisableOOBErrorNotif is the bc_disable_oob_error_notif field (u1).
-func (v BoundCheckRegView) BCDisableOOBErrorNotif() uint64 { return v.in.v[v.at+1] }
+func (v BoundCheckRegView) BCDisableOOBErrorNotif() uint64 { return v.in.leafAt(v.at + 1) }
 
 // SetBCDisableOOBErrorNotif sets bc_disable_oob_error_notif, refusing a value that does not fit (as Set does).
 func (v BoundCheckRegView) SetBCDisableOOBErrorNotif(x int64) error { return v.in.setAt(v.at+1, x) }
 
 // BCEnabled is the bc_enabled field (u1).
-func (v BoundCheckRegView) BCEnabled() uint64 { return v.in.v[v.at+2] }
+func (v BoundCheckRegView) BCEnabled() uint64 { return v.in.leafAt(v.at + 2) }
 
 // SetBCEnabled sets bc_enabled, refusing a value that does not fit (as Set does).
 func (v BoundCheckRegView) SetBCEnabled(x int64) error { return v.in.setAt(v.at+2, x) }
@@ -1867,13 +1897,13 @@ type DMAConfigsView struct {
 func (v DMAConfigsView) Inst() *Inst { return v.in }
 
 // PriorityClass is the priority_class field (u3: 0..4; 0 = default packet size).
-func (v DMAConfigsView) PriorityClass() uint64 { return v.in.v[v.at] }
+func (v DMAConfigsView) PriorityClass() uint64 { return v.in.leafAt(v.at) }
 
 // SetPriorityClass sets priority_class, refusing a value that does not fit (as Set does).
 func (v DMAConfigsView) SetPriorityClass(x int64) error { return v.in.setAt(v.at, x) }
 
 // Reserved is the reserved field (u5: must be 0).
-func (v DMAConfigsView) Reserved() uint64 { return v.in.v[v.at+1] }
+func (v DMAConfigsView) Reserved() uint64 { return v.in.leafAt(v.at + 1) }
 
 // DTypePairView is the typed view of a DTYPE_PAIR inside a word.
 type DTypePairView struct {
@@ -1885,13 +1915,13 @@ type DTypePairView struct {
 func (v DTypePairView) Inst() *Inst { return v.in }
 
 // DTypeLo is the dtype_lo field (DTYPE(u4): src DTYPE).
-func (v DTypePairView) DTypeLo() DTypeCode { return DTypeCode(v.in.v[v.at]) }
+func (v DTypePairView) DTypeLo() DTypeCode { return DTypeCode(v.in.leafAt(v.at)) }
 
 // SetDTypeLo sets dtype_lo, refusing a value that does not fit (as Set does).
 func (v DTypePairView) SetDTypeLo(x DTypeCode) error { return v.in.setAt(v.at, int64(x)) }
 
 // DTypeHi is the dtype_hi field (DTYPE(u4): dst DTYPE).
-func (v DTypePairView) DTypeHi() DTypeCode { return DTypeCode(v.in.v[v.at+1]) }
+func (v DTypePairView) DTypeHi() DTypeCode { return DTypeCode(v.in.leafAt(v.at + 1)) }
 
 // SetDTypeHi sets dtype_hi, refusing a value that does not fit (as Set does).
 func (v DTypePairView) SetDTypeHi(x DTypeCode) error { return v.in.setAt(v.at+1, int64(x)) }
@@ -1906,7 +1936,9 @@ type DMAIndirectFlagsView struct {
 func (v DMAIndirectFlagsView) Inst() *Inst { return v.in }
 
 // IndirectMode is the indirect_mode field (INDIRECT_DMA_ADDRESSING_MODE(u2)).
-func (v DMAIndirectFlagsView) IndirectMode() IndirectModeCode { return IndirectModeCode(v.in.v[v.at]) }
+func (v DMAIndirectFlagsView) IndirectMode() IndirectModeCode {
+	return IndirectModeCode(v.in.leafAt(v.at))
+}
 
 // SetIndirectMode sets indirect_mode, refusing a value that does not fit (as Set does).
 func (v DMAIndirectFlagsView) SetIndirectMode(x IndirectModeCode) error {
@@ -1914,19 +1946,21 @@ func (v DMAIndirectFlagsView) SetIndirectMode(x IndirectModeCode) error {
 }
 
 // IdxBoundIsErr is the idx_bound_is_err field (u1).
-func (v DMAIndirectFlagsView) IdxBoundIsErr() uint64 { return v.in.v[v.at+1] }
+func (v DMAIndirectFlagsView) IdxBoundIsErr() uint64 { return v.in.leafAt(v.at + 1) }
 
 // SetIdxBoundIsErr sets idx_bound_is_err, refusing a value that does not fit (as Set does).
 func (v DMAIndirectFlagsView) SetIdxBoundIsErr(x int64) error { return v.in.setAt(v.at+1, x) }
 
 // NonUniqueDstIdx is the non_unique_dst_idx field (u1).
-func (v DMAIndirectFlagsView) NonUniqueDstIdx() uint64 { return v.in.v[v.at+2] }
+func (v DMAIndirectFlagsView) NonUniqueDstIdx() uint64 { return v.in.leafAt(v.at + 2) }
 
 // SetNonUniqueDstIdx sets non_unique_dst_idx, refusing a value that does not fit (as Set does).
 func (v DMAIndirectFlagsView) SetNonUniqueDstIdx(x int64) error { return v.in.setAt(v.at+2, x) }
 
 // GatherDim is the gather_dim field (INDIRECT_DIM(u2)).
-func (v DMAIndirectFlagsView) GatherDim() IndirectDimCode { return IndirectDimCode(v.in.v[v.at+3]) }
+func (v DMAIndirectFlagsView) GatherDim() IndirectDimCode {
+	return IndirectDimCode(v.in.leafAt(v.at + 3))
+}
 
 // SetGatherDim sets gather_dim, refusing a value that does not fit (as Set does).
 func (v DMAIndirectFlagsView) SetGatherDim(x IndirectDimCode) error {
@@ -1934,7 +1968,9 @@ func (v DMAIndirectFlagsView) SetGatherDim(x IndirectDimCode) error {
 }
 
 // ScatterDim is the scatter_dim field (INDIRECT_DIM(u2)).
-func (v DMAIndirectFlagsView) ScatterDim() IndirectDimCode { return IndirectDimCode(v.in.v[v.at+4]) }
+func (v DMAIndirectFlagsView) ScatterDim() IndirectDimCode {
+	return IndirectDimCode(v.in.leafAt(v.at + 4))
+}
 
 // SetScatterDim sets scatter_dim, refusing a value that does not fit (as Set does).
 func (v DMAIndirectFlagsView) SetScatterDim(x IndirectDimCode) error {
@@ -1952,7 +1988,7 @@ func (v DMAGatherTransposeFlagsView) Inst() *Inst { return v.in }
 
 // GatherDim is the gather_dim field (INDIRECT_DIM(u2)).
 func (v DMAGatherTransposeFlagsView) GatherDim() IndirectDimCode {
-	return IndirectDimCode(v.in.v[v.at])
+	return IndirectDimCode(v.in.leafAt(v.at))
 }
 
 // SetGatherDim sets gather_dim, refusing a value that does not fit (as Set does).
@@ -1961,7 +1997,7 @@ func (v DMAGatherTransposeFlagsView) SetGatherDim(x IndirectDimCode) error {
 }
 
 // Reserved is the reserved field (u6).
-func (v DMAGatherTransposeFlagsView) Reserved() uint64 { return v.in.v[v.at+1] }
+func (v DMAGatherTransposeFlagsView) Reserved() uint64 { return v.in.leafAt(v.at + 1) }
 
 // DMAEngineConfigView is the typed view of a DMA_ENGINE_CONFIG inside a word.
 type DMAEngineConfigView struct {
@@ -1973,14 +2009,14 @@ type DMAEngineConfigView struct {
 func (v DMAEngineConfigView) Inst() *Inst { return v.in }
 
 // StartID is the start_id field (u5).
-func (v DMAEngineConfigView) StartID() uint64 { return v.in.v[v.at] }
+func (v DMAEngineConfigView) StartID() uint64 { return v.in.leafAt(v.at) }
 
 // SetStartID sets start_id, refusing a value that does not fit (as Set does).
 func (v DMAEngineConfigView) SetStartID(x int64) error { return v.in.setAt(v.at, x) }
 
 // EngineCount is the engine_count field (DMA_ENGINE_COUNT(u2): fan = 1 << value).
 func (v DMAEngineConfigView) EngineCount() DMAEngineCountCode {
-	return DMAEngineCountCode(v.in.v[v.at+1])
+	return DMAEngineCountCode(v.in.leafAt(v.at + 1))
 }
 
 // SetEngineCount sets engine_count, refusing a value that does not fit (as Set does).
@@ -1989,7 +2025,7 @@ func (v DMAEngineConfigView) SetEngineCount(x DMAEngineCountCode) error {
 }
 
 // Reserved is the reserved field (u1).
-func (v DMAEngineConfigView) Reserved() uint64 { return v.in.v[v.at+2] }
+func (v DMAEngineConfigView) Reserved() uint64 { return v.in.leafAt(v.at + 2) }
 
 // DMAFlagsView is the typed view of a DMA_FLAGS inside a word.
 type DMAFlagsView struct {
@@ -2001,25 +2037,25 @@ type DMAFlagsView struct {
 func (v DMAFlagsView) Inst() *Inst { return v.in }
 
 // TDG is the tdg field (u1).
-func (v DMAFlagsView) TDG() uint64 { return v.in.v[v.at] }
+func (v DMAFlagsView) TDG() uint64 { return v.in.leafAt(v.at) }
 
 // SetTDG sets tdg, refusing a value that does not fit (as Set does).
 func (v DMAFlagsView) SetTDG(x int64) error { return v.in.setAt(v.at, x) }
 
 // WrDoneSync is the wr_done_sync field (SEMA_SYNC(u1)).
-func (v DMAFlagsView) WrDoneSync() SemaSyncCode { return SemaSyncCode(v.in.v[v.at+1]) }
+func (v DMAFlagsView) WrDoneSync() SemaSyncCode { return SemaSyncCode(v.in.leafAt(v.at + 1)) }
 
 // SetWrDoneSync sets wr_done_sync, refusing a value that does not fit (as Set does).
 func (v DMAFlagsView) SetWrDoneSync(x SemaSyncCode) error { return v.in.setAt(v.at+1, int64(x)) }
 
 // QueueID is the queue_id field (u3: 0..7 (header comment "4b" is stale)).
-func (v DMAFlagsView) QueueID() uint64 { return v.in.v[v.at+2] }
+func (v DMAFlagsView) QueueID() uint64 { return v.in.leafAt(v.at + 2) }
 
 // SetQueueID sets queue_id, refusing a value that does not fit (as Set does).
 func (v DMAFlagsView) SetQueueID(x int64) error { return v.in.setAt(v.at+2, x) }
 
 // Reserved is the reserved field (u3).
-func (v DMAFlagsView) Reserved() uint64 { return v.in.v[v.at+3] }
+func (v DMAFlagsView) Reserved() uint64 { return v.in.leafAt(v.at + 3) }
 
 // DMAAddrModePairView is the typed view of a DMA_ADDR_MODE_PAIR inside a word.
 type DMAAddrModePairView struct {
@@ -2031,13 +2067,13 @@ type DMAAddrModePairView struct {
 func (v DMAAddrModePairView) Inst() *Inst { return v.in }
 
 // Src is the src field (DMA_ADDR_MODE(u4): low nibble (member name INFERRED)).
-func (v DMAAddrModePairView) Src() DMAAddrModeCode { return DMAAddrModeCode(v.in.v[v.at]) }
+func (v DMAAddrModePairView) Src() DMAAddrModeCode { return DMAAddrModeCode(v.in.leafAt(v.at)) }
 
 // SetSrc sets src, refusing a value that does not fit (as Set does).
 func (v DMAAddrModePairView) SetSrc(x DMAAddrModeCode) error { return v.in.setAt(v.at, int64(x)) }
 
 // Dst is the dst field (DMA_ADDR_MODE(u4): high nibble (member name INFERRED)).
-func (v DMAAddrModePairView) Dst() DMAAddrModeCode { return DMAAddrModeCode(v.in.v[v.at+1]) }
+func (v DMAAddrModePairView) Dst() DMAAddrModeCode { return DMAAddrModeCode(v.in.leafAt(v.at + 1)) }
 
 // SetDst sets dst, refusing a value that does not fit (as Set does).
 func (v DMAAddrModePairView) SetDst(x DMAAddrModeCode) error { return v.in.setAt(v.at+1, int64(x)) }
@@ -2053,7 +2089,7 @@ func (v DMASemaUpdatesView) Inst() *Inst { return v.in }
 
 // RdDone is the rd_done field (DMA_SEMA_UPDATE_MODE(u4)).
 func (v DMASemaUpdatesView) RdDone() DMASemaUpdateModeCode {
-	return DMASemaUpdateModeCode(v.in.v[v.at])
+	return DMASemaUpdateModeCode(v.in.leafAt(v.at))
 }
 
 // SetRdDone sets rd_done, refusing a value that does not fit (as Set does).
@@ -2063,7 +2099,7 @@ func (v DMASemaUpdatesView) SetRdDone(x DMASemaUpdateModeCode) error {
 
 // WrDone is the wr_done field (DMA_SEMA_UPDATE_MODE(u4)).
 func (v DMASemaUpdatesView) WrDone() DMASemaUpdateModeCode {
-	return DMASemaUpdateModeCode(v.in.v[v.at+1])
+	return DMASemaUpdateModeCode(v.in.leafAt(v.at + 1))
 }
 
 // SetWrDone sets wr_done, refusing a value that does not fit (as Set does).
@@ -2081,31 +2117,31 @@ type DescFlagsView struct {
 func (v DescFlagsView) Inst() *Inst { return v.in }
 
 // NumDescriptors is the num_descriptors field (u2: 1..3).
-func (v DescFlagsView) NumDescriptors() uint64 { return v.in.v[v.at] }
+func (v DescFlagsView) NumDescriptors() uint64 { return v.in.leafAt(v.at) }
 
 // SetNumDescriptors sets num_descriptors, refusing a value that does not fit (as Set does).
 func (v DescFlagsView) SetNumDescriptors(x int64) error { return v.in.setAt(v.at, x) }
 
 // Desc0Src is the desc0_src field (DMA_DESC_MODE(u1)).
-func (v DescFlagsView) Desc0Src() DMADescModeCode { return DMADescModeCode(v.in.v[v.at+1]) }
+func (v DescFlagsView) Desc0Src() DMADescModeCode { return DMADescModeCode(v.in.leafAt(v.at + 1)) }
 
 // SetDesc0Src sets desc0_src, refusing a value that does not fit (as Set does).
 func (v DescFlagsView) SetDesc0Src(x DMADescModeCode) error { return v.in.setAt(v.at+1, int64(x)) }
 
 // Desc1Src is the desc1_src field (DMA_DESC_MODE(u1)).
-func (v DescFlagsView) Desc1Src() DMADescModeCode { return DMADescModeCode(v.in.v[v.at+2]) }
+func (v DescFlagsView) Desc1Src() DMADescModeCode { return DMADescModeCode(v.in.leafAt(v.at + 2)) }
 
 // SetDesc1Src sets desc1_src, refusing a value that does not fit (as Set does).
 func (v DescFlagsView) SetDesc1Src(x DMADescModeCode) error { return v.in.setAt(v.at+2, int64(x)) }
 
 // Desc2Src is the desc2_src field (DMA_DESC_MODE(u1)).
-func (v DescFlagsView) Desc2Src() DMADescModeCode { return DMADescModeCode(v.in.v[v.at+3]) }
+func (v DescFlagsView) Desc2Src() DMADescModeCode { return DMADescModeCode(v.in.leafAt(v.at + 3)) }
 
 // SetDesc2Src sets desc2_src, refusing a value that does not fit (as Set does).
 func (v DescFlagsView) SetDesc2Src(x DMADescModeCode) error { return v.in.setAt(v.at+3, int64(x)) }
 
 // Reserved is the reserved field (u3).
-func (v DescFlagsView) Reserved() uint64 { return v.in.v[v.at+4] }
+func (v DescFlagsView) Reserved() uint64 { return v.in.leafAt(v.at + 4) }
 
 // Header returns the HEADER (field-tables §2.1) of a word whose layout has one; ok is false for the others.
 func (in *Inst) Header() (HeaderView, bool) {
@@ -2113,7 +2149,7 @@ func (in *Inst) Header() (HeaderView, bool) {
 		return HeaderView{}, false
 	}
 	switch in.def.layout() {
-	case Direct2D, Copy2D, Immediate, Indirect1D, Xpose, GatherXpose, TestES, CCI, PseudoDirect2D, PseudoTrigger, Mem2D, PseudoMem2D, Extended, Raw:
+	case direct2DLayout, copy2DLayout, immediateLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, cciLayout, pseudoDirect2DLayout, pseudoTriggerLayout, mem2DLayout, pseudoMem2DLayout, extendedLayout, rawLayout:
 		return HeaderView{in, 0}, true
 	}
 	return HeaderView{}, false
@@ -2125,7 +2161,7 @@ func (in *Inst) Events() (EventsView, bool) {
 		return EventsView{}, false
 	}
 	switch in.def.layout() {
-	case Direct2D, Indirect1D, Xpose, GatherXpose, TestES, PseudoDirect2D, PseudoTrigger, Mem2D, PseudoMem2D, Extended, Raw:
+	case direct2DLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, pseudoDirect2DLayout, pseudoTriggerLayout, mem2DLayout, pseudoMem2DLayout, extendedLayout, rawLayout:
 		return EventsView{in, 4}, true
 	}
 	return EventsView{}, false
@@ -2397,7 +2433,7 @@ func typedProbe(in *Inst) []typedAccess {
 		return nil
 	}
 	switch in.def.layout() {
-	case Direct2D:
+	case direct2DLayout:
 		v, _ := in.Direct2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2435,7 +2471,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"in_dtype", 32, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
 			{"out_dtype", 33, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
 		}
-	case Copy2D:
+	case copy2DLayout:
 		v, _ := in.Copy2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2473,7 +2509,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"remote_core_id", 32, func() any { return v.RemoteCoreID() }, func(x int64) error { return v.SetRemoteCoreID(x) }},
 			{"reserved", 33, func() any { return v.Reserved() }, nil},
 		}
-	case Immediate:
+	case immediateLayout:
 		v, _ := in.Immediate()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2502,7 +2538,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"descriptor_imm[1]", 24, func() any { return v.DescriptorImm(1) }, func(x int64) error { var b [16]byte; probeBytes(b[:], x); v.SetDescriptorImm(1, b); return nil }},
 			{"descriptor_imm[2]", 26, func() any { return v.DescriptorImm(2) }, func(x int64) error { var b [16]byte; probeBytes(b[:], x); v.SetDescriptorImm(2, b); return nil }},
 		}
-	case Indirect1D:
+	case indirect1DLayout:
 		v, _ := in.Indirect1D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2545,7 +2581,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"dma_configs.reserved", 37, func() any { return v.DMAConfigs().Reserved() }, nil},
 			{"reserved", 38, func() any { return v.Reserved() }, nil},
 		}
-	case Xpose:
+	case xposeLayout:
 		v, _ := in.Xpose()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2582,7 +2618,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"dma_configs.priority_class", 31, func() any { return v.DMAConfigs().PriorityClass() }, func(x int64) error { return v.DMAConfigs().SetPriorityClass(x) }},
 			{"dma_configs.reserved", 32, func() any { return v.DMAConfigs().Reserved() }, nil},
 		}
-	case GatherXpose:
+	case gatherXposeLayout:
 		v, _ := in.GatherXpose()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2621,7 +2657,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"flags.gather_dim", 33, func() any { return v.Flags().GatherDim() }, func(x int64) error { return v.Flags().SetGatherDim(IndirectDimCode(x)) }},
 			{"flags.reserved", 34, func() any { return v.Flags().Reserved() }, nil},
 		}
-	case TestES:
+	case testESLayout:
 		v, _ := in.TestES()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2673,7 +2709,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"setter_signature", 46, func() any { return v.SetterSignature() }, func(x int64) error { return v.SetSetterSignature(x) }},
 			{"reserved0", 47, func() any { return v.Reserved0() }, nil},
 		}
-	case CCI:
+	case cciLayout:
 		v, _ := in.CCI()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2696,7 +2732,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"insts[13]", 17, func() any { return v.Insts(13) }, func(x int64) error { v.SetInsts(13, CCInst(x)); return nil }},
 			{"insts[14]", 18, func() any { return v.Insts(14) }, func(x int64) error { v.SetInsts(14, CCInst(x)); return nil }},
 		}
-	case PseudoDirect2D:
+	case pseudoDirect2DLayout:
 		v, _ := in.PseudoDirect2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2734,7 +2770,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"in_dtype", 32, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
 			{"out_dtype", 33, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
 		}
-	case PseudoTrigger:
+	case pseudoTriggerLayout:
 		v, _ := in.PseudoTrigger()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2751,7 +2787,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"block_id", 14, func() any { return v.BlockID() }, func(x int64) error { return v.SetBlockID(x) }},
 			{"reserved", 15, func() any { return v.Reserved() }, nil},
 		}
-	case PseudoExt:
+	case pseudoExtLayout:
 		v, _ := in.PseudoExt()
 		return []typedAccess{
 			{"opcode", 0, func() any { return v.Opcode() }, nil},
@@ -2773,7 +2809,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"src_bound_size_bytes_upper", 19, func() any { return v.SrcBoundSizeBytesUpper() }, func(x int64) error { return v.SetSrcBoundSizeBytesUpper(x) }},
 			{"dst_bound_size_bytes_upper", 20, func() any { return v.DstBoundSizeBytesUpper() }, func(x int64) error { return v.SetDstBoundSizeBytesUpper(x) }},
 		}
-	case Mem2D:
+	case mem2DLayout:
 		v, _ := in.Mem2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2825,7 +2861,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"data[30]", 46, func() any { return v.Data(30) }, func(x int64) error { return v.SetData(30, x) }},
 			{"data[31]", 47, func() any { return v.Data(31) }, func(x int64) error { return v.SetData(31, x) }},
 		}
-	case PseudoMem2D:
+	case pseudoMem2DLayout:
 		v, _ := in.PseudoMem2D()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2878,7 +2914,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"data[30]", 47, func() any { return v.Data(30) }, func(x int64) error { return v.SetData(30, x) }},
 			{"data[31]", 48, func() any { return v.Data(31) }, func(x int64) error { return v.SetData(31, x) }},
 		}
-	case Extended:
+	case extendedLayout:
 		v, _ := in.Extended()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2904,7 +2940,7 @@ func typedProbe(in *Inst) []typedAccess {
 			{"remote_sem_prev", 20, func() any { return v.RemoteSemPrev() }, func(x int64) error { return v.SetRemoteSemPrev(x) }},
 			{"reserved", 21, func() any { return v.Reserved() }, nil},
 		}
-	case Raw:
+	case rawLayout:
 		v, _ := in.Raw()
 		return []typedAccess{
 			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
@@ -2939,276 +2975,276 @@ type typedEnumConst struct {
 // typedEnumProbe lists every enum constant for typed_test.go.
 func typedEnumProbe() []typedEnumConst {
 	return []typedEnumConst{
-		{DType, "INVALID", DTypeInvalid},
-		{DType, "UINT64", DTypeUint64},
-		{DType, "INT8", DTypeInt8},
-		{DType, "UINT8", DTypeUint8},
-		{DType, "INT16", DTypeInt16},
-		{DType, "UINT16", DTypeUint16},
-		{DType, "BFLOAT16", DTypeBFloat16},
-		{DType, "FP16", DTypeFP16},
-		{DType, "INT32", DTypeInt32},
-		{DType, "UINT32", DTypeUint32},
-		{DType, "FP32", DTypeFP32},
-		{DType, "FP32R", DTypeFP32R},
-		{DType, "INT64", DTypeInt64},
-		{DType, "FP8_EXP3", DTypeFP8Exp3},
-		{DType, "FP8_EXP4", DTypeFP8Exp4},
-		{DType, "FP8_EXP5", DTypeFP8Exp5},
-		{DType, "FP4_EXP2", DTypeFP4Exp2},
-		{DType, "FP8_EXP2", DTypeFP8Exp2},
-		{DType, "INT4", DTypeInt4},
-		{DType, "SFP8_E8", DTypeSFP8E8},
-		{DType, "SFP8_E7", DTypeSFP8E7},
-		{DType, "SFP8_E6", DTypeSFP8E6},
-		{DType, "SFP8_E5", DTypeSFP8E5},
-		{DType, "CPTC1", DTypeCPTC1},
-		{DType, "CPTC2", DTypeCPTC2},
-		{DType, "CPTC3", DTypeCPTC3},
-		{DType, "CPTC4", DTypeCPTC4},
-		{DType, "CPTC5", DTypeCPTC5},
-		{DType, "CPTC6", DTypeCPTC6},
-		{DType, "CPTC7", DTypeCPTC7},
-		{WaitMode, "NONE", WaitModeNone},
-		{WaitMode, "WAIT_FOR_SEM_EQ_IMM", WaitModeWaitForSemEQImm},
-		{WaitMode, "WAIT_FOR_SEM_LT_IMM", WaitModeWaitForSemLTImm},
-		{WaitMode, "WAIT_FOR_SEM_LE_IMM", WaitModeWaitForSemLEImm},
-		{WaitMode, "WAIT_FOR_SEM_GT_IMM", WaitModeWaitForSemGTImm},
-		{WaitMode, "WAIT_FOR_SEM_GE_IMM", WaitModeWaitForSemGEImm},
-		{WaitMode, "WAIT_FOR_EVT_06", WaitModeWaitForEvt06},
-		{WaitMode, "WAIT_FOR_EVT_07", WaitModeWaitForEvt07},
-		{WaitMode, "WAIT_FOR_EVT_0E", WaitModeWaitForEvt0E},
-		{WaitMode, "WAIT_FOR_EVT_0F", WaitModeWaitForEvt0F},
-		{WaitMode, "WAIT_FOR_SEM_EQ_REG", WaitModeWaitForSemEQReg},
-		{WaitMode, "WAIT_FOR_SEM_LT_REG", WaitModeWaitForSemLTReg},
-		{WaitMode, "WAIT_FOR_SEM_LE_REG", WaitModeWaitForSemLEReg},
-		{WaitMode, "WAIT_FOR_SEM_GT_REG", WaitModeWaitForSemGTReg},
-		{WaitMode, "WAIT_FOR_SEM_GE_REG", WaitModeWaitForSemGEReg},
-		{WaitMode, "WAIT_FOR_SEM_EQ_REG_OFFSET", WaitModeWaitForSemEQRegOffset},
-		{WaitMode, "WAIT_FOR_SEM_LT_REG_OFFSET", WaitModeWaitForSemLTRegOffset},
-		{WaitMode, "WAIT_FOR_SEM_LE_REG_OFFSET", WaitModeWaitForSemLERegOffset},
-		{WaitMode, "WAIT_FOR_SEM_GT_REG_OFFSET", WaitModeWaitForSemGTRegOffset},
-		{WaitMode, "WAIT_FOR_SEM_GE_REG_OFFSET", WaitModeWaitForSemGERegOffset},
-		{WaitMode, "UNORDERED", WaitModeUnordered},
-		{WaitMode, "INVALID", WaitModeInvalid},
-		{UpdateMode, "NONE", UpdateModeNone},
-		{UpdateMode, "SEM_INC_READ", UpdateModeSemIncRead},
-		{UpdateMode, "SEM_DEC_READ", UpdateModeSemDecRead},
-		{UpdateMode, "SEM_ADD_IMM_READ", UpdateModeSemAddImmRead},
-		{UpdateMode, "SEM_SUB_IMM_READ", UpdateModeSemSubImmRead},
-		{UpdateMode, "SEM_WR_IMM_READ", UpdateModeSemWrImmRead},
-		{UpdateMode, "SEM_INC_COMPLETE", UpdateModeSemIncComplete},
-		{UpdateMode, "SEM_DEC_COMPLETE", UpdateModeSemDecComplete},
-		{UpdateMode, "SEM_ADD_IMM_COMPLETE", UpdateModeSemAddImmComplete},
-		{UpdateMode, "SEM_SUB_IMM_COMPLETE", UpdateModeSemSubImmComplete},
-		{UpdateMode, "SEM_WR_IMM_COMPLETE", UpdateModeSemWrImmComplete},
-		{UpdateMode, "SEM_ADD_REG_READ", UpdateModeSemAddRegRead},
-		{UpdateMode, "SEM_SUB_REG_READ", UpdateModeSemSubRegRead},
-		{UpdateMode, "SEM_WR_REG_READ", UpdateModeSemWrRegRead},
-		{UpdateMode, "SEM_ADD_REG_COMPLETE", UpdateModeSemAddRegComplete},
-		{UpdateMode, "SEM_SUB_REG_COMPLETE", UpdateModeSemSubRegComplete},
-		{UpdateMode, "SEM_WR_REG_COMPLETE", UpdateModeSemWrRegComplete},
-		{UpdateMode, "INVALID", UpdateModeInvalid},
-		{TraceMode, "DISABLE", TraceModeDisable},
-		{TraceMode, "GEN_ON_START", TraceModeGenOnStart},
-		{TraceMode, "GEN_ON_END", TraceModeGenOnEnd},
-		{TraceMode, "GEN_ON_BOTH", TraceModeGenOnBoth},
-		{DGEOpcode, "DMA_DIRECT2D", DGEOpcodeDMADirect2D},
-		{DGEOpcode, "DMA_INDIRECT1D", DGEOpcodeDMAIndirect1D},
-		{DGEOpcode, "DMA_TRANSPOSE", DGEOpcodeDMATranspose},
-		{DGEOpcode, "DMA_GATHER_TRANSPOSE", DGEOpcodeDMAGatherTranspose},
-		{DGEComputeOp, "NONE", DGEComputeOpNone},
-		{DGEComputeOp, "ADD", DGEComputeOpAdd},
-		{DGEComputeOp, "MULTIPLY", DGEComputeOpMultiply},
-		{DGEComputeOp, "MAX", DGEComputeOpMax},
-		{DGEComputeOp, "MIN", DGEComputeOpMin},
-		{IndirectDim, "X", IndirectDimX},
-		{IndirectDim, "Y", IndirectDimY},
-		{IndirectDim, "Z", IndirectDimZ},
-		{IndirectDim, "W", IndirectDimW},
-		{IndirectMode, "SRC", IndirectModeSrc},
-		{IndirectMode, "DST", IndirectModeDst},
-		{IndirectMode, "SRC_DST", IndirectModeSrcDst},
-		{DMAEngineCount, "ONE", DMAEngineCountOne},
-		{DMAEngineCount, "TWO", DMAEngineCountTwo},
-		{DMAEngineCount, "FOUR", DMAEngineCountFour},
-		{DMAEngineCount, "EIGHT", DMAEngineCountEight},
-		{DMADescMode, "IMMEDIATE", DMADescModeImmediate},
-		{DMADescMode, "REGISTER", DMADescModeRegister},
-		{SemaSync, "SOW", SemaSyncSOW},
-		{SemaSync, "CLEAR_PCIE_RO", SemaSyncClearPCIeRO},
-		{TestEvtSemMode, "READ_SEM", TestEvtSemModeReadSem},
-		{TestEvtSemMode, "READ_EVT", TestEvtSemModeReadEvt},
-		{TestEvtSemMode, "UPDATE_SEM", TestEvtSemModeUpdateSem},
-		{TestEvtSemMode, "UPDATE_EVT", TestEvtSemModeUpdateEvt},
-		{TestEvtSemMode, "COND_UPDATE_SEM", TestEvtSemModeCondUpdateSem},
-		{DataSrc, "REGISTER", DataSrcRegister},
-		{DataSrc, "IMMEDIATE", DataSrcImmediate},
-		{LNCSizeFmt, "LNC1", LNCSizeFmtLNC1},
-		{LNCSizeFmt, "LNC2", LNCSizeFmtLNC2},
-		{LNCSizeFmt, "LNC4", LNCSizeFmtLNC4},
-		{LNCSizeFmt, "LNC8", LNCSizeFmtLNC8},
-		{NeuronEngine, "PE", NeuronEnginePE},
-		{NeuronEngine, "ACT", NeuronEngineACT},
-		{NeuronEngine, "POOL", NeuronEnginePool},
-		{NeuronEngine, "DVE", NeuronEngineDVE},
-		{NeuronEngine, "TPB_SP", NeuronEngineTPBSP},
-		{NeuronEngine, "TOP_SP", NeuronEngineTopSP},
-		{DMAAddrMode, "IMM64", DMAAddrModeImm64},
-		{DMAAddrMode, "REG_PAIR", DMAAddrModeRegPair},
-		{DMAAddrMode, "REG_IMM_OFFSET32", DMAAddrModeRegImmOffset32},
-		{DMAAddrMode, "REG_IMM_OFFSET32I", DMAAddrModeRegImmOffset32I},
-		{DMAAddrMode, "REG_REG_OFFSET32", DMAAddrModeRegRegOffset32},
-		{DMAAddrMode, "REG_REG_OFFSET32I", DMAAddrModeRegRegOffset32I},
-		{DMAAddrMode, "REG_REG_OFFSET64", DMAAddrModeRegRegOffset64},
-		{DMAAddrMode, "REG_REG_OFFSET64I", DMAAddrModeRegRegOffset64I},
-		{DMAAddrMode, "REG_REG_IMM_SCALE", DMAAddrModeRegRegImmScale},
-		{DMAAddrMode, "REG_REG_IMM_SCALE_I", DMAAddrModeRegRegImmScaleI},
-		{DMAAddrMode, "REG_REG_REG_SCALE", DMAAddrModeRegRegRegScale},
-		{DMAAddrMode, "REG_REG_REG_SCALE_I", DMAAddrModeRegRegRegScaleI},
-		{DMASemaUpdateMode, "NONE", DMASemaUpdateModeNone},
-		{DMASemaUpdateMode, "LOCAL_SEM_INC", DMASemaUpdateModeLocalSemInc},
-		{DMASemaUpdateMode, "LOCAL_SEM_INC_COUNTER", DMASemaUpdateModeLocalSemIncCounter},
-		{DMASemaUpdateMode, "LOCAL_COLLSYNC_INC", DMASemaUpdateModeLocalCollsyncInc},
-		{DMASemaUpdateMode, "REMOTE_SEM_INC", DMASemaUpdateModeRemoteSemInc},
-		{DMASemaUpdateMode, "REMOTE_SEM_INC_COUNTER", DMASemaUpdateModeRemoteSemIncCounter},
-		{DMASemaUpdateMode, "REMOTE_COLLSYNC_INC", DMASemaUpdateModeRemoteCollsyncInc},
-		{CCInstType, "ALU", CCInstTypeALU},
-		{CCInstType, "MOV", CCInstTypeMov},
-		{CCInstType, "MOVIMM", CCInstTypeMovimm},
-		{CCInstType, "BR", CCInstTypeBr},
-		{CCInstType, "BL", CCInstTypeBl},
-		{CCInstType, "MEM", CCInstTypeMem},
-		{CCInstType, "SEMR", CCInstTypeSemr},
-		{CCInstType, "SEMU", CCInstTypeSemu},
-		{CCInstType, "NOP", CCInstTypeNop},
-		{CCOp, "NOP", CCOpNop},
-		{CCOp, "MOV", CCOpMov},
-		{CCOp, "MOV_IMM_LO", CCOpMovImmLo},
-		{CCOp, "MOV_IMM_HI", CCOpMovImmHi},
-		{CCOp, "MOV_IMM_LO_S", CCOpMovImmLoS},
-		{CCOp, "ADD", CCOpAdd},
-		{CCOp, "SUB", CCOpSub},
-		{CCOp, "MUL", CCOpMul},
-		{CCOp, "DIV", CCOpDiv},
-		{CCOp, "MOD", CCOpMod},
-		{CCOp, "MAX", CCOpMax},
-		{CCOp, "MIN", CCOpMin},
-		{CCOp, "ADDS", CCOpAdds},
-		{CCOp, "SUBS", CCOpSubs},
-		{CCOp, "MULS", CCOpMuls},
-		{CCOp, "DIVS", CCOpDivs},
-		{CCOp, "MODS", CCOpMods},
-		{CCOp, "MAXS", CCOpMaxs},
-		{CCOp, "MINS", CCOpMins},
-		{CCOp, "ADD64", CCOpAdd64},
-		{CCOp, "SUB64", CCOpSub64},
-		{CCOp, "MUL64", CCOpMul64},
-		{CCOp, "DIV64", CCOpDiv64},
-		{CCOp, "MOD64", CCOpMod64},
-		{CCOp, "MAX64", CCOpMax64},
-		{CCOp, "MIN64", CCOpMin64},
-		{CCOp, "ADD64S", CCOpAdd64S},
-		{CCOp, "SUB64S", CCOpSub64S},
-		{CCOp, "MUL64S", CCOpMul64S},
-		{CCOp, "DIV64S", CCOpDiv64S},
-		{CCOp, "MOD64S", CCOpMod64S},
-		{CCOp, "MAX64S", CCOpMax64S},
-		{CCOp, "MIN64S", CCOpMin64S},
-		{CCOp, "ADDF", CCOpAddf},
-		{CCOp, "SUBF", CCOpSubf},
-		{CCOp, "MULF", CCOpMulf},
-		{CCOp, "DIVF", CCOpDivf},
-		{CCOp, "TRUNCF", CCOpTruncf},
-		{CCOp, "MAXF", CCOpMaxf},
-		{CCOp, "MINF", CCOpMinf},
-		{CCOp, "ABS_VALUEF", CCOpAbsValuef},
-		{CCOp, "ABS_MAXF", CCOpAbsMaxf},
-		{CCOp, "ABS_MINF", CCOpAbsMinf},
-		{CCOp, "ABS_VALUE", CCOpAbsValue},
-		{CCOp, "ABS_MAX", CCOpAbsMax},
-		{CCOp, "ABS_MIN", CCOpAbsMin},
-		{CCOp, "ABS_VALUE64", CCOpAbsValue64},
-		{CCOp, "ABS_MAX64", CCOpAbsMax64},
-		{CCOp, "ABS_MIN64", CCOpAbsMin64},
-		{CCOp, "ASL", CCOpAsl},
-		{CCOp, "ASR", CCOpAsr},
-		{CCOp, "LSL", CCOpLsl},
-		{CCOp, "LSR", CCOpLsr},
-		{CCOp, "ROL", CCOpRol},
-		{CCOp, "ROR", CCOpRor},
-		{CCOp, "ASR64", CCOpAsr64},
-		{CCOp, "LSL64", CCOpLsl64},
-		{CCOp, "LSR64", CCOpLsr64},
-		{CCOp, "ROL64", CCOpRol64},
-		{CCOp, "CLZ", CCOpClz},
-		{CCOp, "CLZ64", CCOpClz64},
-		{CCOp, "LOGICAL_AND", CCOpLogicalAnd},
-		{CCOp, "LOGICAL_OR", CCOpLogicalOr},
-		{CCOp, "LOGICAL_XOR", CCOpLogicalXor},
-		{CCOp, "LOGICAL_NOT", CCOpLogicalNot},
-		{CCOp, "BITWISE_AND", CCOpBitwiseAnd},
-		{CCOp, "BITWISE_OR", CCOpBitwiseOr},
-		{CCOp, "BITWISE_NOT", CCOpBitwiseNot},
-		{CCOp, "BITWISE_XOR", CCOpBitwiseXor},
-		{CCOp, "CMP_EQ", CCOpCmpEQ},
-		{CCOp, "CMP_NE", CCOpCmpNE},
-		{CCOp, "CMP_LT", CCOpCmpLT},
-		{CCOp, "CMP_LE", CCOpCmpLE},
-		{CCOp, "CMP_GT", CCOpCmpGT},
-		{CCOp, "CMP_GE", CCOpCmpGE},
-		{CCOp, "CMPS_EQ", CCOpCmpsEQ},
-		{CCOp, "CMPS_NE", CCOpCmpsNE},
-		{CCOp, "CMPS_LT", CCOpCmpsLT},
-		{CCOp, "CMPS_LE", CCOpCmpsLE},
-		{CCOp, "CMPS_GT", CCOpCmpsGT},
-		{CCOp, "CMPS_GE", CCOpCmpsGE},
-		{CCOp, "CMP64_EQ", CCOpCmp64EQ},
-		{CCOp, "CMP64_NE", CCOpCmp64NE},
-		{CCOp, "CMP64_LT", CCOpCmp64LT},
-		{CCOp, "CMP64_LE", CCOpCmp64LE},
-		{CCOp, "CMP64_GT", CCOpCmp64GT},
-		{CCOp, "CMP64_GE", CCOpCmp64GE},
-		{CCOp, "CMP64S_EQ", CCOpCmp64SEQ},
-		{CCOp, "CMP64S_NE", CCOpCmp64SNE},
-		{CCOp, "CMP64S_LT", CCOpCmp64SLT},
-		{CCOp, "CMP64S_LE", CCOpCmp64SLE},
-		{CCOp, "CMP64S_GT", CCOpCmp64SGT},
-		{CCOp, "CMP64S_GE", CCOpCmp64SGE},
-		{CCOp, "CMPF_EQ", CCOpCmpfEQ},
-		{CCOp, "CMPF_NE", CCOpCmpfNE},
-		{CCOp, "CMPF_LT", CCOpCmpfLT},
-		{CCOp, "CMPF_LE", CCOpCmpfLE},
-		{CCOp, "CMPF_GT", CCOpCmpfGT},
-		{CCOp, "CMPF_GE", CCOpCmpfGE},
-		{CCOp, "BR_REL_IMM", CCOpBrRelImm},
-		{CCOp, "BR_REL_IMM_T", CCOpBrRelImmT},
-		{CCOp, "BR_REL_IMM_F", CCOpBrRelImmF},
-		{CCOp, "BL_REL_IMM", CCOpBlRelImm},
-		{CCOp, "BR_REL_REG", CCOpBrRelReg},
-		{CCOp, "BR_REL_REG_T", CCOpBrRelRegT},
-		{CCOp, "BR_REL_REG_F", CCOpBrRelRegF},
-		{CCOp, "BL_REL_REG", CCOpBlRelReg},
-		{CCOp, "BR_REG64", CCOpBrReg64},
-		{CCOp, "BR_REG64_T", CCOpBrReg64T},
-		{CCOp, "BR_REG64_F", CCOpBrReg64F},
-		{CCOp, "BL_REG64", CCOpBlReg64},
-		{CCOp, "LDR", CCOpLdr},
-		{CCOp, "LDRH", CCOpLdrh},
-		{CCOp, "LDRHS", CCOpLdrhs},
-		{CCOp, "LDRB", CCOpLdrb},
-		{CCOp, "LDRBS", CCOpLdrbs},
-		{CCOp, "STR", CCOpStr},
-		{CCOp, "STRH", CCOpStrh},
-		{CCOp, "STRB", CCOpStrb},
-		{CCOp, "LDRD", CCOpLdrd},
-		{CCOp, "LDRQ", CCOpLdrq},
-		{CCOp, "STRD", CCOpStrd},
-		{CCOp, "STRQ", CCOpStrq},
-		{CCOp, "SEM_READ", CCOpSemRead},
-		{CCOp, "SEM_WRITE", CCOpSemWrite},
-		{CCOp, "SEM_ADD", CCOpSemAdd},
-		{ExtendedOpcode, "RDMA_DESC_GEN", ExtendedOpcodeRDMADescGen},
-		{ExtendedOpcode, "RDMA_DESC_START", ExtendedOpcodeRDMADescStart},
+		{dTypeEnum, "INVALID", DTypeInvalid},
+		{dTypeEnum, "UINT64", DTypeUint64},
+		{dTypeEnum, "INT8", DTypeInt8},
+		{dTypeEnum, "UINT8", DTypeUint8},
+		{dTypeEnum, "INT16", DTypeInt16},
+		{dTypeEnum, "UINT16", DTypeUint16},
+		{dTypeEnum, "BFLOAT16", DTypeBFloat16},
+		{dTypeEnum, "FP16", DTypeFP16},
+		{dTypeEnum, "INT32", DTypeInt32},
+		{dTypeEnum, "UINT32", DTypeUint32},
+		{dTypeEnum, "FP32", DTypeFP32},
+		{dTypeEnum, "FP32R", DTypeFP32R},
+		{dTypeEnum, "INT64", DTypeInt64},
+		{dTypeEnum, "FP8_EXP3", DTypeFP8Exp3},
+		{dTypeEnum, "FP8_EXP4", DTypeFP8Exp4},
+		{dTypeEnum, "FP8_EXP5", DTypeFP8Exp5},
+		{dTypeEnum, "FP4_EXP2", DTypeFP4Exp2},
+		{dTypeEnum, "FP8_EXP2", DTypeFP8Exp2},
+		{dTypeEnum, "INT4", DTypeInt4},
+		{dTypeEnum, "SFP8_E8", DTypeSFP8E8},
+		{dTypeEnum, "SFP8_E7", DTypeSFP8E7},
+		{dTypeEnum, "SFP8_E6", DTypeSFP8E6},
+		{dTypeEnum, "SFP8_E5", DTypeSFP8E5},
+		{dTypeEnum, "CPTC1", DTypeCPTC1},
+		{dTypeEnum, "CPTC2", DTypeCPTC2},
+		{dTypeEnum, "CPTC3", DTypeCPTC3},
+		{dTypeEnum, "CPTC4", DTypeCPTC4},
+		{dTypeEnum, "CPTC5", DTypeCPTC5},
+		{dTypeEnum, "CPTC6", DTypeCPTC6},
+		{dTypeEnum, "CPTC7", DTypeCPTC7},
+		{waitModeEnum, "NONE", WaitModeNone},
+		{waitModeEnum, "WAIT_FOR_SEM_EQ_IMM", WaitModeWaitForSemEQImm},
+		{waitModeEnum, "WAIT_FOR_SEM_LT_IMM", WaitModeWaitForSemLTImm},
+		{waitModeEnum, "WAIT_FOR_SEM_LE_IMM", WaitModeWaitForSemLEImm},
+		{waitModeEnum, "WAIT_FOR_SEM_GT_IMM", WaitModeWaitForSemGTImm},
+		{waitModeEnum, "WAIT_FOR_SEM_GE_IMM", WaitModeWaitForSemGEImm},
+		{waitModeEnum, "WAIT_FOR_EVT_06", WaitModeWaitForEvt06},
+		{waitModeEnum, "WAIT_FOR_EVT_07", WaitModeWaitForEvt07},
+		{waitModeEnum, "WAIT_FOR_EVT_0E", WaitModeWaitForEvt0E},
+		{waitModeEnum, "WAIT_FOR_EVT_0F", WaitModeWaitForEvt0F},
+		{waitModeEnum, "WAIT_FOR_SEM_EQ_REG", WaitModeWaitForSemEQReg},
+		{waitModeEnum, "WAIT_FOR_SEM_LT_REG", WaitModeWaitForSemLTReg},
+		{waitModeEnum, "WAIT_FOR_SEM_LE_REG", WaitModeWaitForSemLEReg},
+		{waitModeEnum, "WAIT_FOR_SEM_GT_REG", WaitModeWaitForSemGTReg},
+		{waitModeEnum, "WAIT_FOR_SEM_GE_REG", WaitModeWaitForSemGEReg},
+		{waitModeEnum, "WAIT_FOR_SEM_EQ_REG_OFFSET", WaitModeWaitForSemEQRegOffset},
+		{waitModeEnum, "WAIT_FOR_SEM_LT_REG_OFFSET", WaitModeWaitForSemLTRegOffset},
+		{waitModeEnum, "WAIT_FOR_SEM_LE_REG_OFFSET", WaitModeWaitForSemLERegOffset},
+		{waitModeEnum, "WAIT_FOR_SEM_GT_REG_OFFSET", WaitModeWaitForSemGTRegOffset},
+		{waitModeEnum, "WAIT_FOR_SEM_GE_REG_OFFSET", WaitModeWaitForSemGERegOffset},
+		{waitModeEnum, "UNORDERED", WaitModeUnordered},
+		{waitModeEnum, "INVALID", WaitModeInvalid},
+		{updateModeEnum, "NONE", UpdateModeNone},
+		{updateModeEnum, "SEM_INC_READ", UpdateModeSemIncRead},
+		{updateModeEnum, "SEM_DEC_READ", UpdateModeSemDecRead},
+		{updateModeEnum, "SEM_ADD_IMM_READ", UpdateModeSemAddImmRead},
+		{updateModeEnum, "SEM_SUB_IMM_READ", UpdateModeSemSubImmRead},
+		{updateModeEnum, "SEM_WR_IMM_READ", UpdateModeSemWrImmRead},
+		{updateModeEnum, "SEM_INC_COMPLETE", UpdateModeSemIncComplete},
+		{updateModeEnum, "SEM_DEC_COMPLETE", UpdateModeSemDecComplete},
+		{updateModeEnum, "SEM_ADD_IMM_COMPLETE", UpdateModeSemAddImmComplete},
+		{updateModeEnum, "SEM_SUB_IMM_COMPLETE", UpdateModeSemSubImmComplete},
+		{updateModeEnum, "SEM_WR_IMM_COMPLETE", UpdateModeSemWrImmComplete},
+		{updateModeEnum, "SEM_ADD_REG_READ", UpdateModeSemAddRegRead},
+		{updateModeEnum, "SEM_SUB_REG_READ", UpdateModeSemSubRegRead},
+		{updateModeEnum, "SEM_WR_REG_READ", UpdateModeSemWrRegRead},
+		{updateModeEnum, "SEM_ADD_REG_COMPLETE", UpdateModeSemAddRegComplete},
+		{updateModeEnum, "SEM_SUB_REG_COMPLETE", UpdateModeSemSubRegComplete},
+		{updateModeEnum, "SEM_WR_REG_COMPLETE", UpdateModeSemWrRegComplete},
+		{updateModeEnum, "INVALID", UpdateModeInvalid},
+		{traceModeEnum, "DISABLE", TraceModeDisable},
+		{traceModeEnum, "GEN_ON_START", TraceModeGenOnStart},
+		{traceModeEnum, "GEN_ON_END", TraceModeGenOnEnd},
+		{traceModeEnum, "GEN_ON_BOTH", TraceModeGenOnBoth},
+		{dgeOpcodeEnum, "DMA_DIRECT2D", DGEOpcodeDMADirect2D},
+		{dgeOpcodeEnum, "DMA_INDIRECT1D", DGEOpcodeDMAIndirect1D},
+		{dgeOpcodeEnum, "DMA_TRANSPOSE", DGEOpcodeDMATranspose},
+		{dgeOpcodeEnum, "DMA_GATHER_TRANSPOSE", DGEOpcodeDMAGatherTranspose},
+		{dgeComputeOpEnum, "NONE", DGEComputeOpNone},
+		{dgeComputeOpEnum, "ADD", DGEComputeOpAdd},
+		{dgeComputeOpEnum, "MULTIPLY", DGEComputeOpMultiply},
+		{dgeComputeOpEnum, "MAX", DGEComputeOpMax},
+		{dgeComputeOpEnum, "MIN", DGEComputeOpMin},
+		{indirectDimEnum, "X", IndirectDimX},
+		{indirectDimEnum, "Y", IndirectDimY},
+		{indirectDimEnum, "Z", IndirectDimZ},
+		{indirectDimEnum, "W", IndirectDimW},
+		{indirectModeEnum, "SRC", IndirectModeSrc},
+		{indirectModeEnum, "DST", IndirectModeDst},
+		{indirectModeEnum, "SRC_DST", IndirectModeSrcDst},
+		{dmaEngineCountEnum, "ONE", DMAEngineCountOne},
+		{dmaEngineCountEnum, "TWO", DMAEngineCountTwo},
+		{dmaEngineCountEnum, "FOUR", DMAEngineCountFour},
+		{dmaEngineCountEnum, "EIGHT", DMAEngineCountEight},
+		{dmaDescModeEnum, "IMMEDIATE", DMADescModeImmediate},
+		{dmaDescModeEnum, "REGISTER", DMADescModeRegister},
+		{semaSyncEnum, "SOW", SemaSyncSOW},
+		{semaSyncEnum, "CLEAR_PCIE_RO", SemaSyncClearPCIeRO},
+		{testEvtSemModeEnum, "READ_SEM", TestEvtSemModeReadSem},
+		{testEvtSemModeEnum, "READ_EVT", TestEvtSemModeReadEvt},
+		{testEvtSemModeEnum, "UPDATE_SEM", TestEvtSemModeUpdateSem},
+		{testEvtSemModeEnum, "UPDATE_EVT", TestEvtSemModeUpdateEvt},
+		{testEvtSemModeEnum, "COND_UPDATE_SEM", TestEvtSemModeCondUpdateSem},
+		{dataSrcEnum, "REGISTER", DataSrcRegister},
+		{dataSrcEnum, "IMMEDIATE", DataSrcImmediate},
+		{lncSizeFmtEnum, "LNC1", LNCSizeFmtLNC1},
+		{lncSizeFmtEnum, "LNC2", LNCSizeFmtLNC2},
+		{lncSizeFmtEnum, "LNC4", LNCSizeFmtLNC4},
+		{lncSizeFmtEnum, "LNC8", LNCSizeFmtLNC8},
+		{neuronEngineEnum, "PE", NeuronEnginePE},
+		{neuronEngineEnum, "ACT", NeuronEngineACT},
+		{neuronEngineEnum, "POOL", NeuronEnginePool},
+		{neuronEngineEnum, "DVE", NeuronEngineDVE},
+		{neuronEngineEnum, "TPB_SP", NeuronEngineTPBSP},
+		{neuronEngineEnum, "TOP_SP", NeuronEngineTopSP},
+		{dmaAddrModeEnum, "IMM64", DMAAddrModeImm64},
+		{dmaAddrModeEnum, "REG_PAIR", DMAAddrModeRegPair},
+		{dmaAddrModeEnum, "REG_IMM_OFFSET32", DMAAddrModeRegImmOffset32},
+		{dmaAddrModeEnum, "REG_IMM_OFFSET32I", DMAAddrModeRegImmOffset32I},
+		{dmaAddrModeEnum, "REG_REG_OFFSET32", DMAAddrModeRegRegOffset32},
+		{dmaAddrModeEnum, "REG_REG_OFFSET32I", DMAAddrModeRegRegOffset32I},
+		{dmaAddrModeEnum, "REG_REG_OFFSET64", DMAAddrModeRegRegOffset64},
+		{dmaAddrModeEnum, "REG_REG_OFFSET64I", DMAAddrModeRegRegOffset64I},
+		{dmaAddrModeEnum, "REG_REG_IMM_SCALE", DMAAddrModeRegRegImmScale},
+		{dmaAddrModeEnum, "REG_REG_IMM_SCALE_I", DMAAddrModeRegRegImmScaleI},
+		{dmaAddrModeEnum, "REG_REG_REG_SCALE", DMAAddrModeRegRegRegScale},
+		{dmaAddrModeEnum, "REG_REG_REG_SCALE_I", DMAAddrModeRegRegRegScaleI},
+		{dmaSemaUpdateModeEnum, "NONE", DMASemaUpdateModeNone},
+		{dmaSemaUpdateModeEnum, "LOCAL_SEM_INC", DMASemaUpdateModeLocalSemInc},
+		{dmaSemaUpdateModeEnum, "LOCAL_SEM_INC_COUNTER", DMASemaUpdateModeLocalSemIncCounter},
+		{dmaSemaUpdateModeEnum, "LOCAL_COLLSYNC_INC", DMASemaUpdateModeLocalCollsyncInc},
+		{dmaSemaUpdateModeEnum, "REMOTE_SEM_INC", DMASemaUpdateModeRemoteSemInc},
+		{dmaSemaUpdateModeEnum, "REMOTE_SEM_INC_COUNTER", DMASemaUpdateModeRemoteSemIncCounter},
+		{dmaSemaUpdateModeEnum, "REMOTE_COLLSYNC_INC", DMASemaUpdateModeRemoteCollsyncInc},
+		{ccInstTypeEnum, "ALU", CCInstTypeALU},
+		{ccInstTypeEnum, "MOV", CCInstTypeMov},
+		{ccInstTypeEnum, "MOVIMM", CCInstTypeMovimm},
+		{ccInstTypeEnum, "BR", CCInstTypeBr},
+		{ccInstTypeEnum, "BL", CCInstTypeBl},
+		{ccInstTypeEnum, "MEM", CCInstTypeMem},
+		{ccInstTypeEnum, "SEMR", CCInstTypeSemr},
+		{ccInstTypeEnum, "SEMU", CCInstTypeSemu},
+		{ccInstTypeEnum, "NOP", CCInstTypeNop},
+		{ccOpEnum, "NOP", CCOpNop},
+		{ccOpEnum, "MOV", CCOpMov},
+		{ccOpEnum, "MOV_IMM_LO", CCOpMovImmLo},
+		{ccOpEnum, "MOV_IMM_HI", CCOpMovImmHi},
+		{ccOpEnum, "MOV_IMM_LO_S", CCOpMovImmLoS},
+		{ccOpEnum, "ADD", CCOpAdd},
+		{ccOpEnum, "SUB", CCOpSub},
+		{ccOpEnum, "MUL", CCOpMul},
+		{ccOpEnum, "DIV", CCOpDiv},
+		{ccOpEnum, "MOD", CCOpMod},
+		{ccOpEnum, "MAX", CCOpMax},
+		{ccOpEnum, "MIN", CCOpMin},
+		{ccOpEnum, "ADDS", CCOpAdds},
+		{ccOpEnum, "SUBS", CCOpSubs},
+		{ccOpEnum, "MULS", CCOpMuls},
+		{ccOpEnum, "DIVS", CCOpDivs},
+		{ccOpEnum, "MODS", CCOpMods},
+		{ccOpEnum, "MAXS", CCOpMaxs},
+		{ccOpEnum, "MINS", CCOpMins},
+		{ccOpEnum, "ADD64", CCOpAdd64},
+		{ccOpEnum, "SUB64", CCOpSub64},
+		{ccOpEnum, "MUL64", CCOpMul64},
+		{ccOpEnum, "DIV64", CCOpDiv64},
+		{ccOpEnum, "MOD64", CCOpMod64},
+		{ccOpEnum, "MAX64", CCOpMax64},
+		{ccOpEnum, "MIN64", CCOpMin64},
+		{ccOpEnum, "ADD64S", CCOpAdd64S},
+		{ccOpEnum, "SUB64S", CCOpSub64S},
+		{ccOpEnum, "MUL64S", CCOpMul64S},
+		{ccOpEnum, "DIV64S", CCOpDiv64S},
+		{ccOpEnum, "MOD64S", CCOpMod64S},
+		{ccOpEnum, "MAX64S", CCOpMax64S},
+		{ccOpEnum, "MIN64S", CCOpMin64S},
+		{ccOpEnum, "ADDF", CCOpAddf},
+		{ccOpEnum, "SUBF", CCOpSubf},
+		{ccOpEnum, "MULF", CCOpMulf},
+		{ccOpEnum, "DIVF", CCOpDivf},
+		{ccOpEnum, "TRUNCF", CCOpTruncf},
+		{ccOpEnum, "MAXF", CCOpMaxf},
+		{ccOpEnum, "MINF", CCOpMinf},
+		{ccOpEnum, "ABS_VALUEF", CCOpAbsValuef},
+		{ccOpEnum, "ABS_MAXF", CCOpAbsMaxf},
+		{ccOpEnum, "ABS_MINF", CCOpAbsMinf},
+		{ccOpEnum, "ABS_VALUE", CCOpAbsValue},
+		{ccOpEnum, "ABS_MAX", CCOpAbsMax},
+		{ccOpEnum, "ABS_MIN", CCOpAbsMin},
+		{ccOpEnum, "ABS_VALUE64", CCOpAbsValue64},
+		{ccOpEnum, "ABS_MAX64", CCOpAbsMax64},
+		{ccOpEnum, "ABS_MIN64", CCOpAbsMin64},
+		{ccOpEnum, "ASL", CCOpAsl},
+		{ccOpEnum, "ASR", CCOpAsr},
+		{ccOpEnum, "LSL", CCOpLsl},
+		{ccOpEnum, "LSR", CCOpLsr},
+		{ccOpEnum, "ROL", CCOpRol},
+		{ccOpEnum, "ROR", CCOpRor},
+		{ccOpEnum, "ASR64", CCOpAsr64},
+		{ccOpEnum, "LSL64", CCOpLsl64},
+		{ccOpEnum, "LSR64", CCOpLsr64},
+		{ccOpEnum, "ROL64", CCOpRol64},
+		{ccOpEnum, "CLZ", CCOpClz},
+		{ccOpEnum, "CLZ64", CCOpClz64},
+		{ccOpEnum, "LOGICAL_AND", CCOpLogicalAnd},
+		{ccOpEnum, "LOGICAL_OR", CCOpLogicalOr},
+		{ccOpEnum, "LOGICAL_XOR", CCOpLogicalXor},
+		{ccOpEnum, "LOGICAL_NOT", CCOpLogicalNot},
+		{ccOpEnum, "BITWISE_AND", CCOpBitwiseAnd},
+		{ccOpEnum, "BITWISE_OR", CCOpBitwiseOr},
+		{ccOpEnum, "BITWISE_NOT", CCOpBitwiseNot},
+		{ccOpEnum, "BITWISE_XOR", CCOpBitwiseXor},
+		{ccOpEnum, "CMP_EQ", CCOpCmpEQ},
+		{ccOpEnum, "CMP_NE", CCOpCmpNE},
+		{ccOpEnum, "CMP_LT", CCOpCmpLT},
+		{ccOpEnum, "CMP_LE", CCOpCmpLE},
+		{ccOpEnum, "CMP_GT", CCOpCmpGT},
+		{ccOpEnum, "CMP_GE", CCOpCmpGE},
+		{ccOpEnum, "CMPS_EQ", CCOpCmpsEQ},
+		{ccOpEnum, "CMPS_NE", CCOpCmpsNE},
+		{ccOpEnum, "CMPS_LT", CCOpCmpsLT},
+		{ccOpEnum, "CMPS_LE", CCOpCmpsLE},
+		{ccOpEnum, "CMPS_GT", CCOpCmpsGT},
+		{ccOpEnum, "CMPS_GE", CCOpCmpsGE},
+		{ccOpEnum, "CMP64_EQ", CCOpCmp64EQ},
+		{ccOpEnum, "CMP64_NE", CCOpCmp64NE},
+		{ccOpEnum, "CMP64_LT", CCOpCmp64LT},
+		{ccOpEnum, "CMP64_LE", CCOpCmp64LE},
+		{ccOpEnum, "CMP64_GT", CCOpCmp64GT},
+		{ccOpEnum, "CMP64_GE", CCOpCmp64GE},
+		{ccOpEnum, "CMP64S_EQ", CCOpCmp64SEQ},
+		{ccOpEnum, "CMP64S_NE", CCOpCmp64SNE},
+		{ccOpEnum, "CMP64S_LT", CCOpCmp64SLT},
+		{ccOpEnum, "CMP64S_LE", CCOpCmp64SLE},
+		{ccOpEnum, "CMP64S_GT", CCOpCmp64SGT},
+		{ccOpEnum, "CMP64S_GE", CCOpCmp64SGE},
+		{ccOpEnum, "CMPF_EQ", CCOpCmpfEQ},
+		{ccOpEnum, "CMPF_NE", CCOpCmpfNE},
+		{ccOpEnum, "CMPF_LT", CCOpCmpfLT},
+		{ccOpEnum, "CMPF_LE", CCOpCmpfLE},
+		{ccOpEnum, "CMPF_GT", CCOpCmpfGT},
+		{ccOpEnum, "CMPF_GE", CCOpCmpfGE},
+		{ccOpEnum, "BR_REL_IMM", CCOpBrRelImm},
+		{ccOpEnum, "BR_REL_IMM_T", CCOpBrRelImmT},
+		{ccOpEnum, "BR_REL_IMM_F", CCOpBrRelImmF},
+		{ccOpEnum, "BL_REL_IMM", CCOpBlRelImm},
+		{ccOpEnum, "BR_REL_REG", CCOpBrRelReg},
+		{ccOpEnum, "BR_REL_REG_T", CCOpBrRelRegT},
+		{ccOpEnum, "BR_REL_REG_F", CCOpBrRelRegF},
+		{ccOpEnum, "BL_REL_REG", CCOpBlRelReg},
+		{ccOpEnum, "BR_REG64", CCOpBrReg64},
+		{ccOpEnum, "BR_REG64_T", CCOpBrReg64T},
+		{ccOpEnum, "BR_REG64_F", CCOpBrReg64F},
+		{ccOpEnum, "BL_REG64", CCOpBlReg64},
+		{ccOpEnum, "LDR", CCOpLdr},
+		{ccOpEnum, "LDRH", CCOpLdrh},
+		{ccOpEnum, "LDRHS", CCOpLdrhs},
+		{ccOpEnum, "LDRB", CCOpLdrb},
+		{ccOpEnum, "LDRBS", CCOpLdrbs},
+		{ccOpEnum, "STR", CCOpStr},
+		{ccOpEnum, "STRH", CCOpStrh},
+		{ccOpEnum, "STRB", CCOpStrb},
+		{ccOpEnum, "LDRD", CCOpLdrd},
+		{ccOpEnum, "LDRQ", CCOpLdrq},
+		{ccOpEnum, "STRD", CCOpStrd},
+		{ccOpEnum, "STRQ", CCOpStrq},
+		{ccOpEnum, "SEM_READ", CCOpSemRead},
+		{ccOpEnum, "SEM_WRITE", CCOpSemWrite},
+		{ccOpEnum, "SEM_ADD", CCOpSemAdd},
+		{extendedOpcodeEnum, "RDMA_DESC_GEN", ExtendedOpcodeRDMADescGen},
+		{extendedOpcodeEnum, "RDMA_DESC_START", ExtendedOpcodeRDMADescStart},
 	}
 }

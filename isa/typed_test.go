@@ -16,13 +16,13 @@ import (
 
 // typedLayouts are the layouts with a view, and an opcode that decodes by each.
 func typedLayouts(t *testing.T) map[*Struct]Opcode {
-	m := map[*Struct]Opcode{Raw: 0x00}
-	for _, d := range Catalog {
+	m := map[*Struct]Opcode{rawLayout: 0x00}
+	for _, d := range catalog {
 		if d.Layout != nil {
 			m[d.Layout] = d.Opcode
 		}
 	}
-	for _, lay := range append(allLayouts, PseudoTrigger) {
+	for _, lay := range append(allLayouts, pseudoTriggerLayout) {
 		if _, ok := m[lay]; !ok {
 			t.Fatalf("%s: no opcode decodes by it", lay.Name)
 		}
@@ -230,9 +230,9 @@ func TestTypedEnumConstants(t *testing.T) {
 		}
 		byEnum[c.e][c.name] = true
 	}
-	for _, e := range []*Enum{DType, WaitMode, UpdateMode, TraceMode, DGEOpcode, DGEComputeOp, IndirectDim, IndirectMode,
-		DMAEngineCount, DMADescMode, SemaSync, TestEvtSemMode, DataSrc, LNCSizeFmt, NeuronEngine, DMAAddrMode,
-		DMASemaUpdateMode, CCInstType, CCOp} {
+	for _, e := range []*Enum{dTypeEnum, waitModeEnum, updateModeEnum, traceModeEnum, dgeOpcodeEnum, dgeComputeOpEnum, indirectDimEnum, indirectModeEnum,
+		dmaEngineCountEnum, dmaDescModeEnum, semaSyncEnum, testEvtSemModeEnum, dataSrcEnum, lncSizeFmtEnum, neuronEngineEnum, dmaAddrModeEnum,
+		dmaSemaUpdateModeEnum, ccInstTypeEnum, ccOpEnum} {
 		for _, v := range e.Values {
 			if !byEnum[e][v.Name] {
 				t.Errorf("%s %s has no constant", e.Name, v.Name)
@@ -294,7 +294,7 @@ func TestTypedCCMembers(t *testing.T) {
 func TestTypedViewsRefuse(t *testing.T) {
 	var zero Inst
 	if _, ok := zero.Direct2D(); ok {
-		t.Error("an empty instruction has a Direct2D view")
+		t.Error("an empty instruction has a direct2DLayout view")
 	}
 	if _, ok := zero.Events(); ok {
 		t.Error("an empty instruction has EVENTS")
@@ -304,13 +304,13 @@ func TestTypedViewsRefuse(t *testing.T) {
 		_, hasEv := lay.LeafIndex("events.wait_mode")
 		_, hasHd := lay.LeafIndex("header.opcode")
 		if _, ok := in.Events(); ok != hasEv {
-			t.Errorf("%s: Events ok = %v", lay.Name, ok)
+			t.Errorf("%s: eventsLayout ok = %v", lay.Name, ok)
 		}
 		if _, ok := in.Header(); ok != hasHd {
-			t.Errorf("%s: Header ok = %v", lay.Name, ok)
+			t.Errorf("%s: headerLayout ok = %v", lay.Name, ok)
 		}
-		if _, ok := in.Direct2D(); ok != (lay == Direct2D) {
-			t.Errorf("%s: Direct2D view ok = %v", lay.Name, ok)
+		if _, ok := in.Direct2D(); ok != (lay == direct2DLayout) {
+			t.Errorf("%s: direct2DLayout view ok = %v", lay.Name, ok)
 		}
 	}
 	w := New(GenAny, OpDMAMemcpy)
@@ -422,7 +422,7 @@ func TestSharedRules(t *testing.T) {
 		a := Addr8{Raw: raw, Pseudo: true}
 		idx, off, ok := a.Table()
 		w := New(GenAny, OpPseudoDMADirect2D)
-		i, _ := PseudoDirect2D.LeafIndex("src_start_addr")
+		i, _ := pseudoDirect2DLayout.LeafIndex("src_start_addr")
 		w.SetLeaf(i, raw)
 		form, _, fields := w.UnionArm(i)
 		if ok != (form == "tbl") || ok && (uint64(off) != fields[0].Value || uint64(idx) != fields[1].Value) {
@@ -440,7 +440,7 @@ func TestSharedRules(t *testing.T) {
 			t.Fatalf("%#x: Addr4.Imm = %#x, %v (form %s)", uint32(a4), imm, ok, form4)
 		}
 		x := New(GenAny, OpDMAIndirect)
-		j, _ := Indirect1D.LeafIndex("src_idx_start_addr")
+		j, _ := indirect1DLayout.LeafIndex("src_idx_start_addr")
 		x.SetLeaf(j, uint64(a4))
 		if f1, _, fl1 := x.UnionArm(j); true {
 			if f2, fl2 := a4.Arm(); f2 != f1 || !reflect.DeepEqual(fl1, fl2) {
@@ -454,13 +454,13 @@ func TestSharedRules(t *testing.T) {
 	if EvtSemInc(0) != 0x28_0270_1800 || EvtSemInc(255) != 0x28_0270_1800+4*255 {
 		t.Error("EvtSemInc")
 	}
-	if strings.Join(EventsPaths, ",") != "events.wait_mode,events.wait_idx,events.update_mode,events.update_idx,events.semaphore_value" {
-		t.Errorf("EventsPaths = %v", EventsPaths)
+	if strings.Join(eventsPaths, ",") != "events.wait_mode,events.wait_idx,events.update_mode,events.update_idx,events.semaphore_value" {
+		t.Errorf("EventsPaths = %v", eventsPaths)
 	}
 	for n := 0; n < 200; n++ {
 		from, to := typedWord(r, OpPseudoDMATrigger), typedWord(r, OpDMAMemcpy)
 		want := to
-		for _, p := range EventsPaths {
+		for _, p := range eventsPaths {
 			v, _ := from.Uint(p)
 			want.SetUint(p, v)
 		}

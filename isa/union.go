@@ -20,7 +20,7 @@ type ArmField struct {
 func (in *Inst) UnionArm(i int) (name string, marker int, fields []ArmField) {
 	lay := in.def.layout()
 	l := &lay.leaves[i]
-	v := in.v[i]
+	v := in.leafAt(i)
 	a, marker := leafArm(in, lay, l, v)
 	return a.Name, marker, armValues(a, v)
 }

@@ -10,8 +10,8 @@ package isa
 // dst_num_elem[1] == 1"), and [0] is the element step (2 in every valid word).
 const XposeDstStepRule = "[1] %32 == 0 unless dst_num_elem[1] == 1; [0] is the element step, not checked"
 
-// Xpose is the layout of the 0xbd word.
-var Xpose = (&Struct{Name: "DMA_DIRECT2D_XPOSE", Size: 64, Prov: Observed, Fields: []Field{
+// xposeLayout is the layout of the 0xbd word.
+var xposeLayout = (&Struct{Name: "DMA_DIRECT2D_XPOSE", Size: 64, Prov: Observed, Fields: []Field{
 	headerField(),
 	eventsField(),
 	boundReg(12, "src_bound_reg", ""),
@@ -28,5 +28,5 @@ var Xpose = (&Struct{Name: "DMA_DIRECT2D_XPOSE", Size: 64, Prov: Observed, Field
 	u8(60, "tile_src_rows", Observed, "must be 16"),
 	u8(61, "tile_src_cols", Observed, "1..128 (2-byte) / 1..64 (any other size)"),
 	u8(62, "semaphore", Observed, "no sem_increment field"),
-	sub(63, "dma_configs", DMAConfigs, Observed, ""),
+	sub(63, "dma_configs", dmaConfigsLayout, Observed, ""),
 }}).finish()

@@ -25,6 +25,6 @@ func DType(s string) (uint8, error) {
 	if !ok {
 		return 0, fmt.Errorf("dtype %q is not one ndma knows (float32, float32r, float16, bfloat16, float8e3/e4/e5, float8_e4m3fn, float8_e5m2, int/uint 8..64)", s)
 	}
-	v, _ := isa.DType.Parse(n)
+	v, _ := isa.DType().Parse(n)
 	return uint8(v), nil
 }

@@ -19,7 +19,7 @@ func FuzzRef(f *testing.F) {
 		if len(w) != 64 {
 			return
 		}
-		g := isa.Gens[int(gsel)%len(isa.Gens)]
+		g := isa.Gens()[int(gsel)%len(isa.Gens())]
 		in, err := isa.Decode(g, w)
 		if err != nil {
 			return

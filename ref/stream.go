@@ -240,14 +240,14 @@ func (w *word) run(m *move, deltas []semDelta) error {
 		isz, ok1 = num.Size(uint8(m.in))
 		osz, ok2 = num.Size(uint8(m.out))
 		if !ok1 || !ok2 {
-			return w.fault(-1, "dtype", fmt.Errorf("%s → %s: %w", isa.DType.Format(uint64(m.in)), isa.DType.Format(uint64(m.out)), ErrUnsupported))
+			return w.fault(-1, "dtype", fmt.Errorf("%s → %s: %w", isa.DType().Format(uint64(m.in)), isa.DType().Format(uint64(m.out)), ErrUnsupported))
 		}
 		if m.src.bytes()%int64(isz) != 0 || m.dst.bytes()%int64(osz) != 0 || m.src.bytes()/int64(isz) != m.dst.bytes()/int64(osz) {
 			return w.fault(-1, "element count", fmt.Errorf("src %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (§11.4)",
-				m.src.bytes(), isa.DType.Format(uint64(m.in)), m.dst.bytes(), isa.DType.Format(uint64(m.out))))
+				m.src.bytes(), isa.DType().Format(uint64(m.in)), m.dst.bytes(), isa.DType().Format(uint64(m.out))))
 		}
 		if m.dst.size%osz != 0 {
-			return w.fault(-1, "element size", fmt.Errorf("dst elements of %d bytes are no whole number of %s scalars", m.dst.size, isa.DType.Format(uint64(m.out))))
+			return w.fault(-1, "element size", fmt.Errorf("dst elements of %d bytes are no whole number of %s scalars", m.dst.size, isa.DType().Format(uint64(m.out))))
 		}
 		if _, err := scalar(m, 0, 0); err != nil { // the op and types, before anything moves
 			return w.fault(-1, "cast", err)

@@ -227,7 +227,7 @@ func (d *Desc) AppendText(b []byte) []byte {
 		b = append(b, ":COPY"...)
 	case OpCCE:
 		in, out := d.Dtypes()
-		b = append(append(append(append(append(append(b, ':'), cceName(d.OpType())...), ':'), isa.DType.Format(uint64(in))...), "->"...), isa.DType.Format(uint64(out))...)
+		b = append(append(append(append(append(append(b, ':'), cceName(d.OpType())...), ':'), isa.DType().Format(uint64(in))...), "->"...), isa.DType().Format(uint64(out))...)
 	}
 	b = pad(b, k+24)
 	b = append(b, " buf_ptr=0x"...)

@@ -20,7 +20,7 @@ func FuzzLower(f *testing.F) {
 	}
 	vars := &dge.Vars{Base: map[uint16]uint64{0: 0, 1: 0x1_0000_0000, 2: 0x1_0001_0000}, Table: []uint16{1, 2}}
 	f.Fuzz(func(t *testing.T, b []byte, gsel, bsel uint8) {
-		g := isa.Gens[int(gsel)%len(isa.Gens)]
+		g := isa.Gens()[int(gsel)%len(isa.Gens())]
 		backend := dge.Backend(bsel % 4)
 		d := isa.NewDecoder(g, b)
 		for d.Next() {

@@ -49,7 +49,7 @@ var goldenWords = []struct{ name, src string }{
 func TestGoldenDumps(t *testing.T) {
 	got := &txtar.Archive{Comment: []byte("Lowering dumps: word kind / generation / backend (go test ./sdma -run GoldenDumps -update).\n")}
 	for _, w := range goldenWords {
-		for _, g := range isa.Gens {
+		for _, g := range isa.Gens() {
 			for _, b := range []dge.Backend{dge.Auto, dge.Pool, dge.Software, dge.RTL} {
 				var out []byte
 				p, err := dge.Lower(ptr(decodeText(t, g, w.src)), g, dge.Options{Backend: b})

@@ -75,7 +75,7 @@ func quietRuns(p *dge.Program, ch *dge.Channel, regs map[uint8]uint32, limit int
 		i, ok1 := num.Size(p.InDtype)
 		o, ok2 := num.Size(p.OutDtype)
 		if !ok1 || !ok2 {
-			return nil, nil, fmt.Errorf("CCE dtypes %s → %s: no scalar size", isa.DType.Format(uint64(p.InDtype)), isa.DType.Format(uint64(p.OutDtype)))
+			return nil, nil, fmt.Errorf("CCE dtypes %s → %s: no scalar size", isa.DType().Format(uint64(p.InDtype)), isa.DType().Format(uint64(p.OutDtype)))
 		}
 		isz, osz = uint64(i), uint64(o)
 	}

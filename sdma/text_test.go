@@ -32,7 +32,7 @@ func stringModel(d *Desc) string {
 		op += ":COPY"
 	case OpCCE:
 		in, out := d.Dtypes()
-		op += fmt.Sprintf(":%s:%s->%s", cceName(d.OpType()), isa.DType.Format(uint64(in)), isa.DType.Format(uint64(out)))
+		op += fmt.Sprintf(":%s:%s->%s", cceName(d.OpType()), isa.DType().Format(uint64(in)), isa.DType().Format(uint64(out)))
 	}
 	return fmt.Sprintf("len=%-5d phase=%d %-17s %-24s buf_ptr=0x%x", d.Length(), d.Phase(), fl, op, d.BufPtr())
 }

@@ -81,7 +81,7 @@ func TestTraceLinesAreFirmwareFormats(t *testing.T) {
 	}
 	seen := map[int]bool{}
 	for _, w := range goldenWords {
-		for _, g := range isa.Gens {
+		for _, g := range isa.Gens() {
 			for _, b := range []dge.Backend{dge.Auto, dge.Pool, dge.Software, dge.RTL} {
 				in := decodeText(t, g, w.src)
 				_, lw, err := Lower(&in, g, dge.Options{Backend: b}, Options{})

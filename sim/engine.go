@@ -578,14 +578,14 @@ func balance(q *sdma.Queue, in, out uint64) error {
 		}
 		di, do := d.Dtypes()
 		if !cce {
-			return fmt.Errorf("S2M descriptor %d is CCE (%s → %s), the M2S leg is not: %w", k, isa.DType.Format(uint64(di)), isa.DType.Format(uint64(do)), ErrStream)
+			return fmt.Errorf("S2M descriptor %d is CCE (%s → %s), the M2S leg is not: %w", k, isa.DType().Format(uint64(di)), isa.DType().Format(uint64(do)), ErrStream)
 		}
 		if mi, mo := q.M2S[0].Dtypes(); mi != di || mo != do {
-			return fmt.Errorf("S2M descriptor %d casts %s → %s, the M2S leg %s → %s: %w", k, isa.DType.Format(uint64(di)), isa.DType.Format(uint64(do)),
-				isa.DType.Format(uint64(mi)), isa.DType.Format(uint64(mo)), ErrStream)
+			return fmt.Errorf("S2M descriptor %d casts %s → %s, the M2S leg %s → %s: %w", k, isa.DType().Format(uint64(di)), isa.DType().Format(uint64(do)),
+				isa.DType().Format(uint64(mi)), isa.DType().Format(uint64(mo)), ErrStream)
 		}
 		if so, ok := num.Size(do); ok && d.Length()%so != 0 {
-			return fmt.Errorf("S2M descriptor %d: %d bytes are no whole number of %d-byte %s scalars: %w", k, d.Length(), so, isa.DType.Format(uint64(do)), ErrStream)
+			return fmt.Errorf("S2M descriptor %d: %d bytes are no whole number of %d-byte %s scalars: %w", k, d.Length(), so, isa.DType().Format(uint64(do)), ErrStream)
 		}
 	}
 	if cce {
@@ -593,7 +593,7 @@ func balance(q *sdma.Queue, in, out uint64) error {
 		si, ok1 := num.Size(di)
 		so, ok2 := num.Size(do)
 		if !ok1 || !ok2 {
-			return fmt.Errorf("CCE dtypes %s → %s: %w", isa.DType.Format(uint64(di)), isa.DType.Format(uint64(do)), ErrUnsupported)
+			return fmt.Errorf("CCE dtypes %s → %s: %w", isa.DType().Format(uint64(di)), isa.DType().Format(uint64(do)), ErrUnsupported)
 		}
 		if in%uint64(si) != 0 || out%uint64(so) != 0 || in/uint64(si) != out/uint64(so) {
 			return fmt.Errorf("M2S %d bytes of %d-byte elements, S2M %d bytes of %d-byte elements: %w", in, si, out, so, ErrStream)

@@ -90,11 +90,11 @@ func runSteps(in *isa.Inst, regs *[64]uint32, m *mem.Memory, maxSteps int, step 
 	steps := 0
 	for pc := 0; pc < Slots; {
 		if steps++; steps > maxSteps {
-			return steps, &Fault{Slot: pc, Op: isa.CCOp.Format(uint64(slots[pc].Op())), Err: fmt.Errorf("%d slots executed: %w", maxSteps, ErrStepLimit)}
+			return steps, &Fault{Slot: pc, Op: isa.CCOp().Format(uint64(slots[pc].Op())), Err: fmt.Errorf("%d slots executed: %w", maxSteps, ErrStepLimit)}
 		}
 		next, err := x.step(pc, slots[pc])
 		if err != nil {
-			return steps, &Fault{Slot: pc, Op: isa.CCOp.Format(uint64(slots[pc].Op())), Err: err}
+			return steps, &Fault{Slot: pc, Op: isa.CCOp().Format(uint64(slots[pc].Op())), Err: err}
 		}
 		if step != nil {
 			step(pc, &x.regs)

@@ -165,7 +165,7 @@ func TestEveryCCOPCovered(t *testing.T) {
 		"br_rel_reg", "br_rel_reg_t", "br_rel_reg_f", "bl_rel_reg", "br_reg64", "br_reg64_t", "br_reg64_f", "bl_reg64",
 		"ldr", "ldrh", "ldrhs", "ldrb", "ldrbs", "str", "strh", "strb", "ldrd", "ldrq", "strd", "strq", "sem_read", "sem_write", "sem_add")
 	for v := 0; v < 256; v++ {
-		if ev, ok := isa.CCOp.Lookup(uint64(v)); ok && !covered[ev.Name] {
+		if ev, ok := isa.CCOp().Lookup(uint64(v)); ok && !covered[ev.Name] {
 			t.Errorf("CCOP %s (%#02x) has no test", ev.Name, v)
 		}
 	}

@@ -58,8 +58,9 @@ func runCatalog(e *env, args []string) error {
 		return err
 	}
 	var rows []catalogRow
-	for i := range isa.Catalog {
-		d := &isa.Catalog[i]
+	cat := isa.Catalog()
+	for i := range cat {
+		d := &cat[i]
 		if gen != isa.GenAny && presence(d, gen) == "-" {
 			continue
 		}
@@ -70,12 +71,12 @@ func runCatalog(e *env, args []string) error {
 			k := d.DGEKind
 			r.DGEKind, r.DGEProv = &k, d.DGEProv.String()
 		}
-		for _, g := range isa.Gens {
+		for _, g := range isa.Gens() {
 			r.Gens[g.String()] = presence(d, g)
 		}
 		for _, x := range d.Dispatch {
 			dr := dispatchRow{Path: x.Path.String(), Detail: x.Detail, Conf: x.Conf}
-			for _, g := range isa.Gens {
+			for _, g := range isa.Gens() {
 				if x.Gens.Has(g) {
 					dr.Gens = append(dr.Gens, g.String())
 				}
@@ -94,7 +95,7 @@ func runCatalog(e *env, args []string) error {
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "opcode\tname\tstruct\tDGE")
-	for _, g := range isa.Gens {
+	for _, g := range isa.Gens() {
 		fmt.Fprintf(tw, "\t%s", g.Version())
 	}
 	fmt.Fprintln(tw, "\tkind\tdispatch")
@@ -116,7 +117,7 @@ func runCatalog(e *env, args []string) error {
 			name += " / " + r.Aliases[0]
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s", r.Hex, name, st, dge)
-		for _, g := range isa.Gens {
+		for _, g := range isa.Gens() {
 			fmt.Fprintf(tw, "\t%s", r.Gens[g.String()])
 		}
 		kind := "dma"

@@ -357,7 +357,7 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 	if p.addr, err = asm.ParseAddress(gen, strings.Join(parts[:len(parts)-2], ":")); err != nil {
 		return p, usagef("--dump %q: %v", spec, err)
 	}
-	dt, err := asm.EnumValue(isa.DType, parts[len(parts)-2], gen)
+	dt, err := asm.EnumValue(isa.DType(), parts[len(parts)-2], gen)
 	if err != nil {
 		return p, usagef("--dump %q: %v", spec, err)
 	}
@@ -383,7 +383,7 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 func (p dumpPlan) write(out *staged, k int, m *mem.Memory, ms *mappings, o *outMap) error {
 	size, ok := num.Size(p.dtype)
 	if !ok {
-		return fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
+		return fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType().Format(uint64(p.dtype)))
 	}
 	if err := device.CheckArray(m, p.addr, p.shape, size); err != nil {
 		return fmt.Errorf("--dump %s: %w", p.file, err)
@@ -414,7 +414,7 @@ func (p dumpPlan) write(out *staged, k int, m *mem.Memory, ms *mappings, o *outM
 func (p dumpPlan) read(m *mem.Memory) (*array.Array, error) {
 	size, ok := num.Size(p.dtype)
 	if !ok {
-		return nil, fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType.Format(uint64(p.dtype)))
+		return nil, fmt.Errorf("--dump %s: DTYPE %s has no byte size", p.file, isa.DType().Format(uint64(p.dtype)))
 	}
 	data, err := device.ReadArray(m, p.addr, p.shape, size)
 	if err != nil {

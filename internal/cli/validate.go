@@ -151,7 +151,7 @@ func (c matrixCell) text(strict bool) string {
 // errors in the cells and the totals.
 func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error {
 	words := len(code) / isa.WordSize
-	cells := make([][]matrixCell, len(isa.Gens)) // [generation][word]
+	cells := make([][]matrixCell, len(isa.Gens())) // [generation][word]
 	type genSummary struct {
 		Gen      string          `json:"gen"`
 		Version  string          `json:"version"`
@@ -160,8 +160,8 @@ func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error
 		OK       bool            `json:"ok"` // every word's cell is
 		Problems []check.Problem `json:"problems"`
 	}
-	sums := make([]genSummary, len(isa.Gens))
-	for gi, g := range isa.Gens {
+	sums := make([]genSummary, len(isa.Gens()))
+	for gi, g := range isa.Gens() {
 		ps, err := check.Stream(g, code)
 		if err != nil {
 			return fmt.Errorf("%s: %w", path, err)
@@ -198,8 +198,8 @@ func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error
 		rows := make([]row, words)
 		for idx := range rows {
 			r := row{Index: idx, Offset: idx * isa.WordSize, Mnemonic: isa.Opcode(code[idx*isa.WordSize]).String(),
-				Cells: make(map[string]matrixCell, len(isa.Gens))}
-			for gi, g := range isa.Gens {
+				Cells: make(map[string]matrixCell, len(isa.Gens()))}
+			for gi, g := range isa.Gens() {
 				r.Cells[g.String()] = cells[gi][idx]
 			}
 			rows[idx] = r
@@ -214,13 +214,13 @@ func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "offset\tword")
-	for _, g := range isa.Gens {
+	for _, g := range isa.Gens() {
 		fmt.Fprintf(tw, "\t%s", g.Version())
 	}
 	fmt.Fprintln(tw)
 	for idx := 0; idx < words; idx++ {
 		fmt.Fprintf(tw, "0x%04x\t%s", idx*isa.WordSize, isa.Opcode(code[idx*isa.WordSize]))
-		for gi := range isa.Gens {
+		for gi := range isa.Gens() {
 			fmt.Fprintf(tw, "\t%s", cells[gi][idx].text(strict))
 		}
 		fmt.Fprintln(tw)

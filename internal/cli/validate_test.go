@@ -97,10 +97,10 @@ func TestValidateAllGensJSONStrict(t *testing.T) {
 		if err := json.Unmarshal([]byte(out), &m); err != nil {
 			t.Fatalf("%v: not JSON (%v):\n%.300s", args, err, out)
 		}
-		if m.Words != 7 || len(m.Matrix) != 7 || len(m.Gens) != len(isa.Gens) || m.Strict != strict {
+		if m.Words != 7 || len(m.Matrix) != 7 || len(m.Gens) != len(isa.Gens()) || m.Strict != strict {
 			t.Fatalf("%v: words %d, %d rows, %d gens, strict %v", args, m.Words, len(m.Matrix), len(m.Gens), m.Strict)
 		}
-		for gi, g := range isa.Gens {
+		for gi, g := range isa.Gens() {
 			one, _ := run("--gen", g.String(), "--json", path)
 			var single struct {
 				Errors, Warnings int

@@ -90,11 +90,10 @@ func (s *Step) Words() []isa.Inst {
 func Decode(gen isa.Gen, code []byte) (steps []Step, err error) {
 	d := isa.NewDecoder(gen, code)
 	if n := len(code) / isa.WordSize; n > 0 {
-		steps = make([]Step, 0, n) // at most a step a word: a Step is over 1 KiB, so no regrowth
+		steps = make([]Step, 0, n) // at most a step a word
 	}
 	for d.Next() {
-		steps = append(steps, Step{Offset: d.Offset()})
-		steps[len(steps)-1].Word = *d.Inst() // in place: one copy of the 1 KiB word, not two
+		steps = append(steps, Step{Offset: d.Offset(), Word: *d.Inst()})
 	}
 	return steps, d.Err()
 }

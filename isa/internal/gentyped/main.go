@@ -2,7 +2,8 @@
 
 // Command gentyped writes isa/typed_gen.go from the layout tables and the
 // enums of package isa: a Go type and constants per enum, a view type per
-// layout whose methods read and write each field by its leaf index, and the
+// layout whose methods read and write each field in the word (in place by
+// constant window and shift, or by its leaf index), and the
 // CCINST member types. Run it in isa/ with -tags gentyped (isa/typed.go's
 // go:generate line), which builds isa without the file it writes; the
 // command itself builds only with that tag (isa.GenWords and the rest exist
@@ -54,13 +55,13 @@ func main() {
 func checkComplete(dir string) error {
 	known := map[string]bool{}
 	for _, s := range isa.GenWords {
-		known[s.Var] = true
+		known[s.Table] = true
 	}
 	for _, s := range isa.GenSubs {
-		known[s.Var] = true
+		known[s.Table] = true
 	}
 	for _, e := range isa.GenEnums {
-		known[e.Var] = true
+		known[e.Table] = true
 	}
 	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
 	if err != nil {
@@ -83,7 +84,7 @@ func checkComplete(dir string) error {
 			}
 			for _, sp := range g.Specs {
 				vs := sp.(*ast.ValueSpec)
-				if len(vs.Values) == 0 || !isTable(vs.Values[0]) || !vs.Names[0].IsExported() {
+				if len(vs.Values) == 0 || !isTable(vs.Values[0]) || vs.Names[0].Name == "_" {
 					continue
 				}
 				n := vs.Names[0].Name
@@ -204,8 +205,8 @@ func generate() ([]byte, error) {
 			return nil, err
 		}
 	}
-	g.common("header", isa.Header, "HEADER (field-tables §2.1)")
-	g.common("events", isa.Events, "EVENTS block (field-tables §2.2)")
+	g.common("header", isa.Header(), "HEADER (field-tables §2.1)")
+	g.common("events", isa.Events(), "EVENTS block (field-tables §2.2)")
 	if err := g.members(); err != nil {
 		return nil, err
 	}
@@ -247,10 +248,10 @@ func (g *gen) enumTypes() error {
 		g.p(")")
 		g.p("")
 		g.p("// String is the value's spec name, or its hex form when it has none.")
-		g.p("func (c %s) String() string { return %s.Format(uint64(c)) }", e.Type, e.Var)
+		g.p("func (c %s) String() string { return %s.Format(uint64(c)) }", e.Type, e.Table)
 		g.p("")
 		g.p("// Enum is the table of %s's values.", e.Type)
-		g.p("func (%s) Enum() *Enum { return %s }", e.Type, e.Var)
+		g.p("func (%s) Enum() *Enum { return %s }", e.Type, e.Table)
 		g.p("")
 	}
 	return nil
@@ -266,7 +267,7 @@ func (g *gen) view(s isa.GenStruct, word bool) error {
 		g.p("")
 		g.p("// %s returns the typed view of a %s word; ok is false when in decodes by another layout.", s.Var, st.Name)
 		g.p("func (in *Inst) %s() (%s, bool) {", s.Var, s.View)
-		g.p("\tif in.def == nil || in.def.layout() != %s {", s.Var)
+		g.p("\tif in.def == nil || in.def.layout() != %s {", s.Table)
 		g.p("\t\treturn %s{}, false", s.View)
 		g.p("\t}")
 		g.p("\treturn %s{in}, true", s.View)
@@ -283,7 +284,7 @@ func (g *gen) view(s isa.GenStruct, word bool) error {
 	g.p("func (v %s) Inst() *Inst { return v.in }", s.View)
 	g.p("")
 	if word {
-		fmt.Fprintf(&g.probe, "case %s:\n\tv, _ := in.%s()\n\treturn []typedAccess{\n", s.Var, s.Var)
+		fmt.Fprintf(&g.probe, "case %s:\n\tv, _ := in.%s()\n\treturn []typedAccess{\n", s.Table, s.Var)
 		if err := g.fields(s, true, "v"); err != nil {
 			return err
 		}
@@ -349,30 +350,33 @@ func (g *gen) fields(s isa.GenStruct, word bool, chain string) error {
 			if f.Size <= 8 {
 				return fmt.Errorf("%s.%s: a byte range of %d bytes (one leaf) is not supported", st.Name, f.Name, f.Size)
 			}
-			span := fmt.Sprintf("v.in.v[%s : %s+%d : %s+%d]", first, first, count*per, first, count*per)
-			elem := "s"
+			at := first // the range's first leaf
 			if f.Count > 0 {
-				elem = fmt.Sprintf("s[i*%d : i*%d+%d]", per, per, per)
+				at = fmt.Sprintf("%s+elemAt(0, %d, i)*%d", first, count, per)
 			}
 			g.p("// %s is the %s field (%s).", n, f.Name, note)
 			g.p("func (v %s) %s(%s) (b [%d]byte) {", s.View, n, param, f.Size)
-			g.p("\ts := %s", span)
-			g.p("\tleafBytes(b[:], %s)", elem)
+			g.p("\tv.in.leafBytes(%s, b[:])", at)
 			g.p("\treturn b")
 			g.p("}")
 			g.p("")
 			if !f.Reserved {
 				g.p("// Set%s sets %s.", n, f.Name)
 				g.p("func (v %s) Set%s(%s) {", s.View, n, withParam(fmt.Sprintf("b [%d]byte", f.Size)))
-				g.p("\ts := %s", span)
-				g.p("\tsetLeafBytes(%s, b[:])", elem)
+				g.p("\tv.in.setLeafBytes(%s, b[:])", at)
 				g.p("}")
 				g.p("")
 			}
 		default:
-			at, x := first, fmt.Sprintf("v.in.v[%s]", first)
-			if f.Count > 0 { // the getter indexes a slice of the array's leaves (cheap, inlined); the setter checks i itself
-				at, x = fmt.Sprintf("elemAt(%s, %d, i)", first, count), fmt.Sprintf("v.in.v[%s : %s+%d][i]", first, first, count)
+			at := first
+			if f.Count > 0 {
+				at = fmt.Sprintf("elemAt(%s, %d, i)", first, count)
+			}
+			x := fmt.Sprintf("v.in.leafAt(%s)", at)
+			if word { // a word's leaves stand at constant places: read them in place
+				if g, ok := wordGet(st, leaf, count); ok {
+					x = g
+				}
 			}
 			typ, get, set, setArg, fails, err := g.scalar(f, x)
 			if err != nil {
@@ -387,7 +391,7 @@ func (g *gen) fields(s isa.GenStruct, word bool, chain string) error {
 					g.p("func (v %s) Set%s(%s) error { return v.in.setAt(%s, %s) }", s.View, n, withParam(set), at, setArg)
 				} else {
 					g.p("// Set%s sets %s.", n, f.Name)
-					g.p("func (v %s) Set%s(%s) { v.in.v[%s] = %s }", s.View, n, withParam(set), at, setArg)
+					g.p("func (v %s) Set%s(%s) { v.in.putLeaf(%s, %s) }", s.View, n, withParam(set), at, setArg)
 				}
 				g.p("")
 			}
@@ -398,6 +402,27 @@ func (g *gen) fields(s isa.GenStruct, word bool, chain string) error {
 		leaf += count * per
 	}
 	return nil
+}
+
+// wordGet is the in-place read of field leaves first..first+count-1 of
+// layout st (Inst.get): each element's 8-byte window and shift, as constants
+// or, for an array, a constant array indexed by i (which also checks i).
+func wordGet(st *isa.Struct, first, count int) (string, bool) {
+	var at []string
+	width := 0
+	for _, e := range st.Leaves()[first : first+count] {
+		win := min(e.Off, isa.WordSize-8)
+		shift := (e.Off-win)*8 + e.Bit
+		if shift+e.Bits > 64 || (width != 0 && e.Bits != width) {
+			return "", false
+		}
+		width = e.Bits
+		at = append(at, fmt.Sprintf("%#x", win<<8|shift))
+	}
+	if count == 1 {
+		return fmt.Sprintf("v.in.get(%s, %d)", at[0], width), true
+	}
+	return fmt.Sprintf("v.in.get([%d]uint{%s}[i], %d)", count, strings.Join(at, ", "), width), true
 }
 
 // writable reports a field that gets a setter: not reserved, and not the
@@ -518,7 +543,7 @@ func (g *gen) common(name string, sub *isa.Struct, what string) {
 		for i := range w.S.Fields {
 			f := &w.S.Fields[i]
 			if f.Name == name && f.Kind == isa.KStruct && f.Sub == sub {
-				at[leaf] = append(at[leaf], w.Var)
+				at[leaf] = append(at[leaf], w.Table)
 			}
 			leaf += max(f.Count, 1) * leavesPer(f)
 		}
@@ -552,7 +577,7 @@ func (g *gen) members() error {
 	for _, m := range isa.GenMembers {
 		typName := ""
 		for _, e := range isa.GenEnums {
-			if e.E == isa.CCInstType {
+			if e.E == isa.CCInstType() {
 				typName = e.Var + goName(m.Name)
 			}
 		}
@@ -649,7 +674,7 @@ func (g *gen) probes() {
 	g.p("\treturn []typedEnumConst{")
 	for _, e := range isa.GenEnums {
 		for _, v := range e.E.Values {
-			g.p("\t\t{%s, %q, %s},", e.Var, v.Name, e.Var+goName(v.Name))
+			g.p("\t\t{%s, %q, %s},", e.Table, v.Name, e.Var+goName(v.Name))
 		}
 	}
 	g.p("\t}")
