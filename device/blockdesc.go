@@ -3,8 +3,8 @@ package device
 import (
 	"fmt"
 	"math"
+	"ndma/dtype"
 
-	"ndma/internal/num"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -59,7 +59,7 @@ func descPieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int]uint
 	if d.NumTilingDimensions > 1 {
 		return nil, 0, fmt.Errorf("num_tiling_dimensions %d without a transpose is not modelled (1 in every observed copy, neff.md §4.7)", d.NumTilingDimensions)
 	}
-	fromT, err := neff.DType(d.FromDtype)
+	fromD, err := dtype.FromNEFF(d.FromDtype)
 	if err != nil {
 		return nil, 0, fmt.Errorf("from_dtype: %w", err)
 	}
@@ -67,12 +67,12 @@ func descPieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int]uint
 	if toS == "" {
 		toS = d.FromDtype
 	}
-	toT, err := neff.DType(toS)
+	toD, err := dtype.FromNEFF(toS)
 	if err != nil {
 		return nil, 0, fmt.Errorf("to_dtype: %w", err)
 	}
-	fu, _ := num.Size(fromT)
-	tu, _ := num.Size(toT)
+	fromT, toT := uint8(fromD), uint8(toD) // the words' DTYPE fields
+	fu, tu := fromD.Size(), toD.Size()
 	// the word's element types: the dtypes themselves, except that a 64-bit
 	// copy moves as UINT32 pairs (INT64/UINT64 are no memcpy dtypes, §3.2)
 	inT, outT, fs, ts := fromT, toT, int64(fu), int64(tu)

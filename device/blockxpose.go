@@ -2,6 +2,7 @@ package device
 
 import (
 	"fmt"
+	"ndma/dtype"
 	"strings"
 
 	"ndma/internal/num"
@@ -46,10 +47,11 @@ func transposePieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int
 	if toS != d.FromDtype {
 		return nil, 0, fmt.Errorf("from_dtype %s, to_dtype %s: a transpose does not cast (field-tables §3.6)", orRaw(d.FromDtype), orRaw(toS))
 	}
-	dt, err := neff.DType(d.FromDtype)
+	dtD, err := dtype.FromNEFF(d.FromDtype)
 	if err != nil {
 		return nil, 0, fmt.Errorf("from_dtype: %w", err)
 	}
+	dt := uint8(dtD) // the words' DTYPE field
 	es := d.TransposeElementSize
 	if es < 1 || es > 64 {
 		return nil, 0, fmt.Errorf("transpose_element_size %d: out of range (1..64 bytes)", es)

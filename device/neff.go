@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"ndma/dtype"
 	"slices"
 	"strconv"
 	"strings"
 
 	"ndma/dge"
 	"ndma/internal/array"
-	"ndma/internal/num"
 	"ndma/internal/sched"
 	"ndma/internal/strbuf"
 	"ndma/isa"
@@ -410,8 +410,8 @@ func loadNEFF(p *Program, d *Device, in map[string]Input) (map[string]varAt, err
 					return nil, fmt.Errorf("%s/%s: %w", sg.Dir, v.FileName, err)
 				}
 			case v.Type == "input":
-				dt, _ := neff.DType(tensors[v.Name].Dtype)
-				if err := fillRandom(hbm, a, v.Size, dt, v.Name); err != nil {
+				dt, _ := dtype.FromNEFF(tensors[v.Name].Dtype)
+				if err := fillRandom(hbm, a, v.Size, uint8(dt), v.Name); err != nil {
 					return nil, fmt.Errorf("variable %q at %#x: %w", v.Name, a, err)
 				}
 				continue
@@ -463,23 +463,18 @@ func (im *Image) Typed(name string, data []byte) (descr string, shape []int) {
 // typed is the array header neff.json's tensor gives n bytes, when it has
 // a dtype ndma knows and its shape covers exactly n bytes.
 func typed(t neff.Tensor, n int) (*array.Array, bool) {
-	dt, err := neff.DType(t.Dtype)
-	if err != nil || t.Dtype == "" {
-		return nil, false
-	}
-	descr, err := array.Descr(dt)
-	size, ok := num.Size(dt)
-	if err != nil || !ok {
+	dt, err := dtype.FromNEFF(t.Dtype)
+	if err != nil || t.Dtype == "" || dt.Size() == 0 {
 		return nil, false
 	}
 	k := 1
 	for _, d := range t.Shape {
 		k *= d
 	}
-	if k*size != n {
+	if k*dt.Size() != n {
 		return nil, false
 	}
-	return &array.Array{Descr: descr, Shape: append([]int(nil), t.Shape...)}, true
+	return &array.Array{Descr: dt.Descr(), Shape: append([]int(nil), t.Shape...)}, true
 }
 
 // Writer is a DMA step that writes into a variable: the step, and the

@@ -1,7 +1,7 @@
 package device
 
 import (
-	"ndma/internal/num"
+	"ndma/dtype"
 	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/neff"
@@ -45,10 +45,8 @@ func BlockTransfer(sg *neff.Subgraph, q *neff.Queue, b *neff.Block, engines int)
 		row, count := d.ToSizes[0], int64(1)
 		if len(d.ToSteps) > 0 && d.ToSteps[0] != 1 { // not contiguous: one element a row
 			size := int64(1)
-			if dt, err := neff.DType(d.ToDtype); err == nil {
-				if n, ok := num.Size(dt); ok {
-					size = int64(n)
-				}
+			if dt, err := dtype.FromNEFF(d.ToDtype); err == nil && dt.Size() > 0 {
+				size = int64(dt.Size())
 			}
 			row, count = size, max(d.ToSizes[0]/size, 1)
 		}

@@ -2,6 +2,7 @@ package neff
 
 import (
 	"encoding/json"
+	"ndma/dtype"
 	"strings"
 )
 
@@ -11,6 +12,9 @@ type Tensor struct {
 	Dtype string
 	Shape []int
 }
+
+// DType is the tensor's type (dtype.FromNEFF: "" is raw bytes, UINT8).
+func (t Tensor) DType() (dtype.DType, error) { return dtype.FromNEFF(t.Dtype) }
 
 // Tensors collects the named tensors' dtypes and shapes from neff.json (the
 // signature's inputs/outputs, then each node's output entries through

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"ndma/dtype"
 	"reflect"
 	"strings"
 )
@@ -108,28 +109,9 @@ func Write(w io.Writer, a *Array) error {
 
 // Descr is the .npy element type ndma writes for a DTYPE: the native type,
 // or the unsigned integer of its width for bf16 and fp8 (raw bits).
-func Descr(dtype uint8) (string, error) {
-	switch dtype {
-	case 0x01:
-		return "<u8", nil
-	case 0x02:
-		return "|i1", nil
-	case 0x03, 0x0D, 0x0E, 0x0F, 0x11:
-		return "|u1", nil
-	case 0x04:
-		return "<i2", nil
-	case 0x05, 0x06:
-		return "<u2", nil
-	case 0x07:
-		return "<f2", nil
-	case 0x08:
-		return "<i4", nil
-	case 0x09:
-		return "<u4", nil
-	case 0x0A, 0x0B:
-		return "<f4", nil
-	case 0x0C:
-		return "<i8", nil
+func Descr(dt uint8) (string, error) {
+	if d := dtype.DType(dt).Descr(); d != "" {
+		return d, nil
 	}
-	return "", fmt.Errorf("DTYPE %#x has no .npy element type", dtype)
+	return "", fmt.Errorf("DTYPE %#x has no .npy element type", dt)
 }
