@@ -218,7 +218,7 @@ func AnalyzeProgram(p *device.Program, opt Options) (*Analysis, error) {
 		a.Streams = append(a.Streams, st)
 	}
 	if len(a.Streams) == 0 {
-		return nil, fmt.Errorf("no stream matches --subgraph %q --engine %q", opt.Subgraph, opt.Engine)
+		return nil, fmt.Errorf("no stream matches subgraph %q, engine %q", opt.Subgraph, opt.Engine)
 	}
 	return a, nil
 }

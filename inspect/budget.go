@@ -158,7 +158,7 @@ func BudgetOf(gen isa.Gen, sgs []neff.Subgraph) (*Budget, error) {
 // filters): its inline words are not lowered again.
 func BudgetFrom(all *Analysis) (*Budget, error) {
 	if all.filtered {
-		return nil, fmt.Errorf("a budget needs every stream: analyse without --subgraph or --engine")
+		return nil, fmt.Errorf("a budget needs every stream: analyse without Options.Subgraph or Options.Engine")
 	}
 	gen, sgs, place := all.Gen, all.sgs, all.place
 	b := &Budget{Target: gen.String(), Queues: []QueueBudget{}, Engines: []EngineQueues{}, Problems: []string{}, Limits: Limits{

@@ -267,7 +267,7 @@ func Parse(b []byte, opt Options) (*File, error) {
 	}
 	for _, j := range []string{"neff.json", "tensor_map.json"} { // metadata: a broken one is said, not silently dropped
 		if b, ok := f.Member(j); ok && !json.Valid(b) {
-			f.Warnings = append(f.Warnings, fmt.Sprintf("%s is not valid JSON: tensor dtypes and shapes from it are unknown (--out writes raw bytes)", j))
+			f.Warnings = append(f.Warnings, fmt.Sprintf("%s is not valid JSON: tensor dtypes and shapes from it are unknown (read as raw bytes)", j))
 		}
 	}
 	return f, nil

@@ -4,7 +4,6 @@
 package ref
 
 import (
-	"errors"
 	"fmt"
 
 	"ndma/internal/control"
@@ -40,9 +39,12 @@ type Fault = control.Fault
 
 // Errors a word can stop with.
 var (
-	ErrUnsupported = errors.New("not supported by the reference")
-	ErrBounds      = errors.New("out of bounds")
-	ErrBlocked     = control.ErrBlocked // a wait that does not hold yet: the scheduler retries
+	ErrUnsupported = isa.KindError(isa.ErrUnsupported, "not supported by the reference")
+	ErrBounds      = isa.ErrBounds
+	// ErrRawDescriptors is a DMA_IMMEDIATE: its meaning is its raw
+	// descriptors, which only the descriptor engines (package sim) run.
+	ErrRawDescriptors = isa.KindError(isa.ErrUnsupported, "DMA_IMMEDIATE is its raw descriptors: it runs on the descriptor engines (package sim)")
+	ErrBlocked        = control.ErrBlocked // a wait that does not hold yet: the scheduler retries
 )
 
 // New returns a machine over fresh memory of generation g.
@@ -81,7 +83,7 @@ func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 	case isa.OpTensorLoad, isa.OpTensorStore: // the sequencer scalar movers (mem2d.go)
 		err = w.mem2D()
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension, isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore:
-		err = w.fault(-1, "is_not_pseudo", fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
+		err = w.fault(-1, "is_not_pseudo", fmt.Errorf("%w: %w", control.ErrUnresolved, ErrUnsupported))
 	case isa.OpCompactControlInst: // control, shared with the engines: the bytecode on this stream's registers
 		ds, e := control.CCI(x.state(), in, x.MaxSteps)
 		if e != nil {
@@ -94,7 +96,7 @@ func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 			w.apply(ds)
 		}
 	case isa.OpDMAImmediate:
-		err = w.fault(-1, "raw descriptors", fmt.Errorf("DMA_IMMEDIATE is its raw descriptors: it runs on the descriptor engines (--exec sim): %w", ErrUnsupported))
+		err = w.fault(-1, "raw descriptors", fmt.Errorf("%w: %w", ErrRawDescriptors, ErrUnsupported))
 	default:
 		err = w.fault(-1, "opcode", fmt.Errorf("%s is not a data-movement word: %w", w.name, ErrUnsupported))
 	}

@@ -125,7 +125,7 @@ func (lw *Lowered) Log() []string {
 
 // Errors of the three bound layers (field-tables §8.4).
 var (
-	ErrBounds     = errors.New("S: DGE: Failed bounds check")
+	ErrBounds     = isa.KindError(isa.ErrBounds, "S: DGE: Failed bounds check")
 	ErrTooMany    = errors.New("more descriptors than ndma expands")
 	ErrStreamSize = errors.New("M2S and S2M streams carry different bytes")
 )

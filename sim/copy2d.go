@@ -41,7 +41,7 @@ func (x *Machine) copy2D(in *isa.Inst) error {
 	walk[0], walk[1], _ = in.Legs2D()
 	limit, moved := x.maxBytes(), walk[0].Elem*walk[0].Num[0]*walk[0].Num[1]+walk[1].Elem*walk[1].Num[0]*walk[1].Num[1]
 	if moved > limit { // before the walk: a word past max-bytes costs nothing
-		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("the word's streams carry %d bytes, more than the %d allowed (max-bytes)", moved, limit)}
+		return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: fmt.Errorf("the word's streams carry %d bytes, more than the %d allowed (Machine.MaxBytes)", moved, limit)}
 	}
 	var legs [2][]sdma.Desc
 	for k, leg := range []string{"src", "dst"} {

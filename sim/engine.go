@@ -290,7 +290,7 @@ func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*que
 			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: err}
 		}
 		if moved += int64(in + out); moved > limit {
-			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("the word's streams carry more than the %d bytes allowed (max-bytes)", limit)}
+			return nil, &Fault{Mnemonic: name, DMA: q.q.DMA, Queue: q.q.Queue, Desc: -1, Err: fmt.Errorf("the word's streams carry more than the %d bytes allowed (Machine.MaxBytes)", limit)}
 		}
 	}
 	return qs, nil

@@ -69,7 +69,7 @@ func New(g isa.Gen) *Machine { return &Machine{Mem: mem.New(g)} }
 
 // Errors.
 var (
-	ErrUnsupported = errors.New("not supported by the descriptor engines")
+	ErrUnsupported = isa.KindError(isa.ErrUnsupported, "not supported by the descriptor engines")
 	ErrPhase       = errors.New("descriptor ring phase mismatch")
 	ErrStream      = errors.New("M2S and S2M streams do not balance")
 	ErrLowering    = errors.New("the DGE cannot lower the word") // ref may still run it
@@ -77,28 +77,9 @@ var (
 
 // Fault is a word the engines refused; it had no effect at all. DMA and
 // Queue name the engine's queue (DMA −1: the word, before any queue), Leg
-// and Desc the descriptor when one is at fault (Desc −1: none).
-type Fault struct {
-	Mnemonic string
-	DMA      int
-	Queue    int
-	Leg      string // "M2S", "S2M" or ""
-	Desc     int
-	Addr     uint64 // the descriptor's SoC buf_ptr
-	Err      error
-}
-
-func (f *Fault) Error() string {
-	switch {
-	case f.DMA >= 0 && f.Desc >= 0:
-		return fmt.Sprintf("%s: DMA[%d] queue %d %s[%d] buf_ptr %#x: %v", f.Mnemonic, f.DMA, f.Queue, f.Leg, f.Desc, f.Addr, f.Err)
-	case f.DMA >= 0:
-		return fmt.Sprintf("%s: DMA[%d] queue %d: %v", f.Mnemonic, f.DMA, f.Queue, f.Err)
-	}
-	return fmt.Sprintf("%s: %v", f.Mnemonic, f.Err)
-}
-
-func (f *Fault) Unwrap() error { return f.Err }
+// and Desc the descriptor when one is at fault (Desc −1: none). It is the
+// reference's fault type too (control.Fault): errors.As finds either.
+type Fault = control.Fault
 
 // Exec runs one word and applies its semaphore and event changes at once
 // (a single stream). On error nothing changed.
@@ -138,7 +119,7 @@ func (x *Machine) issue(in *isa.Inst) error {
 	case isa.OpTensorLoad, isa.OpTensorStore: // the sequencer scalar movers, no DMA (mem2d.go)
 		return x.mem2D(in)
 	case isa.OpPseudoDMADirect2D, isa.OpPseudoExtension, isa.OpPseudoTensorLoad, isa.OpPseudoTensorStore:
-		return fault(fmt.Errorf("a pseudo word never runs unresolved: relocate it (--var, --table): %w", ErrUnsupported))
+		return fault(fmt.Errorf("%w: %w", control.ErrUnresolved, ErrUnsupported))
 	case isa.OpCompactControlInst: // control: the same bytecode as ref runs
 		ds, err := control.CCI(x.state(), in, x.MaxSteps)
 		if err != nil {

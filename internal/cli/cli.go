@@ -9,6 +9,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"ndma/internal/control"
+	"ndma/ref"
 	"os"
 	"strings"
 
@@ -139,7 +141,7 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		if errors.As(err, &dl) { // a line per blocked stream, indented under the first
 			msg = strings.TrimSpace(err.Error())
 		}
-		fmt.Fprintf(stderr, "ndma %s: %s\n", c.name, msg)
+		fmt.Fprintf(stderr, "ndma %s: %s%s\n", c.name, msg, flagHint(err))
 		var ue usageError
 		if errors.As(err, &ue) {
 			return exitUsage
@@ -148,6 +150,18 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 	}
 	fmt.Fprintf(stderr, "ndma: unknown command %q (try `ndma help`)\n", args[0])
 	return exitUsage
+}
+
+// flagHint names the flags that answer a library error (the library names
+// its own terms, never a flag).
+func flagHint(err error) string {
+	switch {
+	case errors.Is(err, control.ErrUnresolved):
+		return " (give its variables' addresses: --var, --table or --vars)"
+	case errors.Is(err, ref.ErrRawDescriptors):
+		return " (run it with --exec sim)"
+	}
+	return ""
 }
 
 func usage(w io.Writer) {

@@ -27,19 +27,39 @@ type State struct {
 // Errors a word can stop with.
 var (
 	ErrBlocked     = errors.New("the wait does not hold (blocked)")
-	ErrUnsupported = errors.New("not supported")
+	ErrUnsupported = isa.ErrUnsupported
+	// ErrUnresolved is a pseudo word offered to an executor: it names
+	// variables, not addresses, and runs only once relocated (dge.Relocate).
+	ErrUnresolved = isa.KindError(isa.ErrUnsupported, "a pseudo word never runs unresolved: relocate it first")
 )
 
-// Fault is a word that could not run; it had no effect at all (§11.3).
+// Fault is a word that could not run; it had no effect at all (§11.3): the
+// one fault type of both executors (ref.Fault and sim.Fault are it), with
+// where it happened. A rule's fault names the rule the word breaks and the
+// lane (Lane −1: not a lane's); an engine's fault (Rule "") names the DMA
+// engine's queue (DMA −1: the word, before any queue), the leg and
+// descriptor at fault (Desc −1: none) and its SoC buf_ptr.
 type Fault struct {
 	Mnemonic string
-	Lane     int // -1: not a lane's fault
-	Rule     string
+	Lane     int    // -1: not a lane's fault
+	Rule     string // "": an engine's fault
+	DMA      int
+	Queue    int
+	Leg      string // "M2S", "S2M" or ""
+	Desc     int
+	Addr     uint64
 	Err      error
 }
 
 func (f *Fault) Error() string {
-	if f.Lane >= 0 {
+	switch {
+	case f.Rule == "" && f.DMA >= 0 && f.Desc >= 0:
+		return fmt.Sprintf("%s: DMA[%d] queue %d %s[%d] buf_ptr %#x: %v", f.Mnemonic, f.DMA, f.Queue, f.Leg, f.Desc, f.Addr, f.Err)
+	case f.Rule == "" && f.DMA >= 0:
+		return fmt.Sprintf("%s: DMA[%d] queue %d: %v", f.Mnemonic, f.DMA, f.Queue, f.Err)
+	case f.Rule == "":
+		return fmt.Sprintf("%s: %v", f.Mnemonic, f.Err)
+	case f.Lane >= 0:
 		return fmt.Sprintf("%s lane %d: %s: %v", f.Mnemonic, f.Lane, f.Rule, f.Err)
 	}
 	return fmt.Sprintf("%s: %s: %v", f.Mnemonic, f.Rule, f.Err)

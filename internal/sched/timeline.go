@@ -59,7 +59,7 @@ const engineTrack = 2000
 // span is a compute word's time on its engine (Stream.WordNS).
 func (tl *Timeline) span(i, off int, name string, now, cost int64) {
 	tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(now) / 1000, Dur: float64(cost) / 1000, Pid: tl.core(i), Tid: i,
-		Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "engine time": "given (--engine-time)"}})
+		Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "engine time": "given (Options.EngineTime)"}})
 }
 
 // packets draws a timed transfer's packets on their DMA engines' tracks:

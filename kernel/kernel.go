@@ -1,11 +1,10 @@
-// Package ndma runs a compiled Neuron kernel in a few lines: Open a NEFF
+// Package kernel runs a compiled Neuron kernel in a few lines: Open a NEFF
 // (its generation is the file's), Run it with typed inputs (In: float32,
 // dtype.Float16, dtype.BFloat16, the FP8 and integer types), read typed
-// outputs (Out), cancel it with a context. The packages below it do each
-// part: isa the words, neff the container, device the runtime (one resolved
-// Program, one run loop), dtype the scalar types and their codecs. It also
-// holds the hand-written example programs (Examples).
-package ndma
+// outputs (Out), cancel it with a context. The packages it stands on do
+// each part: isa the words, neff the container, device the runtime (one
+// resolved Program, one run loop), dtype the scalar types and their codecs.
+package kernel
 
 import (
 	"context"

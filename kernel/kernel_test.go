@@ -1,4 +1,4 @@
-package ndma_test
+package kernel_test
 
 import (
 	"context"
@@ -10,16 +10,16 @@ import (
 	"path/filepath"
 	"testing"
 
-	"ndma"
 	"ndma/dtype"
 	"ndma/internal/samples"
+	"ndma/kernel"
 )
 
 // sample is a real NEFF of ../shared/neff-samples (or $NDMA_NEFF_SAMPLES).
 func sample(name string) string {
 	dir := os.Getenv("NDMA_NEFF_SAMPLES")
 	if dir == "" {
-		dir = filepath.Join("..", "shared", "neff-samples")
+		dir = filepath.Join("..", "..", "shared", "neff-samples")
 	}
 	return filepath.Join(dir, name)
 }
@@ -28,15 +28,15 @@ func sample(name string) string {
 // generation is the file's (trn2), x and y are fp16 tensors given as
 // float32 (rounded as a DMA cast rounds), output0 comes back widened.
 func Example() {
-	k, err := ndma.Open(sample("matmul_small.neff"))
+	k, err := kernel.Open(sample("matmul_small.neff"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	res, err := k.Run(context.Background(), ndma.In("x", make([]float32, 128*256)), ndma.In("y", make([]float32, 256*128)))
+	res, err := k.Run(context.Background(), kernel.In("x", make([]float32, 128*256)), kernel.In("y", make([]float32, 256*128)))
 	if err != nil {
 		log.Fatal(err)
 	}
-	out, err := ndma.Out[float32](res, "output0")
+	out, err := kernel.Out[float32](res, "output0")
 	fmt.Println(k.Gen(), len(out), err)
 	// Output: CAYMAN 16384 <nil>
 }
@@ -44,7 +44,7 @@ func Example() {
 // The inputs arrive where the run reads them, in the tensor's own type or
 // cast from float32; what does not fit the tensor is refused by name.
 func TestKernelInputs(t *testing.T) {
-	k, err := ndma.Open(samples.Path(t, "matmul_small.neff"))
+	k, err := kernel.Open(samples.Path(t, "matmul_small.neff"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,12 +71,12 @@ func TestKernelInputs(t *testing.T) {
 		xs[i] = float32(i%97) / 8 // exact in fp16
 		xh[i] = dtype.Float16(fp16Bits(xs[i]))
 	}
-	for _, x := range []ndma.Input{ndma.In("x", xs), ndma.In("x", xh)} {
+	for _, x := range []kernel.Input{kernel.In("x", xs), kernel.In("x", xh)} {
 		res, err := k.Run(context.Background(), x)
 		if err != nil {
 			t.Fatal(err)
 		}
-		got, err := ndma.Out[dtype.Float16](res, "x")
+		got, err := kernel.Out[dtype.Float16](res, "x")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -85,22 +85,22 @@ func TestKernelInputs(t *testing.T) {
 				t.Fatalf("x[%d] = %#04x, want %#04x", i, uint16(got[i]), uint16(xh[i]))
 			}
 		}
-		wide, err := ndma.Out[float32](res, "x")
+		wide, err := kernel.Out[float32](res, "x")
 		if err != nil || wide[5] != xs[5] {
 			t.Fatalf("x as float32: %v, %v", wide[5], err)
 		}
 	}
-	for _, bad := range []ndma.Input{
-		ndma.In("x", make([]float32, 10)),            // too few elements
-		ndma.In("x", make([]int32, 128*256)),         // not its type
-		ndma.In("output0", make([]float32, 128*128)), // not an input
-		ndma.In("z", make([]float32, 1)),             // no such variable
+	for _, bad := range []kernel.Input{
+		kernel.In("x", make([]float32, 10)),            // too few elements
+		kernel.In("x", make([]int32, 128*256)),         // not its type
+		kernel.In("output0", make([]float32, 128*128)), // not an input
+		kernel.In("z", make([]float32, 1)),             // no such variable
 	} {
-		if _, err := k.Run(context.Background(), bad); !errors.Is(err, ndma.ErrInput) {
+		if _, err := k.Run(context.Background(), bad); !errors.Is(err, kernel.ErrInput) {
 			t.Errorf("bad input: err %v, want ErrInput", err)
 		}
 	}
-	if _, err := k.Run(context.Background(), ndma.In("x", xs), ndma.In("x", xs)); !errors.Is(err, ndma.ErrInput) {
+	if _, err := k.Run(context.Background(), kernel.In("x", xs), kernel.In("x", xs)); !errors.Is(err, kernel.ErrInput) {
 		t.Errorf("x twice: err %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
