@@ -2,9 +2,11 @@
 // share one HBM, each core with its own SBUF, PSUM, semaphores and events
 // (field-tables §7, §11.2, §11.6); loading arrays into a core's memory and
 // reading them back (LoadArray, ReadArray); comparing two devices
-// (Compare); resolving programs once and running them with either executor
-// or both (program.go, run.go); NEFFs placed, loaded, checked and run
-// (neff.go).
+// (Compare). Every input becomes one resolved Program (FromObject for
+// assembled words, FromNEFF for a NEFF: variables placed once, every word
+// resolved once), which one loop runs with either executor or both (Run,
+// with observers and a context; docs/program.md); a NEFF program loads on a
+// device as an Image and is checked by the code that runs it (Check).
 package device
 
 import (

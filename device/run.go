@@ -49,6 +49,9 @@ type Stats = sched.Stats
 // TimingParams are the packet-level DMA model's constants (docs/sim.md).
 type TimingParams = timing.Params
 
+// Transfer is a fired dma[] block as the packet-level model runs it.
+type Transfer = timing.Transfer
+
 // Options steer a run, of any program.
 type Options struct {
 	Exec     Exec
