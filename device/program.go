@@ -2,6 +2,7 @@ package device
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"ndma/asm"
@@ -155,39 +156,37 @@ func (p *Program) cores() int {
 	return n
 }
 
-// phases are the groups of streams that run together under one scheduler,
-// as stream indexes: a NEFF's subgraphs one after another (only those
-// named, when names is not nil), an assembled program's streams together.
-func (p *Program) phases(names []string) [][]int {
+// phase is a group of streams that run together under one scheduler: a
+// NEFF subgraph (its name and core), or an assembled program's streams.
+type phase struct {
+	name    string
+	core    int
+	streams []int // indexes into Program.Streams
+}
+
+// phases are a NEFF's subgraphs one after another (only those named, when
+// names is not nil; a subgraph of no engine too), or an assembled
+// program's streams together.
+func (p *Program) phases(names []string) []phase {
 	if p.NEFF == nil {
 		all := make([]int, len(p.Streams))
 		for k := range all {
 			all[k] = k
 		}
-		return [][]int{all}
+		return []phase{{streams: all}}
 	}
-	var out [][]int
+	var out []phase
 	for si := range p.NEFF.Subgraphs {
-		name := p.NEFF.Subgraphs[si].Name
-		if names != nil && !contains(names, name) {
+		ph := phase{name: p.NEFF.Subgraphs[si].Name, core: si}
+		if names != nil && !slices.Contains(names, ph.name) {
 			continue
 		}
-		var ph []int
 		for k := range p.Streams {
 			if p.Streams[k].Core == si {
-				ph = append(ph, k)
+				ph.streams = append(ph.streams, k)
 			}
 		}
 		out = append(out, ph)
 	}
 	return out
-}
-
-func contains(names []string, s string) bool {
-	for _, n := range names {
-		if n == s {
-			return true
-		}
-	}
-	return false
 }

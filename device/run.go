@@ -240,8 +240,8 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 		res.Timing = params
 	}
 	for _, ph := range p.phases(opt.Subgraphs) {
-		ss := make([]*sched.Stream, 0, len(ph))
-		for _, k := range ph {
+		ss := make([]*sched.Stream, 0, len(ph.streams))
+		for _, k := range ph.streams {
 			s := &p.Streams[k]
 			for _, w := range s.Warnings {
 				if msg := fmt.Sprintf("%s %s: %s", s.Subgraph, s.Key, w); !slices.Contains(res.Warnings, msg) {
@@ -259,17 +259,11 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 			so.Timing.Keep = opt.Packets || opt.Timeline != nil
 		}
 		st, err := sched.RunWith(ss, so)
-		name, core := "", 0
-		if p.NEFF != nil && len(ph) > 0 {
-			name, core = p.Streams[ph[0]].Subgraph, p.Streams[ph[0]].Core
-		} else if p.NEFF != nil {
-			continue // a subgraph of no engine
-		}
-		res.Subgraphs = append(res.Subgraphs, SubgraphRun{name, core, st})
+		res.Subgraphs = append(res.Subgraphs, SubgraphRun{ph.name, ph.core, st})
 		res.Sched = &res.Subgraphs[len(res.Subgraphs)-1].Stats
 		if err != nil {
 			if p.NEFF != nil {
-				return fmt.Errorf("%s: %w", name, err)
+				return fmt.Errorf("%s: %w", ph.name, err)
 			}
 			return err
 		}
