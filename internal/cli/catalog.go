@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -50,6 +51,7 @@ func dispatchText(d *isa.OpDef) string {
 	return strings.Join(parts, "; ")
 }
 
+// runCatalog is `ndma catalog`: the opcode catalog as a table or JSON.
 func runCatalog(e *env, args []string) error {
 	cl := newCmdLine(e, "catalog", "", "", "only opcodes present on this generation (name or version)")
 	asJSON := cl.fs.Bool("json", false, "print JSON")
@@ -57,34 +59,7 @@ func runCatalog(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	var rows []catalogRow
-	cat := isa.Catalog()
-	for i := range cat {
-		d := &cat[i]
-		if gen != isa.GenAny && presence(d, gen) == "-" {
-			continue
-		}
-		r := catalogRow{Opcode: int(d.Opcode), Hex: fmt.Sprintf("0x%02x", uint8(d.Opcode)), Name: d.Name,
-			Aliases: d.Aliases, Struct: d.StructName(), Decoded: d.Decoded(), Gens: map[string]string{},
-			Pseudo: d.Pseudo, Control: d.Control, Prov: d.Prov.String(), Note: d.Note}
-		if d.DGEKind >= 0 {
-			k := d.DGEKind
-			r.DGEKind, r.DGEProv = &k, d.DGEProv.String()
-		}
-		for _, g := range isa.Gens() {
-			r.Gens[g.String()] = presence(d, g)
-		}
-		for _, x := range d.Dispatch {
-			dr := dispatchRow{Path: x.Path.String(), Detail: x.Detail, Conf: x.Conf}
-			for _, g := range isa.Gens() {
-				if x.Gens.Has(g) {
-					dr.Gens = append(dr.Gens, g.String())
-				}
-			}
-			r.Dispatch = append(r.Dispatch, dr)
-		}
-		rows = append(rows, r)
-	}
+	rows := catalogRows(gen)
 	if *asJSON {
 		b, err := json.MarshalIndent(rows, "", "  ")
 		if err != nil {
@@ -93,7 +68,50 @@ func runCatalog(e *env, args []string) error {
 		_, err = fmt.Fprintf(e.stdout, "%s\n", b)
 		return err
 	}
-	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
+	return printCatalog(e.stdout, rows)
+}
+
+// catalogRows is the catalog's opcodes present on gen (every one for GenAny).
+func catalogRows(gen isa.Gen) []catalogRow {
+	var rows []catalogRow
+	cat := isa.Catalog()
+	for i := range cat {
+		d := &cat[i]
+		if gen != isa.GenAny && presence(d, gen) == "-" {
+			continue
+		}
+		rows = append(rows, newCatalogRow(d))
+	}
+	return rows
+}
+
+// newCatalogRow is one opcode's row: its names, DGE kind, presence per generation and dispatch.
+func newCatalogRow(d *isa.OpDef) catalogRow {
+	r := catalogRow{Opcode: int(d.Opcode), Hex: fmt.Sprintf("0x%02x", uint8(d.Opcode)), Name: d.Name,
+		Aliases: d.Aliases, Struct: d.StructName(), Decoded: d.Decoded(), Gens: map[string]string{},
+		Pseudo: d.Pseudo, Control: d.Control, Prov: d.Prov.String(), Note: d.Note}
+	if d.DGEKind >= 0 {
+		k := d.DGEKind
+		r.DGEKind, r.DGEProv = &k, d.DGEProv.String()
+	}
+	for _, g := range isa.Gens() {
+		r.Gens[g.String()] = presence(d, g)
+	}
+	for _, x := range d.Dispatch {
+		dr := dispatchRow{Path: x.Path.String(), Detail: x.Detail, Conf: x.Conf}
+		for _, g := range isa.Gens() {
+			if x.Gens.Has(g) {
+				dr.Gens = append(dr.Gens, g.String())
+			}
+		}
+		r.Dispatch = append(r.Dispatch, dr)
+	}
+	return r
+}
+
+// printCatalog writes the rows as the catalog's table.
+func printCatalog(w io.Writer, rows []catalogRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "opcode\tname\tstruct\tDGE")
 	for _, g := range isa.Gens() {
 		fmt.Fprintf(tw, "\t%s", g.Version())
@@ -120,16 +138,20 @@ func runCatalog(e *env, args []string) error {
 		for _, g := range isa.Gens() {
 			fmt.Fprintf(tw, "\t%s", r.Gens[g.String()])
 		}
-		kind := "dma"
-		switch {
-		case d.Pseudo:
-			kind = "pseudo"
-		case d.Control:
-			kind = "control"
-		case r.DGEKind == nil:
-			kind = "other"
-		}
-		fmt.Fprintf(tw, "\t%s\t%s\n", kind, dispatchText(d))
+		fmt.Fprintf(tw, "\t%s\t%s\n", catalogKind(d), dispatchText(d))
 	}
 	return tw.Flush()
+}
+
+// catalogKind is the table's kind column: pseudo, control, dma (a DGE kind) or other.
+func catalogKind(d *isa.OpDef) string {
+	switch {
+	case d.Pseudo:
+		return "pseudo"
+	case d.Control:
+		return "control"
+	case d.DGEKind < 0:
+		return "other"
+	}
+	return "dma"
 }

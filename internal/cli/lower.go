@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -218,16 +217,9 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 //
 // With scratch set, the program is lowered into it (dge.LowerInto): w's
 // program is then scratch, and its lowering sopt.Into, valid until the next
-// word.
+// word (sdma.LowerInto).
 func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options, scratch *dge.Program) error {
-	var p *dge.Program
-	var lw *sdma.Lowered
-	var err error
-	if scratch == nil {
-		p, lw, err = sdma.Lower(word, gen, dopt, sopt)
-	} else {
-		p, lw, err = lowerInto(scratch, word, gen, dopt, sopt)
-	}
+	p, lw, err := sdma.LowerInto(scratch, word, gen, dopt, sopt) // scratch nil: sdma.Lower
 	if p == nil && errorsIsNotLowered(err) {
 		w.Skipped = "not a DGE data-movement word"
 		return nil
@@ -240,22 +232,6 @@ func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, so
 	}
 	w.program, w.lowered, w.Backend = p, lw, p.Backend.String()
 	return nil
-}
-
-// lowerInto is sdma.Lower with the program lowered into scratch.
-func lowerInto(scratch *dge.Program, in *isa.Inst, gen isa.Gen, dopt dge.Options, opt sdma.Options) (*dge.Program, *sdma.Lowered, error) {
-	if dopt.Index == nil && opt.Index != nil {
-		dopt.Index = opt.Index // as sdma.Lower: the rows read the index tensor once
-	}
-	p, err := dge.LowerInto(scratch, in, gen, dopt)
-	if err != nil {
-		if errors.Is(err, dge.ErrIndex) {
-			return p, nil, err // the word lowered, its rows could not be read
-		}
-		return nil, nil, err
-	}
-	lw, err := sdma.Expand(p, opt)
-	return p, lw, err
 }
 
 // detail fills the listing and JSON fields of a lowered word: the firmware

@@ -12,6 +12,7 @@ import (
 
 	"ndma/asm"
 	"ndma/device"
+	"ndma/dge"
 	"ndma/internal/array"
 	"ndma/internal/cci"
 	"ndma/internal/num"
@@ -21,6 +22,7 @@ import (
 	"ndma/ref"
 )
 
+// runRun is `ndma run`: a program run on the executors, its inputs loaded and its outputs dumped.
 func runRun(e *env, args []string) error {
 	var ms mappings // the --load files read in place
 	return ms.guard(func() error { return runLoaded(e, args, &ms) })
@@ -28,133 +30,205 @@ func runRun(e *env, args []string) error {
 
 // runLoaded is runRun under the guard of the files its --load maps.
 func runLoaded(e *env, args []string, ms *mappings) error {
+	f, path, gen, err := parseRunFlags(e, args)
+	if err != nil {
+		return err
+	}
+	pl := &runPlan{}
+	defer pl.close()
+	if err := pl.load(e, f, path, gen, ms); err != nil {
+		return err
+	}
+	opt := pl.options(e, f, ms)
+	p := device.FromObject(pl.prog, pl.vt)
+	res, runErr := device.Run(e.ctx, p, opt)
+	if res.Ref == nil && res.Sim == nil {
+		return runErr // nothing ran: a --load did not fit
+	}
+	runErr = pl.report(e, f, p, res, opt.Timeline, runErr)
+	if runErr != nil {
+		if f.asJSON {
+			return failed{runErr.Error()}
+		}
+		return runErr // no dump after a fault
+	}
+	return pl.writeDumps(res.Final().Core(0), ms)
+}
+
+// runFlags are `ndma run`'s flags, parsed.
+type runFlags struct {
+	pf                   *programFlags
+	sems, loads, dumps   multi
+	trace, stats, asJSON bool
+	maxBytes             int64
+	cores, maxSteps      int
+	coresSet             bool // --cores given (0 is then refused)
+	timeline, execMode   string
+}
+
+// parseRunFlags parses `ndma run`'s command line and checks its numbers; it returns the FILE and --gen.
+func parseRunFlags(e *env, args []string) (*runFlags, string, isa.Gen, error) {
 	cl := newCmdLine(e, "run", "FILE|-", "", "generation (a text file's .gen is the default)")
-	pf := addProgramFlags(cl, "engine register, rN=V; repeatable")
-	var sems, loads, dumps multi
-	cl.fs.Var(&sems, "sem", "semaphore, N=V; repeatable")
-	cl.fs.Var(&loads, "load", "ADDR=FILE.npy: write an array's bytes at ADDR (SBUF/PSUM: axis 0 over partitions); repeatable")
-	cl.fs.Var(&dumps, "dump", "ADDR:DTYPE:SHAPE=FILE.npy: write memory out as an array after the run; repeatable")
-	trace := cl.fs.Bool("trace", false, "print what each word read, wrote and skipped")
-	stats := cl.fs.Bool("stats", false, "print bytes per region and lanes")
-	asJSON := cl.fs.Bool("json", false, "print a JSON summary")
-	maxBytes := cl.fs.Int64("max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
-	cores := cl.fs.Int("cores", 0, "cores in the run (default: those the file's .core lines name); a cross-core copy may target any of them")
-	timeline := cl.fs.String("timeline", "", "FILE.json: write the run on the engines as Chrome trace events (Perfetto); a single stream then runs under the scheduler")
-	maxSteps := cl.fs.Int("max-steps", cci.DefaultMaxSteps, "slots one COMPACT_CONTROL_INST may execute (a looping word stops with a fault)")
-	execMode := cl.fs.String("exec", "sim", "sim (DGE lowering + descriptor engines), ref (the reference semantics) or both (run the two, fail on any difference)")
+	f := &runFlags{pf: addProgramFlags(cl, "engine register, rN=V; repeatable")}
+	cl.fs.Var(&f.sems, "sem", "semaphore, N=V; repeatable")
+	cl.fs.Var(&f.loads, "load", "ADDR=FILE.npy: write an array's bytes at ADDR (SBUF/PSUM: axis 0 over partitions); repeatable")
+	cl.fs.Var(&f.dumps, "dump", "ADDR:DTYPE:SHAPE=FILE.npy: write memory out as an array after the run; repeatable")
+	cl.fs.BoolVar(&f.trace, "trace", false, "print what each word read, wrote and skipped")
+	cl.fs.BoolVar(&f.stats, "stats", false, "print bytes per region and lanes")
+	cl.fs.BoolVar(&f.asJSON, "json", false, "print a JSON summary")
+	cl.fs.Int64Var(&f.maxBytes, "max-bytes", ref.DefaultMaxBytes, "refuse a word that would move more bytes")
+	cl.fs.IntVar(&f.cores, "cores", 0, "cores in the run (default: those the file's .core lines name); a cross-core copy may target any of them")
+	cl.fs.StringVar(&f.timeline, "timeline", "", "FILE.json: write the run on the engines as Chrome trace events (Perfetto); a single stream then runs under the scheduler")
+	cl.fs.IntVar(&f.maxSteps, "max-steps", cci.DefaultMaxSteps, "slots one COMPACT_CONTROL_INST may execute (a looping word stops with a fault)")
+	cl.fs.StringVar(&f.execMode, "exec", "sim", "sim (DGE lowering + descriptor engines), ref (the reference semantics) or both (run the two, fail on any difference)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE (binary words or assembly text; - for stdin)")
 	if err != nil {
-		return err
+		return nil, "", gen, err
 	}
-	coresSet := false
-	cl.fs.Visit(func(f *flag.Flag) { coresSet = coresSet || f.Name == "cores" })
+	cl.fs.Visit(func(fl *flag.Flag) { f.coresSet = f.coresSet || fl.Name == "cores" })
 	switch {
-	case coresSet && (*cores < 1 || *cores > 64):
-		return usagef("--cores %d: 1 to 64 (.core names cores 0..63)", *cores)
-	case *maxSteps <= 0:
-		return usagef("--max-steps %d: want a positive slot count", *maxSteps)
-	case *maxBytes <= 0:
-		return usagef("--max-bytes %d: want a positive byte count", *maxBytes)
-	case *timeline != "" && *execMode == "ref":
-		return usagef("--timeline: the reference has no DMA time; use --exec sim or both")
+	case f.coresSet && (f.cores < 1 || f.cores > 64):
+		return nil, "", gen, usagef("--cores %d: 1 to 64 (.core names cores 0..63)", f.cores)
+	case f.maxSteps <= 0:
+		return nil, "", gen, usagef("--max-steps %d: want a positive slot count", f.maxSteps)
+	case f.maxBytes <= 0:
+		return nil, "", gen, usagef("--max-bytes %d: want a positive byte count", f.maxBytes)
+	case f.timeline != "" && f.execMode == "ref":
+		return nil, "", gen, usagef("--timeline: the reference has no DMA time; use --exec sim or both")
 	}
-	prog, vt, rv, err := pf.load(e, pos[0], gen)
-	if err != nil {
+	return f, pos[0], gen, nil
+}
+
+// runPlan is a run's inputs, read and checked before it: the program, its
+// --sem, --load and --dump, and the staged files the dumps and the timeline go to.
+type runPlan struct {
+	prog    *asm.Object
+	vt      *dge.Vars
+	rv      map[uint8]uint32
+	exec    device.Exec
+	sems    map[uint8]int32
+	loads   []loadPlan
+	dumps   []dumpPlan
+	out, tl staged    // dumps all or none; the timeline also after a failed run
+	outs    []*outMap // each HBM dump's staged file, mapped (nil: none is)
+}
+
+// close releases what the plan holds: the mapped dumps, the staged files not committed, the --load arrays.
+func (pl *runPlan) close() {
+	for _, o := range pl.outs {
+		if o != nil {
+			o.close()
+		}
+	}
+	pl.tl.abort()
+	pl.out.abort()
+	for i := len(pl.loads) - 1; i >= 0; i-- {
+		pl.loads[i].npy.Close()
+	}
+}
+
+// load reads the program at path and the flags' inputs into the plan, reserving the output files.
+func (pl *runPlan) load(e *env, f *runFlags, path string, gen isa.Gen, ms *mappings) error {
+	var err error
+	if pl.prog, pl.vt, pl.rv, err = f.pf.load(e, path, gen); err != nil {
 		return err
 	}
-	gen = prog.Gen
-	exec, err := device.ParseExec(*execMode)
-	if err != nil {
+	gen = pl.prog.Gen
+	if pl.exec, err = device.ParseExec(f.execMode); err != nil {
 		return usagef("--exec %v", err)
 	}
-	sv, err := semValues(sems)
-	if err != nil {
+	if pl.sems, err = semValues(f.sems); err != nil {
 		return err
 	}
-	arrays := make([]loadPlan, len(loads))
-	for i, l := range loads {
-		if arrays[i], err = parseLoad(gen, l); err != nil {
+	for _, l := range f.loads {
+		lp, err := parseLoad(gen, l)
+		if err != nil {
 			return err
 		}
-		defer arrays[i].npy.Close()
+		pl.loads = append(pl.loads, lp)
 	}
-	plans := make([]dumpPlan, len(dumps))
-	var out, tl staged // dumps all or none; the timeline also after a failed run
-	defer out.abort()
-	defer tl.abort()
-	for i, d := range dumps {
-		if plans[i], err = parseDump(gen, d); err != nil {
-			return err
-		}
-		for _, q := range plans[:i] {
-			if q.file == plans[i].file {
-				return usagef("--dump %q: %s is already another --dump's file", d, q.file)
-			}
-		}
-		if _, err := out.reserve(plans[i].file); err != nil {
-			return fmt.Errorf("--dump %s: %w", plans[i].file, err)
-		}
+	if err := pl.reserveDumps(gen, f.dumps); err != nil {
+		return err
 	}
-	if *timeline != "" {
-		if _, err := tl.reserve(*timeline); err != nil {
+	if f.timeline != "" {
+		if _, err := pl.tl.reserve(f.timeline); err != nil {
 			return fmt.Errorf("--timeline: %w", err)
 		}
 	}
 	// Each HBM dump's staged file, mapped: the run writes the dump in place
 	// (provideDump). Not with both executors, whose two memories cannot
 	// share one file's pages; not for a device or FIFO (no staged file).
-	var outs []*outMap
-	if exec != device.Both && !ms.noOut {
-		outs = make([]*outMap, len(plans))
+	if pl.exec != device.Both && !ms.noOut {
+		pl.outs = make([]*outMap, len(pl.dumps))
 	}
-	defer func() {
-		for _, o := range outs {
-			if o != nil {
-				o.close()
+	for _, s := range pl.prog.Streams {
+		if f.cores > 0 && s.Core >= f.cores {
+			return usagef("--cores %d: the program has a stream on core %d", f.cores, s.Core)
+		}
+	}
+	if len(pl.vt.Base) == 0 && len(pl.vt.Table) == 0 {
+		pl.vt = nil // no variables: a pseudo word stays one, and the executors say so
+	}
+	return nil
+}
+
+// reserveDumps parses each --dump and reserves its staged file (no two dumps to one file).
+func (pl *runPlan) reserveDumps(gen isa.Gen, dumps multi) error {
+	pl.dumps = make([]dumpPlan, len(dumps))
+	for i, d := range dumps {
+		var err error
+		if pl.dumps[i], err = parseDump(gen, d); err != nil {
+			return err
+		}
+		for _, q := range pl.dumps[:i] {
+			if q.file == pl.dumps[i].file {
+				return usagef("--dump %q: %s is already another --dump's file", d, q.file)
 			}
 		}
-	}()
-	opt := device.Options{Exec: exec, Cores: *cores, MaxBytes: *maxBytes, MaxSteps: *maxSteps, Tracing: *trace, Schedule: *timeline != ""}
-	for r, v := range rv {
+		if _, err := pl.out.reserve(pl.dumps[i].file); err != nil {
+			return fmt.Errorf("--dump %s: %w", pl.dumps[i].file, err)
+		}
+	}
+	return nil
+}
+
+// options are the run's device.Options: the flags', and a Load writing the plan's inputs into core 0.
+func (pl *runPlan) options(e *env, f *runFlags, ms *mappings) device.Options {
+	opt := device.Options{Exec: pl.exec, Cores: f.cores, MaxBytes: f.maxBytes, MaxSteps: f.maxSteps, Tracing: f.trace, Schedule: f.timeline != ""}
+	for r, v := range pl.rv {
 		opt.Regs[r] = v
 	}
-	opt.Load = func(d *device.Device) error { // core 0 is the memory --sem, --load and --dump address
-		m := d.Core(0)
-		for n, v := range sv {
-			m.Sems[n] = v
-		}
-		for _, l := range arrays {
-			if err := l.write(m, ms); err != nil {
-				return err
-			}
-		}
-		for i, p := range plans {
-			if outs != nil && outs[i] == nil && out.temp(i) != "" {
-				outs[i] = provideDump(p, out.temp(i), m, ms)
-			}
-		}
-		return nil
-	}
-	if *trace {
+	opt.Load = func(d *device.Device) error { return pl.loadInto(d.Core(0), ms) }
+	if f.trace {
 		opt.Trace = func(l string) { fmt.Fprintln(e.stdout, l) }
 	}
-	if *timeline != "" {
+	if f.timeline != "" {
 		opt.Timeline = &sched.Timeline{}
 	}
-	for _, s := range prog.Streams {
-		if *cores > 0 && s.Core >= *cores {
-			return usagef("--cores %d: the program has a stream on core %d", *cores, s.Core)
+	return opt
+}
+
+// loadInto writes --sem and --load into m, core 0 (the memory --sem, --load and --dump address), and maps the dumps onto it.
+func (pl *runPlan) loadInto(m *mem.Memory, ms *mappings) error {
+	for n, v := range pl.sems {
+		m.Sems[n] = v
+	}
+	for _, l := range pl.loads {
+		if err := l.write(m, ms); err != nil {
+			return err
 		}
 	}
-	if len(vt.Base) == 0 && len(vt.Table) == 0 {
-		vt = nil // no variables: a pseudo word stays one, and the executors say so
+	for i, p := range pl.dumps {
+		if pl.outs != nil && pl.outs[i] == nil && pl.out.temp(i) != "" {
+			pl.outs[i] = provideDump(p, pl.out.temp(i), m, ms)
+		}
 	}
-	p := device.FromObject(prog, vt)
-	res, runErr := device.Run(e.ctx, p, opt)
-	if res.Ref == nil && res.Sim == nil {
-		return runErr // nothing ran: a --load did not fit
-	}
-	if !res.Multi && *trace {
+	return nil
+}
+
+// report prints the run — trace, warnings, --json or --stats — and writes the timeline; it returns runErr or the timeline's error.
+func (pl *runPlan) report(e *env, f *runFlags, p *device.Program, res *device.Result, tl *sched.Timeline, runErr error) error {
+	if !res.Multi && f.trace {
 		for _, l := range res.Trace {
 			fmt.Fprintln(e.stdout, l)
 		}
@@ -165,110 +239,127 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 				fmt.Fprintf(e.stderr, "ndma run: warning: %s\n", w)
 			}
 		}
-		if opt.Timeline != nil && len(opt.Timeline.Events) > 0 { // written even for a deadlock: the timeline shows where it stopped
-			var b bytes.Buffer
-			werr := opt.Timeline.Write(&b)
-			if werr == nil {
-				werr = tl.write(0, b.Bytes())
-			}
-			if werr == nil {
-				werr = tl.commit()
-			}
-			if werr != nil && runErr == nil {
+		if tl != nil && len(tl.Events) > 0 { // written even for a deadlock: the timeline shows where it stopped
+			if werr := writeTimeline(&pl.tl, tl); werr != nil && runErr == nil {
 				runErr = fmt.Errorf("--timeline: %w", werr)
 			}
 		}
 	}
-	final := res.Final().Core(0)
 	var moved mem.Stats // every core's traffic (a cross-core copy reads one, writes another)
 	for c := range res.Final().Cores() {
-		st := res.Final().Core(c).Stats
-		for r := range moved.Read {
-			moved.Read[r] += st.Read[r]
-			moved.Written[r] += st.Written[r]
-		}
-	}
-	regionLines := func() {
-		for _, r := range []isa.Region{isa.SBUF, isa.PSUM, isa.HBM} {
-			fmt.Fprintf(e.stdout, "%s: read %d, written %d bytes\n", r, moved.Read[r], moved.Written[r])
-		}
+		moved.Add(res.Final().Core(c).Stats)
 	}
 	switch {
-	case *asJSON:
-		out := map[string]any{"status": "ok", "exec": *execMode, "read": regionStats(moved.Read), "written": regionStats(moved.Written)}
-		if st := res.Sched; st != nil { // several streams: the scheduler's account (the engines' when they ran)
-			out["streams"] = map[string]any{"words": st.Words, "time_ns": st.TimeNS, "peak_in_flight": st.PeakInFlight, "warnings": len(st.Warnings)}
-		}
-		if exec != device.Sim {
-			x := res.RefStats
-			out["words"], out["lanes"], out["skipped"], out["bytes_moved"] = x.Words, x.Lanes, x.Skipped, x.BytesMoved
-		}
-		if res.Sim != nil {
-			y := res.SimStats
-			out["sim"] = map[string]any{"words": y.Words, "descriptors": y.Descriptors, "m2s_bytes": y.M2SBytes,
-				"s2m_bytes": y.S2MBytes, "queue_bytes": y.QueueBytes, "dma_time_ns": y.TimeNS}
-		}
-		if runErr != nil {
-			out["status"], out["fault"] = "fault", runErr.Error()
-		}
-		b, _ := json.MarshalIndent(out, "", "  ")
-		fmt.Fprintf(e.stdout, "%s\n", b)
-	case *stats && res.Multi: // the streams' summary comes from the engines' schedule
+	case f.asJSON:
+		printRunJSON(e, f.execMode, res, moved, runErr)
+	case f.stats && res.Multi: // the streams' summary comes from the engines' schedule
 		if st := res.Sched; st != nil && res.Sim != nil && (runErr == nil || errors.Is(runErr, device.ErrDiffer)) {
-			fmt.Fprintf(e.stdout, "streams: %d words, simulated time %.3f µs, at most %d DMAs in flight\n", st.Words, float64(st.TimeNS)/1000, st.PeakInFlight)
-			for i, s := range p.Streams {
-				occ := 0.0
-				if st.TimeNS > 0 {
-					occ = 100 * float64(st.Busy[i]) / float64(st.TimeNS)
-				}
-				fmt.Fprintf(e.stdout, "  %s: DMAs in flight %.3f µs (%.0f%% of the run)\n", s.Name(), float64(st.Busy[i])/1000, occ)
-			}
+			printStreamStats(e, p, st)
 		}
-		regionLines()
-	case *stats:
-		if exec != device.Sim {
-			x := res.RefStats
-			fmt.Fprintf(e.stdout, "words %d, lanes %d, skipped %d, bytes moved %d\n", x.Words, x.Lanes, x.Skipped, x.BytesMoved)
-		}
-		if res.Sim != nil {
-			y := res.SimStats
-			fmt.Fprintf(e.stdout, "sim: words %d, descriptors %d, M2S %d bytes, S2M %d bytes, DMA time %.3f µs (cost model: docs/sim.md)\n",
-				y.Words, y.Descriptors, y.M2SBytes, y.S2MBytes, float64(y.TimeNS)/1000)
-			for q := 0; q < 64; q++ {
-				if b, ok := y.QueueBytes[q]; ok {
-					fmt.Fprintf(e.stdout, "sim: DMA[%d] wrote %d bytes\n", q, b)
-				}
-			}
-		}
-		regionLines()
+		printRegionStats(e, moved)
+	case f.stats:
+		printRunStats(e, res)
+		printRegionStats(e, moved)
+	}
+	return runErr
+}
+
+// writeTimeline writes the timeline as Chrome trace events into its staged file, then commits it.
+func writeTimeline(out *staged, tl *sched.Timeline) error {
+	var b bytes.Buffer
+	err := tl.Write(&b)
+	if err == nil {
+		err = out.write(0, b.Bytes())
+	}
+	if err == nil {
+		err = out.commit()
+	}
+	return err
+}
+
+// printRunJSON prints the --json summary of a run.
+func printRunJSON(e *env, execMode string, res *device.Result, moved mem.Stats, runErr error) {
+	out := map[string]any{"status": "ok", "exec": execMode, "read": regionStats(moved.Read), "written": regionStats(moved.Written)}
+	if st := res.Sched; st != nil { // several streams: the scheduler's account (the engines' when they ran)
+		out["streams"] = map[string]any{"words": st.Words, "time_ns": st.TimeNS, "peak_in_flight": st.PeakInFlight, "warnings": len(st.Warnings)}
+	}
+	if res.Exec != device.Sim {
+		x := res.RefStats
+		out["words"], out["lanes"], out["skipped"], out["bytes_moved"] = x.Words, x.Lanes, x.Skipped, x.BytesMoved
+	}
+	if res.Sim != nil {
+		y := res.SimStats
+		out["sim"] = map[string]any{"words": y.Words, "descriptors": y.Descriptors, "m2s_bytes": y.M2SBytes,
+			"s2m_bytes": y.S2MBytes, "queue_bytes": y.QueueBytes, "dma_time_ns": y.TimeNS}
 	}
 	if runErr != nil {
-		if *asJSON {
-			return failed{runErr.Error()}
-		}
-		return runErr // no dump after a fault
+		out["status"], out["fault"] = "fault", runErr.Error()
 	}
-	for i, p := range plans {
-		var o *outMap
-		if outs != nil {
-			o = outs[i]
+	b, _ := json.MarshalIndent(out, "", "  ")
+	fmt.Fprintf(e.stdout, "%s\n", b)
+}
+
+// printStreamStats is --stats of several streams: the engines' schedule, and each stream's DMA time.
+func printStreamStats(e *env, p *device.Program, st *device.Stats) {
+	fmt.Fprintf(e.stdout, "streams: %d words, simulated time %.3f µs, at most %d DMAs in flight\n", st.Words, float64(st.TimeNS)/1000, st.PeakInFlight)
+	for i, s := range p.Streams {
+		occ := 0.0
+		if st.TimeNS > 0 {
+			occ = 100 * float64(st.Busy[i]) / float64(st.TimeNS)
 		}
-		if err := p.write(&out, i, final, ms, o); err != nil {
+		fmt.Fprintf(e.stdout, "  %s: DMAs in flight %.3f µs (%.0f%% of the run)\n", s.Name(), float64(st.Busy[i])/1000, occ)
+	}
+}
+
+// printRunStats is --stats of one stream: the reference's counts and the engines'.
+func printRunStats(e *env, res *device.Result) {
+	if res.Exec != device.Sim {
+		x := res.RefStats
+		fmt.Fprintf(e.stdout, "words %d, lanes %d, skipped %d, bytes moved %d\n", x.Words, x.Lanes, x.Skipped, x.BytesMoved)
+	}
+	if res.Sim != nil {
+		y := res.SimStats
+		fmt.Fprintf(e.stdout, "sim: words %d, descriptors %d, M2S %d bytes, S2M %d bytes, DMA time %.3f µs (cost model: docs/sim.md)\n",
+			y.Words, y.Descriptors, y.M2SBytes, y.S2MBytes, float64(y.TimeNS)/1000)
+		for q := 0; q < 64; q++ {
+			if b, ok := y.QueueBytes[q]; ok {
+				fmt.Fprintf(e.stdout, "sim: DMA[%d] wrote %d bytes\n", q, b)
+			}
+		}
+	}
+}
+
+// printRegionStats prints the bytes read and written per region.
+func printRegionStats(e *env, moved mem.Stats) {
+	for _, r := range []isa.Region{isa.SBUF, isa.PSUM, isa.HBM} {
+		fmt.Fprintf(e.stdout, "%s: read %d, written %d bytes\n", r, moved.Read[r], moved.Written[r])
+	}
+}
+
+// writeDumps writes every --dump from m, core 0 after the run, and commits them.
+func (pl *runPlan) writeDumps(m *mem.Memory, ms *mappings) error {
+	for i, p := range pl.dumps {
+		var o *outMap
+		if pl.outs != nil {
+			o = pl.outs[i]
+		}
+		if err := p.write(&pl.out, i, m, ms, o); err != nil {
 			return err
 		}
 	}
-	for i, o := range outs { // every dump written: the memory is read no more
+	for i, o := range pl.outs { // every dump written: the memory is read no more
 		if o == nil {
 			continue
 		}
-		outs[i] = nil
+		pl.outs[i] = nil
 		if err := o.close(); err != nil {
-			return fmt.Errorf("--dump %s: writing %s: %w", plans[i].file, out.paths[i], err)
+			return fmt.Errorf("--dump %s: writing %s: %w", pl.dumps[i].file, pl.out.paths[i], err)
 		}
 	}
-	return out.commit()
+	return pl.out.commit()
 }
 
+// regionStats is --json's bytes per region.
 func regionStats(s [4]uint64) map[string]uint64 {
 	return map[string]uint64{"sbuf": s[isa.SBUF], "psum": s[isa.PSUM], "hbm": s[isa.HBM]}
 }
@@ -338,6 +429,7 @@ func (l loadPlan) write(m *mem.Memory, ms *mappings) error {
 	return nil
 }
 
+// dumpPlan is one --dump ADDR:DTYPE:SHAPE=FILE.npy, parsed.
 type dumpPlan struct {
 	addr  uint64
 	dtype uint8
