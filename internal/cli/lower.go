@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -220,7 +221,7 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 // word (sdma.LowerInto).
 func lowerWord(gen isa.Gen, word *isa.Inst, w *loweredWord, dopt dge.Options, sopt sdma.Options, scratch *dge.Program) error {
 	p, lw, err := sdma.LowerInto(scratch, word, gen, dopt, sopt) // scratch nil: sdma.Lower
-	if p == nil && errorsIsNotLowered(err) {
+	if p == nil && errors.Is(err, dge.ErrNotLowered) {
 		w.Skipped = "not a DGE data-movement word"
 		return nil
 	}
@@ -283,10 +284,6 @@ func assumedIndices(p *dge.Program) string {
 		}
 	}
 	return "assumed " + strings.Join(parts, ", ") + " (lowering has no memory; `run` reads the index tensor)"
-}
-
-func errorsIsNotLowered(err error) bool {
-	return strings.Contains(err.Error(), dge.ErrNotLowered.Error())
 }
 
 // printLowered writes one lowered word's listing, built in *buf (reused
