@@ -106,26 +106,21 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 		return nil, fmt.Errorf("B: %w", err)
 	}
 	r := &DiffResult{Queues: []QueueDiff{}, Streams: []StreamDiff{}, Variables: []VarDiff{}, Blocks: []BlockDiff{}}
-	sa, sb := summaries(aa), summaries(ab)
-	for _, k := range union(sa, sb, cmpKey3) {
-		x, y := sa[k], sb[k]
-		ch, both := presence(x, y)
-		if both {
-			ch = countChanges(ch, "%s words %d → %d", x.Words, y.Words)
-			if x.Descriptors != y.Descriptors {
-				ch = append(ch, fmt.Sprintf("descriptors %d → %d", x.Descriptors, y.Descriptors))
-			}
-			if x.Bytes != y.Bytes {
-				ch = append(ch, fmt.Sprintf("bytes %d → %d", x.Bytes, y.Bytes))
-			}
-			if !reflect.DeepEqual(x.Semaphores, y.Semaphores) {
-				ch = append(ch, fmt.Sprintf("semaphores %v → %v", x.Semaphores, y.Semaphores))
-			}
+	compare(summaries(aa), summaries(ab), cmpKey3, func(x, y *QueueSummary) []string {
+		ch := countChanges(nil, "%s words %d → %d", x.Words, y.Words)
+		if x.Descriptors != y.Descriptors {
+			ch = append(ch, fmt.Sprintf("descriptors %d → %d", x.Descriptors, y.Descriptors))
 		}
-		if len(ch) > 0 {
-			r.Queues = append(r.Queues, QueueDiff{Subgraph: k[0], Engine: k[1], Queue: k[2], A: x, B: y, Changes: ch})
+		if x.Bytes != y.Bytes {
+			ch = append(ch, fmt.Sprintf("bytes %d → %d", x.Bytes, y.Bytes))
 		}
-	}
+		if !reflect.DeepEqual(x.Semaphores, y.Semaphores) {
+			ch = append(ch, fmt.Sprintf("semaphores %v → %v", x.Semaphores, y.Semaphores))
+		}
+		return ch
+	}, func(k [3]string, x, y *QueueSummary, ch []string) {
+		r.Queues = append(r.Queues, QueueDiff{Subgraph: k[0], Engine: k[1], Queue: k[2], A: x, B: y, Changes: ch})
+	})
 	streams := func(an *Analysis) map[[2]string]*Stream {
 		m := map[[2]string]*Stream{}
 		for i := range an.Streams {
@@ -134,39 +129,43 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 		}
 		return m
 	}
-	ta, tb := streams(aa), streams(ab)
-	for _, k := range union(ta, tb, cmpKey2) {
-		x, y := ta[k], tb[k]
-		ch, both := presence(x, y)
-		if both {
-			ch = countChanges(ch, "%s %d → %d", x.Opcodes, y.Opcodes)
-			if !reflect.DeepEqual(x.Waits, y.Waits) {
-				ch = append(ch, fmt.Sprintf("waits on %v → %v", x.Waits, y.Waits))
-			}
-			if !reflect.DeepEqual(x.Updates, y.Updates) {
-				ch = append(ch, fmt.Sprintf("updates %v → %v", x.Updates, y.Updates))
-			}
+	compare(streams(aa), streams(ab), cmpKey2, func(x, y *Stream) []string {
+		ch := countChanges(nil, "%s %d → %d", x.Opcodes, y.Opcodes)
+		if !reflect.DeepEqual(x.Waits, y.Waits) {
+			ch = append(ch, fmt.Sprintf("waits on %v → %v", x.Waits, y.Waits))
 		}
-		if len(ch) > 0 {
-			r.Streams = append(r.Streams, StreamDiff{Subgraph: k[0], Engine: k[1], Changes: ch})
+		if !reflect.DeepEqual(x.Updates, y.Updates) {
+			ch = append(ch, fmt.Sprintf("updates %v → %v", x.Updates, y.Updates))
 		}
-	}
+		return ch
+	}, func(k [2]string, _, _ *Stream, ch []string) {
+		r.Streams = append(r.Streams, StreamDiff{Subgraph: k[0], Engine: k[1], Changes: ch})
+	})
 	r.Variables = varDiff(a, b)
 	r.Blocks = append(blockDiff(a, b), inlineDiff(genA, a, genB, b)...)
 	r.Same = len(r.Queues)+len(r.Streams)+len(r.Variables)+len(r.Blocks) == 0
 	return r, nil
 }
 
-// presence is "only in B" or "only in A" for a thing one side lacks; both
-// says the two have it (then changes are the caller's to find).
-func presence[T any](x, y *T) (ch []string, both bool) {
-	switch {
-	case x == nil:
-		return []string{"only in B"}, false
-	case y == nil:
-		return []string{"only in A"}, false
+// compare walks the keys of a and b in order: a thing one side lacks is
+// "only in A" or "only in B", else changes says what differs; add gets
+// every key with a change.
+func compare[K comparable, V any](a, b map[K]*V, order func(x, y K) int, changes func(x, y *V) []string, add func(k K, x, y *V, ch []string)) {
+	for _, k := range union(a, b, order) {
+		x, y := a[k], b[k]
+		var ch []string
+		switch {
+		case x == nil:
+			ch = []string{"only in B"}
+		case y == nil:
+			ch = []string{"only in A"}
+		default:
+			ch = changes(x, y)
+		}
+		if len(ch) > 0 {
+			add(k, x, y, ch)
+		}
 	}
-	return nil, true
 }
 
 // countChanges appends a line per name whose count differs between a and b.
