@@ -223,13 +223,17 @@ func printInfoMembers(w io.Writer, f *neff.File, gen isa.Gen) {
 	}
 }
 
+// streamFlags are --subgraph and --engine, which select a NEFF's streams.
+func streamFlags(cl *cmdLine) (sub, eng *string) {
+	return cl.fs.String("subgraph", "", "only this subgraph (sg00, …)"), cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
+}
+
 // runNEFFDisasm is `ndma neff disasm FILE [--subgraph sg00] [--engine pool]`:
 // each engine stream, found through kelf → def.json → engine JSON, as
 // canonical text for the kelf's target generation.
 func runNEFFDisasm(e *env, args []string) error {
 	cl := newCmdLine(e, "neff disasm", "FILE", "", "generation (default: the kelf's target)")
-	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
-	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
+	sub, eng := streamFlags(cl)
 	asJSON := cl.fs.Bool("json", false, "print each stream's words as JSON (docs/json.md)")
 	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
@@ -344,8 +348,7 @@ func runNEFFCheck(e *env, args []string) error {
 func runNEFFLower(e *env, args []string) error {
 	cl := newCmdLine(e, "neff lower", "FILE", "", "generation (default: the kelf's target)")
 	stats := cl.fs.Bool("stats", false, "per engine: words, descriptors, bytes and runs instead of the listing")
-	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
-	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
+	sub, eng := streamFlags(cl)
 	all := cl.fs.Bool("all", false, "list every word, also those the DGE does not move")
 	asJSON := cl.fs.Bool("json", false, "print each stream's lowered words (with --stats: only its counts) as JSON (docs/json.md)")
 	path, gen, _, sgs, err := openNEFF(e, cl, args)

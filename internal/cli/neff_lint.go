@@ -17,8 +17,7 @@ import (
 // (inspect.LintOf, inspect.BudgetOf).
 func runNEFFLint(e *env, args []string) error {
 	cl := newCmdLine(e, "neff lint", "FILE", "", "generation (default: the kelf's target)")
-	sub := cl.fs.String("subgraph", "", "only this subgraph (sg00, …)")
-	eng := cl.fs.String("engine", "", "only this engine (pe, act, pool, dve, sp)")
+	sub, eng := streamFlags(cl)
 	asJSON := cl.fs.Bool("json", false, "print the lint as JSON (docs/json.md)")
 	path, gen, _, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
