@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"slices"
 	"testing"
 
@@ -156,7 +157,7 @@ func TestCompareAgainstNaive(t *testing.T) {
 		return 0x1_0000_0000 + uint64(r.IntN(4))*mem.PageSize*1000 + uint64(r.IntN(mem.PageSize))
 	}
 	kinds := map[string]int{}
-	for trial := 0; trial < 500; trial++ {
+	for trial := 0; trial < testutil.Trials(500); trial++ {
 		cores := 1 + r.IntN(4)
 		a, b := New(isa.Cayman, cores), New(isa.Cayman, cores)
 		var written []uint64

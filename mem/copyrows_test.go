@@ -2,6 +2,7 @@ package mem
 
 import (
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"reflect"
 	"testing"
 
@@ -18,7 +19,7 @@ import (
 func TestCopyRowsIsRowByRow(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 17))
 	const hbm = 0x1_0000_0000
-	for trial := range 300 {
+	for trial := range testutil.Trials(300) {
 		a, b := New(isa.Cayman), New(isa.Cayman)
 		table := make([]byte, 1<<18)
 		for i := range table {

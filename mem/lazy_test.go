@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -372,7 +373,7 @@ func TestLazyAgainstModel(t *testing.T) {
 		parts = 4
 		sbN   = 32 << 10
 	)
-	for seed := range uint64(30) {
+	for seed := range uint64(testutil.Trials(30)) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		h := NewHBM()
 		cores := []*Memory{NewCore(isa.Cayman, h), NewCore(isa.Cayman, h)}

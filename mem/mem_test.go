@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"strings"
 	"testing"
 
@@ -177,7 +178,7 @@ func equalSnap(a, b map[string][]byte) bool {
 // and contiguous runs leave the same bytes and the same stats.
 func TestCopyRowsAgainstNaive(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 5))
-	for trial := 0; trial < 40; trial++ {
+	for trial := 0; trial < testutil.Trials(40); trial++ {
 		n := []int{4, 512, 3000, PageSize + 8}[trial%4]
 		rows := 1 + r.IntN(200)
 		a, b := New(isa.Cayman), New(isa.Cayman)

@@ -6,26 +6,15 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"reflect"
 	"strings"
 	"testing"
 
-	"ndma/asm"
 	"ndma/isa"
 )
 
-func asmWord(t testing.TB, g isa.Gen, src string) *isa.Inst {
-	t.Helper()
-	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := isa.Decode(g, obj.Code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &in
-}
+func asmWord(t testing.TB, g isa.Gen, src string) *isa.Inst { return testutil.Word(t, g, src) }
 
 func put32(t *testing.T, x *Machine, addr uint64, vs ...uint32) {
 	t.Helper()

@@ -4,27 +4,16 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"strings"
 	"testing"
 
-	"ndma/asm"
 	"ndma/dge"
 	"ndma/isa"
 )
 
 // word assembles and decodes one word.
-func word(t testing.TB, gen isa.Gen, src string) isa.Inst {
-	t.Helper()
-	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: gen})
-	if err != nil {
-		t.Fatal(err)
-	}
-	in, err := isa.Decode(gen, obj.Code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return in
-}
+func word(t testing.TB, gen isa.Gen, src string) isa.Inst { return *testutil.Word(t, gen, src) }
 
 func lower(t testing.TB, gen isa.Gen, src string, opt dge.Options) *dge.Program {
 	t.Helper()
@@ -134,7 +123,7 @@ func runsOf(bs []uint64) int {
 // to dst byte, and each list has one descriptor per maximal run.
 func TestDirect2DAgainstWalker(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 55))
-	for n := 0; n < 300; n++ {
+	for n := 0; n < testutil.Trials(300); n++ {
 		es := []int{1, 2, 4, 8, 512}[r.IntN(5)]
 		num := [2]int{1 + r.IntN(16), 1 + r.IntN(20)}
 		pick := func() (string, uint64, [2]int64) {

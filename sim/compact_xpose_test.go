@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"reflect"
 	"testing"
 
@@ -112,7 +113,7 @@ func TestXposeCompactAgainstExact(t *testing.T) {
 func TestXposeCompactRandom(t *testing.T) {
 	r := rand.New(rand.NewPCG(29, 3))
 	taken := 0
-	const n = 60
+	n := testutil.Trials(60)
 	for i := range n {
 		dt, es := "bf16", int64(2)
 		if r.IntN(3) == 0 {

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"strings"
 	"testing"
 
@@ -72,7 +73,8 @@ func genMem2D(r *rand.Rand, regs *[64]uint32) string {
 func TestRandomMem2DAgainstRef(t *testing.T) {
 	r := rand.New(rand.NewPCG(16, 9))
 	ran, gens := 0, []isa.Gen{isa.Sunda, isa.Cayman, isa.Maverick}
-	for i := 0; i < 400; i++ {
+	trials := testutil.Trials(400)
+	for i := 0; i < trials; i++ {
 		var regs [64]uint32
 		src := genMem2D(r, &regs)
 		g := gens[i%len(gens)]
@@ -85,10 +87,10 @@ func TestRandomMem2DAgainstRef(t *testing.T) {
 			t.Fatalf("%s: registers differ: ref %v, sim %v", src, a.Regs, b.Regs)
 		}
 	}
-	if ran < 200 {
-		t.Fatalf("only %d of 400 random MEM_2D words ran on both", ran)
+	if ran < trials/2 {
+		t.Fatalf("only %d of %d random MEM_2D words ran on both", ran, trials)
 	}
-	t.Logf("%d of 400 ran on both", ran)
+	t.Logf("%d of %d ran on both", ran, trials)
 }
 
 // FuzzMem2DDiff: random MEM_2D words from the fuzzer's seeds, ref against

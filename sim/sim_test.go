@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"reflect"
 	"strings"
 	"testing"
@@ -105,18 +106,7 @@ func bothMachines(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what stri
 
 func word(t *testing.T, g isa.Gen, src string) *isa.Inst { return wordTB(t, g, src) }
 
-func wordTB(t testing.TB, g isa.Gen, src string) *isa.Inst {
-	t.Helper()
-	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{Gen: g})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
-	in, err := isa.Decode(g, obj.Code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &in
-}
+func wordTB(t testing.TB, g isa.Gen, src string) *isa.Inst { return testutil.Word(t, g, src) }
 
 // Every example program, word after word on one machine each (later words
 // wait on the semaphores earlier ones raise): the engines leave what ref
@@ -199,16 +189,17 @@ func genDirect2D(r *rand.Rand) string {
 func TestRandomDirect2DAgainstRef(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	ran := 0
-	for n := 0; n < 300; n++ {
+	trials := testutil.Trials(300)
+	for n := 0; n < trials; n++ {
 		src := genDirect2D(r)
 		if both(t, r, isa.Cayman, word(t, isa.Cayman, src), src) {
 			ran++
 		}
 	}
-	if ran < 150 {
-		t.Fatalf("only %d of 300 random words ran on both", ran)
+	if ran < trials/2 {
+		t.Fatalf("only %d of %d random words ran on both", ran, trials)
 	}
-	t.Logf("%d of 300 ran on both", ran)
+	t.Logf("%d of %d ran on both", ran, trials)
 }
 
 // genIndexed is a random transpose (kind 0), gather/scatter (1) or
@@ -241,16 +232,17 @@ func genIndexed(r *rand.Rand, kind int) string {
 func TestRandomIndexedAgainstRef(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	ran := 0
-	for n := 0; n < 200; n++ {
+	trials := testutil.Trials(200)
+	for n := 0; n < trials; n++ {
 		src := genIndexed(r, n%3)
 		if both(t, r, isa.Cayman, word(t, isa.Cayman, src), src) {
 			ran++
 		}
 	}
-	if ran < 100 {
-		t.Fatalf("only %d of 200 random words ran on both", ran)
+	if ran < trials/2 {
+		t.Fatalf("only %d of %d random words ran on both", ran, trials)
 	}
-	t.Logf("%d of 200 ran on both", ran)
+	t.Logf("%d of %d ran on both", ran, trials)
 }
 
 // FuzzExecDiff: a random legal word of any kind, generation and shape,
@@ -343,7 +335,8 @@ dma_memcpy2 start_id=%d, sema_update_mode.rd_done=%s, rd_done_sema_update_idx=%d
 func TestRandomCopy2DAgainstRef(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 8))
 	ran := 0
-	for n := 0; n < 150; n++ {
+	trials := testutil.Trials(150)
+	for n := 0; n < trials; n++ {
 		var regs [64]uint32
 		src := genCopy2D(r, &regs)
 		in := word(t, isa.Maverick, src)
@@ -361,10 +354,10 @@ func TestRandomCopy2DAgainstRef(t *testing.T) {
 			ran++
 		}
 	}
-	if ran < 75 {
-		t.Fatalf("only %d of 150 ran on both", ran)
+	if ran < trials/2 {
+		t.Fatalf("only %d of %d ran on both", ran, trials)
 	}
-	t.Logf("%d of 150 ran on both", ran)
+	t.Logf("%d of %d ran on both", ran, trials)
 }
 
 // Quiet bound registers (bc_disable_oob_error_notif): ref skips the lanes
@@ -373,7 +366,8 @@ func TestRandomCopy2DAgainstRef(t *testing.T) {
 func TestQuietBoundsAgainstRef(t *testing.T) {
 	r := rand.New(rand.NewPCG(9, 10))
 	ran, skipped := 0, 0
-	for n := 0; n < 150; n++ {
+	trials := testutil.Trials(150)
+	for n := 0; n < trials; n++ {
 		es := []int{1, 4, 16, 64}[r.IntN(4)]
 		num := [2]int{1 + r.IntN(16), 1 + r.IntN(8)}
 		ss := [2]int{es * (1 + r.IntN(2)), es * num[0] * 2}
@@ -403,8 +397,8 @@ func TestQuietBoundsAgainstRef(t *testing.T) {
 			skipped += a.Stats.Skipped
 		}
 	}
-	if ran < 100 || skipped == 0 {
-		t.Fatalf("%d of 150 ran on both, %d lanes skipped", ran, skipped)
+	if ran < trials*2/3 || skipped == 0 {
+		t.Fatalf("%d of %d ran on both, %d lanes skipped", ran, trials, skipped)
 	}
-	t.Logf("%d of 150 ran on both, %d lanes skipped", ran, skipped)
+	t.Logf("%d of %d ran on both, %d lanes skipped", ran, trials, skipped)
 }

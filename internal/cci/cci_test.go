@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io/fs"
 	"math"
+	"ndma/internal/testutil"
 	"strings"
 	"testing"
 
@@ -14,17 +15,7 @@ import (
 )
 
 func word(t testing.TB, lines ...string) *isa.Inst {
-	t.Helper()
-	src := ".gen maverick\ncompact_control_inst\n    " + strings.Join(lines, "\n    ") + "\n"
-	obj, err := asm.Assemble("t.s", []byte(src), asm.Options{})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, src)
-	}
-	in, err := isa.Decode(isa.Maverick, obj.Code)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &in
+	return testutil.Word(t, isa.Maverick, "compact_control_inst\n    "+strings.Join(lines, "\n    ")+"\n")
 }
 
 // examples/cci_loop.s: 16 passes adding 4 → r1 = 64, added to $S[7]; slots

@@ -203,7 +203,10 @@ func TestNEFFJSONDocumented(t *testing.T) {
 	docs := docKeys(t)
 	optional := map[string]bool{"error": true, "preflight": true, "run_error": true}
 	dir := t.TempDir()
-	files := []string{samplePath(t), samples.Path(t, "matmul_large.neff")}
+	files := []string{samplePath(t)}
+	if !testing.Short() { // the large sample adds time, not keys
+		files = append(files, samples.Path(t, "matmul_large.neff"))
+	}
 	for _, s := range neffgen.Shapes("cayman") {
 		files = append(files, writeNEFF(t, dir, s.Name+".neff", s.Program))
 	}

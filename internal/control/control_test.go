@@ -2,26 +2,20 @@ package control
 
 import (
 	"errors"
+	"ndma/internal/testutil"
 	"testing"
 
-	"ndma/asm"
 	"ndma/isa"
 	"ndma/mem"
 )
 
 // word assembles one line of text for gen.
 func asmWord(t *testing.T, gen, text string) *isa.Inst {
-	t.Helper()
-	obj, err := asm.Assemble("t.s", []byte(".gen "+gen+"\n"+text+"\n"), asm.Options{})
+	g, err := isa.ParseGen(gen)
 	if err != nil {
 		t.Fatal(err)
 	}
-	d := isa.NewDecoder(obj.Gen, obj.Code)
-	if !d.Next() {
-		t.Fatal(d.Err())
-	}
-	in := *d.Inst()
-	return &in
+	return testutil.Word(t, g, text)
 }
 
 const copy16 = `src_start_addr=hbm:0x0, src_step_elem=[4, 0], src_num_elem=[4, 1], src_elem_size=4,

@@ -2,6 +2,7 @@ package num
 
 import (
 	"math/rand/v2"
+	"ndma/internal/testutil"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -88,7 +89,7 @@ func newCrew(t *testing.T, procs int) *crew {
 func TestCrewNothingAfterReturn(t *testing.T) {
 	c := newCrew(t, 4)
 	var bad atomic.Int32
-	for r := range 20000 {
+	for r := range testutil.Trials(20000) {
 		var done atomic.Bool
 		var next atomic.Int32
 		c.run(3, func() {
@@ -113,7 +114,7 @@ func TestCrewNothingAfterReturn(t *testing.T) {
 // it (await counts itself parked, then looks at the job again).
 func TestCrewNoLostWakeup(t *testing.T) {
 	c := newCrew(t, 2)
-	for r := range 3000 {
+	for r := range testutil.Trials(3000) {
 		time.Sleep(spinFor - 50*time.Microsecond + time.Duration(r%100)*time.Microsecond)
 		var entered atomic.Int32
 		deadline := time.Now().Add(time.Second)
