@@ -118,7 +118,7 @@ func named(text, n string) bool {
 	}
 }
 
-func TestIssue16ProvenanceFromDocuments(t *testing.T) {
+func TestProvenanceFromDocuments(t *testing.T) {
 	docs := readSpec(t, "000_c152fb1f111af5a1.txt") + readSpec(t, "003_ab041bf452dc313e.txt")
 	observedIn := norm(docs + readSpec(t, "neff.md"))
 	ft := norm(readSpec(t, "field-tables.md"))
@@ -148,7 +148,7 @@ func TestIssue16ProvenanceFromDocuments(t *testing.T) {
 }
 
 // A sample checked by hand against the text.
-func TestIssue16ProvenanceSample(t *testing.T) {
+func TestProvenanceSample(t *testing.T) {
 	wait := func(v uint64) Prov { e, _ := waitModeEnum.Lookup(v); return e.Prov }
 	upd := func(v uint64) Prov { e, _ := updateModeEnum.Lookup(v); return e.Prov }
 	dt := func(v uint64) Prov { e, _ := dTypeEnum.Lookup(v); return e.Prov }

@@ -12,7 +12,7 @@ import (
 // …32I=0x5 / …64I=0x7"; the field-tables spellings REG_IMM_OFFSET32_I,
 // REG_REG_OFFSET32_I, REG_REG_OFFSET64_I stay accepted and assemble to the
 // same bytes, and disassembly prints the 000 spelling.
-func TestIssue16AddrModeAliases(t *testing.T) {
+func TestAddrModeAliases(t *testing.T) {
 	for _, c := range []struct{ doc, alias string }{
 		{"REG_IMM_OFFSET32I", "REG_IMM_OFFSET32_I"},
 		{"REG_REG_OFFSET32I", "REG_REG_OFFSET32_I"},

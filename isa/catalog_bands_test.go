@@ -10,7 +10,7 @@ import (
 // 0xb5 BRANCH_PREFETCH_HINT | 0xb6 COMPACT_CONTROL_INST | (0xb7 absent) |
 // 0xb8 DMAMEMCPY | 0xb9 DMA_MEMCPY2 | 0xba DMA_IMMEDIATE | 0xbb DMA_INDIRECT |
 // 0xbc RANGE_SELECT | 0xbd DMA_TRANSPOSE | 0xbe GET_SEQUENCE_BOUNDS | 0xbf SB2SB_COLLECTIVE"
-func TestIssue16MaverickSupersetBand(t *testing.T) {
+func TestMaverickSupersetBand(t *testing.T) {
 	band := map[Opcode]string{
 		0xb3: "POLL_SEM", 0xb4: "TEST_EVENT_SEM", 0xb5: "BRANCH_PREFETCH_HINT", 0xb6: "COMPACT_CONTROL_INST",
 		0xb8: "DMAMEMCPY", 0xb9: "DMA_MEMCPY2", 0xba: "DMA_IMMEDIATE", 0xbb: "DMA_INDIRECT",
@@ -57,7 +57,7 @@ func TestIssue16MaverickSupersetBand(t *testing.T) {
 // TEST_EVENT_SEM and 0xb6 COMPACT_CONTROL_INST are NX SEQUENCER control-spine
 // ops"; "The MAVERICK NX decode arms for 0xb9/0xba/0xb6 are not carved —
 // their chains are INFERRED from the struct fields."
-func TestIssue16Dispatch(t *testing.T) {
+func TestCatalogDispatch(t *testing.T) {
 	b8 := Lookup(OpDMAMemcpy)
 	s := b8.DispatchOn(Sunda)
 	if s == nil || s.Path != DispatchPool || s.Conf != "HIGH/OBSERVED" ||
@@ -116,7 +116,7 @@ func TestIssue16Dispatch(t *testing.T) {
 // 0xe7 INDIRECT_COPY, 0x79 EMBEDDING_UPDATE, 0x74 TENSOR_SCALAR_ADDR are POOL
 // kernel_info_table kernels that also move data by index (via the IVP HW
 // vector-gather or the DGE). … [HIGH/CARRIED]"
-func TestIssue16SundaGatherKernels(t *testing.T) {
+func TestSundaGatherKernels(t *testing.T) {
 	for op, name := range map[Opcode]string{0x68: "GATHER", 0xe7: "INDIRECT_COPY", 0x79: "EMBEDDING_UPDATE", 0x74: "TENSOR_SCALAR_ADDR"} {
 		d := Lookup(op)
 		if d.Name != name || d.Decoded() || d.Prov != Carried {

@@ -9,7 +9,7 @@ import "testing"
 // REG_PAIR=0x1 / REG_IMM_OFFSET32=0x2 / …32I=0x3 / REG_REG_OFFSET32=0x4 /
 // …32I=0x5 / REG_REG_OFFSET64=0x6 / …64I=0x7 / REG_REG_IMM_SCALE=0x8 / …_I=0x9
 // / REG_REG_REG_SCALE=0xa / …_I=0xb"
-func TestIssue16DMAAddrModeNames(t *testing.T) {
+func TestDMAAddrModeNames(t *testing.T) {
 	printed := map[uint64]string{
 		0x0: "IMM64", 0x1: "REG_PAIR", 0x2: "REG_IMM_OFFSET32", 0x3: "REG_IMM_OFFSET32I",
 		0x4: "REG_REG_OFFSET32", 0x5: "REG_REG_OFFSET32I", 0x6: "REG_REG_OFFSET64", 0x7: "REG_REG_OFFSET64I",

@@ -33,7 +33,7 @@ import (
 // ("TENSOR_TENSOR waiting $S[9] ≥ 16, then … $S[11] ≥ 16"): store 0 issued
 // at 2286 + 2535 + 1200 = 6021, its first packet TriggerNS 740 later, 6761;
 // store 1 issued at 4766 + 2535 + 1200 = 8501, first packet at 9241.
-func TestReviewVectorAddByHand(t *testing.T) {
+func TestVectorAddTimingByHand(t *testing.T) {
 	path := hwNEFF(t)
 	code, out, errs := runCLI("neff", "run", "--json", "--packets", "--engine-time", "TENSOR_TENSOR=1.2us", path)
 	if code != 0 {
@@ -92,7 +92,7 @@ func TestReviewVectorAddByHand(t *testing.T) {
 // 0xce) are refused like the words ndma computes: a time given them would
 // be printed as an assumption and silently ignored (the DMA model times
 // what they resolve to).
-func TestReviewEngineTimeUntrusted(t *testing.T) {
+func TestEngineTimeUntrusted(t *testing.T) {
 	path := hwNEFF(t)
 	for _, tc := range []struct{ arg, want string }{
 		{"=5", "want OPCODE=DURATION"},

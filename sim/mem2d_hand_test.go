@@ -46,7 +46,7 @@ func decodeHand(t *testing.T, g isa.Gen, w []byte) *isa.Inst {
 	return &in
 }
 
-func TestReview2HandMem2D(t *testing.T) {
+func TestHandMem2D(t *testing.T) {
 	g := isa.Cayman
 	// TENSOR_STORE UINT16 (dtype 0x05, 2 bytes, §5.1) of 3 × 2 immediates
 	// (6·2 = 12 ≤ 32 bytes, under the cap of 16) at SBUF partition 1 offset
@@ -170,7 +170,7 @@ func TestReview2HandMem2D(t *testing.T) {
 // §3.0 "0xcd/0xce PSEUDO_TENSOR_STORE/LOAD"): var_id u32@16, var_offset
 // u32@20, the step and data rows unmoved. var_offset near 2^32 decodes as
 // itself; the executors never run a pseudo word unresolved.
-func TestReview2HandPseudoMem2D(t *testing.T) {
+func TestHandPseudoMem2D(t *testing.T) {
 	g := isa.Cayman
 	w := handMem2D(0xcd, 0x08, 1, 2, 1, 0, 1, 0, []byte{1, 2, 3, 4, 5, 6, 7, 8})
 	binary.LittleEndian.PutUint32(w[16:], 7)
@@ -203,7 +203,7 @@ func TestReview2HandPseudoMem2D(t *testing.T) {
 // offset), dst_addr@32 (ADDR4), free_dim_bytes@36 (u32 …), is_bidirectional@40,
 // remote_sem_prev@41, reserved@42..63. RDMA_DESC_START, ext-op 9: header,
 // events, ext_opcode@12=9, completion_info@13, rest reserved."
-func TestReview2HandExtended(t *testing.T) {
+func TestHandExtended(t *testing.T) {
 	g := isa.Cayman
 	w := make([]byte, 64)
 	w[0], w[1], w[12], w[13], w[14], w[15] = 0xf0, 0x10, 8, 0x5a, 3, 4

@@ -29,7 +29,7 @@ import (
 // last; S2M is the 512 B run then the completion, "4 bytes into the EVT_SEM
 // INC window of the semaphore (0x28_0270_1800 + 4·sem), marked INT_EN"
 // (docs/lower.md; 0x28_0270_1824 for semaphore 9).
-func TestReviewGatherScrambledByHand(t *testing.T) {
+func TestGatherScrambledByHand(t *testing.T) {
 	idx := []uint32{6, 2, 7, 0, 4, 1, 5, 3}
 	const src = `dma_indirect semaphore=9, sem_increment=1, idx_num_active_channels=128, indirect_mode=SRC, idx_bound_is_err=1,
   src_start_addr=hbm:0x4000, src_step_elem=64, src_num_elem=8, src_elem_size=64,
@@ -73,7 +73,7 @@ func TestReviewGatherScrambledByHand(t *testing.T) {
 // 003 §3.1's "WR = S2M/write (local→HBM, doorbell RDRTP_inc)": GENERATE j
 // writes 0x1_0000_4000 + 64·idx[j], and S2M[j] is that 64 B; M2S is the
 // src's one contiguous 512 B at 0x20_0008_0200.
-func TestReviewScatterScrambledByHand(t *testing.T) {
+func TestScatterScrambledByHand(t *testing.T) {
 	idx := []uint32{6, 2, 7, 0, 4, 1, 5, 3}
 	const src = `dma_indirect semaphore=9, sem_increment=1, idx_num_active_channels=128, indirect_mode=DST, idx_bound_is_err=1,
   src_start_addr=sbuf:2:0x200, src_step_elem=64, src_num_elem=8, src_elem_size=64,
