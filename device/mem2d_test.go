@@ -24,11 +24,7 @@ func TestNEFFRunsScalarMovers(t *testing.T) {
 pseudo_tensor_load dtype=UINT32, num_elem=[2, 1], var_id=2, var_offset=0x10, step_elem=[1, 0], data=[5, 6]
 pseudo_tensor_store dtype=UINT32, num_elem=[2, 1], var_id=2, var_offset=0x20, step_elem=[1, 0], data=[6, 5]
 `
-	b, err := p.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, sgs, err := neffgen.Open(b, neff.Options{})
+	f, sgs, err := p.Open(neff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,11 +57,7 @@ pseudo_tensor_store dtype=UINT32, num_elem=[2, 1], var_id=2, var_offset=0x20, st
 func TestNEFFScalarMoverOutsideVariable(t *testing.T) {
 	p := neffgen.Inline(0)
 	p.Subgraphs[0].Engines[0].Asm = "pseudo_tensor_store dtype=UINT32, src_datasrc=IMMEDIATE, num_elem=[2, 1], var_id=2, var_offset=0xfffc, step_elem=[1, 0], data=[1, 0, 0, 0, 2]\n"
-	b, err := p.Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, sgs, err := neffgen.Open(b, neff.Options{})
+	f, sgs, err := p.Open(neff.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -88,11 +88,7 @@ func FuzzNEFFCheck(f *testing.F) {
 		f.Add(b)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		nf, err := neff.Parse(b, neff.Options{MaxInflated: 1 << 20})
-		if err != nil {
-			return
-		}
-		sgs, err := nf.Subgraphs()
+		nf, sgs, err := neffgen.Open(b, neff.Options{MaxInflated: 1 << 20})
 		if err != nil {
 			return
 		}

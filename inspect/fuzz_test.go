@@ -29,11 +29,7 @@ func FuzzInspect(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {
-		nf, err := neff.Parse(b, neff.Options{MaxInflated: 1 << 20})
-		if err != nil {
-			return
-		}
-		sgs, err := nf.Subgraphs()
+		_, sgs, err := neffgen.Open(b, neff.Options{MaxInflated: 1 << 20})
 		if err != nil {
 			return
 		}

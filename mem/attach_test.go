@@ -18,27 +18,47 @@ func pattern(n, seed int) []byte {
 	return b
 }
 
-// Attach takes whole pages from a page boundary, stops at a present page
-// or a lazy range, and attaches nothing off a boundary or outside HBM.
-func TestAttachPages(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		addr  uint64
-		n     int
-		setup func(m *Memory)
-		want  int
-	}{
+// pageCase is a run of bytes Attach or Provide is given, on a memory set
+// up before, and the bytes it takes.
+type pageCase struct {
+	name  string
+	addr  uint64
+	n     int
+	setup func(m *Memory)
+	want  int
+}
+
+// pageCases are the cases Attach and Provide share (with attached, the
+// case of an attached page first, which Provide steps back from).
+func pageCases(attached bool) []pageCase {
+	cs := []pageCase{
 		{"whole pages and a tail", hbm0 + 2*PageSize, 5*PageSize + 100, nil, 5 * PageSize},
 		{"less than a page", hbm0, PageSize - 1, nil, 0},
 		{"off a page boundary", hbm0 + 8, 3 * PageSize, nil, 0},
 		{"on chip", 0, 3 * PageSize, nil, 0},
 		{"a present page", hbm0, 6 * PageSize, func(m *Memory) { m.Write(hbm0+3*PageSize+5, []byte{1}) }, 3 * PageSize},
 		{"a lazy range", hbm0, 6 * PageSize, func(m *Memory) { m.Lazy(hbm0+4*PageSize+9, 10, "g", genK(2)) }, 4 * PageSize},
-	} {
-		m := New(isa.Cayman)
-		if tc.setup != nil {
-			tc.setup(m)
-		}
+	}
+	if attached {
+		cs = append(cs, pageCase{"an attached page first", hbm0, 6 * PageSize, func(m *Memory) { m.Attach(hbm0, pattern(PageSize, 3)) }, 0})
+	}
+	return cs
+}
+
+// memory is a fresh memory set up for the case.
+func (tc pageCase) memory() *Memory {
+	m := New(isa.Cayman)
+	if tc.setup != nil {
+		tc.setup(m)
+	}
+	return m
+}
+
+// Attach takes whole pages from a page boundary, stops at a present page
+// or a lazy range, and attaches nothing off a boundary or outside HBM.
+func TestAttachPages(t *testing.T) {
+	for _, tc := range pageCases(false) {
+		m := tc.memory()
 		pages := m.Pages()
 		data := pattern(tc.n, 1)
 		if got := m.Attach(tc.addr, data); got != tc.want {

@@ -12,25 +12,8 @@ import (
 // present page or a lazy range, provides nothing off a boundary or outside
 // HBM, and counts pages but no traffic: the memory reads as before.
 func TestProvidePages(t *testing.T) {
-	for _, tc := range []struct {
-		name  string
-		addr  uint64
-		n     int
-		setup func(m *Memory)
-		want  int
-	}{
-		{"whole pages and a tail", hbm0 + 2*PageSize, 5*PageSize + 100, nil, 5 * PageSize},
-		{"less than a page", hbm0, PageSize - 1, nil, 0},
-		{"off a page boundary", hbm0 + 8, 3 * PageSize, nil, 0},
-		{"on chip", 0, 3 * PageSize, nil, 0},
-		{"a present page", hbm0, 6 * PageSize, func(m *Memory) { m.Write(hbm0+3*PageSize+5, []byte{1}) }, 3 * PageSize},
-		{"an attached page first", hbm0, 6 * PageSize, func(m *Memory) { m.Attach(hbm0, pattern(PageSize, 3)) }, 0},
-		{"a lazy range", hbm0, 6 * PageSize, func(m *Memory) { m.Lazy(hbm0+4*PageSize+9, 10, "g", genK(2)) }, 4 * PageSize},
-	} {
-		m := New(isa.Cayman)
-		if tc.setup != nil {
-			tc.setup(m)
-		}
+	for _, tc := range pageCases(true) {
+		m := tc.memory()
 		before := m.Snapshot()
 		pages, stats := m.Pages(), m.Stats
 		data := make([]byte, tc.n)

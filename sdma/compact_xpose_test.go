@@ -87,29 +87,41 @@ func TestCompactXpose(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			p := lower(t, isa.Cayman, c.word, dge.Options{})
-			for _, ring := range []int{0, 16, 7} {
-				lw, err := Expand(p, Options{RingSize: ring, Regs: regs, Compact: true})
-				compact := err == nil && lw.Queues[0].Runs != nil
-				if compact != (c.m2s != nil) {
-					t.Fatalf("held as runs %v, want %v (error %v)", compact, c.m2s != nil, err)
+			checkCompact(t, p, regs, c.m2s, c.s2m, func(r *Runs) {
+				if r.Tmpl.Op() != OpDRE {
+					t.Fatalf("template op %d, want DRE", r.Tmpl.Op())
 				}
-				if compact {
-					r := lw.Queues[0].Runs
-					if d := cmp.Diff(c.m2s, r.M2S); d != "" {
-						t.Fatalf("M2S runs (-want +got):\n%s", d)
-					}
-					if d := cmp.Diff(c.s2m, r.S2M); d != "" {
-						t.Fatalf("S2M runs (-want +got):\n%s", d)
-					}
-					if r.Tmpl.Op() != OpDRE {
-						t.Fatalf("template op %d, want DRE", r.Tmpl.Op())
-					}
-				}
-				if got := expandBoth(t, p, Options{RingSize: ring, Regs: regs}); (got != nil) != compact {
-					t.Fatalf("the second compact expansion held as runs %v, the first %v", got != nil, compact)
-				}
-			}
+			})
 		})
+	}
+}
+
+// checkCompact expands p on rings of every size, compact: held as runs
+// exactly when m2s is not nil, those runs (and more, by also), and the
+// second compact expansion agreeing.
+func checkCompact(t *testing.T, p *dge.Program, regs map[uint8]uint32, m2s, s2m []DescRun, also func(*Runs)) {
+	t.Helper()
+	for _, ring := range []int{0, 16, 7} {
+		lw, err := Expand(p, Options{RingSize: ring, Regs: regs, Compact: true})
+		compact := err == nil && lw.Queues[0].Runs != nil
+		if compact != (m2s != nil) {
+			t.Fatalf("held as runs %v, want %v (error %v)", compact, m2s != nil, err)
+		}
+		if compact {
+			r := lw.Queues[0].Runs
+			if d := cmp.Diff(m2s, r.M2S); d != "" {
+				t.Fatalf("M2S runs (-want +got):\n%s", d)
+			}
+			if d := cmp.Diff(s2m, r.S2M); d != "" {
+				t.Fatalf("S2M runs (-want +got):\n%s", d)
+			}
+			if also != nil {
+				also(r)
+			}
+		}
+		if got := expandBoth(t, p, Options{RingSize: ring, Regs: regs}); (got != nil) != compact {
+			t.Fatalf("the second compact expansion held as runs %v, the first %v", got != nil, compact)
+		}
 	}
 }
 
@@ -224,25 +236,7 @@ func TestCompactGather(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			p := lower(t, isa.Cayman, c.word, dge.Options{Index: index})
 			regs := map[uint8]uint32{7: 1000, 8: 999}
-			for _, ring := range []int{0, 16, 7} {
-				lw, err := Expand(p, Options{RingSize: ring, Regs: regs, Compact: true})
-				compact := err == nil && lw.Queues[0].Runs != nil
-				if compact != (c.m2s != nil) {
-					t.Fatalf("held as runs %v, want %v (error %v)", compact, c.m2s != nil, err)
-				}
-				if compact {
-					r := lw.Queues[0].Runs
-					if d := cmp.Diff(c.m2s, r.M2S); d != "" {
-						t.Fatalf("M2S runs (-want +got):\n%s", d)
-					}
-					if d := cmp.Diff(c.s2m, r.S2M); d != "" {
-						t.Fatalf("S2M runs (-want +got):\n%s", d)
-					}
-				}
-				if got := expandBoth(t, p, Options{RingSize: ring, Regs: regs}); (got != nil) != compact {
-					t.Fatalf("the second compact expansion held as runs %v, the first %v", got != nil, compact)
-				}
-			}
+			checkCompact(t, p, regs, c.m2s, c.s2m, nil)
 		})
 	}
 }

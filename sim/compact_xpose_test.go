@@ -67,23 +67,8 @@ func TestXposeCompactAgainstExact(t *testing.T) {
 				x.Regs[7], x.Regs[8] = 127<<18+0x7f, 127<<18+0x7e // dst's last byte: partition 127's byte 127
 				seed(t, rand.New(rand.NewPCG(3, 5)), tc.gen, simM{x})
 			}
-			var effs [2]control.Effect
-			var errs [2]error
-			for j, x := range []*Machine{fast, exact} {
-				if effs[j], errs[j] = x.Issue(in); errs[j] == nil {
-					effs[j].Apply()
-				}
-			}
 			what := fmt.Sprintf("%s (ring %d)", tc.name, ring)
-			sameRun(t, what, fast, exact, errs[0], errs[1])
-			for j := range effs {
-				for k := range effs[j].Changes {
-					effs[j].Changes[k].Mem = nil // each machine's own
-				}
-			}
-			if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) || !reflect.DeepEqual(effs[0].Changes, effs[1].Changes) {
-				t.Fatalf("%s: effects %+v, exact %+v", what, effs[0], effs[1])
-			}
+			effs, errs := issueBoth(t, what, fast, exact, in)
 			if errs[1] == nil && len(effs[1].Changes) == 0 {
 				t.Fatalf("%s: no semaphore change", what)
 			}
@@ -197,23 +182,8 @@ func TestGatherCompactAgainstExact(t *testing.T) {
 				x.Regs[7], x.Regs[8], x.Regs[9] = 63, 20, (16+63)<<18+0x40+2*63 // every index; some past; the last dst byte past
 				seed(t, rand.New(rand.NewPCG(7, 5)), isa.Cayman, simM{x})
 			}
-			var effs [2]control.Effect
-			var errs [2]error
-			for j, x := range []*Machine{fast, exact} {
-				if effs[j], errs[j] = x.Issue(in); errs[j] == nil {
-					effs[j].Apply()
-				}
-			}
 			what := fmt.Sprintf("%s (ring %d)", tc.name, ring)
-			sameRun(t, what, fast, exact, errs[0], errs[1])
-			for j := range effs {
-				for k := range effs[j].Changes {
-					effs[j].Changes[k].Mem = nil
-				}
-			}
-			if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) || !reflect.DeepEqual(effs[0].Changes, effs[1].Changes) {
-				t.Fatalf("%s: effects %+v, exact %+v", what, effs[0], effs[1])
-			}
+			_, errs := issueBoth(t, what, fast, exact, in)
 			if taken := fast.compacted > 0; taken != tc.taken {
 				t.Fatalf("%s: taken as runs %v, want %v (error %v)", what, taken, tc.taken, errs[1])
 			}
@@ -222,4 +192,28 @@ func TestGatherCompactAgainstExact(t *testing.T) {
 			}
 		}
 	}
+}
+
+// issueBoth issues in on the fast engines and the exact ones and holds them
+// to one outcome: the same memory, fault and effects (their changes each
+// machine's own, compared without it).
+func issueBoth(t *testing.T, what string, fast, exact *Machine, in *isa.Inst) ([2]control.Effect, [2]error) {
+	t.Helper()
+	var effs [2]control.Effect
+	var errs [2]error
+	for j, x := range []*Machine{fast, exact} {
+		if effs[j], errs[j] = x.Issue(in); errs[j] == nil {
+			effs[j].Apply()
+		}
+	}
+	sameRun(t, what, fast, exact, errs[0], errs[1])
+	for j := range effs {
+		for k := range effs[j].Changes {
+			effs[j].Changes[k].Mem = nil // each machine's own
+		}
+	}
+	if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) || !reflect.DeepEqual(effs[0].Changes, effs[1].Changes) {
+		t.Fatalf("%s: effects %+v, exact %+v", what, effs[0], effs[1])
+	}
+	return effs, errs
 }
