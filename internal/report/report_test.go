@@ -126,6 +126,9 @@ func TestPage(t *testing.T) { pages(t) }
 // def.json declares. Skipped without chromium unless NDMA_REQUIRE_BROWSER=1
 // (.ci/run sets it).
 func TestBrowser(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a headless browser run: the full suite (CI) runs it")
+	}
 	bin := ""
 	for _, name := range []string{"chromium", "chromium-browser"} {
 		if p, err := exec.LookPath(name); err == nil {
