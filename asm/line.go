@@ -24,7 +24,11 @@ func (a *assembler) inst(s stmt) (*isa.Inst, bool) {
 		a.errorf(s.ll, i, "unknown mnemonic %s%s", mn, didYouMean(mn, mnemonics()))
 		return nil, false
 	}
-	if !d.Decoded() {
+	if !d.DecodedOn(a.gen) {
+		if d.Decoded() {
+			a.errorf(s.ll, i, "%s has no layout table on generation %s: write it as .word (or give a generation it has one on)", d.Mnemonic(), a.gen)
+			return nil, false
+		}
 		a.errorf(s.ll, i, "%s has no layout table: write it as .word", d.Mnemonic())
 		return nil, false
 	}

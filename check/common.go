@@ -50,6 +50,9 @@ func (c *checker) common() {
 		switch {
 		case f.Reserved && v != 0:
 			c.warnf(pReserved, trimChunk(l.Path), fmt.Sprintf("%#x", v), "reserved bits must be 0")
+		case f.Enum == isa.DType() && v == 0 && lay == isa.MatmulV3() && l.Path == "out_dtype":
+			// docs/compute.md §5.3: CAYMAN MATMUL's out_dtype is 0 in every
+			// compiler-built word and the PSUM results are FP32: 0 reads as FP32.
 		case f.Enum == isa.DType():
 			if d := isa.DTypeCode(v); d == isa.DTypeInvalid || d == isa.DTypeUint64 || isa.DType().NameFor(v, c.gen) == "" { // UINT64 is "rejected by plain is_valid_dtype" (§5.1)
 				c.failf(pDtype, l.Path, isa.DType().Format(v), "%s", dtypeWant(c.gen))

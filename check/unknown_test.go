@@ -27,7 +27,7 @@ func handWord(op, waitMode, waitIdx, updMode, updIdx byte, value uint32, payload
 
 // sundaACT is an ACT stream as neff.md §4.7 and §5.1 describe SUNDA's: the
 // SET_ORDERING_MODE / PSEUDO_BRANCH_LABEL prologue, ACTIVATION_TABLE_LOAD,
-// EVENT_SEMAPHOREs, and many words of opcodes 0x21 and 0x42 that ndma's
+// EVENT_SEMAPHOREs, and many words of opcodes 0x22 and 0x48 that ndma's
 // catalog does not name.
 func sundaACT(n21 int) (code []byte, n42 int) {
 	zero := func(int) byte { return 0 }
@@ -37,9 +37,9 @@ func sundaACT(n21 int) (code []byte, n42 int) {
 	code = append(code, handWord(0x23, 0, 0, 0, 0, 0, zero)...)
 	for i := 0; i < n21; i++ {
 		// wait WAIT_FOR_SEM_GT_IMM (0x04) $S[10] > i; update SEM_INC_COMPLETE (0x13) $S[22]
-		code = append(code, handWord(0x21, 0x04, 10, 0x13, 22, uint32(i), func(int) byte { return byte(r.Uint32()) })...)
+		code = append(code, handWord(0x22, 0x04, 10, 0x13, 22, uint32(i), func(int) byte { return byte(r.Uint32()) })...)
 		if i%5 == 4 {
-			code = append(code, handWord(0x42, 0, 0, 0x13, 5, 0, func(k int) byte { return byte(k * 7) })...)
+			code = append(code, handWord(0x48, 0, 0, 0x13, 5, 0, func(k int) byte { return byte(k * 7) })...)
 			n42++
 		}
 		if i%64 == 63 {
@@ -68,7 +68,7 @@ func TestUnknownOpcodesNotHeaderErrors(t *testing.T) {
 			switch p.Predicate {
 			case pKnownOpcode:
 				unknown++
-				if op := code[p.Offset]; op != 0x21 && op != 0x42 || p.Severity != Warning || p.Level != "warning" {
+				if op := code[p.Offset]; op != 0x22 && op != 0x48 || p.Severity != Warning || p.Level != "warning" {
 					t.Fatalf("%s: %s", g, p)
 				}
 				if !strings.Contains(p.String(), "warning: is_known_opcode: header.opcode = 0x") ||
@@ -90,13 +90,13 @@ func TestUnknownOpcodesNotHeaderErrors(t *testing.T) {
 // The EVENTS of an unknown word are read at offset 4 (the RAW layout), so a
 // scheduler honours them; malformed header bits are still errors.
 func TestUnknownOpcodeEventsAndHeader(t *testing.T) {
-	w := handWord(0x21, 0x04, 10, 0x13, 22, 7, func(i int) byte { return byte(i) })
+	w := handWord(0x22, 0x04, 10, 0x13, 22, 7, func(i int) byte { return byte(i) })
 	in, err := isa.Decode(isa.Sunda, w)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if in.Def().Known() || in.Layout() != isa.Raw() {
-		t.Fatalf("0x21 decodes by %s, known %v", in.Layout().Name, in.Def().Known())
+		t.Fatalf("0x22 decodes by %s, known %v", in.Layout().Name, in.Def().Known())
 	}
 	ev, ok := in.Events()
 	if !ok || ev.WaitMode() != 0x04 || ev.WaitIdx() != 10 || ev.UpdateMode() != 0x13 || ev.UpdateIdx() != 22 || ev.SemaphoreValue() != 7 {

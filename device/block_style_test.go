@@ -227,7 +227,7 @@ func TestStyleARuns(t *testing.T) {
 	}{
 		{"vector-add cayman, two subgraphs", isa.Cayman, neffgen.VectorAdd("cayman", 2), vadd(2), map[int]int32{6: 2}},
 		{"vector-add sunda", isa.Sunda, neffgen.VectorAdd("sunda", 1), vadd(1), map[int]int32{6: 2}},
-		{"vector-add sunda, 1408 ACT words of opcode 0x21", isa.Sunda, unknownACT(neffgen.VectorAdd("sunda", 1)), vadd(1), map[int]int32{6: 2, 7: 1}},
+		{"vector-add sunda, 1408 ACT words of opcode 0x22", isa.Sunda, unknownACT(neffgen.VectorAdd("sunda", 1)), vadd(1), map[int]int32{6: 2, 7: 1}},
 		{"vector-add maverick (1 MiB partitions)", isa.Maverick, neffgen.VectorAdd("maverick", 1), vadd(1), map[int]int32{6: 2}},
 		{"casts cayman", isa.Cayman, neffgen.Casts("cayman"), casts, nil},
 		{"casts sunda", isa.Sunda, neffgen.Casts("sunda"), casts, nil},
@@ -415,7 +415,7 @@ func fill(name string, b []byte) {
 	}
 }
 
-// unknownACT gives p's subgraphs an ACT stream of 1,408 words of opcode 0x21
+// unknownACT gives p's subgraphs an ACT stream of 1,408 words of opcode 0x22
 // (neff.md §4.7: SUNDA's ACT streams), the last waiting ≥ 16 on qSPIn
 // block 0's $S[8] and incrementing $S[7]: its EVENTS must be honoured.
 func unknownACT(p *neffgen.Program) *neffgen.Program {

@@ -37,10 +37,15 @@ type OpDef struct {
 	Opcode  Opcode
 	Name    string   // the NEURON_ISA_TPB_OPCODE enum name
 	Aliases []string // other spellings that resolve (e.g. the JSON key)
-	Layout  *Struct  // nil: known, not decoded (decodes by Raw)
-	DGEKind int      // DGE_OPCODE the word lowers to; -1 = none
-	DGEProv Prov     // provenance of DGEKind
-	Gens    GenSet   // presence per generation (0 with GensKnown false: not stated)
+	Layout  *Struct  // nil: known, not decoded (decodes by Raw); with ByGen, the layout for GenAny
+	// ByGen, when set, gives the layout per generation: a generation no row
+	// lists decodes by Raw (docs/compute.md gives the compute layouts for
+	// SUNDA and CAYMAN only). Layout is then what GenAny decodes by: the
+	// table every listed generation shares, or nil where they differ.
+	ByGen   []GenLayout
+	DGEKind int    // DGE_OPCODE the word lowers to; -1 = none
+	DGEProv Prov   // provenance of DGEKind
+	Gens    GenSet // presence per generation (0 with GensKnown false: not stated)
 	// GensKnown is false where no source states the generations.
 	GensKnown bool
 	// PresentOn lists generations a source states the opcode present on
@@ -120,8 +125,36 @@ func (d *OpDef) Presence(g Gen) string {
 	return "?"
 }
 
-// Decoded reports whether the opcode has a layout table of its own.
-func (d *OpDef) Decoded() bool { return d.Layout != nil }
+// GenLayout is one row of OpDef.ByGen: the layout of the opcode on Gens.
+type GenLayout struct {
+	Gens   GenSet
+	Layout *Struct
+}
+
+// Decoded reports whether the opcode has a layout table of its own (on at
+// least one generation).
+func (d *OpDef) Decoded() bool { return d.Layout != nil || len(d.ByGen) > 0 }
+
+// DecodedOn reports whether a word of the opcode decodes by a table of its
+// own on g (not by Raw).
+func (d *OpDef) DecodedOn(g Gen) bool { return d.layoutOn(g) != rawLayout }
+
+// LayoutOn is the table a word of the opcode decodes by on g (Raw when it
+// has none there).
+func (d *OpDef) LayoutOn(g Gen) *Struct { return d.layoutOn(g) }
+
+// layoutOn is LayoutOn.
+func (d *OpDef) layoutOn(g Gen) *Struct {
+	if d.ByGen != nil && g != GenAny {
+		for i := range d.ByGen {
+			if d.ByGen[i].Gens.Has(g) {
+				return d.ByGen[i].Layout
+			}
+		}
+		return rawLayout
+	}
+	return d.layout()
+}
 
 // layout is the table a word of this opcode decodes by.
 func (d *OpDef) layout() *Struct {
@@ -135,6 +168,9 @@ func (d *OpDef) layout() *Struct {
 func (d *OpDef) StructName() string {
 	if d.Layout != nil {
 		return d.Layout.Name
+	}
+	if len(d.ByGen) > 0 {
+		return d.ByGen[0].Layout.Name
 	}
 	return ""
 }
@@ -192,35 +228,42 @@ var catalog = []OpDef{
 	{Opcode: 0xe7, Name: "INDIRECT_COPY", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
 	{Opcode: 0x79, Name: "EMBEDDING_UPDATE", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
 	{Opcode: 0x74, Name: "TENSOR_SCALAR_ADDR", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
-	{Opcode: 0xa0, Name: "EVENT_SEMAPHORE", DGEKind: -1, Control: true, Prov: Observed},
-	{Opcode: 0xa4, Name: "NOP", DGEKind: -1, Control: true, Prov: Observed, Note: "seen in NEFF streams (neff.md §5.1)"},
+	{Opcode: 0xa0, Name: "EVENT_SEMAPHORE", Layout: eventSemLayout, ByGen: v2v3(eventSemLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Control: true, Prov: Observed, Note: "a standalone wait (docs/compute.md §11.1)"},
+	{Opcode: 0xa4, Name: "NOP", Layout: ctrlNoLayout, ByGen: v2v3(ctrlNoLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Control: true, Prov: Observed, Note: "EVENTS only (docs/compute.md §11.2)"},
 	{Opcode: 0xa5, Name: "WRITE", DGEKind: -1, Control: true, Prov: Observed},
 	{Opcode: 0xa6, Name: "NOTIFY", DGEKind: -1, Control: true, Prov: Carried},
 	{Opcode: 0xa7, Name: "MOVE", DGEKind: -1, Control: true, Prov: Observed},
 	{Opcode: 0xa8, Name: "ALU_OP", DGEKind: -1, Control: true, Prov: Carried},
 	{Opcode: 0xa9, Name: "COMPARE_BRANCH", DGEKind: -1, Control: true, Prov: Carried},
-	{Opcode: 0xb1, Name: "SET_ORDERING_MODE", DGEKind: -1, Control: true, Prov: Observed, Note: "first word of every NEFF stream (neff.md §5.1)"},
+	{Opcode: 0xb1, Name: "SET_ORDERING_MODE", Layout: ctrlEmptyLayout, ByGen: v2v3(ctrlEmptyLayout), DGEKind: -1, PresentOn: v2v3Set, Control: true, Prov: Observed, Note: "first word of every NEFF stream (neff.md §5.1); bytes 2..63 zero (docs/compute.md §11.3)"},
 	{Opcode: 0xb2, Name: "MOVE_SHAPE", DGEKind: -1, Control: true, Prov: Carried},
-	{Opcode: 0xcc, Name: "PSEUDO_BRANCH_LABEL", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "second word of every NEFF stream (neff.md §5.1)"},
+	{Opcode: 0xcc, Name: "PSEUDO_BRANCH_LABEL", Layout: ctrlEmptyLayout, ByGen: v2v3(ctrlEmptyLayout), DGEKind: -1, PresentOn: 1 << Cayman, Pseudo: true, Prov: Observed, Note: "second word of every CAYMAN NEFF stream (neff.md §5.1); bytes 2..63 zero (docs/compute.md §11.3)"},
 	{Opcode: 0xcd, Name: "PSEUDO_TENSOR_STORE", Layout: pseudoMem2DLayout, DGEKind: -1, Pseudo: true, Prov: Carried, Note: "relocated to 0xab TENSOR_STORE"},
 	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", Layout: pseudoMem2DLayout, DGEKind: -1, Pseudo: true, Prov: Observed, Note: "relocated to 0xaa TENSOR_LOAD (000 §2: \"0xce → 0xaa\")"},
 
 	{Opcode: 0xc8, Name: "PSEUDO_TRIGGER_COLLECTIVE", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era (field-tables §9.1)"},
 	{Opcode: 0x6b, Name: "STREAM_TRANSPOSE", DGEKind: -1, Prov: Observed, Note: "DVE 32x32 lane transpose, unrelated to 0xbd/0xf1"},
-	{Opcode: 0x01, Name: "LDWEIGHTS", DGEKind: -1, Prov: Observed, Note: "PE (neff.md §5.1)"},
-	{Opcode: 0x02, Name: "MATMUL", DGEKind: -1, Prov: Observed, Note: "PE (neff.md §5.1)"},
-	{Opcode: 0x23, Name: "ACTIVATION_TABLE_LOAD", DGEKind: -1, Prov: Observed, Note: "ACT (neff.md §5.1)"},
+	{Opcode: 0x01, Name: "LDWEIGHTS", ByGen: []GenLayout{{1 << Sunda, ldweightsV2Layout}, {1 << Cayman, ldweightsV3Layout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "PE: load the stationary operand (docs/compute.md §4); SUNDA and CAYMAN differ at bytes 34, 36, 46"},
+	{Opcode: 0x02, Name: "MATMUL", ByGen: []GenLayout{{1 << Sunda, matmulV2Layout}, {1 << Cayman, matmulV3Layout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "PE: out = stationary.T @ moving into PSUM (docs/compute.md §5); SUNDA and CAYMAN differ at bytes 34, 36, 40, 46"},
+	{Opcode: 0x21, Name: "ACTIVATE", Layout: activateLayout, ByGen: []GenLayout{{v2v3Set | 1<<Mariana, activateLayout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "ACT: out = F(scale·in + bias) (docs/compute.md §6); the same bytes v2..v4"},
+	{Opcode: 0x23, Name: "ACTIVATION_TABLE_LOAD", Layout: ctrlNoLayout, ByGen: v2v3(ctrlNoLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "ACT: select the resident function set (docs/compute.md §6.3)"},
 	{Opcode: 0x26, Name: "ACTIVATE_MULTIPASS", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
-	{Opcode: 0x41, Name: "TENSOR_TENSOR", DGEKind: -1, Prov: Observed, Note: "DVE (neff.md §5.1)"},
-	{Opcode: 0x46, Name: "COPY", DGEKind: -1, Prov: Observed, Note: "DVE/ACT (neff.md §5.1)"},
-	{Opcode: 0x47, Name: "CAST", DGEKind: -1, Prov: Observed, Note: "DVE/ACT (neff.md §5.1)"},
-	{Opcode: 0x49, Name: "MEMSET", DGEKind: -1, Prov: Observed, Note: "DVE (neff.md §5.1)"},
+	{Opcode: 0x41, Name: "TENSOR_TENSOR", Aliases: []string{"TENSOR_TENSOR_ARITH_OP"}, Layout: tensorTensorLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE: dst = op(src0, src1) (docs/compute.md §7); the same bytes v2..v5"},
+	{Opcode: 0x51, Name: "TENSOR_TENSOR_BITVEC_OP", Aliases: []string{"TENSOR_TENSOR_BITVEC"}, Layout: tensorTensorLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "integer bitwise twin of 0x41 (docs/compute.md §7)"},
+	{Opcode: 0x42, Name: "TENSOR_REDUCE", Aliases: []string{"TENSOR_REDUCE_ARITH_OP"}, Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE: reduce op_dim of src with op (docs/compute.md §9.2); the same bytes v2..v5"},
+	{Opcode: 0x43, Name: "TENSOR_SCALAR", Aliases: []string{"TENSOR_SCALAR_ARITH_OP"}, Layout: tensorScalarLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "out = op1(op0(x, s0), s1) (docs/compute.md §8); the same bytes v2..v5"},
+	{Opcode: 0x53, Name: "TENSOR_SCALAR_BITVEC_OP", Aliases: []string{"TENSOR_SCALAR_BITVEC"}, Layout: tensorScalarLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Inferred, Note: "integer bitwise twin of 0x43 (docs/compute.md §8); the source writes it \"_BITVEC_OP\" after TENSOR_SCALAR_ARITH_OP, the spelling is ndma's"},
+	{Opcode: 0x46, Name: "COPY", Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE/ACT: bit-exact element move (docs/compute.md §9.3); the same bytes v2..v5"},
+	{Opcode: 0x47, Name: "CAST", Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE/ACT: convert through FP32 (docs/compute.md §9.3); the same bytes v2..v5"},
+	{Opcode: 0x49, Name: "MEMSET", Layout: memsetLayout, ByGen: v2v3(memsetLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE: constant fill (docs/compute.md §10)"},
 	{Opcode: 0xf3, Name: "TENSOR_TENSOR_INT_WIDE", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
 	{Opcode: 0xf4, Name: "TENSOR_SCALAR_INT_WIDE", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
 }
 
 // Shared catalog values (000 §1, §4, §7, §9).
 var (
+	// v2v3Set: docs/compute.md gives the compute layouts for SUNDA and CAYMAN.
+	v2v3Set  = GenSet(1<<Sunda | 1<<Cayman)
 	v3ToV4   = FromV3 &^ OnlyV5
 	bandNote = "MAVERICK superset band (000 §1): present on v5; v2..v4 not stated"
 	// 000 §4: "The MAVERICK NX decode arms for 0xb9/0xba/0xb6 are not carved —
@@ -234,6 +277,9 @@ var (
 	sundaGatherNote   = "SUNDA POOL software gather kernel (000 §7): moves data by index via the IVP HW vector-gather or the DGE; SUNDA-era counterpart of the CAYMAN+ 0xbb/0xf1 DGE descriptors"
 	sundaGatherKernel = []Dispatch{{Gens: 1 << Sunda, Path: DispatchPool, Detail: "SUNDA POOL kernel_info_table kernel (index-tensor mover)", Conf: "HIGH/CARRIED"}}
 )
+
+// v2v3 is a ByGen of one layout on SUNDA and CAYMAN.
+func v2v3(s *Struct) []GenLayout { return []GenLayout{{v2v3Set, s}} }
 
 // opTable maps every byte to a definition; bytes no source names get a
 // nameless row that decodes by Raw (header, EVENTS, payload bytes: a word
@@ -276,8 +322,8 @@ var opNames = func() map[string]*OpDef {
 	for i := range catalog {
 		d := &catalog[i]
 		names := append([]string{d.Name}, d.Aliases...)
-		if d.Layout != nil && m[d.Layout.Name] == nil {
-			names = append(names, d.Layout.Name) // a shared struct name (MEM_2D) resolves to its first opcode
+		if n := d.StructName(); n != "" && m[n] == nil {
+			names = append(names, n) // a shared struct name (MEM_2D) resolves to its first opcode
 		}
 		for _, n := range names {
 			m[n], m[strings.ToLower(n)] = d, d

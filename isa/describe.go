@@ -11,8 +11,29 @@ import (
 // prints: one row per leaf (offset, bits, width, spec path, type, provenance,
 // note), a byte map, and the arms of its unions. All of it comes from the
 // layout table.
-func Describe(w io.Writer, d *OpDef) error {
-	lay := d.layout()
+func Describe(w io.Writer, d *OpDef) error { return DescribeOn(w, d, GenAny) }
+
+// DescribeOn is Describe for generation g: the layout a word of the opcode
+// decodes by on g. With GenAny, an opcode whose layout differs by
+// generation (docs/compute.md's LDWEIGHTS, MATMUL) draws each of its tables
+// in turn.
+func DescribeOn(w io.Writer, d *OpDef, g Gen) error {
+	if g == GenAny && d.Layout == nil && len(d.ByGen) > 0 {
+		for i, r := range d.ByGen {
+			if i > 0 {
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintf(w, "on %s:\n", r.Gens)
+			if err := describeLayout(w, d, r.Layout); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	return describeLayout(w, d, d.layoutOn(g))
+}
+
+func describeLayout(w io.Writer, d *OpDef, lay *Struct) error {
 	fmt.Fprintf(w, "%s — opcode 0x%02x %s", lay.Name, uint8(d.Opcode), d.Mnemonic())
 	if len(d.Aliases) > 0 {
 		fmt.Fprintf(w, " (also %s)", strings.Join(d.Aliases, ", "))
@@ -31,6 +52,10 @@ func Describe(w io.Writer, d *OpDef) error {
 	fmt.Fprintln(w)
 	if !d.Decoded() {
 		fmt.Fprintln(w, "known, not decoded: shown with the common header and EVENTS, the rest as bytes")
+	} else if lay == rawLayout {
+		fmt.Fprintf(w, "decoded on %s only; on this generation shown with the common header and EVENTS, the rest as bytes\n", decodedGens(d))
+	} else if d.ByGen != nil {
+		fmt.Fprintf(w, "decoded by this table on: %s\n", layoutGens(d, lay))
 	}
 	if d.Note != "" {
 		fmt.Fprintf(w, "note: %s\n", d.Note)
@@ -88,8 +113,42 @@ type DescribeRow struct {
 	Note     string `json:"note,omitempty"`
 }
 
-// DescribeRows lists the leaves of an opcode's layout.
-func DescribeRows(d *OpDef) []DescribeRow { return describeRows(d.layout()) }
+// DescribeRows lists the leaves of an opcode's layout (for an opcode whose
+// layout differs by generation, its first generation's).
+func DescribeRows(d *OpDef) []DescribeRow {
+	if d.Layout == nil && len(d.ByGen) > 0 {
+		return describeRows(d.ByGen[0].Layout)
+	}
+	return describeRows(d.layout())
+}
+
+// DescribeRowsOn lists the leaves of the layout the opcode decodes by on g.
+func DescribeRowsOn(d *OpDef, g Gen) []DescribeRow {
+	if g == GenAny {
+		return DescribeRows(d)
+	}
+	return describeRows(d.layoutOn(g))
+}
+
+// decodedGens are the generations an opcode with ByGen decodes on.
+func decodedGens(d *OpDef) GenSet {
+	var s GenSet
+	for _, r := range d.ByGen {
+		s |= r.Gens
+	}
+	return s
+}
+
+// layoutGens are the generations that decode the opcode by lay.
+func layoutGens(d *OpDef, lay *Struct) GenSet {
+	var s GenSet
+	for _, r := range d.ByGen {
+		if r.Layout == lay {
+			s |= r.Gens
+		}
+	}
+	return s
+}
 
 func describeRows(lay *Struct) []DescribeRow {
 	var rows []DescribeRow
@@ -206,7 +265,7 @@ func genText(d *OpDef) string {
 // (enum names, address arms), one line per leaf. With nonZero it leaves out
 // zero fields (addresses are always shown). `ndma demo` prints it.
 func (in *Inst) FieldMap(w io.Writer, nonZero bool) error {
-	lay := in.def.layout()
+	lay := in.layout()
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for i, l := range lay.leaves {
 		switch l.Field.Kind {

@@ -58,6 +58,18 @@ var GenWords = []GenStruct{
 	{"Mem2D", "mem2DLayout", "Mem2DView", mem2DLayout},
 	{"PseudoMem2D", "pseudoMem2DLayout", "PseudoMem2DView", pseudoMem2DLayout},
 	{"Extended", "extendedLayout", "ExtendedView", extendedLayout},
+	{"LdWeightsV2", "ldweightsV2Layout", "LdWeightsV2View", ldweightsV2Layout},
+	{"LdWeightsV3", "ldweightsV3Layout", "LdWeightsV3View", ldweightsV3Layout},
+	{"MatmulV2", "matmulV2Layout", "MatmulV2View", matmulV2Layout},
+	{"MatmulV3", "matmulV3Layout", "MatmulV3View", matmulV3Layout},
+	{"Activate", "activateLayout", "ActivateView", activateLayout},
+	{"CtrlNo", "ctrlNoLayout", "CtrlNoView", ctrlNoLayout},
+	{"TensorTensor", "tensorTensorLayout", "TensorTensorView", tensorTensorLayout},
+	{"TensorScalar", "tensorScalarLayout", "TensorScalarView", tensorScalarLayout},
+	{"TensorReduce", "tensorReduceLayout", "TensorReduceView", tensorReduceLayout},
+	{"Memset", "memsetLayout", "MemsetView", memsetLayout},
+	{"EventSem", "eventSemLayout", "EventSemView", eventSemLayout},
+	{"CtrlEmpty", "ctrlEmptyLayout", "CtrlEmptyView", ctrlEmptyLayout},
 	{"Raw", "rawLayout", "RawView", rawLayout},
 }
 
@@ -75,6 +87,10 @@ var GenSubs = []GenStruct{
 	{"DMAAddrModePair", "dmaAddrModePairLayout", "DMAAddrModePairView", dmaAddrModePairLayout},
 	{"DMASemaUpdates", "dmaSemaUpdatesLayout", "DMASemaUpdatesView", dmaSemaUpdatesLayout},
 	{"DescFlags", "descFlagsLayout", "DescFlagsView", descFlagsLayout},
+	{"Tensor1D", "tensor1DLayout", "Tensor1DView", tensor1DLayout},
+	{"Tensor2D", "tensor2DLayout", "Tensor2DView", tensor2DLayout},
+	{"Tensor3D", "tensor3DLayout", "Tensor3DView", tensor3DLayout},
+	{"Tensor4D", "tensor4DLayout", "Tensor4DView", tensor4DLayout},
 }
 
 // GenEnums are every enum of the package (field-tables §5, §2, §3.11).
@@ -99,6 +115,15 @@ var GenEnums = []GenEnum{
 	{"CCInstType", "ccInstTypeEnum", "CCInstTypeCode", ccInstTypeEnum},
 	{"CCOp", "ccOpEnum", "CCOpCode", ccOpEnum},
 	{"ExtendedOpcode", "extendedOpcodeEnum", "ExtendedOpcodeCode", extendedOpcodeEnum},
+	{"ALUOp", "aluOpEnum", "ALUOpCode", aluOpEnum},
+	{"TensorSubdim", "tensorSubdimEnum", "TensorSubdimCode", tensorSubdimEnum},
+	{"AccumCmd", "accumCmdEnum", "AccumCmdCode", accumCmdEnum},
+	{"ImmSrc", "immSrcEnum", "ImmSrcCode", immSrcEnum},
+	{"ImmSrcN", "immSrcNEnum", "ImmSrcNCode", immSrcNEnum},
+	{"PEFP32Mode", "peFP32ModeEnum", "PEFP32ModeCode", peFP32ModeEnum},
+	{"PSUMAccFlags", "psumAccFlagsEnum", "PSUMAccFlagsCode", psumAccFlagsEnum},
+	{"MatmulZeroRegion", "matmulZeroRegionEnum", "MatmulZeroRegionCode", matmulZeroRegionEnum},
+	{"TensScalarRevOps", "tensScalarRevOpsEnum", "TensScalarRevOpsCode", tensScalarRevOpsEnum},
 }
 
 // GenMembers are the CCINST members in CCINST_TYPE order.

@@ -55,7 +55,7 @@ type Inst struct {
 }
 
 // leafAt is leaf i's raw value, read from the word.
-func (in *Inst) leafAt(i int) uint64 { return in.def.layout().leaves[i].bf.Get(in.w[:]) }
+func (in *Inst) leafAt(i int) uint64 { return in.layout().leaves[i].bf.Get(in.w[:]) }
 
 // get reads width bits of the word at at = window<<8 | shift: from bit shift
 // of the 8 bytes at byte window (typed_gen.go's reads of a word's fields,
@@ -65,13 +65,13 @@ func (in *Inst) get(at, width uint) uint64 {
 }
 
 // putLeaf stores the low bits of v (the leaf's width) into leaf i.
-func (in *Inst) putLeaf(i int, v uint64) { in.def.layout().leaves[i].bf.Put(in.w[:], v) }
+func (in *Inst) putLeaf(i int, v uint64) { in.layout().leaves[i].bf.Put(in.w[:], v) }
 
 // leafBytes copies the byte range that starts at leaf i (a KBytes chunk) into b.
-func (in *Inst) leafBytes(i int, b []byte) { copy(b, in.w[in.def.layout().leaves[i].Off:]) }
+func (in *Inst) leafBytes(i int, b []byte) { copy(b, in.w[in.layout().leaves[i].Off:]) }
 
 // setLeafBytes is leafBytes' inverse.
-func (in *Inst) setLeafBytes(i int, b []byte) { copy(in.w[in.def.layout().leaves[i].Off:], b) }
+func (in *Inst) setLeafBytes(i int, b []byte) { copy(in.w[in.layout().leaves[i].Off:], b) }
 
 // New returns an instruction of opcode op with every field zero except the
 // header: opcode and inst_word_len = 0x10 (0xda has no header, only byte 0).
@@ -88,7 +88,10 @@ func (in *Inst) Def() *OpDef { return in.def }
 func (in *Inst) Opcode() Opcode { return Opcode(in.w[0]) }
 
 // Layout is the table the instruction decodes by.
-func (in *Inst) Layout() *Struct { return in.def.layout() }
+func (in *Inst) Layout() *Struct { return in.layout() }
+
+// layout is the table of the word's opcode on its generation.
+func (in *Inst) layout() *Struct { return in.def.layoutOn(in.Gen) }
 
 // Size is the number of stream bytes the instruction occupies (64, or 128 for
 // a 0xd4 with its extension).
@@ -249,7 +252,7 @@ func (in *Inst) leaf(path string) (*Leaf, int, error) {
 	if in.def == nil {
 		return nil, 0, errors.New("empty instruction (no opcode)")
 	}
-	lay := in.def.layout()
+	lay := in.layout()
 	i, ok := lay.byPath[path]
 	if !ok {
 		return nil, 0, fmt.Errorf("%s has no field %q: %w", lay.Name, path, ErrNoField)
@@ -267,7 +270,7 @@ func (in *Inst) Leaf(i int) uint64 {
 
 // SetLeaf stores the raw value of leaf i, refusing bits beyond its width.
 func (in *Inst) SetLeaf(i int, v uint64) error {
-	l := &in.def.layout().leaves[i]
+	l := &in.layout().leaves[i]
 	if !l.bf.Fits(v) {
 		return fmt.Errorf("%s = %#x does not fit %d bits: %w", l.Path, v, l.Bits, ErrRange)
 	}
@@ -309,7 +312,7 @@ func (in *Inst) Set(path string, v int64) error {
 
 // setAt is Set of leaf i (the typed setters of typed_gen.go share it, and so its messages).
 func (in *Inst) setAt(i int, v int64) error {
-	l := &in.def.layout().leaves[i]
+	l := &in.layout().leaves[i]
 	if l.signed {
 		if !l.bf.FitsSigned(v) {
 			return fmt.Errorf("%s = %d does not fit i%d: %w", l.Path, v, l.Bits, ErrRange)

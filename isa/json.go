@@ -21,9 +21,9 @@ import (
 func (in *Inst) AppendJSON(dst []byte, offset int) []byte {
 	d := in.def
 	dst = fmt.Appendf(dst, `{"offset":%d,"opcode":%d,"mnemonic":%q,"struct":%q,"fields":`,
-		offset, uint8(in.Opcode()), d.Mnemonic(), d.layout().Name)
-	w := jsonWriter{in: in, lay: d.layout(), buf: dst}
-	w.object(d.layout(), "")
+		offset, uint8(in.Opcode()), d.Mnemonic(), in.layout().Name)
+	w := jsonWriter{in: in, lay: in.layout(), buf: dst}
+	w.object(in.layout(), "")
 	return append(w.buf, '}')
 }
 
@@ -205,7 +205,7 @@ func FromJSONObject(gen Gen, obj map[string]any) (Inst, error) {
 			}
 			d = opTable[n]
 		case string:
-			if key == "struct" && op >= 0 && opTable[op].layout().Name == x {
+			if key == "struct" && op >= 0 && opTable[op].layoutOn(gen).Name == x {
 				continue // a struct several opcodes share (MEM_2D) names the layout, not the opcode
 			}
 			var err error
@@ -257,8 +257,8 @@ func FromJSONObject(gen Gen, obj map[string]any) (Inst, error) {
 		return Inst{}, fmt.Errorf("no opcode: give \"opcode\", \"mnemonic\" or fields.header.opcode")
 	}
 	in := New(gen, Opcode(op))
-	r := jsonReader{in: &in, lay: in.def.layout()}
-	if err := r.object(in.def.layout(), "", fields); err != nil {
+	r := jsonReader{in: &in, lay: in.layout()}
+	if err := r.object(in.layout(), "", fields); err != nil {
 		return Inst{}, err
 	}
 	return in, nil

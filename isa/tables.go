@@ -151,6 +151,83 @@ func UpdateMode() *Enum { return updateModeEnum }
 // WaitMode is the WaitMode enum.
 func WaitMode() *Enum { return waitModeEnum }
 
+// The compute-word tables (docs/compute.md).
+
+// LdWeightsV2 is the LdWeightsV2 layout table.
+func LdWeightsV2() *Struct { return ldweightsV2Layout }
+
+// LdWeightsV3 is the LdWeightsV3 layout table.
+func LdWeightsV3() *Struct { return ldweightsV3Layout }
+
+// MatmulV2 is the MatmulV2 layout table.
+func MatmulV2() *Struct { return matmulV2Layout }
+
+// MatmulV3 is the MatmulV3 layout table.
+func MatmulV3() *Struct { return matmulV3Layout }
+
+// Activate is the Activate layout table.
+func Activate() *Struct { return activateLayout }
+
+// CtrlNo is the CtrlNo layout table.
+func CtrlNo() *Struct { return ctrlNoLayout }
+
+// TensorTensor is the TensorTensor layout table.
+func TensorTensor() *Struct { return tensorTensorLayout }
+
+// TensorScalar is the TensorScalar layout table.
+func TensorScalar() *Struct { return tensorScalarLayout }
+
+// TensorReduce is the TensorReduce layout table.
+func TensorReduce() *Struct { return tensorReduceLayout }
+
+// Memset is the Memset layout table.
+func Memset() *Struct { return memsetLayout }
+
+// EventSem is the EventSem layout table.
+func EventSem() *Struct { return eventSemLayout }
+
+// CtrlEmpty is the CtrlEmpty layout table.
+func CtrlEmpty() *Struct { return ctrlEmptyLayout }
+
+// Tensor1D is the Tensor1D layout table.
+func Tensor1D() *Struct { return tensor1DLayout }
+
+// Tensor2D is the Tensor2D layout table.
+func Tensor2D() *Struct { return tensor2DLayout }
+
+// Tensor3D is the Tensor3D layout table.
+func Tensor3D() *Struct { return tensor3DLayout }
+
+// Tensor4D is the Tensor4D layout table.
+func Tensor4D() *Struct { return tensor4DLayout }
+
+// ALUOp is the ALUOp enum.
+func ALUOp() *Enum { return aluOpEnum }
+
+// TensorSubdim is the TensorSubdim enum.
+func TensorSubdim() *Enum { return tensorSubdimEnum }
+
+// AccumCmd is the AccumCmd enum.
+func AccumCmd() *Enum { return accumCmdEnum }
+
+// ImmSrc is the ImmSrc enum.
+func ImmSrc() *Enum { return immSrcEnum }
+
+// ImmSrcN is the ImmSrcN enum.
+func ImmSrcN() *Enum { return immSrcNEnum }
+
+// PEFP32Mode is the PEFP32Mode enum.
+func PEFP32Mode() *Enum { return peFP32ModeEnum }
+
+// PSUMAccFlags is the PSUMAccFlags enum.
+func PSUMAccFlags() *Enum { return psumAccFlagsEnum }
+
+// MatmulZeroRegion is the MatmulZeroRegion enum.
+func MatmulZeroRegion() *Enum { return matmulZeroRegionEnum }
+
+// TensScalarRevOps is the TensScalarRevOps enum.
+func TensScalarRevOps() *Enum { return tensScalarRevOpsEnum }
+
 // Catalog lists every named opcode (a copy), in catalog order.
 func Catalog() []OpDef { return slices.Clone(catalog) }
 

@@ -108,7 +108,7 @@ func (in Inst) String() string {
 // is a word of its own: see String).
 func (in *Inst) AppendText(dst []byte) []byte {
 	d := in.Def()
-	if !d.Decoded() {
+	if in.layout() == rawLayout {
 		var w [WordSize]byte
 		in.EncodeTo(w[:])
 		dst = append(dst, ".word "...)

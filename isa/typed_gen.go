@@ -535,12 +535,223 @@ func (c ExtendedOpcodeCode) String() string { return extendedOpcodeEnum.Format(u
 // Enum is the table of ExtendedOpcodeCode's values.
 func (ExtendedOpcodeCode) Enum() *Enum { return extendedOpcodeEnum }
 
+// ALUOpCode is a value of ALU_OP (the ALUOp table).
+type ALUOpCode uint8
+
+// The ALU_OP values.
+const (
+	ALUOpBypass            ALUOpCode = 0x00 // BYPASS
+	ALUOpBitwiseNot        ALUOpCode = 0x01 // BITWISE_NOT
+	ALUOpArithShiftLeft    ALUOpCode = 0x02 // ARITH_SHIFT_LEFT
+	ALUOpArithShiftRight   ALUOpCode = 0x03 // ARITH_SHIFT_RIGHT
+	ALUOpAdd               ALUOpCode = 0x04 // ADD
+	ALUOpSubtract          ALUOpCode = 0x05 // SUBTRACT
+	ALUOpMult              ALUOpCode = 0x06 // MULT
+	ALUOpDivide            ALUOpCode = 0x07 // DIVIDE
+	ALUOpMax               ALUOpCode = 0x08 // MAX
+	ALUOpMin               ALUOpCode = 0x09 // MIN
+	ALUOpBitwiseAnd        ALUOpCode = 0x0a // BITWISE_AND
+	ALUOpBitwiseOr         ALUOpCode = 0x0b // BITWISE_OR
+	ALUOpBitwiseXor        ALUOpCode = 0x0c // BITWISE_XOR
+	ALUOpLogicalAnd        ALUOpCode = 0x0d // LOGICAL_AND
+	ALUOpLogicalOr         ALUOpCode = 0x0e // LOGICAL_OR
+	ALUOpLogicalXor        ALUOpCode = 0x0f // LOGICAL_XOR
+	ALUOpLogicalShiftLeft  ALUOpCode = 0x10 // LOGICAL_SHIFT_LEFT
+	ALUOpLogicalShiftRight ALUOpCode = 0x11 // LOGICAL_SHIFT_RIGHT
+	ALUOpIsEQ              ALUOpCode = 0x12 // IS_EQ
+	ALUOpIsGT              ALUOpCode = 0x13 // IS_GT
+	ALUOpIsGE              ALUOpCode = 0x14 // IS_GE
+	ALUOpIsLE              ALUOpCode = 0x15 // IS_LE
+	ALUOpIsLT              ALUOpCode = 0x16 // IS_LT
+	ALUOpAbsoluteDiff      ALUOpCode = 0x17 // ABSOLUTE_DIFF
+	ALUOpIsNE              ALUOpCode = 0x18 // IS_NE
+	ALUOpAbsoluteValue     ALUOpCode = 0x19 // ABSOLUTE_VALUE
+	ALUOpPow               ALUOpCode = 0x1a // POW: POOL only
+	ALUOpMod               ALUOpCode = 0x1b // MOD
+	ALUOpCrc32             ALUOpCode = 0x1c // CRC32: POOL only
+	ALUOpRsqrt             ALUOpCode = 0x1d // RSQRT: POOL only
+	ALUOpAddInt            ALUOpCode = 0xc4 // ADD_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpMultInt           ALUOpCode = 0xc5 // MULT_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpSubtractInt       ALUOpCode = 0xc6 // SUBTRACT_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpDivideInt         ALUOpCode = 0xc7 // DIVIDE_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpModInt            ALUOpCode = 0xc8 // MOD_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsEqualInt        ALUOpCode = 0xc9 // IS_EQUAL_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsNEInt           ALUOpCode = 0xca // IS_NE_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpAbsMaxInt         ALUOpCode = 0xcb // ABS_MAX_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpAbsMinInt         ALUOpCode = 0xcc // ABS_MIN_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpAbsDiffInt        ALUOpCode = 0xcd // ABS_DIFF_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpAbsValueInt       ALUOpCode = 0xce // ABS_VALUE_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpMaxInt            ALUOpCode = 0xcf // MAX_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpMinInt            ALUOpCode = 0xd0 // MIN_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsGTInt           ALUOpCode = 0xd1 // IS_GT_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsGEInt           ALUOpCode = 0xd2 // IS_GE_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsLEInt           ALUOpCode = 0xd3 // IS_LE_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsLTInt           ALUOpCode = 0xd4 // IS_LT_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpMaxUint           ALUOpCode = 0xd5 // MAX_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpMinUint           ALUOpCode = 0xd6 // MIN_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsGTUint          ALUOpCode = 0xd7 // IS_GT_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsGEUint          ALUOpCode = 0xd8 // IS_GE_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsLEUint          ALUOpCode = 0xd9 // IS_LE_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpIsLTUint          ALUOpCode = 0xda // IS_LT_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpMultUint          ALUOpCode = 0xdb // MULT_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpDivideUint        ALUOpCode = 0xdc // DIVIDE_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpModUint           ALUOpCode = 0xdd // MOD_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpAmaxInt           ALUOpCode = 0xde // AMAX_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpAminInt           ALUOpCode = 0xdf // AMIN_INT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpAmaxUint          ALUOpCode = 0xe0 // AMAX_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+	ALUOpAminUint          ALUOpCode = 0xe1 // AMIN_UINT (v3 v4 v4+ v5): integer datapath (top two bits set)
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c ALUOpCode) String() string { return aluOpEnum.Format(uint64(c)) }
+
+// Enum is the table of ALUOpCode's values.
+func (ALUOpCode) Enum() *Enum { return aluOpEnum }
+
+// TensorSubdimCode is a value of TENSOR_SUBDIM (the TensorSubdim table).
+type TensorSubdimCode uint8
+
+// The TENSOR_SUBDIM values.
+const (
+	TensorSubdimUnused TensorSubdimCode = 0x00 // UNUSED
+	TensorSubdimX      TensorSubdimCode = 0x02 // X
+	TensorSubdimXy     TensorSubdimCode = 0x03 // XY
+	TensorSubdimXyz    TensorSubdimCode = 0x04 // XYZ
+	TensorSubdimXyzw   TensorSubdimCode = 0x05 // XYZW
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c TensorSubdimCode) String() string { return tensorSubdimEnum.Format(uint64(c)) }
+
+// Enum is the table of TensorSubdimCode's values.
+func (TensorSubdimCode) Enum() *Enum { return tensorSubdimEnum }
+
+// AccumCmdCode is a value of ACCUM_CMD (the AccumCmd table).
+type AccumCmdCode uint8
+
+// The ACCUM_CMD values.
+const (
+	AccumCmdIdle           AccumCmdCode = 0x00 // IDLE
+	AccumCmdZero           AccumCmdCode = 0x01 // ZERO
+	AccumCmdAccumulate     AccumCmdCode = 0x02 // ACCUMULATE
+	AccumCmdZeroAccumulate AccumCmdCode = 0x03 // ZERO_ACCUMULATE
+	AccumCmdLoadAccumulate AccumCmdCode = 0x04 // LOAD_ACCUMULATE
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c AccumCmdCode) String() string { return accumCmdEnum.Format(uint64(c)) }
+
+// Enum is the table of AccumCmdCode's values.
+func (AccumCmdCode) Enum() *Enum { return accumCmdEnum }
+
+// ImmSrcCode is a value of IMM_SRC (the ImmSrc table).
+type ImmSrcCode uint8
+
+// The IMM_SRC values.
+const (
+	ImmSrcInstructionImmediate ImmSrcCode = 0x00 // INSTRUCTION_IMMEDIATE
+	ImmSrcPointerImmediate     ImmSrcCode = 0x01 // POINTER_IMMEDIATE
+	ImmSrcRegPtrImmediate      ImmSrcCode = 0x02 // REG_PTR_IMMEDIATE
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c ImmSrcCode) String() string { return immSrcEnum.Format(uint64(c)) }
+
+// Enum is the table of ImmSrcCode's values.
+func (ImmSrcCode) Enum() *Enum { return immSrcEnum }
+
+// ImmSrcNCode is a value of IMM_SRC_N (the ImmSrcN table).
+type ImmSrcNCode uint8
+
+// The IMM_SRC_N values.
+const (
+	ImmSrcNPointerImmediate     ImmSrcNCode = 0x00 // POINTER_IMMEDIATE
+	ImmSrcNInstructionImmediate ImmSrcNCode = 0x01 // INSTRUCTION_IMMEDIATE
+	ImmSrcNRegPtrImmediate      ImmSrcNCode = 0x02 // REG_PTR_IMMEDIATE
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c ImmSrcNCode) String() string { return immSrcNEnum.Format(uint64(c)) }
+
+// Enum is the table of ImmSrcNCode's values.
+func (ImmSrcNCode) Enum() *Enum { return immSrcNEnum }
+
+// PEFP32ModeCode is a value of PE_FP32MODE (the PEFP32Mode table).
+type PEFP32ModeCode uint8
+
+// The PE_FP32MODE values.
+const (
+	PEFP32ModeNone    PEFP32ModeCode = 0x00 // NONE
+	PEFP32ModeLow     PEFP32ModeCode = 0x01 // LOW
+	PEFP32ModeHigh    PEFP32ModeCode = 0x02 // HIGH
+	PEFP32ModeLowHigh PEFP32ModeCode = 0x03 // LOW_HIGH
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c PEFP32ModeCode) String() string { return peFP32ModeEnum.Format(uint64(c)) }
+
+// Enum is the table of PEFP32ModeCode's values.
+func (PEFP32ModeCode) Enum() *Enum { return peFP32ModeEnum }
+
+// PSUMAccFlagsCode is a value of MATMUL_PSUM_ACCUMULATE_FLAGS (the PSUMAccFlags table).
+type PSUMAccFlagsCode uint8
+
+// The MATMUL_PSUM_ACCUMULATE_FLAGS values.
+const (
+	PSUMAccFlagsMultiMid              PSUMAccFlagsCode = 0x00 // MULTI_MID: accumulate
+	PSUMAccFlagsMultiStart            PSUMAccFlagsCode = 0x01 // MULTI_START: BEGIN_MATMUL_GROUP: overwrite
+	PSUMAccFlagsMultiEnd              PSUMAccFlagsCode = 0x02 // MULTI_END: END_MATMUL_GROUP: accumulate
+	PSUMAccFlagsSingle                PSUMAccFlagsCode = 0x03 // SINGLE: BEGIN|END: overwrite
+	PSUMAccFlagsBeginAccumMatmulGroup PSUMAccFlagsCode = 0x04 // BEGIN_ACCUM_MATMUL_GROUP
+	PSUMAccFlagsBeginAccumEnd         PSUMAccFlagsCode = 0x06 // BEGIN_ACCUM_END: BEGIN_ACCUM|END; ndma's name (the encoder accepts 6)
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c PSUMAccFlagsCode) String() string { return psumAccFlagsEnum.Format(uint64(c)) }
+
+// Enum is the table of PSUMAccFlagsCode's values.
+func (PSUMAccFlagsCode) Enum() *Enum { return psumAccFlagsEnum }
+
+// MatmulZeroRegionCode is a value of MATMUL_ZERO_REGION (the MatmulZeroRegion table).
+type MatmulZeroRegionCode uint8
+
+// The MATMUL_ZERO_REGION values.
+const (
+	MatmulZeroRegionSize2048  MatmulZeroRegionCode = 0x00 // SIZE2048: one bank
+	MatmulZeroRegionSize4096  MatmulZeroRegionCode = 0x01 // SIZE4096: ndma's spelling of 4096
+	MatmulZeroRegionSize8192  MatmulZeroRegionCode = 0x02 // SIZE8192: ndma's spelling of 8192
+	MatmulZeroRegionSize16384 MatmulZeroRegionCode = 0x03 // SIZE16384: 8 banks; ndma's spelling of 16384
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c MatmulZeroRegionCode) String() string { return matmulZeroRegionEnum.Format(uint64(c)) }
+
+// Enum is the table of MatmulZeroRegionCode's values.
+func (MatmulZeroRegionCode) Enum() *Enum { return matmulZeroRegionEnum }
+
+// TensScalarRevOpsCode is a value of TENS_SCALAR_REV_OPS (the TensScalarRevOps table).
+type TensScalarRevOpsCode uint8
+
+// The TENS_SCALAR_REV_OPS values.
+const (
+	TensScalarRevOpsNone   TensScalarRevOpsCode = 0x00 // NONE
+	TensScalarRevOpsFirst  TensScalarRevOpsCode = 0x01 // FIRST
+	TensScalarRevOpsSecond TensScalarRevOpsCode = 0x02 // SECOND
+	TensScalarRevOpsBoth   TensScalarRevOpsCode = 0x03 // BOTH
+)
+
+// String is the value's spec name, or its hex form when it has none.
+func (c TensScalarRevOpsCode) String() string { return tensScalarRevOpsEnum.Format(uint64(c)) }
+
+// Enum is the table of TensScalarRevOpsCode's values.
+func (TensScalarRevOpsCode) Enum() *Enum { return tensScalarRevOpsEnum }
+
 // Direct2DView is the typed view of a DMA_DIRECT2D word (34 leaves): one method per field of the Direct2D table.
 type Direct2DView struct{ in *Inst }
 
 // Direct2D returns the typed view of a DMA_DIRECT2D word; ok is false when in decodes by another layout.
 func (in *Inst) Direct2D() (Direct2DView, bool) {
-	if in.def == nil || in.def.layout() != direct2DLayout {
+	if in.def == nil || in.layout() != direct2DLayout {
 		return Direct2DView{}, false
 	}
 	return Direct2DView{in}, true
@@ -651,7 +862,7 @@ type Copy2DView struct{ in *Inst }
 
 // Copy2D returns the typed view of a DMA_COPY2D word; ok is false when in decodes by another layout.
 func (in *Inst) Copy2D() (Copy2DView, bool) {
-	if in.def == nil || in.def.layout() != copy2DLayout {
+	if in.def == nil || in.layout() != copy2DLayout {
 		return Copy2DView{}, false
 	}
 	return Copy2DView{in}, true
@@ -771,7 +982,7 @@ type ImmediateView struct{ in *Inst }
 
 // Immediate returns the typed view of a DMA_IMMEDIATE word; ok is false when in decodes by another layout.
 func (in *Inst) Immediate() (ImmediateView, bool) {
-	if in.def == nil || in.def.layout() != immediateLayout {
+	if in.def == nil || in.layout() != immediateLayout {
 		return ImmediateView{}, false
 	}
 	return ImmediateView{in}, true
@@ -834,7 +1045,7 @@ type Indirect1DView struct{ in *Inst }
 
 // Indirect1D returns the typed view of a DMA_INDIRECT1D word; ok is false when in decodes by another layout.
 func (in *Inst) Indirect1D() (Indirect1DView, bool) {
-	if in.def == nil || in.def.layout() != indirect1DLayout {
+	if in.def == nil || in.layout() != indirect1DLayout {
 		return Indirect1DView{}, false
 	}
 	return Indirect1DView{in}, true
@@ -965,7 +1176,7 @@ type XposeView struct{ in *Inst }
 
 // Xpose returns the typed view of a DMA_DIRECT2D_XPOSE word; ok is false when in decodes by another layout.
 func (in *Inst) Xpose() (XposeView, bool) {
-	if in.def == nil || in.def.layout() != xposeLayout {
+	if in.def == nil || in.layout() != xposeLayout {
 		return XposeView{}, false
 	}
 	return XposeView{in}, true
@@ -1070,7 +1281,7 @@ type GatherXposeView struct{ in *Inst }
 
 // GatherXpose returns the typed view of a DMA_GATHER_XPOSE word; ok is false when in decodes by another layout.
 func (in *Inst) GatherXpose() (GatherXposeView, bool) {
-	if in.def == nil || in.def.layout() != gatherXposeLayout {
+	if in.def == nil || in.layout() != gatherXposeLayout {
 		return GatherXposeView{}, false
 	}
 	return GatherXposeView{in}, true
@@ -1172,7 +1383,7 @@ type TestESView struct{ in *Inst }
 
 // TestES returns the typed view of a CTRL_TEST_ES word; ok is false when in decodes by another layout.
 func (in *Inst) TestES() (TestESView, bool) {
-	if in.def == nil || in.def.layout() != testESLayout {
+	if in.def == nil || in.layout() != testESLayout {
 		return TestESView{}, false
 	}
 	return TestESView{in}, true
@@ -1250,7 +1461,7 @@ type CCIView struct{ in *Inst }
 
 // CCI returns the typed view of a CTRL_CCI word; ok is false when in decodes by another layout.
 func (in *Inst) CCI() (CCIView, bool) {
-	if in.def == nil || in.def.layout() != cciLayout {
+	if in.def == nil || in.layout() != cciLayout {
 		return CCIView{}, false
 	}
 	return CCIView{in}, true
@@ -1275,7 +1486,7 @@ type PseudoDirect2DView struct{ in *Inst }
 
 // PseudoDirect2D returns the typed view of a PSEUDO_DMA_DIRECT2D word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoDirect2D() (PseudoDirect2DView, bool) {
-	if in.def == nil || in.def.layout() != pseudoDirect2DLayout {
+	if in.def == nil || in.layout() != pseudoDirect2DLayout {
 		return PseudoDirect2DView{}, false
 	}
 	return PseudoDirect2DView{in}, true
@@ -1398,7 +1609,7 @@ type PseudoTriggerView struct{ in *Inst }
 
 // PseudoTrigger returns the typed view of a PSEUDO_DMA_TRIGGER word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoTrigger() (PseudoTriggerView, bool) {
-	if in.def == nil || in.def.layout() != pseudoTriggerLayout {
+	if in.def == nil || in.layout() != pseudoTriggerLayout {
 		return PseudoTriggerView{}, false
 	}
 	return PseudoTriggerView{in}, true
@@ -1447,7 +1658,7 @@ type PseudoExtView struct{ in *Inst }
 
 // PseudoExt returns the typed view of a PSEUDO_DMA_EXT word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoExt() (PseudoExtView, bool) {
-	if in.def == nil || in.def.layout() != pseudoExtLayout {
+	if in.def == nil || in.layout() != pseudoExtLayout {
 		return PseudoExtView{}, false
 	}
 	return PseudoExtView{in}, true
@@ -1539,7 +1750,7 @@ type Mem2DView struct{ in *Inst }
 
 // Mem2D returns the typed view of a MEM_2D word; ok is false when in decodes by another layout.
 func (in *Inst) Mem2D() (Mem2DView, bool) {
-	if in.def == nil || in.def.layout() != mem2DLayout {
+	if in.def == nil || in.layout() != mem2DLayout {
 		return Mem2DView{}, false
 	}
 	return Mem2DView{in}, true
@@ -1599,7 +1810,7 @@ type PseudoMem2DView struct{ in *Inst }
 
 // PseudoMem2D returns the typed view of a PSEUDO_MEM_2D word; ok is false when in decodes by another layout.
 func (in *Inst) PseudoMem2D() (PseudoMem2DView, bool) {
-	if in.def == nil || in.def.layout() != pseudoMem2DLayout {
+	if in.def == nil || in.layout() != pseudoMem2DLayout {
 		return PseudoMem2DView{}, false
 	}
 	return PseudoMem2DView{in}, true
@@ -1665,7 +1876,7 @@ type ExtendedView struct{ in *Inst }
 
 // Extended returns the typed view of a EXTENDED_INST word; ok is false when in decodes by another layout.
 func (in *Inst) Extended() (ExtendedView, bool) {
-	if in.def == nil || in.def.layout() != extendedLayout {
+	if in.def == nil || in.layout() != extendedLayout {
 		return ExtendedView{}, false
 	}
 	return ExtendedView{in}, true
@@ -1760,12 +1971,914 @@ func (v ExtendedView) Reserved() (b [22]byte) {
 	return b
 }
 
+// LdWeightsV2View is the typed view of a S3_LW word (31 leaves): one method per field of the LdWeightsV2 table.
+type LdWeightsV2View struct{ in *Inst }
+
+// LdWeightsV2 returns the typed view of a S3_LW word; ok is false when in decodes by another layout.
+func (in *Inst) LdWeightsV2() (LdWeightsV2View, bool) {
+	if in.def == nil || in.layout() != ldweightsV2Layout {
+		return LdWeightsV2View{}, false
+	}
+	return LdWeightsV2View{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v LdWeightsV2View) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v LdWeightsV2View) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v LdWeightsV2View) Events() EventsView { return EventsView{v.in, 4} }
+
+// Reserved0 is the reserved0 field (u32: zero in every NEFF word).
+func (v LdWeightsV2View) Reserved0() uint64 { return v.in.get(0xc00, 32) }
+
+// SrcMemPattern is the src_mem_pattern field (TENSOR3D: weights (stationary operand), SBUF; read backwards: element i lands in column N-1-i).
+func (v LdWeightsV2View) SrcMemPattern() Tensor3DView { return Tensor3DView{v.in, 10} }
+
+// InDType is the in_dtype field (DTYPE(u8): by analogy with S3D3_MM, whose offsets are observed).
+func (v LdWeightsV2View) InDType() DTypeCode { return DTypeCode(v.in.get(0x2000, 8)) }
+
+// SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetInDType(x DTypeCode) error { return v.in.setAt(17, int64(x)) }
+
+// FP32Mode is the fp32_mode field (PE_FP32MODE(u8): FP32 weights: LOW or HIGH, one per pass; FP16: NONE).
+func (v LdWeightsV2View) FP32Mode() PEFP32ModeCode { return PEFP32ModeCode(v.in.get(0x2100, 8)) }
+
+// SetFP32Mode sets fp32_mode, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetFP32Mode(x PEFP32ModeCode) error { return v.in.setAt(18, int64(x)) }
+
+// Reserved1 is the reserved1 field (u8: CAYMAN's transpose_mode; zero on SUNDA).
+func (v LdWeightsV2View) Reserved1() uint64 { return v.in.get(0x2200, 8) }
+
+// PerfOpt is the perf_opt field (u8: 0 in every NEFF word).
+func (v LdWeightsV2View) PerfOpt() uint64 { return v.in.get(0x2300, 8) }
+
+// SetPerfOpt sets perf_opt, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetPerfOpt(x int64) error { return v.in.setAt(20, x) }
+
+// QuantOffset is the quant_offset field (u16: named for SUNDA S3_LW without an offset; MATMUL's sits at 36).
+func (v LdWeightsV2View) QuantOffset() uint64 { return v.in.get(0x2400, 16) }
+
+// SetQuantOffset sets quant_offset, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetQuantOffset(x int64) error { return v.in.setAt(21, x) }
+
+// NumActiveRows is the num_active_rows field (u8: partitions (K rows) loaded).
+func (v LdWeightsV2View) NumActiveRows() uint64 { return v.in.get(0x2600, 8) }
+
+// SetNumActiveRows sets num_active_rows, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetNumActiveRows(x int64) error { return v.in.setAt(22, x) }
+
+// NumActiveCols is the num_active_cols field (u8: PE columns filled (M) = the pattern's element count).
+func (v LdWeightsV2View) NumActiveCols() uint64 { return v.in.get(0x2700, 8) }
+
+// SetNumActiveCols sets num_active_cols, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetNumActiveCols(x int64) error { return v.in.setAt(23, x) }
+
+// Reserved2 is the reserved2 field (u32: zero in every NEFF word).
+func (v LdWeightsV2View) Reserved2() uint64 { return v.in.get(0x2800, 32) }
+
+// RowGrp is the row_grp field (u8: row-group code; 0x0F = all 128 rows).
+func (v LdWeightsV2View) RowGrp() uint64 { return v.in.get(0x2c00, 8) }
+
+// SetRowGrp sets row_grp, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetRowGrp(x int64) error { return v.in.setAt(25, x) }
+
+// ColGrp is the col_grp field (u8: column-group code; 0x0F = all 128 columns).
+func (v LdWeightsV2View) ColGrp() uint64 { return v.in.get(0x2d00, 8) }
+
+// SetColGrp sets col_grp, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetColGrp(x int64) error { return v.in.setAt(26, x) }
+
+// XbusSel is the xbus_sel field (u8: SUNDA S3_LW carries xbus_sel; 0x02 (FP32) or 0x0F (FP16) in NEFFs).
+func (v LdWeightsV2View) XbusSel() uint64 { return v.in.get(0x2e00, 8) }
+
+// SetXbusSel sets xbus_sel, refusing a value that does not fit (as Set does).
+func (v LdWeightsV2View) SetXbusSel(x int64) error { return v.in.setAt(27, x) }
+
+// Reserved3 is the reserved3 field (u8: MARIANA puts flags here).
+func (v LdWeightsV2View) Reserved3() uint64 { return v.in.get(0x2f00, 8) }
+
+// Reserved4 is the reserved4 field (bytes[16]: zero in every NEFF word).
+func (v LdWeightsV2View) Reserved4() (b [16]byte) {
+	v.in.leafBytes(29, b[:])
+	return b
+}
+
+// LdWeightsV3View is the typed view of a S3_LW word (31 leaves): one method per field of the LdWeightsV3 table.
+type LdWeightsV3View struct{ in *Inst }
+
+// LdWeightsV3 returns the typed view of a S3_LW word; ok is false when in decodes by another layout.
+func (in *Inst) LdWeightsV3() (LdWeightsV3View, bool) {
+	if in.def == nil || in.layout() != ldweightsV3Layout {
+		return LdWeightsV3View{}, false
+	}
+	return LdWeightsV3View{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v LdWeightsV3View) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v LdWeightsV3View) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v LdWeightsV3View) Events() EventsView { return EventsView{v.in, 4} }
+
+// Reserved0 is the reserved0 field (u32: zero in every NEFF word).
+func (v LdWeightsV3View) Reserved0() uint64 { return v.in.get(0xc00, 32) }
+
+// SrcMemPattern is the src_mem_pattern field (TENSOR3D: weights (stationary operand), SBUF; read backwards: element i lands in column N-1-i).
+func (v LdWeightsV3View) SrcMemPattern() Tensor3DView { return Tensor3DView{v.in, 10} }
+
+// InDType is the in_dtype field (DTYPE(u8): by analogy with S3D3_MM, whose offsets are observed).
+func (v LdWeightsV3View) InDType() DTypeCode { return DTypeCode(v.in.get(0x2000, 8)) }
+
+// SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
+func (v LdWeightsV3View) SetInDType(x DTypeCode) error { return v.in.setAt(17, int64(x)) }
+
+// FP32Mode is the fp32_mode field (PE_FP32MODE(u8): FP32 weights: LOW or HIGH, one per pass; FP16: NONE).
+func (v LdWeightsV3View) FP32Mode() PEFP32ModeCode { return PEFP32ModeCode(v.in.get(0x2100, 8)) }
+
+// SetFP32Mode sets fp32_mode, refusing a value that does not fit (as Set does).
+func (v LdWeightsV3View) SetFP32Mode(x PEFP32ModeCode) error { return v.in.setAt(18, int64(x)) }
+
+// TransposeMode is the transpose_mode field (u8: 1 on the weight load of a PE transpose).
+func (v LdWeightsV3View) TransposeMode() uint64 { return v.in.get(0x2200, 8) }
+
+// SetTransposeMode sets transpose_mode, refusing a value that does not fit (as Set does).
+func (v LdWeightsV3View) SetTransposeMode(x int64) error { return v.in.setAt(19, x) }
+
+// PerfOpt is the perf_opt field (u8: 0 in every NEFF word).
+func (v LdWeightsV3View) PerfOpt() uint64 { return v.in.get(0x2300, 8) }
+
+// SetPerfOpt sets perf_opt, refusing a value that does not fit (as Set does).
+func (v LdWeightsV3View) SetPerfOpt(x int64) error { return v.in.setAt(20, x) }
+
+// Reserved1 is the reserved1 field (u16: SUNDA's quant_offset).
+func (v LdWeightsV3View) Reserved1() uint64 { return v.in.get(0x2400, 16) }
+
+// NumActiveRows is the num_active_rows field (u8: partitions (K rows) loaded).
+func (v LdWeightsV3View) NumActiveRows() uint64 { return v.in.get(0x2600, 8) }
+
+// SetNumActiveRows sets num_active_rows, refusing a value that does not fit (as Set does).
+func (v LdWeightsV3View) SetNumActiveRows(x int64) error { return v.in.setAt(22, x) }
+
+// NumActiveCols is the num_active_cols field (u8: PE columns filled (M) = the pattern's element count).
+func (v LdWeightsV3View) NumActiveCols() uint64 { return v.in.get(0x2700, 8) }
+
+// SetNumActiveCols sets num_active_cols, refusing a value that does not fit (as Set does).
+func (v LdWeightsV3View) SetNumActiveCols(x int64) error { return v.in.setAt(23, x) }
+
+// Reserved2 is the reserved2 field (u32: zero in every NEFF word).
+func (v LdWeightsV3View) Reserved2() uint64 { return v.in.get(0x2800, 32) }
+
+// RowGrp is the row_grp field (u8: row-group code; 0x0F = all 128 rows).
+func (v LdWeightsV3View) RowGrp() uint64 { return v.in.get(0x2c00, 8) }
+
+// SetRowGrp sets row_grp, refusing a value that does not fit (as Set does).
+func (v LdWeightsV3View) SetRowGrp(x int64) error { return v.in.setAt(25, x) }
+
+// ColGrp is the col_grp field (u8: column-group code; 0x0F = all 128 columns).
+func (v LdWeightsV3View) ColGrp() uint64 { return v.in.get(0x2d00, 8) }
+
+// SetColGrp sets col_grp, refusing a value that does not fit (as Set does).
+func (v LdWeightsV3View) SetColGrp(x int64) error { return v.in.setAt(26, x) }
+
+// Reserved3 is the reserved3 field (u8: SUNDA's xbus_sel).
+func (v LdWeightsV3View) Reserved3() uint64 { return v.in.get(0x2e00, 8) }
+
+// Reserved4 is the reserved4 field (u8: MARIANA puts flags here).
+func (v LdWeightsV3View) Reserved4() uint64 { return v.in.get(0x2f00, 8) }
+
+// Reserved5 is the reserved5 field (bytes[16]: zero in every NEFF word).
+func (v LdWeightsV3View) Reserved5() (b [16]byte) {
+	v.in.leafBytes(29, b[:])
+	return b
+}
+
+// MatmulV2View is the typed view of a S3D3_MM word (37 leaves): one method per field of the MatmulV2 table.
+type MatmulV2View struct{ in *Inst }
+
+// MatmulV2 returns the typed view of a S3D3_MM word; ok is false when in decodes by another layout.
+func (in *Inst) MatmulV2() (MatmulV2View, bool) {
+	if in.def == nil || in.layout() != matmulV2Layout {
+		return MatmulV2View{}, false
+	}
+	return MatmulV2View{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v MatmulV2View) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v MatmulV2View) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v MatmulV2View) Events() EventsView { return EventsView{v.in, 4} }
+
+// Reserved0 is the reserved0 field (u32: zero in every NEFF word).
+func (v MatmulV2View) Reserved0() uint64 { return v.in.get(0xc00, 32) }
+
+// SrcMemPattern is the src_mem_pattern field (TENSOR3D: moving operand, SBUF; partitions = contraction rows).
+func (v MatmulV2View) SrcMemPattern() Tensor3DView { return Tensor3DView{v.in, 10} }
+
+// InDType is the in_dtype field (DTYPE(u8): dtype of the moving data and of the loaded weights).
+func (v MatmulV2View) InDType() DTypeCode { return DTypeCode(v.in.get(0x2000, 8)) }
+
+// SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetInDType(x DTypeCode) error { return v.in.setAt(17, int64(x)) }
+
+// FP32Mode is the fp32_mode field (PE_FP32MODE(u8): LOW_HIGH for FP32 data, NONE for FP16).
+func (v MatmulV2View) FP32Mode() PEFP32ModeCode { return PEFP32ModeCode(v.in.get(0x2100, 8)) }
+
+// SetFP32Mode sets fp32_mode, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetFP32Mode(x PEFP32ModeCode) error { return v.in.setAt(18, int64(x)) }
+
+// Reserved1 is the reserved1 field (u8: CAYMAN's transpose_mode).
+func (v MatmulV2View) Reserved1() uint64 { return v.in.get(0x2200, 8) }
+
+// PerfOpt is the perf_opt field (u8: 0 in every NEFF word).
+func (v MatmulV2View) PerfOpt() uint64 { return v.in.get(0x2300, 8) }
+
+// SetPerfOpt sets perf_opt, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetPerfOpt(x int64) error { return v.in.setAt(20, x) }
+
+// QuantOffset is the quant_offset field (u16: QUANT_OFFSET; 0 in every NEFF word).
+func (v MatmulV2View) QuantOffset() uint64 { return v.in.get(0x2400, 16) }
+
+// SetQuantOffset sets quant_offset, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetQuantOffset(x int64) error { return v.in.setAt(21, x) }
+
+// NumActiveRows is the num_active_rows field (u8: contraction length K).
+func (v MatmulV2View) NumActiveRows() uint64 { return v.in.get(0x2600, 8) }
+
+// SetNumActiveRows sets num_active_rows, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetNumActiveRows(x int64) error { return v.in.setAt(22, x) }
+
+// NumActiveCols is the num_active_cols field (u8: output partitions M).
+func (v MatmulV2View) NumActiveCols() uint64 { return v.in.get(0x2700, 8) }
+
+// SetNumActiveCols sets num_active_cols, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetNumActiveCols(x int64) error { return v.in.setAt(23, x) }
+
+// Reserved2 is the reserved2 field (u24: CAYMAN's out_dtype at 40).
+func (v MatmulV2View) Reserved2() uint64 { return v.in.get(0x2800, 24) }
+
+// PsumAccumulateFlags is the psum_accumulate_flags field (MATMUL_PSUM_ACCUMULATE_FLAGS(u8): bit 0 set: overwrite PSUM; clear: accumulate in FP32).
+func (v MatmulV2View) PsumAccumulateFlags() PSUMAccFlagsCode {
+	return PSUMAccFlagsCode(v.in.get(0x2b00, 8))
+}
+
+// SetPsumAccumulateFlags sets psum_accumulate_flags, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetPsumAccumulateFlags(x PSUMAccFlagsCode) error {
+	return v.in.setAt(25, int64(x))
+}
+
+// RowGrp is the row_grp field (u8: 0x0F = all rows).
+func (v MatmulV2View) RowGrp() uint64 { return v.in.get(0x2c00, 8) }
+
+// SetRowGrp sets row_grp, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetRowGrp(x int64) error { return v.in.setAt(26, x) }
+
+// ColGrp is the col_grp field (u8: 0x0F = all columns).
+func (v MatmulV2View) ColGrp() uint64 { return v.in.get(0x2d00, 8) }
+
+// SetColGrp sets col_grp, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetColGrp(x int64) error { return v.in.setAt(27, x) }
+
+// XbusSel is the xbus_sel field (u8: 0x10 in every NEFF word).
+func (v MatmulV2View) XbusSel() uint64 { return v.in.get(0x2e00, 8) }
+
+// SetXbusSel sets xbus_sel, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetXbusSel(x int64) error { return v.in.setAt(28, x) }
+
+// PsumZeroRegion is the psum_zero_region field (MATMUL_ZERO_REGION(u8)).
+func (v MatmulV2View) PsumZeroRegion() MatmulZeroRegionCode {
+	return MatmulZeroRegionCode(v.in.get(0x2f00, 8))
+}
+
+// SetPsumZeroRegion sets psum_zero_region, refusing a value that does not fit (as Set does).
+func (v MatmulV2View) SetPsumZeroRegion(x MatmulZeroRegionCode) error {
+	return v.in.setAt(29, int64(x))
+}
+
+// DstMemPattern is the dst_mem_pattern field (TENSOR3D: PSUM; FP32 cells (input dtype under transpose_mode)).
+func (v MatmulV2View) DstMemPattern() Tensor3DView { return Tensor3DView{v.in, 30} }
+
+// MatmulV3View is the typed view of a S3D3_MM word (38 leaves): one method per field of the MatmulV3 table.
+type MatmulV3View struct{ in *Inst }
+
+// MatmulV3 returns the typed view of a S3D3_MM word; ok is false when in decodes by another layout.
+func (in *Inst) MatmulV3() (MatmulV3View, bool) {
+	if in.def == nil || in.layout() != matmulV3Layout {
+		return MatmulV3View{}, false
+	}
+	return MatmulV3View{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v MatmulV3View) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v MatmulV3View) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v MatmulV3View) Events() EventsView { return EventsView{v.in, 4} }
+
+// Reserved0 is the reserved0 field (u32: zero in every NEFF word).
+func (v MatmulV3View) Reserved0() uint64 { return v.in.get(0xc00, 32) }
+
+// SrcMemPattern is the src_mem_pattern field (TENSOR3D: moving operand, SBUF; partitions = contraction rows).
+func (v MatmulV3View) SrcMemPattern() Tensor3DView { return Tensor3DView{v.in, 10} }
+
+// InDType is the in_dtype field (DTYPE(u8): dtype of the moving data and of the loaded weights).
+func (v MatmulV3View) InDType() DTypeCode { return DTypeCode(v.in.get(0x2000, 8)) }
+
+// SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetInDType(x DTypeCode) error { return v.in.setAt(17, int64(x)) }
+
+// FP32Mode is the fp32_mode field (PE_FP32MODE(u8): LOW_HIGH for FP32 data, NONE for FP16).
+func (v MatmulV3View) FP32Mode() PEFP32ModeCode { return PEFP32ModeCode(v.in.get(0x2100, 8)) }
+
+// SetFP32Mode sets fp32_mode, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetFP32Mode(x PEFP32ModeCode) error { return v.in.setAt(18, int64(x)) }
+
+// TransposeMode is the transpose_mode field (u8: 1 = PE transpose).
+func (v MatmulV3View) TransposeMode() uint64 { return v.in.get(0x2200, 8) }
+
+// SetTransposeMode sets transpose_mode, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetTransposeMode(x int64) error { return v.in.setAt(19, x) }
+
+// PerfOpt is the perf_opt field (u8: 0 in every NEFF word).
+func (v MatmulV3View) PerfOpt() uint64 { return v.in.get(0x2300, 8) }
+
+// SetPerfOpt sets perf_opt, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetPerfOpt(x int64) error { return v.in.setAt(20, x) }
+
+// ReservedQuant is the reserved_quant field (u16).
+func (v MatmulV3View) ReservedQuant() uint64 { return v.in.get(0x2400, 16) }
+
+// NumActiveRows is the num_active_rows field (u8: contraction length K).
+func (v MatmulV3View) NumActiveRows() uint64 { return v.in.get(0x2600, 8) }
+
+// SetNumActiveRows sets num_active_rows, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetNumActiveRows(x int64) error { return v.in.setAt(22, x) }
+
+// NumActiveCols is the num_active_cols field (u8: output partitions M).
+func (v MatmulV3View) NumActiveCols() uint64 { return v.in.get(0x2700, 8) }
+
+// SetNumActiveCols sets num_active_cols, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetNumActiveCols(x int64) error { return v.in.setAt(23, x) }
+
+// OutDType is the out_dtype field (DTYPE(u8): 0 in every NEFF word, read as FP32 (ndma: INFERRED)).
+func (v MatmulV3View) OutDType() DTypeCode { return DTypeCode(v.in.get(0x2800, 8)) }
+
+// SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetOutDType(x DTypeCode) error { return v.in.setAt(24, int64(x)) }
+
+// Reserved2 is the reserved2 field (u16: MARIANA puts flags at 42).
+func (v MatmulV3View) Reserved2() uint64 { return v.in.get(0x2900, 16) }
+
+// PsumAccumulateFlags is the psum_accumulate_flags field (MATMUL_PSUM_ACCUMULATE_FLAGS(u8): bit 0 set: overwrite PSUM; clear: accumulate in FP32).
+func (v MatmulV3View) PsumAccumulateFlags() PSUMAccFlagsCode {
+	return PSUMAccFlagsCode(v.in.get(0x2b00, 8))
+}
+
+// SetPsumAccumulateFlags sets psum_accumulate_flags, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetPsumAccumulateFlags(x PSUMAccFlagsCode) error {
+	return v.in.setAt(26, int64(x))
+}
+
+// RowGrp is the row_grp field (u8: 0x0F = all rows).
+func (v MatmulV3View) RowGrp() uint64 { return v.in.get(0x2c00, 8) }
+
+// SetRowGrp sets row_grp, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetRowGrp(x int64) error { return v.in.setAt(27, x) }
+
+// ColGrp is the col_grp field (u8: 0x0F = all columns).
+func (v MatmulV3View) ColGrp() uint64 { return v.in.get(0x2d00, 8) }
+
+// SetColGrp sets col_grp, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetColGrp(x int64) error { return v.in.setAt(28, x) }
+
+// ReservedXbs is the reserved_xbs field (u8: SUNDA's xbus_sel).
+func (v MatmulV3View) ReservedXbs() uint64 { return v.in.get(0x2e00, 8) }
+
+// PsumZeroRegion is the psum_zero_region field (MATMUL_ZERO_REGION(u8)).
+func (v MatmulV3View) PsumZeroRegion() MatmulZeroRegionCode {
+	return MatmulZeroRegionCode(v.in.get(0x2f00, 8))
+}
+
+// SetPsumZeroRegion sets psum_zero_region, refusing a value that does not fit (as Set does).
+func (v MatmulV3View) SetPsumZeroRegion(x MatmulZeroRegionCode) error {
+	return v.in.setAt(30, int64(x))
+}
+
+// DstMemPattern is the dst_mem_pattern field (TENSOR3D: PSUM; FP32 cells (input dtype under transpose_mode)).
+func (v MatmulV3View) DstMemPattern() Tensor3DView { return Tensor3DView{v.in, 31} }
+
+// ActivateView is the typed view of a S3D3_AC word (35 leaves): one method per field of the Activate table.
+type ActivateView struct{ in *Inst }
+
+// Activate returns the typed view of a S3D3_AC word; ok is false when in decodes by another layout.
+func (in *Inst) Activate() (ActivateView, bool) {
+	if in.def == nil || in.layout() != activateLayout {
+		return ActivateView{}, false
+	}
+	return ActivateView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v ActivateView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v ActivateView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v ActivateView) Events() EventsView { return EventsView{v.in, 4} }
+
+// ImmSrc is the imm_src field (IMM_SRC(u8): source of imm).
+func (v ActivateView) ImmSrc() ImmSrcCode { return ImmSrcCode(v.in.get(0xc00, 8)) }
+
+// SetImmSrc sets imm_src, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetImmSrc(x ImmSrcCode) error { return v.in.setAt(9, int64(x)) }
+
+// ScaleSrc is the scale_src field (IMM_SRC(u8): source of scale_value).
+func (v ActivateView) ScaleSrc() ImmSrcCode { return ImmSrcCode(v.in.get(0xd00, 8)) }
+
+// SetScaleSrc sets scale_src, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetScaleSrc(x ImmSrcCode) error { return v.in.setAt(10, int64(x)) }
+
+// AccumulatorCmd is the accumulator_cmd field (ACCUM_CMD(u8): IDLE in every NEFF word).
+func (v ActivateView) AccumulatorCmd() AccumCmdCode { return AccumCmdCode(v.in.get(0xe00, 8)) }
+
+// SetAccumulatorCmd sets accumulator_cmd, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetAccumulatorCmd(x AccumCmdCode) error { return v.in.setAt(11, int64(x)) }
+
+// BiasSrcN is the bias_src_n field (IMM_SRC_N(u8): 0 = bias is a pointer; 1 = the immediate).
+func (v ActivateView) BiasSrcN() ImmSrcNCode { return ImmSrcNCode(v.in.get(0xf00, 8)) }
+
+// SetBiasSrcN sets bias_src_n, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetBiasSrcN(x ImmSrcNCode) error { return v.in.setAt(12, int64(x)) }
+
+// SrcMemPattern is the src_mem_pattern field (TENSOR3D: PSUM or SBUF).
+func (v ActivateView) SrcMemPattern() Tensor3DView { return Tensor3DView{v.in, 13} }
+
+// InDType is the in_dtype field (DTYPE(u4): DTYPE_PAIR low nibble).
+func (v ActivateView) InDType() DTypeCode { return DTypeCode(v.in.get(0x2000, 4)) }
+
+// SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetInDType(x DTypeCode) error { return v.in.setAt(20, int64(x)) }
+
+// BiasDType is the bias_dtype field (DTYPE(u4): DTYPE_PAIR high nibble).
+func (v ActivateView) BiasDType() DTypeCode { return DTypeCode(v.in.get(0x2004, 4)) }
+
+// SetBiasDType sets bias_dtype, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetBiasDType(x DTypeCode) error { return v.in.setAt(21, int64(x)) }
+
+// OutDType is the out_dtype field (DTYPE(u8)).
+func (v ActivateView) OutDType() DTypeCode { return DTypeCode(v.in.get(0x2100, 8)) }
+
+// SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetOutDType(x DTypeCode) error { return v.in.setAt(22, int64(x)) }
+
+// NumActiveChannels is the num_active_channels field (u8: partitions that run the pattern).
+func (v ActivateView) NumActiveChannels() uint64 { return v.in.get(0x2200, 8) }
+
+// SetNumActiveChannels sets num_active_channels, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetNumActiveChannels(x int64) error { return v.in.setAt(23, x) }
+
+// ActivationFunc is the activation_func field (u8: index into the loaded function set (0x01, 0x80: identity, INFERRED)).
+func (v ActivateView) ActivationFunc() uint64 { return v.in.get(0x2300, 8) }
+
+// SetActivationFunc sets activation_func, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetActivationFunc(x int64) error { return v.in.setAt(24, x) }
+
+// ScaleValue is the scale_value field (u32: ACTIVATION_IMM: fp32 bits, or a pointer/register per scale_src).
+func (v ActivateView) ScaleValue() uint64 { return v.in.get(0x2400, 32) }
+
+// SetScaleValue sets scale_value, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetScaleValue(x int64) error { return v.in.setAt(25, x) }
+
+// Bias is the bias field (u32: ACTIVATION_IMM: a PartitionOffset pointer or fp32 bits per bias_src_n).
+func (v ActivateView) Bias() uint64 { return v.in.get(0x2800, 32) }
+
+// SetBias sets bias, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetBias(x int64) error { return v.in.setAt(26, x) }
+
+// Imm is the imm field (u32: ACTIVATION_IMM: a third operand per imm_src).
+func (v ActivateView) Imm() uint64 { return v.in.get(0x2c00, 32) }
+
+// SetImm sets imm, refusing a value that does not fit (as Set does).
+func (v ActivateView) SetImm(x int64) error { return v.in.setAt(27, x) }
+
+// DstMemPattern is the dst_mem_pattern field (TENSOR3D).
+func (v ActivateView) DstMemPattern() Tensor3DView { return Tensor3DView{v.in, 28} }
+
+// CtrlNoView is the typed view of a CTRL_NO word (17 leaves): one method per field of the CtrlNo table.
+type CtrlNoView struct{ in *Inst }
+
+// CtrlNo returns the typed view of a CTRL_NO word; ok is false when in decodes by another layout.
+func (in *Inst) CtrlNo() (CtrlNoView, bool) {
+	if in.def == nil || in.layout() != ctrlNoLayout {
+		return CtrlNoView{}, false
+	}
+	return CtrlNoView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v CtrlNoView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v CtrlNoView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v CtrlNoView) Events() EventsView { return EventsView{v.in, 4} }
+
+// Reserved0 is the reserved0 field (bytes[23]: zero in every NEFF word).
+func (v CtrlNoView) Reserved0() (b [23]byte) {
+	v.in.leafBytes(9, b[:])
+	return b
+}
+
+// ACTTblSel is the act_tbl_sel field (u8: ACTIVATION_TABLE_LOAD: the function set made resident; NOP: 0).
+func (v CtrlNoView) ACTTblSel() uint64 { return v.in.get(0x2300, 8) }
+
+// SetACTTblSel sets act_tbl_sel, refusing a value that does not fit (as Set does).
+func (v CtrlNoView) SetACTTblSel(x int64) error { return v.in.setAt(12, x) }
+
+// Reserved1 is the reserved1 field (bytes[28]: zero in every NEFF word).
+func (v CtrlNoView) Reserved1() (b [28]byte) {
+	v.in.leafBytes(13, b[:])
+	return b
+}
+
+// TensorTensorView is the typed view of a S3S3D3_TT word (35 leaves): one method per field of the TensorTensor table.
+type TensorTensorView struct{ in *Inst }
+
+// TensorTensor returns the typed view of a S3S3D3_TT word; ok is false when in decodes by another layout.
+func (in *Inst) TensorTensor() (TensorTensorView, bool) {
+	if in.def == nil || in.layout() != tensorTensorLayout {
+		return TensorTensorView{}, false
+	}
+	return TensorTensorView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v TensorTensorView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v TensorTensorView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v TensorTensorView) Events() EventsView { return EventsView{v.in, 4} }
+
+// InDType is the in_dtype field (DTYPE_PAIR: dtype_lo: src0's dtype, dtype_hi: src1's).
+func (v TensorTensorView) InDType() DTypePairView { return DTypePairView{v.in, 9} }
+
+// OutDType is the out_dtype field (DTYPE(u8)).
+func (v TensorTensorView) OutDType() DTypeCode { return DTypeCode(v.in.get(0xd00, 8)) }
+
+// SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
+func (v TensorTensorView) SetOutDType(x DTypeCode) error { return v.in.setAt(11, int64(x)) }
+
+// Op is the op field (ALU_OP(u8): dst = op(src0, src1)).
+func (v TensorTensorView) Op() ALUOpCode { return ALUOpCode(v.in.get(0xe00, 8)) }
+
+// SetOp sets op, refusing a value that does not fit (as Set does).
+func (v TensorTensorView) SetOp(x ALUOpCode) error { return v.in.setAt(12, int64(x)) }
+
+// NumActiveChannels is the num_active_channels field (u8: partitions that run the patterns).
+func (v TensorTensorView) NumActiveChannels() uint64 { return v.in.get(0xf00, 8) }
+
+// SetNumActiveChannels sets num_active_channels, refusing a value that does not fit (as Set does).
+func (v TensorTensorView) SetNumActiveChannels(x int64) error { return v.in.setAt(13, x) }
+
+// Src0MemPattern is the src0_mem_pattern field (TENSOR3D: PSUM or SBUF).
+func (v TensorTensorView) Src0MemPattern() Tensor3DView { return Tensor3DView{v.in, 14} }
+
+// Src1MemPattern is the src1_mem_pattern field (TENSOR3D: step 0 = broadcast).
+func (v TensorTensorView) Src1MemPattern() Tensor3DView { return Tensor3DView{v.in, 21} }
+
+// DstMemPattern is the dst_mem_pattern field (TENSOR3D).
+func (v TensorTensorView) DstMemPattern() Tensor3DView { return Tensor3DView{v.in, 28} }
+
+// TensorScalarView is the typed view of a S3D3_TS word (35 leaves): one method per field of the TensorScalar table.
+type TensorScalarView struct{ in *Inst }
+
+// TensorScalar returns the typed view of a S3D3_TS word; ok is false when in decodes by another layout.
+func (in *Inst) TensorScalar() (TensorScalarView, bool) {
+	if in.def == nil || in.layout() != tensorScalarLayout {
+		return TensorScalarView{}, false
+	}
+	return TensorScalarView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v TensorScalarView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v TensorScalarView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v TensorScalarView) Events() EventsView { return EventsView{v.in, 4} }
+
+// AccumulatorCmd is the accumulator_cmd field (ACCUM_CMD(u8): IDLE for plain TENSOR_SCALAR).
+func (v TensorScalarView) AccumulatorCmd() AccumCmdCode { return AccumCmdCode(v.in.get(0xc00, 8)) }
+
+// SetAccumulatorCmd sets accumulator_cmd, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetAccumulatorCmd(x AccumCmdCode) error { return v.in.setAt(9, int64(x)) }
+
+// Reserved0 is the reserved0 field (u24: must be 0).
+func (v TensorScalarView) Reserved0() uint64 { return v.in.get(0xd00, 24) }
+
+// SrcMemPattern is the src_mem_pattern field (TENSOR3D).
+func (v TensorScalarView) SrcMemPattern() Tensor3DView { return Tensor3DView{v.in, 11} }
+
+// InDType is the in_dtype field (DTYPE(u8): no FP32R).
+func (v TensorScalarView) InDType() DTypeCode { return DTypeCode(v.in.get(0x2000, 8)) }
+
+// SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetInDType(x DTypeCode) error { return v.in.setAt(18, int64(x)) }
+
+// OutDType is the out_dtype field (DTYPE(u8): FP32R allowed).
+func (v TensorScalarView) OutDType() DTypeCode { return DTypeCode(v.in.get(0x2100, 8)) }
+
+// SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetOutDType(x DTypeCode) error { return v.in.setAt(19, int64(x)) }
+
+// NumActiveChannels is the num_active_channels field (u8: 1..128).
+func (v TensorScalarView) NumActiveChannels() uint64 { return v.in.get(0x2200, 8) }
+
+// SetNumActiveChannels sets num_active_channels, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetNumActiveChannels(x int64) error { return v.in.setAt(20, x) }
+
+// Imm0Src is the imm0_src field (IMM_SRC(u8)).
+func (v TensorScalarView) Imm0Src() ImmSrcCode { return ImmSrcCode(v.in.get(0x2300, 8)) }
+
+// SetImm0Src sets imm0_src, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetImm0Src(x ImmSrcCode) error { return v.in.setAt(21, int64(x)) }
+
+// Op0 is the op0 field (ALU_OP(u8): out = op1(op0(x, s0), s1)).
+func (v TensorScalarView) Op0() ALUOpCode { return ALUOpCode(v.in.get(0x2400, 8)) }
+
+// SetOp0 sets op0, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetOp0(x ALUOpCode) error { return v.in.setAt(22, int64(x)) }
+
+// Op1 is the op1 field (ALU_OP(u8): BYPASS when op0 is BYPASS).
+func (v TensorScalarView) Op1() ALUOpCode { return ALUOpCode(v.in.get(0x2500, 8)) }
+
+// SetOp1 sets op1, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetOp1(x ALUOpCode) error { return v.in.setAt(23, int64(x)) }
+
+// ReverseOperands is the reverse_operands field (TENS_SCALAR_REV_OPS(u8)).
+func (v TensorScalarView) ReverseOperands() TensScalarRevOpsCode {
+	return TensScalarRevOpsCode(v.in.get(0x2600, 8))
+}
+
+// SetReverseOperands sets reverse_operands, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetReverseOperands(x TensScalarRevOpsCode) error {
+	return v.in.setAt(24, int64(x))
+}
+
+// Imm1Src is the imm1_src field (IMM_SRC(u8)).
+func (v TensorScalarView) Imm1Src() ImmSrcCode { return ImmSrcCode(v.in.get(0x2700, 8)) }
+
+// SetImm1Src sets imm1_src, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetImm1Src(x ImmSrcCode) error { return v.in.setAt(25, int64(x)) }
+
+// Imm0 is the imm0 field (u32: IMM_VAL_INST_FIELD: a value, a PartitionOffset pointer or a register).
+func (v TensorScalarView) Imm0() uint64 { return v.in.get(0x2800, 32) }
+
+// SetImm0 sets imm0, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetImm0(x int64) error { return v.in.setAt(26, x) }
+
+// Imm1 is the imm1 field (u32: IMM_VAL_INST_FIELD).
+func (v TensorScalarView) Imm1() uint64 { return v.in.get(0x2c00, 32) }
+
+// SetImm1 sets imm1, refusing a value that does not fit (as Set does).
+func (v TensorScalarView) SetImm1(x int64) error { return v.in.setAt(27, x) }
+
+// DstMemPattern is the dst_mem_pattern field (TENSOR3D).
+func (v TensorScalarView) DstMemPattern() Tensor3DView { return Tensor3DView{v.in, 28} }
+
+// TensorReduceView is the typed view of a S4D4_TR word (35 leaves): one method per field of the TensorReduce table.
+type TensorReduceView struct{ in *Inst }
+
+// TensorReduce returns the typed view of a S4D4_TR word; ok is false when in decodes by another layout.
+func (in *Inst) TensorReduce() (TensorReduceView, bool) {
+	if in.def == nil || in.layout() != tensorReduceLayout {
+		return TensorReduceView{}, false
+	}
+	return TensorReduceView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v TensorReduceView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v TensorReduceView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v TensorReduceView) Events() EventsView { return EventsView{v.in, 4} }
+
+// SrcMemPattern is the src_mem_pattern field (TENSOR4D: PSUM or SBUF).
+func (v TensorReduceView) SrcMemPattern() Tensor4DView { return Tensor4DView{v.in, 9} }
+
+// InDType is the in_dtype field (DTYPE(u8): no FP32R).
+func (v TensorReduceView) InDType() DTypeCode { return DTypeCode(v.in.get(0x2000, 8)) }
+
+// SetInDType sets in_dtype, refusing a value that does not fit (as Set does).
+func (v TensorReduceView) SetInDType(x DTypeCode) error { return v.in.setAt(18, int64(x)) }
+
+// OutDType is the out_dtype field (DTYPE(u8): COPY: = in_dtype (a reinterpreting copy names the moved type)).
+func (v TensorReduceView) OutDType() DTypeCode { return DTypeCode(v.in.get(0x2100, 8)) }
+
+// SetOutDType sets out_dtype, refusing a value that does not fit (as Set does).
+func (v TensorReduceView) SetOutDType(x DTypeCode) error { return v.in.setAt(19, int64(x)) }
+
+// NumActiveChannels is the num_active_channels field (u8: partitions that run the patterns).
+func (v TensorReduceView) NumActiveChannels() uint64 { return v.in.get(0x2200, 8) }
+
+// SetNumActiveChannels sets num_active_channels, refusing a value that does not fit (as Set does).
+func (v TensorReduceView) SetNumActiveChannels(x int64) error { return v.in.setAt(20, x) }
+
+// Negated is the negated field (u8: 0 for COPY/CAST).
+func (v TensorReduceView) Negated() uint64 { return v.in.get(0x2300, 8) }
+
+// SetNegated sets negated, refusing a value that does not fit (as Set does).
+func (v TensorReduceView) SetNegated(x int64) error { return v.in.setAt(21, x) }
+
+// Op is the op field (ALU_OP(u8): BYPASS for COPY/CAST; the combiner for TENSOR_REDUCE).
+func (v TensorReduceView) Op() ALUOpCode { return ALUOpCode(v.in.get(0x2400, 8)) }
+
+// SetOp sets op, refusing a value that does not fit (as Set does).
+func (v TensorReduceView) SetOp(x ALUOpCode) error { return v.in.setAt(22, int64(x)) }
+
+// OpDim is the op_dim field (TENSOR_SUBDIM(u8): TENSOR_REDUCE: the reduced dimensions).
+func (v TensorReduceView) OpDim() TensorSubdimCode { return TensorSubdimCode(v.in.get(0x2500, 8)) }
+
+// SetOpDim sets op_dim, refusing a value that does not fit (as Set does).
+func (v TensorReduceView) SetOpDim(x TensorSubdimCode) error { return v.in.setAt(23, int64(x)) }
+
+// MaskEnable is the mask_enable field (u8: must be 0).
+func (v TensorReduceView) MaskEnable() uint64 { return v.in.get(0x2600, 8) }
+
+// SetMaskEnable sets mask_enable, refusing a value that does not fit (as Set does).
+func (v TensorReduceView) SetMaskEnable(x int64) error { return v.in.setAt(24, x) }
+
+// Reserved1 is the reserved1 field (u40: must be 0).
+func (v TensorReduceView) Reserved1() uint64 { return v.in.get(0x2700, 40) }
+
+// DstMemPattern is the dst_mem_pattern field (TENSOR4D).
+func (v TensorReduceView) DstMemPattern() Tensor4DView { return Tensor4DView{v.in, 26} }
+
+// MemsetView is the typed view of a D3_MEMSET word (26 leaves): one method per field of the Memset table.
+type MemsetView struct{ in *Inst }
+
+// Memset returns the typed view of a D3_MEMSET word; ok is false when in decodes by another layout.
+func (in *Inst) Memset() (MemsetView, bool) {
+	if in.def == nil || in.layout() != memsetLayout {
+		return MemsetView{}, false
+	}
+	return MemsetView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v MemsetView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v MemsetView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v MemsetView) Events() EventsView { return EventsView{v.in, 4} }
+
+// Reserved0 is the reserved0 field (bytes[16]: zero in every NEFF word).
+func (v MemsetView) Reserved0() (b [16]byte) {
+	v.in.leafBytes(9, b[:])
+	return b
+}
+
+// DstElementCount is the dst_element_count field (u32: elements per partition = the dst pattern's count).
+func (v MemsetView) DstElementCount() uint64 { return v.in.get(0x1c00, 32) }
+
+// SetDstElementCount sets dst_element_count, refusing a value that does not fit (as Set does).
+func (v MemsetView) SetDstElementCount(x int64) error { return v.in.setAt(11, x) }
+
+// DType is the dtype field (DTYPE(u8)).
+func (v MemsetView) DType() DTypeCode { return DTypeCode(v.in.get(0x2000, 8)) }
+
+// SetDType sets dtype, refusing a value that does not fit (as Set does).
+func (v MemsetView) SetDType(x DTypeCode) error { return v.in.setAt(12, int64(x)) }
+
+// Reserved1 is the reserved1 field (u8: zero in every NEFF word).
+func (v MemsetView) Reserved1() uint64 { return v.in.get(0x2100, 8) }
+
+// NumActiveChannels is the num_active_channels field (u8: partitions filled).
+func (v MemsetView) NumActiveChannels() uint64 { return v.in.get(0x2200, 8) }
+
+// SetNumActiveChannels sets num_active_channels, refusing a value that does not fit (as Set does).
+func (v MemsetView) SetNumActiveChannels(x int64) error { return v.in.setAt(14, x) }
+
+// Reserved2 is the reserved2 field (u40: zero in every NEFF word).
+func (v MemsetView) Reserved2() uint64 { return v.in.get(0x2300, 40) }
+
+// FillValue is the fill_value field (u32: the fill value (the name is ndma's); a 32-bit immediate; narrow-dtype reading not found (0 in every NEFF word)).
+func (v MemsetView) FillValue() uint64 { return v.in.get(0x2800, 32) }
+
+// SetFillValue sets fill_value, refusing a value that does not fit (as Set does).
+func (v MemsetView) SetFillValue(x int64) error { return v.in.setAt(16, x) }
+
+// DstMemPattern is the dst_mem_pattern field (TENSOR4D: SBUF or PSUM).
+func (v MemsetView) DstMemPattern() Tensor4DView { return Tensor4DView{v.in, 17} }
+
+// EventSemView is the typed view of a EVENT_SEMAPHORE word (19 leaves): one method per field of the EventSem table.
+type EventSemView struct{ in *Inst }
+
+// EventSem returns the typed view of a EVENT_SEMAPHORE word; ok is false when in decodes by another layout.
+func (in *Inst) EventSem() (EventSemView, bool) {
+	if in.def == nil || in.layout() != eventSemLayout {
+		return EventSemView{}, false
+	}
+	return EventSemView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v EventSemView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v EventSemView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v EventSemView) Events() EventsView { return EventsView{v.in, 4} }
+
+// Reserved0 is the reserved0 field (bytes[20]: zero in every NEFF word).
+func (v EventSemView) Reserved0() (b [20]byte) {
+	v.in.leafBytes(9, b[:])
+	return b
+}
+
+// Wait2Mode is the wait2_mode field (WAIT_MODE(u8): a second wait, laid out as EVENTS' wait half).
+func (v EventSemView) Wait2Mode() WaitModeCode { return WaitModeCode(v.in.get(0x2000, 8)) }
+
+// SetWait2Mode sets wait2_mode, refusing a value that does not fit (as Set does).
+func (v EventSemView) SetWait2Mode(x WaitModeCode) error { return v.in.setAt(12, int64(x)) }
+
+// Wait2Idx is the wait2_idx field (u8: semaphore index).
+func (v EventSemView) Wait2Idx() uint64 { return v.in.get(0x2100, 8) }
+
+// SetWait2Idx sets wait2_idx, refusing a value that does not fit (as Set does).
+func (v EventSemView) SetWait2Idx(x int64) error { return v.in.setAt(13, x) }
+
+// Wait2Reserved is the wait2_reserved field (u16: EVENTS' update bytes; zero in every NEFF word).
+func (v EventSemView) Wait2Reserved() uint64 { return v.in.get(0x2200, 16) }
+
+// Wait2Value is the wait2_value field (u32: threshold).
+func (v EventSemView) Wait2Value() uint64 { return v.in.get(0x2400, 32) }
+
+// SetWait2Value sets wait2_value, refusing a value that does not fit (as Set does).
+func (v EventSemView) SetWait2Value(x int64) error { return v.in.setAt(15, x) }
+
+// Reserved1 is the reserved1 field (bytes[24]: zero in every NEFF word).
+func (v EventSemView) Reserved1() (b [24]byte) {
+	v.in.leafBytes(16, b[:])
+	return b
+}
+
+// CtrlEmptyView is the typed view of a CTRL_EMPTY word (16 leaves): one method per field of the CtrlEmpty table.
+type CtrlEmptyView struct{ in *Inst }
+
+// CtrlEmpty returns the typed view of a CTRL_EMPTY word; ok is false when in decodes by another layout.
+func (in *Inst) CtrlEmpty() (CtrlEmptyView, bool) {
+	if in.def == nil || in.layout() != ctrlEmptyLayout {
+		return CtrlEmptyView{}, false
+	}
+	return CtrlEmptyView{in}, true
+}
+
+// Inst is the viewed instruction.
+func (v CtrlEmptyView) Inst() *Inst { return v.in }
+
+// Header is the header field (HEADER).
+func (v CtrlEmptyView) Header() HeaderView { return HeaderView{v.in, 0} }
+
+// Events is the events field (EVENTS).
+func (v CtrlEmptyView) Events() EventsView { return EventsView{v.in, 4} }
+
+// Reserved0 is the reserved0 field (bytes[52]: zero in every NEFF word).
+func (v CtrlEmptyView) Reserved0() (b [52]byte) {
+	v.in.leafBytes(9, b[:])
+	return b
+}
+
 // RawView is the typed view of a RAW word (16 leaves): one method per field of the Raw table.
 type RawView struct{ in *Inst }
 
 // Raw returns the typed view of a RAW word; ok is false when in decodes by another layout.
 func (in *Inst) Raw() (RawView, bool) {
-	if in.def == nil || in.def.layout() != rawLayout {
+	if in.def == nil || in.layout() != rawLayout {
 		return RawView{}, false
 	}
 	return RawView{in}, true
@@ -2143,13 +3256,121 @@ func (v DescFlagsView) SetDesc2Src(x DMADescModeCode) error { return v.in.setAt(
 // Reserved is the reserved field (u3).
 func (v DescFlagsView) Reserved() uint64 { return v.in.leafAt(v.at + 4) }
 
+// Tensor1DView is the typed view of a TENSOR1D inside a word.
+type Tensor1DView struct {
+	in *Inst
+	at int // the leaf index of its first field
+}
+
+// Inst is the viewed instruction.
+func (v Tensor1DView) Inst() *Inst { return v.in }
+
+// StartAddr is the start_addr field (ADDR4: PartitionOffset: SBUF partition = a>>18; PSUM from 0x2000000).
+func (v Tensor1DView) StartAddr() Addr4 { return Addr4(v.in.leafAt(v.at)) }
+
+// SetStartAddr sets start_addr.
+func (v Tensor1DView) SetStartAddr(a Addr4) { v.in.putLeaf(v.at, uint64(a)) }
+
+// StepElem is the step_elem field (i16[1]: signed element steps; 0 re-reads (broadcast)).
+func (v Tensor1DView) StepElem(i int) int64 { return int64(int16(v.in.leafAt(elemAt(v.at+1, 1, i)))) }
+
+// SetStepElem sets step_elem, refusing a value that does not fit (as Set does).
+func (v Tensor1DView) SetStepElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+1, 1, i), x) }
+
+// NumElem is the num_elem field (u16[1]: elements per dimension).
+func (v Tensor1DView) NumElem(i int) uint64 { return v.in.leafAt(elemAt(v.at+2, 1, i)) }
+
+// SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
+func (v Tensor1DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+2, 1, i), x) }
+
+// Tensor2DView is the typed view of a TENSOR2D inside a word.
+type Tensor2DView struct {
+	in *Inst
+	at int // the leaf index of its first field
+}
+
+// Inst is the viewed instruction.
+func (v Tensor2DView) Inst() *Inst { return v.in }
+
+// StartAddr is the start_addr field (ADDR4: PartitionOffset: SBUF partition = a>>18; PSUM from 0x2000000).
+func (v Tensor2DView) StartAddr() Addr4 { return Addr4(v.in.leafAt(v.at)) }
+
+// SetStartAddr sets start_addr.
+func (v Tensor2DView) SetStartAddr(a Addr4) { v.in.putLeaf(v.at, uint64(a)) }
+
+// StepElem is the step_elem field (i16[2]: signed element steps, dim 0 innermost; 0 re-reads (broadcast)).
+func (v Tensor2DView) StepElem(i int) int64 { return int64(int16(v.in.leafAt(elemAt(v.at+1, 2, i)))) }
+
+// SetStepElem sets step_elem, refusing a value that does not fit (as Set does).
+func (v Tensor2DView) SetStepElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+1, 2, i), x) }
+
+// NumElem is the num_elem field (u16[2]: elements per dimension).
+func (v Tensor2DView) NumElem(i int) uint64 { return v.in.leafAt(elemAt(v.at+3, 2, i)) }
+
+// SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
+func (v Tensor2DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+3, 2, i), x) }
+
+// Tensor3DView is the typed view of a TENSOR3D inside a word.
+type Tensor3DView struct {
+	in *Inst
+	at int // the leaf index of its first field
+}
+
+// Inst is the viewed instruction.
+func (v Tensor3DView) Inst() *Inst { return v.in }
+
+// StartAddr is the start_addr field (ADDR4: PartitionOffset: SBUF partition = a>>18; PSUM from 0x2000000).
+func (v Tensor3DView) StartAddr() Addr4 { return Addr4(v.in.leafAt(v.at)) }
+
+// SetStartAddr sets start_addr.
+func (v Tensor3DView) SetStartAddr(a Addr4) { v.in.putLeaf(v.at, uint64(a)) }
+
+// StepElem is the step_elem field (i16[3]: signed element steps, dim 0 innermost; 0 re-reads (broadcast)).
+func (v Tensor3DView) StepElem(i int) int64 { return int64(int16(v.in.leafAt(elemAt(v.at+1, 3, i)))) }
+
+// SetStepElem sets step_elem, refusing a value that does not fit (as Set does).
+func (v Tensor3DView) SetStepElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+1, 3, i), x) }
+
+// NumElem is the num_elem field (u16[3]: elements per dimension).
+func (v Tensor3DView) NumElem(i int) uint64 { return v.in.leafAt(elemAt(v.at+4, 3, i)) }
+
+// SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
+func (v Tensor3DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+4, 3, i), x) }
+
+// Tensor4DView is the typed view of a TENSOR4D inside a word.
+type Tensor4DView struct {
+	in *Inst
+	at int // the leaf index of its first field
+}
+
+// Inst is the viewed instruction.
+func (v Tensor4DView) Inst() *Inst { return v.in }
+
+// StartAddr is the start_addr field (ADDR4: PartitionOffset: SBUF partition = a>>18; PSUM from 0x2000000).
+func (v Tensor4DView) StartAddr() Addr4 { return Addr4(v.in.leafAt(v.at)) }
+
+// SetStartAddr sets start_addr.
+func (v Tensor4DView) SetStartAddr(a Addr4) { v.in.putLeaf(v.at, uint64(a)) }
+
+// StepElem is the step_elem field (i16[4]: signed element steps, dim 0 innermost; 0 re-reads (broadcast)).
+func (v Tensor4DView) StepElem(i int) int64 { return int64(int16(v.in.leafAt(elemAt(v.at+1, 4, i)))) }
+
+// SetStepElem sets step_elem, refusing a value that does not fit (as Set does).
+func (v Tensor4DView) SetStepElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+1, 4, i), x) }
+
+// NumElem is the num_elem field (u16[4]: elements per dimension).
+func (v Tensor4DView) NumElem(i int) uint64 { return v.in.leafAt(elemAt(v.at+5, 4, i)) }
+
+// SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
+func (v Tensor4DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+5, 4, i), x) }
+
 // Header returns the HEADER (field-tables §2.1) of a word whose layout has one; ok is false for the others.
 func (in *Inst) Header() (HeaderView, bool) {
 	if in.def == nil {
 		return HeaderView{}, false
 	}
-	switch in.def.layout() {
-	case direct2DLayout, copy2DLayout, immediateLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, cciLayout, pseudoDirect2DLayout, pseudoTriggerLayout, mem2DLayout, pseudoMem2DLayout, extendedLayout, rawLayout:
+	switch in.layout() {
+	case direct2DLayout, copy2DLayout, immediateLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, cciLayout, pseudoDirect2DLayout, pseudoTriggerLayout, mem2DLayout, pseudoMem2DLayout, extendedLayout, ldweightsV2Layout, ldweightsV3Layout, matmulV2Layout, matmulV3Layout, activateLayout, ctrlNoLayout, tensorTensorLayout, tensorScalarLayout, tensorReduceLayout, memsetLayout, eventSemLayout, ctrlEmptyLayout, rawLayout:
 		return HeaderView{in, 0}, true
 	}
 	return HeaderView{}, false
@@ -2160,8 +3381,8 @@ func (in *Inst) Events() (EventsView, bool) {
 	if in.def == nil {
 		return EventsView{}, false
 	}
-	switch in.def.layout() {
-	case direct2DLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, pseudoDirect2DLayout, pseudoTriggerLayout, mem2DLayout, pseudoMem2DLayout, extendedLayout, rawLayout:
+	switch in.layout() {
+	case direct2DLayout, indirect1DLayout, xposeLayout, gatherXposeLayout, testESLayout, pseudoDirect2DLayout, pseudoTriggerLayout, mem2DLayout, pseudoMem2DLayout, extendedLayout, ldweightsV2Layout, ldweightsV3Layout, matmulV2Layout, matmulV3Layout, activateLayout, ctrlNoLayout, tensorTensorLayout, tensorScalarLayout, tensorReduceLayout, memsetLayout, eventSemLayout, ctrlEmptyLayout, rawLayout:
 		return EventsView{in, 4}, true
 	}
 	return EventsView{}, false
@@ -2432,7 +3653,7 @@ func typedProbe(in *Inst) []typedAccess {
 	if in.def == nil {
 		return nil
 	}
-	switch in.def.layout() {
+	switch in.layout() {
 	case direct2DLayout:
 		v, _ := in.Direct2D()
 		return []typedAccess{
@@ -2940,6 +4161,391 @@ func typedProbe(in *Inst) []typedAccess {
 			{"remote_sem_prev", 20, func() any { return v.RemoteSemPrev() }, func(x int64) error { return v.SetRemoteSemPrev(x) }},
 			{"reserved", 21, func() any { return v.Reserved() }, nil},
 		}
+	case ldweightsV2Layout:
+		v, _ := in.LdWeightsV2()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"reserved0", 9, func() any { return v.Reserved0() }, nil},
+			{"src_mem_pattern.start_addr", 10, func() any { return v.SrcMemPattern().StartAddr() }, func(x int64) error { v.SrcMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src_mem_pattern.step_elem[0]", 11, func() any { return v.SrcMemPattern().StepElem(0) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(0, x) }},
+			{"src_mem_pattern.step_elem[1]", 12, func() any { return v.SrcMemPattern().StepElem(1) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(1, x) }},
+			{"src_mem_pattern.step_elem[2]", 13, func() any { return v.SrcMemPattern().StepElem(2) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(2, x) }},
+			{"src_mem_pattern.num_elem[0]", 14, func() any { return v.SrcMemPattern().NumElem(0) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(0, x) }},
+			{"src_mem_pattern.num_elem[1]", 15, func() any { return v.SrcMemPattern().NumElem(1) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(1, x) }},
+			{"src_mem_pattern.num_elem[2]", 16, func() any { return v.SrcMemPattern().NumElem(2) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(2, x) }},
+			{"in_dtype", 17, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
+			{"fp32_mode", 18, func() any { return v.FP32Mode() }, func(x int64) error { return v.SetFP32Mode(PEFP32ModeCode(x)) }},
+			{"reserved1", 19, func() any { return v.Reserved1() }, nil},
+			{"perf_opt", 20, func() any { return v.PerfOpt() }, func(x int64) error { return v.SetPerfOpt(x) }},
+			{"quant_offset", 21, func() any { return v.QuantOffset() }, func(x int64) error { return v.SetQuantOffset(x) }},
+			{"num_active_rows", 22, func() any { return v.NumActiveRows() }, func(x int64) error { return v.SetNumActiveRows(x) }},
+			{"num_active_cols", 23, func() any { return v.NumActiveCols() }, func(x int64) error { return v.SetNumActiveCols(x) }},
+			{"reserved2", 24, func() any { return v.Reserved2() }, nil},
+			{"row_grp", 25, func() any { return v.RowGrp() }, func(x int64) error { return v.SetRowGrp(x) }},
+			{"col_grp", 26, func() any { return v.ColGrp() }, func(x int64) error { return v.SetColGrp(x) }},
+			{"xbus_sel", 27, func() any { return v.XbusSel() }, func(x int64) error { return v.SetXbusSel(x) }},
+			{"reserved3", 28, func() any { return v.Reserved3() }, nil},
+			{"reserved4", 29, func() any { return v.Reserved4() }, nil},
+		}
+	case ldweightsV3Layout:
+		v, _ := in.LdWeightsV3()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"reserved0", 9, func() any { return v.Reserved0() }, nil},
+			{"src_mem_pattern.start_addr", 10, func() any { return v.SrcMemPattern().StartAddr() }, func(x int64) error { v.SrcMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src_mem_pattern.step_elem[0]", 11, func() any { return v.SrcMemPattern().StepElem(0) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(0, x) }},
+			{"src_mem_pattern.step_elem[1]", 12, func() any { return v.SrcMemPattern().StepElem(1) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(1, x) }},
+			{"src_mem_pattern.step_elem[2]", 13, func() any { return v.SrcMemPattern().StepElem(2) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(2, x) }},
+			{"src_mem_pattern.num_elem[0]", 14, func() any { return v.SrcMemPattern().NumElem(0) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(0, x) }},
+			{"src_mem_pattern.num_elem[1]", 15, func() any { return v.SrcMemPattern().NumElem(1) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(1, x) }},
+			{"src_mem_pattern.num_elem[2]", 16, func() any { return v.SrcMemPattern().NumElem(2) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(2, x) }},
+			{"in_dtype", 17, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
+			{"fp32_mode", 18, func() any { return v.FP32Mode() }, func(x int64) error { return v.SetFP32Mode(PEFP32ModeCode(x)) }},
+			{"transpose_mode", 19, func() any { return v.TransposeMode() }, func(x int64) error { return v.SetTransposeMode(x) }},
+			{"perf_opt", 20, func() any { return v.PerfOpt() }, func(x int64) error { return v.SetPerfOpt(x) }},
+			{"reserved1", 21, func() any { return v.Reserved1() }, nil},
+			{"num_active_rows", 22, func() any { return v.NumActiveRows() }, func(x int64) error { return v.SetNumActiveRows(x) }},
+			{"num_active_cols", 23, func() any { return v.NumActiveCols() }, func(x int64) error { return v.SetNumActiveCols(x) }},
+			{"reserved2", 24, func() any { return v.Reserved2() }, nil},
+			{"row_grp", 25, func() any { return v.RowGrp() }, func(x int64) error { return v.SetRowGrp(x) }},
+			{"col_grp", 26, func() any { return v.ColGrp() }, func(x int64) error { return v.SetColGrp(x) }},
+			{"reserved3", 27, func() any { return v.Reserved3() }, nil},
+			{"reserved4", 28, func() any { return v.Reserved4() }, nil},
+			{"reserved5", 29, func() any { return v.Reserved5() }, nil},
+		}
+	case matmulV2Layout:
+		v, _ := in.MatmulV2()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"reserved0", 9, func() any { return v.Reserved0() }, nil},
+			{"src_mem_pattern.start_addr", 10, func() any { return v.SrcMemPattern().StartAddr() }, func(x int64) error { v.SrcMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src_mem_pattern.step_elem[0]", 11, func() any { return v.SrcMemPattern().StepElem(0) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(0, x) }},
+			{"src_mem_pattern.step_elem[1]", 12, func() any { return v.SrcMemPattern().StepElem(1) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(1, x) }},
+			{"src_mem_pattern.step_elem[2]", 13, func() any { return v.SrcMemPattern().StepElem(2) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(2, x) }},
+			{"src_mem_pattern.num_elem[0]", 14, func() any { return v.SrcMemPattern().NumElem(0) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(0, x) }},
+			{"src_mem_pattern.num_elem[1]", 15, func() any { return v.SrcMemPattern().NumElem(1) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(1, x) }},
+			{"src_mem_pattern.num_elem[2]", 16, func() any { return v.SrcMemPattern().NumElem(2) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(2, x) }},
+			{"in_dtype", 17, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
+			{"fp32_mode", 18, func() any { return v.FP32Mode() }, func(x int64) error { return v.SetFP32Mode(PEFP32ModeCode(x)) }},
+			{"reserved1", 19, func() any { return v.Reserved1() }, nil},
+			{"perf_opt", 20, func() any { return v.PerfOpt() }, func(x int64) error { return v.SetPerfOpt(x) }},
+			{"quant_offset", 21, func() any { return v.QuantOffset() }, func(x int64) error { return v.SetQuantOffset(x) }},
+			{"num_active_rows", 22, func() any { return v.NumActiveRows() }, func(x int64) error { return v.SetNumActiveRows(x) }},
+			{"num_active_cols", 23, func() any { return v.NumActiveCols() }, func(x int64) error { return v.SetNumActiveCols(x) }},
+			{"reserved2", 24, func() any { return v.Reserved2() }, nil},
+			{"psum_accumulate_flags", 25, func() any { return v.PsumAccumulateFlags() }, func(x int64) error { return v.SetPsumAccumulateFlags(PSUMAccFlagsCode(x)) }},
+			{"row_grp", 26, func() any { return v.RowGrp() }, func(x int64) error { return v.SetRowGrp(x) }},
+			{"col_grp", 27, func() any { return v.ColGrp() }, func(x int64) error { return v.SetColGrp(x) }},
+			{"xbus_sel", 28, func() any { return v.XbusSel() }, func(x int64) error { return v.SetXbusSel(x) }},
+			{"psum_zero_region", 29, func() any { return v.PsumZeroRegion() }, func(x int64) error { return v.SetPsumZeroRegion(MatmulZeroRegionCode(x)) }},
+			{"dst_mem_pattern.start_addr", 30, func() any { return v.DstMemPattern().StartAddr() }, func(x int64) error { v.DstMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"dst_mem_pattern.step_elem[0]", 31, func() any { return v.DstMemPattern().StepElem(0) }, func(x int64) error { return v.DstMemPattern().SetStepElem(0, x) }},
+			{"dst_mem_pattern.step_elem[1]", 32, func() any { return v.DstMemPattern().StepElem(1) }, func(x int64) error { return v.DstMemPattern().SetStepElem(1, x) }},
+			{"dst_mem_pattern.step_elem[2]", 33, func() any { return v.DstMemPattern().StepElem(2) }, func(x int64) error { return v.DstMemPattern().SetStepElem(2, x) }},
+			{"dst_mem_pattern.num_elem[0]", 34, func() any { return v.DstMemPattern().NumElem(0) }, func(x int64) error { return v.DstMemPattern().SetNumElem(0, x) }},
+			{"dst_mem_pattern.num_elem[1]", 35, func() any { return v.DstMemPattern().NumElem(1) }, func(x int64) error { return v.DstMemPattern().SetNumElem(1, x) }},
+			{"dst_mem_pattern.num_elem[2]", 36, func() any { return v.DstMemPattern().NumElem(2) }, func(x int64) error { return v.DstMemPattern().SetNumElem(2, x) }},
+		}
+	case matmulV3Layout:
+		v, _ := in.MatmulV3()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"reserved0", 9, func() any { return v.Reserved0() }, nil},
+			{"src_mem_pattern.start_addr", 10, func() any { return v.SrcMemPattern().StartAddr() }, func(x int64) error { v.SrcMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src_mem_pattern.step_elem[0]", 11, func() any { return v.SrcMemPattern().StepElem(0) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(0, x) }},
+			{"src_mem_pattern.step_elem[1]", 12, func() any { return v.SrcMemPattern().StepElem(1) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(1, x) }},
+			{"src_mem_pattern.step_elem[2]", 13, func() any { return v.SrcMemPattern().StepElem(2) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(2, x) }},
+			{"src_mem_pattern.num_elem[0]", 14, func() any { return v.SrcMemPattern().NumElem(0) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(0, x) }},
+			{"src_mem_pattern.num_elem[1]", 15, func() any { return v.SrcMemPattern().NumElem(1) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(1, x) }},
+			{"src_mem_pattern.num_elem[2]", 16, func() any { return v.SrcMemPattern().NumElem(2) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(2, x) }},
+			{"in_dtype", 17, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
+			{"fp32_mode", 18, func() any { return v.FP32Mode() }, func(x int64) error { return v.SetFP32Mode(PEFP32ModeCode(x)) }},
+			{"transpose_mode", 19, func() any { return v.TransposeMode() }, func(x int64) error { return v.SetTransposeMode(x) }},
+			{"perf_opt", 20, func() any { return v.PerfOpt() }, func(x int64) error { return v.SetPerfOpt(x) }},
+			{"reserved_quant", 21, func() any { return v.ReservedQuant() }, nil},
+			{"num_active_rows", 22, func() any { return v.NumActiveRows() }, func(x int64) error { return v.SetNumActiveRows(x) }},
+			{"num_active_cols", 23, func() any { return v.NumActiveCols() }, func(x int64) error { return v.SetNumActiveCols(x) }},
+			{"out_dtype", 24, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
+			{"reserved2", 25, func() any { return v.Reserved2() }, nil},
+			{"psum_accumulate_flags", 26, func() any { return v.PsumAccumulateFlags() }, func(x int64) error { return v.SetPsumAccumulateFlags(PSUMAccFlagsCode(x)) }},
+			{"row_grp", 27, func() any { return v.RowGrp() }, func(x int64) error { return v.SetRowGrp(x) }},
+			{"col_grp", 28, func() any { return v.ColGrp() }, func(x int64) error { return v.SetColGrp(x) }},
+			{"reserved_xbs", 29, func() any { return v.ReservedXbs() }, nil},
+			{"psum_zero_region", 30, func() any { return v.PsumZeroRegion() }, func(x int64) error { return v.SetPsumZeroRegion(MatmulZeroRegionCode(x)) }},
+			{"dst_mem_pattern.start_addr", 31, func() any { return v.DstMemPattern().StartAddr() }, func(x int64) error { v.DstMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"dst_mem_pattern.step_elem[0]", 32, func() any { return v.DstMemPattern().StepElem(0) }, func(x int64) error { return v.DstMemPattern().SetStepElem(0, x) }},
+			{"dst_mem_pattern.step_elem[1]", 33, func() any { return v.DstMemPattern().StepElem(1) }, func(x int64) error { return v.DstMemPattern().SetStepElem(1, x) }},
+			{"dst_mem_pattern.step_elem[2]", 34, func() any { return v.DstMemPattern().StepElem(2) }, func(x int64) error { return v.DstMemPattern().SetStepElem(2, x) }},
+			{"dst_mem_pattern.num_elem[0]", 35, func() any { return v.DstMemPattern().NumElem(0) }, func(x int64) error { return v.DstMemPattern().SetNumElem(0, x) }},
+			{"dst_mem_pattern.num_elem[1]", 36, func() any { return v.DstMemPattern().NumElem(1) }, func(x int64) error { return v.DstMemPattern().SetNumElem(1, x) }},
+			{"dst_mem_pattern.num_elem[2]", 37, func() any { return v.DstMemPattern().NumElem(2) }, func(x int64) error { return v.DstMemPattern().SetNumElem(2, x) }},
+		}
+	case activateLayout:
+		v, _ := in.Activate()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"imm_src", 9, func() any { return v.ImmSrc() }, func(x int64) error { return v.SetImmSrc(ImmSrcCode(x)) }},
+			{"scale_src", 10, func() any { return v.ScaleSrc() }, func(x int64) error { return v.SetScaleSrc(ImmSrcCode(x)) }},
+			{"accumulator_cmd", 11, func() any { return v.AccumulatorCmd() }, func(x int64) error { return v.SetAccumulatorCmd(AccumCmdCode(x)) }},
+			{"bias_src_n", 12, func() any { return v.BiasSrcN() }, func(x int64) error { return v.SetBiasSrcN(ImmSrcNCode(x)) }},
+			{"src_mem_pattern.start_addr", 13, func() any { return v.SrcMemPattern().StartAddr() }, func(x int64) error { v.SrcMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src_mem_pattern.step_elem[0]", 14, func() any { return v.SrcMemPattern().StepElem(0) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(0, x) }},
+			{"src_mem_pattern.step_elem[1]", 15, func() any { return v.SrcMemPattern().StepElem(1) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(1, x) }},
+			{"src_mem_pattern.step_elem[2]", 16, func() any { return v.SrcMemPattern().StepElem(2) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(2, x) }},
+			{"src_mem_pattern.num_elem[0]", 17, func() any { return v.SrcMemPattern().NumElem(0) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(0, x) }},
+			{"src_mem_pattern.num_elem[1]", 18, func() any { return v.SrcMemPattern().NumElem(1) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(1, x) }},
+			{"src_mem_pattern.num_elem[2]", 19, func() any { return v.SrcMemPattern().NumElem(2) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(2, x) }},
+			{"in_dtype", 20, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
+			{"bias_dtype", 21, func() any { return v.BiasDType() }, func(x int64) error { return v.SetBiasDType(DTypeCode(x)) }},
+			{"out_dtype", 22, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
+			{"num_active_channels", 23, func() any { return v.NumActiveChannels() }, func(x int64) error { return v.SetNumActiveChannels(x) }},
+			{"activation_func", 24, func() any { return v.ActivationFunc() }, func(x int64) error { return v.SetActivationFunc(x) }},
+			{"scale_value", 25, func() any { return v.ScaleValue() }, func(x int64) error { return v.SetScaleValue(x) }},
+			{"bias", 26, func() any { return v.Bias() }, func(x int64) error { return v.SetBias(x) }},
+			{"imm", 27, func() any { return v.Imm() }, func(x int64) error { return v.SetImm(x) }},
+			{"dst_mem_pattern.start_addr", 28, func() any { return v.DstMemPattern().StartAddr() }, func(x int64) error { v.DstMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"dst_mem_pattern.step_elem[0]", 29, func() any { return v.DstMemPattern().StepElem(0) }, func(x int64) error { return v.DstMemPattern().SetStepElem(0, x) }},
+			{"dst_mem_pattern.step_elem[1]", 30, func() any { return v.DstMemPattern().StepElem(1) }, func(x int64) error { return v.DstMemPattern().SetStepElem(1, x) }},
+			{"dst_mem_pattern.step_elem[2]", 31, func() any { return v.DstMemPattern().StepElem(2) }, func(x int64) error { return v.DstMemPattern().SetStepElem(2, x) }},
+			{"dst_mem_pattern.num_elem[0]", 32, func() any { return v.DstMemPattern().NumElem(0) }, func(x int64) error { return v.DstMemPattern().SetNumElem(0, x) }},
+			{"dst_mem_pattern.num_elem[1]", 33, func() any { return v.DstMemPattern().NumElem(1) }, func(x int64) error { return v.DstMemPattern().SetNumElem(1, x) }},
+			{"dst_mem_pattern.num_elem[2]", 34, func() any { return v.DstMemPattern().NumElem(2) }, func(x int64) error { return v.DstMemPattern().SetNumElem(2, x) }},
+		}
+	case ctrlNoLayout:
+		v, _ := in.CtrlNo()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"reserved0", 9, func() any { return v.Reserved0() }, nil},
+			{"act_tbl_sel", 12, func() any { return v.ACTTblSel() }, func(x int64) error { return v.SetACTTblSel(x) }},
+			{"reserved1", 13, func() any { return v.Reserved1() }, nil},
+		}
+	case tensorTensorLayout:
+		v, _ := in.TensorTensor()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"in_dtype.dtype_lo", 9, func() any { return v.InDType().DTypeLo() }, func(x int64) error { return v.InDType().SetDTypeLo(DTypeCode(x)) }},
+			{"in_dtype.dtype_hi", 10, func() any { return v.InDType().DTypeHi() }, func(x int64) error { return v.InDType().SetDTypeHi(DTypeCode(x)) }},
+			{"out_dtype", 11, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
+			{"op", 12, func() any { return v.Op() }, func(x int64) error { return v.SetOp(ALUOpCode(x)) }},
+			{"num_active_channels", 13, func() any { return v.NumActiveChannels() }, func(x int64) error { return v.SetNumActiveChannels(x) }},
+			{"src0_mem_pattern.start_addr", 14, func() any { return v.Src0MemPattern().StartAddr() }, func(x int64) error { v.Src0MemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src0_mem_pattern.step_elem[0]", 15, func() any { return v.Src0MemPattern().StepElem(0) }, func(x int64) error { return v.Src0MemPattern().SetStepElem(0, x) }},
+			{"src0_mem_pattern.step_elem[1]", 16, func() any { return v.Src0MemPattern().StepElem(1) }, func(x int64) error { return v.Src0MemPattern().SetStepElem(1, x) }},
+			{"src0_mem_pattern.step_elem[2]", 17, func() any { return v.Src0MemPattern().StepElem(2) }, func(x int64) error { return v.Src0MemPattern().SetStepElem(2, x) }},
+			{"src0_mem_pattern.num_elem[0]", 18, func() any { return v.Src0MemPattern().NumElem(0) }, func(x int64) error { return v.Src0MemPattern().SetNumElem(0, x) }},
+			{"src0_mem_pattern.num_elem[1]", 19, func() any { return v.Src0MemPattern().NumElem(1) }, func(x int64) error { return v.Src0MemPattern().SetNumElem(1, x) }},
+			{"src0_mem_pattern.num_elem[2]", 20, func() any { return v.Src0MemPattern().NumElem(2) }, func(x int64) error { return v.Src0MemPattern().SetNumElem(2, x) }},
+			{"src1_mem_pattern.start_addr", 21, func() any { return v.Src1MemPattern().StartAddr() }, func(x int64) error { v.Src1MemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src1_mem_pattern.step_elem[0]", 22, func() any { return v.Src1MemPattern().StepElem(0) }, func(x int64) error { return v.Src1MemPattern().SetStepElem(0, x) }},
+			{"src1_mem_pattern.step_elem[1]", 23, func() any { return v.Src1MemPattern().StepElem(1) }, func(x int64) error { return v.Src1MemPattern().SetStepElem(1, x) }},
+			{"src1_mem_pattern.step_elem[2]", 24, func() any { return v.Src1MemPattern().StepElem(2) }, func(x int64) error { return v.Src1MemPattern().SetStepElem(2, x) }},
+			{"src1_mem_pattern.num_elem[0]", 25, func() any { return v.Src1MemPattern().NumElem(0) }, func(x int64) error { return v.Src1MemPattern().SetNumElem(0, x) }},
+			{"src1_mem_pattern.num_elem[1]", 26, func() any { return v.Src1MemPattern().NumElem(1) }, func(x int64) error { return v.Src1MemPattern().SetNumElem(1, x) }},
+			{"src1_mem_pattern.num_elem[2]", 27, func() any { return v.Src1MemPattern().NumElem(2) }, func(x int64) error { return v.Src1MemPattern().SetNumElem(2, x) }},
+			{"dst_mem_pattern.start_addr", 28, func() any { return v.DstMemPattern().StartAddr() }, func(x int64) error { v.DstMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"dst_mem_pattern.step_elem[0]", 29, func() any { return v.DstMemPattern().StepElem(0) }, func(x int64) error { return v.DstMemPattern().SetStepElem(0, x) }},
+			{"dst_mem_pattern.step_elem[1]", 30, func() any { return v.DstMemPattern().StepElem(1) }, func(x int64) error { return v.DstMemPattern().SetStepElem(1, x) }},
+			{"dst_mem_pattern.step_elem[2]", 31, func() any { return v.DstMemPattern().StepElem(2) }, func(x int64) error { return v.DstMemPattern().SetStepElem(2, x) }},
+			{"dst_mem_pattern.num_elem[0]", 32, func() any { return v.DstMemPattern().NumElem(0) }, func(x int64) error { return v.DstMemPattern().SetNumElem(0, x) }},
+			{"dst_mem_pattern.num_elem[1]", 33, func() any { return v.DstMemPattern().NumElem(1) }, func(x int64) error { return v.DstMemPattern().SetNumElem(1, x) }},
+			{"dst_mem_pattern.num_elem[2]", 34, func() any { return v.DstMemPattern().NumElem(2) }, func(x int64) error { return v.DstMemPattern().SetNumElem(2, x) }},
+		}
+	case tensorScalarLayout:
+		v, _ := in.TensorScalar()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"accumulator_cmd", 9, func() any { return v.AccumulatorCmd() }, func(x int64) error { return v.SetAccumulatorCmd(AccumCmdCode(x)) }},
+			{"reserved0", 10, func() any { return v.Reserved0() }, nil},
+			{"src_mem_pattern.start_addr", 11, func() any { return v.SrcMemPattern().StartAddr() }, func(x int64) error { v.SrcMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src_mem_pattern.step_elem[0]", 12, func() any { return v.SrcMemPattern().StepElem(0) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(0, x) }},
+			{"src_mem_pattern.step_elem[1]", 13, func() any { return v.SrcMemPattern().StepElem(1) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(1, x) }},
+			{"src_mem_pattern.step_elem[2]", 14, func() any { return v.SrcMemPattern().StepElem(2) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(2, x) }},
+			{"src_mem_pattern.num_elem[0]", 15, func() any { return v.SrcMemPattern().NumElem(0) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(0, x) }},
+			{"src_mem_pattern.num_elem[1]", 16, func() any { return v.SrcMemPattern().NumElem(1) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(1, x) }},
+			{"src_mem_pattern.num_elem[2]", 17, func() any { return v.SrcMemPattern().NumElem(2) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(2, x) }},
+			{"in_dtype", 18, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
+			{"out_dtype", 19, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
+			{"num_active_channels", 20, func() any { return v.NumActiveChannels() }, func(x int64) error { return v.SetNumActiveChannels(x) }},
+			{"imm0_src", 21, func() any { return v.Imm0Src() }, func(x int64) error { return v.SetImm0Src(ImmSrcCode(x)) }},
+			{"op0", 22, func() any { return v.Op0() }, func(x int64) error { return v.SetOp0(ALUOpCode(x)) }},
+			{"op1", 23, func() any { return v.Op1() }, func(x int64) error { return v.SetOp1(ALUOpCode(x)) }},
+			{"reverse_operands", 24, func() any { return v.ReverseOperands() }, func(x int64) error { return v.SetReverseOperands(TensScalarRevOpsCode(x)) }},
+			{"imm1_src", 25, func() any { return v.Imm1Src() }, func(x int64) error { return v.SetImm1Src(ImmSrcCode(x)) }},
+			{"imm0", 26, func() any { return v.Imm0() }, func(x int64) error { return v.SetImm0(x) }},
+			{"imm1", 27, func() any { return v.Imm1() }, func(x int64) error { return v.SetImm1(x) }},
+			{"dst_mem_pattern.start_addr", 28, func() any { return v.DstMemPattern().StartAddr() }, func(x int64) error { v.DstMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"dst_mem_pattern.step_elem[0]", 29, func() any { return v.DstMemPattern().StepElem(0) }, func(x int64) error { return v.DstMemPattern().SetStepElem(0, x) }},
+			{"dst_mem_pattern.step_elem[1]", 30, func() any { return v.DstMemPattern().StepElem(1) }, func(x int64) error { return v.DstMemPattern().SetStepElem(1, x) }},
+			{"dst_mem_pattern.step_elem[2]", 31, func() any { return v.DstMemPattern().StepElem(2) }, func(x int64) error { return v.DstMemPattern().SetStepElem(2, x) }},
+			{"dst_mem_pattern.num_elem[0]", 32, func() any { return v.DstMemPattern().NumElem(0) }, func(x int64) error { return v.DstMemPattern().SetNumElem(0, x) }},
+			{"dst_mem_pattern.num_elem[1]", 33, func() any { return v.DstMemPattern().NumElem(1) }, func(x int64) error { return v.DstMemPattern().SetNumElem(1, x) }},
+			{"dst_mem_pattern.num_elem[2]", 34, func() any { return v.DstMemPattern().NumElem(2) }, func(x int64) error { return v.DstMemPattern().SetNumElem(2, x) }},
+		}
+	case tensorReduceLayout:
+		v, _ := in.TensorReduce()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"src_mem_pattern.start_addr", 9, func() any { return v.SrcMemPattern().StartAddr() }, func(x int64) error { v.SrcMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"src_mem_pattern.step_elem[0]", 10, func() any { return v.SrcMemPattern().StepElem(0) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(0, x) }},
+			{"src_mem_pattern.step_elem[1]", 11, func() any { return v.SrcMemPattern().StepElem(1) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(1, x) }},
+			{"src_mem_pattern.step_elem[2]", 12, func() any { return v.SrcMemPattern().StepElem(2) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(2, x) }},
+			{"src_mem_pattern.step_elem[3]", 13, func() any { return v.SrcMemPattern().StepElem(3) }, func(x int64) error { return v.SrcMemPattern().SetStepElem(3, x) }},
+			{"src_mem_pattern.num_elem[0]", 14, func() any { return v.SrcMemPattern().NumElem(0) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(0, x) }},
+			{"src_mem_pattern.num_elem[1]", 15, func() any { return v.SrcMemPattern().NumElem(1) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(1, x) }},
+			{"src_mem_pattern.num_elem[2]", 16, func() any { return v.SrcMemPattern().NumElem(2) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(2, x) }},
+			{"src_mem_pattern.num_elem[3]", 17, func() any { return v.SrcMemPattern().NumElem(3) }, func(x int64) error { return v.SrcMemPattern().SetNumElem(3, x) }},
+			{"in_dtype", 18, func() any { return v.InDType() }, func(x int64) error { return v.SetInDType(DTypeCode(x)) }},
+			{"out_dtype", 19, func() any { return v.OutDType() }, func(x int64) error { return v.SetOutDType(DTypeCode(x)) }},
+			{"num_active_channels", 20, func() any { return v.NumActiveChannels() }, func(x int64) error { return v.SetNumActiveChannels(x) }},
+			{"negated", 21, func() any { return v.Negated() }, func(x int64) error { return v.SetNegated(x) }},
+			{"op", 22, func() any { return v.Op() }, func(x int64) error { return v.SetOp(ALUOpCode(x)) }},
+			{"op_dim", 23, func() any { return v.OpDim() }, func(x int64) error { return v.SetOpDim(TensorSubdimCode(x)) }},
+			{"mask_enable", 24, func() any { return v.MaskEnable() }, func(x int64) error { return v.SetMaskEnable(x) }},
+			{"reserved1", 25, func() any { return v.Reserved1() }, nil},
+			{"dst_mem_pattern.start_addr", 26, func() any { return v.DstMemPattern().StartAddr() }, func(x int64) error { v.DstMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"dst_mem_pattern.step_elem[0]", 27, func() any { return v.DstMemPattern().StepElem(0) }, func(x int64) error { return v.DstMemPattern().SetStepElem(0, x) }},
+			{"dst_mem_pattern.step_elem[1]", 28, func() any { return v.DstMemPattern().StepElem(1) }, func(x int64) error { return v.DstMemPattern().SetStepElem(1, x) }},
+			{"dst_mem_pattern.step_elem[2]", 29, func() any { return v.DstMemPattern().StepElem(2) }, func(x int64) error { return v.DstMemPattern().SetStepElem(2, x) }},
+			{"dst_mem_pattern.step_elem[3]", 30, func() any { return v.DstMemPattern().StepElem(3) }, func(x int64) error { return v.DstMemPattern().SetStepElem(3, x) }},
+			{"dst_mem_pattern.num_elem[0]", 31, func() any { return v.DstMemPattern().NumElem(0) }, func(x int64) error { return v.DstMemPattern().SetNumElem(0, x) }},
+			{"dst_mem_pattern.num_elem[1]", 32, func() any { return v.DstMemPattern().NumElem(1) }, func(x int64) error { return v.DstMemPattern().SetNumElem(1, x) }},
+			{"dst_mem_pattern.num_elem[2]", 33, func() any { return v.DstMemPattern().NumElem(2) }, func(x int64) error { return v.DstMemPattern().SetNumElem(2, x) }},
+			{"dst_mem_pattern.num_elem[3]", 34, func() any { return v.DstMemPattern().NumElem(3) }, func(x int64) error { return v.DstMemPattern().SetNumElem(3, x) }},
+		}
+	case memsetLayout:
+		v, _ := in.Memset()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"reserved0", 9, func() any { return v.Reserved0() }, nil},
+			{"dst_element_count", 11, func() any { return v.DstElementCount() }, func(x int64) error { return v.SetDstElementCount(x) }},
+			{"dtype", 12, func() any { return v.DType() }, func(x int64) error { return v.SetDType(DTypeCode(x)) }},
+			{"reserved1", 13, func() any { return v.Reserved1() }, nil},
+			{"num_active_channels", 14, func() any { return v.NumActiveChannels() }, func(x int64) error { return v.SetNumActiveChannels(x) }},
+			{"reserved2", 15, func() any { return v.Reserved2() }, nil},
+			{"fill_value", 16, func() any { return v.FillValue() }, func(x int64) error { return v.SetFillValue(x) }},
+			{"dst_mem_pattern.start_addr", 17, func() any { return v.DstMemPattern().StartAddr() }, func(x int64) error { v.DstMemPattern().SetStartAddr(Addr4(x)); return nil }},
+			{"dst_mem_pattern.step_elem[0]", 18, func() any { return v.DstMemPattern().StepElem(0) }, func(x int64) error { return v.DstMemPattern().SetStepElem(0, x) }},
+			{"dst_mem_pattern.step_elem[1]", 19, func() any { return v.DstMemPattern().StepElem(1) }, func(x int64) error { return v.DstMemPattern().SetStepElem(1, x) }},
+			{"dst_mem_pattern.step_elem[2]", 20, func() any { return v.DstMemPattern().StepElem(2) }, func(x int64) error { return v.DstMemPattern().SetStepElem(2, x) }},
+			{"dst_mem_pattern.step_elem[3]", 21, func() any { return v.DstMemPattern().StepElem(3) }, func(x int64) error { return v.DstMemPattern().SetStepElem(3, x) }},
+			{"dst_mem_pattern.num_elem[0]", 22, func() any { return v.DstMemPattern().NumElem(0) }, func(x int64) error { return v.DstMemPattern().SetNumElem(0, x) }},
+			{"dst_mem_pattern.num_elem[1]", 23, func() any { return v.DstMemPattern().NumElem(1) }, func(x int64) error { return v.DstMemPattern().SetNumElem(1, x) }},
+			{"dst_mem_pattern.num_elem[2]", 24, func() any { return v.DstMemPattern().NumElem(2) }, func(x int64) error { return v.DstMemPattern().SetNumElem(2, x) }},
+			{"dst_mem_pattern.num_elem[3]", 25, func() any { return v.DstMemPattern().NumElem(3) }, func(x int64) error { return v.DstMemPattern().SetNumElem(3, x) }},
+		}
+	case eventSemLayout:
+		v, _ := in.EventSem()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"reserved0", 9, func() any { return v.Reserved0() }, nil},
+			{"wait2_mode", 12, func() any { return v.Wait2Mode() }, func(x int64) error { return v.SetWait2Mode(WaitModeCode(x)) }},
+			{"wait2_idx", 13, func() any { return v.Wait2Idx() }, func(x int64) error { return v.SetWait2Idx(x) }},
+			{"wait2_reserved", 14, func() any { return v.Wait2Reserved() }, nil},
+			{"wait2_value", 15, func() any { return v.Wait2Value() }, func(x int64) error { return v.SetWait2Value(x) }},
+			{"reserved1", 16, func() any { return v.Reserved1() }, nil},
+		}
+	case ctrlEmptyLayout:
+		v, _ := in.CtrlEmpty()
+		return []typedAccess{
+			{"header.opcode", 0, func() any { return v.Header().Opcode() }, nil},
+			{"header.inst_word_len", 1, func() any { return v.Header().InstWordLen() }, func(x int64) error { return v.Header().SetInstWordLen(x) }},
+			{"header.debug_cmd", 2, func() any { return v.Header().DebugCmd() }, func(x int64) error { return v.Header().SetDebugCmd(x) }},
+			{"header.debug_hint", 3, func() any { return v.Header().DebugHint() }, func(x int64) error { return v.Header().SetDebugHint(x) }},
+			{"events.wait_mode", 4, func() any { return v.Events().WaitMode() }, func(x int64) error { return v.Events().SetWaitMode(WaitModeCode(x)) }},
+			{"events.wait_idx", 5, func() any { return v.Events().WaitIdx() }, func(x int64) error { return v.Events().SetWaitIdx(x) }},
+			{"events.update_mode", 6, func() any { return v.Events().UpdateMode() }, func(x int64) error { return v.Events().SetUpdateMode(UpdateModeCode(x)) }},
+			{"events.update_idx", 7, func() any { return v.Events().UpdateIdx() }, func(x int64) error { return v.Events().SetUpdateIdx(x) }},
+			{"events.semaphore_value", 8, func() any { return v.Events().SemaphoreValue() }, func(x int64) error { return v.Events().SetSemaphoreValue(x) }},
+			{"reserved0", 9, func() any { return v.Reserved0() }, nil},
+		}
 	case rawLayout:
 		v, _ := in.Raw()
 		return []typedAccess{
@@ -3246,5 +4852,99 @@ func typedEnumProbe() []typedEnumConst {
 		{ccOpEnum, "SEM_ADD", CCOpSemAdd},
 		{extendedOpcodeEnum, "RDMA_DESC_GEN", ExtendedOpcodeRDMADescGen},
 		{extendedOpcodeEnum, "RDMA_DESC_START", ExtendedOpcodeRDMADescStart},
+		{aluOpEnum, "BYPASS", ALUOpBypass},
+		{aluOpEnum, "BITWISE_NOT", ALUOpBitwiseNot},
+		{aluOpEnum, "ARITH_SHIFT_LEFT", ALUOpArithShiftLeft},
+		{aluOpEnum, "ARITH_SHIFT_RIGHT", ALUOpArithShiftRight},
+		{aluOpEnum, "ADD", ALUOpAdd},
+		{aluOpEnum, "SUBTRACT", ALUOpSubtract},
+		{aluOpEnum, "MULT", ALUOpMult},
+		{aluOpEnum, "DIVIDE", ALUOpDivide},
+		{aluOpEnum, "MAX", ALUOpMax},
+		{aluOpEnum, "MIN", ALUOpMin},
+		{aluOpEnum, "BITWISE_AND", ALUOpBitwiseAnd},
+		{aluOpEnum, "BITWISE_OR", ALUOpBitwiseOr},
+		{aluOpEnum, "BITWISE_XOR", ALUOpBitwiseXor},
+		{aluOpEnum, "LOGICAL_AND", ALUOpLogicalAnd},
+		{aluOpEnum, "LOGICAL_OR", ALUOpLogicalOr},
+		{aluOpEnum, "LOGICAL_XOR", ALUOpLogicalXor},
+		{aluOpEnum, "LOGICAL_SHIFT_LEFT", ALUOpLogicalShiftLeft},
+		{aluOpEnum, "LOGICAL_SHIFT_RIGHT", ALUOpLogicalShiftRight},
+		{aluOpEnum, "IS_EQ", ALUOpIsEQ},
+		{aluOpEnum, "IS_GT", ALUOpIsGT},
+		{aluOpEnum, "IS_GE", ALUOpIsGE},
+		{aluOpEnum, "IS_LE", ALUOpIsLE},
+		{aluOpEnum, "IS_LT", ALUOpIsLT},
+		{aluOpEnum, "ABSOLUTE_DIFF", ALUOpAbsoluteDiff},
+		{aluOpEnum, "IS_NE", ALUOpIsNE},
+		{aluOpEnum, "ABSOLUTE_VALUE", ALUOpAbsoluteValue},
+		{aluOpEnum, "POW", ALUOpPow},
+		{aluOpEnum, "MOD", ALUOpMod},
+		{aluOpEnum, "CRC32", ALUOpCrc32},
+		{aluOpEnum, "RSQRT", ALUOpRsqrt},
+		{aluOpEnum, "ADD_INT", ALUOpAddInt},
+		{aluOpEnum, "MULT_INT", ALUOpMultInt},
+		{aluOpEnum, "SUBTRACT_INT", ALUOpSubtractInt},
+		{aluOpEnum, "DIVIDE_INT", ALUOpDivideInt},
+		{aluOpEnum, "MOD_INT", ALUOpModInt},
+		{aluOpEnum, "IS_EQUAL_INT", ALUOpIsEqualInt},
+		{aluOpEnum, "IS_NE_INT", ALUOpIsNEInt},
+		{aluOpEnum, "ABS_MAX_INT", ALUOpAbsMaxInt},
+		{aluOpEnum, "ABS_MIN_INT", ALUOpAbsMinInt},
+		{aluOpEnum, "ABS_DIFF_INT", ALUOpAbsDiffInt},
+		{aluOpEnum, "ABS_VALUE_INT", ALUOpAbsValueInt},
+		{aluOpEnum, "MAX_INT", ALUOpMaxInt},
+		{aluOpEnum, "MIN_INT", ALUOpMinInt},
+		{aluOpEnum, "IS_GT_INT", ALUOpIsGTInt},
+		{aluOpEnum, "IS_GE_INT", ALUOpIsGEInt},
+		{aluOpEnum, "IS_LE_INT", ALUOpIsLEInt},
+		{aluOpEnum, "IS_LT_INT", ALUOpIsLTInt},
+		{aluOpEnum, "MAX_UINT", ALUOpMaxUint},
+		{aluOpEnum, "MIN_UINT", ALUOpMinUint},
+		{aluOpEnum, "IS_GT_UINT", ALUOpIsGTUint},
+		{aluOpEnum, "IS_GE_UINT", ALUOpIsGEUint},
+		{aluOpEnum, "IS_LE_UINT", ALUOpIsLEUint},
+		{aluOpEnum, "IS_LT_UINT", ALUOpIsLTUint},
+		{aluOpEnum, "MULT_UINT", ALUOpMultUint},
+		{aluOpEnum, "DIVIDE_UINT", ALUOpDivideUint},
+		{aluOpEnum, "MOD_UINT", ALUOpModUint},
+		{aluOpEnum, "AMAX_INT", ALUOpAmaxInt},
+		{aluOpEnum, "AMIN_INT", ALUOpAminInt},
+		{aluOpEnum, "AMAX_UINT", ALUOpAmaxUint},
+		{aluOpEnum, "AMIN_UINT", ALUOpAminUint},
+		{tensorSubdimEnum, "UNUSED", TensorSubdimUnused},
+		{tensorSubdimEnum, "X", TensorSubdimX},
+		{tensorSubdimEnum, "XY", TensorSubdimXy},
+		{tensorSubdimEnum, "XYZ", TensorSubdimXyz},
+		{tensorSubdimEnum, "XYZW", TensorSubdimXyzw},
+		{accumCmdEnum, "IDLE", AccumCmdIdle},
+		{accumCmdEnum, "ZERO", AccumCmdZero},
+		{accumCmdEnum, "ACCUMULATE", AccumCmdAccumulate},
+		{accumCmdEnum, "ZERO_ACCUMULATE", AccumCmdZeroAccumulate},
+		{accumCmdEnum, "LOAD_ACCUMULATE", AccumCmdLoadAccumulate},
+		{immSrcEnum, "INSTRUCTION_IMMEDIATE", ImmSrcInstructionImmediate},
+		{immSrcEnum, "POINTER_IMMEDIATE", ImmSrcPointerImmediate},
+		{immSrcEnum, "REG_PTR_IMMEDIATE", ImmSrcRegPtrImmediate},
+		{immSrcNEnum, "POINTER_IMMEDIATE", ImmSrcNPointerImmediate},
+		{immSrcNEnum, "INSTRUCTION_IMMEDIATE", ImmSrcNInstructionImmediate},
+		{immSrcNEnum, "REG_PTR_IMMEDIATE", ImmSrcNRegPtrImmediate},
+		{peFP32ModeEnum, "NONE", PEFP32ModeNone},
+		{peFP32ModeEnum, "LOW", PEFP32ModeLow},
+		{peFP32ModeEnum, "HIGH", PEFP32ModeHigh},
+		{peFP32ModeEnum, "LOW_HIGH", PEFP32ModeLowHigh},
+		{psumAccFlagsEnum, "MULTI_MID", PSUMAccFlagsMultiMid},
+		{psumAccFlagsEnum, "MULTI_START", PSUMAccFlagsMultiStart},
+		{psumAccFlagsEnum, "MULTI_END", PSUMAccFlagsMultiEnd},
+		{psumAccFlagsEnum, "SINGLE", PSUMAccFlagsSingle},
+		{psumAccFlagsEnum, "BEGIN_ACCUM_MATMUL_GROUP", PSUMAccFlagsBeginAccumMatmulGroup},
+		{psumAccFlagsEnum, "BEGIN_ACCUM_END", PSUMAccFlagsBeginAccumEnd},
+		{matmulZeroRegionEnum, "SIZE2048", MatmulZeroRegionSize2048},
+		{matmulZeroRegionEnum, "SIZE4096", MatmulZeroRegionSize4096},
+		{matmulZeroRegionEnum, "SIZE8192", MatmulZeroRegionSize8192},
+		{matmulZeroRegionEnum, "SIZE16384", MatmulZeroRegionSize16384},
+		{tensScalarRevOpsEnum, "NONE", TensScalarRevOpsNone},
+		{tensScalarRevOpsEnum, "FIRST", TensScalarRevOpsFirst},
+		{tensScalarRevOpsEnum, "SECOND", TensScalarRevOpsSecond},
+		{tensScalarRevOpsEnum, "BOTH", TensScalarRevOpsBoth},
 	}
 }

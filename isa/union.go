@@ -18,7 +18,7 @@ type ArmField struct {
 // ("imm", "reg", "var", "tbl", "raw", "imm64", "regs", or a CCINST member),
 // the marker (-1 where the union has none) and the arm's fields.
 func (in *Inst) UnionArm(i int) (name string, marker int, fields []ArmField) {
-	lay := in.def.layout()
+	lay := in.layout()
 	l := &lay.leaves[i]
 	v := in.leafAt(i)
 	a, marker := leafArm(in, lay, l, v)

@@ -201,7 +201,7 @@ func printWords(w io.Writer, gen isa.Gen, code []byte) {
 	d := isa.NewDecoder(gen, code)
 	for d.Next() {
 		switch in := d.Inst(); {
-		case in.Def().Decoded():
+		case in.Def().DecodedOn(in.Gen):
 			fmt.Fprintf(w, "    %#06x %s", d.Offset(), asm.AppendInst(nil, in))
 		case in.Def().Control || in.Def().Known():
 			fmt.Fprintf(w, "    %#06x %s%s\n", d.Offset(), in.Def().Mnemonic(), eventsText(in))

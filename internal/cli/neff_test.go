@@ -28,11 +28,12 @@ func TestNEFFInfo(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
 	for _, want := range []string{
-		// the handshake of neff.md §5.3, read off the words
-		"    0x000080 EVENT_SEMAPHORE wait WAIT_FOR_SEM_GE_IMM $S[24] value 16\n",
-		"    0x000100 MATMUL update SEM_INC_COMPLETE $S[5]\n",
-		"    0x0000c0 COPY wait WAIT_FOR_SEM_GE_IMM $S[5] value 2 update SEM_INC_COMPLETE $S[4]\n",
-		"    0x000180 NOP wait WAIT_FOR_SEM_GE_IMM $S[27] value 16\n",
+		// the handshake of neff.md §5.3, read off the words (decoded by their
+		// tables since docs/compute.md)
+		"    0x000080 event_semaphore wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=24, semaphore_value=16\n",
+		"    0x000100 matmul update_mode=SEM_INC_COMPLETE, update_idx=5, src_mem_pattern.start_addr=sbuf:0:0x37b00,",
+		"    0x0000c0 copy wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=5, update_mode=SEM_INC_COMPLETE, update_idx=4, semaphore_value=2, src_mem_pattern.start_addr=psum:0:0x800,",
+		"    0x000180 nop wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=27, semaphore_value=16\n",
 		"  engine pool (Pool.json → Pool.bin): 7 words: NOP 1, PSEUDO_BRANCH_LABEL 1, PSEUDO_DMA_DIRECT2D 4, SET_ORDERING_MODE 1; 0 dma[] blocks\n",
 		"tensor y: float16 [256 128]\n",
 		"name \"file.neff\", uuid 00a04c53-5fd9-4f07-bffd-d5eacdefc852\n",

@@ -63,6 +63,16 @@ func EventWord(op byte, waitMode byte, sem, inc, value int) string {
 		b[6], b[7] = 0x13, byte(inc)
 	}
 	binary.LittleEndian.PutUint32(b[8:], uint32(value))
+	// A compute word ndma decodes by its table (docs/compute.md) names valid
+	// dtypes: FP32 everywhere a DTYPE field is, so that check passes it.
+	switch op {
+	case 0x01, 0x02, 0x49: // LDWEIGHTS, MATMUL in_dtype; MEMSET dtype
+		b[32] = 0x0a
+	case 0x41, 0x51: // TENSOR_TENSOR: the src pair, out_dtype
+		b[12], b[13] = 0xaa, 0x0a
+	case 0x42, 0x43, 0x46, 0x47, 0x53: // in_dtype, out_dtype
+		b[32], b[33] = 0x0a, 0x0a
+	}
 	return fmt.Sprintf(".word %x\n", b)
 }
 
@@ -305,15 +315,15 @@ func NPY(descr string, shape []int, data []byte) []byte {
 }
 
 // UnknownACT adds an ACT engine to every subgraph of p whose stream is n
-// words of opcode 0x21 — outside ndma's catalog, as SUNDA's ACT streams
-// hold them (neff.md §4.7) — the last waiting ≥ 16 on $S[wait] through its
+// words of opcode 0x22 — outside ndma's catalog, as SUNDA's ACT streams
+// hold such words (neff.md §4.7; their 0x21 is decoded since docs/compute.md) — the last waiting ≥ 16 on $S[wait] through its
 // EVENTS and incrementing $S[inc]: a reader must honour them.
 func UnknownACT(p *Program, n, wait, inc int) {
 	var act strings.Builder
 	for i := 0; i < n-1; i++ {
-		act.WriteString(EventWord(0x21, 0, 0, -1, 0))
+		act.WriteString(EventWord(0x22, 0, 0, -1, 0))
 	}
-	act.WriteString(EventWord(0x21, 0x05, wait, inc, 16))
+	act.WriteString(EventWord(0x22, 0x05, wait, inc, 16))
 	for i := range p.Subgraphs {
 		p.Subgraphs[i].Engines = append(p.Subgraphs[i].Engines, Engine{Key: "act", Manifest: "Activation.json", Instr: "Activation.bin", Asm: act.String()})
 	}
