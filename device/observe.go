@@ -1,6 +1,9 @@
 package device
 
 import (
+	"errors"
+
+	"ndma/internal/compute"
 	"ndma/internal/control"
 	"ndma/internal/sched"
 	"ndma/isa"
@@ -56,6 +59,9 @@ type executor struct {
 	regs       [64]uint32 // the EVENTS-only words' registers
 	state      control.State
 	notRun     map[string]int
+	ran        map[string]int   // compute words run, by mnemonic
+	count      *EngineCount     // the engine's counts (NEFF programs)
+	comp       *compute.Engine // the stream's compute state (PE weights, ACT set)
 	obs        Observer
 	at         At
 }
@@ -74,10 +80,16 @@ func (x *executor) Issue(step *Step, k int, in *isa.Inst) (control.Effect, error
 }
 
 func (x *executor) issue(step *Step, in *isa.Inst) (control.Effect, error) {
+	if x.eventsOnly && !computed[in.Opcode()] && compute.Runs(in) {
+		return x.compute(in)
+	}
 	if x.eventsOnly && !computed[in.Opcode()] {
 		ch, err := control.Events(x.state, in) // not computed: only its EVENTS wait and update
 		if err == nil {
 			x.notRun[in.Def().Mnemonic()]++
+			if x.count != nil {
+				x.count.NotComputed[in.Def().Mnemonic()]++
+			}
 		}
 		return control.Effect{Changes: ch}, err
 	}
@@ -86,4 +98,49 @@ func (x *executor) issue(step *Step, in *isa.Inst) (control.Effect, error) {
 		defer func() { x.engine.RingSize = 0 }()
 	}
 	return x.inner.Issue(in)
+}
+
+// compute runs a compute word (internal/compute): its EVENTS wait first (a
+// refused word changes nothing), then its operation on the core's SBUF and
+// PSUM, then its EVENTS update. An EVENT_SEMAPHORE waits on its second
+// wait block too (docs/compute.md §11).
+func (x *executor) compute(in *isa.Inst) (control.Effect, error) {
+	if in.Opcode() == compute.OpEventSemaphore {
+		if err := x.secondWait(in); err != nil {
+			return control.Effect{}, err
+		}
+	}
+	ch, err := control.Events(x.state, in)
+	if err != nil {
+		return control.Effect{}, err
+	}
+	if x.comp == nil {
+		x.comp = compute.New(x.state.Mem.Gen)
+	}
+	x.comp.Regs = x.at.Regs
+	if err := x.comp.Exec(x.state.Mem, in); err != nil {
+		return control.Effect{}, err
+	}
+	x.ran[in.Def().Mnemonic()]++
+	if x.count != nil {
+		x.count.Computed[in.Def().Mnemonic()]++
+	}
+	return control.Effect{Changes: ch}, nil
+}
+
+// secondWait is ErrBlocked while an EVENT_SEMAPHORE's second wait block
+// does not hold: the block read as an EVENTS wait without an update.
+func (x *executor) secondWait(in *isa.Inst) error {
+	v, ok := in.EventSem()
+	if !ok || v.Wait2Mode() == 0 {
+		return nil
+	}
+	w := *in
+	ev, _ := w.Events()
+	if err := errors.Join(ev.SetWaitMode(v.Wait2Mode()), ev.SetWaitIdx(int64(v.Wait2Idx())), ev.SetSemaphoreValue(int64(v.Wait2Value())),
+		ev.SetUpdateMode(isa.UpdateModeNone)); err != nil {
+		return err
+	}
+	_, err := control.Events(x.state, &w)
+	return err
 }

@@ -5,7 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sort"
+	"strings"
 
+	"ndma/internal/compute"
 	"ndma/internal/control"
 	"ndma/internal/sched"
 	"ndma/internal/timing"
@@ -112,11 +115,36 @@ type Result struct {
 	Clocked   bool           // the times are the engines' cost model (false: ref, no DMA time)
 	Timing    *TimingParams  // the packet-level model's constants (Clocked)
 	NotRun    map[string]int // words not computed (only their EVENTS ran), by mnemonic
+	Computed  map[string]int // compute and NOP-like words run (internal/compute), by mnemonic
+	// Engines counts, per engine stream key ("pe", "act", …), the words
+	// computed and those only whose EVENTS ran.
+	Engines map[string]*EngineCount
 	Warnings  []string       // each once, in order
 	Writers   []Writer       // what the resolved DMA words write into each NEFF variable with bytes
 	Twin      *Image         // a NEFF image run with Both: the engines' image (the receiver ran the reference)
 
 	program *Program
+}
+
+// EngineCount is what one engine's streams ran: the words computed and
+// those not computed (only their EVENTS ran), by mnemonic.
+type EngineCount struct {
+	Computed    map[string]int `json:"computed"`
+	NotComputed map[string]int `json:"not_computed"`
+}
+
+// Uncomputed lists the words not computed that would have had an effect
+// beyond their EVENTS (not NOP-like: internal/compute.NoOp), "MNEMONIC n"
+// sorted: an output written after them may not hold the kernel's values.
+func (r *Result) Uncomputed() []string {
+	var out []string
+	for k, v := range r.NotRun {
+		if def, err := isa.LookupName(k); err != nil || !compute.NoOp(def.Opcode) {
+			out = append(out, fmt.Sprintf("%s %d", k, v))
+		}
+	}
+	sort.Strings(out)
+	return out
 }
 
 // NEFFResult is a Result: one run loop serves every program.
@@ -229,7 +257,8 @@ func runScheduled(ctx context.Context, p *Program, opt Options, res *Result) err
 // another on device d, each under the scheduler with one executor per
 // stream of kind exec (Ref or Sim).
 func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, res *Result) error {
-	res.Subgraphs, res.NotRun, res.Warnings, res.Writers = nil, map[string]int{}, nil, nil
+	res.Subgraphs, res.NotRun, res.Computed, res.Warnings, res.Writers = nil, map[string]int{}, map[string]int{}, nil, nil
+	res.Engines = map[string]*EngineCount{}
 	res.Clocked = exec == Sim
 	params := opt.Timing
 	if params == nil {
@@ -251,7 +280,7 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 			if p.NEFF != nil {
 				res.Writers = append(res.Writers, p.writers(s)...)
 			}
-			ss = append(ss, p.schedStream(s, d, exec, &opt, res.NotRun))
+			ss = append(ss, p.schedStream(s, d, exec, &opt, res))
 		}
 		so := sched.Options{Trace: opt.Trace, Timeline: opt.Timeline, Context: ctx}
 		if exec == Sim { // one core's DMA engines, fresh for each phase
@@ -274,9 +303,19 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 // schedStream is stream s of p over device d as the scheduler runs it:
 // its own registers over its core's memory, able to reach every core, one
 // executor (package executor) over the reference or the engines.
-func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, notRun map[string]int) *sched.Stream {
+func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res *Result) *sched.Stream {
 	m := d.Core(s.Core)
-	x := &executor{eventsOnly: p.EventsOnly, notRun: notRun, obs: opt.Observer}
+	x := &executor{eventsOnly: p.EventsOnly, notRun: res.NotRun, ran: res.Computed, obs: opt.Observer}
+	if p.EventsOnly {
+		key := strings.ToLower(s.Key)
+		if key == "" {
+			key = strings.ToLower(s.Engine)
+		}
+		if res.Engines[key] == nil {
+			res.Engines[key] = &EngineCount{Computed: map[string]int{}, NotComputed: map[string]int{}}
+		}
+		x.count = res.Engines[key]
+	}
 	x.state = control.State{Mem: m, Regs: &x.regs}
 	st := &sched.Stream{Name: s.Name(), Steps: s.Steps, Err: s.Err, Mem: m, Core: s.Core, Exec: x}
 	x.at = At{Stream: s, Mem: m}

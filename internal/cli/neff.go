@@ -491,7 +491,7 @@ func lowerNEFF(gen isa.Gen, sgs []neff.Subgraph, keep func(*neff.Subgraph, *neff
 // openNEFF parses a neff subcommand's command line and opens its FILE: the
 // generation (--gen, or the kelf's target) and the subgraphs.
 func openNEFF(e *env, cl *cmdLine, args []string) (string, isa.Gen, *neff.File, []neff.Subgraph, error) {
-	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
+	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error (neff run: so is a word ndma does not compute, whose effect its outputs would miss)")
 	maxInflated := cl.fs.Int64("max-inflated", neff.DefaultMaxInflated, "refuse a NEFF whose tar inflates past this many bytes (zip-bomb cap)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
 	if err != nil {
@@ -641,6 +641,9 @@ func runNEFFRun(e *env, args []string) error {
 	res, runErr := plan.run(e, im, exec, nt, fl, run)
 	if runErr != nil {
 		return fmt.Errorf("%s: %w", path, runErr)
+	}
+	if u := res.Uncomputed(); len(u) > 0 && cl.fs.Lookup("strict").Value.String() == "true" {
+		return fmt.Errorf("%s: --strict: words ndma does not compute ran (%s): the outputs may not be the kernel's; none written", path, strings.Join(u, ", "))
 	}
 	if err := plan.writeOutputs(e, im); err != nil {
 		return err
@@ -937,14 +940,26 @@ func printNEFFRunSummary(e *env, res *device.Result, subgraphs int) {
 		when = "no DMA time (the reference has no cost model: --exec sim times the run)"
 	}
 	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs (one core each, one after another; they share no semaphore), %s\n", words, subgraphs, when)
-	if len(res.NotRun) > 0 {
-		var parts []string
-		for k, v := range res.NotRun {
-			parts = append(parts, fmt.Sprintf("%s %d", k, v))
+	keys := slices.Sorted(maps.Keys(res.Engines))
+	for _, k := range keys {
+		c := res.Engines[k]
+		if len(c.Computed) > 0 {
+			fmt.Fprintf(e.stdout, "computed on %s: %s\n", strings.ToUpper(k), countList(c.Computed))
 		}
-		sort.Strings(parts)
-		fmt.Fprintf(e.stdout, "not computed (ndma ran only their EVENTS: waits and semaphore updates): %s\n", strings.Join(parts, ", "))
 	}
+	if len(res.NotRun) > 0 {
+		fmt.Fprintf(e.stdout, "not computed (ndma ran only their EVENTS: waits and semaphore updates): %s\n", countList(res.NotRun))
+	}
+}
+
+// countList is "NAME n, …" sorted by name.
+func countList(m map[string]int) string {
+	var parts []string
+	for k, v := range m {
+		parts = append(parts, fmt.Sprintf("%s %d", k, v))
+	}
+	sort.Strings(parts)
+	return strings.Join(parts, ", ")
 }
 
 // printNEFFSchedule prints each subgraph's DMA schedule (its times only on
@@ -980,7 +995,11 @@ func printNEFFSchedule(e *env, res *device.NEFFResult) {
 // it and from what — or that none did, so only an engine ndma does not
 // compute would have.
 func printNEFFOutputs(e *env, im *device.Image, res *device.NEFFResult) {
+	uncomputed := strings.Join(res.Uncomputed(), ", ")
 	for _, name := range im.Outputs() {
+		if uncomputed != "" {
+			fmt.Fprintf(e.stdout, "warning: output %s may not hold the kernel's values: words ndma does not compute ran (%s)\n", name, uncomputed)
+		}
 		var by []string
 		var bytes int64
 		for _, w := range res.Writers {

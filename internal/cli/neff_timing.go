@@ -201,6 +201,8 @@ type runJSON struct {
 	Transfers   []transferJSON   `json:"transfers"`
 	Variables   []placedJSON     `json:"variables"`
 	NotComputed map[string]int   `json:"not_computed"`
+	// Engines counts each engine's words computed and not computed.
+	Engines map[string]*device.EngineCount `json:"engines"`
 	Warnings    []string         `json:"warnings"`
 }
 
@@ -262,6 +264,7 @@ func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFR
 		for k, v := range res.NotRun {
 			out.NotComputed[k] = v
 		}
+		out.Engines = res.Engines
 		out.Warnings = append(out.Warnings, res.Warnings...)
 		for _, r := range res.Subgraphs {
 			out.TimeNS = max(out.TimeNS, r.Stats.TimeNS)

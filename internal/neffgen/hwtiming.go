@@ -14,9 +14,6 @@ import (
 
 // Opcodes of the compute words (isa's catalog, neff.md §5.1).
 const (
-	opMatmul       = 0x02 // MATMUL (PE): a transpose is a matmul by the identity
-	opTensorTensor = 0x41 // TENSOR_TENSOR (DVE)
-	opCopy         = 0x46 // COPY (DVE/ACT)
 	opNOP          = 0xa4 // NOP
 	waitGE         = 0x05 // WAIT_FOR_SEM_GE_IMM
 )
@@ -42,7 +39,11 @@ func HWVectorAdd(target string) *Program {
 			FromSizes: []int64{4000, 128}, FromSteps: sb, ToSizes: []int64{4000, 128}, ToSteps: []int64{1, 8000}}))
 	}
 	sp := Trigger("qSPIO0", 0) + Trigger("qSPIO0", 1) + Trigger("qSPIO0", 2) + Trigger("qSPIO0", 3)
-	dve := EventWord(opTensorTensor, waitGE, 9, 6, 16) + EventWord(opTensorTensor, waitGE, 11, 6, 16)
+	add := func(wait int, a, b, out int64) string { // out = a + b, 1000 fp32 on each partition
+		return Word("tensor_tensor", Ev{wait, 16, 6}, "dtype_lo=FP32, dtype_hi=FP32, out_dtype=FP32, op=ADD, num_active_channels=128",
+			Row(a, 1000).Arg("src0_mem_pattern", 3), Row(b, 1000).Arg("src1_mem_pattern", 3), Row(out, 1000).Arg("dst_mem_pattern", 3))
+	}
+	dve := add(9, 213368, 225368, 0) + add(11, 221368, 217368, 4000)
 	pool := TriggerAfter(6, 1, "qPoolIO0", 0) + TriggerAfter(6, 2, "qPoolIO0", 1) +
 		EventWord(opNOP, waitGE, 24, -1, 16) + EventWord(opNOP, waitGE, 25, -1, 16)
 	g := Graph{
@@ -67,6 +68,18 @@ func HWVectorAdd(target string) *Program {
 	}
 	empty := Graph{Name: "sg01", Vars: g.Vars, Def: g.Def} // the second core's: the same variables, no stream
 	return &Program{Target: target, Subgraphs: []Graph{g, empty}}
+}
+
+// transposeTile is PE's transpose of tile k (SB 512·(k+1), 128 fp32 on each
+// partition) into PSUM slot k%32 once its load is in: the tile loaded as
+// weights (read backwards, docs/compute.md §3), multiplied by the identity
+// at SB 0 (an FP32 LOW-pass load and one MATMUL: out[c][n] = tile[n][c]).
+func transposeTile(k int) string {
+	tile := Pat{"sbuf", 0, 512*int64(k+1) + 127*4, []int64{-1}, []int64{128}}
+	pe := "num_active_rows=128, num_active_cols=128, row_grp=15, col_grp=15"
+	return Word("ldweights", Ev{24 + k%16, 16 * (k/16 + 1), -1}, tile.Arg("src_mem_pattern", 3), "in_dtype=FP32, fp32_mode=LOW", pe) +
+		Word("matmul", Ev{-1, 0, 2}, Row(0, 128).Arg("src_mem_pattern", 3), "in_dtype=FP32, fp32_mode=LOW_HIGH", pe, "psum_accumulate_flags=SINGLE",
+			Pat{"psum", 0, int64(k%32) * 512, []int64{1}, []int64{128}}.Arg("dst_mem_pattern", 3))
 }
 
 // HWTransposeTiles is how many 128 × 128 tiles HWTranspose moves each way.
@@ -106,8 +119,10 @@ func HWTranspose(target string) *Program {
 		outs = append(outs, Compiled("qPoolIO0", k, pio, fp32(neff.Desc{From: "SB", To: "out", FromOff: 33280 + 512*int64(k), ToOff: j*128*4096 + i*512,
 			FromSizes: []int64{512, 128}, FromSteps: sb, ToSizes: []int64{512, 128}, ToSteps: []int64{1, 4096}})))
 		sp.WriteString(Trigger("qSPIO0", k))
-		pe.WriteString(EventWord(opMatmul, waitGE, 24+k%16, 2, 16*(k/16+1)))
-		act.WriteString(EventWord(opCopy, waitGE, 2, 3, k+1))
+		pe.WriteString(transposeTile(k))
+		psum := Pat{"psum", 0, int64(k%32) * 512, []int64{1}, []int64{128}}
+		act.WriteString(Word("copy", Ev{2, k + 1, 3}, "in_dtype=FP32, out_dtype=FP32, num_active_channels=128",
+			psum.Arg("src_mem_pattern", 4), Row(33280+512*int64(k), 128).Arg("dst_mem_pattern", 4)))
 		pool.WriteString(TriggerAfter(3, k+1, "qPoolIO0", k))
 	}
 	for s := 0; s < 16; s++ {
