@@ -43,6 +43,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"sync/atomic"
 )
 
 // The register tile of the micro-kernel, mr rows of m by nr columns of n,
@@ -78,7 +79,9 @@ func MatMul(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float
 		}
 		return
 	}
-	kernel := matMulGeneric
+	kernel := kernelFunc(func(_ *scratch, M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool) {
+		matMulGeneric(M, N, K, w, ldw, x, ldx, out, ldo, acc)
+	})
 	if hasAsm {
 		kernel = matMulAsm
 	}
@@ -108,36 +111,88 @@ func check(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float3
 	need("out", out, M, N, ldo)
 }
 
-// parallel runs kernel on the whole call, or on column (row) slices of it
-// from GOMAXPROCS goroutines when it is large. Slices are whole 16-column
-// panels (6-row panels) so that no tile is cut more than by the call's edge.
-func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool,
-	kernel func(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool)) {
+// kernelFunc computes one rectangle of a call (sizes check has accepted,
+// K > 0) with a participant's scratch.
+type kernelFunc func(s *scratch, M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool)
+
+// scratch is one participant's packed operands and edge tile, from
+// scratchPool. packed names the block of w in wp, so that a participant
+// packs it once for all the column chunks it takes; it is reset on each Get.
+type scratch struct {
+	wp     []float32 // mc/mr panels of kb steps × mr values of w
+	xp     []float32 // kb steps × nr values of x
+	tile   [mr * nr]float32
+	packed packKey
+}
+
+type packKey struct {
+	w          *float32
+	ld, kb, mb int
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{wp: make([]float32, mc*kc), xp: make([]float32, kc*nr)}
+}}
+
+func getScratch() *scratch {
+	s := scratchPool.Get().(*scratch)
+	s.packed = packKey{}
+	return s
+}
+
+// parallel runs kernel on the whole call, or, when it is large, on chunks
+// of it — runs of whole 16-column panels of n, or of whole 6-row panels of
+// m when N is narrow, so that no tile is cut but by the call's edge —
+// taken in turn by the calling goroutine and GOMAXPROCS−1 others: a
+// goroutine that starts late (waking an idle thread costs tens of µs, a
+// PE-shape call about 150 µs) takes fewer chunks instead of delaying the
+// call.
+func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool, kernel kernelFunc) {
 	procs := runtime.GOMAXPROCS(0)
-	if work := M * N * K; procs < 2 || work < parallelMin || work/M/N != K {
-		kernel(M, N, K, w, ldw, x, ldx, out, ldo, acc)
+	work := M * N * K
+	if procs < 2 || work < parallelMin || work/M/N != K {
+		s := getScratch()
+		kernel(s, M, N, K, w, ldw, x, ldx, out, ldo, acc)
+		scratchPool.Put(s)
 		return
 	}
-	procs = min(procs, M*N*K/(parallelMin/2))
-	var wg sync.WaitGroup
-	if panels := (N + nr - 1) / nr; panels >= procs || panels >= (M+mr-1)/mr {
-		procs = min(procs, panels)
-		for i := range procs {
-			n0, n1 := panels*i/procs*nr, min(N, panels*(i+1)/procs*nr)
-			wg.Go(func() {
-				kernel(M, n1-n0, K, w, ldw, x[n0:], ldx, out[n0:], ldo, acc)
-			})
-		}
-	} else {
-		panels := (M + mr - 1) / mr
-		procs = min(procs, panels)
-		for i := range procs {
-			m0, m1 := panels*i/procs*mr, min(M, panels*(i+1)/procs*mr)
-			wg.Go(func() {
-				kernel(m1-m0, N, K, w[m0:], ldw, x, ldx, out[m0*ldo:], ldo, acc)
-			})
+	procs = min(procs, work/(parallelMin/2))
+	// Four chunks a participant, each of at least parallelMin/8
+	// multiply-adds.
+	chunks := min(4*procs, work/(parallelMin/8))
+	byCols := true
+	panels := (N + nr - 1) / nr
+	if panels < chunks {
+		if rows := (M + mr - 1) / mr; rows > panels {
+			byCols, panels = false, rows
 		}
 	}
+	chunks = min(chunks, panels)
+	procs = min(procs, chunks)
+	var next atomic.Int64
+	part := func() {
+		s := getScratch()
+		defer scratchPool.Put(s)
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			p0, p1 := panels*c/chunks, panels*(c+1)/chunks
+			if byCols {
+				n0, n1 := p0*nr, min(N, p1*nr)
+				kernel(s, M, n1-n0, K, w, ldw, x[n0:], ldx, out[n0:], ldo, acc)
+			} else {
+				m0, m1 := p0*mr, min(M, p1*mr)
+				kernel(s, m1-m0, N, K, w[m0:], ldw, x, ldx, out[m0*ldo:], ldo, acc)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range procs - 1 {
+		wg.Go(part)
+	}
+	part()
 	wg.Wait()
 }
 

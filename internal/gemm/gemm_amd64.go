@@ -2,11 +2,7 @@
 
 package gemm
 
-import (
-	"sync"
-
-	"golang.org/x/sys/cpu"
-)
+import "golang.org/x/sys/cpu"
 
 // hasAsm: the micro-kernel uses AVX2-era YMM instructions and FMA3
 // (VBROADCASTSS, VMOVUPS, VFMADD231PS); x/sys/cpu reports AVX2 only where
@@ -22,29 +18,31 @@ var hasAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 //go:noescape
 func kern6x16(k int, a, b, c *float32, ldc int, acc bool)
 
-// scratch is one call's packed operands and edge tile.
-type scratch struct {
-	wp   []float32 // mc/mr panels of kb steps × mr values of w
-	xp   []float32 // kb steps × nr values of x
-	tile [mr * nr]float32
-}
+// packX16 copies k rows of 16 floats, ld floats apart at src, to dst
+// contiguously (16k floats).
+//
+//go:noescape
+func packX16(k int, dst, src *float32, ld int)
 
-var scratchPool = sync.Pool{New: func() any {
-	return &scratch{wp: make([]float32, mc*kc), xp: make([]float32, kc*nr)}
-}}
+// packW6 copies k rows of 6 floats, ld floats apart at src, to dst
+// contiguously (6k floats).
+//
+//go:noescape
+func packW6(k int, dst, src *float32, ld int)
 
 // matMulAsm is MatMul with the micro-kernel, for sizes check has accepted
-// and K > 0.
-func matMulAsm(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool) {
-	s := scratchPool.Get().(*scratch)
-	defer scratchPool.Put(s)
+// and K > 0, packing in s (whose block of w, if packed, is reused).
+func matMulAsm(s *scratch, M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool) {
 	for k0 := 0; k0 < K; k0 += kc {
 		kb := min(kc, K-k0)
 		add := acc || k0 > 0
 		for m0 := 0; m0 < M; m0 += mc {
 			mb := min(mc, M-m0)
 			panels := (mb + mr - 1) / mr
-			packW(s.wp[:panels*mr*kb], w[k0*ldw+m0:], ldw, kb, mb)
+			if key := (packKey{&w[k0*ldw+m0], ldw, kb, mb}); s.packed != key {
+				packW(s.wp[:panels*mr*kb], w[k0*ldw+m0:], ldw, kb, mb)
+				s.packed = key
+			}
 			xp := s.xp[:kb*nr]
 			for n0 := 0; n0 < N; n0 += nr {
 				nb := min(nr, N-n0)
@@ -83,14 +81,18 @@ func matMulAsm(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []fl
 // zeros.
 func packW(dst, w []float32, ld, kb, mb int) {
 	full := mb / mr
-	for k := range kb {
-		row := w[k*ld : k*ld+mb]
-		for p := range full {
-			*(*[mr]float32)(dst[(p*kb+k)*mr:]) = *(*[mr]float32)(row[p*mr:])
-		}
-		if full*mr < mb {
+	if full > 0 {
+		// The bounds of the assembly's reads and writes.
+		_ = w[(kb-1)*ld+full*mr-1]
+		_ = dst[full*kb*mr-1]
+	}
+	for p := range full {
+		packW6(kb, &dst[p*kb*mr], &w[p*mr], ld)
+	}
+	if full*mr < mb {
+		for k := range kb {
 			d := dst[(full*kb+k)*mr : (full*kb+k+1)*mr]
-			clear(d[copy(d, row[full*mr:]):])
+			clear(d[copy(d, w[k*ld+full*mr:k*ld+mb]):])
 		}
 	}
 }
@@ -99,9 +101,10 @@ func packW(dst, w []float32, ld, kb, mb int) {
 // nr contiguous values, padded with zeros when nb < nr.
 func packX(dst, x []float32, ld, kb, nb int) {
 	if nb == nr {
-		for k := range kb {
-			*(*[nr]float32)(dst[k*nr:]) = *(*[nr]float32)(x[k*ld:])
-		}
+		// The bounds of the assembly's reads and writes.
+		_ = x[(kb-1)*ld+nr-1]
+		_ = dst[kb*nr-1]
+		packX16(kb, &dst[0], &x[0], ld)
 		return
 	}
 	for k := range kb {

@@ -114,3 +114,54 @@ store:
 	VMOVUPS Y11, 32(R10)(R8*1)
 	VZEROUPPER
 	RET
+
+// func packX16(k int, dst, src *float32, ld int)
+//
+// Copies k rows of 16 floats, ld floats apart at src, to dst contiguously.
+TEXT ·packX16(SB), NOSPLIT, $0-32
+	MOVQ k+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ ld+24(FP), R8
+	SHLQ $2, R8
+	TESTQ CX, CX
+	JZ   xdone
+
+xloop:
+	VMOVUPS (SI), Y0
+	VMOVUPS 32(SI), Y1
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    R8, SI
+	ADDQ    $64, DI
+	DECQ    CX
+	JNZ     xloop
+
+xdone:
+	VZEROUPPER
+	RET
+
+// func packW6(k int, dst, src *float32, ld int)
+//
+// Copies k rows of 6 floats, ld floats apart at src, to dst contiguously.
+TEXT ·packW6(SB), NOSPLIT, $0-32
+	MOVQ k+0(FP), CX
+	MOVQ dst+8(FP), DI
+	MOVQ src+16(FP), SI
+	MOVQ ld+24(FP), R8
+	SHLQ $2, R8
+	TESTQ CX, CX
+	JZ   wdone
+
+wloop:
+	VMOVUPS (SI), X0
+	MOVQ    16(SI), X1
+	VMOVUPS X0, (DI)
+	MOVQ    X1, 16(DI)
+	ADDQ    R8, SI
+	ADDQ    $24, DI
+	DECQ    CX
+	JNZ     wloop
+
+wdone:
+	RET

@@ -157,7 +157,7 @@ func TestMatMulAsm(t *testing.T) {
 			MatMul(M, N, K, w, ldw, x, ldx, out, ldo, acc)
 			return
 		}
-		matMulAsm(M, N, K, w, ldw, x, ldx, out, ldo, acc)
+		matMulAsm(getScratch(), M, N, K, w, ldw, x, ldx, out, ldo, acc)
 	})
 }
 
@@ -238,6 +238,7 @@ func TestMatMulPanics(t *testing.T) {
 // and strides taken from the input (capped small) and values from it too.
 func FuzzMatMul(f *testing.F) {
 	f.Add([]byte{6, 16, 4, 0, 0, 0, 1}, uint64(1))
+	f.Add([]byte{9, 0, 8, 0, 3, 0, 0}, uint64(3)) // N = 0 with K > 0 and no x
 	f.Add([]byte{7, 17, 5, 1, 2, 3, 0}, uint64(2))
 	f.Add([]byte{13, 33, 9, 0, 5, 1, 1, 1, 2, 3, 4, 5, 6, 7, 8}, uint64(3))
 	f.Fuzz(func(t *testing.T, b []byte, seed uint64) {
