@@ -1,0 +1,246 @@
+// Package gemm is the float32 kernel of the PE array's MATMUL:
+//
+//	out[m][n] (+)= Σ_{k<K} w[k][m] · x[k][n]     m < M, n < N
+//
+// Layout. Both operands arrive as the simulator holds them, one SBUF
+// partition a row: the stationary operand w is K rows of stride ldw (row k
+// is partition k, element m), the moving operand x is K rows of stride ldx
+// (element n), and out is M rows of stride ldo. So the product is wᵀ·x with
+// the contraction along the rows of both operands.
+//
+// Method. On amd64 with AVX2 and FMA (x/sys/cpu) MatMul packs, per block of
+// at most kc rows of k and mc columns of m, w into panels of 6 columns of m
+// (each k step's 6 values contiguous, for VBROADCASTSS) and, per panel of 16
+// columns of n, x into a contiguous kc×16 panel that stays in L1; an
+// assembly micro-kernel (gemm_amd64.s) keeps a 6×16 tile of out in 12 YMM
+// registers and runs VBROADCASTSS + 2 VMOVUPS + 12 VFMADD231PS per k.
+// Packing also removes the cache-set conflicts of the power-of-two strides
+// the simulator uses (2 KiB between partitions). Tiles cut by the edge of M
+// or N are computed into a scratch tile from zero-padded panels and copied
+// out in Go, so the assembly never touches memory outside the packed
+// buffers and the full tiles of out, whose bounds MatMul checks first.
+// Large calls (≥ parallelMin multiply-adds) are split by columns of n (or
+// rows of m when N is narrow) over GOMAXPROCS goroutines. Elsewhere (other
+// GOARCH, -tags purego, no AVX2/FMA) matMulGeneric, a register-blocked
+// plain-Go loop, does the work.
+//
+// Why assembly: Go has no SIMD intrinsics (short of GOEXPERIMENT=simd) and
+// its compiler does not vectorize loops, so plain Go does one scalar
+// multiply-add at a time — about 16× below an AVX2 core's two 8-wide FMAs
+// per cycle.
+//
+// Limits against OpenBLAS: the micro-kernel uses YMM registers only (no
+// AVX-512, which on Zen 5 and recent Intel doubles the FMA width), it does
+// not prefetch or software-pipeline its loads, and the simulator's shape
+// (K ≤ 128 per call, out reloaded and stored back on each accumulating
+// call) gives each tile of out only K multiply-adds per load/store pair,
+// where OpenBLAS on a whole 4096³ product blocks K by hundreds and keeps C
+// in cache across them. Accumulation is in float32 in the order k = 0…K−1
+// per block (FMA), so results differ from a float64 sum by rounding only.
+package gemm
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"sync/atomic"
+)
+
+// The register tile of the micro-kernel, mr rows of m by nr columns of n,
+// and the blocks of k and m packed at a time (kc·mc floats of w: 144 KiB,
+// in L2; kc·nr of x: 16 KiB, in L1).
+const (
+	mr = 6
+	nr = 16
+	kc = 256
+	mc = 24 * mr
+)
+
+// parallelMin is the work, in multiply-adds, from which MatMul splits a call
+// over goroutines.
+const parallelMin = 1 << 20
+
+// MatMul computes out[m*ldo+n] = (acc ? out[m*ldo+n] : 0) + Σ_k w[k*ldw+m]·x[k*ldx+n] for m<M, n<N, k<K.
+// It panics only on slices too short for the given sizes and strides (callers check first).
+//
+// Rows of out must not overlap (ldo ≥ N when M > 1) and out must not share
+// memory with w or x; MatMul keeps no state, so calls on disjoint outputs
+// may run at once from several goroutines.
+func MatMul(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool) {
+	check(M, N, K, w, ldw, x, ldx, out, ldo)
+	if M == 0 || N == 0 {
+		return
+	}
+	if K == 0 {
+		if !acc {
+			for m := 0; m < M; m++ {
+				clear(out[m*ldo : m*ldo+N])
+			}
+		}
+		return
+	}
+	kernel := kernelFunc(func(_ *scratch, M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool) {
+		matMulGeneric(M, N, K, w, ldw, x, ldx, out, ldo, acc)
+	})
+	if hasAsm {
+		kernel = matMulAsm
+	}
+	parallel(M, N, K, w, ldw, x, ldx, out, ldo, acc, kernel)
+}
+
+// check panics unless w, x and out hold the given sizes at their strides.
+func check(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int) {
+	if M < 0 || N < 0 || K < 0 {
+		panic(fmt.Sprintf("gemm: negative size M=%d N=%d K=%d", M, N, K))
+	}
+	need := func(name string, s []float32, rows, cols, ld int) {
+		if rows == 0 || cols == 0 {
+			return
+		}
+		if ld < 0 || (rows > 1 && ld < 1) {
+			panic(fmt.Sprintf("gemm: %s stride %d", name, ld))
+		}
+		if n := (rows-1)*ld + cols; n > len(s) || n < 0 {
+			panic(fmt.Sprintf("gemm: %s has %d elements, %d×%d at stride %d needs %d", name, len(s), rows, cols, ld, n))
+		}
+	}
+	if M > 0 && N > 0 {
+		need("w", w, K, M, ldw)
+		need("x", x, K, N, ldx)
+	}
+	need("out", out, M, N, ldo)
+}
+
+// kernelFunc computes one rectangle of a call (sizes check has accepted,
+// K > 0) with a participant's scratch.
+type kernelFunc func(s *scratch, M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool)
+
+// scratch is one participant's packed operands and edge tile, from
+// scratchPool. packed names the block of w in wp, so that a participant
+// packs it once for all the column chunks it takes; it is reset on each Get.
+type scratch struct {
+	wp     []float32 // mc/mr panels of kb steps × mr values of w
+	xp     []float32 // kb steps × nr values of x
+	tile   [mr * nr]float32
+	packed packKey
+}
+
+type packKey struct {
+	w          *float32
+	ld, kb, mb int
+}
+
+var scratchPool = sync.Pool{New: func() any {
+	return &scratch{wp: make([]float32, mc*kc), xp: make([]float32, kc*nr)}
+}}
+
+func getScratch() *scratch {
+	s := scratchPool.Get().(*scratch)
+	s.packed = packKey{}
+	return s
+}
+
+// parallel runs kernel on the whole call, or, when it is large, on chunks
+// of it — runs of whole 16-column panels of n, or of whole 6-row panels of
+// m when N is narrow, so that no tile is cut but by the call's edge —
+// taken in turn by the calling goroutine and GOMAXPROCS−1 others: a
+// goroutine that starts late (waking an idle thread costs tens of µs, a
+// PE-shape call about 150 µs) takes fewer chunks instead of delaying the
+// call.
+func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool, kernel kernelFunc) {
+	procs := runtime.GOMAXPROCS(0)
+	work := M * N * K
+	if procs < 2 || work < parallelMin || work/M/N != K {
+		s := getScratch()
+		kernel(s, M, N, K, w, ldw, x, ldx, out, ldo, acc)
+		scratchPool.Put(s)
+		return
+	}
+	procs = min(procs, work/(parallelMin/2))
+	// Four chunks a participant, each of at least parallelMin/8
+	// multiply-adds.
+	chunks := min(4*procs, work/(parallelMin/8))
+	byCols := true
+	panels := (N + nr - 1) / nr
+	if panels < chunks {
+		if rows := (M + mr - 1) / mr; rows > panels {
+			byCols, panels = false, rows
+		}
+	}
+	chunks = min(chunks, panels)
+	procs = min(procs, chunks)
+	var next atomic.Int64
+	part := func() {
+		s := getScratch()
+		defer scratchPool.Put(s)
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
+			}
+			p0, p1 := panels*c/chunks, panels*(c+1)/chunks
+			if byCols {
+				n0, n1 := p0*nr, min(N, p1*nr)
+				kernel(s, M, n1-n0, K, w, ldw, x[n0:], ldx, out[n0:], ldo, acc)
+			} else {
+				m0, m1 := p0*mr, min(M, p1*mr)
+				kernel(s, m1-m0, N, K, w[m0:], ldw, x, ldx, out[m0*ldo:], ldo, acc)
+			}
+		}
+	}
+	var wg sync.WaitGroup
+	for range procs - 1 {
+		wg.Go(part)
+	}
+	part()
+	wg.Wait()
+}
+
+// matMulGeneric is MatMul in plain Go, for sizes check has accepted: four
+// rows of out at a time, k outer and n inner, so that each row of x is
+// read once per four rows and the inner loop is a bounds-check-free
+// multiply-add of one scalar of w by a row of x into each row of out.
+func matMulGeneric(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool) {
+	if M == 0 || N == 0 {
+		return
+	}
+	m := 0
+	for ; m+4 <= M; m += 4 {
+		o0 := out[m*ldo : m*ldo+N]
+		o1 := out[(m+1)*ldo : (m+1)*ldo+N]
+		o2 := out[(m+2)*ldo : (m+2)*ldo+N]
+		o3 := out[(m+3)*ldo : (m+3)*ldo+N]
+		if !acc {
+			clear(o0)
+			clear(o1)
+			clear(o2)
+			clear(o3)
+		}
+		for k := 0; k < K; k++ {
+			wk := w[k*ldw+m : k*ldw+m+4]
+			w0, w1, w2, w3 := wk[0], wk[1], wk[2], wk[3]
+			xr := x[k*ldx : k*ldx+N]
+			o0, o1, o2, o3 := o0[:len(xr)], o1[:len(xr)], o2[:len(xr)], o3[:len(xr)]
+			for n, v := range xr {
+				o0[n] += w0 * v
+				o1[n] += w1 * v
+				o2[n] += w2 * v
+				o3[n] += w3 * v
+			}
+		}
+	}
+	for ; m < M; m++ {
+		o := out[m*ldo : m*ldo+N]
+		if !acc {
+			clear(o)
+		}
+		for k := 0; k < K; k++ {
+			w0 := w[k*ldw+m]
+			xr := x[k*ldx : k*ldx+N]
+			o := o[:len(xr)]
+			for n, v := range xr {
+				o[n] += w0 * v
+			}
+		}
+	}
+}
