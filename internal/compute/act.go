@@ -10,21 +10,85 @@ import (
 )
 
 // ActFunc is an ACT function: what ACTIVATE's activation_func byte selects
-// from the resident function set (docs/compute.md §5).
+// (docs/compute.md §5). F gets the pre-activation value scale·x + bias and
+// the word's third operand (imm: PRELU's slope).
 type ActFunc struct {
 	Code uint8
-	Name string
+	Name string // the compiler's ActivationFunctionType name, lower-cased
 	Prov isa.Prov
-	F    func(x float32) float32
+	F    func(x, alpha float32) float32
 }
 
-func identity(x float32) float32 { return x }
+// f64 lifts a float64 function to an ActFunc's F, computed in float64 and
+// rounded once to float32.
+func f64(f func(x float64) float64) func(x, _ float32) float32 {
+	return func(x, _ float32) float32 { return float32(f(float64(x))) }
+}
 
-// actFuncs are the activation_func bytes ndma computes; any other byte is
-// refused ("not modeled"), never run as an identity.
-var actFuncs = map[uint8]ActFunc{
-	0x01: {0x01, "identity", isa.Inferred, identity}, // psum + bias evictions (docs/compute.md §5)
-	0x80: {0x80, "copy", isa.Inferred, identity},     // plain moves and evictions
+func sigmoid(x float64) float64  { return 1 / (1 + math.Exp(-x)) }
+func softplus(x float64) float64 { return math.Log1p(math.Exp(x)) }
+
+// actFuncs are the activation_func bytes ndma computes: the compiler's
+// ActivationFunctionType enum mapped to bytes by its encoder, with the
+// closed forms its simulator falls back to (OBSERVED, docs/compute.md §5;
+// the hardware approximates them by tables). Any other byte is refused
+// ("not modeled"), never run as an identity.
+var actFuncs = func() map[uint8]ActFunc {
+	m := map[uint8]ActFunc{}
+	add := func(code uint8, name string, p isa.Prov, f func(x, a float32) float32) { m[code] = ActFunc{code, name, p, f} }
+	o, inf := isa.Observed, isa.Inferred
+	add(0x01, "identity", o, func(x, _ float32) float32 { return x })
+	add(0x1e, "square", o, func(x, _ float32) float32 { return x * x })
+	add(0x02, "relu", o, func(x, _ float32) float32 { return max(x, 0) })
+	add(0x03, "lrelu", o, func(x, _ float32) float32 { return cond(x <= 0, 0.01*x, x) })
+	add(0x04, "prelu", o, func(x, a float32) float32 { return cond(x <= 0, a*x, x) })
+	add(0x05, "sigmoid", o, f64(sigmoid))
+	add(0x06, "tanh", o, f64(math.Tanh))
+	add(0x07, "exp", o, f64(math.Exp))
+	add(0x09, "softplus", o, f64(softplus))
+	add(0x08, "sqrt", o, f64(math.Sqrt))
+	add(0x1d, "rsqrt", o, f64(func(x float64) float64 { return 1 / math.Sqrt(x) }))
+	add(0x0a, "ln", o, f64(math.Log))
+	add(0x15, "erf", o, f64(math.Erf))
+	add(0x13, "sin", o, f64(math.Sin))
+	add(0x1c, "arctan", o, f64(math.Atan))
+	add(0x1f, "sign", o, func(x, _ float32) float32 { return b2f(x > 0) - b2f(x < 0) })
+	add(0x17, "gelu", o, f64(func(x float64) float64 { return 0.5 * x * (1 + math.Erf(x/math.Sqrt2)) }))
+	add(0x18, "mish", o, f64(func(x float64) float64 { return x * math.Tanh(softplus(x)) }))
+	add(0x19, "gelu_apprx_tanh", o, f64(func(x float64) float64 {
+		return 0.5 * x * (1 + math.Tanh(0.7978845608*(x+0.044715*x*x*x)))
+	}))
+	add(0x1a, "gelu_apprx_sigmoid", o, f64(func(x float64) float64 { return x * sigmoid(1.702*x) }))
+	add(0x26, "derivative_gelu_apprx_sigmoid", o, f64(func(x float64) float64 {
+		u := 1.702 * x
+		eu := math.Exp(u)
+		return (u + eu + 1) * eu / ((eu + 1) * (eu + 1))
+	}))
+	add(0x20, "derivative_gelu", o, f64(func(x float64) float64 {
+		return 0.5*(1+math.Erf(x/math.Sqrt2)) + x*math.Exp(-x*x/2)/math.Sqrt(2*math.Pi)
+	}))
+	add(0x16, "derivative_erf", o, f64(func(x float64) float64 { return 2 / math.Sqrt(math.Pi) * math.Exp(-x*x) }))
+	add(0x80, "copy", o, func(x, _ float32) float32 { return x })
+	add(0x21, "abs", o, f64(math.Abs))
+	add(0x81, "reciprocal", o, func(x, _ float32) float32 { return 1 / x })
+	add(0x22, "abs_reciprocal_sqrt", o, f64(func(x float64) float64 { return 1 / math.Sqrt(math.Abs(x)) }))
+	add(0x24, "silu", o, f64(func(x float64) float64 { return x * sigmoid(x) }))
+	// the source's derivative_silu formula is not silu's derivative; ndma
+	// computes σ(x)(1 + x(1 − σ(x))) = eˣ(eˣ + x + 1)/(eˣ + 1)²
+	add(0x25, "derivative_silu", inf, f64(func(x float64) float64 { s := sigmoid(x); return s * (1 + x*(1-s)) }))
+	// no source defines is_finite's output: 1 for a finite value, else 0
+	add(0x23, "is_finite", inf, func(x, _ float32) float32 {
+		return b2f(!math.IsInf(float64(x), 0) && !math.IsNaN(float64(x)))
+	})
+	add(0x82, "memset_zero", o, func(float32, float32) float32 { return 0 })
+	return m
+}()
+
+func cond(c bool, a, b float32) float32 {
+	if c {
+		return a
+	}
+	return b
 }
 
 // ActFuncs lists the activation_func bytes ndma computes, by code.
@@ -78,6 +142,7 @@ func (e *Engine) activate(m *mem.Memory, in *isa.Inst) error {
 		return err
 	}
 	scale := scalar{v.ScaleSrc(), uint32(v.ScaleValue()), uint8(isa.DTypeFP32)}
+	imm := scalar{v.ImmSrc(), uint32(v.Imm()), uint8(isa.DTypeFP32)}
 	bias := scalar{isa.ImmSrcPointerImmediate, uint32(v.Bias()), uint8(v.BiasDType())}
 	switch v.BiasSrcN() { // IMM_SRC_N swaps the first two codes
 	case isa.ImmSrcNInstructionImmediate:
@@ -99,11 +164,17 @@ func (e *Engine) activate(m *mem.Memory, in *isa.Inst) error {
 		if err != nil {
 			return err
 		}
+		var alpha float32 // only PRELU reads imm (the encoder enables it for 0x04 alone)
+		if fn.Code == 0x04 {
+			if alpha, err = e.value(m, "imm", imm, src.Part, k); err != nil {
+				return err
+			}
+		}
 		if err := e.loadF(m, &src, so, k, x); err != nil {
 			return err
 		}
 		for i, y := range x {
-			x[i] = fn.F(s*y + b)
+			x[i] = fn.F(s*y+b, alpha)
 		}
 		if err := e.storeF(m, &dst, do, k, x); err != nil {
 			return err

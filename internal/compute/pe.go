@@ -3,6 +3,7 @@ package compute
 import (
 	"fmt"
 
+	"ndma/internal/gemm"
 	"ndma/isa"
 	"ndma/mem"
 )
@@ -175,7 +176,7 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 		}
 	}
 	if adds {
-		matMul(M, n, K, e.pe.w[:], PEDim, x, n, out, n, !overwrite)
+		gemm.MatMul(M, n, K, e.pe.w[:], PEDim, x, n, out, n, !overwrite)
 	} else {
 		clear(out)
 	}
