@@ -59,8 +59,8 @@ type executor struct {
 	regs       [64]uint32 // the EVENTS-only words' registers
 	state      control.State
 	notRun     map[string]int
-	ran        map[string]int   // compute words run, by mnemonic
-	count      *EngineCount     // the engine's counts (NEFF programs)
+	ran        map[string]int  // compute words run, by mnemonic
+	count      *EngineCount    // the engine's counts (NEFF programs)
 	comp       *compute.Engine // the stream's compute state (PE weights, ACT set)
 	obs        Observer
 	at         At

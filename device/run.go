@@ -118,10 +118,10 @@ type Result struct {
 	Computed  map[string]int // compute and NOP-like words run (internal/compute), by mnemonic
 	// Engines counts, per engine stream key ("pe", "act", …), the words
 	// computed and those only whose EVENTS ran.
-	Engines map[string]*EngineCount
-	Warnings  []string       // each once, in order
-	Writers   []Writer       // what the resolved DMA words write into each NEFF variable with bytes
-	Twin      *Image         // a NEFF image run with Both: the engines' image (the receiver ran the reference)
+	Engines  map[string]*EngineCount
+	Warnings []string // each once, in order
+	Writers  []Writer // what the resolved DMA words write into each NEFF variable with bytes
+	Twin     *Image   // a NEFF image run with Both: the engines' image (the receiver ran the reference)
 
 	program *Program
 }

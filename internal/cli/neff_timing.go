@@ -202,8 +202,8 @@ type runJSON struct {
 	Variables   []placedJSON     `json:"variables"`
 	NotComputed map[string]int   `json:"not_computed"`
 	// Engines counts each engine's words computed and not computed.
-	Engines map[string]*device.EngineCount `json:"engines"`
-	Warnings    []string         `json:"warnings"`
+	Engines  map[string]*device.EngineCount `json:"engines"`
+	Warnings []string                       `json:"warnings"`
 }
 
 // placedJSON is one variable of the run and the address it ran at

@@ -35,7 +35,9 @@ func softplus(x float64) float64 { return math.Log1p(math.Exp(x)) }
 // ("not modeled"), never run as an identity.
 var actFuncs = func() map[uint8]ActFunc {
 	m := map[uint8]ActFunc{}
-	add := func(code uint8, name string, p isa.Prov, f func(x, a float32) float32) { m[code] = ActFunc{code, name, p, f} }
+	add := func(code uint8, name string, p isa.Prov, f func(x, a float32) float32) {
+		m[code] = ActFunc{code, name, p, f}
+	}
 	o, inf := isa.Observed, isa.Inferred
 	add(0x01, "identity", o, func(x, _ float32) float32 { return x })
 	add(0x1e, "square", o, func(x, _ float32) float32 { return x * x })

@@ -94,7 +94,7 @@ func init() {
 		OpTensorTensor: (*Engine).tensorTensor, OpTensorTensorBitvec: (*Engine).tensorTensor,
 		OpTensorScalar: (*Engine).tensorScalar, OpTensorScalarBitvec: (*Engine).tensorScalar,
 		OpTensorReduce: (*Engine).tensorReduce, OpCopy: (*Engine).copyCast, OpCast: (*Engine).copyCast,
-		OpMemset: (*Engine).memset,
+		OpMemset:         (*Engine).memset,
 		OpEventSemaphore: nop, OpNop: nop, OpSetOrderingMode: nop, OpPseudoBranchLabel: nop,
 	}
 }

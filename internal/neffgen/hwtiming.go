@@ -14,8 +14,8 @@ import (
 
 // Opcodes of the compute words (isa's catalog, neff.md §5.1).
 const (
-	opNOP          = 0xa4 // NOP
-	waitGE         = 0x05 // WAIT_FOR_SEM_GE_IMM
+	opNOP  = 0xa4 // NOP
+	waitGE = 0x05 // WAIT_FOR_SEM_GE_IMM
 )
 
 // HWVectorAdd is hw-timing's kernel 1, the vector add of FREE_DIM 1000 on
