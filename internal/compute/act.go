@@ -152,6 +152,12 @@ func (e *Engine) activate(m *mem.Memory, in *isa.Inst) error {
 	case isa.ImmSrcNRegPtrImmediate:
 		bias.src = isa.ImmSrcRegPtrImmediate
 	}
+	if fn.Code != 0x04 {
+		imm.src = isa.ImmSrcInstructionImmediate // only PRELU reads imm
+	}
+	if err := e.checkScalars(m, src.Part, ch, []string{"scale_value", "bias", "imm"}, scale, bias, imm); err != nil {
+		return err
+	}
 	n := int(dst.Count())
 	so, do := src.offsets(e.offs[0]), dst.offsets(e.offs[1])
 	e.offs[0], e.offs[1] = so, do

@@ -106,20 +106,24 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 		}
 		a, b := grow(e.i64[0], n), grow(e.i64[1], n)
 		e.i64[0], e.i64[1] = a, b
-		for k := range ch {
-			if err := e.loadI(m, &ps[0], e.offs[0], k, a); err != nil {
-				return err
-			}
-			if err := e.loadI(m, &ps[1], e.offs[1], k, b); err != nil {
-				return err
-			}
-			for i := range a {
-				if a[i], err = f(a[i], b[i]); err != nil {
-					return e.fault("op", 0, err)
+		for pass := range 2 { // a division by zero is found before anything is written
+			for k := range ch {
+				if err := e.loadI(m, &ps[0], e.offs[0], k, a); err != nil {
+					return err
 				}
-			}
-			if err := e.storeI(m, &ps[2], e.offs[2], k, a); err != nil {
-				return err
+				if err := e.loadI(m, &ps[1], e.offs[1], k, b); err != nil {
+					return err
+				}
+				for i := range a {
+					if a[i], err = f(a[i], b[i]); err != nil {
+						return e.fault("op", 0, err)
+					}
+				}
+				if pass == 1 {
+					if err := e.storeI(m, &ps[2], e.offs[2], k, a); err != nil {
+						return err
+					}
+				}
 			}
 		}
 		return nil
@@ -212,6 +216,20 @@ func (e *Engine) intValue(m *mem.Memory, field string, s scalar, p0, k int) (int
 	return num.ToInt64(s.dt, u), err
 }
 
+// checkScalars refuses, before anything is written, a pointer scalar that
+// would leave the partitions on the last of ch partitions (each partition
+// reads the next one's copy, so the last is the farthest).
+func (e *Engine) checkScalars(m *mem.Memory, p0, ch int, fields []string, ss ...scalar) error {
+	for i, s := range ss {
+		if s.src == isa.ImmSrcPointerImmediate {
+			if _, err := e.pointer(m, fields[i], s, p0, ch-1); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
 // pointer reads the element a pointer scalar names in partition p0+k.
 func (e *Engine) pointer(m *mem.Memory, field string, s scalar, p0, k int) (uint64, error) {
 	size, ok := num.Size(s.dt)
@@ -281,6 +299,9 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 		}
 		s0.dt, s1.dt = uint8(isa.DTypeUint32), uint8(isa.DTypeUint32)
 	}
+	if err := e.checkScalars(m, src.Part, ch, []string{"imm0", "imm1"}, s0, s1); err != nil {
+		return err
+	}
 	n := int(dst.Count())
 	so, do := src.offsets(e.offs[0]), dst.offsets(e.offs[1])
 	e.offs[0], e.offs[1] = so, do
@@ -292,28 +313,33 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 		}
 		x := grow(e.i64[0], n)
 		e.i64[0] = x
-		for k := range ch {
-			a, err := e.intValue(m, "imm0", s0, src.Part, k)
-			if err != nil {
-				return err
-			}
-			b, err := e.intValue(m, "imm1", s1, src.Part, k)
-			if err != nil {
-				return err
-			}
-			if err := e.loadI(m, &src, so, k, x); err != nil {
-				return err
-			}
-			for i := range x {
-				if x[i], err = pairI(f0, x[i], a, rev0); err == nil {
-					x[i], err = pairI(f1, x[i], b, rev1)
-				}
+		for pass := range 2 { // a division by zero is found before anything is written
+			for k := range ch {
+				a, err := e.intValue(m, "imm0", s0, src.Part, k)
 				if err != nil {
-					return e.fault("op0", 0, err)
+					return err
 				}
-			}
-			if err := e.storeI(m, &dst, do, k, x); err != nil {
-				return err
+				b, err := e.intValue(m, "imm1", s1, src.Part, k)
+				if err != nil {
+					return err
+				}
+				if err := e.loadI(m, &src, so, k, x); err != nil {
+					return err
+				}
+				for i := range x {
+					if x[i], err = pairI(f0, x[i], a, rev0); err == nil {
+						x[i], err = pairI(f1, x[i], b, rev1)
+					}
+					if err != nil {
+						return e.fault("op0", 0, err)
+					}
+				}
+				if pass == 0 {
+					continue
+				}
+				if err := e.storeI(m, &dst, do, k, x); err != nil {
+					return err
+				}
 			}
 		}
 		return nil
