@@ -56,6 +56,7 @@ type executor struct {
 	inner      sched.WordIssuer
 	engine     *sim.Machine // the engines (nil on ref): their ring size follows the step
 	eventsOnly bool
+	dmaOnly    bool       // Options.DMAOnly: compute words too run only their EVENTS
 	regs       [64]uint32 // the EVENTS-only words' registers
 	state      control.State
 	notRun     map[string]int
@@ -80,7 +81,7 @@ func (x *executor) Issue(step *Step, k int, in *isa.Inst) (control.Effect, error
 }
 
 func (x *executor) issue(step *Step, in *isa.Inst) (control.Effect, error) {
-	if x.eventsOnly && !computed[in.Opcode()] && compute.Runs(in) {
+	if x.eventsOnly && !computed[in.Opcode()] && !x.dmaOnly && compute.Runs(in) {
 		return x.compute(in)
 	}
 	if x.eventsOnly && !computed[in.Opcode()] {

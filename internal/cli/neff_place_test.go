@@ -117,7 +117,7 @@ func TestNEFFInfoRunPlacement(t *testing.T) {
 				variants = variants[:1] // one subgraph: --subgraph runs the same
 			}
 			for _, args := range variants {
-				code, out, errs = runCLI(append(append([]string{"neff", "run", "--json"}, args...), path)...)
+				code, out, errs = runCLI(append(append([]string{"neff", "run", "--json", "--dma-only"}, args...), path)...)
 				if code != 0 && !runFails[name] || code == 0 && runFails[name] {
 					t.Fatalf("neff run: exit %d: %s", code, errs)
 				}
