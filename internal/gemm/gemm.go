@@ -19,11 +19,8 @@
 // or N are computed into a scratch tile from zero-padded panels and copied
 // out in Go, so the assembly never touches memory outside the packed
 // buffers and the full tiles of out, whose bounds MatMul checks first.
-// Large calls (≥ parallelMin multiply-adds) are cut into chunks of columns
-// of n (or rows of m when N is narrow) that the caller and up to
-// GOMAXPROCS−1 helper goroutines take in turn; the helpers are kept and
-// spin briefly between calls (see publish), so that back-to-back calls do
-// not each pay for waking a thread. Elsewhere (other
+// Large calls (≥ parallelMin multiply-adds) are split by columns of n (or
+// rows of m when N is narrow) over GOMAXPROCS goroutines. Elsewhere (other
 // GOARCH, -tags purego, no AVX2/FMA) matMulGeneric, a register-blocked
 // plain-Go loop, does the work.
 //
@@ -47,7 +44,6 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
-	"time"
 )
 
 // The register tile of the micro-kernel, mr rows of m by nr columns of n,
@@ -147,12 +143,10 @@ func getScratch() *scratch {
 // parallel runs kernel on the whole call, or, when it is large, on chunks
 // of it — runs of whole 16-column panels of n, or of whole 6-row panels of
 // m when N is narrow, so that no tile is cut but by the call's edge —
-// taken in turn by the calling goroutine and up to GOMAXPROCS−1 helpers:
-// one that starts late (waking an idle thread costs tens of µs, a PE-shape
-// call about 150 µs) takes fewer chunks instead of delaying the call. A
-// sync.WaitGroup over goroutines started per call measured no faster than
-// one thread here (the started goroutine mostly joined half-way through),
-// hence the spinning helpers below.
+// taken in turn by the calling goroutine and GOMAXPROCS−1 others: a
+// goroutine that starts late (waking an idle thread costs tens of µs, a
+// PE-shape call about 150 µs) takes fewer chunks instead of delaying the
+// call.
 func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool, kernel kernelFunc) {
 	procs := runtime.GOMAXPROCS(0)
 	work := M * N * K
@@ -163,9 +157,9 @@ func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []flo
 		return
 	}
 	procs = min(procs, work/(parallelMin/2))
-	// Eight chunks a participant, each of at least parallelMin/8
+	// Four chunks a participant, each of at least parallelMin/8
 	// multiply-adds.
-	chunks := min(8*procs, work/(parallelMin/8))
+	chunks := min(4*procs, work/(parallelMin/8))
 	byCols := true
 	panels := (N + nr - 1) / nr
 	if panels < chunks {
@@ -175,131 +169,31 @@ func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []flo
 	}
 	chunks = min(chunks, panels)
 	procs = min(procs, chunks)
-	t := &task{chunks: chunks, run: func(s *scratch, c int) {
-		p0, p1 := panels*c/chunks, panels*(c+1)/chunks
-		if byCols {
-			n0, n1 := p0*nr, min(N, p1*nr)
-			kernel(s, M, n1-n0, K, w, ldw, x[n0:], ldx, out[n0:], ldo, acc)
-		} else {
-			m0, m1 := p0*mr, min(M, p1*mr)
-			kernel(s, m1-m0, N, K, w[m0:], ldw, x, ldx, out[m0*ldo:], ldo, acc)
-		}
-	}}
-	publish(t, procs-1)
-	t.work()
-	// The chunks still running are at most one a helper: wait for them
-	// spinning, so as to keep this P (parking would hand this goroutine to
-	// a helper's P and leave ours idle), yielding only after helperSpin in
-	// case a helper is waiting for a P.
-	start := time.Now()
-	for i := 0; t.done.Load() < int64(chunks); i++ {
-		if i%64 == 63 && time.Since(start) > helperSpin {
-			runtime.Gosched()
-		}
-	}
-	current.CompareAndSwap(t, nil)
-}
-
-// task is one parallel call: chunks numbered 0…chunks−1, each taken once
-// by whichever participant claims it from next, and done counting those
-// finished. A participant that comes late, even after the call has returned,
-// finds no chunk left and touches nothing.
-type task struct {
-	next   atomic.Int64
-	chunks int
-	run    func(s *scratch, chunk int)
-	done   atomic.Int64
-	seq    int64 // order of publication, for the helpers
-}
-
-// work runs chunks of t until none is left.
-func (t *task) work() {
-	var s *scratch
-	for {
-		c := int(t.next.Add(1) - 1)
-		if c >= t.chunks {
-			break
-		}
-		if s == nil {
-			s = getScratch()
-		}
-		t.run(s, c)
-		t.done.Add(1)
-	}
-	if s != nil {
-		scratchPool.Put(s)
-	}
-}
-
-// Helpers: up to GOMAXPROCS−1 goroutines, started on demand and kept, that
-// work on the task published in current. Having finished one, a helper
-// polls current for helperSpin before it sleeps on wake, keeping its P:
-// back-to-back MATMULs then find it running, where waking a parked thread
-// costs tens of µs to over 100 µs in a VM (as much as half a PE-shape
-// call) and the woken goroutine would queue on the caller's own P. Tasks
-// are published by a store, not handed over a channel, for the same
-// reason; the caller withdraws its task when it returns.
-var (
-	current    atomic.Pointer[task]
-	taskSeq    atomic.Int64
-	helpers    atomic.Int64
-	sleeping   atomic.Int64
-	wake       = make(chan struct{}, 64)
-	helperSpin = 200 * time.Microsecond
-)
-
-// publish makes t the helpers' task, starting a helper if fewer than want
-// exist and waking a sleeping one.
-func publish(t *task, want int) {
-	t.seq = taskSeq.Add(1)
-	for n := helpers.Load(); n < int64(want); n = helpers.Load() {
-		if helpers.CompareAndSwap(n, n+1) {
-			go helper()
-			break
-		}
-	}
-	current.Store(t)
-	if sleeping.Load() > 0 {
-		select {
-		case wake <- struct{}{}:
-		default:
-		}
-	}
-}
-
-func helper() {
-	var last int64
-	// fresh reports a task not yet seen, marking it seen.
-	fresh := func() *task {
-		if t := current.Load(); t != nil && t.seq > last {
-			last = t.seq
-			return t
-		}
-		return nil
-	}
-	for {
-		start := time.Now()
-		for i := 0; ; i++ {
-			if t := fresh(); t != nil {
-				t.work()
-				start, i = time.Now(), 0
-				continue
+	var next atomic.Int64
+	part := func() {
+		s := getScratch()
+		defer scratchPool.Put(s)
+		for {
+			c := int(next.Add(1) - 1)
+			if c >= chunks {
+				return
 			}
-			if i%64 == 63 && time.Since(start) > helperSpin {
-				break
+			p0, p1 := panels*c/chunks, panels*(c+1)/chunks
+			if byCols {
+				n0, n1 := p0*nr, min(N, p1*nr)
+				kernel(s, M, n1-n0, K, w, ldw, x[n0:], ldx, out[n0:], ldo, acc)
+			} else {
+				m0, m1 := p0*mr, min(M, p1*mr)
+				kernel(s, m1-m0, N, K, w[m0:], ldw, x, ldx, out[m0*ldo:], ldo, acc)
 			}
 		}
-		// Registered as sleeping before the last look, so that a task
-		// published after it comes with a token on wake.
-		sleeping.Add(1)
-		if t := fresh(); t != nil {
-			sleeping.Add(-1)
-			t.work()
-			continue
-		}
-		<-wake
-		sleeping.Add(-1)
 	}
+	var wg sync.WaitGroup
+	for range procs - 1 {
+		wg.Go(part)
+	}
+	part()
+	wg.Wait()
 }
 
 // matMulGeneric is MatMul in plain Go, for sizes check has accepted: four
