@@ -27,7 +27,7 @@ type neffTiming struct {
 
 func addNEFFTimingFlags(cl *cmdLine) *neffTiming {
 	nt := &neffTiming{}
-	cl.fs.Var(&nt.engineTimes, "engine-time", "OPCODE=DURATION: how long a word ndma does not compute takes its engine (TENSOR_TENSOR=1.2us, 0x41=1200ns); repeatable; default 0")
+	cl.fs.Var(&nt.engineTimes, "engine-time", "OPCODE=DURATION: how long a non-DMA word (compute, control) takes its engine (TENSOR_TENSOR=1.2us, 0x41=1200ns); repeatable; default 0")
 	nt.asJSON = cl.fs.Bool("json", false, "print the run as JSON: every transfer with its queue, block, bytes and window (docs/json.md)")
 	nt.packets = cl.fs.Bool("packets", false, "with --json: every transfer's packets, with their DMA engine and times")
 	return nt
@@ -117,7 +117,7 @@ func (nt *neffTiming) assumption() string {
 	if len(parts) == 0 {
 		other = "every word"
 	}
-	parts = append(parts, other+" ndma does not compute 0 (assumed: --engine-time gives it)")
+	parts = append(parts, other+" of the compute and control engines 0 (assumed: --engine-time gives it)")
 	return "engine times: " + strings.Join(parts, ", ")
 }
 

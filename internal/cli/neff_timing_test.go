@@ -117,7 +117,7 @@ func TestNEFFRunTimingReport(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s%s", code, out, errs)
 	}
-	for _, want := range []string{"engine times: TENSOR_TENSOR 1.200 µs, every other word ndma does not compute 0 (assumed", "sg00 queue qSPIO0: 4 transfers, window ", "sg00 queue qPoolIO0: 2 transfers"} {
+	for _, want := range []string{"engine times: TENSOR_TENSOR 1.200 µs, every other word of the compute and control engines 0 (assumed", "sg00 queue qSPIO0: 4 transfers, window ", "sg00 queue qPoolIO0: 2 transfers"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("missing %q in\n%s", want, out)
 		}
