@@ -375,7 +375,7 @@ func (e *Engine) memset(m *mem.Memory, in *isa.Inst) error {
 		fill = num.FromFloat32(dt, math.Float32frombits(uint32(fill)))
 	}
 	var el [8]byte
-	putLE(el[:], fill, dst.Size)
+	num.PutLE(el[:], dst.Size, fill)
 	do := dst.offsets(e.offs[0])
 	e.offs[0] = do
 	pat := el[:dst.Size]

@@ -200,7 +200,7 @@ func decodeF32(dt uint8, b []byte, offs []int32, out []float32) {
 	default:
 		size, _ := num.Size(dt)
 		for i, o := range offs {
-			out[i] = num.ToFloat32(dt, getLE(b[o:], size))
+			out[i] = num.ToFloat32(dt, num.GetLE(b[o:], size))
 		}
 	}
 }
@@ -220,7 +220,7 @@ func encodeF32(dt uint8, b []byte, offs []int32, vals []float32) {
 	default:
 		size, _ := num.Size(dt)
 		for i, o := range offs {
-			putLE(b[o:], num.FromFloat32(dt, vals[i]), size)
+			num.PutLE(b[o:], size, num.FromFloat32(dt, vals[i]))
 		}
 	}
 }
@@ -230,7 +230,7 @@ func encodeF32(dt uint8, b []byte, offs []int32, vals []float32) {
 func decodeInt(dt uint8, b []byte, offs []int32, out []int64) {
 	size, _ := num.Size(dt)
 	for i, o := range offs {
-		out[i] = num.ToInt64(dt, getLE(b[o:], size))
+		out[i] = num.ToInt64(dt, num.GetLE(b[o:], size))
 	}
 }
 
@@ -239,20 +239,6 @@ func decodeInt(dt uint8, b []byte, offs []int32, out []int64) {
 func encodeInt(dt uint8, b []byte, offs []int32, vals []int64) {
 	size, _ := num.Size(dt)
 	for i, o := range offs {
-		putLE(b[o:], num.FromInt64(dt, vals[i]), size)
-	}
-}
-
-func getLE(b []byte, size int) uint64 {
-	var u uint64
-	for i := size - 1; i >= 0; i-- {
-		u = u<<8 | uint64(b[i])
-	}
-	return u
-}
-
-func putLE(b []byte, u uint64, size int) {
-	for i := range size {
-		b[i] = byte(u >> (8 * i))
+		num.PutLE(b[o:], size, num.FromInt64(dt, vals[i]))
 	}
 }

@@ -74,12 +74,12 @@ func FuzzCastSlice(f *testing.F) {
 			t.Fatal(err)
 		}
 		for k := range n {
-			want, err := Convert(ic, oc, getLE(src[k*si:], si))
+			want, err := Convert(ic, oc, GetLE(src[k*si:], si))
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := getLE(dst[k*so:], so); got != want {
-				t.Fatalf("%#x → %#x scalar %d of %d (%#x): %#x, Convert %#x", ic, oc, k, n, getLE(src[k*si:], si), got, want)
+			if got := GetLE(dst[k*so:], so); got != want {
+				t.Fatalf("%#x → %#x scalar %d of %d (%#x): %#x, Convert %#x", ic, oc, k, n, GetLE(src[k*si:], si), got, want)
 			}
 		}
 		if dst[n*so] != 0xA5 {

@@ -629,7 +629,8 @@ func fminNaN(a, b float32) float32 {
 	return min(a, b)
 }
 
-func getLE(b []byte, n int) uint64 {
+// GetLE is the little-endian n-byte value at b.
+func GetLE(b []byte, n int) uint64 {
 	var v uint64
 	for i := n - 1; i >= 0; i-- {
 		v = v<<8 | uint64(b[i])
@@ -637,7 +638,8 @@ func getLE(b []byte, n int) uint64 {
 	return v
 }
 
-func putLE(b []byte, n int, v uint64) {
+// PutLE writes v's low n bytes at b, little-endian.
+func PutLE(b []byte, n int, v uint64) {
 	for i := 0; i < n; i++ {
 		b[i] = byte(v >> (8 * i))
 	}

@@ -897,7 +897,7 @@ func BenchmarkConvertSlice(b *testing.B) {
 		si, _ := Size(in.code)
 		src := make([]byte, n*si)
 		for i, v := range f {
-			putLE(src[i*si:], si, FromFloat32(in.code, v))
+			PutLE(src[i*si:], si, FromFloat32(in.code, v))
 		}
 		for _, out := range castTypes {
 			if in.code == out.code {
@@ -942,8 +942,8 @@ func TestApplySliceIsApply(t *testing.T) {
 				so, _ := Size(out)
 				src, dst := make([]byte, n*si), make([]byte, n*so)
 				for k := 0; k < n; k++ {
-					putLE(src[k*si:], si, word(k))
-					putLE(dst[k*so:], so, word(n-1-k))
+					PutLE(src[k*si:], si, word(k))
+					PutLE(dst[k*so:], so, word(n-1-k))
 				}
 				want, old := append([]byte(nil), dst...), append([]byte(nil), dst...)
 				into := make([]byte, len(dst)) // ApplySliceFrom's results, old apart
@@ -952,9 +952,9 @@ func TestApplySliceIsApply(t *testing.T) {
 				}
 				var wantErr error
 				for k := 0; k < n && wantErr == nil; k++ {
-					v, err := Apply(op, in, out, getLE(src[k*si:], si), getLE(want[k*so:], so))
+					v, err := Apply(op, in, out, GetLE(src[k*si:], si), GetLE(want[k*so:], so))
 					wantErr = err
-					putLE(want[k*so:], so, v)
+					PutLE(want[k*so:], so, v)
 				}
 				err := ApplySlice(op, in, out, dst, src)
 				if (err != nil) != (wantErr != nil) {
@@ -967,11 +967,11 @@ func TestApplySliceIsApply(t *testing.T) {
 					t.Fatalf("op %d %#x → %#x: ApplySliceFrom error %v", op, in, out, err)
 				}
 				for k := 0; k < n; k++ {
-					if g, w := getLE(dst[k*so:], so), getLE(want[k*so:], so); g != w {
-						t.Fatalf("op %d %#x → %#x scalar %d (src %#x): ApplySlice %#x, Apply %#x", op, in, out, k, getLE(src[k*si:], si), g, w)
+					if g, w := GetLE(dst[k*so:], so), GetLE(want[k*so:], so); g != w {
+						t.Fatalf("op %d %#x → %#x scalar %d (src %#x): ApplySlice %#x, Apply %#x", op, in, out, k, GetLE(src[k*si:], si), g, w)
 					}
-					if g, w := getLE(into[k*so:], so), getLE(want[k*so:], so); g != w {
-						t.Fatalf("op %d %#x → %#x scalar %d (src %#x): ApplySliceFrom, old apart, %#x, Apply %#x", op, in, out, k, getLE(src[k*si:], si), g, w)
+					if g, w := GetLE(into[k*so:], so), GetLE(want[k*so:], so); g != w {
+						t.Fatalf("op %d %#x → %#x scalar %d (src %#x): ApplySliceFrom, old apart, %#x, Apply %#x", op, in, out, k, GetLE(src[k*si:], si), g, w)
 					}
 				}
 				if op != OpNone && ApplySliceFrom(op, in, out, into, old[:len(old)-1], src) == nil {

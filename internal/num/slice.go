@@ -70,11 +70,11 @@ func ApplySliceFrom(op, in, out uint8, dst, old, src []byte) error {
 		copy(dst, old) // then in place
 	}
 	for k := 0; k < n; k++ {
-		v, err := Apply(op, in, out, getLE(src[k*si:], si), getLE(dst[k*so:], so))
+		v, err := Apply(op, in, out, GetLE(src[k*si:], si), GetLE(dst[k*so:], so))
 		if err != nil {
 			return err
 		}
-		putLE(dst[k*so:], so, v)
+		PutLE(dst[k*so:], so, v)
 	}
 	return nil
 }
