@@ -60,9 +60,11 @@ type executor struct {
 	regs       [64]uint32 // the EVENTS-only words' registers
 	state      control.State
 	notRun     map[string]int
-	ran        map[string]int  // compute words run, by mnemonic
-	count      *EngineCount    // the engine's counts (NEFF programs)
-	comp       *compute.Engine // the stream's compute state (PE weights, ACT set)
+	ran        map[string]int   // compute words run, by mnemonic
+	count      *EngineCount     // the engine's counts (NEFF programs)
+	prov       *provenance      // where outputs\' values come from (NEFF programs)
+	reads      map[int][]sbRead // per step offset: the SBUF legs its DMA words read for an output
+	comp       *compute.Engine  // the stream's compute state (PE weights, ACT set)
 	obs        Observer
 	at         At
 }
@@ -82,7 +84,7 @@ func (x *executor) Issue(step *Step, k int, in *isa.Inst) (control.Effect, error
 
 func (x *executor) issue(step *Step, in *isa.Inst) (control.Effect, error) {
 	if x.eventsOnly && !computed[in.Opcode()] && !x.dmaOnly && compute.Runs(in) {
-		return x.compute(in)
+		return x.compute(step, in)
 	}
 	if x.eventsOnly && !computed[in.Opcode()] {
 		ch, err := control.Events(x.state, in) // not computed: only its EVENTS wait and update
@@ -98,14 +100,18 @@ func (x *executor) issue(step *Step, in *isa.Inst) (control.Effect, error) {
 		x.engine.RingSize = step.Ring
 		defer func() { x.engine.RingSize = 0 }()
 	}
-	return x.inner.Issue(in)
+	eff, err := x.inner.Issue(in)
+	if rs := x.reads[step.Offset]; err == nil && len(rs) > 0 {
+		x.prov.read(x.at.Stream.Core, rs)
+	}
+	return eff, err
 }
 
 // compute runs a compute word (internal/compute): its EVENTS wait first (a
 // refused word changes nothing), then its operation on the core's SBUF and
 // PSUM, then its EVENTS update. An EVENT_SEMAPHORE waits on its second
 // wait block too (docs/compute.md §11).
-func (x *executor) compute(in *isa.Inst) (control.Effect, error) {
+func (x *executor) compute(step *Step, in *isa.Inst) (control.Effect, error) {
 	if in.Opcode() == compute.OpEventSemaphore {
 		if err := x.secondWait(in); err != nil {
 			return control.Effect{}, err
@@ -121,6 +127,9 @@ func (x *executor) compute(in *isa.Inst) (control.Effect, error) {
 	x.comp.Regs = x.at.Regs
 	if err := x.comp.Exec(x.state.Mem, in); err != nil {
 		return control.Effect{}, err
+	}
+	if d, ok := x.comp.Written(); ok && x.prov != nil {
+		x.prov.wrote(x.at.Stream, step, d)
 	}
 	x.ran[in.Def().Mnemonic()]++
 	if x.count != nil {

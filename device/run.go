@@ -121,6 +121,10 @@ type Result struct {
 	Timing    *TimingParams  // the packet-level model's constants (Clocked)
 	NotRun    map[string]int // words not computed (only their EVENTS ran), by mnemonic
 	Computed  map[string]int // compute and NOP-like words run (internal/compute), by mnemonic
+	// Sources are, per output variable, the compute words that last wrote
+	// the SBUF bytes its DMA words read, when they read them ("sg00 ACT
+	// 0x1c0 CAST"), in the order first seen.
+	Sources map[string][]string
 	// Engines counts, per engine stream key ("pe", "act", …), the words
 	// computed and those only whose EVENTS ran.
 	Engines  map[string]*EngineCount
@@ -263,7 +267,11 @@ func runScheduled(ctx context.Context, p *Program, opt Options, res *Result) err
 // stream of kind exec (Ref or Sim).
 func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, res *Result) error {
 	res.Subgraphs, res.NotRun, res.Computed, res.Warnings, res.Writers = nil, map[string]int{}, map[string]int{}, nil, nil
-	res.Engines = map[string]*EngineCount{}
+	res.Engines, res.Sources = map[string]*EngineCount{}, nil
+	var pv *provenance
+	if p.NEFF != nil && p.EventsOnly {
+		pv = newProvenance(p.Gen, res)
+	}
 	res.Clocked = exec == Sim
 	params := opt.Timing
 	if params == nil {
@@ -285,7 +293,7 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 			if p.NEFF != nil {
 				res.Writers = append(res.Writers, p.writers(s)...)
 			}
-			ss = append(ss, p.schedStream(s, d, exec, &opt, res))
+			ss = append(ss, p.schedStream(s, d, exec, &opt, res, pv))
 		}
 		so := sched.Options{Trace: opt.Trace, Timeline: opt.Timeline, Context: ctx}
 		if exec == Sim { // one core's DMA engines, fresh for each phase
@@ -308,7 +316,7 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 // schedStream is stream s of p over device d as the scheduler runs it:
 // its own registers over its core's memory, able to reach every core, one
 // executor (package executor) over the reference or the engines.
-func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res *Result) *sched.Stream {
+func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res *Result, pv *provenance) *sched.Stream {
 	m := d.Core(s.Core)
 	x := &executor{eventsOnly: p.EventsOnly, dmaOnly: opt.DMAOnly, notRun: res.NotRun, ran: res.Computed, obs: opt.Observer}
 	if p.EventsOnly {
@@ -320,6 +328,9 @@ func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res
 			res.Engines[key] = &EngineCount{Computed: map[string]int{}, NotComputed: map[string]int{}}
 		}
 		x.count = res.Engines[key]
+	}
+	if pv != nil {
+		x.prov, x.reads = pv, p.sbReads(s)
 	}
 	x.state = control.State{Mem: m, Regs: &x.regs}
 	st := &sched.Stream{Name: s.Name(), Steps: s.Steps, Err: s.Err, Mem: m, Core: s.Core, Exec: x}

@@ -1017,6 +1017,12 @@ func printNEFFOutputs(e *env, im *device.Image, res *device.NEFFResult) {
 			by = append(by[:4], fmt.Sprintf("%d more", len(by)-4))
 		}
 		fmt.Fprintf(e.stdout, "output %s: %d bytes written by DMA: %s\n", name, bytes, strings.Join(by, ", "))
+		if src := res.Sources[name]; len(src) > 0 {
+			if len(src) > 6 {
+				src = append(src[:6:6], fmt.Sprintf("%d more", len(src)-6))
+			}
+			fmt.Fprintf(e.stdout, "  its SB bytes last written by: %s\n", strings.Join(src, ", "))
+		}
 	}
 }
 

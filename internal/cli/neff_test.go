@@ -197,6 +197,10 @@ func TestNEFFRunSample(t *testing.T) {
 		"computed on PE: EVENT_SEMAPHORE 4, LDWEIGHTS 8, MATMUL 8, PSEUDO_BRANCH_LABEL 2, SET_ORDERING_MODE 2\n",
 		"computed on POOL: NOP 2, PSEUDO_BRANCH_LABEL 2, SET_ORDERING_MODE 2\n",
 		"computed on SP: PSEUDO_BRANCH_LABEL 2, SET_ORDERING_MODE 2\n",
+		// ACT's stream: SET_ORDERING_MODE, PSEUDO_BRANCH_LABEL, the table
+		// load, the transposes' eviction, then (word 4, 0x100) the product's
+		// FP32 eviction the store reads (compute.md §5.6)
+		"  its SB bytes last written by: sg00 ACT 0x100 COPY, sg01 ACT 0x100 COPY\n",
 	} {
 		if !strings.Contains(so.String(), want) {
 			t.Errorf("missing %q", want)

@@ -202,8 +202,10 @@ type runJSON struct {
 	Variables   []placedJSON     `json:"variables"`
 	NotComputed map[string]int   `json:"not_computed"`
 	// Engines counts each engine's words computed and not computed.
-	Engines  map[string]*device.EngineCount `json:"engines"`
-	Warnings []string                       `json:"warnings"`
+	Engines map[string]*device.EngineCount `json:"engines"`
+	// Sources are the compute words whose SBUF results each output's DMA words read.
+	Sources  map[string][]string `json:"sources"`
+	Warnings []string            `json:"warnings"`
 }
 
 // placedJSON is one variable of the run and the address it ran at
@@ -250,7 +252,7 @@ func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFR
 	if !*nt.asJSON {
 		return
 	}
-	out := runJSON{Status: "ok", Exec: exec, EngineTimes: map[string]int64{}, Transfers: []transferJSON{}, Variables: placedVars(im), NotComputed: map[string]int{}, Warnings: []string{}}
+	out := runJSON{Status: "ok", Exec: exec, EngineTimes: map[string]int64{}, Transfers: []transferJSON{}, Variables: placedVars(im), NotComputed: map[string]int{}, Sources: map[string][]string{}, Warnings: []string{}}
 	if runErr != nil {
 		out.Status, out.Error = "error", runErr.Error()
 	}
@@ -265,6 +267,9 @@ func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFR
 			out.NotComputed[k] = v
 		}
 		out.Engines = res.Engines
+		for k, v := range res.Sources {
+			out.Sources[k] = v
+		}
 		out.Warnings = append(out.Warnings, res.Warnings...)
 		for _, r := range res.Subgraphs {
 			out.TimeNS = max(out.TimeNS, r.Stats.TimeNS)

@@ -112,7 +112,9 @@ type Engine struct {
 	pe    peArray
 	table uint8 // ACT's resident function set (ACTIVATION_TABLE_LOAD)
 
-	name    string // the word running, for faults
+	name    string  // the word running, for faults
+	dst     Pattern // the last word's destination (wrote)
+	wrote   bool
 	scratch []byte // read's copy of a span memory does not hold in one piece
 	moveBuf []byte // move's elements in flight
 	offs    [4][]int32
@@ -131,7 +133,7 @@ func New(g isa.Gen) *Engine { return &Engine{Gen: g, Map: isa.Map(g)} }
 // before any byte is written).
 func (e *Engine) Exec(m *mem.Memory, in *isa.Inst) error {
 	run, ok := runners[in.Opcode()]
-	e.name = in.Def().Mnemonic()
+	e.name, e.wrote = in.Def().Mnemonic(), false
 	if !ok {
 		return e.fault("opcode", 0, fmt.Errorf("not a compute word: %w", isa.ErrUnsupported))
 	}
@@ -173,3 +175,7 @@ func Runs(in *isa.Inst) bool {
 	_, raw := in.Raw()
 	return !raw
 }
+
+// Written is the destination the last Exec wrote (false: none, or it was
+// refused).
+func (e *Engine) Written() (Pattern, bool) { return e.dst, e.wrote }

@@ -52,6 +52,9 @@ func (p *Pattern) Count() int64 {
 	return n
 }
 
+// Span is the byte range [lo, hi) of a partition the pattern touches.
+func (p *Pattern) Span() (lo, hi int64) { return p.lo, p.hi }
+
 // String prints the pattern as the text form does: region, partitions,
 // offset, steps and counts.
 func (p *Pattern) String() string {
@@ -179,6 +182,7 @@ func (e *Engine) read(m *mem.Memory, p *Pattern, k int) ([]byte, error) {
 // update hands f partition k's span in place (SBUF and PSUM partitions are
 // one piece each).
 func (e *Engine) update(m *mem.Memory, p *Pattern, k int, f func(b []byte)) error {
+	e.dst, e.wrote = *p, true
 	return m.Update(p.spanAddr(k), int(p.hi-p.lo), func(b []byte, _ int) { f(b) })
 }
 
