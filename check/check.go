@@ -5,9 +5,11 @@
 package check
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
+	"ndma/internal/compute"
 	"ndma/isa"
 )
 
@@ -68,6 +70,7 @@ func pred(name string, p isa.Prov) string { predicates[name] = p; return name }
 // is_valid_dma_gather_transpose itself.
 var (
 	pOpcodeForGen     = pred("has_valid_opcode_for_gen", isa.Inferred)
+	pComputeOperands  = pred("has_valid_compute_operands", isa.Inferred)
 	pHeader           = pred("has_valid_neuron_header", isa.Observed)
 	pKnownOpcode      = pred("is_known_opcode", isa.Inferred)
 	pEvents           = pred("has_valid_neuron_events", isa.Observed)
@@ -200,6 +203,8 @@ func validateWord(in *isa.Inst, gen isa.Gen, hasExtContext bool) []Problem {
 		c.mem2D()
 	case isa.OpExtendedInst:
 		c.extended()
+	default:
+		c.computeOperands()
 	}
 	if p, ok := in.PseudoDirect2D(); ok && hasExtContext {
 		if _, ok := in.Ext(); !ok && p.DGEOp() == isa.DGEOpcodeDMAIndirect1D {
@@ -242,4 +247,23 @@ func Errors(ps []Problem) int {
 		}
 	}
 	return n
+}
+
+// computeOperands applies what the compute engines refuse before they run
+// a word (docs/compute.md §14): operands inside SBUF/PSUM's active
+// partitions and bytes, equal element counts, the dtypes and ALU ops the
+// word takes, a modeled activation function.
+func (c *checker) computeOperands() {
+	if c.gen == isa.GenAny {
+		return
+	}
+	err := compute.Check(c.gen, c.in)
+	var f *compute.Fault
+	if errors.As(err, &f) {
+		value := ""
+		if f.Addr != 0 {
+			value = fmt.Sprintf("%#x", f.Addr)
+		}
+		c.fail(pComputeOperands, f.Field, value, f.Err.Error())
+	}
 }

@@ -155,6 +155,9 @@ func (e *Engine) activate(m *mem.Memory, in *isa.Inst) error {
 	if fn.Code != 0x04 {
 		imm.src = isa.ImmSrcInstructionImmediate // only PRELU reads imm
 	}
+	if e.dry {
+		return nil
+	}
 	if err := e.checkScalars(m, src.Part, ch, []string{"scale_value", "bias", "imm"}, scale, bias, imm); err != nil {
 		return err
 	}
@@ -229,6 +232,9 @@ func (e *Engine) tensorReduce(m *mem.Memory, in *isa.Inst) error {
 	if !ok || integerBand(op) {
 		return e.fault("op", 0, fmt.Errorf("%s is not a float reduction op: %w", op, ErrOp))
 	}
+	if e.dry {
+		return nil
+	}
 	neg := v.Negated() != 0
 	n, G := int(src.Count()), int(g)
 	so, do := src.offsets(e.offs[0]), dst.offsets(e.offs[1])
@@ -299,6 +305,9 @@ func (e *Engine) copyCast(m *mem.Memory, in *isa.Inst) error {
 		if in.Opcode() == OpCopy {
 			return e.fault("out_dtype", 0, fmt.Errorf("COPY from %s to %s (a COPY moves one dtype; CAST converts): %w", isa.DTypeCode(src.DType), isa.DTypeCode(dst.DType), ErrDType))
 		}
+		if e.dry {
+			return nil
+		}
 		n := int(src.Count())
 		x := grow(e.f32[0], n)
 		e.f32[0] = x
@@ -310,6 +319,9 @@ func (e *Engine) copyCast(m *mem.Memory, in *isa.Inst) error {
 				return err
 			}
 		}
+		return nil
+	}
+	if e.dry {
 		return nil
 	}
 	return e.move(m, &src, &dst, so, do, ch)
@@ -369,6 +381,9 @@ func (e *Engine) memset(m *mem.Memory, in *isa.Inst) error {
 	}
 	if c := v.DstElementCount(); c != uint64(dst.Count()) {
 		return e.fault("dst_element_count", 0, fmt.Errorf("%d, the dst pattern enumerates %d: %w", c, dst.Count(), ErrMismatch))
+	}
+	if e.dry {
+		return nil
 	}
 	fill := v.FillValue()
 	if dst.Size < 4 && num.IsFloat(dt) {

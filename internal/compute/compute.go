@@ -112,6 +112,7 @@ type Engine struct {
 	pe    peArray
 	table uint8 // ACT's resident function set (ACTIVATION_TABLE_LOAD)
 
+	dry     bool    // Check: operands resolved and checked, nothing read or run
 	name    string  // the word running, for faults
 	dst     Pattern // the last word's destination (wrote)
 	wrote   bool
@@ -179,3 +180,17 @@ func Runs(in *isa.Inst) bool {
 // Written is the destination the last Exec wrote (false: none, or it was
 // refused).
 func (e *Engine) Written() (Pattern, bool) { return e.dst, e.wrote }
+
+// Check reports what Exec would refuse in word in before touching memory:
+// operands outside SBUF/PSUM, element counts that differ, dtypes and ALU
+// ops a word does not take, functions not modeled — the static half of
+// Exec's refusals (a MATMUL needs weights loaded, and data-dependent
+// faults, are Exec's alone). nil for a word Exec does not run.
+func Check(g isa.Gen, in *isa.Inst) error {
+	if !Runs(in) {
+		return nil
+	}
+	e := New(g)
+	e.dry = true
+	return e.Exec(nil, in)
+}

@@ -72,6 +72,9 @@ func (e *Engine) ldweights(m *mem.Memory, in *isa.Inst) error {
 	if c := src.Count(); c != int64(n) {
 		return e.fault("src_mem_pattern", src.Addr, fmt.Errorf("enumerates %d elements per partition, num_active_cols is %d: %w", c, n, ErrMismatch))
 	}
+	if e.dry {
+		return nil
+	}
 	offs := src.offsets(e.offs[0])
 	e.offs[0] = offs
 	row := grow(e.f32[0], n)
@@ -115,9 +118,6 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 	} else {
 		return e.raw()
 	}
-	if !e.pe.loaded {
-		return e.fault("weights", 0, fmt.Errorf("MATMUL before any LDWEIGHTS on this engine: %w", ErrNoWeight))
-	}
 	K, M, err := e.peDims(v)
 	if err != nil {
 		return err
@@ -142,6 +142,12 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 	N := src.Count()
 	if c := dst.Count(); c != N {
 		return e.fault("dst_mem_pattern", dst.Addr, fmt.Errorf("%d elements per partition, the moving pattern has %d: %w", c, N, ErrMismatch))
+	}
+	if e.dry {
+		return nil
+	}
+	if !e.pe.loaded {
+		return e.fault("weights", 0, fmt.Errorf("MATMUL before any LDWEIGHTS on this engine: %w", ErrNoWeight))
 	}
 	overwrite := v.PsumAccumulateFlags()&1 != 0
 	// FP32 runs as two passes over the same data (§5.4): the LOW pass adds

@@ -95,6 +95,15 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 			return err
 		}
 	}
+	if _, ok := intOps[op]; integer && !ok {
+		return e.fault("op", 0, fmt.Errorf("%s has no integer form: %w", op, ErrOp))
+	}
+	if _, ok := floatOps[op]; !integer && !ok {
+		return e.fault("op", 0, fmt.Errorf("%s is not an arithmetic op: %w", op, ErrOp))
+	}
+	if e.dry {
+		return nil
+	}
 	n := int(ps[2].Count())
 	for i := range ps {
 		e.offs[i] = ps[i].offsets(e.offs[i])
@@ -298,6 +307,9 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 			return err
 		}
 		s0.dt, s1.dt = uint8(isa.DTypeUint32), uint8(isa.DTypeUint32)
+	}
+	if e.dry {
+		return nil
 	}
 	if err := e.checkScalars(m, src.Part, ch, []string{"imm0", "imm1"}, s0, s1); err != nil {
 		return err
