@@ -113,6 +113,7 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 			if err := e.loadI(m, &ps[1], e.offs[1], k, b); err != nil {
 				return err
 			}
+			narrowLSR(op, a, ps[0].DType)
 			for i := range a {
 				if a[i], err = f(a[i], b[i]); err != nil {
 					return e.fault("op", 0, err)
@@ -304,8 +305,19 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 			if err := e.loadI(m, &src, so, k, x); err != nil {
 				return err
 			}
+			if rev0 {
+				a = narrowLSR1(op0, a, 4) // the scalar is a 32-bit value
+			} else {
+				narrowLSR(op0, x, src.DType)
+			}
+			if rev1 {
+				b = narrowLSR1(op1, b, 4)
+			}
 			for i := range x {
 				if x[i], err = pairI(f0, x[i], a, rev0); err == nil {
+					if !rev1 {
+						x[i] = narrowLSR1(op1, x[i], src.Size)
+					}
 					x[i], err = pairI(f1, x[i], b, rev1)
 				}
 				if err != nil {
@@ -345,6 +357,28 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 		}
 	}
 	return nil
+}
+
+// narrowLSR cuts the operands a LOGICAL_SHIFT_RIGHT shifts to the width of
+// their dtype dt: they are held sign-extended in int64, and a logical shift
+// of a narrow element fills zeros from the element's own top bit (an INT32
+// -1 >> 4 is 0x0fffffff, not -1).
+func narrowLSR(op isa.ALUOpCode, v []int64, dt uint8) {
+	if op != isa.ALUOpLogicalShiftRight {
+		return
+	}
+	size, _ := num.Size(dt)
+	for i := range v {
+		v[i] = narrowLSR1(op, v[i], size)
+	}
+}
+
+// narrowLSR1 is narrowLSR of one value of size bytes.
+func narrowLSR1(op isa.ALUOpCode, v int64, size int) int64 {
+	if op != isa.ALUOpLogicalShiftRight || size >= 8 {
+		return v
+	}
+	return int64(uint64(v) & (1<<(8*size) - 1))
 }
 
 func pairF(f func(a, b float32) float32, x, s float32, rev bool) float32 {
