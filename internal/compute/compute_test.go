@@ -147,6 +147,9 @@ func toF16(x float64) uint16 {
 	if math.Signbit(x) {
 		sign, x = 0x8000, -x
 	}
+	if math.IsInf(x, 0) {
+		return sign | 0x7c00
+	}
 	if x < math.Ldexp(1, -14) { // subnormal: units of 2^-24
 		return sign | uint16(math.RoundToEven(x*math.Ldexp(1, 24))) // 1024 is the smallest normal's bits
 	}
@@ -231,7 +234,7 @@ func TestF16Codec(t *testing.T) {
 		{1 + math.Ldexp(1, -11), 0x3c00},   // halfway, ties to the even 1.0
 		{1 + 3*math.Ldexp(1, -11), 0x3c02}, // halfway, ties to the even mantissa 2
 		{math.Ldexp(1, -25), 0},            // halfway to the smallest subnormal: even is 0
-		{math.Ldexp(3, -25), 0x0002},
+		{math.Ldexp(3, -25), 0x0002}, {math.Inf(-1), 0xfc00},
 	} {
 		if got := toF16(c.x); got != c.h {
 			t.Errorf("toF16(%g) = %#04x, want %#04x", c.x, got, c.h)
