@@ -113,7 +113,10 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 			if err := e.loadI(m, &ps[1], e.offs[1], k, b); err != nil {
 				return err
 			}
-			narrowLSR(op, a, ps[0].DType)
+			if z0, z1 := unsignedOperands(op); z0 || z1 {
+				zext(a, ps[0].Size, z0)
+				zext(b, ps[1].Size, z1)
+			}
 			for i := range a {
 				if a[i], err = f(a[i], b[i]); err != nil {
 					return e.fault("op", 0, err)
@@ -305,20 +308,14 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 			if err := e.loadI(m, &src, so, k, x); err != nil {
 				return err
 			}
-			if rev0 {
-				a = narrowLSR1(op0, a, 4) // the scalar is a 32-bit value
-			} else {
-				narrowLSR(op0, x, src.DType)
-			}
-			if rev1 {
-				b = narrowLSR1(op1, b, 4)
-			}
+			// the element (and what op0 made of it) is src.Size bytes, a scalar 4
+			xz0, az := operandsZ(op0, rev0)
+			xz1, bz := operandsZ(op1, rev1)
+			zext(x, src.Size, xz0)
+			a, b = zext1(a, 4, az), zext1(b, 4, bz)
 			for i := range x {
 				if x[i], err = pairI(f0, x[i], a, rev0); err == nil {
-					if !rev1 {
-						x[i] = narrowLSR1(op1, x[i], src.Size)
-					}
-					x[i], err = pairI(f1, x[i], b, rev1)
+					x[i], err = pairI(f1, zext1(x[i], src.Size, xz1), b, rev1)
 				}
 				if err != nil {
 					return e.fault("op0", 0, err)
@@ -359,23 +356,44 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 	return nil
 }
 
-// narrowLSR cuts the operands a LOGICAL_SHIFT_RIGHT shifts to the width of
-// their dtype dt: they are held sign-extended in int64, and a logical shift
-// of a narrow element fills zeros from the element's own top bit (an INT32
-// -1 >> 4 is 0x0fffffff, not -1).
-func narrowLSR(op isa.ALUOpCode, v []int64, dt uint8) {
-	if op != isa.ALUOpLogicalShiftRight {
+// unsignedOperands reports which operands of integer op read an element's
+// bits as unsigned: the value LOGICAL_SHIFT_RIGHT shifts, both operands of
+// the _UINT ops. The integer datapath holds elements sign-extended in int64;
+// these ops see a narrow element zero-extended from its dtype's width (an
+// INT32 -1 is 0xffffffff to them: >> 4 gives 0x0fffffff, not -1).
+func unsignedOperands(op isa.ALUOpCode) (first, second bool) {
+	switch op {
+	case isa.ALUOpLogicalShiftRight:
+		return true, false
+	case isa.ALUOpMaxUint, isa.ALUOpMinUint, isa.ALUOpIsGTUint, isa.ALUOpIsGEUint, isa.ALUOpIsLEUint, isa.ALUOpIsLTUint,
+		isa.ALUOpMultUint, isa.ALUOpDivideUint, isa.ALUOpModUint, isa.ALUOpAmaxUint, isa.ALUOpAminUint:
+		return true, true
+	}
+	return false, false
+}
+
+// operandsZ is unsignedOperands for TENSOR_SCALAR's (element, scalar) pair,
+// swapped by rev.
+func operandsZ(op isa.ALUOpCode, rev bool) (elem, scalar bool) {
+	first, second := unsignedOperands(op)
+	if rev {
+		return second, first
+	}
+	return first, second
+}
+
+// zext zero-extends vals from size bytes when on.
+func zext(vals []int64, size int, on bool) {
+	if !on || size >= 8 {
 		return
 	}
-	size, _ := num.Size(dt)
-	for i := range v {
-		v[i] = narrowLSR1(op, v[i], size)
+	for i, v := range vals {
+		vals[i] = int64(uint64(v) & (1<<(8*size) - 1))
 	}
 }
 
-// narrowLSR1 is narrowLSR of one value of size bytes.
-func narrowLSR1(op isa.ALUOpCode, v int64, size int) int64 {
-	if op != isa.ALUOpLogicalShiftRight || size >= 8 {
+func zext1(v int64, size int, on bool) int64 {
+	if !on || size >= 8 {
 		return v
 	}
 	return int64(uint64(v) & (1<<(8*size) - 1))
