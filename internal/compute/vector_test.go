@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"ndma/internal/compute"
@@ -190,6 +191,10 @@ func TestTensorTensorInt(t *testing.T) {
 	}{
 		{"tensor_tensor", "ADD_INT", int32DT, func(a, b uint64) uint64 { return uint64(int32DT.value(a) + int32DT.value(b)) }, false},
 		{"tensor_tensor", "SUBTRACT_INT", int32DT, func(a, b uint64) uint64 { return uint64(int32DT.value(a) - int32DT.value(b)) }, false},
+		{"tensor_tensor", "DIVIDE_UINT", int32DT, func(a, b uint64) uint64 { return a / max(b, 1) }, false},
+		{"tensor_tensor", "MOD_UINT", int32DT, func(a, b uint64) uint64 { return a % max(b, 1) }, false},
+		{"tensor_tensor", "IS_GT_UINT", int32DT, func(a, b uint64) uint64 { return b2u(a > b) }, false},
+		{"tensor_tensor", "DIVIDE_INT", int32DT, func(a, b uint64) uint64 { return uint64(int32DT.value(a) / int32DT.value(max(b, 1))) }, false},
 		{"tensor_tensor", "MAX_INT", int32DT, func(a, b uint64) uint64 { return uint64(max(int32DT.value(a), int32DT.value(b))) }, false},
 		{"tensor_tensor_bitvec_op", "BITWISE_AND", int32DT, func(a, b uint64) uint64 { return a & b }, false},
 		{"tensor_tensor_bitvec_op", "BITWISE_XOR", int32DT, func(a, b uint64) uint64 { return a ^ b }, false},
@@ -224,6 +229,9 @@ func TestTensorTensorInt(t *testing.T) {
 						y = uint64(r.IntN(8 * c.dt.size))
 					case c.op == "ADD_INT" || c.op == "SUBTRACT_INT": // no overflow: ±2^29
 						x, y = uint64(r.Int64N(1<<30)-1<<29)&c.dt.mask(), uint64(r.Int64N(1<<30)-1<<29)&c.dt.mask()
+					}
+					if (y == 0 && strings.HasPrefix(c.op, "DIVIDE")) || strings.HasPrefix(c.op, "MOD") {
+						y |= 1 << (r.IntN(8 * c.dt.size))
 					}
 					if i < 4 && c.dt.signed { // negative values with the sign bit set
 						x |= 1 << (8*c.dt.size - 1)
@@ -609,24 +617,33 @@ func bytesOf(b byte, n int) []byte {
 	return s
 }
 
-// TestTensorScalarBitvec: the bitvec TENSOR_SCALAR on integer elements
-// with 32-bit immediate scalars — a logical right shift of negative INT32
-// elements fills zeros, reversed it shifts the scalar by each element.
-func TestTensorScalarBitvec(t *testing.T) {
+// TestTensorScalarInt: TENSOR_SCALAR on integer elements (the bitvec word,
+// and the arith word's integer band) with 32-bit immediate scalars — a
+// logical right shift of negative INT32 elements fills zeros, reversed it
+// shifts the scalar by each element; the _UINT ops read the bits unsigned.
+func TestTensorScalarInt(t *testing.T) {
 	for ci, c := range []struct {
 		dt            intDT
 		op0, op1, rev string
 		imm0, imm1    uint32
-		shiftElems    bool // elements are shift counts
+		shiftElems    bool // elements are shift counts (1..31)
 		f             func(x uint64) uint64
+		opcode        string // tensor_scalar_bitvec_op when empty
 	}{
-		{int32DT, "LOGICAL_SHIFT_RIGHT", "BITWISE_AND", "NONE", 4, 0x0fff00ff, false, func(x uint64) uint64 { return x >> 4 & 0x0fff00ff }},
-		{int32DT, "BITWISE_XOR", "LOGICAL_SHIFT_RIGHT", "NONE", 0x80000001, 7, false, func(x uint64) uint64 { return (x ^ 0x80000001) >> 7 }},
-		{int32DT, "LOGICAL_SHIFT_RIGHT", "BYPASS", "FIRST", 0xf0000000, 0, true, func(x uint64) uint64 { return 0xf0000000 >> x }},
-		{int32DT, "ARITH_SHIFT_RIGHT", "BYPASS", "NONE", 9, 0, false, func(x uint64) uint64 { return uint64(int32DT.value(x)>>9) & 0xffffffff }},
-		{uint16DT, "BITWISE_XOR", "LOGICAL_SHIFT_LEFT", "NONE", 0xffff, 3, false, func(x uint64) uint64 { return (x ^ 0xffff) << 3 & 0xffff }},
-		{uint16DT, "BITWISE_OR", "LOGICAL_SHIFT_RIGHT", "NONE", 0x8000, 15, false, func(x uint64) uint64 { return 1 }},
+		{int32DT, "LOGICAL_SHIFT_RIGHT", "BITWISE_AND", "NONE", 4, 0x0fff00ff, false, func(x uint64) uint64 { return x >> 4 & 0x0fff00ff }, ""},
+		{int32DT, "BITWISE_XOR", "LOGICAL_SHIFT_RIGHT", "NONE", 0x80000001, 7, false, func(x uint64) uint64 { return (x ^ 0x80000001) >> 7 }, ""},
+		{int32DT, "LOGICAL_SHIFT_RIGHT", "BYPASS", "FIRST", 0xf0000000, 0, true, func(x uint64) uint64 { return 0xf0000000 >> x }, ""},
+		{int32DT, "ARITH_SHIFT_RIGHT", "BYPASS", "NONE", 9, 0, false, func(x uint64) uint64 { return uint64(int32DT.value(x)>>9) & 0xffffffff }, ""},
+		{uint16DT, "BITWISE_XOR", "LOGICAL_SHIFT_LEFT", "NONE", 0xffff, 3, false, func(x uint64) uint64 { return (x ^ 0xffff) << 3 & 0xffff }, ""},
+		{uint16DT, "BITWISE_OR", "LOGICAL_SHIFT_RIGHT", "NONE", 0x8000, 15, false, func(x uint64) uint64 { return 1 }, ""},
+		// the integer band on the arith word: unsigned ops read INT32 bits as unsigned
+		{int32DT, "DIVIDE_UINT", "BYPASS", "NONE", 3, 0, false, func(x uint64) uint64 { return x / 3 }, "tensor_scalar"},
+		{int32DT, "MOD_UINT", "ADD_INT", "FIRST", 0xfffffff0, 5, true, func(x uint64) uint64 { return 0xfffffff0%x + 5 }, "tensor_scalar"},
+		{int32DT, "DIVIDE_INT", "MULT_INT", "NONE", 0xfffffffd, 2, false, func(x uint64) uint64 { return uint64(int32DT.value(x) / -3 * 2) }, "tensor_scalar"},
 	} {
+		if c.opcode == "" {
+			c.opcode = "tensor_scalar_bitvec_op"
+		}
 		t.Run(fmt.Sprintf("%s_%s_%s_%s", c.dt.name, c.op0, c.op1, c.rev), func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(ci), 53))
 			m := mem.New(isa.Cayman)
@@ -639,7 +656,7 @@ func TestTensorScalarBitvec(t *testing.T) {
 				for i, a := range src.byteAddrs(k, c.dt.size) {
 					x := r.Uint64() & c.dt.mask()
 					if c.shiftElems {
-						x = uint64(r.IntN(32))
+						x = uint64(1 + r.IntN(31))
 					} else if i%2 == 0 {
 						x |= 1 << (8*c.dt.size - 1)
 					}
@@ -647,8 +664,8 @@ func TestTensorScalarBitvec(t *testing.T) {
 					want[k][i] = c.f(x) & c.dt.mask()
 				}
 			}
-			exec(t, e, m, word(t, isa.Cayman, "tensor_scalar_bitvec_op %s, in_dtype=%s, out_dtype=%s, num_active_channels=%d, op0=%s, op1=%s, reverse_operands=%s, imm0=%#x, imm1=%#x, %s",
-				src.text("src_mem_pattern", 3), c.dt.name, c.dt.name, ch, c.op0, c.op1, c.rev, c.imm0, c.imm1, dst.text("dst_mem_pattern", 3)))
+			exec(t, e, m, word(t, isa.Cayman, "%s %s, in_dtype=%s, out_dtype=%s, num_active_channels=%d, op0=%s, op1=%s, reverse_operands=%s, imm0=%#x, imm1=%#x, %s",
+				c.opcode, src.text("src_mem_pattern", 3), c.dt.name, c.dt.name, ch, c.op0, c.op1, c.rev, c.imm0, c.imm1, dst.text("dst_mem_pattern", 3)))
 			for k := range ch {
 				sa := src.byteAddrs(k, c.dt.size)
 				for i, a := range dst.byteAddrs(k, c.dt.size) {
@@ -659,4 +676,11 @@ func TestTensorScalarBitvec(t *testing.T) {
 			}
 		})
 	}
+}
+
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
