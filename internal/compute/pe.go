@@ -143,6 +143,13 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 	if c := dst.Count(); c != N {
 		return e.fault("dst_mem_pattern", dst.Addr, fmt.Errorf("%d elements per partition, the moving pattern has %d: %w", c, N, ErrMismatch))
 	}
+	// K moving rows and M output rows of N elements are in flight at once:
+	// bounded as one pattern's elements are, not partitions × MaxElems (a
+	// step-0 moving pattern of 4 Mi elements would otherwise hold 2 GiB per
+	// operand and run 2^36 multiply-adds)
+	if rows := int64(max(K, M)); N*rows > MaxElems {
+		return e.fault("src_mem_pattern", src.Addr, fmt.Errorf("%d moving elements on %d partitions: more than %d in flight: %w", N, rows, MaxElems, isa.ErrBounds))
+	}
 	overwrite := v.PsumAccumulateFlags()&1 != 0
 	// FP32 runs as two passes over the same data (§5.4): the LOW pass adds
 	// the whole FP32 product, the HIGH pass that completes it adds nothing.
