@@ -116,6 +116,11 @@ func TestBadInput(t *testing.T) {
 			want: isa.ErrBounds, field: "src_mem_pattern", dst: psumAddr(0, 0x200)},
 		{name: "MATMUL output partitions past 128", gen: C, setup: loaded, text: mm(4, 8, r8(false, 0, 0x100), r8(true, 125, 0x200)),
 			want: isa.ErrBounds, field: "dst_mem_pattern", dst: psumAddr(125, 0x200)},
+		{name: "MATMUL with 128 × 2^17 moving elements in flight", gen: C, setup: func(t *testing.T, e *compute.Engine, m *mem.Memory) {
+			exec(t, e, m, word(t, C, "%s", ldw(C, 128, 128, sb(0, 0, []int{1}, []int{128}))))
+		}, text: fmt.Sprintf("matmul %s, in_dtype=FP16, num_active_rows=128, num_active_cols=128, psum_accumulate_flags=SINGLE, %s",
+			sb(0, 0, []int{0, 0}, []int{4096, 32}).text("src_mem_pattern", 3), ps(0, 0x200, []int{0, 0}, []int{4096, 32}).text("dst_mem_pattern", 3)),
+			want: isa.ErrBounds, field: "src_mem_pattern", dst: psumAddr(0, 0x200)},
 		{name: "LDWEIGHTS with no rows", gen: C, text: ldw(C, 0, 8, r8(false, 0, 0)), want: isa.ErrBounds, field: "num_active_rows"},
 		{name: "LDWEIGHTS with 129 columns", gen: S, text: ldw(S, 1, 129, sb(0, 0, []int{1}, []int{129})), want: isa.ErrBounds, field: "num_active_cols"},
 		{name: "a pointer bias past the partitions", gen: S,
