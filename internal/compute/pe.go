@@ -143,6 +143,13 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 	if c := dst.Count(); c != N {
 		return e.fault("dst_mem_pattern", dst.Addr, fmt.Errorf("%d elements per partition, the moving pattern has %d: %w", c, N, ErrMismatch))
 	}
+	// K moving rows and M output rows of N elements are in flight at once:
+	// bounded as one pattern's elements are, not partitions × MaxElems (a
+	// step-0 moving pattern of 4 Mi elements would otherwise hold 2 GiB per
+	// operand and run 2^36 multiply-adds)
+	if rows := int64(max(K, M)); N*rows > MaxElems {
+		return e.fault("src_mem_pattern", src.Addr, fmt.Errorf("%d moving elements on %d partitions: more than %d in flight: %w", N, rows, MaxElems, isa.ErrBounds))
+	}
 	if e.dry {
 		return nil
 	}
@@ -155,7 +162,7 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 	sig := peSig{src.Addr, dst.Addr, int64(K), int64(M), N}
 	adds := !(e.pe.mode == isa.PEFP32ModeHigh && e.pe.lowOK && e.pe.low == sig && !transpose)
 	e.pe.low, e.pe.lowOK = sig, e.pe.mode == isa.PEFP32ModeLow
-	if !adds && !overwrite {
+	if !adds { // the HIGH pass completing a LOW pass: the pair is one product, written by the LOW pass
 		return nil
 	}
 	n := int(N)

@@ -123,6 +123,10 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 				if err := e.loadI(m, &ps[1], e.offs[1], k, b); err != nil {
 					return err
 				}
+				if z0, z1 := unsignedOperands(op); z0 || z1 {
+					zext(a, ps[0].Size, z0)
+					zext(b, ps[1].Size, z1)
+				}
 				for i := range a {
 					if a[i], err = f(a[i], b[i]); err != nil {
 						return e.fault("op", 0, err)
@@ -338,9 +342,14 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 				if err := e.loadI(m, &src, so, k, x); err != nil {
 					return err
 				}
+				// the element (and what op0 made of it) is src.Size bytes, a scalar 4
+				xz0, az := operandsZ(op0, rev0)
+				xz1, bz := operandsZ(op1, rev1)
+				zext(x, src.Size, xz0)
+				a, b = zext1(a, 4, az), zext1(b, 4, bz)
 				for i := range x {
 					if x[i], err = pairI(f0, x[i], a, rev0); err == nil {
-						x[i], err = pairI(f1, x[i], b, rev1)
+						x[i], err = pairI(f1, zext1(x[i], src.Size, xz1), b, rev1)
 					}
 					if err != nil {
 						return e.fault("op0", 0, err)
@@ -383,6 +392,49 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 		}
 	}
 	return nil
+}
+
+// unsignedOperands reports which operands of integer op read an element's
+// bits as unsigned: the value LOGICAL_SHIFT_RIGHT shifts, both operands of
+// the _UINT ops. The integer datapath holds elements sign-extended in int64;
+// these ops see a narrow element zero-extended from its dtype's width (an
+// INT32 -1 is 0xffffffff to them: >> 4 gives 0x0fffffff, not -1).
+func unsignedOperands(op isa.ALUOpCode) (first, second bool) {
+	switch op {
+	case isa.ALUOpLogicalShiftRight:
+		return true, false
+	case isa.ALUOpMaxUint, isa.ALUOpMinUint, isa.ALUOpIsGTUint, isa.ALUOpIsGEUint, isa.ALUOpIsLEUint, isa.ALUOpIsLTUint,
+		isa.ALUOpMultUint, isa.ALUOpDivideUint, isa.ALUOpModUint, isa.ALUOpAmaxUint, isa.ALUOpAminUint:
+		return true, true
+	}
+	return false, false
+}
+
+// operandsZ is unsignedOperands for TENSOR_SCALAR's (element, scalar) pair,
+// swapped by rev.
+func operandsZ(op isa.ALUOpCode, rev bool) (elem, scalar bool) {
+	first, second := unsignedOperands(op)
+	if rev {
+		return second, first
+	}
+	return first, second
+}
+
+// zext zero-extends vals from size bytes when on.
+func zext(vals []int64, size int, on bool) {
+	if !on || size >= 8 {
+		return
+	}
+	for i, v := range vals {
+		vals[i] = int64(uint64(v) & (1<<(8*size) - 1))
+	}
+}
+
+func zext1(v int64, size int, on bool) int64 {
+	if !on || size >= 8 {
+		return v
+	}
+	return int64(uint64(v) & (1<<(8*size) - 1))
 }
 
 func pairF(f func(a, b float32) float32, x, s float32, rev bool) float32 {
