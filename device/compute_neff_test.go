@@ -35,22 +35,16 @@ func cnF32s(b []byte) []float32 {
 	return xs
 }
 
-// cnUniform is n float32 values cnUniform in [lo, hi).
-func cnUniform(r *rand.Rand, n int, lo, hi float64) []float32 {
-	xs := make([]float32, n)
-	for i := range xs {
-		xs[i] = float32(lo + (hi-lo)*r.Float64())
-	}
-	return xs
-}
-
-// cnRun builds p, loads it on gen with inputs and runs it with exec; it
+// cnRun builds p, holds it to a clean device.Check, loads it on gen with inputs and runs it with exec; it
 // returns the image (the reference's with Both) and the result.
 func cnRun(t *testing.T, gen isa.Gen, p *neffgen.Program, inputs map[string]device.Input, exec device.Exec) (*device.Image, *device.Result) {
 	t.Helper()
 	f, sgs, err := p.Open(neff.Options{Strict: true})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if problems, _, err := device.Check(gen, f, sgs); err != nil || len(problems) > 0 {
+		t.Errorf("check: %v %v", err, problems)
 	}
 	im, err := device.Load(gen, f, sgs, inputs)
 	if err != nil {
@@ -353,7 +347,7 @@ func ttCase(gen isa.Gen, target string, r *rand.Rand) cnCase {
 			}
 		}
 	}
-	return cnCase{name: "tensor-tensor", gen: gen, prog: neffgen.ConvTensorTensor(target),
+	return cnCase{name: "tensor-tensor", gen: gen, prog: neffgen.ComputeTensorTensor(target),
 		in: map[string]device.Input{"a": {Data: cnBytes(a, false)}, "c": {Data: cnBytes(c, false)}, "r": {Data: cnBytes(rr, true)}},
 		check: func(t *testing.T, out func(string) []byte) {
 			cnExpect(t, "out", cnRead(out("out"), false), want, exact)
@@ -368,7 +362,7 @@ func tsCase(gen isa.Gen, target string, r *rand.Rand) cnCase {
 		y[i] = f32r(f32r(x[i]*2.5) + -0.75)
 		z[i] = f16r(max(f32r(s[i/256]-y[i]), 0)) // computed in FP32, rounded to FP16
 	}
-	return cnCase{name: "tensor-scalar", gen: gen, prog: neffgen.ConvTensorScalar(target),
+	return cnCase{name: "tensor-scalar", gen: gen, prog: neffgen.ComputeTensorScalar(target),
 		in: map[string]device.Input{"x": {Data: cnBytes(x, false)}, "s": {Data: cnBytes(s, false)}},
 		check: func(t *testing.T, out func(string) []byte) {
 			cnExpect(t, "y", cnRead(out("y"), false), y, exact)
@@ -391,7 +385,7 @@ func copyCase(gen isa.Gen, target string, r *rand.Rand) cnCase {
 			copy(o32[p*512+4*i:][:4], g[p*512+4*(127-i):])
 		}
 	}
-	return cnCase{name: "copy", gen: gen, prog: neffgen.ConvCopy(target),
+	return cnCase{name: "copy", gen: gen, prog: neffgen.ComputeCopy(target),
 		in: map[string]device.Input{"h": {Data: h}, "g": {Data: g}},
 		check: func(t *testing.T, out func(string) []byte) {
 			for name, want := range map[string][]byte{"o16": o16, "o32": o32} {
@@ -434,7 +428,7 @@ func castCase(gen isa.Gen, target string, r *rand.Rand) cnCase {
 		y16[i] = f16r(x[i])
 		y32[i] = y16[i]
 	}
-	return cnCase{name: "cast", gen: gen, prog: neffgen.ConvCast(target),
+	return cnCase{name: "cast", gen: gen, prog: neffgen.ComputeCast(target),
 		in: map[string]device.Input{"x": {Data: cnBytes(x, false)}},
 		check: func(t *testing.T, out func(string) []byte) {
 			got := out("y16")
@@ -462,7 +456,7 @@ func memsetCase(gen isa.Gen, target string, r *rand.Rand) cnCase {
 			}
 		}
 	}
-	return cnCase{name: "memset", gen: gen, prog: neffgen.ConvMemset(target),
+	return cnCase{name: "memset", gen: gen, prog: neffgen.ComputeMemset(target),
 		in: map[string]device.Input{"x": {Data: cnBytes(x, false)}},
 		check: func(t *testing.T, out func(string) []byte) {
 			cnExpect(t, "out", cnRead(out("out"), false), want, exact)
@@ -476,7 +470,7 @@ func eventSemCase(gen isa.Gen, target string, r *rand.Rand) cnCase {
 	for i := range a {
 		want[i] = f32r(a[i] - b[i])
 	}
-	return cnCase{name: "event-semaphore", gen: gen, prog: neffgen.ConvEventSemaphore(target, true),
+	return cnCase{name: "event-semaphore", gen: gen, prog: neffgen.ComputeEventSemaphore(target, true),
 		in: map[string]device.Input{"a": {Data: cnBytes(a, false)}, "b": {Data: cnBytes(b, false)}},
 		check: func(t *testing.T, out func(string) []byte) {
 			cnExpect(t, "out", cnRead(out("out"), false), want, exact)
@@ -499,7 +493,7 @@ func activateTrn1Case(r *rand.Rand) cnCase {
 			tol[k] = 1e-5 * (math.Abs(sc[p]*v[k]) + 0.25)
 		}
 	}
-	return cnCase{name: "activate-trn1-sunda", gen: isa.Sunda, prog: neffgen.ConvActivateTrn1(),
+	return cnCase{name: "activate-trn1-sunda", gen: isa.Sunda, prog: neffgen.ComputeActivateTrn1(),
 		in: map[string]device.Input{"x": {Data: cnBytes(x, false)}, "v": {Data: cnBytes(v, false)}, "sc": {Data: cnBytes(sc, false)}},
 		check: func(t *testing.T, out func(string) []byte) {
 			cnExpect(t, "o16", cnRead(out("o16"), true), o16, exact)
@@ -557,7 +551,7 @@ func TestComputeNEFFAllComputed(t *testing.T) {
 	}
 }
 
-// TestComputeNEFFSecondWaitMatters is ConvEventSemaphore's control on the
+// TestComputeNEFFSecondWaitMatters is ComputeEventSemaphore's control on the
 // engines (timed DMA: Pool fires b only once the slow pad block is in): the
 // same kernel without the second wait block subtracts before b is loaded,
 // so its out is not a − b — the second wait is what orders it. (The
@@ -568,7 +562,7 @@ func TestComputeNEFFSecondWaitMatters(t *testing.T) {
 	a, b := cnF64(r, 128*256, -1, 1, false), cnF64(r, 128*256, -1, 1, false)
 	in := map[string]device.Input{"a": {Data: cnBytes(a, false)}, "b": {Data: cnBytes(b, false)}}
 	for _, second := range []bool{true, false} {
-		im, _ := cnRun(t, isa.Cayman, neffgen.ConvEventSemaphore("cayman", second), in, device.Sim)
+		im, _ := cnRun(t, isa.Cayman, neffgen.ComputeEventSemaphore("cayman", second), in, device.Sim)
 		out, err := im.Var("out")
 		if err != nil {
 			t.Fatal(err)

@@ -25,10 +25,10 @@ const (
 	semDone = 6 // the last compute word → Pool's output blocks
 )
 
-// Tile is one variable of a kernel: name, bytes per partition (the
+// tile is one variable of a kernel: name, bytes per partition (the
 // variable holds 128 rows of them), its SB offset, and its DMA dtype
 // ("float32", "float16", …; bytes are moved as they are).
-type Tile struct {
+type tile struct {
 	Name  string
 	Bytes int64
 	SB    int64
@@ -40,10 +40,10 @@ type Tile struct {
 // the last compute word increments $S[semDone]), then stores outs (Pool
 // qPoolIO0 block i after $S[semDone] ≥ 1, semaphore 24+i) and waits for
 // them.
-func ioKernel(target string, ins, outs []Tile, en map[string]string) *Program {
+func ioKernel(target string, ins, outs []tile, en map[string]string) *Program {
 	spSet, poolSet := SetOf(8), SetOf(24)
 	sb := []int64{1, neff.SBPartitionStride}
-	desc := func(t Tile, in bool) neff.Desc {
+	desc := func(t tile, in bool) neff.Desc {
 		d := neff.Desc{From: t.Name, To: "SB", ToOff: t.SB, FromSizes: []int64{t.Bytes, 128}, FromSteps: []int64{1, t.Bytes}, ToSizes: []int64{t.Bytes, 128}, ToSteps: sb}
 		if !in {
 			d = neff.Desc{From: "SB", To: t.Name, FromOff: t.SB, FromSizes: []int64{t.Bytes, 128}, FromSteps: sb, ToSizes: []int64{t.Bytes, 128}, ToSteps: []int64{1, t.Bytes}}
@@ -237,7 +237,7 @@ func Conv2D(target string, dt ConvDType, relu bool) *Program {
 		"in_dtype="+dt.asm(), "out_dtype="+dt.asm(), "num_active_channels=128, op=MAX, op_dim=XY",
 		Row(convZ, ConvPooled).Arg("dst_mem_pattern", 4))
 
-	p := ioKernel(target, nil, []Tile{{"out", ConvPooled * es, convZ, dt.dma()}}, map[string]string{"pe": peS.String(), "act": act, "dve": dve})
+	p := ioKernel(target, nil, []tile{{"out", ConvPooled * es, convZ, dt.dma()}}, map[string]string{"pe": peS.String(), "act": act, "dve": dve})
 	g := &p.Subgraphs[0]
 	g.Vars = append(g.Vars[:1], append([]Var{
 		{Name: "x", Type: "input", Size: ConvK * 128 * ConvN * es},
@@ -249,32 +249,32 @@ func Conv2D(target string, dt ConvDType, relu bool) *Program {
 	return p
 }
 
-// ConvTensorTensor is TENSOR_TENSOR with broadcasts, on DVE: inputs a
+// ComputeTensorTensor is TENSOR_TENSOR with broadcasts, on DVE: inputs a
 // [128, 512] FP32 (a 8 × 64 image per partition, SB 0), c [128, 1] FP32
 // (SB 0x1000) and r [128, 64] FP16 (SB 0x2000); after both input waits
 // (EVENT_SEMAPHORE), t = a + c[p] (src1 step 0: c broadcast along the
 // partition's row) into SB 0x3000, then out = t · r (FP32 × FP16 → FP32;
 // src1 num [64, 8] steps [1, 0]: r broadcast over the 8 rows) into SB
 // 0x4000, stored to out [128, 512] FP32.
-func ConvTensorTensor(target string) *Program {
+func ComputeTensorTensor(target string) *Program {
 	add := Word("tensor_tensor", NoEv, "dtype_lo=FP32, dtype_hi=FP32, out_dtype=FP32, op=ADD, num_active_channels=128",
 		Row(0, 512).Arg("src0_mem_pattern", 3), Pat{"sbuf", 0, 0x1000, []int64{0}, []int64{512}}.Arg("src1_mem_pattern", 3),
 		Row(0x3000, 512).Arg("dst_mem_pattern", 3))
 	mul := Word("tensor_tensor", Ev{-1, 0, semDone}, "dtype_lo=FP32, dtype_hi=FP16, out_dtype=FP32, op=MULT, num_active_channels=128",
 		Row(0x3000, 512).Arg("src0_mem_pattern", 3), Pat{"sbuf", 0, 0x2000, []int64{1, 0}, []int64{64, 8}}.Arg("src1_mem_pattern", 3),
 		Row(0x4000, 512).Arg("dst_mem_pattern", 3))
-	ins := []Tile{{"a", 2048, 0, "float32"}, {"c", 4, 0x1000, "float32"}, {"r", 128, 0x2000, "float16"}}
-	return ioKernel(target, ins, []Tile{{"out", 2048, 0x4000, "float32"}}, map[string]string{"dve": waitIns(len(ins)) + add + mul})
+	ins := []tile{{"a", 2048, 0, "float32"}, {"c", 4, 0x1000, "float32"}, {"r", 128, 0x2000, "float16"}}
+	return ioKernel(target, ins, []tile{{"out", 2048, 0x4000, "float32"}}, map[string]string{"dve": waitIns(len(ins)) + add + mul})
 }
 
-// ConvTensorScalar is TENSOR_SCALAR with immediate and pointer scalars:
+// ComputeTensorScalar is TENSOR_SCALAR with immediate and pointer scalars:
 // inputs x [128, 256] FP32 (SB 0) and s [128, 1] FP32 (SB 0x1000); DVE
 // computes y = x·2.5 + (−0.75) (op0 MULT, op1 ADD, immediates) into SB
 // 0x2000 and increments $S[3]; ACT, after $S[3] ≥ 1, computes
 // z = max(s[p] − y, 0) (op0 SUBTRACT with reverse_operands FIRST and imm0
 // a pointer to s, op1 MAX with the immediate 0) as FP16 into SB 0x3000.
 // Outputs y [128, 256] FP32 and z [128, 256] FP16.
-func ConvTensorScalar(target string) *Program {
+func ComputeTensorScalar(target string) *Program {
 	ts := func(ev Ev, src, dst int64, outDT string, ops ...string) string {
 		return Word("tensor_scalar", ev, Row(src, 256).Arg("src_mem_pattern", 3), "in_dtype=FP32, out_dtype="+outDT+", num_active_channels=128",
 			strings.Join(ops, ", "), Row(dst, 256).Arg("dst_mem_pattern", 3))
@@ -282,59 +282,59 @@ func ConvTensorScalar(target string) *Program {
 	dve := waitIns(2) + ts(Ev{-1, 0, semACT}, 0, 0x2000, "FP32", "op0=MULT, op1=ADD", "imm0="+f32Bits(2.5), "imm1="+f32Bits(-0.75))
 	act := ts(Ev{semACT, 1, semDone}, 0x2000, 0x3000, "FP16", "imm0_src=POINTER_IMMEDIATE, op0=SUBTRACT, reverse_operands=FIRST, imm0=0x1000",
 		"op1=MAX, imm1_src=INSTRUCTION_IMMEDIATE, imm1=0x0")
-	return ioKernel(target, []Tile{{"x", 1024, 0, "float32"}, {"s", 4, 0x1000, "float32"}},
-		[]Tile{{"y", 1024, 0x2000, "float32"}, {"z", 512, 0x3000, "float16"}}, map[string]string{"dve": dve, "act": act})
+	return ioKernel(target, []tile{{"x", 1024, 0, "float32"}, {"s", 4, 0x1000, "float32"}},
+		[]tile{{"y", 1024, 0x2000, "float32"}, {"z", 512, 0x3000, "float16"}}, map[string]string{"dve": dve, "act": act})
 }
 
-// ConvCopy is COPY through patterns: inputs h [128, 256] FP16 (SB 0) and
+// ComputeCopy is COPY through patterns: inputs h [128, 256] FP16 (SB 0) and
 // g [128, 128] of 4-byte words (SB 0x1000); DVE copies h de-interleaved
 // (src num [128, 2] steps [2, 1]: o16[p][128j + i] = h[p][2i + j]) into
 // SB 0x2000 and increments $S[3]; ACT, after $S[3] ≥ 1, copies g's words
 // as INT32 in reverse (src from element 127, step −1: o32[p][i] =
 // g[p][127 − i], bit for bit) into SB 0x3000. Outputs o16 [128, 256] FP16
 // and o32 [128, 128] 4-byte words.
-func ConvCopy(target string) *Program {
+func ComputeCopy(target string) *Program {
 	cp := func(ev Ev, dt string, src Pat, dst int64, n int64) string {
 		return Word("copy", ev, src.Arg("src_mem_pattern", 4), "in_dtype="+dt+", out_dtype="+dt+", num_active_channels=128",
 			Row(dst, n).Arg("dst_mem_pattern", 4))
 	}
 	dve := waitIns(2) + cp(Ev{-1, 0, semACT}, "FP16", Pat{"sbuf", 0, 0, []int64{2, 1}, []int64{128, 2}}, 0x2000, 256)
 	act := cp(Ev{semACT, 1, semDone}, "INT32", Pat{"sbuf", 0, 0x1000 + 127*4, []int64{-1}, []int64{128}}, 0x3000, 128)
-	return ioKernel(target, []Tile{{"h", 512, 0, "float16"}, {"g", 512, 0x1000, "int32"}},
-		[]Tile{{"o16", 512, 0x2000, "float16"}, {"o32", 512, 0x3000, "int32"}}, map[string]string{"dve": dve, "act": act})
+	return ioKernel(target, []tile{{"h", 512, 0, "float16"}, {"g", 512, 0x1000, "int32"}},
+		[]tile{{"o16", 512, 0x2000, "float16"}, {"o32", 512, 0x3000, "int32"}}, map[string]string{"dve": dve, "act": act})
 }
 
-// ConvCast is CAST: input x [128, 256] FP32 (SB 0); ACT casts it to FP16
+// ComputeCast is CAST: input x [128, 256] FP32 (SB 0); ACT casts it to FP16
 // (round to nearest even) into SB 0x1000 and increments $S[3]; DVE, after
 // $S[3] ≥ 1, casts that back to FP32 (exact) into SB 0x2000. Outputs
 // y16 [128, 256] FP16 and y32 [128, 256] FP32.
-func ConvCast(target string) *Program {
+func ComputeCast(target string) *Program {
 	cast := func(ev Ev, in, out string, src, dst int64) string {
 		return Word("cast", ev, Row(src, 256).Arg("src_mem_pattern", 4), "in_dtype="+in+", out_dtype="+out+", num_active_channels=128",
 			Row(dst, 256).Arg("dst_mem_pattern", 4))
 	}
 	act := waitIns(1) + cast(Ev{-1, 0, semACT}, "FP32", "FP16", 0, 0x1000)
 	dve := cast(Ev{semACT, 1, semDone}, "FP16", "FP32", 0x1000, 0x2000)
-	return ioKernel(target, []Tile{{"x", 1024, 0, "float32"}},
-		[]Tile{{"y16", 512, 0x1000, "float16"}, {"y32", 1024, 0x2000, "float32"}}, map[string]string{"dve": dve, "act": act})
+	return ioKernel(target, []tile{{"x", 1024, 0, "float32"}},
+		[]tile{{"y16", 512, 0x1000, "float16"}, {"y32", 1024, 0x2000, "float32"}}, map[string]string{"dve": dve, "act": act})
 }
 
-// ConvMemset is MEMSET over loaded data: input x [128, 256] FP32 (SB 0);
+// ComputeMemset is MEMSET over loaded data: input x [128, 256] FP32 (SB 0);
 // DVE fills every even element of all 128 partitions with 1.5 (FP32 fill
 // 0x3fc00000, step 2, 128 elements), then zeroes elements 240…255 of
 // partitions 32…95 only (start partition 32, num_active_channels 64).
 // Output out [128, 256] FP32: x with those elements replaced.
-func ConvMemset(target string) *Program {
+func ComputeMemset(target string) *Program {
 	ms := func(ev Ev, fill float32, n int64, ch int, dst Pat) string {
 		return Word("memset", ev, fmt.Sprintf("dst_element_count=%d, dtype=FP32, num_active_channels=%d, fill_value=%s", n, ch, f32Bits(fill)),
 			dst.Arg("dst_mem_pattern", 4))
 	}
 	dve := waitIns(1) + ms(NoEv, 1.5, 128, 128, Pat{"sbuf", 0, 0, []int64{2}, []int64{128}}) +
 		ms(Ev{-1, 0, semDone}, 0, 16, 64, Pat{"sbuf", 32, 240 * 4, []int64{1}, []int64{16}})
-	return ioKernel(target, []Tile{{"x", 1024, 0, "float32"}}, []Tile{{"out", 1024, 0, "float32"}}, map[string]string{"dve": dve})
+	return ioKernel(target, []tile{{"x", 1024, 0, "float32"}}, []tile{{"out", 1024, 0, "float32"}}, map[string]string{"dve": dve})
 }
 
-// ConvEventSemaphore is EVENT_SEMAPHORE's second wait: inputs a and b
+// ComputeEventSemaphore is EVENT_SEMAPHORE's second wait: inputs a and b
 // [128, 256] FP32 into SB 0 and 0x1000 — a by SP (qSPIO0 block 0,
 // semaphore 8), then SP's block 1 loads pad ([128, 16384] bytes, into SB
 // 0x8000: a transfer that takes a while; semaphore 9), and b comes by Pool
@@ -345,7 +345,7 @@ func ConvMemset(target string) *Program {
 // a − b only if the second wait held the subtraction until b was in — the
 // EVENTS wait alone holds once a is in, before Pool fires b. With second
 // false the word has no second wait: the negative control.
-func ConvEventSemaphore(target string, second bool) *Program {
+func ComputeEventSemaphore(target string, second bool) *Program {
 	wait2 := "wait2_mode=WAIT_FOR_SEM_GE_IMM, wait2_idx=40, wait2_value=16"
 	if !second {
 		wait2 = "wait2_mode=NONE"
@@ -353,8 +353,8 @@ func ConvEventSemaphore(target string, second bool) *Program {
 	dve := Word("event_semaphore", Ev{8, 16, -1}, wait2) +
 		Word("tensor_tensor", Ev{-1, 0, semDone}, "dtype_lo=FP32, dtype_hi=FP32, out_dtype=FP32, op=SUBTRACT, num_active_channels=128",
 			Row(0, 256).Arg("src0_mem_pattern", 3), Row(0x1000, 256).Arg("src1_mem_pattern", 3), Row(0x2000, 256).Arg("dst_mem_pattern", 3))
-	p := ioKernel(target, []Tile{{"a", 1024, 0, "float32"}, {"pad", 16384, 0x8000, "float32"}, {"b", 1024, 0x1000, "float32"}},
-		[]Tile{{"out", 1024, 0x2000, "float32"}}, map[string]string{"dve": dve})
+	p := ioKernel(target, []tile{{"a", 1024, 0, "float32"}, {"pad", 16384, 0x8000, "float32"}, {"b", 1024, 0x1000, "float32"}},
+		[]tile{{"out", 1024, 0x2000, "float32"}}, map[string]string{"dve": dve})
 	g := &p.Subgraphs[0]
 	sp, pool := &g.Engines[0], &g.Engines[len(g.Engines)-1]
 	bIn := Compiled("qPoolIn0", 0, SetOf(40), sp.DMA[2].Desc...)
@@ -365,7 +365,7 @@ func ConvEventSemaphore(target string, second bool) *Program {
 	return p
 }
 
-// ConvActivateTrn1 is ACTIVATE as the trn1 (SUNDA) kernels use it, on a
+// ComputeActivateTrn1 is ACTIVATE as the trn1 (SUNDA) kernels use it, on a
 // "sunda" NEFF: inputs x [128, 1152] FP32 (SB 0), v [128, 256] FP32 (SB
 // 0x2000) and sc [128, 1] FP32 (SB 0x3000); ACT's first ACTIVATE is the
 // weight reshuffle with a casting eviction — function 0x80 (copy), imm_src
@@ -375,7 +375,7 @@ func ConvEventSemaphore(target string, second bool) *Program {
 // second is relu(sc[p]·v − 0.25) with scale a per-partition pointer
 // (scale_src POINTER_IMMEDIATE → sc) and bias the immediate −0.25, FP32
 // into SB 0x5000. Outputs o16 [128, 384] FP16 and y [128, 256] FP32.
-func ConvActivateTrn1() *Program {
+func ComputeActivateTrn1() *Program {
 	reshuffle := Word("activate", NoEv, "imm_src=POINTER_IMMEDIATE, bias_src_n=INSTRUCTION_IMMEDIATE",
 		Pat{"sbuf", 0, 0, []int64{9, 1}, []int64{128, 3}}.Arg("src_mem_pattern", 3),
 		"in_dtype=FP32, bias_dtype=FP32, out_dtype=FP16, num_active_channels=128, activation_func=0x80",
@@ -383,6 +383,6 @@ func ConvActivateTrn1() *Program {
 	relu := Word("activate", Ev{-1, 0, semDone}, "scale_src=POINTER_IMMEDIATE, bias_src_n=INSTRUCTION_IMMEDIATE",
 		Row(0x2000, 256).Arg("src_mem_pattern", 3), "in_dtype=FP32, bias_dtype=FP32, out_dtype=FP32, num_active_channels=128, activation_func=0x02",
 		"scale_value=0x3000", "bias="+f32Bits(-0.25), Row(0x5000, 256).Arg("dst_mem_pattern", 3))
-	return ioKernel("sunda", []Tile{{"x", 1152 * 4, 0, "float32"}, {"v", 1024, 0x2000, "float32"}, {"sc", 4, 0x3000, "float32"}},
-		[]Tile{{"o16", 768, 0x4000, "float16"}, {"y", 1024, 0x5000, "float32"}}, map[string]string{"act": waitIns(3) + reshuffle + relu})
+	return ioKernel("sunda", []tile{{"x", 1152 * 4, 0, "float32"}, {"v", 1024, 0x2000, "float32"}, {"sc", 4, 0x3000, "float32"}},
+		[]tile{{"o16", 768, 0x4000, "float16"}, {"y", 1024, 0x5000, "float32"}}, map[string]string{"act": waitIns(3) + reshuffle + relu})
 }
