@@ -332,7 +332,7 @@ func (e *Engine) move(m *mem.Memory, src, dst *Pattern, so, do []int32, ch int) 
 	size := src.Size
 	buf := grow(e.moveBuf, len(so)*size)
 	e.moveBuf = buf
-	whole := contiguous(so, size) && contiguous(do, size)
+	whole := src.dense && dst.dense
 	for k := range ch {
 		b, err := e.read(m, src, k)
 		if err != nil {

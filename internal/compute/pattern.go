@@ -40,6 +40,7 @@ type Pattern struct {
 	Num    [4]int64
 
 	lo, hi int64 // the byte span [Off+lo, Off+hi) the pattern touches in a partition
+	dense  bool  // offsets() found the elements one after the other from the span's start
 	stride uint64
 }
 
@@ -146,6 +147,7 @@ func (p *Pattern) offsets(buf []int32) []int32 {
 		}
 	}
 	rec(p.Dims-1, base)
+	p.dense = contiguous(buf, p.Size)
 	return buf
 }
 
@@ -186,16 +188,27 @@ func (e *Engine) update(m *mem.Memory, p *Pattern, k int, f func(b []byte)) erro
 	return m.Update(p.spanAddr(k), int(p.hi-p.lo), func(b []byte, _ int) { f(b) })
 }
 
-// decodeF32 reads the elements at offs of span b as float32 into out.
-func decodeF32(dt uint8, b []byte, offs []int32, out []float32) {
+// decodeF32 reads the elements at offs (p's offsets) of span b as float32
+// into out.
+func decodeF32(p *Pattern, b []byte, offs []int32, out []float32) {
+	dt := p.DType
 	switch isa.DTypeCode(dt) {
 	case isa.DTypeFP32, isa.DTypeFP32R:
+		if p.dense { // a plain row: its bytes are the values (little-endian hosts)
+			f32sFromLE(out[:len(offs)], b)
+			return
+		}
 		for i, o := range offs {
 			out[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[o:]))
 		}
 	case isa.DTypeFP16:
+		t := num.F16Table()
+		if p.dense { // a plain row: widened in bulk
+			num.F16sToF32(out[:len(offs)], b)
+			return
+		}
 		for i, o := range offs {
-			out[i] = num.F16ToF32(binary.LittleEndian.Uint16(b[o:]))
+			out[i] = math.Float32frombits(t[binary.LittleEndian.Uint16(b[o:])])
 		}
 	case isa.DTypeBFloat16:
 		for i, o := range offs {
@@ -211,9 +224,14 @@ func decodeF32(dt uint8, b []byte, offs []int32, out []float32) {
 
 // encodeF32 writes vals as dtype dt at offs of span b (the DMA cast rules,
 // internal/num: floats round to nearest even, integers saturate).
-func encodeF32(dt uint8, b []byte, offs []int32, vals []float32) {
+func encodeF32(p *Pattern, b []byte, offs []int32, vals []float32) {
+	dt := p.DType
 	switch isa.DTypeCode(dt) {
 	case isa.DTypeFP32, isa.DTypeFP32R:
+		if p.dense {
+			f32sToLE(b, vals[:len(offs)])
+			return
+		}
 		for i, o := range offs {
 			binary.LittleEndian.PutUint32(b[o:], math.Float32bits(vals[i]))
 		}

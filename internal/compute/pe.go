@@ -84,7 +84,7 @@ func (e *Engine) ldweights(m *mem.Memory, in *isa.Inst) error {
 		if err != nil {
 			return e.fault("src_mem_pattern", src.spanAddr(r), err)
 		}
-		decodeF32(src.DType, b, offs, row)
+		decodeF32(&src, b, offs, row)
 		w := e.pe.w[r*PEDim : r*PEDim+n]
 		for i, x := range row {
 			w[n-1-i] = x
@@ -177,7 +177,7 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 		if err != nil {
 			return e.fault("src_mem_pattern", src.spanAddr(k), err)
 		}
-		decodeF32(src.DType, b, so, x[k*n:(k+1)*n])
+		decodeF32(&src, b, so, x[k*n:(k+1)*n])
 	}
 	if !overwrite {
 		for c := range M {
@@ -185,7 +185,7 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 			if err != nil {
 				return e.fault("dst_mem_pattern", dst.spanAddr(c), err)
 			}
-			decodeF32(dst.DType, b, do, out[c*n:(c+1)*n])
+			decodeF32(&dst, b, do, out[c*n:(c+1)*n])
 		}
 	}
 	if adds {
@@ -201,7 +201,7 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 func (e *Engine) store(m *mem.Memory, p *Pattern, do []int32, vals []float32, n int) error {
 	for c := range p.Parts {
 		row := vals[c*n : (c+1)*n]
-		if err := e.update(m, p, c, func(b []byte) { encodeF32(p.DType, b, do, row) }); err != nil {
+		if err := e.update(m, p, c, func(b []byte) { encodeF32(p, b, do, row) }); err != nil {
 			return e.fault(p.Field, p.spanAddr(c), err)
 		}
 	}

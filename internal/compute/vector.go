@@ -36,7 +36,7 @@ func (e *Engine) loadF(m *mem.Memory, p *Pattern, offs []int32, k int, out []flo
 	if err != nil {
 		return e.fault(p.Field, p.spanAddr(k), err)
 	}
-	decodeF32(p.DType, b, offs, out)
+	decodeF32(p, b, offs, out)
 	return nil
 }
 
@@ -52,7 +52,7 @@ func (e *Engine) loadI(m *mem.Memory, p *Pattern, offs []int32, k int, out []int
 
 // storeF writes vals to partition k of p through offs.
 func (e *Engine) storeF(m *mem.Memory, p *Pattern, offs []int32, k int, vals []float32) error {
-	if err := e.update(m, p, k, func(b []byte) { encodeF32(p.DType, b, offs, vals) }); err != nil {
+	if err := e.update(m, p, k, func(b []byte) { encodeF32(p, b, offs, vals) }); err != nil {
 		return e.fault(p.Field, p.spanAddr(k), err)
 	}
 	return nil

@@ -25,4 +25,10 @@ var hasBF16AVX2 = cpu.X86.HasAVX2
 //go:noescape
 func f32ToBF16AVX2(d, s *byte, n int) (done int)
 
+// f16ToF32F16C widens n binary16 scalars at s to float32 at d, 16 a block,
+// leaving the final partial block; it returns the scalars done.
+//
+//go:noescape
+func f16ToF32F16C(d *float32, s *byte, n int) (done int)
+
 func cpuidF16C() bool

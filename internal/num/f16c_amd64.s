@@ -115,3 +115,30 @@ bfout:
 	VZEROUPPER
 	MOVQ AX, done+24(FP)
 	RET
+
+// f16ToF32F16C(d *float32, s *byte, n int) (done int): fp32 = binary16 over
+// n scalars, 16 a block (two VCVTPH2PS: exact, a signalling NaN quieted),
+// unaligned loads and stores. Returns the scalars done, a multiple of 16.
+TEXT ·f16ToF32F16C(SB), NOSPLIT, $0-32
+	MOVQ d+0(FP), DI
+	MOVQ s+8(FP), SI
+	MOVQ n+16(FP), CX
+	XORQ AX, AX
+	SHRQ $4, CX
+	JZ   wdone
+
+wloop:
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	ADDQ      $32, SI
+	ADDQ      $64, DI
+	ADDQ      $16, AX
+	DECQ      CX
+	JNZ       wloop
+	VZEROUPPER
+
+wdone:
+	MOVQ AX, done+24(FP)
+	RET

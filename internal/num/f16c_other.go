@@ -10,3 +10,5 @@ func f32ToF16F16C(d, s *byte, n int) int { return 0 }
 const hasBF16AVX2 = false
 
 func f32ToBF16AVX2(d, s *byte, n int) int { return 0 }
+
+func f16ToF32F16C(d *float32, s *byte, n int) int { return 0 }

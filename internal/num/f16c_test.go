@@ -2,6 +2,7 @@ package num
 
 import (
 	"encoding/binary"
+	"math"
 	"math/rand/v2"
 	"testing"
 )
@@ -105,4 +106,23 @@ func FuzzNarrowSlice(f *testing.F) {
 			}
 		}
 	})
+}
+
+// F16sToF32 (the F16C block path and its table tail) widens every binary16
+// as the scalar codec does: equal bits, NaN for NaN.
+func TestF16sToF32(t *testing.T) {
+	src := make([]byte, 2<<16)
+	for h := range 1 << 16 {
+		src[2*h], src[2*h+1] = byte(h), byte(h>>8)
+	}
+	for _, n := range []int{1 << 16, 1<<16 - 5, 15, 17} {
+		dst := make([]float32, n)
+		F16sToF32(dst, src)
+		for h, got := range dst {
+			want := F16ToF32(uint16(h))
+			if math.Float32bits(got) != math.Float32bits(want) && !(want != want && got != got) {
+				t.Fatalf("n %d: %#04x widened to %#08x, want %#08x", n, h, math.Float32bits(got), math.Float32bits(want))
+			}
+		}
+	}
 }

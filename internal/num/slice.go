@@ -85,6 +85,25 @@ var (
 	f16DecOnce sync.Once
 )
 
+// F16sToF32 widens the len(dst) binary16 scalars of src (little-endian,
+// 2·len(dst) bytes) to float32: exact, a signalling NaN's payload quieted
+// where the CPU's F16C converts (arithmetic reads it as a NaN either way).
+func F16sToF32(dst []float32, src []byte) {
+	src = src[:2*len(dst)]
+	done := 0
+	if hasF16C && len(dst) >= 16 {
+		done = f16ToF32F16C(&dst[0], &src[0], len(dst))
+	}
+	t := f16Table()
+	for i := done; i < len(dst); i++ {
+		dst[i] = math.Float32frombits(t[uint16(src[2*i])|uint16(src[2*i+1])<<8])
+	}
+}
+
+// F16Table is the float32 bit pattern of every binary16 value, by its
+// bits: a bulk decode is a table read (exact, as F16ToF32).
+func F16Table() *[1 << 16]uint32 { return f16Table() }
+
 func f16Table() *[1 << 16]uint32 {
 	f16DecOnce.Do(func() {
 		t := new([1 << 16]uint32)
