@@ -534,13 +534,48 @@ func (im *Image) RunContext(ctx context.Context, opt Options) (*Result, error) {
 func (p *Program) writers(st *Stream) []Writer {
 	var out []Writer
 	si := st.Core
+	var by map[string]*Writer
+	var order []string
+	flush := func() {
+		for _, name := range order {
+			out = append(out, *by[name])
+		}
+		by, order = map[string]*Writer{}, nil
+	}
+	last := -1
+	p.eachLeg(st, func(s *Step, sa, da uint64, src, dst isa.Leg2D) {
+		if s.Offset != last { // one Writer per variable a step writes
+			flush()
+			last = s.Offset
+		}
+		to := p.varAt(si, da, dst)
+		if to == "" {
+			return
+		}
+		w, seen := by[to]
+		if !seen {
+			w = &Writer{Var: to, Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic()}
+			by[to] = w
+			order = append(order, to)
+		}
+		if from := p.varAt(si, sa, src); from != "" && !slices.Contains(w.From, from) {
+			w.From = append(w.From, from)
+		} else if from == "" {
+			if r, _, _ := isa.Map(p.Gen).Split(sa); r == isa.SBUF && !slices.Contains(w.From, "SB") {
+				w.From = append(w.From, "SB")
+			}
+		}
+		w.Bytes += dst.Bytes()
+	})
+	flush()
+	return out
+}
+
+// eachLeg calls f with every resolved DIRECT2D word of stream st's steps:
+// its step, source and destination addresses and legs.
+func (p *Program) eachLeg(st *Stream, f func(s *Step, sa, da uint64, src, dst isa.Leg2D)) {
 	for i := range st.Steps {
 		s := &st.Steps[i]
-		if s.Run == nil {
-			continue
-		}
-		by := map[string]*Writer{}
-		var order []string
 		for k := range s.Run {
 			src, dst, ok := s.Run[k].Legs2D()
 			v, isD2 := s.Run[k].Direct2D()
@@ -549,30 +584,9 @@ func (p *Program) writers(st *Stream) []Writer {
 			}
 			sa, _ := v.SrcStartAddr().Imm()
 			da, _ := v.DstStartAddr().Imm()
-			to := p.varAt(si, da, dst)
-			if to == "" {
-				continue
-			}
-			w, seen := by[to]
-			if !seen {
-				w = &Writer{Var: to, Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic()}
-				by[to] = w
-				order = append(order, to)
-			}
-			if from := p.varAt(si, sa, src); from != "" && !slices.Contains(w.From, from) {
-				w.From = append(w.From, from)
-			} else if from == "" {
-				if r, _, _ := isa.Map(p.Gen).Split(sa); r == isa.SBUF && !slices.Contains(w.From, "SB") {
-					w.From = append(w.From, "SB")
-				}
-			}
-			w.Bytes += dst.Bytes()
-		}
-		for _, name := range order {
-			out = append(out, *by[name])
+			f(s, sa, da, src, dst)
 		}
 	}
-	return out
 }
 
 // varAt names the HBM variable of subgraph si whose bytes hold a leg

@@ -127,22 +127,11 @@ func (p *Program) sbReads(st *Stream) map[int][]sbRead {
 		}
 	}
 	m := isa.Map(p.Gen)
-	for i := range st.Steps {
-		s := &st.Steps[i]
-		for k := range s.Run {
-			src, dst, ok := s.Run[k].Legs2D()
-			v, isD2 := s.Run[k].Direct2D()
-			if !ok || !isD2 {
-				continue
-			}
-			sa, _ := v.SrcStartAddr().Imm()
-			da, _ := v.DstStartAddr().Imm()
-			to := p.varAt(st.Core, da, dst)
-			if r, _, _ := m.Split(sa); !outputs[to] || r != isa.SBUF {
-				continue
-			}
+	p.eachLeg(st, func(s *Step, sa, da uint64, src, dst isa.Leg2D) {
+		to := p.varAt(st.Core, da, dst)
+		if r, _, _ := m.Split(sa); outputs[to] && r == isa.SBUF {
 			out[s.Offset] = append(out[s.Offset], sbRead{to, sa, src})
 		}
-	}
+	})
 	return out
 }
