@@ -21,6 +21,7 @@ package sched
 
 import (
 	"cmp"
+	"container/heap"
 	"context"
 	"errors"
 	"fmt"
@@ -199,7 +200,7 @@ type runner struct {
 	free     []int64 // when its engine is free again (Stream.WordNS)
 	why      []error // its last refusal
 	races    *raceLog
-	pending  []completion
+	pending  completions      // a min-heap by (at, seq): the earliest completion on top
 	busy     map[[2]int]int64 // (stream, DMA engine) → when that queue drains: each stream has its own queue on every DMA engine (INFERRED), so its DMAs there run in order
 	seq      int
 	inFlight int // the DMAs among pending (not compute words)
@@ -460,7 +461,7 @@ func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64,
 		}
 	}
 	r.land(now, w)
-	r.pending = append(r.pending, c)
+	heap.Push(&r.pending, c)
 	if !compute {
 		r.st.Busy[i] += cost
 		r.inFlight++
@@ -494,11 +495,8 @@ func (r *runner) advance() bool {
 			next = r.free[k]
 		}
 	}
-	for _, c := range r.pending {
-		if next >= 0 && c.at <= next {
-			next = -1
-			break
-		}
+	if len(r.pending) > 0 && next >= 0 && r.pending[0].at <= next {
+		next = -1
 	}
 	if next >= 0 {
 		r.now = next
@@ -507,20 +505,30 @@ func (r *runner) advance() bool {
 	if len(r.pending) == 0 {
 		return false
 	}
-	first := 0
-	for k, c := range r.pending {
-		if c.at < r.pending[first].at || c.at == r.pending[first].at && c.seq < r.pending[first].seq {
-			first = k
-		}
-	}
-	c := r.pending[first]
-	r.pending = append(r.pending[:first], r.pending[first+1:]...)
+	c := heap.Pop(&r.pending).(completion) // the earliest: a heap, not a scan (issue 30: --timeline was quadratic)
 	if !c.compute {
 		r.inFlight--
 	}
 	r.now = max(r.now, c.at)
 	r.land(c.changes, c.writer)
 	return true
+}
+
+// completions is the pending completions as a container/heap, earliest
+// (then first issued) on top.
+type completions []completion
+
+func (h completions) Len() int { return len(h) }
+func (h completions) Less(i, j int) bool {
+	return h[i].at < h[j].at || h[i].at == h[j].at && h[i].seq < h[j].seq
+}
+func (h completions) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *completions) Push(x any)   { *h = append(*h, x.(completion)) }
+func (h *completions) Pop() any {
+	old := *h
+	c := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return c
 }
 
 // deadlock is the report of a run in which no stream can progress.
