@@ -200,3 +200,31 @@ func TestZipBomb(t *testing.T) {
 		t.Errorf("Parse allocated %d bytes refusing a 64 MiB member", grew)
 	}
 }
+
+// A NEFF of more subgraphs than neff.MaxSubgraphs is refused by name before
+// any is resolved (a 52 KB file of a thousand once cost 1.3 GB); exactly
+// MaxSubgraphs resolve.
+func TestSubgraphCap(t *testing.T) {
+	for _, n := range []int{neff.MaxSubgraphs, neff.MaxSubgraphs + 1} {
+		p := neffgen.Inline(1)
+		g := p.Subgraphs[0]
+		p.Subgraphs = nil
+		for i := range n {
+			c := g
+			c.Name = fmt.Sprintf("sg%03d", i)
+			p.Subgraphs = append(p.Subgraphs, c)
+		}
+		f, err := neff.Parse(build(t, p), neff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sgs, err := f.Subgraphs()
+		if n > neff.MaxSubgraphs {
+			if !errors.Is(err, neff.ErrLimit) || !strings.Contains(err.Error(), "more than 64 subgraphs") {
+				t.Errorf("%d subgraphs: %v, want the cap", n, err)
+			}
+		} else if err != nil || len(sgs) != n {
+			t.Errorf("%d subgraphs: %d, %v", n, len(sgs), err)
+		}
+	}
+}

@@ -60,6 +60,13 @@ func (f *File) Target() (string, isa.Gen) {
 	return "", isa.GenAny
 }
 
+// MaxSubgraphs is the most subgraphs a NEFF may hold: each is a core of
+// its own in a run (its SBUF, PSUM and streams), and a NEFF of a thousand
+// cost 1.3 GB from 52 KB (issue 30). 64 is eight times the NeuronCores of a
+// Trainium2 chip (INFERRED: compiler-built NEFFs hold one per core of a
+// logical core, 2 in the samples).
+const MaxSubgraphs = 64
+
 // Subgraphs resolves kelf-*.json → def.json → engine JSON → .bin.
 func (f *File) Subgraphs() ([]Subgraph, error) {
 	var kelfs []string
@@ -85,6 +92,9 @@ func (f *File) Subgraphs() ([]Subgraph, error) {
 			return nil, fmt.Errorf("%s: %w", kn, err)
 		}
 		for _, g := range k.Graphs {
+			if len(out) == MaxSubgraphs {
+				return nil, fmt.Errorf("%s: more than %d subgraphs (neff.MaxSubgraphs): %w", kn, MaxSubgraphs, ErrLimit)
+			}
 			db, ok := f.Member(strings.TrimPrefix(g.Definition, "./"))
 			if !ok {
 				return nil, fmt.Errorf("%s: graph %q: no member %q", kn, g.Name, g.Definition)

@@ -85,6 +85,7 @@ var (
 	ErrDuplicate = errors.New("duplicate tar member")
 	ErrTrailing  = errors.New("trailing bytes")
 	ErrPath      = errors.New("path is empty, absolute or climbs out with ..")
+	ErrLimit     = errors.New("over a limit of the format's reader")
 )
 
 func cstr(b []byte) string {
