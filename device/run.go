@@ -121,6 +121,9 @@ type Result struct {
 	Timing    *TimingParams  // the packet-level model's constants (Clocked)
 	NotRun    map[string]int // words not computed (only their EVENTS ran), by mnemonic
 	Computed  map[string]int // compute and NOP-like words run (internal/compute), by mnemonic
+	// Regs are each stream's registers at the end of the run, by stream
+	// name (the final device's executor: the engines' when they ran).
+	Regs map[string][64]uint32
 	// Sources are, per output variable, the compute words that last wrote
 	// the SBUF bytes its DMA words read, when they read them ("sg00 ACT
 	// 0x1c0 CAST"), in the order first seen.
@@ -301,6 +304,14 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 			so.Timing.Keep = opt.Packets || opt.Timeline != nil
 		}
 		st, err := sched.RunWith(ss, so)
+		if res.Regs == nil {
+			res.Regs = map[string][64]uint32{}
+		}
+		for _, s := range ss { // the engines' run comes last and overwrites the reference's
+			if x, ok := s.Exec.(*executor); ok && x.at.Regs != nil {
+				res.Regs[s.Name] = *x.at.Regs
+			}
+		}
 		res.Subgraphs = append(res.Subgraphs, SubgraphRun{ph.name, ph.core, st})
 		res.Sched = &res.Subgraphs[len(res.Subgraphs)-1].Stats
 		if err != nil {
@@ -365,13 +376,17 @@ func runSingle(p *Program, opt Options, res *Result) error {
 		y = &sim.Machine{Mem: res.Sim.Core(0), Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Tracer: control.Tracer{Tracing: opt.Tracing}, Peer: res.Sim.Core}
 	}
 	defer func() {
+		name := p.Streams[0].Name()
+		res.Regs = map[string][64]uint32{}
 		if x != nil {
 			res.RefStats = x.Stats
 			res.Trace = append(res.Trace, x.Trace...)
+			res.Regs[name] = x.Regs
 		}
 		if y != nil {
 			res.SimStats = y.Stats
 			res.Trace = append(res.Trace, y.Trace...)
+			res.Regs[name] = y.Regs
 		}
 	}()
 	s := &p.Streams[0]

@@ -7,6 +7,8 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -257,9 +259,11 @@ func (pl *runPlan) report(e *env, f *runFlags, p *device.Program, res *device.Re
 			printStreamStats(e, p, st)
 		}
 		printRegionStats(e, moved)
+		printFinalState(e, finalState(res))
 	case f.stats:
 		printRunStats(e, res)
 		printRegionStats(e, moved)
+		printFinalState(e, finalState(res))
 	}
 	return runErr
 }
@@ -295,6 +299,7 @@ func printRunJSON(e *env, execMode string, res *device.Result, moved mem.Stats, 
 	if runErr != nil {
 		out["status"], out["fault"] = "fault", runErr.Error()
 	}
+	out["final"] = finalState(res)
 	b, _ := json.MarshalIndent(out, "", "  ")
 	fmt.Fprintf(e.stdout, "%s\n", b)
 }
@@ -514,4 +519,85 @@ func (p dumpPlan) read(m *mem.Memory) (*array.Array, error) {
 	}
 	descr, _ := array.Descr(p.dtype)
 	return &array.Array{Descr: descr, Shape: p.shape, Data: data}, nil
+}
+
+// stateJSON is the device's control state after a run: per core the
+// semaphores that are not 0 and the events set, per stream the registers
+// that are not 0 (`run --json` "final", `--stats`).
+type stateJSON struct {
+	Cores     []coreStateJSON              `json:"cores"`
+	Registers map[string]map[string]uint32 `json:"registers"`
+}
+
+type coreStateJSON struct {
+	Core       int              `json:"core"`
+	Semaphores map[string]int32 `json:"semaphores"`
+	Events     []int            `json:"events"`
+}
+
+// finalState reads the final device's semaphores and events and the
+// streams' registers.
+func finalState(res *device.Result) stateJSON {
+	st := stateJSON{Cores: []coreStateJSON{}, Registers: map[string]map[string]uint32{}}
+	d := res.Final()
+	if d == nil {
+		return st
+	}
+	for c := range d.Cores() {
+		m := d.Core(c)
+		cs := coreStateJSON{Core: c, Semaphores: map[string]int32{}, Events: []int{}}
+		for i, v := range m.Sems {
+			if v != 0 {
+				cs.Semaphores[strconv.Itoa(i)] = v
+			}
+		}
+		for i, set := range m.Events {
+			if set {
+				cs.Events = append(cs.Events, i)
+			}
+		}
+		st.Cores = append(st.Cores, cs)
+	}
+	for name, regs := range res.Regs {
+		r := map[string]uint32{}
+		for i, v := range regs {
+			if v != 0 {
+				r[fmt.Sprintf("r%d", i)] = v
+			}
+		}
+		st.Registers[name] = r
+	}
+	return st
+}
+
+// printFinalState prints finalState as lines: "core 0: $S[1]=1 $S[3]=16;
+// events 2 5", "stream act: r4=0x10".
+func printFinalState(e *env, st stateJSON) {
+	for _, c := range st.Cores {
+		var parts []string
+		for i := range 256 {
+			if v, ok := c.Semaphores[strconv.Itoa(i)]; ok {
+				parts = append(parts, fmt.Sprintf("$S[%d]=%d", i, v))
+			}
+		}
+		line := fmt.Sprintf("core %d final: %s", c.Core, strings.Join(parts, " "))
+		if len(parts) == 0 {
+			line += "every semaphore 0"
+		}
+		if len(c.Events) > 0 {
+			line += fmt.Sprintf("; events set %v", c.Events)
+		}
+		fmt.Fprintln(e.stdout, line)
+	}
+	for _, name := range slices.Sorted(maps.Keys(st.Registers)) {
+		var parts []string
+		for i := range 64 {
+			if v, ok := st.Registers[name][fmt.Sprintf("r%d", i)]; ok {
+				parts = append(parts, fmt.Sprintf("r%d=%#x", i, v))
+			}
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(e.stdout, "stream %s final registers: %s\n", name, strings.Join(parts, " "))
+		}
+	}
 }

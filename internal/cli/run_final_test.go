@@ -1,0 +1,47 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// run reports the control state it leaves: one DMAMEMCPY that increments
+// $S[3] once (its semaphore=3, sem_increment=1) leaves $S[3] = 1 and no
+// other semaphore, on each executor and both; --stats prints the same as
+// lines.
+func TestRunFinalState(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "p.s")
+	src := ".gen cayman\ndmamemcpy semaphore=3, sem_increment=1, in_dtype=u8, out_dtype=u8, src_start_addr=hbm:0x0, src_step_elem=[1, 64], src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:0x1000, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1\n"
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, exec := range []string{"ref", "sim", "both"} {
+		code, out, errs := runCLI("run", "--json", "--exec", exec, prog)
+		if code != 0 {
+			t.Fatalf("%s: exit %d: %s", exec, code, errs)
+		}
+		var v struct {
+			Final struct {
+				Cores []struct {
+					Core       int
+					Semaphores map[string]int32
+					Events     []int
+				}
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &v); err != nil {
+			t.Fatal(err)
+		}
+		if len(v.Final.Cores) != 1 || len(v.Final.Cores[0].Semaphores) != 1 || v.Final.Cores[0].Semaphores["3"] != 1 {
+			t.Errorf("%s: final %+v, want core 0 with $S[3] = 1 only", exec, v.Final)
+		}
+	}
+	code, out, errs := runCLI("run", "--stats", prog)
+	if code != 0 || !strings.Contains(out, "core 0 final: $S[3]=1\n") {
+		t.Errorf("--stats: exit %d %s\n%s", code, errs, out)
+	}
+}
