@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"io"
 	"slices"
 	"sort"
@@ -526,13 +527,23 @@ func semValues(sems multi) (map[uint8]int32, error) {
 	for _, s := range sems {
 		k, v, ok := strings.Cut(s, "=")
 		n, err1 := strconv.ParseUint(strings.TrimSpace(k), 0, 8)
-		val, err2 := strconv.ParseInt(strings.TrimSpace(v), 0, 32)
+		val, err2 := parse32(v)
 		if !ok || err1 != nil || err2 != nil {
-			return nil, usagef("--sem %q: want N=VALUE with N < 256 and a 32-bit value", s)
+			return nil, usagef("--sem %q: want N=VALUE with N < 256 and a 32-bit value (-2147483648..4294967295)", s)
 		}
 		out[uint8(n)] = int32(val)
 	}
 	return out, nil
+}
+
+// parse32 is a 32-bit value given signed or unsigned (-1 and 0xffffffff
+// are the same bits), as --sem and --reg both take it (issue 30 L8).
+func parse32(s string) (uint32, error) {
+	v, err := strconv.ParseInt(strings.TrimSpace(s), 0, 64)
+	if err != nil || v < math.MinInt32 || v > math.MaxUint32 {
+		return 0, fmt.Errorf("not a 32-bit value")
+	}
+	return uint32(v), nil
 }
 
 func regValues(regs multi) (map[uint8]uint32, error) {
@@ -540,9 +551,9 @@ func regValues(regs multi) (map[uint8]uint32, error) {
 	for _, r := range regs {
 		name, val, ok := strings.Cut(r, "=")
 		n, err1 := strconv.ParseUint(strings.TrimPrefix(strings.TrimSpace(name), "r"), 10, 6)
-		v, err2 := strconv.ParseUint(strings.TrimSpace(val), 0, 32)
+		v, err2 := parse32(val)
 		if !ok || err1 != nil || err2 != nil {
-			return nil, usagef("--reg %q: want rN=VALUE with N < 64 and a 32-bit value", r)
+			return nil, usagef("--reg %q: want rN=VALUE with N < 64 and a 32-bit value (-2147483648..4294967295)", r)
 		}
 		out[uint8(n)] = uint32(v)
 	}

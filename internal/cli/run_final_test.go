@@ -45,3 +45,22 @@ func TestRunFinalState(t *testing.T) {
 		t.Errorf("--stats: exit %d %s\n%s", code, errs, out)
 	}
 }
+
+// --sem and --reg take a 32-bit value signed or unsigned alike: -1 and
+// 0xffffffff are the same bits, 2^32 and -2^31-1 are refused by both.
+func TestSemRegValues(t *testing.T) {
+	for _, tc := range []struct {
+		v  string
+		ok bool
+	}{{"-1", true}, {"0xffffffff", true}, {"-2147483648", true}, {"4294967296", false}, {"-2147483649", false}, {"x", false}} {
+		sems, err1 := semValues(multi{"5=" + tc.v})
+		regs, err2 := regValues(multi{"r5=" + tc.v})
+		if (err1 == nil) != tc.ok || (err2 == nil) != tc.ok {
+			t.Errorf("%s: --sem %v, --reg %v; want ok %v", tc.v, err1, err2, tc.ok)
+			continue
+		}
+		if tc.ok && uint32(sems[5]) != regs[5] {
+			t.Errorf("%s: --sem bits %#x, --reg %#x", tc.v, uint32(sems[5]), regs[5])
+		}
+	}
+}
