@@ -1055,7 +1055,7 @@ func parseNEFFDump(gen isa.Gen, sgs []neff.Subgraph, first string, spec string, 
 				d.sg, left, found = sg, rest, true
 			}
 		}
-		if !found && strings.HasPrefix(sg, "sg") && !strings.Contains(rest, ":") { // sgNN:VAR naming no subgraph
+		if !found && isSubgraphName(sg) { // sgNN:VAR or sgNN:ADDR:… naming no subgraph
 			return d, usagef("--dump %q: the NEFF has no subgraph %s", spec, sg)
 		}
 	}
@@ -1072,6 +1072,20 @@ func parseNEFFDump(gen isa.Gen, sgs []neff.Subgraph, first string, spec string, 
 	}
 	d.mem, d.what = p, d.sg+" "+left
 	return d, nil
+}
+
+// isSubgraphName reports whether s is spelled as a subgraph is (sg and
+// digits: sg00), not an address region or a label.
+func isSubgraphName(s string) bool {
+	if len(s) < 3 || !strings.HasPrefix(s, "sg") {
+		return false
+	}
+	for _, c := range s[2:] {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // read is the dump's array after the run.

@@ -64,3 +64,16 @@ func TestSemRegValues(t *testing.T) {
 		}
 	}
 }
+
+// A --dump naming a subgraph the NEFF does not have says so, for a
+// variable and for an address alike (issue 30: the address form said
+// "not a number, label or .equ name").
+func TestNEFFDumpMissingSubgraph(t *testing.T) {
+	path := samplePath(t)
+	for _, spec := range []string{"sg07:x=" + filepath.Join(t.TempDir(), "a.npy"), "sg07:0x0:u8:4=" + filepath.Join(t.TempDir(), "b.npy")} {
+		code, _, errs := runCLI("neff", "run", "--dump", spec, path)
+		if code == 0 || !strings.Contains(errs, "the NEFF has no subgraph sg07") {
+			t.Errorf("--dump %s: exit %d, %s", spec, code, errs)
+		}
+	}
+}
