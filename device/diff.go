@@ -46,7 +46,11 @@ func Compare(a, b *Device) (Difference, bool) {
 		panic(fmt.Sprintf("device.Compare: a %d-core %s device and a %d-core %s device", a.Cores(), a.Gen, b.Cores(), b.Gen))
 	}
 	for i := range a.cores {
-		if d, ok := mem.FirstDifference(a.cores[i], b.cores[i], i == 0); ok {
+		// the comparison reads both devices; it is not their program's traffic
+		sa, sb := a.cores[i].Stats, b.cores[i].Stats
+		d, ok := mem.FirstDifference(a.cores[i], b.cores[i], i == 0)
+		a.cores[i].Stats, b.cores[i].Stats = sa, sb
+		if ok {
 			core := i
 			if d.Kind == mem.ByteDiff && d.Region == isa.HBM {
 				core = -1

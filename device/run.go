@@ -440,7 +440,10 @@ func compareWord(x *ref.Machine, y *sim.Machine, in *isa.Inst, refErr error, res
 	case simErr != nil:
 		return fmt.Errorf("sim faults, ref does not: %w", simErr)
 	}
-	if d, ok := mem.FirstDifferenceIn(x.Mem, y.Mem, tx, ty); ok { // the words before agreed: only this one's writes can differ
+	sx, sy := x.Mem.Stats, y.Mem.Stats // the comparison's reads are not the program's traffic
+	d, ok := mem.FirstDifferenceIn(x.Mem, y.Mem, tx, ty)
+	x.Mem.Stats, y.Mem.Stats = sx, sy
+	if ok { // the words before agreed: only this one's writes can differ
 		res.Diff = &Difference{Difference: d, Core: 0, Cores: 1}
 		return fmt.Errorf("%w: %s", ErrDiffer, res.Diff.Format("ref", "sim"))
 	}

@@ -77,3 +77,20 @@ func TestNEFFDumpMissingSubgraph(t *testing.T) {
 		}
 	}
 }
+
+// --stats counts the program's traffic: the same bytes read and written
+// under --exec both as under each executor (the comparison of the two
+// devices once counted a 64 KiB page read).
+func TestStatsBothCountsOnce(t *testing.T) {
+	prog := filepath.Join(t.TempDir(), "p.s")
+	src := ".gen cayman\ndmamemcpy in_dtype=u8, out_dtype=u8, src_start_addr=hbm:0x0, src_step_elem=[1, 64], src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:0x1000, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1\n"
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, exec := range []string{"ref", "sim", "both"} {
+		code, out, errs := runCLI("run", "--stats", "--exec", exec, prog)
+		if code != 0 || !strings.Contains(out, "hbm: read 64, written 64 bytes\n") {
+			t.Errorf("%s: exit %d %s\n%s", exec, code, errs, out)
+		}
+	}
+}
