@@ -445,6 +445,39 @@ func (im *Image) Var(name string) ([]byte, error) {
 	return data, nil
 }
 
+// VarSize is the bytes variable name holds (false: none of its own).
+func (im *Image) VarSize(name string) (int64, bool) {
+	p, ok := im.vars[name]
+	if !ok {
+		return 0, false
+	}
+	return p.v.Size, true
+}
+
+// ViewVar hands f variable name's bytes piece by piece in order, straight
+// from the device's memory (mem.Memory.View): an output written out costs
+// no copy of its whole size (a 50 GiB declared output once cost 50 GiB).
+func (im *Image) ViewVar(name string, f func(b []byte) error) error {
+	p, ok := im.vars[name]
+	if !ok {
+		return fmt.Errorf("variable %q holds no bytes of its own (a state-buffer, dge-table or unsized variable, or none of that name)", name)
+	}
+	if err := im.Device.Core(0).View(p.addr, int(p.v.Size), f); err != nil {
+		return fmt.Errorf("variable %q at %#x: %w", name, p.addr, err)
+	}
+	return nil
+}
+
+// TypedSize is Typed for a variable of n bytes (its data not read).
+func (im *Image) TypedSize(name string, n int) (descr string, shape []int) {
+	if t, ok := im.File.Tensors()[name]; ok {
+		if a, ok := typed(t, n); ok {
+			return a.Descr, a.Shape
+		}
+	}
+	return "|u1", []int{n}
+}
+
 // Holds reports whether name is a variable with bytes of its own.
 func (im *Image) Holds(name string) bool { _, ok := im.vars[name]; return ok }
 

@@ -897,12 +897,18 @@ func (pl *neffRunPlan) writeOutputs(e *env, im *device.Image) error {
 	var done []string
 	k := 0
 	for _, name := range pl.names {
-		data, err := im.Var(name)
-		if err != nil {
-			return err
+		size, ok := im.VarSize(name)
+		if !ok {
+			return fmt.Errorf("--out %s: variable %q holds no bytes of its own", name, name)
 		}
-		descr, shape := im.Typed(name, data)
-		if err := writeNPY(&pl.out, k, &array.Array{Descr: descr, Shape: shape, Data: data}); err != nil {
+		descr, shape := im.TypedSize(name, int(size))
+		err := pl.out.writeWith(k, func(w io.Writer) error { // streamed from the device, never held whole
+			if err := array.WriteHeader(w, descr, shape); err != nil {
+				return err
+			}
+			return im.ViewVar(name, func(b []byte) error { _, err := w.Write(b); return err })
+		})
+		if err != nil {
 			return fmt.Errorf("--out %s=%s: %w", name, pl.wanted[name], err)
 		}
 		k++

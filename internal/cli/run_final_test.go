@@ -4,8 +4,11 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+
+	"ndma/internal/neffgen"
 )
 
 // run reports the control state it leaves: one DMAMEMCPY that increments
@@ -92,5 +95,37 @@ func TestStatsBothCountsOnce(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "hbm: read 64, written 64 bytes\n") {
 			t.Errorf("%s: exit %d %s\n%s", exec, code, errs, out)
 		}
+	}
+}
+
+// neff run --out streams a variable from the device into its file: writing
+// a 512 MiB output allocates a small fraction of it (it once read the
+// whole variable into one block: a NEFF declaring 50 GiB died of it).
+func TestNEFFOutStreamed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes 512 MiB")
+	}
+	p := neffgen.Inline(1)
+	const size = 512 << 20
+	for i := range p.Subgraphs[0].Vars {
+		if p.Subgraphs[0].Vars[i].Name == "out" {
+			p.Subgraphs[0].Vars[i].Size = size
+		}
+	}
+	dir := t.TempDir()
+	path := writeNEFF(t, dir, "big.neff", p)
+	out := filepath.Join(dir, "out.npy")
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	code, _, errs := runCLI("neff", "run", "--out", "out="+out, path)
+	runtime.ReadMemStats(&after)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	if st, err := os.Stat(out); err != nil || st.Size() < size {
+		t.Fatalf("out.npy: %v", err)
+	}
+	if got := after.TotalAlloc - before.TotalAlloc; got > size/4 {
+		t.Errorf("writing a %d-byte output allocated %d bytes", size, got)
 	}
 }
