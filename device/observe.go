@@ -2,6 +2,7 @@ package device
 
 import (
 	"errors"
+	"fmt"
 
 	"ndma/internal/compute"
 	"ndma/internal/control"
@@ -57,6 +58,7 @@ type executor struct {
 	engine     *sim.Machine // the engines (nil on ref): their ring size follows the step
 	eventsOnly bool
 	dmaOnly    bool       // Options.DMAOnly: compute words too run only their EVENTS
+	maxMem     int64      // Options.MaxMemory
 	regs       [64]uint32 // the EVENTS-only words' registers
 	state      control.State
 	notRun     map[string]int
@@ -71,13 +73,20 @@ type executor struct {
 
 func (x *executor) Issue(step *Step, k int, in *isa.Inst) (control.Effect, error) {
 	if x.obs == nil {
-		return x.issue(step, in)
+		eff, err := x.issue(step, in)
+		if err == nil {
+			err = x.memoryCap()
+		}
+		return eff, err
 	}
 	x.at.Step, x.at.Word = step, k
 	if r := x.obs.Before(&x.at, in); r != nil {
 		in = r
 	}
 	eff, err := x.issue(step, in)
+	if err == nil {
+		err = x.memoryCap()
+	}
 	x.obs.After(&x.at, in, err)
 	return eff, err
 }
@@ -153,4 +162,22 @@ func (x *executor) secondWait(in *isa.Inst) error {
 	}
 	_, err := control.Events(x.state, &w)
 	return err
+}
+
+// memoryCap stops the run once the HBM it holds passed Options.MaxMemory
+// (a word moves at most its executor's MaxBytes, so a run overshoots the
+// cap by at most that): a 13 KB NEFF of twelve 512 MiB descriptors once
+// took 5.8 GB before the machine refused it.
+func (x *executor) memoryCap() error {
+	limit := x.maxMem
+	if limit == 0 {
+		limit = DefaultMaxMemory
+	}
+	if limit < 0 {
+		return nil
+	}
+	if held := int64(x.state.Mem.Pages()) * mem.PageSize; held > limit {
+		return fmt.Errorf("the run holds %d bytes of HBM pages, past the cap of %d (Options.MaxMemory, --max-memory): %w", held, limit, ErrMemory)
+	}
+	return nil
 }

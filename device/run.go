@@ -62,6 +62,10 @@ type Options struct {
 	Regs     [64]uint32 // every stream's registers at the start
 	MaxBytes int64      // refuse a word that would move more (0: each executor's default)
 	MaxSteps int        // slots one COMPACT_CONTROL_INST may execute (0: the default)
+	// MaxMemory caps the HBM a scheduled run may hold (its pages: memory
+	// follows the bytes touched): past it the run stops with ErrMemory
+	// after the word that crossed it (0: DefaultMaxMemory; < 0: none).
+	MaxMemory int64
 	Tracing  bool       // a single stream: the executors record what each word read and wrote
 	Schedule bool       // run under the scheduler even a single stream on core 0 (a timeline of it)
 	// Trace, when set, receives the scheduler's line per executed word (several streams).
@@ -93,6 +97,13 @@ type Options struct {
 	// movement: matmul_large in ~5 s instead of ~37 s).
 	DMAOnly bool
 }
+
+// DefaultMaxMemory is Options.MaxMemory's default: 8 GiB of HBM pages
+// (matmul_large with its real 4 GiB input holds 4.3 GiB).
+const DefaultMaxMemory = 8 << 30
+
+// ErrMemory is a run that would hold more memory than Options.MaxMemory.
+var ErrMemory = errors.New("over the run's memory cap")
 
 // NEFFOptions are Options: one run loop serves every program.
 type NEFFOptions = Options
@@ -329,7 +340,7 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 // executor (package executor) over the reference or the engines.
 func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res *Result, pv *provenance) *sched.Stream {
 	m := d.Core(s.Core)
-	x := &executor{eventsOnly: p.EventsOnly, dmaOnly: opt.DMAOnly, notRun: res.NotRun, ran: res.Computed, obs: opt.Observer}
+	x := &executor{eventsOnly: p.EventsOnly, dmaOnly: opt.DMAOnly, maxMem: opt.MaxMemory, notRun: res.NotRun, ran: res.Computed, obs: opt.Observer}
 	if p.EventsOnly {
 		key := strings.ToLower(s.Key)
 		if key == "" {

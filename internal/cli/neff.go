@@ -659,6 +659,7 @@ type neffRunFlags struct {
 	exec, timeline   *string
 	sub, eng         *string
 	trace, dmaOnly   *bool
+	maxMem           *int64
 }
 
 func addNEFFRunFlags(cl *cmdLine) *neffRunFlags {
@@ -668,6 +669,7 @@ func addNEFFRunFlags(cl *cmdLine) *neffRunFlags {
 	cl.fs.Var(&fl.dumps, "dump", "[SG:]ADDR:DTYPE:SHAPE=FILE.npy (memory of subgraph SG's core, default sg00, as ndma run --dump) or [SG:]VAR=FILE.npy (a variable); repeatable")
 	fl.exec = cl.fs.String("exec", "sim", "sim (the engines, DMA time), ref (the reference) or both (the two, held to one answer)")
 	fl.trace = cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
+	fl.maxMem = cl.fs.Int64("max-memory", device.DefaultMaxMemory, "stop a run that holds more HBM than this many bytes (its pages: memory follows the bytes touched); -1: no cap")
 	fl.dmaOnly = cl.fs.Bool("dma-only", false, "run the compute words for their EVENTS only: the DMA schedule and bytes as in a whole run, faster, outputs an engine computes flagged")
 	fl.timeline = cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
 	fl.sub = cl.fs.String("subgraph", "", "run only this subgraph (sg00, …)")
@@ -856,7 +858,7 @@ func (pl *neffRunPlan) inputs() (map[string]device.Input, func(), error) {
 // run runs the image, writes the timeline (also of a failed run: it shows
 // where it stopped) and prints the schedule, timing and JSON.
 func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffTiming, fl *neffRunFlags, run []neff.Subgraph) (*device.Result, error) {
-	o := device.Options{Exec: exec, DMAOnly: *fl.dmaOnly}
+	o := device.Options{Exec: exec, DMAOnly: *fl.dmaOnly, MaxMemory: *fl.maxMem}
 	if *fl.sub != "" {
 		o.Subgraphs = names(run)
 	}

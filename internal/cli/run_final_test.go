@@ -129,3 +129,18 @@ func TestNEFFOutStreamed(t *testing.T) {
 		t.Errorf("writing a %d-byte output allocated %d bytes", size, got)
 	}
 }
+
+// A run that would hold more HBM than --max-memory stops with the cap named
+// (a 13 KB NEFF of twelve 512 MiB descriptors once took 5.8 GB); the same
+// run under a cap it fits finishes.
+func TestNEFFRunMemoryCap(t *testing.T) {
+	p := neffgen.HWVectorAdd("cayman") // writes out: 1,024,000 bytes, 16 HBM pages of 64 KiB
+	path := writeNEFF(t, t.TempDir(), "p.neff", p)
+	code, _, errs := runCLI("neff", "run", "--max-memory", "65536", path)
+	if code == 0 || !strings.Contains(errs, "past the cap of 65536") || !strings.Contains(errs, "over the run's memory cap") {
+		t.Errorf("--max-memory 65536: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI("neff", "run", "--max-memory", "2097152", path); code != 0 {
+		t.Errorf("--max-memory 2 MiB: exit %d, %s", code, errs)
+	}
+}
