@@ -80,6 +80,22 @@ func (sg *Subgraph) CheckDef() []Problem {
 		if v.BackingOff < 0 {
 			report("var %d %q has backing_variable_off %d", v.ID, v.Name, v.BackingOff)
 		}
+		if a := v.Alignment; a < 0 || a&(a-1) != 0 { // 0: none given
+			report("var %d %q has alignment %d: not a power of two", v.ID, v.Name, a)
+		}
+	}
+	for _, q := range sg.Queues() {
+		if q.NumQueues < 0 || q.NumQueues > 16 { // 0: none given (INFERRED: a DMA engine has 16 queues, neff.md §4.6)
+			report("queue %q has num_queues %d: want 1..16", q.Name, q.NumQueues)
+		}
+		for i, sem := range q.Semaphores {
+			if sem < 0 || sem > 255 {
+				report("queue %q semaphore_set[%d] = %d: not a semaphore index (0..255)", q.Name, i, sem)
+			}
+		}
+		if q.Semaphore != nil && (*q.Semaphore < 0 || *q.Semaphore > 255) {
+			report("queue %q semaphore %d: not a semaphore index (0..255)", q.Name, *q.Semaphore)
+		}
 	}
 	return out
 }

@@ -228,3 +228,42 @@ func TestSubgraphCap(t *testing.T) {
 		}
 	}
 }
+
+// def.json's queue and variable numbers that no runtime could honour are
+// problems: num_queues outside 1..16, a semaphore_set entry that is no
+// semaphore index, an alignment that is no power of two (issue 30 L7: all
+// were accepted).
+func TestCheckDefNumbers(t *testing.T) {
+	n := func(v int) *int { return &v }
+	for _, tc := range []struct {
+		name string
+		edit func(g *neffgen.Graph)
+		want string
+	}{
+		{"num_queues -1", func(g *neffgen.Graph) { q := g.Queues["qPoolDynamic"]; q.NumQueues = n(-1); g.Queues["qPoolDynamic"] = q }, "num_queues -1"},
+		{"num_queues 2^40", func(g *neffgen.Graph) { q := g.Queues["qPoolDynamic"]; q.NumQueues = n(1 << 40); g.Queues["qPoolDynamic"] = q }, "num_queues 1099511627776"},
+		{"semaphore_set 2^40", func(g *neffgen.Graph) { q := g.Queues["qPoolDynamic"]; q.Set = append([]int{1 << 40}, q.Set[1:]...); g.Queues["qPoolDynamic"] = q }, "semaphore_set[0] = 1099511627776"},
+		{"alignment 3", func(g *neffgen.Graph) { g.Vars[1].Alignment = 3 }, "alignment 3"},
+		{"alignment -64", func(g *neffgen.Graph) { g.Vars[1].Alignment = -64 }, "alignment -64"},
+		{"clean", func(*neffgen.Graph) {}, ""},
+	} {
+		p := neffgen.Inline(1)
+		tc.edit(&p.Subgraphs[0])
+		f, err := neff.Parse(build(t, p), neff.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sgs, err := f.Subgraphs()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var msgs []string
+		for _, pr := range sgs[0].CheckDef() {
+			msgs = append(msgs, pr.Msg)
+		}
+		got := strings.Join(msgs, "; ")
+		if tc.want == "" && got != "" || tc.want != "" && !strings.Contains(got, tc.want) {
+			t.Errorf("%s: problems %q, want %q", tc.name, got, tc.want)
+		}
+	}
+}

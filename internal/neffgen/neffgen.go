@@ -56,6 +56,7 @@ type Queue struct {
 	Type      string
 	Semaphore int
 	Set       []int
+	NumQueues *int // nil: len(Set) with a Set
 }
 
 // Engine is one engine: its def.json key, manifest and stream names, the
@@ -123,7 +124,7 @@ func (p *Program) Build() ([]byte, error) {
 			if v.FileName != "" {
 				e["file_name"] = v.FileName
 			}
-			if v.Alignment > 0 {
+			if v.Alignment != 0 {
 				e["alignment"] = v.Alignment
 			}
 			if v.List != nil {
@@ -145,6 +146,9 @@ func (p *Program) Build() ([]byte, error) {
 				e["semaphore_set"], e["num_queues"] = q.Set, len(q.Set)
 			} else if q.Semaphore >= 0 {
 				e["semaphore"] = q.Semaphore
+			}
+			if q.NumQueues != nil {
+				e["num_queues"] = *q.NumQueues
 			}
 			qs[name] = e
 		}
