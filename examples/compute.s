@@ -48,6 +48,14 @@ tensor_scalar_bitvec_op src_mem_pattern.start_addr=sbuf:0:0x7000, src_mem_patter
     src_mem_pattern.num_elem=[64, 1, 1], in_dtype=INT32, out_dtype=INT32, num_active_channels=128,
     op0=BITWISE_OR, imm0=0xff, dst_mem_pattern.start_addr=sbuf:0:0x9000,
     dst_mem_pattern.step_elem=[1, 0, 0], dst_mem_pattern.num_elem=[64, 1, 1]
+tensor_scalar_ptr_arith_op src_mem_pattern.start_addr=sbuf:0:0x6000, src_mem_pattern.step_elem=[1, 0, 0],
+    src_mem_pattern.num_elem=[64, 1, 1], in_dtype=FP32, out_dtype=FP32, num_active_channels=128,
+    imm0_src=POINTER_IMMEDIATE, imm1_src=POINTER_IMMEDIATE, op0=MULT, op1=ADD, imm0=0xc000, imm1=0xc004,
+    dst_mem_pattern.start_addr=sbuf:0:0x8100, dst_mem_pattern.step_elem=[1, 0, 0], dst_mem_pattern.num_elem=[64, 1, 1]
+tensor_scalar_ptr_bitvec_op src_mem_pattern.start_addr=sbuf:0:0x7000, src_mem_pattern.step_elem=[1, 0, 0],
+    src_mem_pattern.num_elem=[64, 1, 1], in_dtype=INT32, out_dtype=INT32, num_active_channels=128,
+    imm0_src=POINTER_IMMEDIATE, op0=BITWISE_AND, imm0=0xc008,
+    dst_mem_pattern.start_addr=sbuf:0:0x9100, dst_mem_pattern.step_elem=[1, 0, 0], dst_mem_pattern.num_elem=[64, 1, 1]
 tensor_reduce src_mem_pattern.start_addr=sbuf:0:0x8000, src_mem_pattern.step_elem=[1, 2, 0, 0],
     src_mem_pattern.num_elem=[2, 32, 1, 1], in_dtype=FP32, out_dtype=FP32, num_active_channels=128,
     op=MAX, op_dim=X, dst_mem_pattern.start_addr=sbuf:0:0xa000,

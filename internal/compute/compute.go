@@ -28,11 +28,13 @@ const (
 	OpTensorTensor        isa.Opcode = 0x41
 	OpTensorReduce        isa.Opcode = 0x42
 	OpTensorScalar        isa.Opcode = 0x43
+	OpTensorScalarPtr     isa.Opcode = 0x44
 	OpCopy                isa.Opcode = 0x46
 	OpCast                isa.Opcode = 0x47
 	OpMemset              isa.Opcode = 0x49
 	OpTensorTensorBitvec  isa.Opcode = 0x51
 	OpTensorScalarBitvec  isa.Opcode = 0x53
+	OpTensorScalarPtrBV   isa.Opcode = 0x54
 	OpEventSemaphore      isa.Opcode = 0xa0
 	OpNop                 isa.Opcode = 0xa4
 	OpSetOrderingMode     isa.Opcode = 0xb1
@@ -93,6 +95,7 @@ func init() {
 		OpActivate: (*Engine).activate, OpActivationTableLoad: (*Engine).tableLoad,
 		OpTensorTensor: (*Engine).tensorTensor, OpTensorTensorBitvec: (*Engine).tensorTensor,
 		OpTensorScalar: (*Engine).tensorScalar, OpTensorScalarBitvec: (*Engine).tensorScalar,
+		OpTensorScalarPtr: (*Engine).tensorScalar, OpTensorScalarPtrBV: (*Engine).tensorScalar,
 		OpTensorReduce: (*Engine).tensorReduce, OpCopy: (*Engine).copyCast, OpCast: (*Engine).copyCast,
 		OpMemset:         (*Engine).memset,
 		OpEventSemaphore: nop, OpNop: nop, OpSetOrderingMode: nop, OpPseudoBranchLabel: nop,

@@ -302,7 +302,7 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 	rev0, rev1 := rev == isa.TensScalarRevOpsFirst || rev == isa.TensScalarRevOpsBoth, rev == isa.TensScalarRevOpsSecond || rev == isa.TensScalarRevOpsBoth
 	s0 := scalar{v.Imm0Src(), uint32(v.Imm0()), uint8(isa.DTypeFP32)}
 	s1 := scalar{v.Imm1Src(), uint32(v.Imm1()), uint8(isa.DTypeFP32)}
-	bitvec := in.Opcode() == OpTensorScalarBitvec
+	bitvec := in.Opcode() == OpTensorScalarBitvec || in.Opcode() == OpTensorScalarPtrBV
 	if bitvec {
 		if err := e.bitvecCheck(op0, src.DType, dst.DType); err != nil {
 			return err
