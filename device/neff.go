@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"ndma/dtype"
+	"ndma/sim"
 	"slices"
 	"strconv"
 	"strings"
@@ -712,6 +713,11 @@ func checkStream(st *Stream, gen isa.Gen, add func(neff.Problem)) {
 			continue
 		}
 		for k := range s.Run {
+			if src, dst, ok := s.Run[k].Legs2D(); ok && max(src.Bytes(), dst.Bytes()) > sim.DefaultMaxBytes {
+				// what both executors refuse before moving a byte (issue 30 M7: check said 0 problems)
+				add(neff.Problem{Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Msg: fmt.Sprintf("run refuses it: word %d of %d moves %d bytes, more than the %d a word may (--max-bytes)", k+1, len(s.Run), max(src.Bytes(), dst.Bytes()), int64(sim.DefaultMaxBytes))})
+				continue
+			}
 			p, _, lerr := sdma.Lower(&s.Run[k], gen, dge.Options{}, sdma.Options{RingSize: s.Ring})
 			if lerr == nil || p == nil && errors.Is(lerr, dge.ErrNotLowered) {
 				continue
