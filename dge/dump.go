@@ -165,13 +165,18 @@ func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 		_, shi := ch.Src.extent()
 		_, dhi := ch.Dst.extent()
 		// " cast:0x%x->0x%x bounds:(%d 0x%x<=0x%x, %d 0x%x<=0x%x) compute_op: 0x%x"
+		// Each bound is the leg's last byte against r[bc_reg], both Neuron
+		// addresses, as the check compares them (sdma boundsCheck): the SoC
+		// address of the last byte against a register's Neuron address would
+		// print a passing check as 0x20000001ff<=0xfff (RATIONALE.md,
+		// Document conflicts).
 		dst = appendHex(append(dst, " cast:"...), uint64(p.InDtype))
 		dst = appendHex(append(dst, "->"...), uint64(p.OutDtype))
 		dst = appendInt(append(dst, " bounds:("...), int(ch.Src.Bound.Byte()>>7))
-		dst = appendHex(append(dst, ' '), ch.Src.SoC+shi-1-ch.Src.Addr)
+		dst = appendHex(append(dst, ' '), shi-1)
 		dst = appendHex(append(dst, "<="...), p.BoundLimit[0])
 		dst = appendInt(append(dst, ", "...), int(ch.Dst.Bound.Byte()>>7))
-		dst = appendHex(append(dst, ' '), ch.Dst.SoC+dhi-1-ch.Dst.Addr)
+		dst = appendHex(append(dst, ' '), dhi-1)
 		dst = appendHex(append(dst, "<="...), p.BoundLimit[1])
 		dst = appendHex(append(dst, ") compute_op: "...), uint64(p.ComputeOp))
 		dst = append(dst, '\n')

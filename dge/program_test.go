@@ -42,7 +42,7 @@ func TestDump72(t *testing.T) {
 push GENERATE to DMA[0]: RD : addr=0x100000000, elem_size=4, sem_num=10
 push DIMPUSH to DMA[0]: [128,128][1,1]
 push DIMPUSH to DMA[0]: [1,1][128,128]
-S: DGE $S[10]+=1@dmacomplete src=[0x0]@0x100000000[0x1,0x80][128,1] dst=[0x0]@0x2000000000[0x1,0x80][128,1] cast:0xa->0xa bounds:(0 0x1000001ff<=0x0, 0 0x20000001ff<=0x0) compute_op: 0x0
+S: DGE $S[10]+=1@dmacomplete src=[0x0]@0x100000000[0x1,0x80][128,1] dst=[0x0]@0x2000000000[0x1,0x80][128,1] cast:0xa->0xa bounds:(0 0x1000001ff<=0x0, 0 0x1ff<=0x0) compute_op: 0x0
 `
 	if got != want {
 		t.Errorf("dump:\n%s\nwant:\n%s", got, want)
