@@ -7,6 +7,8 @@ import (
 
 // The program's text dump: the firmware's own log lines, byte for byte
 // (field-tables §8.3, source document 003 §3). Lines ndma adds start with "#".
+// The push lines are 003 §3's strings, without the "S: " field-tables §8.3
+// puts before them (RATIONALE.md, Document conflicts).
 
 // AppendDump appends the dump of the program (AppendTrace without rings:
 // no "rx.base" lines).
@@ -73,7 +75,7 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 			op := &ops[k]
 			switch op.Kind {
 			case RegWrite:
-				dst = append(appendInt(append(dst, "S: push REGWRITE to DMA["...), ch.DMA), "]\n"...)
+				dst = append(appendInt(append(dst, "push REGWRITE to DMA["...), ch.DMA), "]\n"...)
 			case Generate:
 				if p.Backend == Software {
 					// 003 §5.2: "The Q7 SW-DGE descriptor-generation loop walks the index explicitly";
@@ -82,14 +84,14 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 					at[dim] = int(op.Row)
 					dst = fmt.Appendf(dst, "Descriptor generation loop index: [%d, %d, %d, %d, %d]\n", at[0], at[1], at[2], at[3], at[4])
 				}
-				dst = appendInt(append(dst, "S: push GENERATE to DMA["...), ch.DMA)
+				dst = appendInt(append(dst, "push GENERATE to DMA["...), ch.DMA)
 				dst = append(append(append(dst, "]: "...), op.Dir.String()...), " : addr="...)
 				dst = appendHex(dst, op.Addr)
 				dst = strconv.AppendInt(append(dst, ", elem_size="...), int64(op.ElemSize), 10)
 				dst = strconv.AppendInt(append(dst, ", sem_num="...), int64(op.Sem), 10)
 				dst = append(dst, '\n')
 			case DimPush: // "[%d,%d][%d,%d]": the counts, then the steps
-				dst = appendInt(append(dst, "S: push DIMPUSH to DMA["...), ch.DMA)
+				dst = appendInt(append(dst, "push DIMPUSH to DMA["...), ch.DMA)
 				dst = strconv.AppendUint(append(dst, "]: ["...), uint64(op.SrcNum), 10)
 				dst = strconv.AppendUint(append(dst, ','), uint64(op.DstNum), 10)
 				dst = strconv.AppendInt(append(dst, "]["...), op.SrcStep, 10)
@@ -163,13 +165,18 @@ func (p *Program) appendShapeDump(dst []byte, ch *Channel) []byte {
 		_, shi := ch.Src.extent()
 		_, dhi := ch.Dst.extent()
 		// " cast:0x%x->0x%x bounds:(%d 0x%x<=0x%x, %d 0x%x<=0x%x) compute_op: 0x%x"
+		// Each bound is the leg's last byte against r[bc_reg], both Neuron
+		// addresses, as the check compares them (sdma boundsCheck): the SoC
+		// address of the last byte against a register's Neuron address would
+		// print a passing check as 0x20000001ff<=0xfff (RATIONALE.md,
+		// Document conflicts).
 		dst = appendHex(append(dst, " cast:"...), uint64(p.InDtype))
 		dst = appendHex(append(dst, "->"...), uint64(p.OutDtype))
 		dst = appendInt(append(dst, " bounds:("...), int(ch.Src.Bound.Byte()>>7))
-		dst = appendHex(append(dst, ' '), ch.Src.SoC+shi-1-ch.Src.Addr)
+		dst = appendHex(append(dst, ' '), shi-1)
 		dst = appendHex(append(dst, "<="...), p.BoundLimit[0])
 		dst = appendInt(append(dst, ", "...), int(ch.Dst.Bound.Byte()>>7))
-		dst = appendHex(append(dst, ' '), ch.Dst.SoC+dhi-1-ch.Dst.Addr)
+		dst = appendHex(append(dst, ' '), dhi-1)
 		dst = appendHex(append(dst, "<="...), p.BoundLimit[1])
 		dst = appendHex(append(dst, ") compute_op: "...), uint64(p.ComputeOp))
 		dst = append(dst, '\n')

@@ -62,10 +62,10 @@ func TestOneGeneratePerGatheredRow(t *testing.T) {
 			}
 		}
 		dump := string(p.AppendDump(nil))
-		if n := strings.Count(dump, "S: push GENERATE to DMA[0]: RD : "); n != 64 {
+		if n := strings.Count(dump, "push GENERATE to DMA[0]: RD : "); n != 64 {
 			t.Errorf("dump has %d GENERATE lines, want 64", n)
 		}
-		if n := strings.Count(dump, "S: push DIMPUSH to DMA[0]: "); n != 4*64 {
+		if n := strings.Count(dump, "push DIMPUSH to DMA[0]: "); n != 4*64 {
 			t.Errorf("dump has %d DIMPUSH lines, want 4 per row (software = 4 dims)", n)
 		}
 		if p.IndicesAssumed {
@@ -101,7 +101,7 @@ func TestOneGeneratePerGatheredRow(t *testing.T) {
 			}
 		}
 		// each row's walk: 128 elements, src step 1 element, dst step dst_step_elem_1 = 128 bytes = 64 elements
-		if !strings.Contains(string(p.AppendDump(nil)), "elem_size=256, sem_num=6\nS: push DIMPUSH to DMA[0]: [128,128][1,64]\n") {
+		if !strings.Contains(string(p.AppendDump(nil)), "elem_size=256, sem_num=6\npush DIMPUSH to DMA[0]: [128,128][1,64]\n") {
 			t.Errorf("row DIMPUSH:\n%s", p.AppendDump(nil))
 		}
 	})
@@ -150,7 +150,7 @@ func TestLoopIndexLine(t *testing.T) {
 	lines := strings.Split(string(p.AppendDump(nil)), "\n")
 	row := 0
 	for i, l := range lines {
-		if !strings.HasPrefix(l, "S: push GENERATE") {
+		if !strings.HasPrefix(l, "push GENERATE") {
 			continue
 		}
 		m := loop.FindStringSubmatch(lines[i-1])
@@ -235,7 +235,7 @@ func TestReshapeLinesEveryLeg(t *testing.T) {
 		}
 	}
 	order := []string{"S: DGE Reshape: Analyzed tensor", "S: DGE Reshape: Assessed tensor pair params (Requested Reshape Kind = 1, Min Num Partitions = 1, #DMA Avail = 16): Reshape Kind = 1, #DMA = 1\n",
-		"S: DGE: Select backend Pool\n", "S: push GENERATE"}
+		"S: DGE: Select backend Pool\n", "push GENERATE"}
 	at := 0
 	for _, s := range order {
 		i := strings.Index(dump[at:], s)

@@ -37,10 +37,12 @@ var (
 	pseudoTbl = arm{Name: "tbl", Marker: MarkerAddrTbl, Prov: Observed, Note: "byte offset + index into the subgraph's dge-table list (neff.md §5.4)",
 		Fields: []armField{af("offset", 0, 32, Observed), af("index", 32, 16, Inferred), af("reserved", 48, 10, Inferred)}}
 
-	addr4Imm = arm{Name: "imm", Prov: Observed, Note: "PartitionOffset = value & 0x1FFFFFFF",
-		Fields: []armField{af("addr", 0, 29, Observed)}}
-	addr4Reg = arm{Name: "reg", Marker: MarkerAddrReg, Prov: Observed, Note: "ADDR_REG4 {regnum@0, reserved0[2]@1..2, marker@3}",
-		Fields: []armField{af("reg", 0, 8, Observed), af("reserved", 8, 21, Observed)}}
+	// The ADDR4 arms are field-tables §4.2's (CARRIED): 000 says only "ADDR4
+	// is its 4-byte form", 003 only that an index address is an ADDR4.
+	addr4Imm = arm{Name: "imm", Prov: Carried, Note: "PartitionOffset = value & 0x1FFFFFFF",
+		Fields: []armField{af("addr", 0, 29, Carried)}}
+	addr4Reg = arm{Name: "reg", Marker: MarkerAddrReg, Prov: Carried, Note: "ADDR_REG4 {regnum@0, reserved0[2]@1..2, marker@3}",
+		Fields: []armField{af("reg", 0, 8, Carried), af("reserved", 8, 21, Carried)}}
 
 	dmaAddrImm = arm{Name: "imm64", Prov: Observed, Note: "DMA_ADDR_MODE IMM64",
 		Fields: []armField{af("addr", 0, 64, Observed)}}

@@ -43,9 +43,12 @@ type OpDef struct {
 	// SUNDA and CAYMAN only). Layout is then what GenAny decodes by: the
 	// table every listed generation shares, or nil where they differ.
 	ByGen   []GenLayout
-	DGEKind int    // DGE_OPCODE the word lowers to; -1 = none
-	DGEProv Prov   // provenance of DGEKind
-	Gens    GenSet // presence per generation (0 with GensKnown false: not stated)
+	DGEKind int  // DGE_OPCODE the word lowers to; -1 = none
+	DGEProv Prov // provenance of DGEKind
+	// EngineDMA marks a DMA word that lowers to no DGE program (DGEKind -1):
+	// the engines run 0xb9's own 2-D walk and 0xba's raw descriptors.
+	EngineDMA bool
+	Gens      GenSet // presence per generation (0 with GensKnown false: not stated)
 	// GensKnown is false where no source states the generations.
 	GensKnown bool
 	// PresentOn lists generations a source states the opcode present on
@@ -194,8 +197,8 @@ var catalog = []OpDef{
 		{Gens: v3ToV4, Path: DispatchSeqDGE, Detail: "not in the CAYMAN_0 kernel_info_table @0x02000380 (17 entries): SEQ handler + DGE descriptor-gen; the decode-arm VA is FLIX-desynced", Conf: "HIGH/OBSERVED table; MED/CARRIED decode-arm VA"},
 		{Gens: OnlyV5, Path: DispatchSeqDGE, Detail: "CAYMAN+ SEQ handler + DGE; MAVERICK dispatch interiors not re-disassembled", Conf: "INFERRED"},
 	}},
-	{Opcode: 0xb9, Name: "DMA_MEMCPY2", Layout: copy2DLayout, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
-	{Opcode: 0xba, Name: "DMA_IMMEDIATE", Layout: immediateLayout, DGEKind: 0, DGEProv: Inferred, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
+	{Opcode: 0xb9, Name: "DMA_MEMCPY2", Layout: copy2DLayout, DGEKind: -1, EngineDMA: true, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
+	{Opcode: 0xba, Name: "DMA_IMMEDIATE", Layout: immediateLayout, DGEKind: -1, EngineDMA: true, Gens: OnlyV5, GensKnown: true, Prov: Observed, Dispatch: mavSeqDGE},
 	{Opcode: 0xbb, Name: "DMA_INDIRECT", Layout: indirect1DLayout, DGEKind: 1, DGEProv: Observed, Gens: AllGens, GensKnown: true, Prov: Observed},
 	{Opcode: 0xbd, Name: "DMA_TRANSPOSE", Layout: xposeLayout, DGEKind: 2, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed, Dispatch: xposeSeqDGE},
 	{Opcode: 0xf1, Name: "DMA_GATHER_TRANSPOSE", Layout: gatherXposeLayout, DGEKind: 3, DGEProv: Observed, Gens: FromV3, GensKnown: true, Prov: Observed, Dispatch: xposeSeqDGE},

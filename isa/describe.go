@@ -43,6 +43,9 @@ func describeLayout(w io.Writer, d *OpDef, lay *Struct) error {
 	if d.DGEKind >= 0 {
 		fmt.Fprintf(w, " · DGE kind %d %s (%s)", d.DGEKind, dgeOpcodeEnum.NameOf(uint64(d.DGEKind)), d.DGEProv)
 	}
+	if d.EngineDMA {
+		fmt.Fprint(w, " · no DGE program (the engines run it)")
+	}
 	if d.Pseudo {
 		fmt.Fprint(w, " · pseudo (compiler→runtime)")
 	}

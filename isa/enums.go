@@ -64,27 +64,30 @@ func DTypeBits(d uint8, g Gen) (int, bool) {
 }
 
 // waitModeEnum is EVENTS.wait_mode and COPY2D/IMMEDIATE wait_sema_mode (§5.5).
+// 000 §3b gives the compare bands: "NONE=0x0 / EQ/LT/LE/GT/GE_IMM=0x1..0x5 /
+// EQ/LT/LE/GT/GE_REG=0x81..0x85 / …_REG_OFFSET=0x91..0x95" (OBSERVED); only
+// field-tables §5.5 gives 0xfe UNORDERED (CARRIED).
 var waitModeEnum = newEnum("WAIT_MODE", Observed,
 	ev(0x00, "NONE", Observed),
-	ev(0x01, "WAIT_FOR_SEM_EQ_IMM", Carried),
-	ev(0x02, "WAIT_FOR_SEM_LT_IMM", Carried),
-	ev(0x03, "WAIT_FOR_SEM_LE_IMM", Carried),
+	ev(0x01, "WAIT_FOR_SEM_EQ_IMM", Observed),
+	ev(0x02, "WAIT_FOR_SEM_LT_IMM", Observed),
+	ev(0x03, "WAIT_FOR_SEM_LE_IMM", Observed),
 	ev(0x04, "WAIT_FOR_SEM_GT_IMM", Observed).note("strictly greater"),
 	ev(0x05, "WAIT_FOR_SEM_GE_IMM", Observed),
 	ev(0x06, "WAIT_FOR_EVT_06", Inferred).gens(v2ToV4).note("event wait; spec name not found"),
 	ev(0x07, "WAIT_FOR_EVT_07", Inferred).gens(v2ToV4).note("event wait; spec name not found"),
 	ev(0x0e, "WAIT_FOR_EVT_0E", Inferred).gens(v2ToV4).note("event wait; spec name not found"),
 	ev(0x0f, "WAIT_FOR_EVT_0F", Inferred).gens(v2ToV4).note("event wait; spec name not found"),
-	ev(0x81, "WAIT_FOR_SEM_EQ_REG", Carried),
-	ev(0x82, "WAIT_FOR_SEM_LT_REG", Carried),
-	ev(0x83, "WAIT_FOR_SEM_LE_REG", Carried),
-	ev(0x84, "WAIT_FOR_SEM_GT_REG", Carried),
-	ev(0x85, "WAIT_FOR_SEM_GE_REG", Carried),
-	ev(0x91, "WAIT_FOR_SEM_EQ_REG_OFFSET", Carried).gens(OnlyV5),
-	ev(0x92, "WAIT_FOR_SEM_LT_REG_OFFSET", Carried).gens(OnlyV5),
-	ev(0x93, "WAIT_FOR_SEM_LE_REG_OFFSET", Carried).gens(OnlyV5),
-	ev(0x94, "WAIT_FOR_SEM_GT_REG_OFFSET", Carried).gens(OnlyV5),
-	ev(0x95, "WAIT_FOR_SEM_GE_REG_OFFSET", Carried).gens(OnlyV5),
+	ev(0x81, "WAIT_FOR_SEM_EQ_REG", Observed),
+	ev(0x82, "WAIT_FOR_SEM_LT_REG", Observed),
+	ev(0x83, "WAIT_FOR_SEM_LE_REG", Observed),
+	ev(0x84, "WAIT_FOR_SEM_GT_REG", Observed),
+	ev(0x85, "WAIT_FOR_SEM_GE_REG", Observed),
+	ev(0x91, "WAIT_FOR_SEM_EQ_REG_OFFSET", Observed).gens(OnlyV5),
+	ev(0x92, "WAIT_FOR_SEM_LT_REG_OFFSET", Observed).gens(OnlyV5),
+	ev(0x93, "WAIT_FOR_SEM_LE_REG_OFFSET", Observed).gens(OnlyV5),
+	ev(0x94, "WAIT_FOR_SEM_GT_REG_OFFSET", Observed).gens(OnlyV5),
+	ev(0x95, "WAIT_FOR_SEM_GE_REG_OFFSET", Observed).gens(OnlyV5),
 	ev(0xfe, "UNORDERED", Carried).gens(OnlyV5).note("no wait, faster than NONE"),
 	ev(0xff, "INVALID", Observed),
 )

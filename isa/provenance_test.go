@@ -17,23 +17,36 @@ import (
 // spelledAs are rows the documents name in a spelling of their own; each
 // spelling is checked to occur in 000/003.
 var spelledAs = map[string]string{
-	"DMA_ADDR_MODE.REG_IMM_OFFSET32I":   "…32I=0x3", // 000 §3b
-	"DMA_ADDR_MODE.REG_REG_OFFSET32I":   "…32I=0x5", // 000 §3b
-	"DMA_ADDR_MODE.REG_REG_OFFSET64I":   "…64I=0x7", // 000 §3b
-	"DMA_ADDR_MODE.REG_REG_IMM_SCALE_I": "…_I=0x9",  // 000 §3b
-	"DMA_ADDR_MODE.REG_REG_REG_SCALE_I": "…_I=0xb",  // 000 §3b
-	"CCOP.MOV_IMM_HI":                   "MOV_IMM_LO/HI/LO_S=0x2..0x4",
-	"CCOP.MOV_IMM_LO_S":                 "MOV_IMM_LO/HI/LO_S=0x2..0x4",
-	"CCOP.BR_REL_IMM_T":                 "BR_REL_IMM/_T/_F",
-	"CCOP.BR_REL_IMM_F":                 "BR_REL_IMM/_T/_F",
-	"CCOP.CMP_EQ":                       "CMP*_EQ..GE=0x60",
-	"DESC_FLAGS.desc0_src":              "each descN_src bit", // 000 §3c
-	"DESC_FLAGS.desc1_src":              "each descN_src bit",
-	"DESC_FLAGS.desc2_src":              "each descN_src bit",
-	"DMA_INDIRECT1D.dst_idx_start_addr": "dst_idx@52", // 003 §2
-	"op TENSOR_LOAD":                    "the sequencer scalar load/store pair (0xaa/0xab)",
-	"op TENSOR_STORE":                   "the sequencer scalar load/store pair (0xaa/0xab)",
-	"op PSEUDO_TENSOR_LOAD":             "0xce → 0xaa",
+	"DMA_ADDR_MODE.REG_IMM_OFFSET32I":      "…32I=0x3", // 000 §3b
+	"DMA_ADDR_MODE.REG_REG_OFFSET32I":      "…32I=0x5", // 000 §3b
+	"DMA_ADDR_MODE.REG_REG_OFFSET64I":      "…64I=0x7", // 000 §3b
+	"DMA_ADDR_MODE.REG_REG_IMM_SCALE_I":    "…_I=0x9",  // 000 §3b
+	"DMA_ADDR_MODE.REG_REG_REG_SCALE_I":    "…_I=0xb",  // 000 §3b
+	"CCOP.MOV_IMM_HI":                      "MOV_IMM_LO/HI/LO_S=0x2..0x4",
+	"CCOP.MOV_IMM_LO_S":                    "MOV_IMM_LO/HI/LO_S=0x2..0x4",
+	"CCOP.BR_REL_IMM_T":                    "BR_REL_IMM/_T/_F",
+	"CCOP.BR_REL_IMM_F":                    "BR_REL_IMM/_T/_F",
+	"CCOP.CMP_EQ":                          "CMP*_EQ..GE=0x60",
+	"WAIT_MODE.WAIT_FOR_SEM_EQ_IMM":        "EQ/LT/LE/GT/GE_IMM=0x1..0x5", // 000 §3b
+	"WAIT_MODE.WAIT_FOR_SEM_LT_IMM":        "EQ/LT/LE/GT/GE_IMM=0x1..0x5",
+	"WAIT_MODE.WAIT_FOR_SEM_LE_IMM":        "EQ/LT/LE/GT/GE_IMM=0x1..0x5",
+	"WAIT_MODE.WAIT_FOR_SEM_EQ_REG":        "EQ/LT/LE/GT/GE_REG=0x81..0x85", // 000 §3b
+	"WAIT_MODE.WAIT_FOR_SEM_LT_REG":        "EQ/LT/LE/GT/GE_REG=0x81..0x85",
+	"WAIT_MODE.WAIT_FOR_SEM_LE_REG":        "EQ/LT/LE/GT/GE_REG=0x81..0x85",
+	"WAIT_MODE.WAIT_FOR_SEM_GT_REG":        "EQ/LT/LE/GT/GE_REG=0x81..0x85",
+	"WAIT_MODE.WAIT_FOR_SEM_GE_REG":        "EQ/LT/LE/GT/GE_REG=0x81..0x85",
+	"WAIT_MODE.WAIT_FOR_SEM_EQ_REG_OFFSET": "…_REG_OFFSET=0x91..0x95", // 000 §3b
+	"WAIT_MODE.WAIT_FOR_SEM_LT_REG_OFFSET": "…_REG_OFFSET=0x91..0x95",
+	"WAIT_MODE.WAIT_FOR_SEM_LE_REG_OFFSET": "…_REG_OFFSET=0x91..0x95",
+	"WAIT_MODE.WAIT_FOR_SEM_GT_REG_OFFSET": "…_REG_OFFSET=0x91..0x95",
+	"WAIT_MODE.WAIT_FOR_SEM_GE_REG_OFFSET": "…_REG_OFFSET=0x91..0x95",
+	"DESC_FLAGS.desc0_src":                 "each descN_src bit", // 000 §3c
+	"DESC_FLAGS.desc1_src":                 "each descN_src bit",
+	"DESC_FLAGS.desc2_src":                 "each descN_src bit",
+	"DMA_INDIRECT1D.dst_idx_start_addr":    "dst_idx@52", // 003 §2
+	"op TENSOR_LOAD":                       "the sequencer scalar load/store pair (0xaa/0xab)",
+	"op TENSOR_STORE":                      "the sequencer scalar load/store pair (0xaa/0xab)",
+	"op PSEUDO_TENSOR_LOAD":                "0xce → 0xaa",
 }
 
 type provRow struct {
@@ -189,8 +202,15 @@ func TestProvenanceSample(t *testing.T) {
 	}{
 		// 003: "wait_mode = 0x04 WAIT_FOR_SEM_GT_IMM — wait until sem strictly > value"
 		{"WAIT_MODE 0x04 WAIT_FOR_SEM_GT_IMM", wait(0x04), Observed},
-		// field-tables §5.5 alone lists 0x02 WAIT_FOR_SEM_LT_IMM and 0xfe UNORDERED
-		{"WAIT_MODE 0x02 WAIT_FOR_SEM_LT_IMM", wait(0x02), Carried},
+		// 000 §3b: "EQ/LT/LE/GT/GE_IMM=0x1..0x5 / EQ/LT/LE/GT/GE_REG=0x81..0x85 / …_REG_OFFSET=0x91..0x95"
+		{"WAIT_MODE 0x01 WAIT_FOR_SEM_EQ_IMM", wait(0x01), Observed},
+		{"WAIT_MODE 0x02 WAIT_FOR_SEM_LT_IMM", wait(0x02), Observed},
+		{"WAIT_MODE 0x03 WAIT_FOR_SEM_LE_IMM", wait(0x03), Observed},
+		{"WAIT_MODE 0x81 WAIT_FOR_SEM_EQ_REG", wait(0x81), Observed},
+		{"WAIT_MODE 0x85 WAIT_FOR_SEM_GE_REG", wait(0x85), Observed},
+		{"WAIT_MODE 0x91 WAIT_FOR_SEM_EQ_REG_OFFSET", wait(0x91), Observed},
+		{"WAIT_MODE 0x95 WAIT_FOR_SEM_GE_REG_OFFSET", wait(0x95), Observed},
+		// field-tables §5.5 alone lists 0xfe UNORDERED
 		{"WAIT_MODE 0xfe UNORDERED", wait(0xfe), Carried},
 		// field-tables §5.6 alone spells SEM_DEC_COMPLETE
 		{"UPDATE_MODE 0x14 SEM_DEC_COMPLETE", upd(0x14), Carried},
@@ -204,6 +224,13 @@ func TestProvenanceSample(t *testing.T) {
 		{"DMA_INDIRECT1D.src_idx_start_addr", field(indirect1DLayout, "src_idx_start_addr"), Observed},
 		// field-tables §2.5 alone names DMA_INDIRECT_FLAGS.non_unique_dst_idx
 		{"DMA_INDIRECT_FLAGS.non_unique_dst_idx", field(dmaIndirectFlagsLayout, "non_unique_dst_idx"), Carried},
+		// 000 says only "ADDR4 is its 4-byte form"; the arms (PartitionOffset
+		// & 0x1FFFFFFF, ADDR_REG4 {regnum@0, …, marker@3}) are field-tables §4.2's
+		{"ADDR4 imm arm", addr4Imm.Prov, Carried},
+		{"ADDR4 imm.addr", addr4Imm.Fields[0].Prov, Carried},
+		{"ADDR4 reg arm", addr4Reg.Prov, Carried},
+		{"ADDR4 reg.reg", addr4Reg.Fields[0].Prov, Carried},
+		{"ADDR4 reg.reserved", addr4Reg.Fields[1].Prov, Carried},
 	} {
 		if c.got != c.want {
 			t.Errorf("%s: %s, want %s", c.what, c.got, c.want)

@@ -746,6 +746,42 @@ func (c TensScalarRevOpsCode) String() string { return tensScalarRevOpsEnum.Form
 // Enum is the table of TensScalarRevOpsCode's values.
 func (TensScalarRevOpsCode) Enum() *Enum { return tensScalarRevOpsEnum }
 
+// Enums are every enum of the tables, in gentables.go's order (a new slice
+// each call; the enums are the tables themselves, as WaitMode() returns).
+func Enums() []*Enum {
+	return []*Enum{
+		dTypeEnum,
+		waitModeEnum,
+		updateModeEnum,
+		traceModeEnum,
+		dgeOpcodeEnum,
+		dgeComputeOpEnum,
+		indirectDimEnum,
+		indirectModeEnum,
+		dmaEngineCountEnum,
+		dmaDescModeEnum,
+		semaSyncEnum,
+		testEvtSemModeEnum,
+		dataSrcEnum,
+		lncSizeFmtEnum,
+		neuronEngineEnum,
+		dmaAddrModeEnum,
+		dmaSemaUpdateModeEnum,
+		ccInstTypeEnum,
+		ccOpEnum,
+		extendedOpcodeEnum,
+		aluOpEnum,
+		tensorSubdimEnum,
+		accumCmdEnum,
+		immSrcEnum,
+		immSrcNEnum,
+		peFP32ModeEnum,
+		psumAccFlagsEnum,
+		matmulZeroRegionEnum,
+		tensScalarRevOpsEnum,
+	}
+}
+
 // Direct2DView is the typed view of a DMA_DIRECT2D word (34 leaves): one method per field of the Direct2D table.
 type Direct2DView struct{ in *Inst }
 

@@ -15,7 +15,9 @@ import (
 
 // The SDMA buffer descriptor — field-tables §6.1 (CARRIED) and §11.7: where
 // they differ, the open-source driver's `union udma_desc` layout wins (first,
-// last, int_en at bits 26–28 of word0).
+// last, int_en at bits 26–28 of word0). Neither source document gives a bit
+// of word0 (000 §5 names only "{buf_ptr, elem_size, completion sem}"), so
+// ring_phase, first, last, int_en and dmb are CARRIED from field-tables.
 
 func bit(word, b, w int, name string, p isa.Prov, note string) isa.Field {
 	return isa.Field{Name: name, Off: 4 * word, Size: 4, Bit: b, Bits: w, Kind: isa.KUint, Prov: p, Note: note}
@@ -29,12 +31,12 @@ var Layout = func() *isa.Struct {
 		bit(0, 17, 1, "rsvd_dummy", isa.Carried, ""),
 		bit(0, 18, 5, "netag0_meta", isa.Carried, ""),
 		bit(0, 23, 1, "has_meta_ctrl", isa.Carried, "set on CCE descriptors"),
-		bit(0, 24, 2, "ring_phase", isa.Observed, "the ring's generation tag, toggled on wrap"),
-		bit(0, 26, 1, "first", isa.Observed, "driver layout (§11.7)"),
-		bit(0, 27, 1, "last", isa.Observed, "driver layout (§11.7)"),
-		bit(0, 28, 1, "int_en", isa.Observed, "ndma marks the completion descriptor with it"),
+		bit(0, 24, 2, "ring_phase", isa.Carried, "the ring's generation tag, toggled on wrap (§11.7)"),
+		bit(0, 26, 1, "first", isa.Carried, "driver layout (§11.7)"),
+		bit(0, 27, 1, "last", isa.Carried, "driver layout (§11.7)"),
+		bit(0, 28, 1, "int_en", isa.Carried, "ndma marks the completion descriptor with it"),
 		bit(0, 29, 1, "reserved_29", isa.Inferred, "").Resv(),
-		bit(0, 30, 1, "dmb", isa.Observed, ""),
+		bit(0, 30, 1, "dmb", isa.Carried, "driver layout (§11.7)"),
 		bit(0, 31, 1, "reserved_31", isa.Inferred, "").Resv(),
 		bit(1, 0, 5, "netag0_rsvd", isa.Carried, ""),
 		bit(1, 5, 1, "write_barrier", isa.Carried, ""),

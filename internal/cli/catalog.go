@@ -150,7 +150,7 @@ func catalogKind(d *isa.OpDef) string {
 		return "pseudo"
 	case d.Control:
 		return "control"
-	case d.DGEKind < 0:
+	case d.DGEKind < 0 && !d.EngineDMA:
 		return "other"
 	}
 	return "dma"

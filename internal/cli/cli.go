@@ -75,6 +75,7 @@ func commands() []command {
 		{"demo", "build the source documents' worked examples and prove they round-trip", runDemo},
 		{"catalog", "list the opcodes × generations (--gen G, --json)", runCatalog},
 		{"describe", "draw the 64-byte field map of an opcode (OPCODE|NAME, --json)", runDescribe},
+		{"enums", "list the enums of the ISA tables: code, name, generations, provenance ([NAME], --json)", runEnums},
 		{"asm", "assemble text into 64-byte words (FILE.s [-o FILE.bin], docs/asm.md)", runAsm},
 		{"disasm", "print words as canonical text, or --json (FILE|-, --gen G, --list)", runDisasm},
 		{"lower", "relocate, lower to DGE micro-ops and SDMA descriptors (--gen G, --var, --table, --backend, --json, --stats)", runLower},

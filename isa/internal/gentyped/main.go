@@ -254,6 +254,16 @@ func (g *gen) enumTypes() error {
 		g.p("func (%s) Enum() *Enum { return %s }", e.Type, e.Table)
 		g.p("")
 	}
+	g.p("// Enums are every enum of the tables, in gentables.go's order (a new slice")
+	g.p("// each call; the enums are the tables themselves, as WaitMode() returns).")
+	g.p("func Enums() []*Enum {")
+	g.p("\treturn []*Enum{")
+	for _, e := range isa.GenEnums {
+		g.p("\t\t%s,", e.Table)
+	}
+	g.p("\t}")
+	g.p("}")
+	g.p("")
 	return nil
 }
 
