@@ -640,9 +640,11 @@ func runNEFFRun(e *env, args []string) error {
 	}
 	res, runErr := plan.run(e, im, exec, nt, fl, run)
 	if runErr != nil {
+		plan.commitTimeline()
 		return fmt.Errorf("%s: %w", path, runErr)
 	}
 	if u := res.Uncomputed(); len(u) > 0 && cl.fs.Lookup("strict").Value.String() == "true" {
+		plan.commitTimeline()
 		return fmt.Errorf("%s: --strict: words ndma does not compute ran (%s): the outputs may not be the kernel's; none written", path, strings.Join(u, ", "))
 	}
 	if err := plan.writeOutputs(e, im); err != nil {
@@ -712,8 +714,17 @@ type neffRunPlan struct {
 	given, wanted map[string]string // variable → file
 	names         []string          // the --out variables, sorted
 	dumps         []neffDump
-	out, tl       staged // outputs all or none; the timeline also after a failed run
+	out, tl       staged // outputs all or none, the timeline with them; the timeline alone after a failed run
+	tlReady       bool   // the timeline is in tl, to commit
 	timeline      string
+}
+
+// commitTimeline puts the timeline of a failed run in place, alone (it
+// shows where the run stopped); its error is the run's to report.
+func (pl *neffRunPlan) commitTimeline() {
+	if pl.tlReady {
+		pl.tl.commit()
+	}
 }
 
 // parsePairs reads NAME=FILE.npy flags into a map, each name once.
@@ -876,9 +887,7 @@ func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffT
 		if err := pl.tl.write(0, b.Bytes()); err != nil {
 			return nil, fmt.Errorf("--timeline: %w", err)
 		}
-		if err := pl.tl.commit(); err != nil {
-			return nil, fmt.Errorf("--timeline: %w", err)
-		}
+		pl.tlReady = true // committed with the outputs, or alone after a failed run
 	}
 	if res != nil && *fl.eng != "" {
 		onlyEngine(res, *fl.eng)
@@ -896,12 +905,16 @@ func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffT
 func (pl *neffRunPlan) writeOutputs(e *env, im *device.Image) error {
 	var done []string
 	k := 0
+	tensors := im.File.Tensors()
 	for _, name := range pl.names {
 		data, err := im.Var(name)
 		if err != nil {
 			return err
 		}
-		descr, shape := im.Typed(name, data)
+		descr, shape, warn := outputType(tensors, name, len(data))
+		if warn != "" {
+			fmt.Fprintf(e.stdout, "warning: --out %s=%s: %s\n", name, pl.wanted[name], warn)
+		}
 		if err := writeNPY(&pl.out, k, &array.Array{Descr: descr, Shape: shape, Data: data}); err != nil {
 			return fmt.Errorf("--out %s=%s: %w", name, pl.wanted[name], err)
 		}
@@ -913,11 +926,20 @@ func (pl *neffRunPlan) writeOutputs(e *env, im *device.Image) error {
 		if err != nil {
 			return err
 		}
+		if p.v != "" {
+			var warn string
+			if a.Descr, a.Shape, warn = outputType(tensors, p.v, len(a.Data)); warn != "" {
+				fmt.Fprintf(e.stdout, "warning: --dump %s: %s\n", p.file, warn)
+			}
+		}
 		if err := writeNPY(&pl.out, k, a); err != nil {
 			return fmt.Errorf("--dump %s: %w", p.file, err)
 		}
 		k++
 		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", p.file, p.what, a.Descr, a.Shape))
+	}
+	if pl.tlReady {
+		pl.out.adopt(&pl.tl) // the timeline with the outputs: all or none
 	}
 	if err := pl.out.commit(); err != nil {
 		return fmt.Errorf("--out: %w", err)
