@@ -469,16 +469,6 @@ func (im *Image) ViewVar(name string, f func(b []byte) error) error {
 	return nil
 }
 
-// TypedSize is Typed for a variable of n bytes (its data not read).
-func (im *Image) TypedSize(name string, n int) (descr string, shape []int) {
-	if t, ok := im.File.Tensors()[name]; ok {
-		if a, ok := typed(t, n); ok {
-			return a.Descr, a.Shape
-		}
-	}
-	return "|u1", []int{n}
-}
-
 // Holds reports whether name is a variable with bytes of its own.
 func (im *Image) Holds(name string) bool { _, ok := im.vars[name]; return ok }
 

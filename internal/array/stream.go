@@ -285,7 +285,11 @@ func (p *dictParser) tuple() ([]int, error) {
 		}
 		d, err := strconv.ParseInt(p.s[j:p.i], 10, strconv.IntSize)
 		if err != nil {
-			return nil, p.fail(fmt.Sprintf("shape dimension %s out of range", p.s[j:p.i]))
+			digits := p.s[j:p.i]
+			if len(digits) > 24 { // echoed in part: a header may hold thousands
+				digits = fmt.Sprintf("%s… (%d digits)", digits[:20], len(digits))
+			}
+			return nil, p.fail(fmt.Sprintf("shape dimension %s out of range", digits))
 		}
 		p.eat('L')
 		shape = append(shape, int(d))

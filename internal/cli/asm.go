@@ -80,12 +80,19 @@ func writeFileAtomic(path string, b []byte) error {
 
 // staged are output files written beside their targets and renamed only
 // when all of them are written: a command's outputs appear all or none. A
-// symlink is written through (its target is replaced, the link stays); a
-// device or FIFO is written directly, never replaced; any other non-regular
-// file is refused. Files get 0666 less the umask.
+// symlink is written through (its target is replaced, the link stays); an
+// existing file no one may write (no write bit, or not writable by us) is
+// refused, as a shell's redirection would be; a character device or FIFO
+// is never replaced: it is opened once, when reserved (a FIFO waits for its
+// reader there, as a redirection does), and written once, at commit, before
+// the files are renamed (a failed write leaves them as they were). It is
+// closed unwritten when the command fails, but what it was given cannot be
+// taken back should a rename then fail. Any other non-regular file (a
+// directory, socket, block device) is refused. Files get 0666 less the umask.
 type staged struct {
-	tmps, paths []string // a direct output has tmp ""
-	direct      [][]byte // its bytes, written at commit
+	tmps, paths []string   // a direct output has tmp ""
+	direct      [][]byte   // its bytes, written at commit
+	files       []*os.File // a direct output's file, open from reserve to commit
 }
 
 // reserve prepares path's output now, so that one that cannot be written
@@ -104,13 +111,15 @@ func (s *staged) reserve(path string) (int, error) {
 		}
 		switch m := st.Mode(); {
 		case m.IsRegular():
-		case m&(os.ModeDevice|os.ModeCharDevice|os.ModeNamedPipe) != 0: // written as it is, at commit
+			if err := writable(path, target, m); err != nil {
+				return 0, err
+			}
+		case m&os.ModeCharDevice != 0 || m&os.ModeNamedPipe != 0: // opened now, written once at commit
 			f, err := os.OpenFile(target, os.O_WRONLY, 0)
 			if err != nil {
 				return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(err))
 			}
-			f.Close()
-			s.tmps, s.paths, s.direct = append(s.tmps, ""), append(s.paths, target), append(s.direct, nil)
+			s.tmps, s.paths, s.direct, s.files = append(s.tmps, ""), append(s.paths, target), append(s.direct, nil), append(s.files, f)
 			return len(s.tmps) - 1, nil
 		default:
 			return 0, fmt.Errorf("writing %s: %s, not a regular file: ndma replaces only regular files", path, kindOf(m))
@@ -124,11 +133,26 @@ func (s *staged) reserve(path string) (int, error) {
 	if err := tmp.Close(); cerr == nil {
 		cerr = err
 	}
-	s.tmps, s.paths, s.direct = append(s.tmps, tmp.Name()), append(s.paths, target), append(s.direct, nil)
+	s.tmps, s.paths, s.direct, s.files = append(s.tmps, tmp.Name()), append(s.paths, target), append(s.direct, nil), append(s.files, nil)
 	if cerr != nil {
 		return 0, fmt.Errorf("writing %s: %w", path, unwrapPathError(cerr))
 	}
 	return len(s.tmps) - 1, nil
+}
+
+// writable refuses the existing regular file target (path, or what the
+// symlink path names) when it is write-protected: no write bit at all (even
+// for root, who may write anything), or not openable for writing by us.
+// Opening without O_TRUNC changes nothing.
+func writable(path, target string, m os.FileMode) error {
+	if m.Perm()&0o222 == 0 {
+		return fmt.Errorf("writing %s: the file is write-protected (mode %v): ndma does not replace it (chmod u+w it, or remove it)", path, m.Perm())
+	}
+	f, err := os.OpenFile(target, os.O_WRONLY, 0)
+	if err != nil {
+		return fmt.Errorf("writing %s: %w: ndma does not replace a file it may not write", path, unwrapPathError(err))
+	}
+	return f.Close()
 }
 
 // kindOf names a file mode's type for a message.
@@ -205,8 +229,23 @@ func (s *staged) add(path string, b []byte) error {
 	return s.write(i, b)
 }
 
-// commit renames every staged file to its target, then writes the direct ones.
+// commit writes the direct outputs, each once into the file opened at
+// reserve, then renames every staged file to its target: a device or FIFO
+// that fails (/dev/full, a reader gone) leaves every file as it was.
 func (s *staged) commit() error {
+	for i, f := range s.files {
+		if f == nil {
+			continue
+		}
+		_, err := f.Write(s.direct[i])
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		s.files[i] = nil
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
+		}
+	}
 	for i, tmp := range s.tmps {
 		if tmp == "" {
 			continue
@@ -216,33 +255,31 @@ func (s *staged) commit() error {
 		}
 		s.tmps[i] = ""
 	}
-	for i, b := range s.direct {
-		if b == nil {
-			continue
-		}
-		f, err := os.OpenFile(s.paths[i], os.O_WRONLY, 0)
-		if err == nil {
-			_, err = f.Write(b)
-			if cerr := f.Close(); err == nil {
-				err = cerr
-			}
-		}
-		if err != nil {
-			return fmt.Errorf("writing %s: %w", s.paths[i], unwrapPathError(err))
-		}
-	}
-	s.tmps, s.paths, s.direct = nil, nil, nil
+	s.tmps, s.paths, s.direct, s.files = nil, nil, nil, nil
 	return nil
 }
 
-// abort removes what was staged and not committed.
+// adopt makes t's outputs s's, committed with them (t is left empty).
+func (s *staged) adopt(t *staged) {
+	s.tmps, s.paths = append(s.tmps, t.tmps...), append(s.paths, t.paths...)
+	s.direct, s.files = append(s.direct, t.direct...), append(s.files, t.files...)
+	t.tmps, t.paths, t.direct, t.files = nil, nil, nil, nil
+}
+
+// abort removes what was staged and not committed, and closes the direct
+// outputs unwritten.
 func (s *staged) abort() {
 	for _, tmp := range s.tmps {
 		if tmp != "" {
 			os.Remove(tmp)
 		}
 	}
-	s.tmps, s.paths, s.direct = nil, nil, nil
+	for _, f := range s.files {
+		if f != nil {
+			f.Close()
+		}
+	}
+	s.tmps, s.paths, s.direct, s.files = nil, nil, nil, nil
 }
 
 // validateObject holds the assembled words to the rules of the file's

@@ -12,6 +12,7 @@ import (
 	"ndma/internal/control"
 	"ndma/ref"
 	"os"
+	"strconv"
 	"strings"
 
 	"ndma/internal/sched"
@@ -32,6 +33,13 @@ func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
 
 func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// troubleError is an error of a command whose status 1 says "they differ"
+// (neff diff): status 2, as cmp and diff give trouble.
+type troubleError struct{ err error }
+
+func (e troubleError) Error() string { return e.err.Error() }
+func (e troubleError) Unwrap() error { return e.err }
 
 // env is what a command runs with. stdout is buffered (a failing command
 // prints nothing); a command whose listing may be hundreds of megabytes
@@ -144,7 +152,8 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		}
 		fmt.Fprintf(stderr, "ndma %s: %s%s\n", c.name, msg, flagHint(err))
 		var ue usageError
-		if errors.As(err, &ue) {
+		var te troubleError
+		if errors.As(err, &ue) || errors.As(err, &te) {
 			return exitUsage
 		}
 		return exitFail
@@ -227,8 +236,21 @@ func (c *cmdLine) parse(args []string, npos int, wantPos string) ([]string, isa.
 	return pos, g, nil
 }
 
-// parse parses flags, allowing them before and after the positional arguments.
+// parse parses flags, allowing them before and after the positional
+// arguments. A flag of one value (not a repeatable list, not a switch)
+// given twice is refused, not the last taken.
 func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, list := f.Value.(*multi); list {
+			return
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			return
+		}
+		if _, done := f.Value.(*onceFlag); !done {
+			f.Value = &onceFlag{Value: f.Value}
+		}
+	})
 	var pos []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -239,11 +261,30 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
-			return pos, nil
+			break
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
 	}
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		if o, ok := f.Value.(*onceFlag); ok && len(o.given) > 1 && err == nil {
+			err = usagef("--%s given %d times (%s): it takes one value", f.Name, len(o.given), strings.Join(o.given, ", "))
+		}
+	})
+	return pos, err
+}
+
+// onceFlag is a flag of one value, its every setting kept: parse refuses
+// more than one.
+type onceFlag struct {
+	flag.Value
+	given []string
+}
+
+func (o *onceFlag) Set(s string) error {
+	o.given = append(o.given, strconv.Quote(s))
+	return o.Value.Set(s)
 }
 
 // readInput reads a file argument, "-" meaning stdin, refusing one larger

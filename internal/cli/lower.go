@@ -501,6 +501,7 @@ func varTable(gen isa.Gen, vars, tables multi, file string, b []byte) (*dge.Vars
 		given[uint16(n)] = true
 		vt.Base[uint16(n)] = addr
 	}
+	set := map[int]string{} // the table entries --table gives, each once
 	for _, t := range tables {
 		at, list, ok := strings.Cut(t, "=")
 		start, err := strconv.Atoi(strings.TrimSpace(at))
@@ -512,6 +513,10 @@ func varTable(gen isa.Gen, vars, tables multi, file string, b []byte) (*dge.Vars
 			if err != nil {
 				return nil, usagef("--table %q: %q is not a variable id", t, s)
 			}
+			if prev, twice := set[start+k]; twice {
+				return nil, usagef("--table %q: entry %d is given twice (--table %q gives it too)", t, start+k, prev)
+			}
+			set[start+k] = t
 			for len(vt.Table) <= start+k {
 				vt.Table = append(vt.Table, 0xffff)
 			}

@@ -640,9 +640,11 @@ func runNEFFRun(e *env, args []string) error {
 	}
 	res, runErr := plan.run(e, im, exec, nt, fl, run)
 	if runErr != nil {
+		plan.commitTimeline()
 		return fmt.Errorf("%s: %w", path, runErr)
 	}
 	if u := res.Uncomputed(); len(u) > 0 && cl.fs.Lookup("strict").Value.String() == "true" {
+		plan.commitTimeline()
 		return fmt.Errorf("%s: --strict: words ndma does not compute ran (%s): the outputs may not be the kernel's; none written", path, strings.Join(u, ", "))
 	}
 	if err := plan.writeOutputs(e, im); err != nil {
@@ -714,8 +716,17 @@ type neffRunPlan struct {
 	given, wanted map[string]string // variable → file
 	names         []string          // the --out variables, sorted
 	dumps         []neffDump
-	out, tl       staged // outputs all or none; the timeline also after a failed run
+	out, tl       staged // outputs all or none, the timeline with them; the timeline alone after a failed run
+	tlReady       bool   // the timeline is in tl, to commit
 	timeline      string
+}
+
+// commitTimeline puts the timeline of a failed run in place, alone (it
+// shows where the run stopped); its error is the run's to report.
+func (pl *neffRunPlan) commitTimeline() {
+	if pl.tlReady {
+		pl.tl.commit()
+	}
 }
 
 // parsePairs reads NAME=FILE.npy flags into a map, each name once.
@@ -878,9 +889,7 @@ func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffT
 		if err := pl.tl.write(0, b.Bytes()); err != nil {
 			return nil, fmt.Errorf("--timeline: %w", err)
 		}
-		if err := pl.tl.commit(); err != nil {
-			return nil, fmt.Errorf("--timeline: %w", err)
-		}
+		pl.tlReady = true // committed with the outputs, or alone after a failed run
 	}
 	if res != nil && *fl.eng != "" {
 		onlyEngine(res, *fl.eng)
@@ -898,12 +907,16 @@ func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffT
 func (pl *neffRunPlan) writeOutputs(e *env, im *device.Image) error {
 	var done []string
 	k := 0
+	tensors := im.File.Tensors()
 	for _, name := range pl.names {
 		size, ok := im.VarSize(name)
 		if !ok {
 			return fmt.Errorf("--out %s: variable %q holds no bytes of its own", name, name)
 		}
-		descr, shape := im.TypedSize(name, int(size))
+		descr, shape, warn := outputType(tensors, name, int(size))
+		if warn != "" {
+			fmt.Fprintf(e.stdout, "warning: --out %s=%s: %s\n", name, pl.wanted[name], warn)
+		}
 		err := pl.out.writeWith(k, func(w io.Writer) error { // streamed from the device, never held whole
 			if err := array.WriteHeader(w, descr, shape); err != nil {
 				return err
@@ -921,11 +934,20 @@ func (pl *neffRunPlan) writeOutputs(e *env, im *device.Image) error {
 		if err != nil {
 			return err
 		}
+		if p.v != "" {
+			var warn string
+			if a.Descr, a.Shape, warn = outputType(tensors, p.v, len(a.Data)); warn != "" {
+				fmt.Fprintf(e.stdout, "warning: --dump %s: %s\n", p.file, warn)
+			}
+		}
 		if err := writeNPY(&pl.out, k, a); err != nil {
 			return fmt.Errorf("--dump %s: %w", p.file, err)
 		}
 		k++
 		done = append(done, fmt.Sprintf("wrote %s: %s %s %v", p.file, p.what, a.Descr, a.Shape))
+	}
+	if pl.tlReady {
+		pl.out.adopt(&pl.tl) // the timeline with the outputs: all or none
 	}
 	if err := pl.out.commit(); err != nil {
 		return fmt.Errorf("--out: %w", err)

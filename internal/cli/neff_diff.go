@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,8 +12,18 @@ import (
 )
 
 // runNEFFDiff is `ndma neff diff A B [--json]`: what changed in the DMA of
-// two builds (inspect.Diff); exit 0 when it is the same, 1 when it differs.
+// two builds (inspect.Diff); exit 0 when it is the same, 1 when it differs,
+// 2 when it cannot tell (a file unread, a bad command line), as cmp and diff.
 func runNEFFDiff(e *env, args []string) error {
+	err := neffDiff(e, args)
+	var bad failed
+	if err != nil && !errors.As(err, &bad) {
+		return troubleError{err}
+	}
+	return err
+}
+
+func neffDiff(e *env, args []string) error {
 	cl := newCmdLine(e, "neff diff", "A.neff B.neff", "", "generation of both (default: each kelf's target)")
 	asJSON := cl.fs.Bool("json", false, "print the differences as JSON (docs/json.md)")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")

@@ -49,6 +49,9 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 	}
 	runErr = pl.report(e, f, p, res, opt.Timeline, runErr)
 	if runErr != nil {
+		if pl.tlReady { // the timeline of a failed run, alone: it shows where it stopped
+			pl.tl.commit()
+		}
 		if f.asJSON {
 			return failed{runErr.Error()}
 		}
@@ -111,7 +114,8 @@ type runPlan struct {
 	sems    map[uint8]int32
 	loads   []loadPlan
 	dumps   []dumpPlan
-	out, tl staged    // dumps all or none; the timeline also after a failed run
+	out, tl staged    // dumps all or none, the timeline with them; the timeline alone after a failed run
+	tlReady bool      // the timeline is in tl, to commit
 	outs    []*outMap // each HBM dump's staged file, mapped (nil: none is)
 }
 
@@ -244,6 +248,8 @@ func (pl *runPlan) report(e *env, f *runFlags, p *device.Program, res *device.Re
 		if tl != nil && len(tl.Events) > 0 { // written even for a deadlock: the timeline shows where it stopped
 			if werr := writeTimeline(&pl.tl, tl); werr != nil && runErr == nil {
 				runErr = fmt.Errorf("--timeline: %w", werr)
+			} else if werr == nil {
+				pl.tlReady = true
 			}
 		}
 	}
@@ -268,15 +274,13 @@ func (pl *runPlan) report(e *env, f *runFlags, p *device.Program, res *device.Re
 	return runErr
 }
 
-// writeTimeline writes the timeline as Chrome trace events into its staged file, then commits it.
+// writeTimeline writes the timeline as Chrome trace events into its staged
+// file, committed with the dumps or, after a failed run, alone.
 func writeTimeline(out *staged, tl *sched.Timeline) error {
 	var b bytes.Buffer
 	err := tl.Write(&b)
 	if err == nil {
 		err = out.write(0, b.Bytes())
-	}
-	if err == nil {
-		err = out.commit()
 	}
 	return err
 }
@@ -360,6 +364,9 @@ func (pl *runPlan) writeDumps(m *mem.Memory, ms *mappings) error {
 		if err := o.close(); err != nil {
 			return fmt.Errorf("--dump %s: writing %s: %w", pl.dumps[i].file, pl.out.paths[i], err)
 		}
+	}
+	if pl.tlReady {
+		pl.out.adopt(&pl.tl) // the timeline with the dumps: all or none
 	}
 	return pl.out.commit()
 }

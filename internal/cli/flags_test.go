@@ -1,0 +1,57 @@
+package cli
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"ndma/internal/neffgen"
+)
+
+// L7: a flag of one value given twice is refused by name, both values
+// quoted (before, the last was taken silently); a repeatable flag, a
+// switch given twice and a --table whose entries do not overlap are
+// accepted; a --table entry given twice is refused.
+func TestFlagGivenTwiceRefused(t *testing.T) {
+	dir := t.TempDir()
+	prog, _, nf := outFixtures(t, dir)
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"run", "--exec", "sim", "--exec", "ref", prog}, 2, `--exec given 2 times ("sim", "ref"): it takes one value`},
+		{[]string{"run", "--exec", "ref", prog, "--exec=both"}, 2, `--exec given 2 times ("ref", "both")`},
+		{[]string{"neff", "run", "--engine", "pe", "--engine", "pool", nf}, 2, `--engine given 2 times ("pe", "pool")`},
+		{[]string{"neff", "run", "--exec", "sim", "--exec", "ref", nf}, 2, `--exec given 2 times`},
+		{[]string{"lower", "--gen", "cayman", "--gen", "sunda", prog}, 2, `--gen given 2 times`},
+		{[]string{"lower", "--table", "0=1,2", "--table", "1=3", prog}, 2, `--table "1=3": entry 1 is given twice (--table "0=1,2" gives it too)`},
+		{[]string{"lower", "--table", "0=1,2", "--table", "2=3", prog}, 0, ""},
+		{[]string{"run", "--trace", "--trace", "--sem", "1=0", "--sem", "2=0", prog}, 0, ""},
+	} {
+		var so, se bytes.Buffer
+		code := Main(tc.args, nil, &so, &se)
+		if code != tc.code || !strings.Contains(se.String(), tc.want) {
+			t.Errorf("%v: exit %d, stderr %q; want exit %d and %q", tc.args, code, se.String(), tc.code, tc.want)
+		}
+	}
+}
+
+// L6: `neff diff` exits 2 when it cannot read a file (as cmp and diff
+// do), keeping 1 for "the DMA differs"; before, both were 1.
+func TestNEFFDiffTroubleExit(t *testing.T) {
+	dir := t.TempDir()
+	a := writeNEFF(t, dir, "a.neff", neffgen.Weights("cayman", false))
+	junk := filepath.Join(dir, "junk.neff")
+	if err := os.WriteFile(junk, []byte("not a neff"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range []string{filepath.Join(dir, "nosuch.neff"), junk} {
+		var so, se bytes.Buffer
+		if code := Main([]string{"neff", "diff", a, b}, nil, &so, &se); code != 2 || !strings.Contains(se.String(), b) {
+			t.Errorf("diff %s: exit %d (want 2), stderr %q", b, code, se.String())
+		}
+	}
+}
