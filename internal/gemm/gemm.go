@@ -50,10 +50,11 @@ import (
 // and the blocks of k and m packed at a time (kc·mc floats of w: 144 KiB,
 // in L2; kc·nr of x: 16 KiB, in L1).
 const (
-	mr = 6
-	nr = 16
-	kc = 256
-	mc = 24 * mr
+	mr     = 6
+	nr     = 16
+	nrWide = 32
+	kc     = 256
+	mc     = 24 * mr
 )
 
 // parallelMin is the work, in multiply-adds, from which MatMul splits a call
@@ -120,8 +121,8 @@ type kernelFunc func(s *scratch, M, N, K int, w []float32, ldw int, x []float32,
 // packs it once for all the column chunks it takes; it is reset on each Get.
 type scratch struct {
 	wp     []float32 // mc/mr panels of kb steps × mr values of w
-	xp     []float32 // kb steps × nr values of x
-	tile   [mr * nr]float32
+	xp     []float32 // kb steps × nr or nrWide values of x
+	tile   [mr * nrWide]float32
 	packed packKey
 }
 
@@ -131,7 +132,7 @@ type packKey struct {
 }
 
 var scratchPool = sync.Pool{New: func() any {
-	return &scratch{wp: make([]float32, mc*kc), xp: make([]float32, kc*nr)}
+	return &scratch{wp: make([]float32, mc*kc), xp: make([]float32, kc*nrWide)}
 }}
 
 func getScratch() *scratch {
@@ -166,7 +167,8 @@ func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []flo
 	// multiply-adds.
 	chunks := min(4*procs, work/(parallelMin/8))
 	byCols := true
-	panels := (N + nr - 1) / nr
+	pw := panelWidth()
+	panels := (N + pw - 1) / pw
 	if panels < chunks {
 		if rows := (M + mr - 1) / mr; rows > panels {
 			byCols, panels = false, rows
@@ -185,7 +187,7 @@ func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []flo
 			}
 			p0, p1 := panels*c/chunks, panels*(c+1)/chunks
 			if byCols {
-				n0, n1 := p0*nr, min(N, p1*nr)
+				n0, n1 := p0*pw, min(N, p1*pw)
 				kernel(s, M, n1-n0, K, w, ldw, x[n0:], ldx, out[n0:], ldo, acc)
 			} else {
 				m0, m1 := p0*mr, min(M, p1*mr)
