@@ -224,7 +224,23 @@ TEXT ·kern6x32(SB), NOSPLIT, $0-41
 	VMOVUPS 64(R10), Z9
 	VMOVUPS (R10)(R8*1), Z10
 	VMOVUPS 64(R10)(R8*1), Z11
-	JMP     loops32
+	// The tile 6 rows down, the next one MatMul takes, towards L1 while
+	// this one computes (out at a large stride misses in L2).
+	LEAQ       (R10)(R8*2), R11
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 (R11)(R8*1)
+	PREFETCHT0 64(R11)(R8*1)
+	PREFETCHT0 (R11)(R8*2)
+	PREFETCHT0 64(R11)(R8*2)
+	PREFETCHT0 (R11)(R9*1)
+	PREFETCHT0 64(R11)(R9*1)
+	LEAQ       (R11)(R8*4), R11
+	PREFETCHT0 (R11)
+	PREFETCHT0 64(R11)
+	PREFETCHT0 (R11)(R8*1)
+	PREFETCHT0 64(R11)(R8*1)
+	JMP        loops32
 
 zero32:
 	VPXORD Z0, Z0, Z0
@@ -295,8 +311,10 @@ TEXT ·packX32(SB), NOSPLIT, $0-32
 	JZ    x32done
 
 x32loop:
-	VMOVUPS (SI), Z0
-	VMOVUPS 64(SI), Z1
+	VMOVUPS    (SI), Z0
+	VMOVUPS    64(SI), Z1
+	PREFETCHT0 128(SI)
+	PREFETCHT0 192(SI)
 	VMOVUPS Z0, (DI)
 	VMOVUPS Z1, 64(DI)
 	ADDQ    R8, SI
