@@ -10,15 +10,26 @@
 //
 // Method. On amd64 with AVX2 and FMA (x/sys/cpu) MatMul packs, per block of
 // at most kc rows of k and mc columns of m, w into panels of 6 columns of m
-// (each k step's 6 values contiguous, for VBROADCASTSS) and, per panel of 16
-// columns of n, x into a contiguous kc×16 panel that stays in L1; an
-// assembly micro-kernel (gemm_amd64.s) keeps a 6×16 tile of out in 12 YMM
-// registers and runs VBROADCASTSS + 2 VMOVUPS + 12 VFMADD231PS per k.
+// (each k step's 6 values contiguous, for VBROADCASTSS) and, per panel of
+// nr = 16 columns of n, x into a contiguous kc×16 panel that stays in L1;
+// an assembly micro-kernel (gemm_amd64.s) keeps a 6×16 tile of out in 12
+// YMM registers and runs 6 VBROADCASTSS + 2 VMOVUPS + 12 VFMADD231PS per k.
+// With AVX-512F as well (x/sys/cpu reports it only where the OS saves the
+// ZMM state), the panels of x are nrWide = 32 columns and the kernel,
+// kern6x32, keeps a 6×32 tile in 12 ZMM registers with the same
+// instructions on ZMM — twice the multiply-adds per instruction; a last
+// panel of at most 16 columns still takes the 6×16 kernel. On Zen 5 the
+// ZMM kernel runs at the same clock (measured: exactly twice the 6×16
+// kernel's rate in L1, ~220 against ~110 GFLOP/s), so there is no
+// frequency trade-off to weigh there. kern6x32 prefetches the next tile of
+// out and packX32 the next panel of x, which helps when operands come from
+// memory at the large strides of a whole product done tile by tile.
 // Packing also removes the cache-set conflicts of the power-of-two strides
 // the simulator uses (2 KiB between partitions). Tiles cut by the edge of M
 // or N are computed into a scratch tile from zero-padded panels and copied
 // out in Go, so the assembly never touches memory outside the packed
-// buffers and the full tiles of out, whose bounds MatMul checks first.
+// buffers and the full tiles of out, whose bounds MatMul checks first
+// (prefetches aside, which do not fault).
 // Large calls (≥ parallelMin multiply-adds) are split by columns of n (or
 // rows of m when N is narrow) over GOMAXPROCS goroutines. Elsewhere (other
 // GOARCH, -tags purego, no AVX2/FMA) matMulGeneric, a register-blocked
@@ -29,14 +40,14 @@
 // multiply-add at a time — about 16× below an AVX2 core's two 8-wide FMAs
 // per cycle.
 //
-// Limits against OpenBLAS: the micro-kernel uses YMM registers only (no
-// AVX-512, which on Zen 5 and recent Intel doubles the FMA width), it does
-// not prefetch or software-pipeline its loads, and the simulator's shape
-// (K ≤ 128 per call, out reloaded and stored back on each accumulating
-// call) gives each tile of out only K multiply-adds per load/store pair,
-// where OpenBLAS on a whole 4096³ product blocks K by hundreds and keeps C
-// in cache across them. Accumulation is in float32 in the order k = 0…K−1
-// per block (FMA), so results differ from a float64 sum by rounding only.
+// Limits against OpenBLAS: the micro-kernels do not software-pipeline
+// their loads, and the simulator's shape (K ≤ 128 per call, out reloaded
+// and stored back on each accumulating call) gives each tile of out only K
+// multiply-adds per load/store pair, where OpenBLAS on a whole 4096³
+// product blocks K by hundreds and keeps C in cache across them. M = 128
+// is not a multiple of 6, so a PE-shape call spends 4 of its 132 rows of
+// work on padding. Accumulation is in float32 in the order k = 0…K−1 per
+// block (FMA), so results differ from a float64 sum by rounding only.
 package gemm
 
 import (
@@ -48,7 +59,8 @@ import (
 
 // The register tile of the micro-kernel, mr rows of m by nr columns of n,
 // and the blocks of k and m packed at a time (kc·mc floats of w: 144 KiB,
-// in L2; kc·nr of x: 16 KiB, in L1).
+// in L2; kc·nr of x: 16 KiB, in L1; kc·nrWide, 32 KiB, for the AVX-512
+// kernel).
 const (
 	mr     = 6
 	nr     = 16
@@ -142,7 +154,7 @@ func getScratch() *scratch {
 }
 
 // parallel runs kernel on the whole call, or, when it is large, on chunks
-// of it — runs of whole 16-column panels of n, or of whole 6-row panels of
+// of it — runs of whole panels of n (panelWidth), or of whole 6-row panels of
 // m when N is narrow, so that no tile is cut but by the call's edge —
 // taken in turn by the calling goroutine and GOMAXPROCS−1 others: a
 // goroutine that starts late (waking an idle thread costs tens of µs, a
