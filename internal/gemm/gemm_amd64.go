@@ -10,10 +10,12 @@ import "golang.org/x/sys/cpu"
 var hasAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
 // hasAVX512: kern6x32 and packX32 use ZMM registers (AVX-512F); x/sys/cpu
-// reports AVX-512F only where the OS also saves the ZMM and opmask state.
-// Zen 4/5 run AVX-512 at full clock; on Intel parts that lower the clock
-// for 512-bit FMAs a call of the PE shape (~2 M FMAs) still gains, as the
-// FMAs are twice as wide.
+// reports AVX-512F only where the OS also saves the ZMM and opmask state
+// (XCR0). Zen 4/5 run AVX-512 at full clock (measured here on Zen 5: the
+// 6×32 kernel at twice the 6×16 kernel's rate); Intel parts that lower
+// their clock for 512-bit FMAs (Skylake-SP and kin) were not measured — a
+// PE-shape call is 8 M FMAs of sustained work, the case where the wider
+// FMAs usually outweigh the lower clock.
 var hasAVX512 = hasAsm && cpu.X86.HasAVX512F
 
 // panelWidth is the width in n of the packed panels of x of the kernel
