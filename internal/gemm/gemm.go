@@ -164,7 +164,14 @@ func getScratch() *scratch {
 // mostly joins half-way through. Kept helper goroutines that spin 200 µs
 // between calls reached 1.6× on an idle machine but fell to 0.6× of one
 // thread when another process kept a CPU busy (a helper descheduled while
-// holding a chunk), so the simple form stays.
+// holding a chunk), so the simple form stays. With the AVX-512 kernel a
+// PE-shape call takes ~45 µs on one thread, and the split costs more than
+// it gains: on the same VM, idle, the PE tile ran at 150–170 GFLOP/s on 2
+// threads against 170–195 on 1, and the 4096³ product as tiles at 96–107
+// on 2 against 110–121 on 1 (a parallelMin of 1<<24, which leaves
+// PE-shape calls whole, gave 117–125). Taking chunks from both ends, the
+// caller's from the front, to keep columns on one thread's L2 from call to
+// call, made no difference beyond the noise.
 func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool, kernel kernelFunc) {
 	procs := runtime.GOMAXPROCS(0)
 	work := M * N * K
