@@ -10,15 +10,26 @@
 //
 // Method. On amd64 with AVX2 and FMA (x/sys/cpu) MatMul packs, per block of
 // at most kc rows of k and mc columns of m, w into panels of 6 columns of m
-// (each k step's 6 values contiguous, for VBROADCASTSS) and, per panel of 16
-// columns of n, x into a contiguous kc×16 panel that stays in L1; an
-// assembly micro-kernel (gemm_amd64.s) keeps a 6×16 tile of out in 12 YMM
-// registers and runs VBROADCASTSS + 2 VMOVUPS + 12 VFMADD231PS per k.
+// (each k step's 6 values contiguous, for VBROADCASTSS) and, per panel of
+// nr = 16 columns of n, x into a contiguous kc×16 panel that stays in L1;
+// an assembly micro-kernel (gemm_amd64.s) keeps a 6×16 tile of out in 12
+// YMM registers and runs 6 VBROADCASTSS + 2 VMOVUPS + 12 VFMADD231PS per k.
+// With AVX-512F as well (x/sys/cpu reports it only where the OS saves the
+// ZMM state), the panels of x are nrWide = 32 columns and the kernel,
+// kern6x32, keeps a 6×32 tile in 12 ZMM registers with the same
+// instructions on ZMM — twice the multiply-adds per instruction; a last
+// panel of at most 16 columns still takes the 6×16 kernel. On Zen 5 the
+// ZMM kernel runs at the same clock (measured: exactly twice the 6×16
+// kernel's rate in L1, ~220 against ~110 GFLOP/s), so there is no
+// frequency trade-off to weigh there. kern6x32 prefetches the next tile of
+// out and packX32 the next panel of x, which helps when operands come from
+// memory at the large strides of a whole product done tile by tile.
 // Packing also removes the cache-set conflicts of the power-of-two strides
 // the simulator uses (2 KiB between partitions). Tiles cut by the edge of M
 // or N are computed into a scratch tile from zero-padded panels and copied
 // out in Go, so the assembly never touches memory outside the packed
-// buffers and the full tiles of out, whose bounds MatMul checks first.
+// buffers and the full tiles of out, whose bounds MatMul checks first
+// (prefetches aside, which do not fault).
 // Large calls (≥ parallelMin multiply-adds) are split by columns of n (or
 // rows of m when N is narrow) over GOMAXPROCS goroutines. Elsewhere (other
 // GOARCH, -tags purego, no AVX2/FMA) matMulGeneric, a register-blocked
@@ -29,14 +40,14 @@
 // multiply-add at a time — about 16× below an AVX2 core's two 8-wide FMAs
 // per cycle.
 //
-// Limits against OpenBLAS: the micro-kernel uses YMM registers only (no
-// AVX-512, which on Zen 5 and recent Intel doubles the FMA width), it does
-// not prefetch or software-pipeline its loads, and the simulator's shape
-// (K ≤ 128 per call, out reloaded and stored back on each accumulating
-// call) gives each tile of out only K multiply-adds per load/store pair,
-// where OpenBLAS on a whole 4096³ product blocks K by hundreds and keeps C
-// in cache across them. Accumulation is in float32 in the order k = 0…K−1
-// per block (FMA), so results differ from a float64 sum by rounding only.
+// Limits against OpenBLAS: the micro-kernels do not software-pipeline
+// their loads, and the simulator's shape (K ≤ 128 per call, out reloaded
+// and stored back on each accumulating call) gives each tile of out only K
+// multiply-adds per load/store pair, where OpenBLAS on a whole 4096³
+// product blocks K by hundreds and keeps C in cache across them. M = 128
+// is not a multiple of 6, so a PE-shape call spends 4 of its 132 rows of
+// work on padding. Accumulation is in float32 in the order k = 0…K−1 per
+// block (FMA), so results differ from a float64 sum by rounding only.
 package gemm
 
 import (
@@ -48,12 +59,14 @@ import (
 
 // The register tile of the micro-kernel, mr rows of m by nr columns of n,
 // and the blocks of k and m packed at a time (kc·mc floats of w: 144 KiB,
-// in L2; kc·nr of x: 16 KiB, in L1).
+// in L2; kc·nr of x: 16 KiB, in L1; kc·nrWide, 32 KiB, for the AVX-512
+// kernel).
 const (
-	mr = 6
-	nr = 16
-	kc = 256
-	mc = 24 * mr
+	mr     = 6
+	nr     = 16
+	nrWide = 32
+	kc     = 256
+	mc     = 24 * mr
 )
 
 // parallelMin is the work, in multiply-adds, from which MatMul splits a call
@@ -120,8 +133,8 @@ type kernelFunc func(s *scratch, M, N, K int, w []float32, ldw int, x []float32,
 // packs it once for all the column chunks it takes; it is reset on each Get.
 type scratch struct {
 	wp     []float32 // mc/mr panels of kb steps × mr values of w
-	xp     []float32 // kb steps × nr values of x
-	tile   [mr * nr]float32
+	xp     []float32 // kb steps × nr or nrWide values of x
+	tile   [mr * nrWide]float32
 	packed packKey
 }
 
@@ -131,7 +144,7 @@ type packKey struct {
 }
 
 var scratchPool = sync.Pool{New: func() any {
-	return &scratch{wp: make([]float32, mc*kc), xp: make([]float32, kc*nr)}
+	return &scratch{wp: make([]float32, mc*kc), xp: make([]float32, kc*nrWide)}
 }}
 
 func getScratch() *scratch {
@@ -141,7 +154,7 @@ func getScratch() *scratch {
 }
 
 // parallel runs kernel on the whole call, or, when it is large, on chunks
-// of it — runs of whole 16-column panels of n, or of whole 6-row panels of
+// of it — runs of whole panels of n (panelWidth), or of whole 6-row panels of
 // m when N is narrow, so that no tile is cut but by the call's edge —
 // taken in turn by the calling goroutine and GOMAXPROCS−1 others: a
 // goroutine that starts late (waking an idle thread costs tens of µs, a
@@ -151,7 +164,14 @@ func getScratch() *scratch {
 // mostly joins half-way through. Kept helper goroutines that spin 200 µs
 // between calls reached 1.6× on an idle machine but fell to 0.6× of one
 // thread when another process kept a CPU busy (a helper descheduled while
-// holding a chunk), so the simple form stays.
+// holding a chunk), so the simple form stays. With the AVX-512 kernel a
+// PE-shape call takes ~45 µs on one thread, and the split costs more than
+// it gains: on the same VM, idle, the PE tile ran at 150–170 GFLOP/s on 2
+// threads against 170–195 on 1, and the 4096³ product as tiles at 96–107
+// on 2 against 110–121 on 1 (a parallelMin of 1<<24, which leaves
+// PE-shape calls whole, gave 117–125). Taking chunks from both ends, the
+// caller's from the front, to keep columns on one thread's L2 from call to
+// call, made no difference beyond the noise.
 func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool, kernel kernelFunc) {
 	procs := runtime.GOMAXPROCS(0)
 	work := M * N * K
@@ -166,7 +186,8 @@ func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []flo
 	// multiply-adds.
 	chunks := min(4*procs, work/(parallelMin/8))
 	byCols := true
-	panels := (N + nr - 1) / nr
+	pw := panelWidth()
+	panels := (N + pw - 1) / pw
 	if panels < chunks {
 		if rows := (M + mr - 1) / mr; rows > panels {
 			byCols, panels = false, rows
@@ -185,7 +206,7 @@ func parallel(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []flo
 			}
 			p0, p1 := panels*c/chunks, panels*(c+1)/chunks
 			if byCols {
-				n0, n1 := p0*nr, min(N, p1*nr)
+				n0, n1 := p0*pw, min(N, p1*pw)
 				kernel(s, M, n1-n0, K, w, ldw, x[n0:], ldx, out[n0:], ldo, acc)
 			} else {
 				m0, m1 := p0*mr, min(M, p1*mr)

@@ -101,10 +101,31 @@ func (o operands) verify(t *testing.T, s shape, got []float32) {
 	}
 }
 
+// close checks that got and want, two results for s, agree within 1e-5 of
+// Σ|w||x| (+|out|) plus 1e-6 element by element.
+func (o operands) close(t *testing.T, s shape, got, want []float32) {
+	t.Helper()
+	for m := range s.M {
+		for n := range s.N {
+			i := m*o.ldo + n
+			mag := 0.0
+			if s.acc {
+				mag = math.Abs(float64(o.out[i]))
+			}
+			for k := range s.K {
+				mag += math.Abs(float64(o.w[k*o.ldw+m]) * float64(o.x[k*o.ldx+n]))
+			}
+			if d := math.Abs(float64(got[i]) - float64(want[i])); !(d <= 2e-5*mag+2e-6) {
+				t.Fatalf("%v: out[%d][%d] = %g, generic %g", s, m, n, got[i], want[i])
+			}
+		}
+	}
+}
+
 func shapes(short bool) []shape {
 	var ss []shape
 	sizes := []int{0, 1, 3, 7, 15, 16, 17, 33, 127, 128, 129}
-	ns := []int{1, 5, 8, 16, 31, 512, 513}
+	ns := []int{1, 5, 8, 16, 31, 32, 48, 63, 512, 513, 528}
 	for i, m := range sizes {
 		for j, n := range ns {
 			for l, k := range sizes {
@@ -147,18 +168,37 @@ func TestMatMul(t *testing.T) { testMatMul(t, MatMul) }
 
 func TestMatMulGeneric(t *testing.T) { testMatMul(t, matMulGeneric) }
 
-// TestMatMulAsm runs the micro-kernel path alone, single-threaded.
-func TestMatMulAsm(t *testing.T) {
-	if !hasAsm {
-		t.Skip("no AVX2/FMA micro-kernel here")
-	}
-	testMatMul(t, func(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool) {
+// panelsFunc is matMulPanels with the kernel chosen by wide, alone and
+// single-threaded, as a matMulFunc (MatMul for the empty calls it does not
+// take).
+func panelsFunc(wide bool) matMulFunc {
+	return func(M, N, K int, w []float32, ldw int, x []float32, ldx int, out []float32, ldo int, acc bool) {
 		if K == 0 || M == 0 || N == 0 {
 			MatMul(M, N, K, w, ldw, x, ldx, out, ldo, acc)
 			return
 		}
-		matMulAsm(getScratch(), M, N, K, w, ldw, x, ldx, out, ldo, acc)
-	})
+		s := getScratch()
+		matMulPanels(s, wide, M, N, K, w, ldw, x, ldx, out, ldo, acc)
+		scratchPool.Put(s)
+	}
+}
+
+// TestMatMulAsm runs the AVX2 micro-kernel path (6×16) alone,
+// single-threaded, whichever MatMul would choose.
+func TestMatMulAsm(t *testing.T) {
+	if !hasAsm {
+		t.Skip("no AVX2/FMA micro-kernel here")
+	}
+	testMatMul(t, panelsFunc(false))
+}
+
+// TestMatMulAVX512 runs the AVX-512 micro-kernel path (6×32, the 6×16 one
+// for a last panel of at most 16 columns) alone, single-threaded.
+func TestMatMulAVX512(t *testing.T) {
+	if !hasAVX512 {
+		t.Skip("no AVX-512F micro-kernel here")
+	}
+	testMatMul(t, panelsFunc(true))
 }
 
 // TestMatMulParallel forces the split by columns and by rows with more
@@ -234,8 +274,11 @@ func TestMatMulPanics(t *testing.T) {
 	}
 }
 
-// FuzzMatMul checks the micro-kernel path against matMulGeneric on sizes
-// and strides taken from the input (capped small) and values from it too.
+// FuzzMatMul checks matMulGeneric, MatMul and each micro-kernel path this
+// CPU has (AVX2, AVX-512) against the float64 sum, and the AVX-512 path
+// against matMulGeneric (within rounding: their orders of summation
+// differ), on sizes and strides taken from the input (capped small, N up
+// to 100 for panels of 32 and their edges) and values from it too.
 func FuzzMatMul(f *testing.F) {
 	f.Add([]byte{6, 16, 4, 0, 0, 0, 1}, uint64(1))
 	f.Add([]byte{9, 0, 8, 0, 3, 0, 0}, uint64(3)) // N = 0 with K > 0 and no x
@@ -245,7 +288,7 @@ func FuzzMatMul(f *testing.F) {
 		if len(b) < 7 {
 			return
 		}
-		s := shape{M: int(b[0] % 40), N: int(b[1] % 70), K: int(b[2] % 40), padW: int(b[3] % 4), padX: int(b[4] % 4), padO: int(b[5] % 4), acc: b[6]&1 != 0}
+		s := shape{M: int(b[0] % 40), N: int(b[1] % 100), K: int(b[2] % 40), padW: int(b[3] % 4), padX: int(b[4] % 4), padO: int(b[5] % 4), acc: b[6]&1 != 0}
 		o := newOperands(s, rand.New(rand.NewPCG(seed, 0)))
 		// The rest of the input overwrites values, as raw float32 bits
 		// (infinities, NaNs, subnormals) but only in w, so that sums stay
@@ -257,9 +300,43 @@ func FuzzMatMul(f *testing.F) {
 			}
 			o.w[i%len(o.w)] = v
 		}
-		asm := o.run(t, MatMul, s)
 		gen := o.run(t, matMulGeneric, s)
-		o.verify(t, s, asm)
 		o.verify(t, s, gen)
+		o.verify(t, s, o.run(t, MatMul, s))
+		if hasAsm {
+			o.verify(t, s, o.run(t, panelsFunc(false), s))
+		}
+		if hasAVX512 {
+			wide := o.run(t, panelsFunc(true), s)
+			o.verify(t, s, wide)
+			o.close(t, s, wide, gen)
+		}
 	})
+}
+
+// BenchmarkMatMul times the PE shape (K = M = 128, N = 512, accumulating)
+// on one thread with each micro-kernel path this CPU has.
+func BenchmarkMatMul(b *testing.B) {
+	const M, N, K = 128, 512, 128
+	r := rand.New(rand.NewPCG(7, 8))
+	o := newOperands(shape{M: M, N: N, K: K}, r)
+	for _, c := range []struct {
+		name string
+		ok   bool
+		f    matMulFunc
+	}{
+		{"generic", true, matMulGeneric},
+		{"avx2", hasAsm, panelsFunc(false)},
+		{"avx512", hasAVX512, panelsFunc(true)},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			if !c.ok {
+				b.Skip("not on this CPU")
+			}
+			for b.Loop() {
+				c.f(M, N, K, o.w, M, o.x, N, o.out, N, true)
+			}
+			b.ReportMetric(2*M*N*K*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+		})
+	}
 }
