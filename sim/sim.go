@@ -243,6 +243,9 @@ func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
 		if err := x.Mem.Read(a, b); err != nil {
 			return 0, fmt.Errorf("index %d: %w", j, err)
 		}
+		if !x.dropSpans {
+			x.addRead(a, a+4)
+		}
 		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24, nil
 	}, nil
 }
@@ -272,8 +275,12 @@ func (x *Machine) readIndices(which int, base uint64, c, n int) bool {
 	out, col := x.idx[which][:n], x.idxCol
 	for p := 0; p < c && p < n; p++ {
 		cnt := (n - p + c - 1) / c
-		if x.Mem.Read(control.IndexAddr(stride, base, c, p), col[:4*cnt]) != nil {
+		a := control.IndexAddr(stride, base, c, p)
+		if x.Mem.Read(a, col[:4*cnt]) != nil {
 			return false // cannot happen: checked
+		}
+		if !x.dropSpans {
+			x.addRead(a, a+4*uint64(cnt))
 		}
 		for i := range cnt {
 			out[p+i*c] = binary.LittleEndian.Uint32(col[4*i:])
