@@ -524,3 +524,47 @@ func TestTransposeDtypeRefusedAlike(t *testing.T) {
 		}
 	}
 }
+
+// H4: DMA_INDIRECT's non_unique_dst_idx 0 forbids repeated destination
+// indices (field-tables §11.5: "Duplicate destination indices without
+// non_unique_dst_idx are a runtime error"), not repeated addresses: a
+// scatter of 8 u32 lanes with indices 0..7 and dst_step_elem 0 runs on
+// both — every lane onto one element, the last one's value stays — and
+// repeated indices fault on both at the lane that repeats, naming the lane
+// it repeats (the engines compared addresses: lane 1 of the first).
+func TestUniqueDstIndicesNotAddresses(t *testing.T) {
+	for _, tc := range []struct {
+		idx  []uint32
+		step int
+		want string // "": runs
+	}{
+		{[]uint32{0, 1, 2, 3, 4, 5, 6, 7}, 0, ""},
+		{[]uint32{0, 1, 2, 3, 4, 5, 6, 7}, 4, ""},
+		{[]uint32{0, 1, 2, 1, 4, 5, 6, 7}, 0, "DMA_INDIRECT lane 3: non_unique_dst_idx: dst index 1 repeats lane 1 and non_unique_dst_idx is 0"},
+		{[]uint32{3, 1, 2, 3, 1, 5, 6, 7}, 0, "DMA_INDIRECT lane 3: non_unique_dst_idx: dst index 3 repeats lane 0 and non_unique_dst_idx is 0"},
+		{[]uint32{3, 1, 2, 3, 1, 5, 6, 7}, 4, "DMA_INDIRECT lane 3: non_unique_dst_idx: dst index 3 repeats lane 0 and non_unique_dst_idx is 0"},
+	} {
+		for _, exact := range []bool{false, true} {
+			p := newPair(t, isa.Cayman)
+			p.b.exact = exact
+			for j, v := range tc.idx {
+				p.put32(uint64(j)*0x40000+0x400, v)
+			}
+			p.put32(hbm, 1, 2, 3, 4, 5, 6, 7, 8)
+			p.exec(fmt.Sprintf(`dma_indirect idx_num_active_channels=8, indirect_mode=DST, non_unique_dst_idx=0, idx_bound_is_err=1,
+  src_start_addr=hbm:0x0, src_step_elem=4, src_num_elem=8, src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=%d, dst_num_elem=8, dst_elem_size=4, dst_idx_start_addr=sbuf:0:0x400, in_dtype=u32, out_dtype=u32`, tc.step))
+			if tc.want == "" {
+				p.ok()
+				if tc.step == 0 && binary.LittleEndian.Uint32(p.get(hbm+0x1000, 4)) != 8 {
+					t.Fatalf("%v: dst %v, want the last lane's 8", tc.idx, p.get(hbm+0x1000, 4))
+				}
+				continue
+			}
+			p.faults(tc.want)
+			if p.errB.Error() != p.errA.Error() {
+				t.Fatalf("%v step %d: sim %v, ref %v", tc.idx, tc.step, p.errB, p.errA)
+			}
+		}
+	}
+}

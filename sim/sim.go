@@ -170,9 +170,12 @@ func (x *Machine) issue(in *isa.Inst) error {
 	}
 	p, lw, err := sdma.LowerInto(&x.prog, in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs, NoRowOps: true},
 		sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab, Compact: !x.Tracing && !x.exact})
+	var lane *sdma.LaneError
 	switch {
 	case p == nil:
 		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
+	case errors.As(err, &lane): // a lane's rule: named as ref names it
+		return &Fault{Mnemonic: name, Lane: lane.Lane, Rule: lane.Rule, DMA: -1, Desc: -1, Err: lane.Err}
 	case err != nil:
 		return fault(err)
 	}
