@@ -568,3 +568,85 @@ func TestUniqueDstIndicesNotAddresses(t *testing.T) {
 		}
 	}
 }
+
+// M8: a DGE word with a count of 0 moves nothing: ref ran it as a zero-byte
+// move (its semaphore raised), the engines' lowering refused it; a step of
+// a multi-element dimension that is no whole number of elements: ref ran
+// it, the lowering refused it (DIMPUSH counts in elements). Both refuse both
+// now, under one rule and in one text (control.ShapeRules; validate too);
+// SUNDA, whose POOL kernel writes byte descriptors, runs byte steps on both.
+func TestCountsAndStepsRefusedAlike(t *testing.T) {
+	for _, tc := range []struct {
+		g    isa.Gen
+		src  string
+		want string // "": both run
+	}{
+		{isa.Cayman, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[4, 512], src_num_elem=[0, 1], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[4, 512], dst_num_elem=[0, 1], dst_elem_size=4, in_dtype=FP32, out_dtype=FP32`,
+			"DMAMEMCPY: has_valid_num_elem: src_num_elem[0] = 0: must not be 0"},
+		{isa.Sunda, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[4, 0], src_num_elem=[4, 0], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[4, 0], dst_num_elem=[0, 4], dst_elem_size=4, in_dtype=FP32, out_dtype=FP32`,
+			"DMAMEMCPY: has_valid_num_elem: src_num_elem[1] = 0: must not be 0"},
+		{isa.Cayman, `dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256], src_num_elem=[128, 0],
+  tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000, dst_step_elem=[2, 128], dst_num_elem=[0, 128]`,
+			"DMA_TRANSPOSE: has_valid_num_elem: src_num_elem[1] = 0: must not be 0"},
+		{isa.Cayman, `dma_indirect semaphore=5, sem_increment=1, idx_num_active_channels=128, indirect_mode=DST,
+  src_start_addr=hbm:0x0, src_step_elem=512, src_num_elem=0, src_elem_size=512,
+  dst_start_addr=sbuf:0:0x0, dst_step_elem=512, dst_num_elem=4, dst_elem_size=512, dst_idx_start_addr=sbuf:0:0x2000, in_dtype=fp16, out_dtype=fp16`,
+			"DMA_INDIRECT: has_valid_num_elem: src_num_elem = 0: must not be 0"},
+		{isa.Cayman, `dma_gather_transpose semaphore=6, idx_num_active_channels=128, src_start_addr=hbm:0x10000,
+  src_step_elem=[2, 256], src_num_elem=[128, 0], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=sbuf:0:0x1000,
+  dst_step_elem_1=128, dst_num_elem=[0, 128], elem_size=256, dtype_lo=BFLOAT16, dtype_hi=BFLOAT16, gather_dim=Y`,
+			"DMA_GATHER_TRANSPOSE: has_valid_num_elem: src_num_elem[1] = 0: must not be 0"},
+		{isa.Cayman, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[3, 512], src_num_elem=[8, 1], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[4, 512], dst_num_elem=[8, 1], dst_elem_size=4, in_dtype=FP32, out_dtype=FP32`,
+			"DMAMEMCPY: has_whole_elem_steps: src_step_elem[0] = 3: must be a multiple of the 4-byte element"},
+		{isa.Mariana, `dma_indirect semaphore=5, sem_increment=1, idx_num_active_channels=128, indirect_mode=SRC,
+  src_start_addr=hbm:0x0, src_step_elem=4, src_num_elem=128, src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=3, dst_num_elem=4, dst_elem_size=4, src_idx_start_addr=sbuf:0:0x2000, in_dtype=fp32, out_dtype=fp32`,
+			"DMA_INDIRECT: has_whole_elem_steps: dst_step_elem = 3: must be a multiple of the 4-byte element"},
+		{isa.Cayman, `dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256], src_num_elem=[16, 16],
+  tile_src_row_step=256, tile_src_rows=16, tile_src_cols=16, dst_start_addr=sbuf:0:0x8000, dst_step_elem=[3, 128], dst_num_elem=[16, 16]`,
+			"DMA_TRANSPOSE: has_whole_elem_steps: dst_step_elem[0] = 3: must be a multiple of the 2-byte element"},
+		{isa.Sunda, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[3, 512], src_num_elem=[8, 1], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[4, 512], dst_num_elem=[8, 1], dst_elem_size=4, in_dtype=u8, out_dtype=u8`, ""},
+		{isa.Cayman, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[3, 512], src_num_elem=[1, 8], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[5, 4], dst_num_elem=[1, 8], dst_elem_size=4, in_dtype=u8, out_dtype=u8`, ""}, // one-element dimensions never step
+	} {
+		p := newPair(t, tc.g)
+		src := make([]byte, 64)
+		for k := range src {
+			src[k] = byte(k + 1)
+		}
+		p.put(hbm, src)
+		p.exec(tc.src)
+		if tc.want == "" {
+			p.ok()
+			continue
+		}
+		p.faults(tc.want)
+		if p.errA.Error() != p.errB.Error() {
+			t.Fatalf("%s: ref %v, sim %v", tc.src, p.errA, p.errB)
+		}
+	}
+}
+
+// L1: DMA_TRANSPOSE and DMA_GATHER_TRANSPOSE do not exist on SUNDA (000
+// §3d, §3e: nc >= V3): ref ran them, the engines' lowering refused them;
+// both refuse them, as validate does, under has_valid_opcode_for_gen.
+func TestTransposesRefusedOnSunda(t *testing.T) {
+	for _, src := range []string{
+		`dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256], src_num_elem=[16, 16],
+  tile_src_row_step=256, tile_src_rows=16, tile_src_cols=16, dst_start_addr=sbuf:0:0x8000, dst_step_elem=[2, 128], dst_num_elem=[16, 16]`,
+		`dma_gather_transpose semaphore=6, idx_num_active_channels=16, src_start_addr=hbm:0x10000,
+  src_step_elem=[2, 256], src_num_elem=[128, 16], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=sbuf:0:0x1000,
+  dst_step_elem_1=128, dst_num_elem=[16, 128], elem_size=256, dtype_lo=BFLOAT16, dtype_hi=BFLOAT16, gather_dim=Y`,
+	} {
+		p := newPair(t, isa.Sunda)
+		p.exec(src)
+		p.faults(": has_valid_opcode_for_gen: ")
+		if p.errA.Error() != p.errB.Error() {
+			t.Fatalf("ref %v, sim %v", p.errA, p.errB)
+		}
+	}
+}

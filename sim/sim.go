@@ -114,6 +114,9 @@ func (x *Machine) state() control.State {
 func (x *Machine) issue(in *isa.Inst) error {
 	name := in.Def().Mnemonic()
 	fault := func(err error) error { return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: err} }
+	if rule, err := control.OpcodeRule(in, x.Mem.Gen); err != nil { // refused alike by both executors
+		return &Fault{Mnemonic: name, Lane: -1, Rule: rule, DMA: -1, Desc: -1, Err: err}
+	}
 	switch in.Opcode() {
 	case isa.OpDMAMemcpy, isa.OpDMAIndirect, isa.OpDMATranspose, isa.OpDMAGatherTranspose:
 	case isa.OpTensorLoad, isa.OpTensorStore: // the sequencer scalar movers, no DMA (mem2d.go)
@@ -154,8 +157,11 @@ func (x *Machine) issue(in *isa.Inst) error {
 	} else if v, ok := in.Indirect1D(); ok {
 		rule, rerr = control.IndirectRules(v)
 	}
+	if rerr == nil { // the counts and steps ref refuses, refused alike before the lowering (which refused them its own way)
+		rule, rerr = control.ShapeRules(in, x.Mem.Gen)
+	}
 	if rerr != nil {
-		return fault(fmt.Errorf("%s: %w", rule, rerr))
+		return &Fault{Mnemonic: name, Lane: -1, Rule: rule, DMA: -1, Desc: -1, Err: rerr}
 	}
 	if x.regs == nil { // one map for every word: the lowering reads it, none keeps it
 		x.regs = make(map[uint8]uint32, len(x.Regs))
