@@ -50,6 +50,7 @@ type Machine struct {
 	gathered       int                        // tests: of them, rows gathered from a View in pieces
 	dropSpans      bool                       // in Exec: the word's effect is applied and dropped, its write spans (for the scheduler's race checks) never read
 	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
+	regWord        isa.Inst                   // the word with its register addresses resolved (regAddrs), kept from word to word
 }
 
 // DefaultMaxBytes bounds one word's traffic, so a corrupt word cannot
@@ -170,11 +171,15 @@ func (x *Machine) issue(in *isa.Inst) error {
 	for i, v := range x.Regs { // every key, every word: nothing of the word before stays
 		regs[uint8(i)] = v
 	}
+	lowered, err := x.regAddrs(in)
+	if err != nil {
+		return err
+	}
 	idx, err := x.indexFunc(in)
 	if err != nil {
 		return fault(err)
 	}
-	p, lw, err := sdma.LowerInto(&x.prog, in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs, NoRowOps: true},
+	p, lw, err := sdma.LowerInto(&x.prog, lowered, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs, NoRowOps: true},
 		sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab, Compact: !x.Tracing && !x.exact})
 	var lane *sdma.LaneError
 	switch {
@@ -190,6 +195,39 @@ func (x *Machine) issue(in *isa.Inst) error {
 	}
 	x.eff.Changes = append(x.eff.Changes, events...)
 	return nil
+}
+
+// regAddrs is the word the DGE lowers: in itself, or — where a start
+// address is a register pair, reg(lo, hi) = r[lo] | r[hi] << 32 (field-tables
+// §11.2) — a copy with that address as the immediate the registers hold
+// when the word issues, as ref reads it. The lowering resolves only
+// immediates (a register is known at run time); the engines run at run
+// time. A register past r63 faults as ref's does; a shape from a $S
+// register stays for the lowering to refuse.
+func (x *Machine) regAddrs(in *isa.Inst) (*isa.Inst, error) {
+	out := in
+	for _, path := range [2]string{"src_start_addr", "dst_start_addr"} {
+		a, err := in.Addr8(path)
+		if err != nil || a.Pseudo || a.ShapeFromReg() || a.Form() != "reg" {
+			continue
+		}
+		lo, hi := uint8(a.Raw), uint8(a.Raw>>8)
+		if lo >= 64 || hi >= 64 {
+			return nil, &Fault{Mnemonic: in.Def().Mnemonic(), Lane: -1, Rule: path, DMA: -1, Desc: -1, Err: fmt.Errorf("register r%d/r%d: there are 64", lo, hi)}
+		}
+		v := uint64(x.Regs[lo]) | uint64(x.Regs[hi])<<32
+		if v >= 1<<58 { // no Neuron address (the map ends at HBMEnd): ref's access faults there too
+			return nil, &Fault{Mnemonic: in.Def().Mnemonic(), Lane: -1, Rule: path, DMA: -1, Desc: -1, Err: fmt.Errorf("r%d:r%d = %#x is no Neuron address", hi, lo, v)}
+		}
+		if out == in {
+			x.regWord = *in
+			out = &x.regWord
+		}
+		if err := out.SetUint(path, isa.ImmAddr8(v)); err != nil {
+			return nil, &Fault{Mnemonic: in.Def().Mnemonic(), Lane: -1, Rule: path, DMA: -1, Desc: -1, Err: err}
+		}
+	}
+	return out, nil
 }
 
 // indexFunc reads a word's index tensors from SBUF (field-tables §11.5):
