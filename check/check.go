@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"ndma/internal/compute"
+	"ndma/internal/control"
 	"ndma/isa"
 )
 
@@ -130,6 +131,8 @@ var (
 	pCCOperands       = pred("has_valid_cc_operands", isa.Inferred)
 	pCCBranch         = pred("has_valid_cc_branch_target", isa.Inferred)
 	pExtTile          = pred("has_valid_ext_tile", isa.Inferred)
+	pNumElem          = pred("has_valid_num_elem", isa.Inferred)
+	pWholeSteps       = pred("has_whole_elem_steps", isa.Inferred)
 )
 
 // PredicateProv reports where a predicate's name comes from, and whether ndma knows it.
@@ -183,12 +186,16 @@ func validateWord(in *isa.Inst, gen isa.Gen, hasExtContext bool) []Problem {
 	switch in.Opcode() {
 	case isa.OpDMAMemcpy, isa.OpPseudoDMADirect2D:
 		c.direct2D()
+		c.shape() // not a pseudo word's: ShapeBroken reads the executed words only
 	case isa.OpDMAIndirect:
 		c.indirect1D()
+		c.shape()
 	case isa.OpDMATranspose:
 		c.xpose()
+		c.shape()
 	case isa.OpDMAGatherTranspose:
 		c.gatherXpose()
+		c.shape()
 	case isa.OpDMAMemcpy2:
 		c.copy2D()
 	case isa.OpDMAImmediate:
@@ -212,6 +219,19 @@ func validateWord(in *isa.Inst, gen isa.Gen, hasExtContext bool) []Problem {
 		}
 	}
 	return c.out
+}
+
+// shape applies the counts and steps both executors refuse
+// (control.ShapeBroken): a zero count, and where a DGE lowers the word
+// (not on SUNDA; GenAny skips it) a step that is no whole number of
+// elements.
+func (c *checker) shape() {
+	for _, b := range control.ShapeBroken(c.in, c.gen) {
+		if b.Rule == pWholeSteps && c.gen == isa.GenAny {
+			continue
+		}
+		c.fail(b.Rule, b.Field, b.Value, b.Want)
+	}
 }
 
 // Stream decodes and checks a whole stream, numbering words by their index.

@@ -40,6 +40,9 @@ func (w *word) direct2D() error {
 		return err
 	}
 	v, _ := w.in.Direct2D()
+	if rule, err := control.ShapeRules(w.in, w.x.Mem.Gen); err != nil { // the counts and steps both executors refuse alike
+		return w.fault(-1, rule, err)
+	}
 	src, dst, _ := w.in.Legs2D()
 	if err := w.limit(src, dst); err != nil {
 		return err
@@ -69,6 +72,9 @@ func (w *word) xpose() error {
 	}
 	v, _ := w.in.Xpose()
 	if rule, err := control.XposeRules(v, w.x.Mem.Gen); err != nil { // the types and tiles both executors refuse alike
+		return w.fault(-1, rule, err)
+	}
+	if rule, err := control.ShapeRules(w.in, w.x.Mem.Gen); err != nil {
 		return w.fault(-1, rule, err)
 	}
 	dt := v.OutDType()
@@ -187,6 +193,9 @@ func (w *word) indirect1D() error {
 	}
 	v, _ := w.in.Indirect1D()
 	if rule, err := control.IndirectRules(v); err != nil { // refused alike by both executors
+		return w.fault(-1, rule, err)
+	}
+	if rule, err := control.ShapeRules(w.in, w.x.Mem.Gen); err != nil {
 		return w.fault(-1, rule, err)
 	}
 	mode := v.Flags().IndirectMode()
@@ -337,6 +346,9 @@ func (w *word) gatherXpose() error {
 	}
 	v, _ := w.in.GatherXpose()
 	if rule, err := control.GatherXposeRules(v, w.x.Mem.Gen); err != nil { // the type and shape both executors refuse alike
+		return w.fault(-1, rule, err)
+	}
+	if rule, err := control.ShapeRules(w.in, w.x.Mem.Gen); err != nil {
 		return w.fault(-1, rule, err)
 	}
 	n, l := int(v.SrcNumElem(1)), int(v.ElemSize())/2

@@ -68,6 +68,9 @@ func (x *Machine) Exec(in *isa.Inst) error { return control.Exec(x.Issue, in) }
 func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 	x.eff = control.Effect{}
 	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
+	if rule, err := control.OpcodeRule(in, x.Mem.Gen); err != nil { // refused alike by both executors
+		return control.Effect{}, w.fault(-1, rule, err)
+	}
 	var err error
 	switch in.Opcode() {
 	case isa.OpDMAMemcpy:

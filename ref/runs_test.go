@@ -60,7 +60,7 @@ func TestStridedWordsElementByElement(t *testing.T) {
 	}
 	ran, skipped := 0, 0
 	for trial := 0; ran < 250; trial++ {
-		x := New(isa.Cayman)
+		x := New(isa.Sunda) // byte steps of any size: a generation without a DGE (control.ShapeRules)
 		mp := x.Mem.Map
 		type areaAt struct {
 			base uint64
@@ -184,7 +184,7 @@ func TestStridedWordsElementByElement(t *testing.T) {
 		}
 		word := "dmamemcpy " + src.asm("src") + ", " + dst.asm("dst") + ", in_dtype=u8, out_dtype=u8"
 		x.Mem.Stats = mem.Stats{}
-		if err := x.Exec(asmWord(t, isa.Cayman, word)); err != nil {
+		if err := x.Exec(asmWord(t, isa.Sunda, word)); err != nil {
 			t.Fatalf("trial %d: %s: %v", trial, word, err)
 		}
 		var rd, wr uint64

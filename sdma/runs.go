@@ -324,20 +324,20 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 		s.own = s.indexed && p.Backend != dge.NoDGE
 		legs[which] = s
 	}
-	// at is lane j's element on leg which; ok = false: the lane is skipped
-	at := func(which int, j int64) (a uint64, ok bool, err error) {
+	// at is lane j's element on leg which and its index v (an indexed
+	// leg); ok = false: the lane is skipped
+	at := func(which int, j int64) (a uint64, v uint32, ok bool, err error) {
 		s := &legs[which]
 		if !s.indexed {
-			return elem(s.l, j), true, nil
+			return elem(s.l, j), 0, true, nil
 		}
-		var v uint32
 		if s.idx != nil {
 			v = s.idx[j]
 		} else if v, err = index(which, int(j)); err != nil {
-			return 0, false, err
+			return 0, 0, false, err
 		}
 		if uint64(v) <= s.lim && s.l.Num[0] > 0 {
-			return uint64(int64(s.l.Addr) + int64(v)*s.l.Step[0]), true, nil
+			return uint64(int64(s.l.Addr) + int64(v)*s.l.Step[0]), v, true, nil
 		}
 		bad := ""
 		switch lim := p.Index.Bound[which]; {
@@ -347,9 +347,9 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 			bad = fmt.Sprintf("index %d > limit r%d = %d", v, lim.Reg, regs[lim.Reg])
 		}
 		if p.Index.BoundIsErr {
-			return 0, false, fmt.Errorf("DMA_INDIRECT lane %d: %s: %w", j, bad, ErrBounds)
+			return 0, 0, false, fmt.Errorf("DMA_INDIRECT lane %d: %s: %w", j, bad, ErrBounds)
 		}
-		return 0, false, nil
+		return 0, 0, false, nil
 	}
 	for k := range legs { // an indexed leg holds a run per lane; the other one mostly merges
 		if legs[k].own {
@@ -360,7 +360,7 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 			}
 		}
 	}
-	var seen map[uint64]int64 // a dst address's lane, when dst indices must be unique
+	var seen map[uint32]int64 // a dst index's lane, when dst indices must be unique: indices, not addresses (§11.5; a dst step of 0 repeats no index)
 	unique := mode.DstIndexed() && !p.Index.NonUniqueDst
 	ss, ds := uint64(ch.Src.ElemSize), uint64(ch.Dst.ElemSize)
 	// addr is lane j's element on leg s when the lane is the common one —
@@ -400,11 +400,11 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 				continue
 			}
 		}
-		s, ok1, err := at(0, j)
+		s, _, ok1, err := at(0, j)
 		if err != nil {
 			return nil, nil, err
 		}
-		d, ok2, err := at(1, j)
+		d, v, ok2, err := at(1, j)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -413,12 +413,12 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 		}
 		if unique {
 			if seen == nil {
-				seen = map[uint64]int64{}
+				seen = map[uint32]int64{}
 			}
-			if prev, dup := seen[d]; dup {
-				return nil, nil, fmt.Errorf("DMA_INDIRECT lane %d: dst index repeats lane %d and non_unique_dst_idx is 0", j, prev)
+			if prev, dup := seen[v]; dup {
+				return nil, nil, &LaneError{Lane: int(j), Rule: "non_unique_dst_idx", Err: fmt.Errorf("dst index %d repeats lane %d and non_unique_dst_idx is 0", v, prev)}
 			}
-			seen[d] = j
+			seen[v] = j
 		}
 		src = laneRun(src, s, ss, legs[0].own)
 		dst = laneRun(dst, d, ds, legs[1].own)
@@ -428,6 +428,20 @@ func indirectRuns(p *dge.Program, ch *dge.Channel, index IndexFunc, regs map[uin
 	}
 	return src, dst, nil
 }
+
+// LaneError is a lane's fault under a rule of DMA_INDIRECT, named as the
+// reference names it (the rule: the field the word breaks).
+type LaneError struct {
+	Lane int
+	Rule string
+	Err  error
+}
+
+func (e *LaneError) Error() string {
+	return fmt.Sprintf("DMA_INDIRECT lane %d: %s: %v", e.Lane, e.Rule, e.Err)
+}
+
+func (e *LaneError) Unwrap() error { return e.Err }
 
 // laneRun adds a lane's element: its own run on an indexed leg, merged with
 // the run before on the contiguous one.

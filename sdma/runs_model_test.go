@@ -153,7 +153,7 @@ func indirectRunsModel(p *dge.Program, ch *dge.Channel, index IndexFunc, regs ma
 		}
 		return 0, false, nil
 	}
-	seen := map[uint64]int64{}
+	seen := map[uint32]int64{}
 	for j := int64(0); j < lanes; j++ {
 		s, ok1, err := at(&ch.Src, 0, mode.SrcIndexed(), j)
 		if err != nil {
@@ -167,10 +167,11 @@ func indirectRunsModel(p *dge.Program, ch *dge.Channel, index IndexFunc, regs ma
 			continue
 		}
 		if mode.DstIndexed() && !p.Index.NonUniqueDst {
-			if prev, dup := seen[d]; dup {
-				return nil, nil, fmt.Errorf("DMA_INDIRECT lane %d: dst index repeats lane %d and non_unique_dst_idx is 0", j, prev)
+			v, _ := index(1, int(j)) // read without error: at read it
+			if prev, dup := seen[v]; dup {
+				return nil, nil, &LaneError{Lane: int(j), Rule: "non_unique_dst_idx", Err: fmt.Errorf("dst index %d repeats lane %d and non_unique_dst_idx is 0", v, prev)}
 			}
-			seen[d] = j
+			seen[v] = j
 		}
 		// an indexed leg's row is its GENERATE's one descriptor, never merged
 		// with its neighbour (003 §3.1: "GENERATE emits exactly one

@@ -524,3 +524,181 @@ func TestTransposeDtypeRefusedAlike(t *testing.T) {
 		}
 	}
 }
+
+// H4: DMA_INDIRECT's non_unique_dst_idx 0 forbids repeated destination
+// indices (field-tables §11.5: "Duplicate destination indices without
+// non_unique_dst_idx are a runtime error"), not repeated addresses: a
+// scatter of 8 u32 lanes with indices 0..7 and dst_step_elem 0 runs on
+// both — every lane onto one element, the last one's value stays — and
+// repeated indices fault on both at the lane that repeats, naming the lane
+// it repeats (the engines compared addresses: lane 1 of the first).
+func TestUniqueDstIndicesNotAddresses(t *testing.T) {
+	for _, tc := range []struct {
+		idx  []uint32
+		step int
+		want string // "": runs
+	}{
+		{[]uint32{0, 1, 2, 3, 4, 5, 6, 7}, 0, ""},
+		{[]uint32{0, 1, 2, 3, 4, 5, 6, 7}, 4, ""},
+		{[]uint32{0, 1, 2, 1, 4, 5, 6, 7}, 0, "DMA_INDIRECT lane 3: non_unique_dst_idx: dst index 1 repeats lane 1 and non_unique_dst_idx is 0"},
+		{[]uint32{3, 1, 2, 3, 1, 5, 6, 7}, 0, "DMA_INDIRECT lane 3: non_unique_dst_idx: dst index 3 repeats lane 0 and non_unique_dst_idx is 0"},
+		{[]uint32{3, 1, 2, 3, 1, 5, 6, 7}, 4, "DMA_INDIRECT lane 3: non_unique_dst_idx: dst index 3 repeats lane 0 and non_unique_dst_idx is 0"},
+	} {
+		for _, exact := range []bool{false, true} {
+			p := newPair(t, isa.Cayman)
+			p.b.exact = exact
+			for j, v := range tc.idx {
+				p.put32(uint64(j)*0x40000+0x400, v)
+			}
+			p.put32(hbm, 1, 2, 3, 4, 5, 6, 7, 8)
+			p.exec(fmt.Sprintf(`dma_indirect idx_num_active_channels=8, indirect_mode=DST, non_unique_dst_idx=0, idx_bound_is_err=1,
+  src_start_addr=hbm:0x0, src_step_elem=4, src_num_elem=8, src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=%d, dst_num_elem=8, dst_elem_size=4, dst_idx_start_addr=sbuf:0:0x400, in_dtype=u32, out_dtype=u32`, tc.step))
+			if tc.want == "" {
+				p.ok()
+				if tc.step == 0 && binary.LittleEndian.Uint32(p.get(hbm+0x1000, 4)) != 8 {
+					t.Fatalf("%v: dst %v, want the last lane's 8", tc.idx, p.get(hbm+0x1000, 4))
+				}
+				continue
+			}
+			p.faults(tc.want)
+			if p.errB.Error() != p.errA.Error() {
+				t.Fatalf("%v step %d: sim %v, ref %v", tc.idx, tc.step, p.errB, p.errA)
+			}
+		}
+	}
+}
+
+// M8: a DGE word with a count of 0 moves nothing: ref ran it as a zero-byte
+// move (its semaphore raised), the engines' lowering refused it; a step of
+// a multi-element dimension that is no whole number of elements: ref ran
+// it, the lowering refused it (DIMPUSH counts in elements). Both refuse both
+// now, under one rule and in one text (control.ShapeRules; validate too);
+// SUNDA, whose POOL kernel writes byte descriptors, runs byte steps on both.
+func TestCountsAndStepsRefusedAlike(t *testing.T) {
+	for _, tc := range []struct {
+		g    isa.Gen
+		src  string
+		want string // "": both run
+	}{
+		{isa.Cayman, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[4, 512], src_num_elem=[0, 1], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[4, 512], dst_num_elem=[0, 1], dst_elem_size=4, in_dtype=FP32, out_dtype=FP32`,
+			"DMAMEMCPY: has_valid_num_elem: src_num_elem[0] = 0: must not be 0"},
+		{isa.Sunda, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[4, 0], src_num_elem=[4, 0], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[4, 0], dst_num_elem=[0, 4], dst_elem_size=4, in_dtype=FP32, out_dtype=FP32`,
+			"DMAMEMCPY: has_valid_num_elem: src_num_elem[1] = 0: must not be 0"},
+		{isa.Cayman, `dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256], src_num_elem=[128, 0],
+  tile_src_row_step=256, tile_src_rows=16, tile_src_cols=128, dst_start_addr=sbuf:0:0x8000, dst_step_elem=[2, 128], dst_num_elem=[0, 128]`,
+			"DMA_TRANSPOSE: has_valid_num_elem: src_num_elem[1] = 0: must not be 0"},
+		{isa.Cayman, `dma_indirect semaphore=5, sem_increment=1, idx_num_active_channels=128, indirect_mode=DST,
+  src_start_addr=hbm:0x0, src_step_elem=512, src_num_elem=0, src_elem_size=512,
+  dst_start_addr=sbuf:0:0x0, dst_step_elem=512, dst_num_elem=4, dst_elem_size=512, dst_idx_start_addr=sbuf:0:0x2000, in_dtype=fp16, out_dtype=fp16`,
+			"DMA_INDIRECT: has_valid_num_elem: src_num_elem = 0: must not be 0"},
+		{isa.Cayman, `dma_gather_transpose semaphore=6, idx_num_active_channels=128, src_start_addr=hbm:0x10000,
+  src_step_elem=[2, 256], src_num_elem=[128, 0], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=sbuf:0:0x1000,
+  dst_step_elem_1=128, dst_num_elem=[0, 128], elem_size=256, dtype_lo=BFLOAT16, dtype_hi=BFLOAT16, gather_dim=Y`,
+			"DMA_GATHER_TRANSPOSE: has_valid_num_elem: src_num_elem[1] = 0: must not be 0"},
+		{isa.Cayman, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[3, 512], src_num_elem=[8, 1], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[4, 512], dst_num_elem=[8, 1], dst_elem_size=4, in_dtype=FP32, out_dtype=FP32`,
+			"DMAMEMCPY: has_whole_elem_steps: src_step_elem[0] = 3: must be a multiple of the 4-byte element"},
+		{isa.Mariana, `dma_indirect semaphore=5, sem_increment=1, idx_num_active_channels=128, indirect_mode=SRC,
+  src_start_addr=hbm:0x0, src_step_elem=4, src_num_elem=128, src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=3, dst_num_elem=4, dst_elem_size=4, src_idx_start_addr=sbuf:0:0x2000, in_dtype=fp32, out_dtype=fp32`,
+			"DMA_INDIRECT: has_whole_elem_steps: dst_step_elem = 3: must be a multiple of the 4-byte element"},
+		{isa.Cayman, `dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256], src_num_elem=[16, 16],
+  tile_src_row_step=256, tile_src_rows=16, tile_src_cols=16, dst_start_addr=sbuf:0:0x8000, dst_step_elem=[3, 128], dst_num_elem=[16, 16]`,
+			"DMA_TRANSPOSE: has_whole_elem_steps: dst_step_elem[0] = 3: must be a multiple of the 2-byte element"},
+		{isa.Sunda, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[3, 512], src_num_elem=[8, 1], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[4, 512], dst_num_elem=[8, 1], dst_elem_size=4, in_dtype=u8, out_dtype=u8`, ""},
+		{isa.Cayman, `dmamemcpy semaphore=1, sem_increment=1, src_start_addr=hbm:0x0, src_step_elem=[3, 512], src_num_elem=[1, 8], src_elem_size=4,
+  dst_start_addr=hbm:0x1000, dst_step_elem=[5, 4], dst_num_elem=[1, 8], dst_elem_size=4, in_dtype=u8, out_dtype=u8`, ""}, // one-element dimensions never step
+	} {
+		p := newPair(t, tc.g)
+		src := make([]byte, 64)
+		for k := range src {
+			src[k] = byte(k + 1)
+		}
+		p.put(hbm, src)
+		p.exec(tc.src)
+		if tc.want == "" {
+			p.ok()
+			continue
+		}
+		p.faults(tc.want)
+		if p.errA.Error() != p.errB.Error() {
+			t.Fatalf("%s: ref %v, sim %v", tc.src, p.errA, p.errB)
+		}
+	}
+}
+
+// L1: DMA_TRANSPOSE and DMA_GATHER_TRANSPOSE do not exist on SUNDA (000
+// §3d, §3e: nc >= V3): ref ran them, the engines' lowering refused them;
+// both refuse them, as validate does, under has_valid_opcode_for_gen.
+func TestTransposesRefusedOnSunda(t *testing.T) {
+	for _, src := range []string{
+		`dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=sbuf:0:0x0, src_step_elem=[2, 256], src_num_elem=[16, 16],
+  tile_src_row_step=256, tile_src_rows=16, tile_src_cols=16, dst_start_addr=sbuf:0:0x8000, dst_step_elem=[2, 128], dst_num_elem=[16, 16]`,
+		`dma_gather_transpose semaphore=6, idx_num_active_channels=16, src_start_addr=hbm:0x10000,
+  src_step_elem=[2, 256], src_num_elem=[128, 16], src_idx_start_addr=sbuf:0:0x100, dst_start_addr=sbuf:0:0x1000,
+  dst_step_elem_1=128, dst_num_elem=[16, 128], elem_size=256, dtype_lo=BFLOAT16, dtype_hi=BFLOAT16, gather_dim=Y`,
+	} {
+		p := newPair(t, isa.Sunda)
+		p.exec(src)
+		p.faults(": has_valid_opcode_for_gen: ")
+		if p.errA.Error() != p.errB.Error() {
+			t.Fatalf("ref %v, sim %v", p.errA, p.errB)
+		}
+	}
+}
+
+// A start address held in a register pair, reg(lo, hi) = r[lo] | r[hi] << 32
+// (field-tables §11.2): ref ran it, the engines refused it ("not supported
+// by lowering": the lowering resolves immediates only). The engines resolve
+// it at issue, as ref does, and lower the word with that immediate.
+func TestRegisterAddressesRun(t *testing.T) {
+	for _, tc := range []struct {
+		g    isa.Gen
+		src  string
+		want string // "": both run
+	}{
+		{isa.Cayman, `dmamemcpy semaphore=1, sem_increment=1, in_dtype=u8, out_dtype=u8, src_start_addr=reg(r4, r5), src_step_elem=[1, 64],
+  src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:0x1000, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1`, ""},
+		{isa.Mariana, `dmamemcpy semaphore=1, sem_increment=1, in_dtype=u8, out_dtype=u8, src_start_addr=hbm:0x0, src_step_elem=[1, 16],
+  src_num_elem=[16, 4], src_elem_size=1, dst_start_addr=reg(r6, r7), dst_step_elem=[1, 0x40000], dst_num_elem=[16, 4], dst_elem_size=1`, ""},
+		{isa.Cayman, `dmamemcpy semaphore=1, sem_increment=1, in_dtype=u8, out_dtype=u8, src_start_addr=reg(r4, r70), src_step_elem=[1, 64],
+  src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:0x1000, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1`,
+			"DMAMEMCPY: src_start_addr: register r4/r70: there are 64"},
+		{isa.Cayman, `dma_transpose semaphore=3, in_dtype=bf16, out_dtype=bf16, src_start_addr=reg(r4, r5), src_step_elem=[2, 32], src_num_elem=[16, 16],
+  tile_src_row_step=32, tile_src_rows=16, tile_src_cols=16, dst_start_addr=sbuf:0:0x8000, dst_step_elem=[2, 0x40000], dst_num_elem=[16, 16]`, ""},
+	} {
+		p := newPair(t, tc.g)
+		src := make([]byte, 1024)
+		for k := range src {
+			src[k] = byte(k*7 + 1)
+		}
+		p.put(hbm, src)
+		p.reg(4, 0x0)
+		p.reg(5, 0x1) // r5:r4 = hbm:0x0
+		p.reg(6, 0x40000*3+0x20)
+		p.reg(7, 0) // r7:r6 = sbuf:3:0x20
+		p.exec(tc.src)
+		if tc.want == "" {
+			p.ok()
+			continue
+		}
+		p.faults(tc.want)
+		if p.errA.Error() != p.errB.Error() {
+			t.Fatalf("%s: ref %v, sim %v", tc.src, p.errA, p.errB)
+		}
+	}
+	p := newPair(t, isa.Cayman) // the bytes as worked out: hbm 0x0.. onto 0x1000..
+	src := []byte("sixty-four bytes of a register-addressed source, moved at issue.")
+	p.put(hbm, src)
+	p.reg(5, 1)
+	p.exec(`dmamemcpy semaphore=1, sem_increment=1, in_dtype=u8, out_dtype=u8, src_start_addr=reg(r4, r5), src_step_elem=[1, 64],
+  src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:0x1000, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1`)
+	p.ok()
+	if got := p.get(hbm+0x1000, 64); string(got) != string(src) || p.b.Mem.Sems[1] != 1 {
+		t.Fatalf("dst %q, $S[1] %d", got, p.b.Mem.Sems[1])
+	}
+}

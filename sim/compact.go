@@ -90,6 +90,7 @@ func (x *Machine) prepareCompact(ws []Work, size int, limit int64) (qs []*queue,
 	}
 	if !x.dropSpans {
 		for _, q := range qs {
+			x.runReads(q.q.Runs.M2S)
 			x.runSpans(q.q.Runs.S2M)
 		}
 	}
@@ -113,30 +114,43 @@ func posted(q *queue, size int) bool {
 // runSpans adds the write spans of S2M runs (checked: each in one region,
 // so its local addresses step as its SoC ones), as the per-descriptor
 // check adds them.
-func (x *Machine) runSpans(rs []sdma.DescRun) {
+func (x *Machine) runSpans(rs []sdma.DescRun) { x.eff.Writes = x.runSpansTo(x.eff.Writes, rs) }
+
+// runReads adds the read spans of M2S runs, as runSpans the write spans.
+func (x *Machine) runReads(rs []sdma.DescRun) { x.eff.Reads = x.runSpansTo(x.eff.Reads, rs) }
+
+// runSpansTo is spans with the spans of runs rs added.
+func (x *Machine) runSpansTo(spans [][2]uint64, rs []sdma.DescRun) [][2]uint64 {
 	pb := x.Mem.Map.PSUMBase
 	for k := range rs {
 		d := &rs[k]
 		a := local(d.Addr, pb)
 		if d.N == 1 || d.Step == int64(d.Length) {
-			x.addSpan(a, a+uint64(d.N*d.Length))
+			spans = joinSpan(spans, a, a+uint64(d.N*d.Length))
 			continue
 		}
-		x.eff.Writes = hugemem.Grow(x.eff.Writes, d.N)
+		spans = hugemem.Grow(spans, d.N)
 		for j := range d.N {
-			b := a + uint64(int64(j)*d.Step)
-			x.addSpan(b, b+uint64(d.Length))
+			b := uint64(int64(a) + int64(j)*d.Step)
+			spans = joinSpan(spans, b, b+uint64(d.Length))
 		}
 	}
+	return spans
 }
 
 // addSpan adds a write span, joined to the one before where it continues it.
-func (x *Machine) addSpan(lo, hi uint64) {
-	if w := x.eff.Writes; len(w) > 0 && w[len(w)-1][1] == lo {
-		w[len(w)-1][1] = hi
-		return
+func (x *Machine) addSpan(lo, hi uint64) { x.eff.Writes = joinSpan(x.eff.Writes, lo, hi) }
+
+// addRead adds a read span, as addSpan a write span.
+func (x *Machine) addRead(lo, hi uint64) { x.eff.Reads = joinSpan(x.eff.Reads, lo, hi) }
+
+// joinSpan is spans with [lo, hi) added, joined to the last where it continues it.
+func joinSpan(spans [][2]uint64, lo, hi uint64) [][2]uint64 {
+	if k := len(spans) - 1; k >= 0 && spans[k][1] == lo {
+		spans[k][1] = hi
+		return spans
 	}
-	x.eff.Writes = append(x.eff.Writes, [2]uint64{lo, hi})
+	return append(spans, [2]uint64{lo, hi})
 }
 
 // moveCompact makes the moves prepareCompact paired, queue after queue,

@@ -73,7 +73,7 @@ func TestCompactAgainstExact(t *testing.T) {
 					effs[j].Changes[k].Mem = nil // each machine's own
 				}
 			}
-			if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) || !reflect.DeepEqual(effs[0].Changes, effs[1].Changes) {
+			if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Reads, effs[1].Reads) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) || !reflect.DeepEqual(effs[0].Changes, effs[1].Changes) {
 				t.Fatalf("%s: effects %+v, exact %+v", tc.src, effs[0], effs[1])
 			}
 			if got := fast.compacted > 0; got != tc.compact {

@@ -114,6 +114,7 @@ func (x *Machine) prepareXpose(ws []Work, size int, limit int64) (q *queue, ok b
 	}
 	x.eff.Queues = append(x.eff.Queues, q.q.DMA)
 	if !x.dropSpans {
+		x.runReads(r.M2S)
 		x.runSpans(r.S2M)
 	}
 	x.compacted++

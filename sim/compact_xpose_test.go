@@ -212,7 +212,7 @@ func issueBoth(t *testing.T, what string, fast, exact *Machine, in *isa.Inst) ([
 			effs[j].Changes[k].Mem = nil // each machine's own
 		}
 	}
-	if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) || !reflect.DeepEqual(effs[0].Changes, effs[1].Changes) {
+	if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Reads, effs[1].Reads) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) || !reflect.DeepEqual(effs[0].Changes, effs[1].Changes) {
 		t.Fatalf("%s: effects %+v, exact %+v", what, effs[0], effs[1])
 	}
 	return effs, errs

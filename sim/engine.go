@@ -144,7 +144,7 @@ func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 		size = sdma.DefaultRingSize
 	}
 	limit := x.maxBytes()
-	nq, nw := len(x.eff.Queues), len(x.eff.Writes)
+	nq, nw, nr := len(x.eff.Queues), len(x.eff.Writes), len(x.eff.Reads)
 	if qs, ok := x.prepareCompact(ws, size, limit); ok {
 		for _, q := range qs {
 			q.dst.ReserveDense(q.hull.lo, q.hull.hi, q.s2mBytes)
@@ -162,7 +162,7 @@ func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 		qs, free, ok = x.prepareFast(ws, size, limit)
 	}
 	if !ok { // off the common path, or at fault: the exact per-descriptor path names it
-		x.eff.Queues, x.eff.Writes = x.eff.Queues[:nq], x.eff.Writes[:nw]
+		x.eff.Queues, x.eff.Writes, x.eff.Reads = x.eff.Queues[:nq], x.eff.Writes[:nw], x.eff.Reads[:nr]
 		var err error
 		if qs, err = x.prepare(name, ws, size, limit); err != nil {
 			return nil, err
@@ -232,12 +232,13 @@ func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*que
 		x.eff.Queues = append(x.eff.Queues, q.q.DMA)
 	}
 	var moved int64
-	nw := len(x.eff.Writes)
+	nw, nr := len(x.eff.Writes), len(x.eff.Reads)
 	for _, q := range qs {
-		nw += len(q.s2m.seq)
+		nw, nr = nw+len(q.s2m.seq), nr+len(q.m2s.seq)
 	}
 	if !x.dropSpans {
 		x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+		x.eff.Reads = hugemem.Grow(x.eff.Reads, nr-len(x.eff.Reads))
 	}
 	for _, q := range qs {
 		var in, out uint64
@@ -272,6 +273,9 @@ func (x *Machine) prepare(name string, ws []Work, size int, limit int64) ([]*que
 				}
 				if leg == 0 {
 					in += uint64(d.Length())
+					if !x.dropSpans {
+						x.addRead(a, a+uint64(d.Length()))
+					}
 				} else {
 					out += uint64(d.Length())
 					if out == uint64(d.Length()) {

@@ -70,13 +70,14 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 	for _, q := range qs {
 		x.eff.Queues = append(x.eff.Queues, q.q.DMA)
 	}
-	nw := len(x.eff.Writes)
+	nw, nr := len(x.eff.Writes), len(x.eff.Reads)
 	for _, q := range qs {
-		nw += len(q.s2m.seq)
+		nw, nr = nw+len(q.s2m.seq), nr+len(q.m2s.seq)
 	}
 	spans := !x.dropSpans
 	if spans {
 		x.eff.Writes = hugemem.Grow(x.eff.Writes, nw-len(x.eff.Writes)) // at most a span per S2M descriptor: no regrowth
+		x.eff.Reads = hugemem.Grow(x.eff.Reads, nr-len(x.eff.Reads))    // and per M2S descriptor
 	}
 	// streamFree's first test, gathered on the way: plain copies whose read
 	// and write extents (SoC addresses) are apart
@@ -84,7 +85,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 	hulls, cnt := [2]span{{lo: ^uint64(0)}, {lo: ^uint64(0)}}, [2]int{}
 	hbmLo, hbmHi := m.HBMBase, m.HBMEnd
 	sbufSize, sbufMask, sbufActive := m.SBUFSize, m.SBUFStride-1, m.SBUFActive
-	writes := x.eff.Writes // kept in registers through the loops, stored back at the end
+	writes, reads := x.eff.Writes, x.eff.Reads // kept in registers through the loops, stored back at the end (reads only on success: the caller truncates)
 	var moved int64
 	for _, q := range qs {
 		if q.turn != nil {
@@ -139,6 +140,13 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 							mh = span{a, a}
 						}
 						in, mh = in+n, span{min(mh.lo, a), max(mh.hi, a+n)}
+						if spans {
+							if k := len(reads) - 1; k >= 0 && reads[k][1] == a { // continuing the read before
+								reads[k][1] += n
+							} else {
+								reads = append(reads, [2]uint64{a, a + n})
+							}
+						}
 						continue
 					}
 					if ts.ok { // the plan's common step inline; the rest in add
@@ -175,7 +183,7 @@ func (x *Machine) prepareFast(ws []Work, size int, limit int64) (qs []*queue, fr
 			return nil, false, false
 		}
 	}
-	x.eff.Writes = writes
+	x.eff.Writes, x.eff.Reads = writes, reads
 	if free && cnt[0] > 0 && cnt[1] > 0 && hulls[0].hi > hulls[1].lo && hulls[1].hi > hulls[0].lo {
 		free = x.streamFree(qs) // the extents meet: span by span
 	}

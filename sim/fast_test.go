@@ -114,8 +114,11 @@ func TestFastAgainstExact(t *testing.T) {
 		if !reflect.DeepEqual(effs[0].Writes, effs[1].Writes) || !reflect.DeepEqual(effs[0].Queues, effs[1].Queues) {
 			t.Fatalf("%s: write spans %v queues %v, exact %v %v", src, effs[0].Writes, effs[0].Queues, effs[1].Writes, effs[1].Queues)
 		}
-		if errs[0] == nil && effs[0].Bytes > 0 && len(effs[0].Writes) == 0 {
-			t.Fatalf("%s: no write spans", src)
+		if !reflect.DeepEqual(effs[0].Reads, effs[1].Reads) {
+			t.Fatalf("%s: read spans %v, exact %v", src, effs[0].Reads, effs[1].Reads)
+		}
+		if errs[0] == nil && effs[0].Bytes > 0 && (len(effs[0].Writes) == 0 || len(effs[0].Reads) == 0) {
+			t.Fatalf("%s: no write or read spans", src)
 		}
 		tiled, turned = tiled+fast.tiled, turned+fast.turned
 	}

@@ -87,6 +87,9 @@ func (x *Machine) mem2D(in *isa.Inst) error {
 				return fault("slot %d at %#x: %w", r.k, r.a, err)
 			}
 		}
+		for _, r := range runs {
+			x.eff.Reads = append(x.eff.Reads, [2]uint64{r.a, r.a + uint64(r.n)})
+		}
 		regs := x.Regs
 		for k := 0; k < n; k++ {
 			r, err := regOf(k)

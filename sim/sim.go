@@ -50,6 +50,7 @@ type Machine struct {
 	gathered       int                        // tests: of them, rows gathered from a View in pieces
 	dropSpans      bool                       // in Exec: the word's effect is applied and dropped, its write spans (for the scheduler's race checks) never read
 	exact          bool                       // tests: every word through the per-descriptor path (prepare), none through prepareFast or writeTiles
+	regWord        isa.Inst                   // the word with its register addresses resolved (regAddrs), kept from word to word
 }
 
 // DefaultMaxBytes bounds one word's traffic, so a corrupt word cannot
@@ -114,6 +115,9 @@ func (x *Machine) state() control.State {
 func (x *Machine) issue(in *isa.Inst) error {
 	name := in.Def().Mnemonic()
 	fault := func(err error) error { return &Fault{Mnemonic: name, DMA: -1, Desc: -1, Err: err} }
+	if rule, err := control.OpcodeRule(in, x.Mem.Gen); err != nil { // refused alike by both executors
+		return &Fault{Mnemonic: name, Lane: -1, Rule: rule, DMA: -1, Desc: -1, Err: err}
+	}
 	switch in.Opcode() {
 	case isa.OpDMAMemcpy, isa.OpDMAIndirect, isa.OpDMATranspose, isa.OpDMAGatherTranspose:
 	case isa.OpTensorLoad, isa.OpTensorStore: // the sequencer scalar movers, no DMA (mem2d.go)
@@ -154,8 +158,11 @@ func (x *Machine) issue(in *isa.Inst) error {
 	} else if v, ok := in.Indirect1D(); ok {
 		rule, rerr = control.IndirectRules(v)
 	}
+	if rerr == nil { // the counts and steps ref refuses, refused alike before the lowering (which refused them its own way)
+		rule, rerr = control.ShapeRules(in, x.Mem.Gen)
+	}
 	if rerr != nil {
-		return fault(fmt.Errorf("%s: %w", rule, rerr))
+		return &Fault{Mnemonic: name, Lane: -1, Rule: rule, DMA: -1, Desc: -1, Err: rerr}
 	}
 	if x.regs == nil { // one map for every word: the lowering reads it, none keeps it
 		x.regs = make(map[uint8]uint32, len(x.Regs))
@@ -164,15 +171,22 @@ func (x *Machine) issue(in *isa.Inst) error {
 	for i, v := range x.Regs { // every key, every word: nothing of the word before stays
 		regs[uint8(i)] = v
 	}
+	lowered, err := x.regAddrs(in)
+	if err != nil {
+		return err
+	}
 	idx, err := x.indexFunc(in)
 	if err != nil {
 		return fault(err)
 	}
-	p, lw, err := sdma.LowerInto(&x.prog, in, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs, NoRowOps: true},
+	p, lw, err := sdma.LowerInto(&x.prog, lowered, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs, NoRowOps: true},
 		sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab, Compact: !x.Tracing && !x.exact})
+	var lane *sdma.LaneError
 	switch {
 	case p == nil:
 		return fault(fmt.Errorf("%w: %w", ErrLowering, err))
+	case errors.As(err, &lane): // a lane's rule: named as ref names it
+		return &Fault{Mnemonic: name, Lane: lane.Lane, Rule: lane.Rule, DMA: -1, Desc: -1, Err: lane.Err}
 	case err != nil:
 		return fault(err)
 	}
@@ -181,6 +195,39 @@ func (x *Machine) issue(in *isa.Inst) error {
 	}
 	x.eff.Changes = append(x.eff.Changes, events...)
 	return nil
+}
+
+// regAddrs is the word the DGE lowers: in itself, or — where a start
+// address is a register pair, reg(lo, hi) = r[lo] | r[hi] << 32 (field-tables
+// §11.2) — a copy with that address as the immediate the registers hold
+// when the word issues, as ref reads it. The lowering resolves only
+// immediates (a register is known at run time); the engines run at run
+// time. A register past r63 faults as ref's does; a shape from a $S
+// register stays for the lowering to refuse.
+func (x *Machine) regAddrs(in *isa.Inst) (*isa.Inst, error) {
+	out := in
+	for _, path := range [2]string{"src_start_addr", "dst_start_addr"} {
+		a, err := in.Addr8(path)
+		if err != nil || a.Pseudo || a.ShapeFromReg() || a.Form() != "reg" {
+			continue
+		}
+		lo, hi := uint8(a.Raw), uint8(a.Raw>>8)
+		if lo >= 64 || hi >= 64 {
+			return nil, &Fault{Mnemonic: in.Def().Mnemonic(), Lane: -1, Rule: path, DMA: -1, Desc: -1, Err: fmt.Errorf("register r%d/r%d: there are 64", lo, hi)}
+		}
+		v := uint64(x.Regs[lo]) | uint64(x.Regs[hi])<<32
+		if v >= 1<<58 { // no Neuron address (the map ends at HBMEnd): ref's access faults there too
+			return nil, &Fault{Mnemonic: in.Def().Mnemonic(), Lane: -1, Rule: path, DMA: -1, Desc: -1, Err: fmt.Errorf("r%d:r%d = %#x is no Neuron address", hi, lo, v)}
+		}
+		if out == in {
+			x.regWord = *in
+			out = &x.regWord
+		}
+		if err := out.SetUint(path, isa.ImmAddr8(v)); err != nil {
+			return nil, &Fault{Mnemonic: in.Def().Mnemonic(), Lane: -1, Rule: path, DMA: -1, Desc: -1, Err: err}
+		}
+	}
+	return out, nil
 }
 
 // indexFunc reads a word's index tensors from SBUF (field-tables §11.5):
@@ -243,6 +290,9 @@ func (x *Machine) indexFunc(in *isa.Inst) (sdma.IndexFunc, error) {
 		if err := x.Mem.Read(a, b); err != nil {
 			return 0, fmt.Errorf("index %d: %w", j, err)
 		}
+		if !x.dropSpans {
+			x.addRead(a, a+4)
+		}
 		return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24, nil
 	}, nil
 }
@@ -272,8 +322,12 @@ func (x *Machine) readIndices(which int, base uint64, c, n int) bool {
 	out, col := x.idx[which][:n], x.idxCol
 	for p := 0; p < c && p < n; p++ {
 		cnt := (n - p + c - 1) / c
-		if x.Mem.Read(control.IndexAddr(stride, base, c, p), col[:4*cnt]) != nil {
+		a := control.IndexAddr(stride, base, c, p)
+		if x.Mem.Read(a, col[:4*cnt]) != nil {
 			return false // cannot happen: checked
+		}
+		if !x.dropSpans {
+			x.addRead(a, a+4*uint64(cnt))
 		}
 		for i := range cnt {
 			out[p+i*c] = binary.LittleEndian.Uint32(col[4*i:])

@@ -117,6 +117,7 @@ type Effect struct {
 	Changes     []Change
 	CostNS      int64       // simulated time from issue to completion (0: no clock)
 	Writes      [][2]uint64 // the byte ranges [lo, hi) the word's DMA wrote (race checks)
+	Reads       [][2]uint64 // the byte ranges [lo, hi) it read: M2S legs, index tensors, a TENSOR_LOAD (race checks)
 	Queues      []int       // the DMA engines it used: a stream's DMAs on one engine run in order
 	Descriptors int         // descriptors executed
 	Bytes       uint64      // bytes the S2M legs wrote
@@ -144,6 +145,7 @@ func (e *Effect) Merge(o Effect) {
 	e.Changes = append(e.Changes, o.Changes...)
 	e.CostNS += o.CostNS
 	e.Writes = append(e.Writes, o.Writes...)
+	e.Reads = append(e.Reads, o.Reads...)
 	e.Queues = append(e.Queues, o.Queues...)
 	e.Descriptors += o.Descriptors
 	e.Bytes += o.Bytes

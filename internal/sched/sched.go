@@ -159,7 +159,7 @@ func (d *Deadlock) Error() string {
 type Stats struct {
 	Words, Turns, Refusals int
 	TimeNS                 int64    // simulated time at the end (clocked executors)
-	Warnings               []string // races: DMAs in flight at once writing the same bytes
+	Warnings               []string // races: a DMA in flight writing bytes another word writes or reads, or reading bytes another writes; semaphores wrapping
 	Busy                   []int64  // per stream: the simulated ns its DMAs were in flight
 	PeakInFlight           int      // the most DMAs in flight at one time
 	Schedule               []Moved  // every step with a Note, in issue order
@@ -169,10 +169,12 @@ type Stats struct {
 type completion struct {
 	at      int64
 	seq     int
-	core    int // the issuing stream's core (race checks)
+	core    int      // the issuing stream's core (race checks)
+	hbm     *mem.HBM // the HBM its core's memory shares (race checks across cores)
 	changes []control.Change
 	writer  Writer
-	writes  [][2]uint64
+	writes  [][2]uint64 // sorted, disjoint (spans)
+	reads   [][2]uint64 // sorted, disjoint; nil once its reads are known done (it signalled at issue, after them)
 	stream  int
 	queues  []int // the DMA engines it used: a stream's DMAs sharing one are ordered
 	compute bool  // a compute word's end (Stream.WordNS), not a DMA
@@ -384,6 +386,9 @@ func (r *runner) turn(i int) (bool, error) {
 	if cost > 0 {
 		cost = r.inFlightUntil(i, &eff, w, cost, timed != nil, compute)
 	} else {
+		if len(r.pending) > 0 && (len(eff.Writes) > 0 || len(eff.Reads) > 0) { // a word done at issue (TENSOR_LOAD, TENSOR_STORE) against the DMAs in flight
+			r.checkRaces(i, &completion{core: s.Core, hbm: s.Mem.HBM(), writer: w, stream: i, queues: eff.Queues, writes: spans(eff.Writes), reads: spans(eff.Reads)})
+		}
 		r.land(eff.Changes, w)
 	}
 	if step.Note != "" {
@@ -443,14 +448,9 @@ func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64,
 		}
 	}
 	cost += start - r.now
-	c := completion{at: r.now + cost, seq: r.seq, core: s.Core, writer: w, stream: i, queues: eff.Queues, writes: eff.Writes, compute: compute}
-	for _, p := range r.pending { // a race: nothing orders two in-flight writes of the same bytes
-		if p.core == c.core && !(p.stream == c.stream && shareQueue(p.queues, c.queues)) {
-			if lo, ok := overlap(p.writes, c.writes); ok {
-				r.races.add(p.writer, w, lo, r.opt.Trace)
-			}
-		}
-	}
+	c := completion{at: r.now + cost, seq: r.seq, core: s.Core, hbm: s.Mem.HBM(), writer: w, stream: i, queues: eff.Queues,
+		writes: spans(eff.Writes), reads: spans(eff.Reads), compute: compute}
+	r.checkRaces(i, &c)
 	r.seq++
 	var now []control.Change
 	for _, ch := range eff.Changes {
@@ -461,6 +461,9 @@ func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64,
 		}
 	}
 	r.land(now, w)
+	if len(now) > 0 { // what it signals at issue comes after its reads (§5.6): a waiter may overwrite its source
+		c.reads = nil
+	}
 	heap.Push(&r.pending, c)
 	if !compute {
 		r.st.Busy[i] += cost
@@ -557,8 +560,20 @@ func (r *runner) deadlock() *Deadlock {
 // handful of lines, not 227 MB).
 const maxRaceLines = 8
 
-// raceKey is a pair of racing words by stream and mnemonic.
-type raceKey struct{ a, b, wa, wb string }
+// raceKind is what two racing words do to the bytes they share.
+type raceKind uint8
+
+const (
+	raceWW raceKind = iota // both write
+	raceRW                 // the first reads what the second, in flight, writes
+	raceWR                 // the first writes what the second, in flight, reads
+)
+
+// raceKey is a pair of racing words by stream and mnemonic, and how they race.
+type raceKey struct {
+	kind         raceKind
+	a, b, wa, wb string
+}
 
 // raceTally counts the races of one raceKey past the listed ones, with the
 // offsets they span.
@@ -578,18 +593,31 @@ type raceLog struct {
 	order []raceKey
 }
 
-func (r *raceLog) add(a, b Writer, lo uint64, trace func(string)) {
+// add records a race: for raceWW a is the word in flight, b the one
+// issuing; otherwise a is the word issuing, b the one in flight.
+func (r *raceLog) add(kind raceKind, a, b Writer, o shared, gen isa.Gen, trace func(string)) {
 	r.n++
 	if r.n <= maxRaceLines {
-		msg := fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) are in flight together and both write %#x",
-			a.Stream, a.Offset, a.Word, b.Stream, b.Offset, b.Word, lo)
+		var msg string
+		switch kind {
+		case raceWW:
+			msg = fmt.Sprintf("race: %s offset %#x (%s) and %s offset %#x (%s) are in flight together and both write %#x",
+				a.Stream, a.Offset, a.Word, b.Stream, b.Offset, b.Word, o.lo)
+		case raceRW, raceWR:
+			verb, theirs := "reads", "writes"
+			if kind == raceWR {
+				verb, theirs = theirs, verb
+			}
+			msg = fmt.Sprintf("race: %s offset %#x (%s) %s %s that %s offset %#x (%s), in flight, %s",
+				a.Stream, a.Offset, a.Word, verb, bytesText(gen, o), b.Stream, b.Offset, b.Word, theirs)
+		}
 		r.st.Warnings = append(r.st.Warnings, msg)
 		if trace != nil {
 			trace("warning: " + msg)
 		}
 		return
 	}
-	k := raceKey{a.Stream, b.Stream, a.Word, b.Word}
+	k := raceKey{kind, a.Stream, b.Stream, a.Word, b.Word}
 	t := r.pairs[k]
 	if t == nil {
 		t = &raceTally{aLo: a.Offset, aHi: a.Offset, bLo: b.Offset, bHi: b.Offset}
@@ -611,10 +639,35 @@ func (r *raceLog) summarise() {
 			break
 		}
 		t := r.pairs[k]
-		r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("race: %s (%s, offsets %#x..%#x) and %s (%s, offsets %#x..%#x) race %d more times",
-			k.a, k.wa, t.aLo, t.aHi, k.b, k.wb, t.bLo, t.bHi, t.n))
+		how := [...]string{raceWW: "and", raceRW: "reads what in-flight", raceWR: "writes what in-flight"}[k.kind]
+		tail := [...]string{raceWW: "race", raceRW: "writes,", raceWR: "reads,"}[k.kind]
+		r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("race: %s (%s, offsets %#x..%#x) %s %s (%s, offsets %#x..%#x) %s %d more times",
+			k.a, k.wa, t.aLo, t.aHi, how, k.b, k.wb, t.bLo, t.bHi, tail, t.n))
 	}
 	r.st.Warnings = append(r.st.Warnings, fmt.Sprintf("races: %d in all (%d listed above in full)", r.n, maxRaceLines))
+}
+
+// bytesText names shared bytes: how many, from the first to the last, in
+// the assembler's address sugar (hbm:OFF, sbuf:P:OFF, psum:P:OFF).
+func bytesText(gen isa.Gen, o shared) string {
+	if o.n == 1 {
+		return "1 byte at " + addrText(gen, o.lo)
+	}
+	if o.last-o.lo+1 == o.n {
+		return fmt.Sprintf("%d bytes at %s..%s", o.n, addrText(gen, o.lo), addrText(gen, o.last))
+	}
+	return fmt.Sprintf("%d bytes in %s..%s", o.n, addrText(gen, o.lo), addrText(gen, o.last))
+}
+
+// addrText is a Neuron address in the assembler's sugar.
+func addrText(gen isa.Gen, a uint64) string {
+	switch rg, part, off := isa.Map(gen).Split(a); rg {
+	case isa.SBUF, isa.PSUM:
+		return fmt.Sprintf("%s:%d:%#x", rg, part, off)
+	case isa.HBM:
+		return fmt.Sprintf("hbm:%#x", off)
+	}
+	return fmt.Sprintf("%#x", a)
 }
 
 // waitedSem is the semaphore a word's wait names: its EVENTS wait, or the
@@ -635,16 +688,93 @@ func waitedSem(in *isa.Inst) (int, bool) {
 	return 0, false
 }
 
-// overlap reports the first byte two sets of ranges share.
-func overlap(a, b [][2]uint64) (uint64, bool) {
-	for _, x := range a {
-		for _, y := range b {
-			if x[0] < y[1] && y[0] < x[1] {
-				return max(x[0], y[0]), true
+// checkRaces warns of every DMA in flight that c, issuing now from stream
+// i, races: nothing orders c against it, yet one writes bytes the other
+// writes or reads. A stream's own DMAs on one DMA engine are ordered; an
+// in-flight DMA that signalled at issue has done its reads. Two cores race
+// only in the HBM they share.
+func (r *runner) checkRaces(i int, c *completion) {
+	gen := r.streams[i].Mem.Gen
+	for k := range r.pending {
+		p := &r.pending[k]
+		if p.compute || p.stream == c.stream && shareQueue(p.queues, c.queues) {
+			continue
+		}
+		from := uint64(0)
+		if p.core != c.core {
+			if p.hbm == nil || p.hbm != c.hbm {
+				continue
 			}
+			from = isa.Map(gen).HBMBase
+		}
+		if o, ok := overlap(p.writes, c.writes, from); ok {
+			r.races.add(raceWW, p.writer, c.writer, o, gen, r.opt.Trace)
+		}
+		if o, ok := overlap(p.writes, c.reads, from); ok {
+			r.races.add(raceRW, c.writer, p.writer, o, gen, r.opt.Trace)
+		}
+		if o, ok := overlap(p.reads, c.writes, from); ok {
+			r.races.add(raceWR, c.writer, p.writer, o, gen, r.opt.Trace)
 		}
 	}
-	return 0, false
+}
+
+// shared is the bytes two span lists share: the first and last shared byte
+// and how many.
+type shared struct{ lo, last, n uint64 }
+
+// overlap is the bytes at or above from that two sorted, disjoint span
+// lists share (one pass over both).
+func overlap(a, b [][2]uint64, from uint64) (shared, bool) {
+	var o shared
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		lo, hi := max(a[i][0], b[j][0], from), min(a[i][1], b[j][1])
+		if lo < hi {
+			if o.n == 0 {
+				o.lo = lo
+			}
+			o.last, o.n = hi-1, o.n+(hi-lo)
+		}
+		if a[i][1] < b[j][1] {
+			i++
+		} else {
+			j++
+		}
+	}
+	return o, o.n > 0
+}
+
+// spans is s sorted and merged into disjoint spans: s itself when it is
+// already so (the engines report a word's spans in address order mostly),
+// else a sorted copy.
+func spans(s [][2]uint64) [][2]uint64 {
+	ordered := true
+	for k := 1; k < len(s) && ordered; k++ {
+		ordered = s[k-1][1] < s[k][0]
+	}
+	for k := range s {
+		if s[k][0] >= s[k][1] {
+			ordered = false
+			break
+		}
+	}
+	if ordered {
+		return s
+	}
+	t := slices.Clone(s)
+	slices.SortFunc(t, func(x, y [2]uint64) int { return cmp.Compare(x[0], y[0]) })
+	out := t[:0]
+	for _, v := range t {
+		if v[0] >= v[1] {
+			continue
+		}
+		if n := len(out); n > 0 && v[0] <= out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], v[1])
+			continue
+		}
+		out = append(out, v)
+	}
+	return out
 }
 
 func shareQueue(a, b []int) bool {
