@@ -22,7 +22,7 @@ func TestCheckWordBudget(t *testing.T) {
 			ToSizes: []int64{65536, tc.rows}, ToSteps: []int64{1, 65536}})
 		g := &p.Subgraphs[0]
 		g.Engines[0].Asm += neffgen.Trigger("q_gradient_in", 1) // fire it
-		id4, id6 := 4, 6 // the ids the sample's variables leave free (they are dense in check)
+		id4, id6 := 4, 6                                        // the ids the sample's variables leave free (they are dense in check)
 		g.Vars = append(g.Vars, neffgen.Var{Name: "big", Type: "input", Size: 65536 * tc.rows, ID: &id4}, neffgen.Var{Name: "big2", Type: "output", Size: 65536 * tc.rows, ID: &id6})
 		f, sgs, err := p.Open(neff.Options{})
 		if err != nil {

@@ -66,8 +66,8 @@ type Options struct {
 	// follows the bytes touched): past it the run stops with ErrMemory
 	// after the word that crossed it (0: DefaultMaxMemory; < 0: none).
 	MaxMemory int64
-	Tracing  bool       // a single stream: the executors record what each word read and wrote
-	Schedule bool       // run under the scheduler even a single stream on core 0 (a timeline of it)
+	Tracing   bool // a single stream: the executors record what each word read and wrote
+	Schedule  bool // run under the scheduler even a single stream on core 0 (a timeline of it)
 	// Trace, when set, receives the scheduler's line per executed word (several streams).
 	Trace func(string)
 	// Timeline, when set, records the engines' run of several streams.

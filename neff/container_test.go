@@ -240,9 +240,21 @@ func TestCheckDefNumbers(t *testing.T) {
 		edit func(g *neffgen.Graph)
 		want string
 	}{
-		{"num_queues -1", func(g *neffgen.Graph) { q := g.Queues["qPoolDynamic"]; q.NumQueues = n(-1); g.Queues["qPoolDynamic"] = q }, "num_queues -1"},
-		{"num_queues 2^40", func(g *neffgen.Graph) { q := g.Queues["qPoolDynamic"]; q.NumQueues = n(1 << 40); g.Queues["qPoolDynamic"] = q }, "num_queues 1099511627776"},
-		{"semaphore_set 2^40", func(g *neffgen.Graph) { q := g.Queues["qPoolDynamic"]; q.Set = append([]int{1 << 40}, q.Set[1:]...); g.Queues["qPoolDynamic"] = q }, "semaphore_set[0] = 1099511627776"},
+		{"num_queues -1", func(g *neffgen.Graph) {
+			q := g.Queues["qPoolDynamic"]
+			q.NumQueues = n(-1)
+			g.Queues["qPoolDynamic"] = q
+		}, "num_queues -1"},
+		{"num_queues 2^40", func(g *neffgen.Graph) {
+			q := g.Queues["qPoolDynamic"]
+			q.NumQueues = n(1 << 40)
+			g.Queues["qPoolDynamic"] = q
+		}, "num_queues 1099511627776"},
+		{"semaphore_set 2^40", func(g *neffgen.Graph) {
+			q := g.Queues["qPoolDynamic"]
+			q.Set = append([]int{1 << 40}, q.Set[1:]...)
+			g.Queues["qPoolDynamic"] = q
+		}, "semaphore_set[0] = 1099511627776"},
 		{"alignment 3", func(g *neffgen.Graph) { g.Vars[1].Alignment = 3 }, "alignment 3"},
 		{"alignment -64", func(g *neffgen.Graph) { g.Vars[1].Alignment = -64 }, "alignment -64"},
 		{"clean", func(*neffgen.Graph) {}, ""},
