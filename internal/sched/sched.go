@@ -203,6 +203,7 @@ type runner struct {
 	why      []error // its last refusal
 	races    *raceLog
 	pending  completions      // a min-heap by (at, seq): the earliest completion on top
+	lanes    laneCount        // the pending completions no word of one lane can race
 	busy     map[[2]int]int64 // (stream, DMA engine) → when that queue drains: each stream has its own queue on every DMA engine (INFERRED), so its DMAs there run in order
 	seq      int
 	inFlight int // the DMAs among pending (not compute words)
@@ -465,6 +466,7 @@ func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64,
 		c.reads = nil
 	}
 	heap.Push(&r.pending, c)
+	r.lanes.add(&c, 1)
 	if !compute {
 		r.st.Busy[i] += cost
 		r.inFlight++
@@ -509,12 +511,46 @@ func (r *runner) advance() bool {
 		return false
 	}
 	c := heap.Pop(&r.pending).(completion) // the earliest: a heap, not a scan (issue 30: --timeline was quadratic)
+	r.lanes.add(&c, -1)
 	if !c.compute {
 		r.inFlight--
 	}
 	r.now = max(r.now, c.at)
 	r.land(c.changes, c.writer)
 	return true
+}
+
+// laneCount counts the pending completions that cannot race a word of a
+// lane — compute ends, and DMAs of one stream on one DMA engine — so that
+// the race check skips its scan when every pending one is of the issuing
+// word's own lane.
+type laneCount struct {
+	compute int
+	lane    map[[2]int]int // (stream, engine) → DMAs on that engine alone
+}
+
+func (l *laneCount) add(c *completion, d int) {
+	switch {
+	case c.compute:
+		l.compute += d
+	case len(c.queues) == 1:
+		if l.lane == nil {
+			l.lane = map[[2]int]int{}
+		}
+		l.lane[[2]int{c.stream, c.queues[0]}] += d
+	}
+}
+
+// all reports whether each of the n pending completions is a compute end
+// or a DMA of c's own stream on c's one engine.
+func (l *laneCount) all(c *completion, n int) bool {
+	if n == 0 {
+		return true
+	}
+	if len(c.queues) != 1 {
+		return l.compute == n
+	}
+	return l.compute+l.lane[[2]int{c.stream, c.queues[0]}] == n
 }
 
 // completions is the pending completions as a container/heap, earliest
@@ -694,6 +730,9 @@ func waitedSem(in *isa.Inst) (int, bool) {
 // in-flight DMA that signalled at issue has done its reads. Two cores race
 // only in the HBM they share.
 func (r *runner) checkRaces(i int, c *completion) {
+	if r.lanes.all(c, len(r.pending)) { // every DMA in flight is ordered before c: no scan (a long stream on one queue stays linear)
+		return
+	}
 	gen := r.streams[i].Mem.Gen
 	for k := range r.pending {
 		p := &r.pending[k]
