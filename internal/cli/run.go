@@ -288,9 +288,12 @@ func writeTimeline(out *staged, tl *sched.Timeline) error {
 // printRunJSON prints the --json summary of a run.
 func printRunJSON(e *env, execMode string, res *device.Result, moved mem.Stats, runErr error) {
 	out := map[string]any{"status": "ok", "exec": execMode, "read": regionStats(moved.Read), "written": regionStats(moved.Written)}
+	warnings := []string{}
 	if st := res.Sched; st != nil { // several streams: the scheduler's account (the engines' when they ran)
 		out["streams"] = map[string]any{"words": st.Words, "time_ns": st.TimeNS, "peak_in_flight": st.PeakInFlight, "warnings": len(st.Warnings)}
+		warnings = append(warnings, st.Warnings...)
 	}
+	out["warnings"] = append(warnings, res.Warnings...) // races and the like, each once (text: on stderr)
 	if res.Exec != device.Sim {
 		x := res.RefStats
 		out["words"], out["lanes"], out["skipped"], out["bytes_moved"] = x.Words, x.Lanes, x.Skipped, x.BytesMoved

@@ -144,3 +144,27 @@ func TestNEFFRunMemoryCap(t *testing.T) {
 		t.Errorf("--max-memory 2 MiB: exit %d, %s", code, errs)
 	}
 }
+
+// The three-stream reproducer: POOL's copy reads hbm:0x2000 while
+// DVE's copy writing it is in flight, nothing ordering the two. run --json
+// lists the race (it once gave only a count, and no race check saw reads).
+func TestRunJSONListsReadRace(t *testing.T) {
+	copyWord := func(extra, src, dst string) string {
+		return "dmamemcpy " + extra + "in_dtype=u8, out_dtype=u8, src_start_addr=hbm:" + src + ", src_step_elem=[1, 64], src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:" + dst + ", dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1\n"
+	}
+	src := ".gen cayman\n.engine act\n" + copyWord("semaphore=1, sem_increment=1, ", "0x0", "0x1000") +
+		".engine pool\n" + copyWord("wait_mode=WAIT_FOR_SEM_GE_IMM, wait_idx=1, semaphore_value=1, ", "0x2000", "0x3000") +
+		".engine dve\n" + copyWord("", "0x0", "0x2000")
+	prog := filepath.Join(t.TempDir(), "race.s")
+	if err := os.WriteFile(prog, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, out, errs := runCLI("run", "--json", prog)
+	var v struct{ Warnings []string }
+	if err := json.Unmarshal([]byte(out), &v); err != nil {
+		t.Fatalf("%v: %s %s", err, out, errs)
+	}
+	if len(v.Warnings) != 1 || !strings.Contains(v.Warnings[0], "POOL core 0 offset 0x0 (DMAMEMCPY) reads 64 bytes at hbm:0x2000..hbm:0x203f that DVE core 0 offset 0x0 (DMAMEMCPY), in flight, writes") {
+		t.Errorf("warnings %q", v.Warnings)
+	}
+}
