@@ -686,6 +686,7 @@ func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int,
 			}
 		}
 	}
+	checkWaits(p, sgs, add)
 	return problems, words, nil
 }
 
