@@ -16,6 +16,24 @@ var raisers = map[string]bool{
 	"rd_done_sema_update_idx": true, "remote_sem": true, "local_sem": true, "evt_sem_ids": true,
 }
 
+// raises notes in raised the semaphores word in names in a raising field;
+// false for a COMPACT_CONTROL_INST (whose semaphore writes are computed).
+func raises(in *isa.Inst, raised map[int]bool) bool {
+	if in.Opcode() == isa.OpCompactControlInst {
+		return false
+	}
+	for li, l := range in.Layout().Leaves() {
+		name := l.Path[strings.LastIndexByte(l.Path, '.')+1:]
+		if j := strings.IndexByte(name, '['); j >= 0 {
+			name = name[:j]
+		}
+		if raisers[name] {
+			raised[int(in.Leaf(li)&255)] = true
+		}
+	}
+	return true
+}
+
 // checkWaits adds, for every wait of p's streams on a semaphore no word,
 // queue or block of the NEFF ever names as one it raises, the deadlock the
 // run would end in (issue 30 M7: check said 0 problems on NEFFs that run
@@ -46,18 +64,12 @@ func checkWaits(p *Program, sgs []neff.Subgraph, add func(neff.Problem)) {
 	for k := range p.Streams {
 		for i := range p.Streams[k].Steps {
 			s := &p.Streams[k].Steps[i]
-			for _, in := range append([]isa.Inst{s.Word}, s.Run...) {
-				if in.Opcode() == isa.OpCompactControlInst {
+			if !raises(&s.Word, raised) {
+				return
+			}
+			for r := range s.Run {
+				if !raises(&s.Run[r], raised) {
 					return
-				}
-				for li, l := range in.Layout().Leaves() {
-					name := l.Path[strings.LastIndexByte(l.Path, '.')+1:]
-					if j := strings.IndexByte(name, '['); j >= 0 {
-						name = name[:j]
-					}
-					if raisers[name] {
-						raised[int(in.Leaf(li)&255)] = true
-					}
 				}
 			}
 		}

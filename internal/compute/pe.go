@@ -200,9 +200,8 @@ func (e *Engine) matmul(m *mem.Memory, in *isa.Inst) error {
 // the pattern's offsets do, converted to its dtype.
 func (e *Engine) store(m *mem.Memory, p *Pattern, do []int32, vals []float32, n int) error {
 	for c := range p.Parts {
-		row := vals[c*n : (c+1)*n]
-		if err := e.update(m, p, c, func(b []byte) { encodeF32(p, b, do, row) }); err != nil {
-			return e.fault(p.Field, p.spanAddr(c), err)
+		if err := e.storeF(m, p, do, c, vals[c*n:(c+1)*n]); err != nil {
+			return err
 		}
 	}
 	return nil

@@ -95,10 +95,12 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 			return err
 		}
 	}
-	if _, ok := intOps[op]; integer && !ok {
+	fi, iok := intOps[op]
+	ff, fok := floatOps[op]
+	if integer && !iok {
 		return e.fault("op", 0, fmt.Errorf("%s has no integer form: %w", op, ErrOp))
 	}
-	if _, ok := floatOps[op]; !integer && !ok {
+	if !integer && !fok {
 		return e.fault("op", 0, fmt.Errorf("%s is not an arithmetic op: %w", op, ErrOp))
 	}
 	if e.dry {
@@ -109,10 +111,6 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 		e.offs[i] = ps[i].offsets(e.offs[i])
 	}
 	if integer {
-		f, ok := intOps[op]
-		if !ok {
-			return e.fault("op", 0, fmt.Errorf("%s has no integer form: %w", op, ErrOp))
-		}
 		a, b := grow(e.i64[0], n), grow(e.i64[1], n)
 		e.i64[0], e.i64[1] = a, b
 		for pass := range 2 { // a division by zero is found before anything is written
@@ -128,7 +126,7 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 					zext(b, ps[1].Size, z1)
 				}
 				for i := range a {
-					if a[i], err = f(a[i], b[i]); err != nil {
+					if a[i], err = fi(a[i], b[i]); err != nil {
 						return e.fault("op", 0, err)
 					}
 				}
@@ -141,10 +139,6 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 		}
 		return nil
 	}
-	f, ok := floatOps[op]
-	if !ok {
-		return e.fault("op", 0, fmt.Errorf("%s is not an arithmetic op: %w", op, ErrOp))
-	}
 	a, b := grow(e.f32[0], n), grow(e.f32[1], n)
 	e.f32[0], e.f32[1] = a, b
 	for k := range ch {
@@ -154,7 +148,7 @@ func (e *Engine) tensorTensor(m *mem.Memory, in *isa.Inst) error {
 		if err := e.loadF(m, &ps[1], e.offs[1], k, b); err != nil {
 			return err
 		}
-		applyF(op, f, a, b)
+		applyF(op, ff, a, b)
 		if err := e.storeF(m, &ps[2], e.offs[2], k, a); err != nil {
 			return err
 		}
