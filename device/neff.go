@@ -657,6 +657,16 @@ func (im *Image) Core(name string) int {
 // engines lower it (fired words on runtime-built rings). Each refusal is a
 // located problem, once.
 func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int, error) {
+	return CheckWith(gen, f, sgs, CheckOptions{})
+}
+
+// CheckOptions are the budgets Check holds a NEFF to, as run holds it.
+type CheckOptions struct {
+	MaxRunBytes int64 // Options.MaxRunBytes (0: DefaultMaxRunBytes; < 0: none)
+}
+
+// CheckWith is Check against the budgets of o.
+func CheckWith(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, o CheckOptions) ([]neff.Problem, int, error) {
 	p, err := FromNEFF(f, sgs, gen)
 	if err != nil {
 		return nil, 0, err
@@ -685,6 +695,9 @@ func Check(gen isa.Gen, f *neff.File, sgs []neff.Subgraph) ([]neff.Problem, int,
 				checkStream(&p.Streams[k], gen, add)
 			}
 		}
+	}
+	if b, planned := runBudget(o.MaxRunBytes), p.PlannedBytes(nil); b >= 0 && planned > uint64(b) {
+		add(neff.Problem{Offset: -1, Msg: fmt.Sprintf("run refuses it: its words plan to write %d bytes, more than the run's budget of %d (--max-bytes)", planned, b)})
 	}
 	checkWaits(p, sgs, add)
 	return problems, words, nil

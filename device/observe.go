@@ -59,6 +59,8 @@ type executor struct {
 	eventsOnly bool
 	dmaOnly    bool       // Options.DMAOnly: compute words too run only their EVENTS
 	maxMem     int64      // Options.MaxMemory
+	budget     int64      // Options.MaxRunBytes with its default (< 0: none)
+	moved      *int64     // the bytes the run's words wrote so far, over all streams
 	regs       [64]uint32 // the EVENTS-only words' registers
 	state      control.State
 	notRun     map[string]int
@@ -75,7 +77,7 @@ func (x *executor) Issue(step *Step, k int, in *isa.Inst) (control.Effect, error
 	if x.obs == nil {
 		eff, err := x.issue(step, in)
 		if err == nil {
-			err = x.memoryCap()
+			err = x.caps(&eff)
 		}
 		return eff, err
 	}
@@ -85,7 +87,7 @@ func (x *executor) Issue(step *Step, k int, in *isa.Inst) (control.Effect, error
 	}
 	eff, err := x.issue(step, in)
 	if err == nil {
-		err = x.memoryCap()
+		err = x.caps(&eff)
 	}
 	x.obs.After(&x.at, in, err)
 	return eff, err
@@ -162,6 +164,17 @@ func (x *executor) secondWait(in *isa.Inst) error {
 	}
 	_, err := control.Events(x.state, &w)
 	return err
+}
+
+// caps stops the run past its byte budget or its memory cap.
+func (x *executor) caps(eff *control.Effect) error {
+	if x.moved != nil {
+		*x.moved += int64(eff.Bytes)
+		if x.budget >= 0 && *x.moved > x.budget {
+			return fmt.Errorf("the run wrote %d bytes, past its budget of %d (Options.MaxRunBytes, --max-bytes): %w", *x.moved, x.budget, ErrBudget)
+		}
+	}
+	return x.memoryCap()
 }
 
 // memoryCap stops the run once the HBM it holds passed Options.MaxMemory

@@ -66,6 +66,12 @@ type Options struct {
 	// follows the bytes touched): past it the run stops with ErrMemory
 	// after the word that crossed it (0: DefaultMaxMemory; < 0: none).
 	MaxMemory int64
+	// MaxRunBytes is the whole run's byte budget, the bytes its DMA words
+	// write in all: a program whose words plan more (PlannedBytes) is
+	// refused before a byte moves, and a word whose size shows only as it
+	// runs (indirect, register-addressed) stops the run once the total
+	// passes it, with ErrBudget (0: DefaultMaxRunBytes; < 0: none).
+	MaxRunBytes int64
 	Tracing   bool // a single stream: the executors record what each word read and wrote
 	Schedule  bool // run under the scheduler even a single stream on core 0 (a timeline of it)
 	// Trace, when set, receives the scheduler's line per executed word (several streams).
@@ -101,6 +107,13 @@ type Options struct {
 // DefaultMaxMemory is Options.MaxMemory's default: 8 GiB of HBM pages
 // (matmul_large with its real 4 GiB input holds 4.3 GiB).
 const DefaultMaxMemory = 8 << 30
+
+// DefaultMaxRunBytes is Options.MaxRunBytes's default: 64 GiB written in
+// all (matmul_large, the largest NEFF we have, plans 4.3 GiB).
+const DefaultMaxRunBytes = 64 << 30
+
+// ErrBudget is a run that would write more bytes than Options.MaxRunBytes.
+var ErrBudget = errors.New("over the run's byte budget")
 
 // ErrMemory is a run that would hold more memory than Options.MaxMemory.
 var ErrMemory = errors.New("over the run's memory cap")
@@ -295,6 +308,11 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 	if res.Clocked {
 		res.Timing = params
 	}
+	budget := runBudget(opt.MaxRunBytes)
+	if planned := p.PlannedBytes(opt.Subgraphs); budget >= 0 && planned > uint64(budget) {
+		return fmt.Errorf("its words plan to write %d bytes, more than the run's budget of %d (Options.MaxRunBytes, --max-bytes): %w", planned, budget, ErrBudget)
+	}
+	moved := new(int64)
 	for _, ph := range p.phases(opt.Subgraphs) {
 		ss := make([]*sched.Stream, 0, len(ph.streams))
 		for _, k := range ph.streams {
@@ -307,7 +325,9 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 			if p.NEFF != nil {
 				res.Writers = append(res.Writers, p.writers(s)...)
 			}
-			ss = append(ss, p.schedStream(s, d, exec, &opt, res, pv))
+			st := p.schedStream(s, d, exec, &opt, res, pv)
+			st.Exec.(*executor).budget, st.Exec.(*executor).moved = budget, moved
+			ss = append(ss, st)
 		}
 		so := sched.Options{Trace: opt.Trace, Timeline: opt.Timeline, Context: ctx}
 		if exec == Sim { // one core's DMA engines, fresh for each phase
@@ -374,6 +394,35 @@ func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res
 		x.inner, x.at.Regs = r, &r.Regs
 	}
 	return st
+}
+
+// runBudget is Options.MaxRunBytes with its default (< 0: none).
+func runBudget(v int64) int64 {
+	if v == 0 {
+		return DefaultMaxRunBytes
+	}
+	return v
+}
+
+// PlannedBytes is what the DMA words of the named subgraphs (all when
+// names is nil) write when their sizes are known before the run: the
+// destination legs of every resolved 2-D word. Indirect and register-addressed
+// words count only as they run.
+func (p *Program) PlannedBytes(names []string) uint64 {
+	var n uint64
+	for _, ph := range p.phases(names) {
+		for _, k := range ph.streams {
+			st := &p.Streams[k]
+			for i := range st.Steps {
+				for _, w := range st.Steps[i].Words() {
+					if _, dst, ok := w.Legs2D(); ok {
+						n += uint64(dst.Bytes())
+					}
+				}
+			}
+		}
+	}
+	return n
 }
 
 // runSingle runs one stream word by word, each word's changes applied at once.

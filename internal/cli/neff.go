@@ -294,11 +294,15 @@ func runNEFFCheck(e *env, args []string) error {
 	var ins multi
 	cl.fs.Var(&ins, "in", "NAME=FILE.npy: an input's data for the OOB pre-flight of the indirect words (repeatable; the others get neff run's random data)")
 	asJSON := cl.fs.Bool("json", false, "print the problems (and the pre-flight) as JSON (docs/json.md)")
+	maxBytes := cl.fs.Int64("max-bytes", device.DefaultMaxRunBytes, "the bytes a run may write in all, as neff run --max-bytes holds it; -1: no budget")
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
-	problems, words, err := device.Check(gen, f, sgs)
+	if *maxBytes == 0 || *maxBytes < -1 {
+		return usagef("--max-bytes %d: want a positive byte count, or -1 for no budget", *maxBytes)
+	}
+	problems, words, err := device.CheckWith(gen, f, sgs, device.CheckOptions{MaxRunBytes: *maxBytes})
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
@@ -614,6 +618,9 @@ func runNEFFRun(e *env, args []string) error {
 	if err != nil {
 		return usagef("--exec %v", err)
 	}
+	if *fl.maxBytes == 0 || *fl.maxBytes < -1 {
+		return usagef("--max-bytes %d: want a positive byte count, or -1 for no budget", *fl.maxBytes)
+	}
 	run, err := fl.subgraphs(sgs)
 	if err != nil {
 		return err
@@ -661,7 +668,7 @@ type neffRunFlags struct {
 	exec, timeline   *string
 	sub, eng         *string
 	trace, dmaOnly   *bool
-	maxMem           *int64
+	maxMem, maxBytes *int64
 }
 
 func addNEFFRunFlags(cl *cmdLine) *neffRunFlags {
@@ -671,6 +678,7 @@ func addNEFFRunFlags(cl *cmdLine) *neffRunFlags {
 	cl.fs.Var(&fl.dumps, "dump", "[SG:]ADDR:DTYPE:SHAPE=FILE.npy (memory of subgraph SG's core, default sg00, as ndma run --dump) or [SG:]VAR=FILE.npy (a variable); repeatable")
 	fl.exec = cl.fs.String("exec", "sim", "sim (the engines, DMA time), ref (the reference) or both (the two, held to one answer)")
 	fl.trace = cl.fs.Bool("trace", false, "print every word executed, in order (the schedule lists only words that moved bytes)")
+	fl.maxBytes = cl.fs.Int64("max-bytes", device.DefaultMaxRunBytes, "the bytes the run may write in all: a NEFF whose blocks plan more is refused before a byte moves (neff check says so too), indirect words are counted as they run; -1: no budget")
 	fl.maxMem = cl.fs.Int64("max-memory", device.DefaultMaxMemory, "stop a run that holds more HBM than this many bytes (its pages: memory follows the bytes touched); -1: no cap")
 	fl.dmaOnly = cl.fs.Bool("dma-only", false, "run the compute words for their EVENTS only: the DMA schedule and bytes as in a whole run, faster, outputs an engine computes flagged")
 	fl.timeline = cl.fs.String("timeline", "", "FILE.json: the run as Chrome trace events (one process per subgraph: each is a core); written also when the run fails")
@@ -869,7 +877,7 @@ func (pl *neffRunPlan) inputs() (map[string]device.Input, func(), error) {
 // run runs the image, writes the timeline (also of a failed run: it shows
 // where it stopped) and prints the schedule, timing and JSON.
 func (pl *neffRunPlan) run(e *env, im *device.Image, exec device.Exec, nt *neffTiming, fl *neffRunFlags, run []neff.Subgraph) (*device.Result, error) {
-	o := device.Options{Exec: exec, DMAOnly: *fl.dmaOnly, MaxMemory: *fl.maxMem}
+	o := device.Options{Exec: exec, DMAOnly: *fl.dmaOnly, MaxMemory: *fl.maxMem, MaxRunBytes: *fl.maxBytes}
 	if *fl.sub != "" {
 		o.Subgraphs = names(run)
 	}

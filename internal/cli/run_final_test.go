@@ -168,3 +168,38 @@ func TestRunJSONListsReadRace(t *testing.T) {
 		t.Errorf("warnings %q", v.Warnings)
 	}
 }
+
+// --max-bytes is the whole run's byte budget (issue 30 item 2): the vector
+// add writes a_vec and b_vec into SBUF and out back, 3 × 1,024,000 bytes;
+// one byte less is refused before a byte moves, by neff check too, and
+// the output is not written.
+func TestNEFFRunByteBudget(t *testing.T) {
+	p := neffgen.HWVectorAdd("cayman")
+	dir := t.TempDir()
+	path := writeNEFF(t, dir, "p.neff", p)
+	out := filepath.Join(dir, "out.npy")
+	code, _, errs := runCLI("neff", "run", "--max-bytes", "3071999", "--out", "out="+out, path)
+	if code != 1 || !strings.Contains(errs, "plan to write 3072000 bytes") || !strings.Contains(errs, "over the run's byte budget") {
+		t.Errorf("--max-bytes 3071999: exit %d, %s", code, errs)
+	}
+	if _, err := os.Stat(out); !os.IsNotExist(err) {
+		t.Errorf("a refused run wrote its output: %v", err)
+	}
+	code, stdout, _ := runCLI("neff", "check", "--max-bytes", "3071999", path)
+	if code != 1 || !strings.Contains(stdout, "more than the run's budget of 3071999") {
+		t.Errorf("neff check --max-bytes 3071999: exit %d, %s", code, stdout)
+	}
+	for _, exec := range []string{"sim", "ref"} {
+		if code, _, errs := runCLI("neff", "run", "--exec", exec, "--max-bytes", "3072000", "--out", "out="+out, path); code != 0 {
+			t.Errorf("--exec %s --max-bytes 3072000: exit %d, %s", exec, code, errs)
+		}
+	}
+	if code, _, _ := runCLI("neff", "check", "--max-bytes", "3072000", path); code != 0 {
+		t.Errorf("neff check --max-bytes 3072000: exit %d", code)
+	}
+	for _, bad := range []string{"0", "-2", "x"} {
+		if code, _, _ := runCLI("neff", "run", "--max-bytes", bad, path); code != 2 {
+			t.Errorf("--max-bytes %s: exit %d, want 2", bad, code)
+		}
+	}
+}
