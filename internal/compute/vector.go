@@ -306,6 +306,17 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 		}
 		s0.dt, s1.dt = uint8(isa.DTypeUint32), uint8(isa.DTypeUint32)
 	}
+	integer := bitvec || integerBand(op0) || integerBand(op1)
+	f0, ok0 := intOps[op0]
+	f1, ok1 := intOps[op1]
+	g0, fok0 := floatOps[op0]
+	g1, fok1 := floatOps[op1]
+	if integer && (!ok0 || !ok1) { // checked before the dry return: neff check refuses what run refuses
+		return e.fault("op0", 0, fmt.Errorf("%s, %s: no integer form: %w", op0, op1, ErrOp))
+	}
+	if !integer && (!fok0 || !fok1) {
+		return e.fault("op0", 0, fmt.Errorf("%s, %s: not arithmetic ops: %w", op0, op1, ErrOp))
+	}
 	if e.dry {
 		return nil
 	}
@@ -315,12 +326,7 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 	n := int(dst.Count())
 	so, do := src.offsets(e.offs[0]), dst.offsets(e.offs[1])
 	e.offs[0], e.offs[1] = so, do
-	if bitvec || integerBand(op0) || integerBand(op1) {
-		f0, ok0 := intOps[op0]
-		f1, ok1 := intOps[op1]
-		if !ok0 || !ok1 {
-			return e.fault("op0", 0, fmt.Errorf("%s, %s: no integer form: %w", op0, op1, ErrOp))
-		}
+	if integer {
 		x := grow(e.i64[0], n)
 		e.i64[0] = x
 		for pass := range 2 { // a division by zero is found before anything is written
@@ -359,11 +365,6 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 		}
 		return nil
 	}
-	f0, ok0 := floatOps[op0]
-	f1, ok1 := floatOps[op1]
-	if !ok0 || !ok1 {
-		return e.fault("op0", 0, fmt.Errorf("%s, %s: not arithmetic ops: %w", op0, op1, ErrOp))
-	}
 	x := grow(e.f32[0], n)
 	e.f32[0] = x
 	for k := range ch {
@@ -379,7 +380,7 @@ func (e *Engine) tensorScalar(m *mem.Memory, in *isa.Inst) error {
 			return err
 		}
 		for i, y := range x {
-			x[i] = pairF(f1, pairF(f0, y, a, rev0), b, rev1)
+			x[i] = pairF(g1, pairF(g0, y, a, rev0), b, rev1)
 		}
 		if err := e.storeF(m, &dst, do, k, x); err != nil {
 			return err

@@ -684,3 +684,36 @@ func b2u(b bool) uint64 {
 	}
 	return 0
 }
+
+// Check (neff check's dry run) refuses the op pairs Exec refuses: an op
+// with no form in the word's datapath (CRC32 in either; a float op after an
+// integer one) once passed Check and failed only when run (issue 30).
+func TestCheckTensorScalarOps(t *testing.T) {
+	src, dst := sb(0, 0, []int{1}, []int{4}), sb(0, 0x40, []int{1}, []int{4})
+	for _, tc := range []struct {
+		op0, op1 string
+		bad      bool
+	}{
+		{"ADD", "MULT", false},
+		{"ADD_INT", "MULT_INT", false},
+		{"CRC32", "BYPASS", true},
+		{"ADD", "CRC32", true},
+		{"ADD_INT", "ADD", true},
+		{"ADD", "ADD_INT", true},
+	} {
+		dt := "FP32"
+		if strings.HasSuffix(tc.op0, "_INT") || strings.HasSuffix(tc.op1, "_INT") {
+			dt = "INT32"
+		}
+		in := word(t, isa.Cayman, "tensor_scalar %s, in_dtype=%s, out_dtype=%s, num_active_channels=1, op0=%s, op1=%s, imm0=0x1, imm1=0x2, %s",
+			src.text("src_mem_pattern", 3), dt, dt, tc.op0, tc.op1, dst.text("dst_mem_pattern", 3))
+		err := compute.Check(isa.Cayman, in)
+		if tc.bad != errors.Is(err, compute.ErrOp) {
+			t.Errorf("%s, %s: Check = %v, want ErrOp: %v", tc.op0, tc.op1, err, tc.bad)
+		}
+		runErr := compute.New(isa.Cayman).Exec(mem.New(isa.Cayman), in)
+		if errors.Is(runErr, compute.ErrOp) != errors.Is(err, compute.ErrOp) {
+			t.Errorf("%s, %s: Check says %v, Exec %v", tc.op0, tc.op1, err, runErr)
+		}
+	}
+}
