@@ -72,8 +72,8 @@ type Options struct {
 	// runs (indirect, register-addressed) stops the run once the total
 	// passes it, with ErrBudget (0: DefaultMaxRunBytes; < 0: none).
 	MaxRunBytes int64
-	Tracing   bool // a single stream: the executors record what each word read and wrote
-	Schedule  bool // run under the scheduler even a single stream on core 0 (a timeline of it)
+	Tracing     bool // a single stream: the executors record what each word read and wrote
+	Schedule    bool // run under the scheduler even a single stream on core 0 (a timeline of it)
 	// Trace, when set, receives the scheduler's line per executed word (several streams).
 	Trace func(string)
 	// Timeline, when set, records the engines' run of several streams.
