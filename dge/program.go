@@ -224,7 +224,7 @@ type Program struct {
 	ComputeOp    uint8
 	Channels     []Channel
 	reshapeLog   reshapeLog // the reshape analysis; its lines are ReshapeLines
-	BoundLimit   [2]uint64  // r[Src.Bound.Reg], r[Dst.Bound.Reg] from Options.Regs, for the dump
+	BoundLimit   [2]uint64  // each leg's limit where it starts (isa.BoundLimit: r[bc_reg], or in HBM r[bc_reg+1]:r[bc_reg]), for the dump
 	Tile         Tile       // KindTranspose only
 	Index        Indexing   // KindIndirect1D and KindGatherTranspose only
 	// Indices are the index values the rows were generated from (src, dst

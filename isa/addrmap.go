@@ -159,3 +159,26 @@ const (
 // EvtSemInc is the SoC address of semaphore idx's INC window on core 0
 // (field-tables §7, §11.2: EVT_SEM + 0x1800 + 4·idx).
 func EvtSemInc(idx int) uint64 { return EvtSemIncBase + EvtSemIndexSize*uint64(idx) }
+
+// BoundLimit is the inclusive limit a BOUND_CHECK_REG sets for a byte at
+// Neuron address a, from lo = r[bc_reg] and hi = r[bc_reg+1] (0 for bc_reg
+// 63): lo below 4 GiB (SBUF, PSUM); at and above, in the HBM window that no
+// 32-bit limit reaches, the wide-offset pair hi:lo. 003 §1.5 names the pair
+// ("bc_reg+1 holds the high 32 bits in wide-offset mode") but not when the
+// mode applies; ndma applies it where the address needs it (INFERRED,
+// RATIONALE.md "Choices where the sources are silent").
+func BoundLimit(lo, hi uint32, a uint64) uint64 {
+	if a >= 1<<32 {
+		return uint64(hi)<<32 | uint64(lo)
+	}
+	return uint64(lo)
+}
+
+// BoundHigh is r[reg+1], the wide-offset high word of bound register reg
+// (0 past the last register).
+func BoundHigh(regs *[64]uint32, reg int) uint32 {
+	if reg+1 < len(regs) {
+		return regs[reg+1]
+	}
+	return 0
+}

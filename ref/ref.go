@@ -166,17 +166,31 @@ func (w *word) addr4(path string) (uint64, error) {
 	return a, nil
 }
 
-// bound is a BOUND_CHECK_REG: enabled, errors off, limit.
+// bound is a BOUND_CHECK_REG: enabled, errors off, limit r[bc_reg] (an
+// index's bound), and r[bc_reg+1], the wide-offset high word of an address
+// bound in HBM (isa.BoundLimit).
 type bound struct {
 	on, quiet bool
 	limit     uint64
+	high      uint32
 	reg       int
 }
 
 func (w *word) bound(r isa.BoundCheckRegView) bound {
 	b := bound{on: r.BCEnabled() == 1, quiet: r.BCDisableOOBErrorNotif() == 1, reg: int(r.BCReg())}
 	if b.on {
-		b.limit = uint64(w.x.Regs[b.reg])
+		b.limit, b.high = uint64(w.x.Regs[b.reg]), isa.BoundHigh(&w.x.Regs, b.reg)
 	}
 	return b
 }
+
+// regName names the register(s) holding the limit for a byte at a.
+func (b bound) regName(a uint64) string {
+	if a >= 1<<32 {
+		return fmt.Sprintf("r%d:r%d", b.reg+1, b.reg)
+	}
+	return fmt.Sprintf("r%d", b.reg)
+}
+
+// at is the address limit for a byte at a (isa.BoundLimit).
+func (b bound) at(a uint64) uint64 { return isa.BoundLimit(uint32(b.limit), b.high, a) }

@@ -175,14 +175,14 @@ func (w *word) checkBound(e *elems, b bound, what string) error {
 	}
 	k := 0
 	for _, r := range e.rows {
-		if _, hi, ok := r.span(e.size); ok && hi-1 <= b.limit {
+		if lo, hi, ok := r.span(e.size); ok && hi-1 <= b.at(lo) && b.at(lo) == b.at(hi-1) {
 			k += int(r.n) // the whole row is within the limit
 			continue
 		}
 		for i := 0; i < int(r.n); i, k = i+1, k+1 {
-			if last := r.at(i) + uint64(e.size) - 1; last > b.limit {
+			if last := r.at(i) + uint64(e.size) - 1; last > b.at(last) {
 				if !b.quiet {
-					return w.fault(k, what, fmt.Errorf("last byte %#x > limit r%d = %#x: %w", last, b.reg, b.limit, ErrBounds))
+					return w.fault(k, what, fmt.Errorf("last byte %#x > limit %s = %#x: %w", last, b.regName(last), b.at(last), ErrBounds))
 				}
 				e.setSkip(k)
 			}

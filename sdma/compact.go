@@ -449,10 +449,11 @@ func expandCompact(p *dge.Program, opt Options, tmpl Desc) (*Lowered, bool) {
 			}
 			bytes[k], r.N[k] = b, int(n)+k
 			if l.Bound.Enabled { // the first bound layer (boundsCheck)
-				limit := uint64(opt.Regs[l.Bound.Reg])
 				for i := range ps[k] {
-					if progLast(&ps[k][i]) > limit {
-						return nil, false
+					g := &ps[k][i]
+					last := progLast(g)
+					if lo := min(g.addr, g.last()); last > limitAt(l.Bound, last, opt.Regs) || limitAt(l.Bound, lo, opt.Regs) != limitAt(l.Bound, last, opt.Regs) {
+						return nil, false // the exact path names the element
 					}
 				}
 			}

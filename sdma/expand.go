@@ -513,15 +513,14 @@ func boundsCheck(p *dge.Program, ch *dge.Channel, src, dst []run, regs map[uint8
 		if !leg.l.Bound.Enabled {
 			continue
 		}
-		limit := uint64(regs[leg.l.Bound.Reg])
 		for i, r := range leg.rs {
-			if last := r.addr + r.n - 1; last > limit {
+			if last := r.addr + r.n - 1; last > limitAt(leg.l.Bound, last, regs) || limitAt(leg.l.Bound, r.addr, regs) != limitAt(leg.l.Bound, last, regs) {
 				quiet := ""
 				if leg.l.Bound.Quiet {
 					quiet = " (error notification suppressed)"
 				}
-				return fmt.Errorf("%w. $S[%d]+=%d. DMA[%d] %s run %d: last byte %#x > limit r%d = %#x%s",
-					ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, [...]string{"src", "dst"}[k], i, last, leg.l.Bound.Reg, limit, quiet)
+				return fmt.Errorf("%w. $S[%d]+=%d. DMA[%d] %s run %d: last byte %#x > limit %s = %#x%s",
+					ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, [...]string{"src", "dst"}[k], i, last, limitName(leg.l.Bound, last), limitAt(leg.l.Bound, last, regs), quiet)
 			}
 		}
 	}

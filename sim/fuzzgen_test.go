@@ -33,8 +33,13 @@ func boundReg(r *rand.Rand, regs *[64]uint32, name string, limit uint64) string 
 	}
 	reg := 16 + r.IntN(48) // r16–r63: clear of genCopy2D's r8–r11
 	regs[reg] = uint32(limit)
-	if limit > 0xffffffff {
-		regs[reg] = r.Uint32() // an HBM leg: a 32-bit limit is below all of it
+	if limit > 0xffffffff && reg < 63 && r.IntN(4) > 0 {
+		regs[reg+1] = uint32(limit >> 32) // an HBM leg: the wide-offset pair r[reg+1]:r[reg] (isa.BoundLimit)
+	} else if limit > 0xffffffff {
+		regs[reg] = r.Uint32() // an HBM leg whose high word is not set: below all of it
+		if reg < 63 {
+			regs[reg+1] = 0
+		}
 	}
 	return fmt.Sprintf(",\n  %s.bc_enabled=1, %s.bc_reg=%d, %s.bc_disable_oob_error_notif=%d", name, name, reg, name, r.IntN(2))
 }
