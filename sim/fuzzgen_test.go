@@ -33,12 +33,15 @@ func boundReg(r *rand.Rand, regs *[64]uint32, name string, limit uint64) string 
 	}
 	reg := 16 + r.IntN(48) // r16–r63: clear of genCopy2D's r8–r11
 	regs[reg] = uint32(limit)
-	if limit > 0xffffffff && reg < 63 && r.IntN(4) > 0 {
-		regs[reg+1] = uint32(limit >> 32) // an HBM leg: the wide-offset pair r[reg+1]:r[reg] (isa.BoundLimit)
-	} else if limit > 0xffffffff {
-		regs[reg] = r.Uint32() // an HBM leg whose high word is not set: below all of it
-		if reg < 63 {
-			regs[reg+1] = 0
+	if limit > 0xffffffff {
+		low := r.Uint32()
+		switch {
+		case reg < 63 && reg%4 > 0: // the wide-offset pair r[reg+1]:r[reg] holds the limit (isa.BoundLimit)
+			regs[reg+1] = uint32(limit >> 32)
+		case reg < 63: // its high word 0: a 32-bit limit, below all of HBM
+			regs[reg], regs[reg+1] = low, 0
+		default:
+			regs[reg] = low
 		}
 	}
 	return fmt.Sprintf(",\n  %s.bc_enabled=1, %s.bc_reg=%d, %s.bc_disable_oob_error_notif=%d", name, name, reg, name, r.IntN(2))

@@ -5,6 +5,7 @@ package control
 // runs on the other (FuzzExecDiffRaw).
 
 import (
+	"errors"
 	"fmt"
 
 	"ndma/isa"
@@ -61,6 +62,33 @@ func OpcodeRule(in *isa.Inst, g isa.Gen) (rule string, err error) {
 	d := in.Def()
 	if g != isa.GenAny && d.GensKnown && !d.Gens.Has(g) {
 		return "has_valid_opcode_for_gen", fmt.Errorf("%s exists on %s only, not on %s (%s)", d.Mnemonic(), d.Gens, g, g.Version())
+	}
+	return ShapeRegRule(in)
+}
+
+// ErrShapeRegister is a word with an address whose shape comes from a $S
+// shape register (the SHAPE_REG marker bit 0x40, field-tables §4.1): valid,
+// but no source gives what a shape register holds or how its dimensions
+// map onto num/step, so neither executor runs it (docs/sim.md, Shape
+// registers).
+var ErrShapeRegister = errors.New("its shape comes from a $S shape register, whose contents no source gives: not run")
+
+// ShapeRegRule refuses, on both executors alike, a word any of whose ADDR8
+// or ADDR4 fields takes its shape from a $S register; rule is the field.
+func ShapeRegRule(in *isa.Inst) (rule string, err error) {
+	ls := in.Layout().Leaves()
+	for i := range ls {
+		l := &ls[i]
+		switch l.Field.Kind {
+		case isa.KAddr8, isa.KPseudoAddr8:
+			if a := (isa.Addr8{Raw: in.Leaf(i), Pseudo: l.Field.Kind == isa.KPseudoAddr8}); a.ShapeFromReg() {
+				return l.Path, fmt.Errorf("%w: %w", ErrShapeRegister, isa.ErrUnsupported)
+			}
+		case isa.KAddr4:
+			if isa.Addr4(in.Leaf(i)).Marker()&isa.MarkerShapeReg != 0 {
+				return l.Path, fmt.Errorf("%w: %w", ErrShapeRegister, isa.ErrUnsupported)
+			}
+		}
 	}
 	return "", nil
 }
