@@ -74,21 +74,22 @@ func TestMalformedWords(t *testing.T) {
 	}
 }
 
-// FuzzNEFFCheck: any bytes through the reader and the runtime's checks —
+// FuzzNEFFCheck: any member bytes — def.json, a manifest, an engine's
+// stream — in a NEFF through the reader and the runtime's checks —
 // container, kelf, def.json, engine JSON, blocks, placement, every word
 // checked and every trigger fired, every stream resolved and lowered
-// (Check) — give a result or an error, never a panic. Seeds: synthetic
-// NEFFs of both styles.
+// (Check) — give a result or an error, never a panic. Structure-aware
+// (neffgen.FuzzSeeds): mutating the gzip'd container itself reached
+// nothing past its checksum. Seeds: synthetic NEFFs of both styles, the
+// compute kernel and a gather.
 func FuzzNEFFCheck(f *testing.F) {
-	for _, p := range []*neffgen.Program{neffgen.Triggered(), neffgen.Inline(4)} {
-		b, err := p.Build()
-		if err != nil {
-			f.Fatal(err)
-		}
-		f.Add(b)
+	seeds, err := neffgen.NewFuzzSeeds(neffgen.Triggered(), neffgen.Inline(4), neffgen.HWVectorAdd("cayman"), neffgen.Gather(8, false))
+	if err != nil {
+		f.Fatal(err)
 	}
-	f.Fuzz(func(t *testing.T, b []byte) {
-		nf, sgs, err := neffgen.Open(b, neff.Options{MaxInflated: 1 << 20})
+	seeds.Each(func(which uint16, data []byte) { f.Add(which, data) })
+	f.Fuzz(func(t *testing.T, which uint16, data []byte) {
+		nf, sgs, err := neffgen.Open(seeds.NEFF(which, data), neff.Options{MaxInflated: 1 << 20})
 		if err != nil {
 			return
 		}

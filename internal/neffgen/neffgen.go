@@ -82,6 +82,17 @@ type Block struct {
 
 // Build writes the NEFF.
 func (p *Program) Build() ([]byte, error) {
+	ms, err := p.Members()
+	if err != nil {
+		return nil, err
+	}
+	return neff.Build(ms, p.Write)
+}
+
+// Members are the NEFF's tar members as Build writes them (kelf-0.json,
+// then per subgraph its engines' manifests and streams, def.json and
+// files): the unit a structure-aware fuzzer mutates.
+func (p *Program) Members() ([]neff.Member, error) {
 	var ms []neff.Member
 	add := func(name string, v any) error {
 		b, err := json.Marshal(v)
@@ -183,8 +194,7 @@ func (p *Program) Build() ([]byte, error) {
 			ms = append(ms, neff.Member{Name: path.Join(g.Name, name), Data: b})
 		}
 	}
-	ms = append(ms, p.Extra...)
-	return neff.Build(ms, p.Write)
+	return append(ms, p.Extra...), nil
 }
 
 // Parse builds p and parses the NEFF with opt.
