@@ -162,6 +162,7 @@ type Stats struct {
 	Warnings               []string // races: a DMA in flight writing bytes another word writes or reads, or reading bytes another writes; semaphores wrapping
 	Busy                   []int64  // per stream: the simulated ns its DMAs were in flight
 	PeakInFlight           int      // the most DMAs in flight at one time
+	RaceScans              int64    // DMAs in flight the race check compared a word with: its cost, which the lane skip keeps linear in the words
 	Schedule               []Moved  // every step with a Note, in issue order
 }
 
@@ -734,6 +735,7 @@ func (r *runner) checkRaces(i int, c *completion) {
 		return
 	}
 	gen := r.streams[i].Mem.Gen
+	r.st.RaceScans += int64(len(r.pending))
 	for k := range r.pending {
 		p := &r.pending[k]
 		if p.compute || p.stream == c.stream && shareQueue(p.queues, c.queues) {
