@@ -73,3 +73,30 @@ func TestRaceScansLinear(t *testing.T) {
 		}
 	}
 }
+
+// Two streams of independent copies, each on its own queue, all in flight
+// together: each word is compared only with the DMAs in flight near its
+// bytes (spanIndex), so the scans grow with the words, not their square
+// (2,000 copies each once cost 8 million).
+func TestRaceScansTwoStreams(t *testing.T) {
+	copies := func(n, base int) string {
+		var b strings.Builder
+		for k := range n {
+			fmt.Fprintf(&b, "dmamemcpy in_dtype=u8, out_dtype=u8, src_start_addr=hbm:%#x, src_step_elem=[1, 64], src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:%#x, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1\n", base+128*k, base+128*k+64)
+		}
+		return b.String()
+	}
+	scans := func(n int) int64 {
+		ss, _ := build(t, ".gen cayman\n.engine pool\n"+copies(n, 0)+".engine act\n"+copies(n, 0x10000000), "sim")
+		st, err := Run(ss, nil)
+		if err != nil || len(st.Warnings) != 0 {
+			t.Fatalf("%v %q", err, st.Warnings)
+		}
+		return st.RaceScans
+	}
+	a, b := scans(1000), scans(2000)
+	if float64(b) > 2.2*float64(a)+1000 {
+		t.Errorf("%d scans for 1,000 copies a stream, %d for 2,000: want linear", a, b)
+	}
+	t.Logf("%d scans for 1,000 copies a stream, %d for 2,000", a, b)
+}

@@ -205,6 +205,7 @@ type runner struct {
 	races    *raceLog
 	pending  completions      // a min-heap by (at, seq): the earliest completion on top
 	lanes    laneCount        // the pending completions no word of one lane can race
+	near     spanIndex        // the pending DMAs by the granules of their bytes (race checks)
 	busy     map[[2]int]int64 // (stream, DMA engine) → when that queue drains: each stream has its own queue on every DMA engine (INFERRED), so its DMAs there run in order
 	seq      int
 	inFlight int // the DMAs among pending (not compute words)
@@ -469,6 +470,9 @@ func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64,
 	heap.Push(&r.pending, c)
 	r.lanes.add(&c, 1)
 	if !compute {
+		r.near.add(&c)
+	}
+	if !compute {
 		r.st.Busy[i] += cost
 		r.inFlight++
 		r.st.PeakInFlight = max(r.st.PeakInFlight, r.inFlight)
@@ -515,6 +519,7 @@ func (r *runner) advance() bool {
 	r.lanes.add(&c, -1)
 	if !c.compute {
 		r.inFlight--
+		r.near.remove(c.seq)
 	}
 	r.now = max(r.now, c.at)
 	r.land(c.changes, c.writer)
@@ -735,9 +740,19 @@ func (r *runner) checkRaces(i int, c *completion) {
 		return
 	}
 	gen := r.streams[i].Mem.Gen
-	r.st.RaceScans += int64(len(r.pending))
-	for k := range r.pending {
-		p := &r.pending[k]
+	seqs, all := r.near.near(c)
+	if all { // c too wide to look up: every DMA in flight
+		seqs = seqs[:0]
+		for k := range r.pending {
+			if !r.pending[k].compute {
+				seqs = append(seqs, r.pending[k].seq)
+			}
+		}
+		slices.Sort(seqs)
+	}
+	r.st.RaceScans += int64(len(seqs))
+	for _, seq := range seqs {
+		p := r.near.live[seq]
 		if p.compute || p.stream == c.stream && shareQueue(p.queues, c.queues) {
 			continue
 		}
