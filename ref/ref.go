@@ -67,6 +67,7 @@ func (x *Machine) Exec(in *isa.Inst) error { return control.Exec(x.Issue, in) }
 // error nothing changed.
 func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 	x.eff = control.Effect{}
+	b0 := x.Stats.BytesMoved
 	w := &word{x: x, in: in, name: in.Def().Mnemonic()}
 	if rule, err := control.OpcodeRule(in, x.Mem.Gen); err != nil { // refused alike by both executors
 		return control.Effect{}, w.fault(-1, rule, err)
@@ -107,6 +108,7 @@ func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 		return control.Effect{}, err
 	}
 	x.Stats.Words++
+	x.eff.Bytes = x.Stats.BytesMoved - b0 // what it wrote, as the engines' S2M count (control.Effect.Bytes)
 	return x.eff, nil
 }
 

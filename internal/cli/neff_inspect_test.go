@@ -58,7 +58,11 @@ func TestNEFFLintWeights(t *testing.T) {
 		Findings []struct {
 			Kind  string   `json:"kind"`
 			Count int      `json:"count"`
-			First []string `json:"first"`
+			First []struct {
+				Subgraph, Engine, Queue, Text string
+				Offset                        int
+				Block, Word                   *int
+			} `json:"first"`
 		} `json:"findings"`
 		Budget struct {
 			Queues []struct {
@@ -72,6 +76,11 @@ func TestNEFFLintWeights(t *testing.T) {
 	}
 	if len(l.Findings) == 0 || l.Findings[0].Kind != "small-descriptors" || len(l.Budget.Queues) != 2 {
 		t.Fatalf("lint --json: %+v", l)
+	}
+	// the text's place, "sg00 pool 0x0 qPoolIn block 0 word 0", as fields
+	if p := l.Findings[0].First[0]; p.Subgraph != "sg00" || p.Engine != "pool" || p.Offset != 0 || p.Queue != "qPoolIn" ||
+		p.Block == nil || *p.Block != 0 || p.Word == nil || *p.Word != 0 || !strings.HasPrefix(p.Text, "sg00 pool 0x0 qPoolIn block 0 word 0 (") {
+		t.Errorf("lint --json place: %+v", p)
 	}
 	if info := ndmaOut(t, 0, "neff", "info", path); !strings.Contains(info, "  sg00 queue qPoolIn (pool, in, 16 queues): load-time descriptors 16528") {
 		t.Errorf("info has no budget:\n%s", info)
