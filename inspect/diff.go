@@ -53,7 +53,7 @@ type VarDiff struct {
 type BlockDiff struct {
 	Subgraph string   `json:"subgraph"`
 	Engine   string   `json:"engine"` // "" for a def.json block
-	Block    string   `json:"block"` // "qPoolData block 1", "0xd4 at 0x80"
+	Block    string   `json:"block"`  // "qPoolData block 1", "0xd4 at 0x80"
 	Change   string   `json:"change"`
 	Details  []string `json:"details"`
 }

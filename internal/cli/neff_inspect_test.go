@@ -56,8 +56,8 @@ func TestNEFFLintWeights(t *testing.T) {
 	}
 	var l struct {
 		Findings []struct {
-			Kind  string   `json:"kind"`
-			Count int      `json:"count"`
+			Kind  string `json:"kind"`
+			Count int    `json:"count"`
 			First []struct {
 				Subgraph, Engine, Queue, Text string
 				Offset                        int

@@ -53,9 +53,9 @@ func TestNEFFRunJSON(t *testing.T) {
 	// 4000, b_vec 4000 into SB 213368, 225368, 221368, 217368 and the
 	// stores SB 0 / 4000 into out 0 / 4000 (neffgen.HWVectorAdd's def.json)
 	want := []struct {
-		engine, queue string
-		block         int
-		src, dst      string // variable or "SB"
+		engine, queue  string
+		block          int
+		src, dst       string // variable or "SB"
 		srcOff, dstOff uint64
 	}{{"sp", "qSPIO0", 0, "a_vec", "SB", 0, 213368}, {"sp", "qSPIO0", 1, "b_vec", "SB", 0, 225368}, {"sp", "qSPIO0", 2, "a_vec", "SB", 4000, 221368},
 		{"sp", "qSPIO0", 3, "b_vec", "SB", 4000, 217368}, {"pool", "qPoolIO0", 0, "SB", "out", 0, 0}, {"pool", "qPoolIO0", 1, "SB", "out", 4000, 4000}}
