@@ -277,7 +277,7 @@ func blockDiff(a, b []neff.Subgraph) []BlockDiff {
 		for _, k := range union(ba, bb, cmpKey2) {
 			x, inA := ba[k]
 			y, inB := bb[k]
-			d := BlockDiff{Subgraph: name, Block: fmt.Sprintf("%s block %s", k[0], k[1])}
+			d := BlockDiff{Subgraph: name, Block: fmt.Sprintf("%s block %s", k[0], k[1]), Details: []string{}}
 			switch {
 			case !inA:
 				d.Engine, d.Change = y.engine, "added"

@@ -113,7 +113,7 @@ type Lint struct {
 	Queues      []QueueLint `json:"queues"`
 	Findings    []Finding   `json:"findings"`
 	Problems    []string    `json:"problems"`
-	Budget      *Budget     `json:"budget,omitempty"`
+	Budget      *Budget     `json:"budget"` // null where the caller leaves it out (neff report's lint)
 }
 
 // Finding kinds, in the order they print.
