@@ -204,16 +204,8 @@ func newJSONInputs(t *testing.T) *jsonInputs {
 		t.Fatal(err)
 	}
 	// field-tables §11.5's gather of 16 elements: lanes 3 and 5 out of bounds
-	var b bytes.Buffer
-	idx := []uint32{0, 1, 2, 99, 15, 0xffffffff, 13, 12}
-	data := make([]byte, 4*len(idx))
-	for i, x := range idx {
-		data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
-	}
-	if err := array.Write(&b, &array.Array{Descr: "<u4", Shape: []int{len(idx)}, Data: data}); err != nil {
-		t.Fatal(err)
-	}
 	in.mixed = filepath.Join(dir, "mixed.npy")
+	writeU32NPY(t, in.mixed, 0, 1, 2, 99, 15, 0xffffffff, 13, 12)
 	in.word = "../../examples/memcpy.s"
 	obj, err := asm.Assemble("memcpy.s", mustRead(t, in.word), asm.Options{})
 	if err != nil {
@@ -222,12 +214,26 @@ func newJSONInputs(t *testing.T) *jsonInputs {
 	code := slices.Clone(obj.Code[:64])
 	code[40], code[63] = 0xff, 0xff // out_dtype 0xff: INVALID, a validation problem
 	in.bin = filepath.Join(dir, "bad.bin")
-	for p, d := range map[string][]byte{in.mixed: b.Bytes(), in.bin: code} {
-		if err := os.WriteFile(p, d, 0o644); err != nil {
-			t.Fatal(err)
-		}
+	if err := os.WriteFile(in.bin, code, 0o644); err != nil {
+		t.Fatal(err)
 	}
 	return in
+}
+
+// writeU32NPY writes v as a <u4 .npy at path.
+func writeU32NPY(t *testing.T, path string, v ...uint32) {
+	t.Helper()
+	var b bytes.Buffer
+	data := make([]byte, 4*len(v))
+	for i, x := range v {
+		data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
+	}
+	if err := array.Write(&b, &array.Array{Descr: "<u4", Shape: []int{len(v)}, Data: data}); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func mustRead(t *testing.T, path string) []byte {
