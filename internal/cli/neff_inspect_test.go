@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"ndma/internal/array"
 	"ndma/internal/neffgen"
 )
 
@@ -126,18 +125,8 @@ func TestNEFFCheckPreflight(t *testing.T) {
 	dir := t.TempDir()
 	path := writeNEFF(t, dir, "g.neff", neffgen.Gather(8, false))
 	write := func(name string, v ...uint32) string {
-		var b bytes.Buffer
-		data := make([]byte, 4*len(v))
-		for i, x := range v {
-			data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
-		}
-		if err := array.Write(&b, &array.Array{Descr: "<u4", Shape: []int{len(v)}, Data: data}); err != nil {
-			t.Fatal(err)
-		}
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeU32NPY(t, p, v...)
 		return p
 	}
 	mixed := write("mixed.npy", 0, 1, 2, 99, 15, 0xffffffff, 13, 12)
