@@ -171,7 +171,7 @@ func BudgetFrom(all *Analysis) (*Budget, error) {
 		for _, q := range sg.Queues() {
 			names[q.Name] = true
 			idx[q.Name] = len(b.Queues)
-			b.Queues = append(b.Queues, QueueBudget{Subgraph: sg.Name, Queue: q.Name, Owner: q.Owner, Type: q.Type, NumQueues: max(q.NumQueues, 1), DGERing: sdma.DefaultRingSize})
+			b.Queues = append(b.Queues, QueueBudget{Subgraph: sg.Name, Queue: q.Name, Owner: q.Owner, Type: q.Type, NumQueues: max(q.NumQueues, 1), DGERing: sdma.DefaultRingSize, Instances: []InstanceBudget{}})
 		}
 		type ik struct {
 			q    string
@@ -202,7 +202,7 @@ func BudgetFrom(all *Analysis) (*Budget, error) {
 			key := ik{qn, n}
 			ib := inst[key]
 			if ib == nil {
-				ib = &InstanceBudget{Instance: n}
+				ib = &InstanceBudget{Instance: n, Rings: []Ring{}}
 				inst[key] = ib
 				rings[key] = map[int]*Ring{}
 			}

@@ -52,8 +52,8 @@ type VarDiff struct {
 // inline (0xd4) word whose walk changed.
 type BlockDiff struct {
 	Subgraph string   `json:"subgraph"`
-	Engine   string   `json:"engine,omitempty"`
-	Block    string   `json:"block"` // "qPoolData block 1", "0xd4 at 0x80"
+	Engine   string   `json:"engine"` // "" for a def.json block
+	Block    string   `json:"block"`  // "qPoolData block 1", "0xd4 at 0x80"
 	Change   string   `json:"change"`
 	Details  []string `json:"details"`
 }
@@ -142,7 +142,7 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 		r.Streams = append(r.Streams, StreamDiff{Subgraph: k[0], Engine: k[1], Changes: ch})
 	})
 	r.Variables = varDiff(a, b)
-	r.Blocks = append(blockDiff(a, b), inlineDiff(genA, a, genB, b)...)
+	r.Blocks = append(append(r.Blocks, blockDiff(a, b)...), inlineDiff(genA, a, genB, b)...)
 	r.Same = len(r.Queues)+len(r.Streams)+len(r.Variables)+len(r.Blocks) == 0
 	return r, nil
 }
@@ -277,7 +277,7 @@ func blockDiff(a, b []neff.Subgraph) []BlockDiff {
 		for _, k := range union(ba, bb, cmpKey2) {
 			x, inA := ba[k]
 			y, inB := bb[k]
-			d := BlockDiff{Subgraph: name, Block: fmt.Sprintf("%s block %s", k[0], k[1])}
+			d := BlockDiff{Subgraph: name, Block: fmt.Sprintf("%s block %s", k[0], k[1]), Details: []string{}}
 			switch {
 			case !inA:
 				d.Engine, d.Change = y.engine, "added"

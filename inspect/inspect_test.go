@@ -195,8 +195,13 @@ func TestWeightsFlagged(t *testing.T) {
 			small = &l.Findings[i]
 		}
 	}
-	if small == nil || !strings.HasPrefix(small.First[0], "sg00 pool 0x0 qPoolIn block 0 word 0 (16384 of 16384 descriptors)") {
+	if small == nil || small.First[0].Text != "sg00 pool 0x0 qPoolIn block 0 word 0 (16384 of 16384 descriptors)" {
 		t.Fatalf("the weight copy is not flagged first: %+v", small)
+	}
+	// the same place as fields (docs/json.md): block 0's word 0 of qPoolIn, at offset 0 of pool
+	if p := small.First[0]; p.Subgraph != "sg00" || p.Engine != "pool" || p.Offset != 0 || p.Queue != "qPoolIn" ||
+		p.Block == nil || *p.Block != 0 || p.Word == nil || *p.Word != 0 || p.Detail != "16384 of 16384 descriptors" {
+		t.Fatalf("the place's fields: %+v", p)
 	}
 	var in *QueueLint
 	for i := range l.Queues {

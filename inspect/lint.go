@@ -65,11 +65,35 @@ type QueueLint struct {
 // Finding is one kind of problem, aggregated: how many places, the first
 // few, and what would fix it.
 type Finding struct {
-	Kind   string   `json:"kind"`
-	Count  int      `json:"count"`
-	First  []string `json:"first"`
-	Detail string   `json:"detail"`
-	Fix    string   `json:"fix"`
+	Kind   string  `json:"kind"`
+	Count  int     `json:"count"`
+	First  []Place `json:"first"`
+	Detail string  `json:"detail"`
+	Fix    string  `json:"fix"`
+}
+
+// Place is where a finding's word is, field by field (Word.Place's text).
+type Place struct {
+	Subgraph string `json:"subgraph"`
+	Engine   string `json:"engine"`
+	Offset   int    `json:"offset"` // the word's byte offset in its engine stream
+	Queue    string `json:"queue"`  // the NEFF queue ("" when none)
+	Block    *int   `json:"block"`  // the fired dma[] block's id; null for a word that is no block's
+	Word     *int   `json:"word"`   // the word's index among the block's words; null as block
+	Detail   string `json:"detail"` // what the finding measured there ("16384 of 16384 descriptors")
+	Text     string `json:"text"`   // the place as the text prints it: "sg00 pool 0x0 qPoolIn block 0 word 0 (…)"
+}
+
+func (p Place) String() string { return p.Text }
+
+// placeOf is word w's place with the finding's detail.
+func placeOf(w *Word, detail string) Place {
+	p := Place{Subgraph: w.Subgraph, Engine: w.Engine, Offset: w.Offset, Queue: w.Queue, Detail: detail, Text: w.Place() + " (" + detail + ")"}
+	if w.BlockID >= 0 {
+		b, k := w.BlockID, w.Piece
+		p.Block, p.Word = &b, &k
+	}
+	return p
 }
 
 // FirstPlaces is how many places a finding names.
@@ -89,7 +113,7 @@ type Lint struct {
 	Queues      []QueueLint `json:"queues"`
 	Findings    []Finding   `json:"findings"`
 	Problems    []string    `json:"problems"`
-	Budget      *Budget     `json:"budget,omitempty"`
+	Budget      *Budget     `json:"budget"` // null where the caller leaves it out (neff report's lint)
 }
 
 // Finding kinds, in the order they print.
@@ -124,7 +148,7 @@ func LintOf(a *Analysis) *Lint {
 	var keys []key
 	sums := map[key][2]uint64{} // sum of bytes per partition, words touching SBUF
 	found := map[string]*Finding{}
-	add := func(kind, place string) {
+	add := func(kind string, w *Word, detail string) {
 		f := found[kind]
 		if f == nil {
 			t := findingText[kind]
@@ -133,7 +157,7 @@ func LintOf(a *Analysis) *Lint {
 		}
 		f.Count++
 		if len(f.First) < FirstPlaces {
-			f.First = append(f.First, place)
+			f.First = append(f.First, placeOf(w, detail))
 		}
 	}
 	for i := range a.Words {
@@ -158,9 +182,8 @@ func LintOf(a *Analysis) *Lint {
 				small++
 			}
 		}
-		place := w.Place()
 		if small > 0 {
-			add(KindSmallDescriptors, fmt.Sprintf("%s (%d of %d descriptors)", place, small, len(w.M2S)))
+			add(KindSmallDescriptors, w, fmt.Sprintf("%d of %d descriptors", small, len(w.M2S)))
 		}
 		if w.Partitions > 0 {
 			s := sums[k]
@@ -172,16 +195,16 @@ func LintOf(a *Analysis) *Lint {
 			}
 			switch {
 			case w.BytesPerPartition < OverheadBoundBytes:
-				add(KindOverheadBound, fmt.Sprintf("%s (%d B per partition)", place, w.BytesPerPartition))
+				add(KindOverheadBound, w, fmt.Sprintf("%d B per partition", w.BytesPerPartition))
 			case w.BytesPerPartition < MinPartitionBytes:
-				add(KindBelowMinimum, fmt.Sprintf("%s (%d B per partition)", place, w.BytesPerPartition))
+				add(KindBelowMinimum, w, fmt.Sprintf("%d B per partition", w.BytesPerPartition))
 			}
 		}
 		if len(w.M2S) > 0 && w.Bytes/uint64(len(w.M2S)) < SaturationBytes {
-			add(KindProfilerSmall, fmt.Sprintf("%s (%d B per descriptor)", place, w.Bytes/uint64(len(w.M2S))))
+			add(KindProfilerSmall, w, fmt.Sprintf("%d B per descriptor", w.Bytes/uint64(len(w.M2S))))
 		}
 		if w.FixedNS > w.TransferNS {
-			add(KindOverheadShare, fmt.Sprintf("%s (%d ns fixed, %d ns transfer)", place, w.FixedNS, w.TransferNS))
+			add(KindOverheadShare, w, fmt.Sprintf("%d ns fixed, %d ns transfer", w.FixedNS, w.TransferNS))
 		}
 		l.Words++
 		l.Descriptors += w.Descriptors

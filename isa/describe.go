@@ -112,8 +112,8 @@ type DescribeRow struct {
 	Field    string `json:"field"`
 	Type     string `json:"type"`
 	Prov     string `json:"prov"`
-	Reserved bool   `json:"reserved,omitempty"`
-	Note     string `json:"note,omitempty"`
+	Reserved bool   `json:"reserved"`
+	Note     string `json:"note"`
 }
 
 // DescribeRows lists the leaves of an opcode's layout (for an opcode whose

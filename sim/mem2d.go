@@ -131,6 +131,7 @@ func (x *Machine) mem2D(in *isa.Inst) error {
 		}
 	}
 	x.Tracef("%s: %d elements in %d runs, %#x..%#x", name, n, len(runs), lo, hi)
+	x.eff.Bytes = uint64(n * size) // no DMA ring: the elements moved, as the reference counts them
 	x.eff.Changes = append(x.eff.Changes, events...)
 	return nil
 }

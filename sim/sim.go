@@ -103,7 +103,8 @@ func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 	}
 	x.Stats.Words++
 	e := x.eff
-	e.CostNS, e.Descriptors, e.Bytes = x.Stats.TimeNS-t0, x.Stats.Descriptors-d0, x.Stats.S2MBytes-b0
+	e.CostNS, e.Descriptors = x.Stats.TimeNS-t0, x.Stats.Descriptors-d0
+	e.Bytes += x.Stats.S2MBytes - b0 // a scalar mover's own count (mem2D) plus the S2M legs'
 	return e, nil
 }
 

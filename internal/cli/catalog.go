@@ -14,19 +14,19 @@ type catalogRow struct {
 	Opcode  int               `json:"opcode"`
 	Hex     string            `json:"hex"`
 	Name    string            `json:"name"`
-	Aliases []string          `json:"aliases,omitempty"`
-	Struct  string            `json:"struct,omitempty"`
+	Aliases []string          `json:"aliases"`
+	Struct  string            `json:"struct"` // "": no layout table
 	Decoded bool              `json:"decoded"`
-	DGEKind *int              `json:"dge_kind,omitempty"`
-	DGEProv string            `json:"dge_kind_prov,omitempty"`
+	DGEKind *int              `json:"dge_kind"` // null: not a DGE kind
+	DGEProv string            `json:"dge_kind_prov"`
 	Gens    map[string]string `json:"gens"`
-	Pseudo  bool              `json:"pseudo,omitempty"`
-	Control bool              `json:"control,omitempty"`
+	Pseudo  bool              `json:"pseudo"`
+	Control bool              `json:"control"`
 	Prov    string            `json:"prov"`
-	Note    string            `json:"note,omitempty"`
+	Note    string            `json:"note"`
 	// Dispatch is the surface per generation (000 §4), omitted where no
 	// document states it.
-	Dispatch []dispatchRow `json:"dispatch,omitempty"`
+	Dispatch []dispatchRow `json:"dispatch"`
 }
 
 type dispatchRow struct {
@@ -73,7 +73,7 @@ func runCatalog(e *env, args []string) error {
 
 // catalogRows is the catalog's opcodes present on gen (every one for GenAny).
 func catalogRows(gen isa.Gen) []catalogRow {
-	var rows []catalogRow
+	rows := []catalogRow{}
 	cat := isa.Catalog()
 	for i := range cat {
 		d := &cat[i]
@@ -88,7 +88,7 @@ func catalogRows(gen isa.Gen) []catalogRow {
 // newCatalogRow is one opcode's row: its names, DGE kind, presence per generation and dispatch.
 func newCatalogRow(d *isa.OpDef) catalogRow {
 	r := catalogRow{Opcode: int(d.Opcode), Hex: fmt.Sprintf("0x%02x", uint8(d.Opcode)), Name: d.Name,
-		Aliases: d.Aliases, Struct: d.StructName(), Decoded: d.Decoded(), Gens: map[string]string{},
+		Aliases: ints(d.Aliases), Struct: d.StructName(), Decoded: d.Decoded(), Gens: map[string]string{}, Dispatch: []dispatchRow{},
 		Pseudo: d.Pseudo, Control: d.Control, Prov: d.Prov.String(), Note: d.Note}
 	if d.DGEKind >= 0 {
 		k := d.DGEKind
@@ -98,7 +98,7 @@ func newCatalogRow(d *isa.OpDef) catalogRow {
 		r.Gens[g.String()] = presence(d, g)
 	}
 	for _, x := range d.Dispatch {
-		dr := dispatchRow{Path: x.Path.String(), Detail: x.Detail, Conf: x.Conf}
+		dr := dispatchRow{Gens: []string{}, Path: x.Path.String(), Detail: x.Detail, Conf: x.Conf}
 		for _, g := range isa.Gens() {
 			if x.Gens.Has(g) {
 				dr.Gens = append(dr.Gens, g.String())

@@ -25,7 +25,7 @@ type enumValueJSON struct {
 	Name string   `json:"name"`
 	Prov string   `json:"prov"`
 	Gens []string `json:"gens"`
-	Note string   `json:"note,omitempty"`
+	Note string   `json:"note"` // "" when the table gives none
 }
 
 // runEnums is `ndma enums [--json] [--gen G] [NAME]`: every enum of the ISA

@@ -130,14 +130,14 @@ func runLower(e *env, args []string) error {
 type loweredWord struct {
 	Offset   int          `json:"offset"`
 	Mnemonic string       `json:"mnemonic"`
-	Resolved string       `json:"resolved,omitempty"`
-	Queue    string       `json:"queue,omitempty"` // the NEFF dma_queue (neff lower)
-	Skipped  string       `json:"skipped,omitempty"`
-	Refused  string       `json:"refused,omitempty"` // why `run` refuses the word (a walk outside its NEFF variable)
-	Backend  string       `json:"backend,omitempty"`
-	Trace    []string     `json:"trace,omitempty"`
-	Queues   []queueJSON  `json:"queues,omitempty"`
-	Indices  string       `json:"indices,omitempty"`
+	Resolved string       `json:"resolved"` // "": the word runs as written
+	Queue    string       `json:"queue"`    // the NEFF dma_queue (neff lower); "" for none
+	Skipped  string       `json:"skipped"`  // why the DGE does not lower it; "" when it does
+	Refused  string       `json:"refused"`  // why `run` refuses the word (a walk outside its NEFF variable); ""
+	Backend  string       `json:"backend"`
+	Trace    []string     `json:"trace"`
+	Queues   []queueJSON  `json:"queues"`
+	Indices  string       `json:"indices"`
 	program  *dge.Program `json:"-"`
 	lowered  *sdma.Lowered
 	resolved *isa.Inst // the word Resolved names, its text built only when printed (--stats does not)
@@ -149,16 +149,27 @@ type descJSON struct {
 	Length int    `json:"length"`
 	Flags  string `json:"flags"`
 	Op     string `json:"op"`
-	BufPtr string `json:"buf_ptr"`
-	Hex    string `json:"hex"`
+	BufPtr uint64 `json:"buf_ptr"`      // the address it reads or writes (a number)
+	BufTxt string `json:"buf_ptr_text"` // the same in hex
+	Hex    string `json:"hex"`          // the descriptor's 16 bytes
 }
 
 type queueJSON struct {
-	DMA         int             `json:"dma"`
-	M2SRing     string          `json:"m2s_ring"`
-	S2MRing     string          `json:"s2m_ring"`
-	Descriptors []descJSON      `json:"descriptors"`
-	Doorbells   []sdma.Doorbell `json:"doorbells"`
+	DMA         int            `json:"dma"`
+	M2SRing     uint64         `json:"m2s_ring"` // the ring's base address (a number)
+	S2MRing     uint64         `json:"s2m_ring"`
+	M2SText     string         `json:"m2s_ring_text"` // the same in hex
+	S2MText     string         `json:"s2m_ring_text"`
+	Descriptors []descJSON     `json:"descriptors"`
+	Doorbells   []doorbellJSON `json:"doorbells"`
+}
+
+// doorbellJSON is an sdma.Doorbell: the register a queue's descriptors
+// are rung by, and how many.
+type doorbellJSON struct {
+	DMA   int    `json:"dma"`
+	Reg   string `json:"reg"` // TDRTP_inc (M2S) or RDRTP_inc (S2M)
+	Value int    `json:"value"`
 }
 
 // lowerSteps lowers a resolved stream (device.Resolve, device.ResolveEngine):
@@ -243,12 +254,19 @@ func (w *loweredWord) detail() {
 		w.Resolved = string(resolvedText(nil, w.resolved))
 	}
 	lw := w.lowered
-	if lw == nil || w.Trace != nil {
+	if w.Trace == nil {
+		w.Trace, w.Queues = []string{}, []queueJSON{}
+	}
+	if lw == nil || len(w.Trace) > 0 {
 		return
 	}
 	w.Trace = strings.Split(strings.TrimSuffix(string(lw.AppendTrace(nil)), "\n"), "\n")
 	for _, q := range lw.Queues {
-		qj := queueJSON{DMA: q.DMA, M2SRing: fmt.Sprintf("0x%x", q.M2SBase), S2MRing: fmt.Sprintf("0x%x", q.S2MBase), Doorbells: q.Doorbells}
+		qj := queueJSON{DMA: q.DMA, M2SRing: q.M2SBase, S2MRing: q.S2MBase, M2SText: fmt.Sprintf("0x%x", q.M2SBase), S2MText: fmt.Sprintf("0x%x", q.S2MBase),
+			Descriptors: []descJSON{}, Doorbells: []doorbellJSON{}}
+		for _, d := range q.Doorbells {
+			qj.Doorbells = append(qj.Doorbells, doorbellJSON{d.DMA, d.Reg, d.Value})
+		}
 		for _, leg := range []struct {
 			name string
 			ds   []sdma.Desc
@@ -257,7 +275,7 @@ func (w *loweredWord) detail() {
 				dd := &leg.ds[i]
 				f := strings.Fields(dd.String())
 				qj.Descriptors = append(qj.Descriptors, descJSON{Leg: leg.name, Index: i, Length: dd.Length(), Flags: f[2],
-					Op: f[3], BufPtr: fmt.Sprintf("0x%x", dd.BufPtr()), Hex: hex.EncodeToString(dd[:])})
+					Op: f[3], BufPtr: dd.BufPtr(), BufTxt: fmt.Sprintf("0x%x", dd.BufPtr()), Hex: hex.EncodeToString(dd[:])})
 			}
 		}
 		w.Queues = append(w.Queues, qj)

@@ -8,9 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"ndma/internal/array"
 	"ndma/internal/neffgen"
-	"ndma/internal/samples"
 )
 
 // writeNEFF builds p into dir/name.
@@ -56,9 +54,13 @@ func TestNEFFLintWeights(t *testing.T) {
 	}
 	var l struct {
 		Findings []struct {
-			Kind  string   `json:"kind"`
-			Count int      `json:"count"`
-			First []string `json:"first"`
+			Kind  string `json:"kind"`
+			Count int    `json:"count"`
+			First []struct {
+				Subgraph, Engine, Queue, Text string
+				Offset                        int
+				Block, Word                   *int
+			} `json:"first"`
 		} `json:"findings"`
 		Budget struct {
 			Queues []struct {
@@ -72,6 +74,11 @@ func TestNEFFLintWeights(t *testing.T) {
 	}
 	if len(l.Findings) == 0 || l.Findings[0].Kind != "small-descriptors" || len(l.Budget.Queues) != 2 {
 		t.Fatalf("lint --json: %+v", l)
+	}
+	// the text's place, "sg00 pool 0x0 qPoolIn block 0 word 0", as fields
+	if p := l.Findings[0].First[0]; p.Subgraph != "sg00" || p.Engine != "pool" || p.Offset != 0 || p.Queue != "qPoolIn" ||
+		p.Block == nil || *p.Block != 0 || p.Word == nil || *p.Word != 0 || !strings.HasPrefix(p.Text, "sg00 pool 0x0 qPoolIn block 0 word 0 (") {
+		t.Errorf("lint --json place: %+v", p)
 	}
 	if info := ndmaOut(t, 0, "neff", "info", path); !strings.Contains(info, "  sg00 queue qPoolIn (pool, in, 16 queues): load-time descriptors 16528") {
 		t.Errorf("info has no budget:\n%s", info)
@@ -118,18 +125,8 @@ func TestNEFFCheckPreflight(t *testing.T) {
 	dir := t.TempDir()
 	path := writeNEFF(t, dir, "g.neff", neffgen.Gather(8, false))
 	write := func(name string, v ...uint32) string {
-		var b bytes.Buffer
-		data := make([]byte, 4*len(v))
-		for i, x := range v {
-			data[4*i], data[4*i+1], data[4*i+2], data[4*i+3] = byte(x), byte(x>>8), byte(x>>16), byte(x>>24)
-		}
-		if err := array.Write(&b, &array.Array{Descr: "<u4", Shape: []int{len(v)}, Data: data}); err != nil {
-			t.Fatal(err)
-		}
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, b.Bytes(), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		writeU32NPY(t, p, v...)
 		return p
 	}
 	mixed := write("mixed.npy", 0, 1, 2, 99, 15, 0xffffffff, 13, 12)
@@ -163,100 +160,6 @@ func TestNEFFCheckPreflight(t *testing.T) {
 	}
 	ndmaOut(t, 2, "neff", "check", "--in", "nosuch="+ok, path)
 	ndmaOut(t, 2, "neff", "check", "--in", "idx", path)
-}
-
-// docKeys reads docs/json.md's table of top-level keys for each
-// "### `neff CMD --json`" section.
-func docKeys(t *testing.T) map[string]map[string]bool {
-	t.Helper()
-	b, err := os.ReadFile("../../docs/json.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	out := map[string]map[string]bool{}
-	cur := ""
-	for _, line := range strings.Split(string(b), "\n") {
-		if strings.HasPrefix(line, "### `neff ") {
-			cur = strings.Fields(strings.Trim(strings.TrimPrefix(line, "### "), "`"))[1]
-			out[cur] = map[string]bool{}
-			continue
-		}
-		if strings.HasPrefix(line, "#") { // another section (neff run's own, say) ends this one
-			cur = ""
-			continue
-		}
-		if cur == "" || !strings.HasPrefix(line, "| `") {
-			continue
-		}
-		first := strings.Split(line, "|")[1]
-		for _, k := range strings.Split(first, ",") {
-			out[cur][strings.Trim(strings.TrimSpace(k), "`")] = true
-		}
-	}
-	return out
-}
-
-// TestNEFFJSONDocumented: every `neff` subcommand's --json parses, on both
-// samples and the synthetic shapes, and its top-level keys are the ones
-// docs/json.md lists (error and preflight appear only when they apply).
-func TestNEFFJSONDocumented(t *testing.T) {
-	docs := docKeys(t)
-	optional := map[string]bool{"error": true, "preflight": true, "run_error": true}
-	dir := t.TempDir()
-	files := []string{samplePath(t)}
-	if !testing.Short() { // the large sample adds time, not keys
-		files = append(files, samples.Path(t, "matmul_large.neff"))
-	}
-	for _, s := range neffgen.Shapes("cayman") {
-		files = append(files, writeNEFF(t, dir, s.Name+".neff", s.Program))
-	}
-	keysOf := func(cmd, file string, doc []byte) map[string]bool {
-		var v any
-		if err := json.Unmarshal(doc, &v); err != nil {
-			t.Fatalf("neff %s --json %s: %v", cmd, file, err)
-		}
-		if a, ok := v.([]any); ok {
-			if len(a) == 0 {
-				t.Fatalf("neff %s --json %s: an empty array", cmd, file)
-			}
-			v = a[0]
-		}
-		m, ok := v.(map[string]any)
-		if !ok {
-			t.Fatalf("neff %s --json %s: not an object", cmd, file)
-		}
-		out := map[string]bool{}
-		for k := range m {
-			out[k] = true
-		}
-		return out
-	}
-	for i, file := range files {
-		cmds := [][]string{{"info"}, {"disasm"}, {"lower", "--stats"}, {"check"}, {"lint"}, {"diff", file}}
-		if i != 1 { // the large sample's full listing is hundreds of MB, its run seconds: --stats only
-			cmds = append(cmds, []string{"lower"}, []string{"report"})
-		}
-		for _, c := range cmds {
-			args := append([]string{"neff", c[0], "--json"}, c[1:]...)
-			args = append(args, file)
-			var so, se bytes.Buffer
-			if code := Main(args, nil, &so, &se); code != 0 {
-				t.Fatalf("%v: exit %d: %s", args, code, se.String())
-			}
-			got := keysOf(c[0], file, so.Bytes())
-			want := docs[c[0]]
-			for k := range got {
-				if !want[k] {
-					t.Errorf("neff %s --json: key %q is not in docs/json.md", c[0], k)
-				}
-			}
-			for k := range want {
-				if !got[k] && !optional[k] {
-					t.Errorf("neff %s --json %s: documented key %q missing", c[0], file, k)
-				}
-			}
-		}
-	}
 }
 
 // `neff report -o`: the page is written as outputs are (reserved first, an

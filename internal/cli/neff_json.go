@@ -29,10 +29,10 @@ type neffInfoJSON struct {
 	Payload   payloadJSON     `json:"payload"`
 	Target    *targetJSON     `json:"target"`
 	Subgraphs []subgraphJSON  `json:"subgraphs"`
-	Error     string          `json:"error,omitempty"` // the graph does not read: the container still lists
+	Error     string          `json:"error"` // the graph does not read: the container still lists ("" when it reads)
 	Tensors   []tensorJSON    `json:"tensors"`
 	Members   []memberJSON    `json:"members"`
-	Budget    *inspect.Budget `json:"budget,omitempty"`
+	Budget    *inspect.Budget `json:"budget"` // null: the graph does not read
 	Warnings  []string        `json:"warnings"`
 }
 
@@ -83,12 +83,54 @@ type engineJSON struct {
 }
 
 type blockJSON struct {
-	Where     string      `json:"where"`
-	Queue     string      `json:"queue"`
-	ID        int         `json:"id"`
-	Semaphore *int        `json:"semaphore"`
-	Comment   string      `json:"#comment,omitempty"`
-	Desc      []neff.Desc `json:"desc"`
+	Where     string          `json:"where"`
+	Queue     string          `json:"queue"`
+	ID        int             `json:"id"`
+	Semaphore *int            `json:"semaphore"`
+	Comment   string          `json:"#comment"`
+	Desc      []blockDescJSON `json:"desc"`
+}
+
+// blockDescJSON is a neff.Desc with every key present (neff.Desc leaves the
+// newer ones out when zero, to keep older synthetic NEFFs' bytes): a
+// consumer indexes desc["from_off"] on every descriptor.
+type blockDescJSON struct {
+	From                 string          `json:"from"`
+	To                   string          `json:"to"`
+	FromOff              int64           `json:"from_off"`
+	ToOff                int64           `json:"to_off"`
+	FromSizes            []int64         `json:"from_sizes"`
+	ToSizes              []int64         `json:"to_sizes"`
+	FromSteps            []int64         `json:"from_steps"`
+	ToSteps              []int64         `json:"to_steps"`
+	FromArr              []blockDescJSON `json:"from_arr"`
+	Op                   string          `json:"op"`
+	FromDtype            string          `json:"from_dtype"`
+	ToDtype              string          `json:"to_dtype"`
+	NumTilingDimensions  int             `json:"num_tiling_dimensions"`
+	TransposeOp          string          `json:"transpose_op"`
+	TransposeShape       []int64         `json:"transpose_shape"`
+	TransposeElementSize int64           `json:"transpose_element_size"`
+	Unmodelled           []string        `json:"unmodelled"` // the compute-on-DMA keys it carries that ndma refuses (neff.md §4.5)
+}
+
+// blockDescsJSON are ds with every key present, nil lists as [].
+func blockDescsJSON(ds []neff.Desc) []blockDescJSON {
+	out := make([]blockDescJSON, 0, len(ds))
+	for _, d := range ds {
+		out = append(out, blockDescJSON{d.From, d.To, d.FromOff, d.ToOff, ints(d.FromSizes), ints(d.ToSizes), ints(d.FromSteps), ints(d.ToSteps),
+			blockDescsJSON(d.FromArr), d.Op, d.FromDtype, d.ToDtype, d.NumTilingDimensions, d.TransposeOp, ints(d.TransposeShape),
+			d.TransposeElementSize, ints(d.Unmodelled)})
+	}
+	return out
+}
+
+// ints is s, or [] for nil.
+func ints[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 type varJSON struct {
@@ -96,12 +138,12 @@ type varJSON struct {
 	Name       string  `json:"name"`
 	Type       string  `json:"type"`
 	Size       int64   `json:"size"`
-	FileName   string  `json:"file_name,omitempty"`
-	Alignment  int64   `json:"alignment,omitempty"`
-	List       []int   `json:"list,omitempty"`
-	BackingOff int64   `json:"backing_variable_off,omitempty"`
-	Placed     string  `json:"placed,omitempty"`  // the address ndma places it at (hex), as device.Place and the run place it
-	Address    *uint64 `json:"address,omitempty"` // the same address as a number (absent when the variable holds none)
+	FileName   string  `json:"file_name"`
+	Alignment  int64   `json:"alignment"`
+	List       []int   `json:"list"`
+	BackingOff int64   `json:"backing_variable_off"`
+	Address    *uint64 `json:"address"`      // where ndma places it (device.Place, as the run does); null when it holds no bytes
+	AddrText   string  `json:"address_text"` // the same in hex ("0x100000000"), "" when null
 }
 
 type queueJSON2 struct {
@@ -122,17 +164,13 @@ type tensorJSON struct {
 type memberJSON struct {
 	Name  string `json:"name"`
 	Bytes int    `json:"bytes"`
-	Words int    `json:"words,omitempty"` // a .bin engine stream: 64-byte words
+	Words int    `json:"words"` // a .bin engine stream: 64-byte words; 0 for any other member
 }
 
 func blocksJSON(bs []neff.Block) []blockJSON {
 	out := []blockJSON{}
 	for _, b := range bs {
-		desc := b.Desc
-		if desc == nil {
-			desc = []neff.Desc{}
-		}
-		out = append(out, blockJSON{b.Where, b.Queue, b.ID, b.Semaphore, b.Comment, desc})
+		out = append(out, blockJSON{b.Where, b.Queue, b.ID, b.Semaphore, b.Comment, blockDescsJSON(b.Desc)})
 	}
 	return out
 }
@@ -168,9 +206,9 @@ func infoJSON(f *neff.File, gen, bgen isa.Gen) (*neffInfoJSON, error) {
 			}
 			s := subgraphJSON{Name: sg.Name, Dir: sg.Dir, Engines: []engineJSON{}, Variables: []varJSON{}, Queues: []queueJSON2{}, Blocks: blocksJSON(sg.Blocks)}
 			for _, v := range sg.Variables() {
-				vj := varJSON{VarID: v.ID, Name: v.Name, Type: v.Type, Size: v.Size, FileName: v.FileName, Alignment: v.Alignment, List: v.List, BackingOff: v.BackingOff}
+				vj := varJSON{VarID: v.ID, Name: v.Name, Type: v.Type, Size: v.Size, FileName: v.FileName, Alignment: v.Alignment, List: ints(v.List), BackingOff: v.BackingOff}
 				if a, ok := place[v.ID]; ok {
-					vj.Placed, vj.Address = fmt.Sprintf("%#x", a), &a
+					vj.Address, vj.AddrText = &a, fmt.Sprintf("%#x", a)
 				}
 				s.Variables = append(s.Variables, vj)
 			}

@@ -76,7 +76,7 @@ func printLint(w io.Writer, path string, l *inspect.Lint) {
 	row("total", l.Words, l.Descriptors, l.Bytes, l.Histogram, 0, 0, l.FixedNS, l.TransferNS, l.Overhead)
 	fmt.Fprintf(w, "estimated DMA time %s µs: %s µs fixed overhead, %s µs transfer (%.1f%% overhead; the words one after another)\n", us(l.FixedNS+l.TransferNS), us(l.FixedNS), us(l.TransferNS), 100*l.Overhead)
 	for _, f := range l.Findings {
-		fmt.Fprintf(w, "finding %s: %d words: %s; first: %s; fix: %s\n", f.Kind, f.Count, f.Detail, strings.Join(f.First, ", "), f.Fix)
+		fmt.Fprintf(w, "finding %s: %d words: %s; first: %s; fix: %s\n", f.Kind, f.Count, f.Detail, joinPlaces(f.First), f.Fix)
 	}
 	for _, p := range l.Problems {
 		fmt.Fprintf(w, "problem: %s\n", p)
@@ -131,4 +131,13 @@ func genGiven(cl *cmdLine) bool {
 	given := false
 	cl.fs.Visit(func(f *flag.Flag) { given = given || f.Name == "gen" })
 	return given
+}
+
+// joinPlaces is a finding's places as its text line names them.
+func joinPlaces(ps []inspect.Place) string {
+	t := make([]string, len(ps))
+	for i, p := range ps {
+		t[i] = p.Text
+	}
+	return strings.Join(t, ", ")
 }

@@ -19,7 +19,7 @@ type checkJSON struct {
 	Subgraphs int                `json:"subgraphs"`
 	Words     int                `json:"words"`
 	Problems  []problemJSON      `json:"problems"`
-	Preflight *inspect.OOBReport `json:"preflight,omitempty"`
+	Preflight *inspect.OOBReport `json:"preflight"` // null without --in
 }
 
 // problemJSON is one check problem, located.

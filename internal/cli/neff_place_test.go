@@ -67,7 +67,7 @@ type varKey struct {
 
 // `neff info --json` and `neff run --json` place every variable at the
 // same address (issue 28 item 2: one allocator, device.Place): each JSON
-// parsed on its own here, info's hex `placed` and numeric `address` agree,
+// parsed on its own here, info's hex `address_text` and numeric `address` agree,
 // and every variable either lists is at one address in both — on sg01 of
 // matmul_large.neff too, whose spill variables once printed 8 MiB below
 // where the run put them.
@@ -85,7 +85,7 @@ func TestNEFFInfoRunPlacement(t *testing.T) {
 						ID      int     `json:"var_id"`
 						Name    string  `json:"name"`
 						Type    string  `json:"type"`
-						Placed  string  `json:"placed"`
+						Placed  string  `json:"address_text"`
 						Address *uint64 `json:"address"`
 					} `json:"variables"`
 				} `json:"subgraphs"`
@@ -104,7 +104,7 @@ func TestNEFFInfoRunPlacement(t *testing.T) {
 					}
 					a, err := strconv.ParseUint(v.Placed, 0, 64)
 					if err != nil || v.Address == nil || *v.Address != a {
-						t.Fatalf("%v: placed %q, address %v (%v)", k, v.Placed, v.Address, err)
+						t.Fatalf("%v: address_text %q, address %v (%v)", k, v.Placed, v.Address, err)
 					}
 					infoAt[k] = a
 				}

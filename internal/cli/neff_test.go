@@ -107,27 +107,7 @@ func TestNEFFCheckSample(t *testing.T) {
 // output, a 0xd4 semaphore outside its engine's queues, an unknown var, a
 // table index past the list.
 func TestNEFFCheckProblems(t *testing.T) {
-	obj, err := asm.Assemble("w.s", []byte(`.gen cayman
-pseudo_dma_direct2d semaphore=9, src_start_addr=var(7), dst_start_addr=tbl(3), src_num_elem=[1, 1], dst_num_elem=[1, 1],
-    src_elem_size=4, dst_elem_size=4, in_dtype=u32, out_dtype=u32
-`), asm.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	b, err := neff.Build([]neff.Member{
-		{Name: "kelf-0.json", Data: []byte(`{"graphs": [{"definition": "sg00/def.json", "name": "sg00"}], "target": "cayman"}`)},
-		{Name: "sg00/def.json", Data: []byte(`{"pool": "Pool.json",
-  "var": {"SB": {"type": "state-buffer", "var_id": 0}, "x": {"type": "input", "size": 64, "var_id": 3},
-          "T": {"type": "dge-table", "list": [0], "var_id": 1}},
-  "dma_queue": {"q": {"owner": "pool", "type": "dynamic", "num_queues": 16, "semaphore_set": [8]}}}`)},
-		{Name: "sg00/Pool.json", Data: []byte(`{"instr": "Pool.bin"}`)},
-		{Name: "sg00/Pool.bin", Data: obj.Code},
-	}, neff.WriteOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "bad.neff")
-	os.WriteFile(path, b, 0o644)
+	path := badCheckNEFF(t, t.TempDir())
 	var out, errb bytes.Buffer
 	if code := Main([]string{"neff", "check", path}, nil, &out, &errb); code != 1 {
 		t.Fatalf("exit %d, want 1: %s", code, out.String())

@@ -193,9 +193,9 @@ func queueWindows(s []sched.Moved) []queueWindow {
 // The JSON of `ndma neff run --json` (docs/json.md "neff run --json").
 type runJSON struct {
 	Status      string           `json:"status"`
-	Error       string           `json:"error,omitempty"`
+	Error       string           `json:"error"` // "" when the run went through
 	Exec        string           `json:"exec"`
-	Model       *modelJSON       `json:"model,omitempty"`
+	Model       *modelJSON       `json:"model"` // null: no clock (--exec ref)
 	EngineTimes map[string]int64 `json:"engine_time_ns"`
 	TimeNS      int64            `json:"time_ns"`
 	Transfers   []transferJSON   `json:"transfers"`
@@ -225,17 +225,23 @@ type modelJSON struct {
 }
 
 type transferJSON struct {
-	Subgraph string       `json:"subgraph"`
-	Engine   string       `json:"engine"`
-	Offset   int          `json:"offset"`
-	Queue    string       `json:"queue"`
-	Block    *int         `json:"block"` // null: not a dma[] block (an inline DGE word)
-	Bytes    int64        `json:"bytes"`
-	IssueNS  int64        `json:"issue_ns"`
-	StartNS  int64        `json:"start_ns"`
-	EndNS    int64        `json:"end_ns"`
-	Timing   string       `json:"timing"` // "packet" or "first-order"
-	Packets  []packetJSON `json:"packets,omitempty"`
+	Subgraph string  `json:"subgraph"`
+	Engine   string  `json:"engine"`
+	Offset   int     `json:"offset"`
+	Queue    string  `json:"queue"`
+	Block    *int    `json:"block"` // null: not a dma[] block (an inline DGE word)
+	Src      endJSON `json:"src"`
+	Dst      endJSON `json:"dst"`
+	Bytes    int64   `json:"bytes"` // the payload written, alike under every executor
+	// PacketBytes is what the packet-level model's packets carry: the
+	// payload plus a semaphore write per DMA engine (timing.Packet); 0
+	// when the model did not time the transfer.
+	PacketBytes int64        `json:"packet_bytes"`
+	IssueNS     int64        `json:"issue_ns"`
+	StartNS     int64        `json:"start_ns"`
+	EndNS       int64        `json:"end_ns"`
+	Timing      string       `json:"timing"`  // "packet", "first-order" or "none"
+	Packets     []packetJSON `json:"packets"` // null: not kept (--packets), or not timed by packets
 }
 
 type packetJSON struct {
@@ -271,11 +277,12 @@ func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFR
 			out.Sources[k] = v
 		}
 		out.Warnings = append(out.Warnings, res.Warnings...)
+		ends := endNamer(im, out.Variables)
 		for _, r := range res.Subgraphs {
 			out.TimeNS = max(out.TimeNS, r.Stats.TimeNS)
 			out.Warnings = append(out.Warnings, r.Stats.Warnings...)
 			for _, mv := range r.Stats.Schedule {
-				out.Transfers = append(out.Transfers, transferOf(r.Name, mv, res.Clocked))
+				out.Transfers = append(out.Transfers, transferOf(r.Name, mv, res.Clocked, ends))
 			}
 		}
 	}
@@ -301,15 +308,22 @@ func placedVars(im *device.Image) []placedJSON {
 	return out
 }
 
-// transferOf is one schedule entry as JSON (clocked: the engines' run).
-func transferOf(sg string, mv sched.Moved, clocked bool) transferJSON {
+// transferOf is one schedule entry as JSON (clocked: the engines' run);
+// ends names the addresses its words start at.
+func transferOf(sg string, mv sched.Moved, clocked bool, ends func(sg string, e *endJSON)) transferJSON {
 	t := transferJSON{Subgraph: sg, Engine: strings.ToLower(strings.TrimPrefix(mv.Stream, sg+" ")), Offset: mv.Offset, Queue: mv.Queue,
 		Bytes: mv.Bytes, IssueNS: mv.IssueNS, StartNS: mv.StartNS, EndNS: mv.DueNS, Timing: "first-order"}
+	t.Src, t.Dst, _ = wordEnds(mv.Run)
+	ends(sg, &t.Src)
+	ends(sg, &t.Dst)
 	if mv.Transfer != nil {
 		b := mv.Transfer.Block
 		t.Block = &b
-		if !mv.Timed { // not run by the model: the block's data bytes
-			t.Bytes = mv.Transfer.Bytes()
+		// The block's data bytes: the model's packet bytes add a semaphore
+		// write per DMA engine (hw-timing.md), which no executor counts.
+		t.Bytes = mv.Transfer.Bytes()
+		if mv.Timed {
+			t.PacketBytes = mv.Bytes
 		}
 	}
 	switch {
@@ -322,4 +336,35 @@ func transferOf(sg string, mv sched.Moved, clocked bool) transferJSON {
 		t.Packets = append(t.Packets, packetJSON{p.Engine, p.Bytes, p.StartNS, p.DataDoneNS, p.WriteDoneNS})
 	}
 	return t
+}
+
+// endNamer splits an end's address on im's generation and names the
+// variable of subgraph sg (placed as vars say) whose bytes hold it.
+func endNamer(im *device.Image, vars []placedJSON) func(sg string, e *endJSON) {
+	gen := isa.GenAny
+	if im != nil && im.Program != nil {
+		gen = im.Program.Gen
+	}
+	size := map[[2]string]int64{}
+	if im != nil {
+		for si := range im.Subgraphs {
+			for _, v := range im.Subgraphs[si].Variables() {
+				size[[2]string{im.Subgraphs[si].Name, v.Name}] = v.Size
+			}
+		}
+	}
+	return func(sg string, e *endJSON) {
+		e.split(gen)
+		if e.Address == nil {
+			return
+		}
+		a := *e.Address
+		for _, v := range vars {
+			n := size[[2]string{v.Subgraph, v.Name}]
+			if v.Subgraph == sg && v.Kind != "state-buffer" && n > 0 && a >= v.Address && a < v.Address+uint64(n) {
+				e.Variable = v.Name
+				return
+			}
+		}
+	}
 }

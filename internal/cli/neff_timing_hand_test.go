@@ -56,8 +56,10 @@ func TestVectorAddTimingByHand(t *testing.T) {
 	}
 	within := func(got int64, want float64) bool { return math.Abs(float64(got)/1000-want) <= 0.25*want }
 	for i, tr := range doc.Transfers {
-		if tr.Bytes != 512064 {
-			t.Errorf("transfer %d: %d bytes, want 512,064", i, tr.Bytes)
+		// the table's bytes are the packets' (payload + 16 semaphore
+		// writes of 4 bytes); bytes is the payload, 128 rows × 4000
+		if tr.PacketBytes != 512064 || tr.Bytes != 128*4000 {
+			t.Errorf("transfer %d: %d bytes in packets of %d, want 512,000 in 512,064", i, tr.Bytes, tr.PacketBytes)
 		}
 		h := hand[i]
 		if tr.IssueNS != h.issue || tr.StartNS != h.start || tr.EndNS != h.end {

@@ -48,17 +48,48 @@ func TestNEFFRunJSON(t *testing.T) {
 		t.Errorf("status %q, model %+v, engine times %v", doc.Status, doc.Model, doc.EngineTimes)
 	}
 	// hw-timing kernel 1: SP fires qSPIO0 blocks 0–3, Pool qPoolIO0 0–1,
-	// each 512,064 bytes (128 × 4000 + 16 semaphore writes)
+	// each 512,000 payload bytes (128 rows × 4000) in 512,064 packet bytes
+	// (+ 16 semaphore writes of 4); the blocks read a_vec 0, b_vec 0, a_vec
+	// 4000, b_vec 4000 into SB 213368, 225368, 221368, 217368 and the
+	// stores SB 0 / 4000 into out 0 / 4000 (neffgen.HWVectorAdd's def.json)
 	want := []struct {
-		engine, queue string
-		block         int
-	}{{"sp", "qSPIO0", 0}, {"sp", "qSPIO0", 1}, {"sp", "qSPIO0", 2}, {"sp", "qSPIO0", 3}, {"pool", "qPoolIO0", 0}, {"pool", "qPoolIO0", 1}}
+		engine, queue  string
+		block          int
+		src, dst       string // variable or "SB"
+		srcOff, dstOff uint64
+	}{{"sp", "qSPIO0", 0, "a_vec", "SB", 0, 213368}, {"sp", "qSPIO0", 1, "b_vec", "SB", 0, 225368}, {"sp", "qSPIO0", 2, "a_vec", "SB", 4000, 221368},
+		{"sp", "qSPIO0", 3, "b_vec", "SB", 4000, 217368}, {"pool", "qPoolIO0", 0, "SB", "out", 0, 0}, {"pool", "qPoolIO0", 1, "SB", "out", 4000, 4000}}
+	// where each variable is, from neff info's own listing
+	var info struct {
+		Subgraphs []struct {
+			Variables []struct {
+				Name    string  `json:"name"`
+				Address *uint64 `json:"address"`
+			} `json:"variables"`
+		} `json:"subgraphs"`
+	}
+	if err := json.Unmarshal([]byte(ndmaOut(t, 0, "neff", "info", "--json", path)), &info); err != nil {
+		t.Fatal(err)
+	}
+	at := map[string]uint64{}
+	for _, v := range info.Subgraphs[0].Variables {
+		if v.Address != nil {
+			at[v.Name] = *v.Address
+		}
+	}
+	end := func(e endJSON, name string, off uint64) bool {
+		if name == "SB" { // SB partition 0 at off: address off (field-tables §11.2)
+			return e.Space == "sbuf" && e.Partition == 0 && e.Offset == off && e.Address != nil && *e.Address == off && e.Variable == ""
+		}
+		return e.Space == "hbm" && e.Variable == name && e.Address != nil && *e.Address == at[name]+off && e.Offset == at[name]+off-0x1_0000_0000
+	}
 	if len(doc.Transfers) != len(want) {
 		t.Fatalf("%d transfers, want %d", len(doc.Transfers), len(want))
 	}
 	for i, w := range want {
 		tr := doc.Transfers[i]
-		if tr.Subgraph != "sg00" || tr.Engine != w.engine || tr.Queue != w.queue || tr.Block == nil || *tr.Block != w.block || tr.Bytes != 512064 || tr.Timing != "packet" {
+		if tr.Subgraph != "sg00" || tr.Engine != w.engine || tr.Queue != w.queue || tr.Block == nil || *tr.Block != w.block || tr.Bytes != 512000 || tr.PacketBytes != 512064 || tr.Timing != "packet" ||
+			!end(tr.Src, w.src, w.srcOff) || !end(tr.Dst, w.dst, w.dstOff) {
 			t.Errorf("transfer %d: %+v, want %+v", i, tr, w)
 			continue
 		}

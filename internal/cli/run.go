@@ -285,28 +285,67 @@ func writeTimeline(out *staged, tl *sched.Timeline) error {
 	return err
 }
 
+// runSummaryJSON is `ndma run --json` (docs/json.md): every key present,
+// null where the executor or the scheduler did not run.
+type runSummaryJSON struct {
+	Status   string            `json:"status"`
+	Fault    string            `json:"fault"` // "" when the run went through
+	Exec     string            `json:"exec"`
+	Read     map[string]uint64 `json:"read"`
+	Written  map[string]uint64 `json:"written"` // the payload bytes written per region: alike under every executor
+	Streams  *streamsJSON      `json:"streams"` // null: a single stream, not scheduled
+	Warnings []string          `json:"warnings"`
+	Ref      *refStatsJSON     `json:"ref"` // null: the reference did not run (--exec sim)
+	Sim      *simStatsJSON     `json:"sim"` // null: the engines did not run (--exec ref)
+	Final    stateJSON         `json:"final"`
+}
+
+type streamsJSON struct {
+	Words        int   `json:"words"`
+	TimeNS       int64 `json:"time_ns"`
+	PeakInFlight int   `json:"peak_in_flight"`
+	Warnings     int   `json:"warnings"`
+}
+
+type refStatsJSON struct {
+	Words      int    `json:"words"`
+	Lanes      int    `json:"lanes"`
+	Skipped    int    `json:"skipped"`
+	BytesMoved uint64 `json:"bytes_moved"`
+}
+
+type simStatsJSON struct {
+	Words       int               `json:"words"`
+	Descriptors int               `json:"descriptors"`
+	M2SBytes    uint64            `json:"m2s_bytes"`
+	S2MBytes    uint64            `json:"s2m_bytes"`
+	QueueBytes  map[string]uint64 `json:"queue_bytes"` // by DMA engine number
+	DMATimeNS   int64             `json:"dma_time_ns"`
+}
+
 // printRunJSON prints the --json summary of a run.
 func printRunJSON(e *env, execMode string, res *device.Result, moved mem.Stats, runErr error) {
-	out := map[string]any{"status": "ok", "exec": execMode, "read": regionStats(moved.Read), "written": regionStats(moved.Written)}
-	warnings := []string{}
+	out := runSummaryJSON{Status: "ok", Exec: execMode, Read: regionStats(moved.Read), Written: regionStats(moved.Written), Warnings: []string{}}
 	if st := res.Sched; st != nil { // several streams: the scheduler's account (the engines' when they ran)
-		out["streams"] = map[string]any{"words": st.Words, "time_ns": st.TimeNS, "peak_in_flight": st.PeakInFlight, "warnings": len(st.Warnings)}
-		warnings = append(warnings, st.Warnings...)
+		out.Streams = &streamsJSON{st.Words, st.TimeNS, st.PeakInFlight, len(st.Warnings)}
+		out.Warnings = append(out.Warnings, st.Warnings...)
 	}
-	out["warnings"] = append(warnings, res.Warnings...) // races and the like, each once (text: on stderr)
+	out.Warnings = append(out.Warnings, res.Warnings...) // races and the like, each once (text: on stderr)
 	if res.Exec != device.Sim {
 		x := res.RefStats
-		out["words"], out["lanes"], out["skipped"], out["bytes_moved"] = x.Words, x.Lanes, x.Skipped, x.BytesMoved
+		out.Ref = &refStatsJSON{x.Words, x.Lanes, x.Skipped, x.BytesMoved}
 	}
 	if res.Sim != nil {
 		y := res.SimStats
-		out["sim"] = map[string]any{"words": y.Words, "descriptors": y.Descriptors, "m2s_bytes": y.M2SBytes,
-			"s2m_bytes": y.S2MBytes, "queue_bytes": y.QueueBytes, "dma_time_ns": y.TimeNS}
+		out.Sim = &simStatsJSON{Words: y.Words, Descriptors: y.Descriptors, M2SBytes: y.M2SBytes, S2MBytes: y.S2MBytes, QueueBytes: map[string]uint64{}, DMATimeNS: y.TimeNS}
+		for q, b := range y.QueueBytes {
+			out.Sim.QueueBytes[strconv.Itoa(q)] = b
+		}
 	}
 	if runErr != nil {
-		out["status"], out["fault"] = "fault", runErr.Error()
+		out.Status, out.Fault = "fault", runErr.Error()
 	}
-	out["final"] = finalState(res)
+	out.Final = finalState(res)
 	b, _ := json.MarshalIndent(out, "", "  ")
 	fmt.Fprintf(e.stdout, "%s\n", b)
 }

@@ -24,6 +24,7 @@ import (
 // Transfer is one DMA of the schedule.
 type Transfer struct {
 	Stream  string `json:"stream"` // "sg00 POOL"
+	Engine  string `json:"engine"` // the stream's def.json engine key ("pool"), as a field
 	Offset  int    `json:"offset"`
 	Word    string `json:"word"`
 	Queue   string `json:"queue"`
@@ -43,6 +44,7 @@ type Schedule struct {
 type Wait struct {
 	Subgraph  string `json:"subgraph"`
 	Waiter    string `json:"waiter"` // the stream, "sg00 POOL"
+	Engine    string `json:"engine"` // the waiter's engine key ("pool"), as a field
 	Offset    int    `json:"offset"`
 	Word      string `json:"word"`
 	Semaphore int    `json:"semaphore"`
@@ -51,6 +53,27 @@ type Wait struct {
 	// ("sg00 POOL 0x80 PSEUDO_DMA_DIRECT2D (completion)"), WriterCount all of them.
 	Writers     []string `json:"writers"`
 	WriterCount int      `json:"writer_count"`
+	// WriterPlaces are the same writers field by field.
+	WriterPlaces []Writer `json:"writer_places"`
+}
+
+// Writer is a word that writes a semaphore: its EVENTS update, or the
+// completion of the DMA it issues.
+type Writer struct {
+	Subgraph   string `json:"subgraph"`
+	Engine     string `json:"engine"` // the def.json engine key ("act")
+	Offset     int    `json:"offset"`
+	Word       string `json:"word"`       // its mnemonic
+	Completion bool   `json:"completion"` // the DMA's completion writes it (false: the word's EVENTS update)
+}
+
+// text is the writer as Wait.Writers lists it: "sg00 ACT 0xc0 COPY".
+func (w Writer) text() string {
+	s := fmt.Sprintf("%s %s %#x %s", w.Subgraph, strings.ToUpper(w.Engine), w.Offset, w.Word)
+	if w.Completion {
+		s += " (completion)"
+	}
+	return s
 }
 
 // MaxWriters is how many writers a wait lists: a semaphore thousands of
@@ -63,7 +86,7 @@ type Data struct {
 	Target   string           `json:"target"`
 	Streams  []inspect.Stream `json:"streams"`
 	Schedule []Schedule       `json:"schedule"`
-	RunError string           `json:"run_error,omitempty"`
+	RunError string           `json:"run_error"` // "" when the run went through
 	Waits    []Wait           `json:"waits"`
 	Lint     *inspect.Lint    `json:"lint"`
 	Budget   *inspect.Budget  `json:"budget"`
@@ -104,7 +127,8 @@ func Build(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string) (*Data, 
 			s := Schedule{Subgraph: r.Name, TimeNS: r.Stats.TimeNS, Transfers: []Transfer{}}
 			for _, mv := range r.Stats.Schedule {
 				q := queueOf[fmt.Sprintf("%s %d", mv.Stream, mv.Offset)]
-				s.Transfers = append(s.Transfers, Transfer{mv.Stream, mv.Offset, mv.Word, q, mv.Note, mv.IssueNS, mv.DueNS})
+				en := strings.ToLower(strings.TrimPrefix(mv.Stream, r.Name+" "))
+				s.Transfers = append(s.Transfers, Transfer{mv.Stream, en, mv.Offset, mv.Word, q, mv.Note, mv.IssueNS, mv.DueNS})
 			}
 			d.Schedule = append(d.Schedule, s)
 		}
@@ -120,9 +144,9 @@ func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
 	out := []Wait{}
 	for si := range sgs {
 		sg := &sgs[si]
-		writers := map[int][]string{}
+		writers := map[int][]Writer{}
 		seen := map[string]bool{}
-		addWriter := func(sem int, w string) {
+		addWriter := func(sem int, w Writer) {
 			if k := fmt.Sprint(sem, w); !seen[k] {
 				seen[k] = true
 				writers[sem] = append(writers[sem], w)
@@ -130,6 +154,7 @@ func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
 		}
 		type waiter struct {
 			stream string
+			engine string
 			off    int
 			word   string
 			sem    int
@@ -147,23 +172,27 @@ func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
 				}
 				word := in.Def().Mnemonic()
 				if ev.WaitMode() != isa.WaitModeNone {
-					waits = append(waits, waiter{name, d.Offset(), word, int(ev.WaitIdx()), int(ev.SemaphoreValue())})
+					waits = append(waits, waiter{name, en.Key, d.Offset(), word, int(ev.WaitIdx()), int(ev.SemaphoreValue())})
 				}
 				if ev.UpdateMode() != isa.UpdateModeNone {
-					addWriter(int(ev.UpdateIdx()), fmt.Sprintf("%s %#x %s", name, d.Offset(), word))
+					addWriter(int(ev.UpdateIdx()), Writer{sg.Name, en.Key, d.Offset(), word, false})
 				}
 			}
 		}
 		for _, w := range a.Words {
 			if w.Subgraph == sg.Name {
-				addWriter(w.Semaphore, fmt.Sprintf("%s %s %#x %s (completion)", w.Subgraph, strings.ToUpper(w.Engine), w.Offset, w.Mnemonic))
+				addWriter(w.Semaphore, Writer{w.Subgraph, w.Engine, w.Offset, w.Mnemonic, true})
 			}
 		}
 		for _, w := range waits {
 			ws := writers[w.sem]
 			n := len(ws)
-			ws = append([]string{}, ws[:min(n, MaxWriters)]...)
-			out = append(out, Wait{sg.Name, w.stream, w.off, w.word, w.sem, w.value, ws, n})
+			ws = append([]Writer{}, ws[:min(n, MaxWriters)]...)
+			text := make([]string, len(ws))
+			for i := range ws {
+				text[i] = ws[i].text()
+			}
+			out = append(out, Wait{sg.Name, w.stream, w.engine, w.off, w.word, w.sem, w.value, text, n, ws})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Subgraph < out[j].Subgraph })

@@ -136,6 +136,7 @@ type Moved struct {
 	Bytes    int64
 	StartNS  int64
 	Packets  []timing.Packet
+	Run      []isa.Inst // the words the step ran (Step.Words): where the transfer reads and writes
 }
 
 // Writer is the last word that changed a semaphore.
@@ -396,7 +397,7 @@ func (r *runner) turn(i int) (bool, error) {
 	}
 	if step.Note != "" {
 		mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
-			Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now, Transfer: step.Transfer}
+			Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now, Transfer: step.Transfer, Run: step.Words()}
 		if timed != nil {
 			mv.Timed, mv.Block, mv.Bytes, mv.StartNS, mv.Packets = true, step.Transfer.Block, timed.Bytes, timed.StartNS, timed.Packets
 		}
