@@ -9,8 +9,8 @@ import (
 
 	"ndma/asm"
 	"ndma/check"
-	"ndma/dge"
 	"ndma/device"
+	"ndma/dge"
 	"ndma/dtype"
 	"ndma/isa"
 	"ndma/sdma"
