@@ -77,12 +77,25 @@ def _load():
         return _current
 
 
+_valid = False  # _current is this process's: cleared in a forked child (os.register_at_fork)
+
+
+def _forked():
+    global _valid
+    _valid = False
+
+
+os.register_at_fork(after_in_child=_forked)
+
+
 def lib():
     """The library of this process (loaded at import; reloaded after fork)."""
-    cur = _current
-    if cur is not None and cur.pid == os.getpid():
-        return cur
-    return _load()
+    global _valid
+    if _valid:
+        return _current
+    L = _load()
+    _valid = True
+    return L
 
 
 def generation():
