@@ -83,6 +83,11 @@ type Options struct {
 	Load func(*Device) error
 	// Observer, when set, watches every word a scheduled run issues.
 	Observer Observer
+	// Device, when set, is the device the run runs on, as it is (Load is
+	// still called on it), instead of a fresh one: a caller that keeps a
+	// device across runs (Python's ndma.Device). Not with Both, which runs
+	// two devices from one state.
+	Device *Device
 
 	// Inputs are a NEFF program's input variables (Run: the others hold the
 	// file's data or deterministic random values, as Load writes them).
@@ -222,8 +227,19 @@ func Run(ctx context.Context, p *Program, opt Options) (*Result, error) {
 			return res, fmt.Errorf("a device of %d cores: the program has a stream on core %d", opt.Cores, s.Core)
 		}
 	}
+	if opt.Device != nil {
+		if opt.Exec == Both {
+			return res, errors.New("Options.Device: a run on both executors needs two devices, not one")
+		}
+		if p.Gen != opt.Device.Gen || cores > opt.Device.Cores() {
+			return res, fmt.Errorf("a device of %d %v cores: the program is for %v and names %d cores", opt.Device.Cores(), opt.Device.Gen, p.Gen, cores)
+		}
+	}
 	fresh := func() (*Device, error) {
-		d := New(p.Gen, cores)
+		d := opt.Device
+		if d == nil {
+			d = New(p.Gen, cores)
+		}
 		if p.NEFF != nil {
 			if _, err := loadNEFF(p, d, opt.Inputs); err != nil {
 				return nil, err

@@ -347,3 +347,15 @@ func topField(lay *Struct, path string) *Field {
 	}
 	return nil
 }
+
+// StructOn is the struct name the opcode decodes by on g: its own struct
+// name on GenAny or when it is a raw word, "" where it does not decode on g.
+func (d *OpDef) StructOn(g Gen) string {
+	if g == GenAny || !d.Decoded() {
+		return d.StructName()
+	}
+	if !d.DecodedOn(g) {
+		return ""
+	}
+	return d.LayoutOn(g).Name
+}

@@ -143,6 +143,16 @@ func In[T dtype.Elem](name string, data []T) Input {
 	return Input{name: name, dt: dtype.Of[T](), n: len(data), bytes: dtype.Bytes(data)}
 }
 
+// InBytes is In for data already in bytes: n elements of type dt, C order
+// (Python's ndma hands a NumPy array's buffer this way).
+func InBytes(name string, dt dtype.DType, data []byte) Input {
+	n := 0
+	if dt.Size() > 0 {
+		n = len(data) / dt.Size()
+	}
+	return Input{name: name, dt: dt, n: n, bytes: data}
+}
+
 // Result is a kernel's run: its outputs, read with Out, and the run's
 // account (the schedule, what ndma did not compute).
 type Result struct {
@@ -155,6 +165,12 @@ type Result struct {
 // time) with the inputs given; an input not given holds deterministic
 // random values, as `ndma neff run` gives it. Cancelling ctx stops the run.
 func (k *Kernel) Run(ctx context.Context, inputs ...Input) (*Result, error) {
+	return k.RunWith(ctx, device.Options{Exec: device.Sim}, inputs...)
+}
+
+// RunWith is Run with the run's options (the executor, engine times, a
+// timeline, …); the inputs are those given, not opt.Inputs.
+func (k *Kernel) RunWith(ctx context.Context, opt device.Options, inputs ...Input) (*Result, error) {
 	in := map[string]device.Input{}
 	for _, x := range inputs {
 		t, ok := k.tensor(x.name)
@@ -174,7 +190,7 @@ func (k *Kernel) Run(ctx context.Context, inputs ...Input) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res, err := im.RunContext(ctx, device.Options{Exec: device.Sim})
+	res, err := im.RunContext(ctx, opt)
 	if res == nil {
 		return nil, err
 	}
@@ -187,7 +203,7 @@ var ErrInput = errors.New("input")
 // cast is n elements of type from as the tensor's bytes: as they are for
 // its own type, cast from float32 to a float tensor.
 func cast(b []byte, n int, from dtype.DType, t Tensor) ([]byte, error) {
-	if want := t.Bytes / int64(t.DType.Size()); int64(n) != want {
+	if want := t.Bytes / int64(t.DType.Size()); int64(n) != want || int64(len(b)) != int64(n)*int64(from.Size()) {
 		return nil, fmt.Errorf("%d elements, the tensor %v holds %d", n, t.Shape, want)
 	}
 	switch {
@@ -226,3 +242,7 @@ func Out[T dtype.Elem](r *Result, name string) ([]T, error) {
 	}
 	return dtype.FromBytes[T](b)
 }
+
+// Image is the device the kernel ran on, its variables placed: read any of
+// them (Var, ViewVar) after the run.
+func (r *Result) Image() *device.Image { return r.image }

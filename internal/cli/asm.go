@@ -12,7 +12,6 @@ import (
 
 	"ndma/asm"
 	"ndma/check"
-	"ndma/isa"
 )
 
 func runAsm(e *env, args []string) error {
@@ -282,32 +281,12 @@ func (s *staged) abort() {
 	s.tmps, s.paths, s.direct, s.files = nil, nil, nil, nil
 }
 
-// validateObject holds the assembled words to the rules of the file's
-// generation (docs/validate.md): every error is a diagnostic naming the
-// source line; pseudo words are what an assembler is for, so their warning
-// is not repeated.
+// validateObject is check.Object as the CLI reports it: the errors as
+// diagnostics, one per line.
 func validateObject(name string, obj *asm.Object) error {
-	ps, err := check.Stream(obj.Gen, obj.Code)
+	list, err := check.Object(name, obj)
 	if err != nil {
 		return err
-	}
-	var list asm.ErrorList
-	for _, p := range ps {
-		if p.Severity != check.Error {
-			continue
-		}
-		msg := p.Predicate + ": "
-		if p.Field != "" {
-			msg += p.Field + " = " + p.Value + ", "
-		}
-		msg += p.Want
-		if obj.Gen != isa.GenAny {
-			msg += " (on " + obj.Gen.String() + ")"
-		}
-		list = append(list, &asm.Error{File: name, Line: obj.Lines[p.Index], Col: 1, Msg: msg})
-		if len(list) == asm.MaxErrors {
-			break
-		}
 	}
 	if len(list) > 0 {
 		return diagnostics{list}

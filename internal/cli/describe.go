@@ -25,7 +25,7 @@ func runDescribe(e *env, args []string) error {
 			Struct   string            `json:"struct"`
 			Decoded  bool              `json:"decoded"`
 			Fields   []isa.DescribeRow `json:"fields"`
-		}{int(d.Opcode), d.Mnemonic(), structOn(d, gen), d.Decoded(), isa.DescribeRowsOn(d, gen)}
+		}{int(d.Opcode), d.Mnemonic(), d.StructOn(gen), d.Decoded(), isa.DescribeRowsOn(d, gen)}
 		b, err := json.MarshalIndent(out, "", "  ")
 		if err != nil {
 			return err
@@ -37,17 +37,6 @@ func runDescribe(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "on %s (%s): %s\n", gen, gen.Version(), presenceText(presence(d, gen)))
 	}
 	return isa.DescribeOn(e.stdout, d, gen)
-}
-
-// structOn is the struct name the opcode decodes by on gen ("" for Raw).
-func structOn(d *isa.OpDef, gen isa.Gen) string {
-	if gen == isa.GenAny || !d.Decoded() {
-		return d.StructName()
-	}
-	if !d.DecodedOn(gen) {
-		return ""
-	}
-	return d.LayoutOn(gen).Name
 }
 
 func presenceText(p string) string {
