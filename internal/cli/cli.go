@@ -286,6 +286,15 @@ type onceFlag struct {
 	given []string
 }
 
+// String is the value's; the flag package calls it on a zero onceFlag to
+// learn the default (help), which has no value to ask.
+func (o *onceFlag) String() string {
+	if o == nil || o.Value == nil {
+		return ""
+	}
+	return o.Value.String()
+}
+
 func (o *onceFlag) Set(s string) error {
 	o.given = append(o.given, strconv.Quote(s))
 	return o.Value.Set(s)
