@@ -2,9 +2,12 @@ package asm
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"sync"
 
+	"ndma/dtype"
+	"ndma/internal/suggest"
 	"ndma/isa"
 )
 
@@ -62,6 +65,10 @@ func aliases(e *isa.Enum) map[string]uint64 {
 				add(short, v)
 			}
 		}
+		// the NEFF's and NumPy's spellings, as `neff info` prints tensors
+		for name, d := range dtype.NEFFNames() {
+			add(name, uint64(d))
+		}
 	}
 	aliasTables.Store(e, m)
 	return m
@@ -75,13 +82,43 @@ func enumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) {
 		v, ok = m[strings.ToUpper(s)]
 	}
 	if !ok {
-		return 0, fmt.Errorf("%s has no value %q (expected one of %s)", e.Name, s, strings.Join(e.Names(), ", "))
+		return 0, unknownValue(e, s)
 	}
 	if n := e.NameFor(v, g); n == "" {
 		ev, _ := e.Lookup(v)
 		return 0, fmt.Errorf("%s %s is not defined on %s (only %s)", e.Name, ev.Name, g, ev.Gens)
 	}
 	return v, nil
+}
+
+// unknownValue is the error for a name e does not have: the nearest
+// spellings, and every value with its spellings ("FP32|f32|float32").
+func unknownValue(e *isa.Enum, s string) error {
+	m := aliases(e)
+	byValue := map[uint64][]string{}
+	var names []string
+	for name, v := range m {
+		if name == strings.ToLower(name) && m[strings.ToUpper(name)] == v && name != strings.ToUpper(name) {
+			continue // the lower-case twin of an upper-case spelling
+		}
+		byValue[v] = append(byValue[v], name)
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var list []string
+	for _, ev := range e.Values {
+		sp := byValue[ev.Value]
+		sort.Slice(sp, func(i, j int) bool {
+			if (sp[i] == ev.Name) != (sp[j] == ev.Name) {
+				return sp[i] == ev.Name // the spec name first
+			}
+			return len(sp[i]) < len(sp[j]) || len(sp[i]) == len(sp[j]) && sp[i] < sp[j]
+		})
+		if len(sp) > 0 {
+			list = append(list, strings.Join(sp, "|"))
+		}
+	}
+	return suggest.UnknownAmong(e.Name+" value", s, list, names)
 }
 
 // EnumValue resolves a spec name or short spelling of e (docs/asm.md) that

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"ndma/internal/suggest"
 	"slices"
 	"sort"
 	"strings"
@@ -691,12 +692,12 @@ func (fl *neffRunFlags) subgraphs(sgs []neff.Subgraph) ([]neff.Subgraph, error) 
 			}
 		}
 		if keep == nil {
-			return nil, usagef("--subgraph %q: the NEFF has no such subgraph", *fl.sub)
+			return nil, usagef("--subgraph: %w", suggest.Unknown("subgraph", *fl.sub, names(sgs)))
 		}
 		sgs = keep
 	}
 	if *fl.eng != "" && !hasEngine(sgs, *fl.eng) {
-		return nil, usagef("--engine %q: no subgraph run has such an engine", *fl.eng)
+		return nil, usagef("--engine: %w (in the subgraphs run)", suggest.Unknown("engine", *fl.eng, engineKeysOf(sgs)))
 	}
 	return sgs, nil
 }
@@ -804,7 +805,7 @@ func neffVarCheck(path string, sgs []neff.Subgraph) (func(string) error, map[str
 	return func(k string) error {
 		switch {
 		case !known[k]:
-			return usagef("variable %q is in no subgraph of %s", k, path)
+			return usagef("%w (in %s)", suggest.Unknown("variable", k, slices.Sorted(maps.Keys(known))), path)
 		case !holds[k]:
 			return usagef("variable %q holds no bytes of its own (a state-buffer, dge-table or unsized variable)", k)
 		}
@@ -1136,6 +1137,19 @@ func (d *neffDump) read(im *device.Image) (*array.Array, error) {
 }
 
 // hasEngine: some subgraph has an engine of this def.json key.
+// engineKeysOf are the engine keys of the subgraphs (pe, act, …), once each.
+func engineKeysOf(sgs []neff.Subgraph) []string {
+	var out []string
+	for i := range sgs {
+		for _, en := range sgs[i].Engines {
+			if !slices.Contains(out, en.Key) {
+				out = append(out, en.Key)
+			}
+		}
+	}
+	return out
+}
+
 func hasEngine(sgs []neff.Subgraph, key string) bool {
 	for i := range sgs {
 		for _, en := range sgs[i].Engines {

@@ -15,7 +15,13 @@ type Error struct {
 	Got   string
 	Near  []string
 	Valid []string
+	// Sentinel is the package's error of this kind (isa.ErrUnknownOpcode),
+	// for errors.Is; nil when there is none.
+	Sentinel error
 }
+
+// Unwrap is the sentinel.
+func (e *Error) Unwrap() error { return e.Sentinel }
 
 // maxListed bounds the list in the message; a longer list is cut with its count.
 const maxListed = 40
@@ -45,9 +51,17 @@ func Unknown(kind, got string, valid []string) *Error {
 	return &Error{Kind: kind, Got: got, Near: Nearest(got, valid), Valid: valid}
 }
 
+// UnknownAmong is Unknown where a valid value has several spellings: list
+// is what the message shows (one entry per value, e.g. "FP32|fp32|float32"),
+// names every spelling the nearest are chosen from.
+func UnknownAmong(kind, got string, list, names []string) *Error {
+	return &Error{Kind: kind, Got: got, Near: Nearest(got, names), Valid: list}
+}
+
 // Nearest returns up to three valid names closest to got by edit distance,
 // case-insensitively: those within a third of the longer name (at least 2),
-// or containing got / contained in it; nearest first, then in valid's order.
+// (one for names of up to 4 bytes), or containing got / contained in it
+// (3 bytes and more); nearest first, then in valid's order.
 func Nearest(got string, valid []string) []string {
 	g := strings.ToLower(got)
 	type cand struct {
@@ -63,7 +77,10 @@ func Nearest(got string, valid []string) []string {
 		seen[v] = true
 		l := strings.ToLower(v)
 		d := distance(g, l)
-		limit := max(2, max(len(g), len(l))/3)
+		limit := 1 // a short name: one edit; longer, a third of it
+		if n := max(len(g), len(l)); n > 4 {
+			limit = max(2, n/3)
+		}
 		if d <= limit || (len(g) >= 3 && (strings.Contains(l, g) || strings.Contains(g, l) && len(l) >= 3)) {
 			cs = append(cs, cand{v, d, i})
 		}

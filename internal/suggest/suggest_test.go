@@ -33,7 +33,9 @@ func TestUnknown(t *testing.T) {
 		{"a_vek", []string{"a_vec", "b_vec", "out"}, []string{"a_vec", "b_vec"}},
 		{"DMA_TRANSPOZE", []string{"DMAMEMCPY", "DMA_TRANSPOSE", "DMA_INDIRECT"}, []string{"DMA_TRANSPOSE"}},
 		{"zzzzzz", []string{"sunda", "cayman"}, nil},
-		{"fp3", []string{"fp32", "fp16", "bf16"}, []string{"fp32", "fp16"}},
+		{"fp3", []string{"fp32", "fp16", "bf16"}, []string{"fp32"}},  // fp16 is two edits from a 3-byte name
+		{"xx", []string{"DGETable0", "SB", "x", "y"}, []string{"x"}}, // SB is two
+		{"float23", []string{"FP32", "float32", "float16"}, []string{"float32", "float16"}},
 	} {
 		e := Unknown("name", c.got, c.valid)
 		if !slices.Equal(e.Near, c.near) {
