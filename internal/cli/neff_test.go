@@ -41,7 +41,7 @@ func TestNEFFInfo(t *testing.T) {
 		"feature_bits 0x209c00: vnc, DVE perf mode, bit 12, bit 15, bit 21\n",
 		"payload: gzip + 7839 zero bytes; hash: md5 (4-byte words reversed)\n",
 		"72 members:\n",
-		"target cayman (CAYMAN)\n",
+		"target cayman: CAYMAN v3 (trn2)\n",
 		"subgraph sg00 (sg00/def.json): pe=PE.bin act=Activation.bin pool=Pool.bin dve=DVE.bin sp=SP.bin\n",
 		"  var 5 DGETable0: dge-table, 0 bytes, list [1 2 3]\n",
 		"  var 1 x: input, 65536 bytes, placed at 0x100000000\n",
