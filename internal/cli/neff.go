@@ -455,9 +455,10 @@ func runNEFFLower(e *env, args []string) error {
 	}
 	var buf []byte
 	// stream by stream: each is resolved, lowered and dropped before the next (a stream's steps are 2 KiB a word)
-	return eachStream(gen, sgs, place, keep, func(st *neffStream) error {
-		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
+	empty := 0
+	err = eachStream(gen, sgs, place, keep, func(st *neffStream) error {
 		if !*stats {
+			fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
 			var werr error
 			_, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
 				if (w.Skipped == "" || *all) && werr == nil {
@@ -473,11 +474,21 @@ func runNEFFLower(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if t.c.Lowered == 0 { // a stream that moves nothing: counted, not listed (issue 34)
+			empty++
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
+		t.grouped = true
 		printStats(e, t)
 		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(t.c.EstimatedNS)/1000)
 		printQueueStats(e, t)
 		return nil
 	})
+	if err == nil && *stats && empty > 0 {
+		fmt.Fprintf(e.stdout, "# %d streams lower no DMA word: not listed\n", empty)
+	}
+	return err
 }
 
 // tallyStream lowers one stream for --stats, counting each word as it is
