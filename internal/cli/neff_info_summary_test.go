@@ -4,11 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
-	"ndma/internal/neffgen"
 	"ndma/neff"
 )
 
@@ -18,12 +16,9 @@ import (
 // independent walk of the engine JSON members (plain maps, not ndma's block
 // reader): blocks, descriptors and the bytes the sizes multiply to, per queue.
 func TestNEFFInfoBlocks(t *testing.T) {
-	raw, err := neffgen.HWVectorAdd("cayman").Build()
+	path := hwNEFF(t)
+	raw, err := os.ReadFile(path)
 	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "vadd.neff")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	f, err := neff.Parse(raw, neff.Options{}) // the container only: the members' bytes
@@ -103,14 +98,7 @@ func TestNEFFInfoBlocks(t *testing.T) {
 // its version and instance family, as every other neff command does; --gen
 // still overrides it, and says so.
 func TestNEFFInfoTargetDefault(t *testing.T) {
-	raw, err := neffgen.HWVectorAdd("sunda").Build()
-	if err != nil {
-		t.Fatal(err)
-	}
-	path := filepath.Join(t.TempDir(), "vadd.neff")
-	if err := os.WriteFile(path, raw, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	path := vaddNEFF(t, "sunda")
 	_, out, _ := runCLI("neff", "info", path)
 	if !strings.Contains(out, "\ntarget sunda: SUNDA v2 (trn1/inf2)\n") || strings.Contains(out, "read as") {
 		t.Errorf("neff info:\n%.400s", out)
