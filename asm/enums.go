@@ -2,11 +2,11 @@ package asm
 
 import (
 	"fmt"
+	"maps"
 	"sort"
 	"strings"
 	"sync"
 
-	"ndma/dtype"
 	"ndma/internal/suggest"
 	"ndma/isa"
 )
@@ -65,10 +65,6 @@ func aliases(e *isa.Enum) map[string]uint64 {
 				add(short, v)
 			}
 		}
-		// the NEFF's and NumPy's spellings, as `neff info` prints tensors
-		for name, d := range dtype.NEFFNames() {
-			add(name, uint64(d))
-		}
 	}
 	aliasTables.Store(e, m)
 	return m
@@ -76,13 +72,22 @@ func aliases(e *isa.Enum) map[string]uint64 {
 
 // enumValue resolves a name or spelling of e that generation g defines.
 func enumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) {
+	return enumValueAlso(e, s, g, nil)
+}
+
+// enumValueAlso is enumValue with more spellings (lower-case keys) taken
+// and listed beside the assembler's own.
+func enumValueAlso(e *isa.Enum, s string, g isa.Gen, more map[string]uint64) (uint64, error) {
 	m := aliases(e)
 	v, ok := m[s]
 	if !ok {
 		v, ok = m[strings.ToUpper(s)]
 	}
 	if !ok {
-		return 0, unknownValue(e, s)
+		v, ok = more[strings.ToLower(s)]
+	}
+	if !ok {
+		return 0, unknownValue(e, s, more)
 	}
 	if n := e.NameFor(v, g); n == "" {
 		ev, _ := e.Lookup(v)
@@ -93,8 +98,13 @@ func enumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) {
 
 // unknownValue is the error for a name e does not have: the nearest
 // spellings, and every value with its spellings ("FP32|f32|float32").
-func unknownValue(e *isa.Enum, s string) error {
-	m := aliases(e)
+func unknownValue(e *isa.Enum, s string, more map[string]uint64) error {
+	m := maps.Clone(aliases(e))
+	for name, v := range more {
+		if _, taken := m[name]; !taken {
+			m[name] = v
+		}
+	}
 	byValue := map[uint64][]string{}
 	var names []string
 	for name, v := range m {
@@ -124,3 +134,10 @@ func unknownValue(e *isa.Enum, s string) error {
 // EnumValue resolves a spec name or short spelling of e (docs/asm.md) that
 // generation g defines — for command-line flags that take the same names.
 func EnumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) { return enumValue(e, s, g) }
+
+// EnumValueAlso is EnumValue taking more spellings (lower-case name →
+// value): a flag's DTYPE also as NumPy and a NEFF spell it ("float32",
+// package dtype's names), which asm text does not take.
+func EnumValueAlso(e *isa.Enum, s string, g isa.Gen, more map[string]uint64) (uint64, error) {
+	return enumValueAlso(e, s, g, more)
+}
