@@ -117,6 +117,10 @@ type Options struct {
 	// not, and the word's mnemonic line is implied. Diagnostics name the
 	// source's own lines and columns.
 	CCIBlock bool
+	// Partial returns, beside the ErrorList of a file with errors, the
+	// Object of the words that did assemble (each with its source line), so
+	// that a caller can report their rule violations with the syntax errors.
+	Partial bool
 }
 
 // A segment maps a stretch of a logical line back to the source.
@@ -192,7 +196,8 @@ func (a *assembler) errorf(ll *logical, i int, format string, args ...any) {
 }
 
 // Assemble assembles src (named file in diagnostics). On any error it
-// returns a nil Object and an ErrorList of every diagnostic (at most MaxErrors).
+// returns an ErrorList of every diagnostic (at most MaxErrors) and a nil
+// Object, or with Options.Partial the words that assembled.
 func Assemble(file string, src []byte, opt Options) (*Object, error) {
 	a := &assembler{file: file, gen: opt.Gen, labels: map[string]int{}, labelLine: map[string]int{}, equs: map[string]int64{},
 		obj: &Object{Gen: opt.Gen}, vals: map[string]uint64{}, ccVals: map[string]int64{}, ccLabels: map[string]int{}}
@@ -222,10 +227,13 @@ func Assemble(file string, src []byte, opt Options) (*Object, error) {
 	if len(a.obj.Streams) == 0 {
 		a.obj.Streams = []Stream{{}}
 	}
+	a.obj.Labels = a.labels
 	if len(a.errs) > 0 {
+		if opt.Partial {
+			return a.obj, a.errs
+		}
 		return nil, a.errs
 	}
-	a.obj.Labels = a.labels
 	return a.obj, nil
 }
 

@@ -2,9 +2,12 @@ package asm
 
 import (
 	"fmt"
+	"maps"
+	"sort"
 	"strings"
 	"sync"
 
+	"ndma/internal/suggest"
 	"ndma/isa"
 )
 
@@ -69,13 +72,22 @@ func aliases(e *isa.Enum) map[string]uint64 {
 
 // enumValue resolves a name or spelling of e that generation g defines.
 func enumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) {
+	return enumValueAlso(e, s, g, nil)
+}
+
+// enumValueAlso is enumValue with more spellings (lower-case keys) taken
+// and listed beside the assembler's own.
+func enumValueAlso(e *isa.Enum, s string, g isa.Gen, more map[string]uint64) (uint64, error) {
 	m := aliases(e)
 	v, ok := m[s]
 	if !ok {
 		v, ok = m[strings.ToUpper(s)]
 	}
 	if !ok {
-		return 0, fmt.Errorf("%s has no value %q (expected one of %s)", e.Name, s, strings.Join(e.Names(), ", "))
+		v, ok = more[strings.ToLower(s)]
+	}
+	if !ok {
+		return 0, unknownValue(e, s, more)
 	}
 	if n := e.NameFor(v, g); n == "" {
 		ev, _ := e.Lookup(v)
@@ -84,6 +96,48 @@ func enumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) {
 	return v, nil
 }
 
+// unknownValue is the error for a name e does not have: the nearest
+// spellings, and every value with its spellings ("FP32|f32|float32").
+func unknownValue(e *isa.Enum, s string, more map[string]uint64) error {
+	m := maps.Clone(aliases(e))
+	for name, v := range more {
+		if _, taken := m[name]; !taken {
+			m[name] = v
+		}
+	}
+	byValue := map[uint64][]string{}
+	var names []string
+	for name, v := range m {
+		if name == strings.ToLower(name) && m[strings.ToUpper(name)] == v && name != strings.ToUpper(name) {
+			continue // the lower-case twin of an upper-case spelling
+		}
+		byValue[v] = append(byValue[v], name)
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var list []string
+	for _, ev := range e.Values {
+		sp := byValue[ev.Value]
+		sort.Slice(sp, func(i, j int) bool {
+			if (sp[i] == ev.Name) != (sp[j] == ev.Name) {
+				return sp[i] == ev.Name // the spec name first
+			}
+			return len(sp[i]) < len(sp[j]) || len(sp[i]) == len(sp[j]) && sp[i] < sp[j]
+		})
+		if len(sp) > 0 {
+			list = append(list, strings.Join(sp, "|"))
+		}
+	}
+	return suggest.UnknownAmong(e.Name+" value", s, list, names)
+}
+
 // EnumValue resolves a spec name or short spelling of e (docs/asm.md) that
 // generation g defines — for command-line flags that take the same names.
 func EnumValue(e *isa.Enum, s string, g isa.Gen) (uint64, error) { return enumValue(e, s, g) }
+
+// EnumValueAlso is EnumValue taking more spellings (lower-case name →
+// value): a flag's DTYPE also as NumPy and a NEFF spell it ("float32",
+// package dtype's names), which asm text does not take.
+func EnumValueAlso(e *isa.Enum, s string, g isa.Gen, more map[string]uint64) (uint64, error) {
+	return enumValueAlso(e, s, g, more)
+}

@@ -1,6 +1,7 @@
 package asm
 
 import (
+	"ndma/internal/suggest"
 	"strconv"
 	"strings"
 	"sync"
@@ -83,25 +84,14 @@ func last(p string) string {
 	return p
 }
 
-// didYouMean is " (did you mean X?)" for the candidate closest to k, or "".
+// didYouMean is " (did you mean X?)" for the candidate closest to k (the
+// one rule of every "unknown X", internal/suggest), or "".
 func didYouMean(k string, candidates []string) string {
-	limit := 1 // edits allowed: more for longer words
-	if len(k) >= 4 {
-		limit = 2
-	}
-	if len(k) >= 12 {
-		limit = 3
-	}
-	best, bestD := "", limit+1
-	for _, n := range candidates {
-		if d := editDistance(strings.ToLower(k), strings.ToLower(n)); d < bestD {
-			best, bestD = n, d
-		}
-	}
-	if best == "" {
+	near := suggest.Nearest(k, candidates)
+	if len(near) == 0 {
 		return ""
 	}
-	return " (did you mean " + best + "?)"
+	return " (did you mean " + near[0] + "?)"
 }
 
 // mnemonics are the lower-case opcode names that have a layout.
@@ -114,23 +104,3 @@ var mnemonics = sync.OnceValue(func() []string {
 	}
 	return out
 })
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

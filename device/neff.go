@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"ndma/dtype"
+	"ndma/internal/suggest"
 	"ndma/sim"
 	"slices"
 	"strconv"
@@ -361,7 +362,7 @@ func loadNEFF(p *Program, d *Device, in map[string]Input) (map[string]varAt, err
 			}
 		}
 		if !found {
-			return nil, &InputError{name, fmt.Errorf("variable %q is in no subgraph", name)}
+			return nil, &InputError{name, suggest.Unknown("input", name, neff.InputNames(sgs))}
 		}
 	}
 	hbm := d.Core(0) // the shared HBM, through core 0

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"ndma/internal/suggest"
 	"slices"
 	"sort"
 	"strings"
@@ -39,7 +40,7 @@ func ParseExec(s string) (Exec, error) {
 			return Exec(i), nil
 		}
 	}
-	return Sim, fmt.Errorf("%q: want ref, sim or both", s)
+	return Sim, suggest.Unknown("executor", s, execNames[:])
 }
 
 // Timeline records the engines' run of several streams as Chrome trace

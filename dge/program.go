@@ -2,6 +2,7 @@ package dge
 
 import (
 	"fmt"
+	"ndma/internal/suggest"
 	"strings"
 
 	"ndma/isa"
@@ -41,7 +42,8 @@ func ParseBackend(s string) (Backend, error) {
 	case "rtl", "hw", "hwdge":
 		return RTL, nil
 	}
-	return Auto, fmt.Errorf("unknown backend %q (want auto, pool, software or rtl)", s)
+	return Auto, suggest.UnknownAmong("backend", s, []string{"auto", "pool", "software|sw|swdge", "rtl|hw|hwdge"},
+		[]string{"auto", "pool", "software", "sw", "swdge", "rtl", "hw", "hwdge"})
 }
 
 // Dims is the number of DIMPUSHes the backend issues (field-tables §8.2).

@@ -164,4 +164,19 @@ func Parse(s string) (DType, error) {
 	return 0, fmt.Errorf("dtype %q: want a DTYPE name (FP32, FP16, BFLOAT16, FP8_EXP4, INT32, …) or a NEFF name (float32, float16, …)", s)
 }
 
+// NEFFNames maps every NEFF / NumPy-style dtype string ndma reads to its
+// type: the names `neff info` prints ("float32", "bfloat16", "int8") and the
+// ml_dtypes FP8 names ("float8_e4m3fn") — so a flag takes a type as the
+// NEFF and NumPy spell it.
+func NEFFNames() map[string]DType {
+	m := make(map[string]DType, len(rows)+len(neffAliases))
+	for i := range rows {
+		m[rows[i].neff] = rows[i].d
+	}
+	for s, d := range neffAliases {
+		m[s] = d
+	}
+	return m
+}
+
 func isFP8(d DType) bool { return d == FP8E2 || d == FP8E3 || d == FP8E4 || d == FP8E5 }

@@ -1,3 +1,4 @@
+# run: ndma run --sem 3=1 examples/cast.s
 # cast.s — an FP32 -> BF16 cast on the way from HBM to SBUF (DMAMEMCPY 0xb8, DMA_DIRECT2D,
 # field-tables §3.2; in_dtype != out_dtype is a cast through the CCE, §3.2 validity and §11.4).
 #

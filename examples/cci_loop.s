@@ -1,3 +1,4 @@
+# run: ndma run examples/cci_loop.s
 # cci_loop.s — a counted loop in one COMPACT_CONTROL_INST word (0xb6, CTRL_CCI, MAVERICK only,
 # field-tables §3.11; CCOP codes and member layouts as ndma pins them, RATIONALE.md, INFERRED).
 #

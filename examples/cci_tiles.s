@@ -1,3 +1,4 @@
+# run: ndma run examples/cci_tiles.s
 # cci_tiles.s — COMPACT_CONTROL_INST words walk a source pointer over three 512-byte tiles of HBM
 # and the DMA_MEMCPY2 after each reads its tile through that register pair (DMA_ADDR_MODE
 # REG_PAIR: r8 | r9 << 32, field-tables §5.3; registers are the stream's, shared by both words,

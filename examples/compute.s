@@ -1,3 +1,4 @@
+# run: ndma validate examples/compute.s
 # compute.s — the compute-engine words ndma decodes (docs/compute.md), one of each, as a CAYMAN
 # engine stream holds them: the SET_ORDERING_MODE / PSEUDO_BRANCH_LABEL prologue, the ACT table load,
 # a PE transpose (LDWEIGHTS + MATMUL, §5.5), an eviction COPY, the DVE words, and the waits.

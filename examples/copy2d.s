@@ -1,3 +1,4 @@
+# run: ndma run --sem 3=2 examples/copy2d.s
 # copy2d.s — a MAVERICK 2-D copy fanned out over four DMA engines (DMA_MEMCPY2 0xb9, DMA_COPY2D,
 # field-tables §3.8; DMA_ENGINE_CONFIG / DMA_FLAGS §2.5; DMA_SEMA_UPDATE_MODE §5.4; WAIT_MODE §5.5).
 #

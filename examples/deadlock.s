@@ -1,3 +1,4 @@
+# run: ndma run examples/deadlock.s   (exit 1: it stops on purpose)
 # deadlock.s — a program that hangs on purpose: each stream waits for a semaphore only the other
 # raises, after its own wait. `ndma run examples/deadlock.s` stops with the report of
 # docs/sched.md: both streams, the word each waits at, the semaphore value against the condition,

@@ -1,3 +1,4 @@
+# run: ndma run --sem 6=1 examples/gather_transpose.s
 # gather_transpose.s — an indexed gather-transpose (DMA_GATHER_TRANSPOSE 0xf1, DMA_GATHER_XPOSE,
 # field-tables §3.7), the example of field-tables §9.4, with the walk of §11.5.
 #

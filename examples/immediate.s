@@ -1,3 +1,4 @@
+# run: ndma run --sem 5=1 examples/immediate.s
 # immediate.s — a MAVERICK DMA carrying its own SDMA descriptors (DMA_IMMEDIATE 0xba,
 # field-tables §3.9; DESC_FLAGS §2.5; descriptor layout §11.7, INFERRED from the Neuron driver).
 #

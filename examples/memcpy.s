@@ -1,3 +1,4 @@
+# run: ndma run examples/memcpy.s
 # memcpy.s — the C08220 2-D DGE memcpy of source document 003 §7.2 (field-tables §9.2),
 # resolved to DMAMEMCPY words (0xb8, DMA_DIRECT2D, field-tables §3.2).
 #

@@ -1,3 +1,4 @@
+# run: ndma run examples/producer_consumer.s
 # producer_consumer.s — two engine streams that synchronise through a semaphore (docs/sched.md).
 #
 # The ACT stream DMAs a 4 x 4-byte tile from HBM into SBUF partition 0 and, on completion, adds 1

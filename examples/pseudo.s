@@ -1,3 +1,4 @@
+# run: ndma lower --var 0=sbuf:0:0x0 --var 1=hbm:0x0 --table 0=1,1,1 examples/pseudo.s
 # pseudo.s — compiler-form DMA words as a NEFF carries them (PSEUDO_DMA_DIRECT2D 0xd4, field-tables
 # §3.3; PSEUDO_ADDR8 arms §11.2 and neff.md §5.3–§5.4; the 0xda extension §3.4).
 #

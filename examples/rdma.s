@@ -1,3 +1,4 @@
+# run: ndma validate examples/rdma.s
 # rdma.s — the RDMA extended words (EXTENDED_INST 0xf0, CAYMAN and later, field-tables §3.12),
 # decoded and validated; ndma does not execute them (no source says what they move beyond the
 # field names: RATIONALE.md). extended_opcode 8 is RDMA_DESC_GEN, 9 RDMA_DESC_START.

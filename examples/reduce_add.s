@@ -1,3 +1,4 @@
+# run: ndma run examples/reduce_add.s
 # reduce_add.s — a strided copy with in-flight compute: dst += src (DMAMEMCPY 0xb8,
 # DMA_DIRECT2D, field-tables §3.2; compute_op DGE_COMPUTE_OP ADD §5.2; semantics §11.4).
 #

@@ -1,3 +1,4 @@
+# run: ndma run --var 1=sbuf:0:0x1000 examples/scalar_movers.s
 # scalar_movers.s — the sequencer scalar movers (MEM_2D, field-tables §3.12; source document 000
 # names "the sequencer scalar load/store pair (0xaa/0xab)"). `ndma run --var 1=sbuf:0:0x1000` runs it.
 #

@@ -1,3 +1,4 @@
+# run: ndma run --sem 4=1 examples/scatter_add.s
 # scatter_add.s — a scatter-add histogram (DMA_INDIRECT 0xbb, DMA_INDIRECT1D, field-tables §3.5),
 # the example of field-tables §9.4: DST mode + non_unique_dst_idx + compute_op ADD; §11.5.
 #

@@ -1,3 +1,4 @@
+# run: ndma run examples/test_event_sem.s
 # test_event_sem.s — a conditional semaphore update over three semaphores (TEST_EVENT_SEM 0xb4,
 # CTRL_TEST_ES, MARIANA and later, field-tables §3.10; TEST_EVT_SEM_MODE §5.2; UPDATE_MODE §5.6).
 #

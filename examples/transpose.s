@@ -1,3 +1,4 @@
+# run: ndma run examples/transpose.s
 # transpose.s — the 64 x 128 BF16 transpose of source document 003 §8 (field-tables §9.3),
 # resolved to DMA_TRANSPOSE (0xbd, DMA_DIRECT2D_XPOSE, field-tables §3.6; rules §11.5).
 #

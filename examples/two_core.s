@@ -1,3 +1,4 @@
+# run: ndma run examples/two_core.s
 # two_core.s — an exchange between two NeuronCores (MAVERICK): cross-core DMA_MEMCPY2 with remote
 # semaphores (field-tables §3.8: remote_core_id names the register holding the target core;
 # REMOTE_SEM_INC bumps a semaphore on that core — docs/sched.md).

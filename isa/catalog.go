@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"ndma/internal/suggest"
 )
 
 // The opcode catalog — field-tables §3.0, source document 000 §1 and §7,
@@ -350,7 +352,21 @@ func LookupName(s string) (*OpDef, error) {
 	if d, ok := opNames[strings.TrimPrefix(strings.ToUpper(t), "OPCODE_")]; ok {
 		return d, nil
 	}
-	return nil, fmt.Errorf("unknown opcode %q: %w", s, ErrUnknownOpcode)
+	e := suggest.Unknown("opcode", s, opcodeNames())
+	e.Sentinel = ErrUnknownOpcode
+	return nil, e
+}
+
+// opcodeNames are the mnemonics of the opcodes with a layout, in catalog
+// order: what an unknown opcode's message lists.
+func opcodeNames() []string {
+	var out []string
+	for i := range catalog {
+		if catalog[i].Decoded() {
+			out = append(out, catalog[i].Name)
+		}
+	}
+	return out
 }
 
 // String is the mnemonic.

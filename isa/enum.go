@@ -2,6 +2,7 @@ package isa
 
 import (
 	"fmt"
+	"ndma/internal/suggest"
 	"strings"
 )
 
@@ -79,7 +80,7 @@ func (e *Enum) NameFor(v uint64, g Gen) string {
 func (e *Enum) ParseFor(name string, g Gen) (uint64, error) {
 	i, ok := e.byName[strings.ToUpper(name)]
 	if !ok {
-		return 0, fmt.Errorf("%s has no value %q (expected one of %s)", e.Name, name, strings.Join(e.Names(), ", "))
+		return 0, suggest.Unknown(e.Name+" value", name, e.Names())
 	}
 	if v := e.Values[i]; !v.Gens.Has(g) {
 		return 0, fmt.Errorf("%s %s is not defined on %s (only %s)", e.Name, v.Name, g, v.Gens)

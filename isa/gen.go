@@ -2,7 +2,10 @@ package isa
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+
+	"ndma/internal/suggest"
 )
 
 // Gen is a NeuronCore hardware generation (field-tables §0).
@@ -21,13 +24,19 @@ const (
 // allGens lists the concrete generations in order.
 var allGens = []Gen{Sunda, Cayman, Mariana, MarianaPlus, Maverick}
 
-var genNames = [...]struct{ name, version string }{
-	GenAny:      {"ANY", "any"},
-	Sunda:       {"SUNDA", "v2"},
-	Cayman:      {"CAYMAN", "v3"},
-	Mariana:     {"MARIANA", "v4"},
-	MarianaPlus: {"MARIANA_PLUS", "v4+"},
-	Maverick:    {"MAVERICK", "v5"},
+// genNames are the spec's names, the NeuronCore versions and the AWS instance
+// families each is in (docs/neff.md §4.2: sunda/v2 → Trn1/Inf2, cayman/v3 →
+// Trn2, mariana/v4 → Trn3; no instance is stated for v4+ and v5).
+var genNames = [...]struct {
+	name, version string
+	instances     []string
+}{
+	GenAny:      {"ANY", "any", nil},
+	Sunda:       {"SUNDA", "v2", []string{"trn1", "inf2"}},
+	Cayman:      {"CAYMAN", "v3", []string{"trn2"}},
+	Mariana:     {"MARIANA", "v4", []string{"trn3"}},
+	MarianaPlus: {"MARIANA_PLUS", "v4+", nil},
+	Maverick:    {"MAVERICK", "v5", nil},
 }
 
 // String is the spec name, e.g. "CAYMAN".
@@ -46,14 +55,45 @@ func (g Gen) Version() string {
 	return "?"
 }
 
-// ParseGen accepts a generation by name or version, case-insensitively:
-// "cayman", "CAYMAN", "v3", "nc-v3", "mariana_plus", "mariana+", "v4+".
+// Instances are the AWS instance families of the generation ("trn1", "inf2"
+// for SUNDA), none where the sources name none.
+func (g Gen) Instances() []string {
+	if int(g) < len(genNames) {
+		return genNames[g].instances
+	}
+	return nil
+}
+
+// Label is the name with its version and instance families, e.g.
+// "CAYMAN v3 (trn2)": how help and messages name a generation.
+func (g Gen) Label() string {
+	s := g.String() + " " + g.Version()
+	if in := g.Instances(); len(in) > 0 {
+		s += " (" + strings.Join(in, "/") + ")"
+	}
+	return s
+}
+
+// GenNames lists every spelling ParseGen accepts in its canonical form, by
+// generation: name, version, instance families.
+func GenNames() []string {
+	var out []string
+	for _, g := range allGens {
+		out = append(out, strings.ToLower(g.String()), g.Version())
+		out = append(out, g.Instances()...)
+	}
+	return out
+}
+
+// ParseGen accepts a generation by name, version or instance family,
+// case-insensitively: "cayman", "CAYMAN", "v3", "nc-v3", "trn2", "trn1",
+// "inf2", "mariana_plus", "mariana+", "v4+".
 func ParseGen(s string) (Gen, error) {
 	t := strings.ToLower(strings.TrimSpace(s))
 	t = strings.TrimPrefix(t, "nc-")
 	t = strings.TrimPrefix(t, "nc")
 	for _, g := range allGens {
-		if t == strings.ToLower(g.String()) || t == g.Version() {
+		if t == strings.ToLower(g.String()) || t == g.Version() || slices.Contains(g.Instances(), t) {
 			return g, nil
 		}
 	}
@@ -61,7 +101,7 @@ func ParseGen(s string) (Gen, error) {
 	case "mariana+", "marianaplus", "mariana-plus", "v4plus":
 		return MarianaPlus, nil
 	}
-	return GenAny, fmt.Errorf("unknown generation %q (want one of sunda/v2, cayman/v3, mariana/v4, mariana_plus/v4+, maverick/v5)", s)
+	return GenAny, suggest.Unknown("generation", s, GenNames())
 }
 
 // GenSet is a set of generations.

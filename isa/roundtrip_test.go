@@ -161,7 +161,7 @@ func TestParseJSONErrors(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`{"mnemonic":"DMAMEMCPY","fields":{"src_nm_elem":[1,2]}}`, "fields.src_nm_elem: unknown field"},
 		{`{"mnemonic":"DMAMEMCPY","fields":{"src_num_elem":[70000,0]}}`, "fields.src_num_elem[0]: 70000 does not fit u16"},
-		{`{"mnemonic":"DMAMEMCPY","fields":{"in_dtype":"bf61"}}`, `DTYPE has no value "bf61"`},
+		{`{"mnemonic":"DMAMEMCPY","fields":{"in_dtype":"bf61"}}`, `unknown DTYPE value "bf61"`},
 		{`{"opcode":187,"mnemonic":"DMAMEMCPY","fields":{}}`, "names opcode 0xb8"},
 		{`{"fields":{}}`, "no opcode"},
 		{`{"mnemonic":"DMAMEMCPY","fields":{"src_start_addr":{"form":"reg","marker":0}}}`, `selects form "imm", not "reg"`},

@@ -122,14 +122,23 @@ func TestDTypeBits(t *testing.T) {
 func TestGenParse(t *testing.T) {
 	for in, want := range map[string]Gen{"cayman": Cayman, "v3": Cayman, "CAYMAN": Cayman, "nc-v5": Maverick,
 		"sunda": Sunda, "v2": Sunda, "mariana": Mariana, "v4": Mariana, "v4+": MarianaPlus, "mariana_plus": MarianaPlus,
-		"Mariana+": MarianaPlus, "maverick": Maverick} {
+		"Mariana+": MarianaPlus, "maverick": Maverick,
+		// instance families, docs/neff.md §4.2
+		"trn1": Sunda, "Inf2": Sunda, "TRN2": Cayman, "trn3": Mariana} {
 		if g, err := ParseGen(in); err != nil || g != want {
 			t.Errorf("ParseGen(%q) = %v, %v; want %v", in, g, err, want)
 		}
 	}
-	for _, bad := range []string{"", "v6", "trainium", "tonga"} {
+	for _, bad := range []string{"", "v6", "trainium", "tonga", "trn4", "inf1"} {
 		if _, err := ParseGen(bad); err == nil {
 			t.Errorf("ParseGen(%q) succeeded", bad)
+		}
+	}
+	// a near miss names the nearest spelling and lists the valid ones
+	_, err := ParseGen("trn5")
+	for _, want := range []string{`unknown generation "trn5"`, "did you mean trn1", "sunda, v2, trn1, inf2, cayman, v3, trn2"} {
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("ParseGen(trn5) = %v, want it to contain %q", err, want)
 		}
 	}
 	for _, g := range allGens {

@@ -238,6 +238,22 @@ func (sg *Subgraph) parseDef() error {
 // Variables are the subgraph's variables, by var_id.
 func (sg *Subgraph) Variables() []Variable { return sg.vars }
 
+// InputNames are the names of the subgraphs' `input` variables, once each,
+// in subgraph and id order: what an unknown input's message lists.
+func InputNames(sgs []Subgraph) []string {
+	var out []string
+	seen := map[string]bool{}
+	for i := range sgs {
+		for _, v := range sgs[i].vars {
+			if v.Type == "input" && !seen[v.Name] {
+				seen[v.Name] = true
+				out = append(out, v.Name)
+			}
+		}
+	}
+	return out
+}
+
 // Var finds a variable by name.
 func (sg *Subgraph) Var(name string) (Variable, bool) {
 	i, ok := sg.byName[name]

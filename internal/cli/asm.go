@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"ndma/asm"
@@ -33,10 +34,18 @@ func runAsm(e *env, args []string) error {
 	if !isText(pos[0], src) {
 		return fmt.Errorf("%s: binary words, not assembly text (a .bin name, or NUL bytes / not UTF-8): `ndma disasm` reads words", name)
 	}
-	obj, err := asm.Assemble(name, src, asm.Options{Gen: gen})
+	obj, err := asm.Assemble(name, src, asm.Options{Gen: gen, Partial: true})
 	if err != nil {
 		var list asm.ErrorList
 		if errors.As(err, &list) {
+			// the words that did assemble are held to their rules too: a
+			// syntax error does not hide an illegal word (issue 34)
+			if obj != nil && !*noValidate {
+				var more diagnostics
+				if errors.As(validateObject(name, obj), &more) {
+					list = mergeDiagnostics(list, more.list)
+				}
+			}
 			return diagnostics{list}
 		}
 		return err
@@ -65,6 +74,20 @@ func runAsm(e *env, args []string) error {
 type diagnostics struct{ list asm.ErrorList }
 
 func (d diagnostics) Error() string { return d.list.Error() }
+
+// mergeDiagnostics is a and b in source order (line, then column), at most
+// asm.MaxErrors of them.
+func mergeDiagnostics(a, b asm.ErrorList) asm.ErrorList {
+	out := make(asm.ErrorList, 0, len(a)+len(b))
+	out = append(append(out, a...), b...)
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Line != out[j].Line {
+			return out[i].Line < out[j].Line
+		}
+		return out[i].Col < out[j].Col
+	})
+	return out[:min(len(out), asm.MaxErrors)]
+}
 
 // writeFileAtomic writes via a temporary file in the same directory, so a
 // failed run never leaves a half-written output.

@@ -110,6 +110,10 @@ func MainContext(ctx context.Context, args []string, stdin io.Reader, stdout, st
 		usage(stdout)
 		return exitOK
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		printVersion(stdout)
+		return exitOK
+	}
 	for _, c := range commands() {
 		if c.name != args[0] {
 			continue
@@ -180,7 +184,7 @@ func usage(w io.Writer) {
 	for _, c := range commands() {
 		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
-	fmt.Fprintln(w, "\n`ndma COMMAND -h` lists a command's flags.")
+	fmt.Fprintln(w, "\n`ndma COMMAND -h` lists a command's flags; `ndma --version` the release and commit.")
 }
 
 func oneLine(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "; ") }
@@ -280,6 +284,15 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 type onceFlag struct {
 	flag.Value
 	given []string
+}
+
+// String is the value's; the flag package calls it on a zero onceFlag to
+// learn the default (help), which has no value to ask.
+func (o *onceFlag) String() string {
+	if o == nil || o.Value == nil {
+		return ""
+	}
+	return o.Value.String()
 }
 
 func (o *onceFlag) Set(s string) error {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"ndma/internal/suggest"
 	"strings"
 	"text/tabwriter"
 
@@ -126,7 +127,7 @@ func findEnum(enums []*isa.Enum, name string) (*isa.Enum, error) {
 	for i, e := range enums {
 		names[i] = e.Name
 	}
-	return nil, usagef("no enum %q (the enums: %s)", name, strings.Join(names, ", "))
+	return nil, usageError{suggest.Unknown("enum", name, names)}
 }
 
 // gensList is a generation set as its versions: ["v2", "v3", …].

@@ -385,6 +385,7 @@ type lowerTally struct {
 	queueNames    []string
 	text          strbuf.Arena // the findings' strings
 	scratch       []byte
+	grouped       bool // print the findings a line per kind (neff lower --stats), not a line per word
 }
 
 type queueTally struct {
@@ -465,8 +466,66 @@ func printStats(e *env, t *lowerTally) {
 	}
 	fmt.Fprintf(e.stdout, "bytes M2S %d, S2M %d; average M2S descriptor %.0f bytes\n", c.BytesM2S, c.BytesS2M, avg)
 	sort.Strings(t.findings)
+	if t.grouped {
+		printGroupedFindings(e.stdout, t.findings)
+		return
+	}
 	for _, f := range t.findings {
 		fmt.Fprintln(e.stdout, "finding:", f)
+	}
+}
+
+// printGroupedFindings prints findings ("OFFSET MNEMONIC: N text") a line
+// per kind, as `neff lint` groups them: how many words, the range of N, the
+// first offsets (a NEFF can have one finding a word: 7,999 lines for one
+// conv2d before, issue 34).
+func printGroupedFindings(w io.Writer, findings []string) {
+	type group struct {
+		words     int
+		lo, hi    int64
+		offsets   []string
+		mnemonics []string
+	}
+	var order []string
+	groups := map[string]*group{}
+	for _, f := range findings {
+		head, rest, ok := strings.Cut(f, ": ")
+		if !ok {
+			continue
+		}
+		num, text, _ := strings.Cut(rest, " ")
+		n, err := strconv.ParseInt(num, 10, 64)
+		if err != nil { // no leading count: a kind of its own
+			text, n = rest, 0
+		}
+		key := text // the kind: the text after the word's own count
+		g := groups[key]
+		if g == nil {
+			g = &group{lo: n, hi: n}
+			groups[key] = g
+			order = append(order, key)
+		}
+		off, mn, _ := strings.Cut(head, " ")
+		g.words++
+		g.lo, g.hi = min(g.lo, n), max(g.hi, n)
+		if len(g.offsets) < 3 {
+			g.offsets = append(g.offsets, off)
+		}
+		if !slices.Contains(g.mnemonics, mn) {
+			g.mnemonics = append(g.mnemonics, mn)
+		}
+	}
+	for _, k := range order {
+		g := groups[k]
+		more := ""
+		if g.words > len(g.offsets) {
+			more = ", …"
+		}
+		span := strconv.FormatInt(g.lo, 10)
+		if g.hi != g.lo {
+			span += ".." + strconv.FormatInt(g.hi, 10)
+		}
+		fmt.Fprintf(w, "finding: %d words (%s): %s %s (at %s%s)\n", g.words, strings.Join(g.mnemonics, ", "), span, k, strings.Join(g.offsets, ", "), more)
 	}
 }
 

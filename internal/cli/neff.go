@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"ndma/internal/suggest"
 	"slices"
 	"sort"
 	"strings"
@@ -42,9 +43,10 @@ func runNEFF(e *env, args []string) error {
 // it — every header field, the payload and hash, the members, and per
 // engine stream (.bin) the words by opcode.
 func runNEFFInfo(e *env, args []string) error {
-	cl := newCmdLine(e, "neff info", "FILE", "cayman", "generation the words are named for")
+	cl := newCmdLine(e, "neff info", "FILE", "", "generation the words are named for (default: the kelf's target, else cayman)")
 	strict := cl.fs.Bool("strict", false, "a hash mismatch is an error")
 	words := cl.fs.Bool("words", false, "list every decoded or control word of each engine in canonical text")
+	blocks := cl.fs.Bool("blocks", false, "list every dma[] block and descriptor (default: a summary per subgraph, engine and queue)")
 	asJSON := cl.fs.Bool("json", false, "print the container, graph and budget as JSON (docs/json.md)")
 	maxInflated := cl.fs.Int64("max-inflated", neff.DefaultMaxInflated, "refuse a NEFF whose tar inflates past this many bytes (zip-bomb cap)")
 	pos, gen, err := cl.parse(args, 1, "want one FILE.neff")
@@ -65,15 +67,21 @@ func runNEFFInfo(e *env, args []string) error {
 	for _, w := range f.Warnings {
 		fmt.Fprintf(e.stderr, "ndma neff: warning: %s: %s\n", pos[0], w)
 	}
-	bgen := gen
-	if _, tg := f.Target(); tg != isa.GenAny && !genGiven(cl) {
-		bgen = tg // the budget lowers for the kelf's target unless --gen says otherwise
+	if !genGiven(cl) { // the file's target, as every other neff command (issue 34)
+		gen = isa.Cayman
+		if _, tg := f.Target(); tg != isa.GenAny {
+			gen = tg
+		}
 	}
+	bgen := gen
 	if *asJSON {
 		return printInfoJSON(e, pos[0], f, gen, bgen)
 	}
 	printInfoHeader(e.stdout, f)
-	sgErr := printInfoGraph(e.stdout, f, gen, bgen, *words)
+	if _, tg := f.Target(); tg != gen {
+		fmt.Fprintf(e.stdout, "words read as %s (--gen)\n", gen.Label())
+	}
+	sgErr := printInfoGraph(e.stdout, f, gen, bgen, *words, *blocks)
 	printInfoMembers(e.stdout, f, gen)
 	if sgErr != nil {
 		return fmt.Errorf("%s: %w", pos[0], sgErr)
@@ -109,7 +117,7 @@ func printInfoHeader(w io.Writer, f *neff.File) {
 	}
 	fmt.Fprintf(w, "payload: %s; hash: %s\n", payload, f.HashKind)
 	if name, g := f.Target(); name != "" {
-		fmt.Fprintf(w, "target %s (%s)\n", name, g)
+		fmt.Fprintf(w, "target %s: %s\n", name, g.Label())
 	}
 }
 
@@ -117,7 +125,7 @@ func printInfoHeader(w io.Writer, f *neff.File) {
 // them (device.Place, the placement a run uses), queues, engines — the
 // tensors and the budget; the error is a graph that does not resolve (the
 // container still lists).
-func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words bool) error {
+func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words, blocks bool) error {
 	sgs, err := f.Subgraphs()
 	if err != nil {
 		fmt.Fprintf(w, "subgraphs: %v\n", err)
@@ -132,7 +140,7 @@ func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words bool) er
 		if perr == nil {
 			place = placed[si]
 		}
-		printInfoSubgraph(w, &sgs[si], place, gen, words)
+		printInfoSubgraph(w, &sgs[si], place, gen, words, blocks)
 	}
 	tensors := f.Tensors()
 	for _, name := range slices.Sorted(maps.Keys(tensors)) {
@@ -148,7 +156,7 @@ func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words bool) er
 
 // printInfoSubgraph prints one subgraph: its variables at their addresses,
 // its queues, its engines' words by opcode and blocks.
-func printInfoSubgraph(w io.Writer, sg *neff.Subgraph, place map[int]uint64, gen isa.Gen, words bool) {
+func printInfoSubgraph(w io.Writer, sg *neff.Subgraph, place map[int]uint64, gen isa.Gen, words, blocks bool) {
 	fmt.Fprintf(w, "subgraph %s (%s/def.json):", sg.Name, sg.Dir)
 	for _, en := range sg.Engines {
 		fmt.Fprintf(w, " %s=%s", en.Key, en.Instr)
@@ -184,16 +192,86 @@ func printInfoSubgraph(w io.Writer, sg *neff.Subgraph, place map[int]uint64, gen
 		en := &sg.Engines[ei]
 		counts, n := opcodeCounts(gen, en.Code)
 		fmt.Fprintf(w, "  engine %s (%s → %s): %d words%s; %d dma[] blocks\n", en.Key, en.Manifest, en.Instr, n, counts, len(en.Blocks))
-		for _, b := range en.Blocks {
-			printBlock(w, &b)
+		if blocks {
+			for _, b := range en.Blocks {
+				printBlock(w, &b)
+			}
+		} else {
+			printBlockSummary(w, en.Blocks)
 		}
 		if words {
 			printWords(w, gen, en.Code)
 		}
 	}
-	for _, b := range sg.Blocks {
-		printBlock(w, &b)
+	if blocks {
+		for _, b := range sg.Blocks {
+			printBlock(w, &b)
+		}
+	} else if len(sg.Blocks) > 0 {
+		fmt.Fprintf(w, "  def.json: %d dma[] blocks\n", len(sg.Blocks))
+		printBlockSummary(w, sg.Blocks)
 	}
+}
+
+// printBlockSummary is a line per queue of an engine's dma[] blocks: how
+// many, their descriptors, the bytes their sources walk (sizes multiplied,
+// neff.md §4.7) and their instructions' range (--blocks lists them all).
+func printBlockSummary(w io.Writer, bs []neff.Block) {
+	type sum struct {
+		blocks, descs int
+		bytes         int64
+		first, last   string
+	}
+	var order []string
+	by := map[string]*sum{}
+	for i := range bs {
+		b := &bs[i]
+		s := by[b.Queue]
+		if s == nil {
+			s = &sum{first: b.Comment}
+			by[b.Queue] = s
+			order = append(order, b.Queue)
+		}
+		s.blocks++
+		s.descs += len(b.Desc)
+		s.last = b.Comment
+		for k := range b.Desc {
+			s.bytes += descBytes(&b.Desc[k])
+		}
+	}
+	for _, q := range order {
+		s := by[q]
+		fmt.Fprintf(w, "    queue %s: %d blocks, %d descriptors, %d bytes", q, s.blocks, s.descs, s.bytes)
+		if s.first != "" {
+			if s.first == s.last {
+				fmt.Fprintf(w, ", instruction %s", s.first)
+			} else {
+				fmt.Fprintf(w, ", instructions %s … %s", s.first, s.last)
+			}
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// descBytes is the bytes a descriptor's source walk covers: the product of
+// its sizes (sizes[0] the contiguous run in bytes, neff.md §4.7), or its
+// parts' for a from_arr gather.
+func descBytes(d *neff.Desc) int64 {
+	if len(d.FromArr) > 0 {
+		var n int64
+		for k := range d.FromArr {
+			n += descBytes(&d.FromArr[k])
+		}
+		return n
+	}
+	if len(d.FromSizes) == 0 {
+		return 0
+	}
+	n := int64(1)
+	for _, s := range d.FromSizes {
+		n *= s
+	}
+	return n
 }
 
 // printWords lists every decoded or control word of a stream.
@@ -381,9 +459,10 @@ func runNEFFLower(e *env, args []string) error {
 	}
 	var buf []byte
 	// stream by stream: each is resolved, lowered and dropped before the next (a stream's steps are 2 KiB a word)
-	return eachStream(gen, sgs, place, keep, func(st *neffStream) error {
-		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
+	empty := 0
+	err = eachStream(gen, sgs, place, keep, func(st *neffStream) error {
 		if !*stats {
+			fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
 			var werr error
 			_, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
 				if (w.Skipped == "" || *all) && werr == nil {
@@ -399,11 +478,21 @@ func runNEFFLower(e *env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if t.c.Lowered == 0 { // a stream that moves nothing: counted, not listed (issue 34)
+			empty++
+			return nil
+		}
+		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
+		t.grouped = true
 		printStats(e, t)
 		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(t.c.EstimatedNS)/1000)
 		printQueueStats(e, t)
 		return nil
 	})
+	if err == nil && *stats && empty > 0 {
+		fmt.Fprintf(e.stdout, "# %d streams lower no DMA word: not listed\n", empty)
+	}
+	return err
 }
 
 // tallyStream lowers one stream for --stats, counting each word as it is
@@ -554,13 +643,17 @@ func opcodeCounts(gen isa.Gen, code []byte) (string, int) {
 
 // printBlock lists one dma[] block and its descriptors.
 func printBlock(w io.Writer, b *neff.Block) {
-	fmt.Fprintf(w, "    %s: queue %s, id %d, %d descriptors\n", b.Where, b.Queue, b.ID, len(b.Desc))
+	fmt.Fprintf(w, "    %s: queue %s, id %d", b.Where, b.Queue, b.ID)
+	if b.Comment != "" {
+		fmt.Fprintf(w, ", instruction %s", b.Comment)
+	}
+	fmt.Fprintf(w, ", %d descriptors\n", len(b.Desc))
 	for k, d := range b.Desc {
-		from := d.From
+		from := withOff(d.From, d.FromOff)
 		if len(d.FromArr) > 0 {
 			var parts []string
 			for _, p := range d.FromArr {
-				parts = append(parts, fmt.Sprintf("%s%v", p.From, p.FromSizes))
+				parts = append(parts, fmt.Sprintf("%s%v", withOff(p.From, p.FromOff), p.FromSizes))
 			}
 			from = "[" + strings.Join(parts, " ") + "]"
 		}
@@ -568,12 +661,21 @@ func printBlock(w io.Writer, b *neff.Block) {
 		if op == "" {
 			op = "copy"
 		}
-		fmt.Fprintf(w, "      desc[%d] %s: %s sizes %v steps %v → %s sizes %v steps %v", k, op, from, d.FromSizes, d.FromSteps, d.To, d.ToSizes, d.ToSteps)
+		fmt.Fprintf(w, "      desc[%d] %s: %s sizes %v steps %v → %s sizes %v steps %v", k, op, from, d.FromSizes, d.FromSteps, withOff(d.To, d.ToOff), d.ToSizes, d.ToSteps)
 		if d.FromDtype != "" || d.ToDtype != "" {
 			fmt.Fprintf(w, " (%s → %s)", d.FromDtype, d.ToDtype)
 		}
 		fmt.Fprintln(w)
 	}
+}
+
+// withOff is a walk's variable and its byte offset (from_off / to_off,
+// neff.md §4.7): "a_vec+4000", the variable alone at offset 0.
+func withOff(v string, off int64) string {
+	if off == 0 {
+		return v
+	}
+	return fmt.Sprintf("%s+%d", v, off)
 }
 
 // eventsText is a word's EVENTS, for words ndma lists but does not decode
@@ -699,12 +801,12 @@ func (fl *neffRunFlags) subgraphs(sgs []neff.Subgraph) ([]neff.Subgraph, error) 
 			}
 		}
 		if keep == nil {
-			return nil, usagef("--subgraph %q: the NEFF has no such subgraph", *fl.sub)
+			return nil, usagef("--subgraph: %w", suggest.Unknown("subgraph", *fl.sub, names(sgs)))
 		}
 		sgs = keep
 	}
 	if *fl.eng != "" && !hasEngine(sgs, *fl.eng) {
-		return nil, usagef("--engine %q: no subgraph run has such an engine", *fl.eng)
+		return nil, usagef("--engine: %w (in the subgraphs run)", suggest.Unknown("engine", *fl.eng, engineKeysOf(sgs)))
 	}
 	return sgs, nil
 }
@@ -812,7 +914,7 @@ func neffVarCheck(path string, sgs []neff.Subgraph) (func(string) error, map[str
 	return func(k string) error {
 		switch {
 		case !known[k]:
-			return usagef("variable %q is in no subgraph of %s", k, path)
+			return usagef("%w (in %s)", suggest.Unknown("variable", k, slices.Sorted(maps.Keys(known))), path)
 		case !holds[k]:
 			return usagef("variable %q holds no bytes of its own (a state-buffer, dge-table or unsized variable)", k)
 		}
@@ -1144,6 +1246,19 @@ func (d *neffDump) read(im *device.Image) (*array.Array, error) {
 }
 
 // hasEngine: some subgraph has an engine of this def.json key.
+// engineKeysOf are the engine keys of the subgraphs (pe, act, …), once each.
+func engineKeysOf(sgs []neff.Subgraph) []string {
+	var out []string
+	for i := range sgs {
+		for _, en := range sgs[i].Engines {
+			if !slices.Contains(out, en.Key) {
+				out = append(out, en.Key)
+			}
+		}
+	}
+	return out
+}
+
 func hasEngine(sgs []neff.Subgraph, key string) bool {
 	for i := range sgs {
 		for _, en := range sgs[i].Engines {

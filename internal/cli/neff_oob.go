@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"ndma/internal/suggest"
 	"strings"
 
 	"ndma/device"
@@ -51,7 +52,7 @@ func preflightNEFF(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, ins multi) (*
 			}
 		}
 		if !known {
-			return nil, usagef("--in %q: variable %q is in no subgraph", s, k)
+			return nil, usagef("--in %q: %w", s, suggest.Unknown("input", k, neff.InputNames(sgs)))
 		}
 		npy, err := array.Open(v)
 		if err != nil {

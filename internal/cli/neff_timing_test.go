@@ -13,9 +13,12 @@ import (
 )
 
 // hwNEFF writes hw-timing.md's vector add as a synthetic NEFF.
-func hwNEFF(t *testing.T) string {
+func hwNEFF(t *testing.T) string { return vaddNEFF(t, "cayman") }
+
+// vaddNEFF writes the vector add built for target to a temporary file.
+func vaddNEFF(t *testing.T, target string) string {
 	t.Helper()
-	raw, err := neffgen.HWVectorAdd("cayman").Build()
+	raw, err := neffgen.HWVectorAdd(target).Build()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"ndma/dtype"
 	"slices"
 	"strconv"
 	"strings"
@@ -491,6 +492,17 @@ type dumpPlan struct {
 	file  string
 }
 
+// neffDTypeNames are the DTYPE spellings of NumPy and a NEFF (float32,
+// bfloat16, float8_e4m3fn, …), as `neff info` prints tensors: a --dump
+// takes them beside the spec names and short forms.
+func neffDTypeNames() map[string]uint64 {
+	out := map[string]uint64{}
+	for name, d := range dtype.NEFFNames() {
+		out[name] = uint64(d)
+	}
+	return out
+}
+
 // parseDump reads ADDR:DTYPE:SHAPE=FILE.npy (ADDR may hold colons: sbuf:P:OFF).
 func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 	left, file, ok := strings.Cut(spec, "=")
@@ -503,7 +515,7 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 	if p.addr, err = asm.ParseAddress(gen, strings.Join(parts[:len(parts)-2], ":")); err != nil {
 		return p, usagef("--dump %q: %v", spec, err)
 	}
-	dt, err := asm.EnumValue(isa.DType(), parts[len(parts)-2], gen)
+	dt, err := asm.EnumValueAlso(isa.DType(), parts[len(parts)-2], gen, neffDTypeNames())
 	if err != nil {
 		return p, usagef("--dump %q: %v", spec, err)
 	}

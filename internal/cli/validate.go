@@ -146,9 +146,10 @@ func (c matrixCell) text(strict bool) string {
 // validateMatrix prints every word against every generation: a table, or
 // with --json the matrix and each generation's problems. Each generation's
 // problems are checked once and counted into their word's cell (linear in
-// the words). The matrix is a report, not a verdict: it exits 0 unless the
-// input is unreadable (a verdict needs --gen G); --strict makes warnings
-// errors in the cells and the totals.
+// the words). Like validate with --gen, it exits 1 when a cell shows an
+// error (issue 34: a matrix of errors exiting 0 read as a pass), naming the
+// generations the file is valid on; --strict makes warnings errors in the
+// cells, the totals and the status.
 func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error {
 	words := len(code) / isa.WordSize
 	cells := make([][]matrixCell, len(isa.Gens())) // [generation][word]
@@ -161,6 +162,23 @@ func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error
 		Problems []check.Problem `json:"problems"`
 	}
 	sums := make([]genSummary, len(isa.Gens()))
+	verdict := func() error {
+		var ok, bad []string
+		for _, s := range sums {
+			if s.OK {
+				ok = append(ok, s.Version)
+			} else {
+				bad = append(bad, s.Version)
+			}
+		}
+		if len(bad) == 0 {
+			return nil
+		}
+		if len(ok) == 0 {
+			ok = []string{"none"}
+		}
+		return failed{fmt.Sprintf("errors on %s; valid on %s", strings.Join(bad, " "), strings.Join(ok, " "))}
+	}
 	for gi, g := range isa.Gens() {
 		ps, err := check.Stream(g, code)
 		if err != nil {
@@ -210,7 +228,10 @@ func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error
 		if err := enc.Encode(map[string]any{"words": words, "strict": strict, "gens": sums, "matrix": rows}); err != nil {
 			return err
 		}
-		return w.Flush()
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		return verdict()
 	}
 	tw := tabwriter.NewWriter(e.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "offset\tword")
@@ -225,5 +246,8 @@ func validateMatrix(e *env, path string, code []byte, asJSON, strict bool) error
 		}
 		fmt.Fprintln(tw)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	return verdict()
 }
