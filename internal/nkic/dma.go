@@ -436,7 +436,9 @@ func (p *Program) direct(lw *Lowered, dst, src *leg, op isa.DGEComputeOpCode, ps
 	outer := ds[2:]
 	words := int64(1)
 	for _, d := range outer {
-		words *= d.n
+		if words *= d.n; words > maxWords {
+			break
+		}
 	}
 	if words > maxWords {
 		return illegal("the pattern needs %d DMA words (more than %d): too many dimensions outside the two a word walks", words, maxWords)
@@ -621,6 +623,9 @@ func (p *Program) indirect(lw *Lowered, c *Call, dst, src *leg, op isa.DGEComput
 			}
 			chunk = gcd(chunk, st[0]/st[1])
 		}
+	}
+	if row/chunk > maxWords {
+		return illegal("rows of %d elements in columns of %d: more than %d DMA_INDIRECT words", row, chunk, maxWords)
 	}
 	nonUnique := int64(0)
 	if c.UniqueIndices != nil && !*c.UniqueIndices || c.DstRMWOp != "" && c.UniqueIndices == nil {

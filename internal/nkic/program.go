@@ -192,7 +192,7 @@ func Parse(r io.Reader) (*Program, error) {
 	d.DisallowUnknownFields()
 	var p Program
 	if err := d.Decode(&p); err != nil {
-		return nil, progErr("%v", jsonWhere(b, err))
+		return nil, progErr("%v", jsonWhere(b, err, d.InputOffset()))
 	}
 	if d.More() {
 		return nil, progErr("data after the program object")
@@ -204,8 +204,8 @@ func Parse(r io.Reader) (*Program, error) {
 }
 
 // jsonWhere adds the line and column of a JSON syntax or type error.
-func jsonWhere(b []byte, err error) error {
-	var off int64 = -1
+func jsonWhere(b []byte, err error, at int64) error {
+	off := at // where the decoder stopped: an unknown field's end
 	var se *json.SyntaxError
 	var te *json.UnmarshalTypeError
 	switch {

@@ -365,3 +365,35 @@ func (r *runner) detail(lw *Lowered, idx []uint32, ct *CallTrace) {
 		}
 	}
 }
+
+// Listing is the compiled calls as `ndma nki lower` prints them: each
+// call's words and, for a DMA word, its DGE program and descriptors
+// lowered without memory (an index tensor's values assumed the identity,
+// as `ndma lower` does: the run reads the real ones).
+func (p *Program) Listing(lws []*Lowered) []CallTrace {
+	r := &runner{p: p, gen: p.gen}
+	out := make([]CallTrace, 0, len(lws))
+	for _, lw := range lws {
+		c := lw.Call
+		ct := CallTrace{Index: c.index, Op: c.Op, File: c.File, Line: c.Line, Mode: lw.Mode, Queue: lw.Queue, Engine: lw.Engine, Exact: lw.Exact, Note: lw.Note, Bytes: lw.Bytes}
+		ct.Kind = "compute"
+		if lw.Mode != "" {
+			ct.Kind, ct.Exact, ct.Backend = "dma", true, lw.Backend.String()
+		}
+		for k := range lw.Words {
+			var run *isa.Inst
+			if lw.Words[k].Opcode() != lw.Run[k].Opcode() {
+				run = &lw.Run[k]
+			}
+			ct.Words = append(ct.Words, wordTrace(&lw.Words[k], run))
+		}
+		if lw.Mode != "" && !lw.skip {
+			r.detail(lw, nil, &ct)
+			if lw.idx != nil {
+				ct.Note = "indices assumed idx[j] = j (lowering has no memory; `ndma nki run` reads the index tensor)"
+			}
+		}
+		out = append(out, ct)
+	}
+	return out
+}
