@@ -2,8 +2,8 @@ package nkic
 
 import (
 	"bytes"
-	"fmt"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"ndma/dtype"
