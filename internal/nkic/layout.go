@@ -230,9 +230,6 @@ func (p *Program) resolve(a *AP, what string) (*leg, error) {
 			return nil, progErr("%s on %q: the row at index 0 (elements %d..%d) is outside the tensor's %d", what, t.Name, lo, hi, t.elems)
 		}
 		l.bound = (t.elems-1-hi)/step + 1
-		if !t.chip && len(t.Shape) > 0 && step == t.elems/int64(t.Shape[0]) && ind == 0 && off == 0 {
-			l.axis = 0
-		}
 		idx, err := p.resolve(a.VectorOffset, what+" vector_offset")
 		if err != nil {
 			return nil, err

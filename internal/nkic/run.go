@@ -209,13 +209,8 @@ func (r *runner) load(inputs map[string]*Array) error {
 
 // call runs one compiled call.
 func (r *runner) call(lw *Lowered) (CallTrace, error) {
-	c := lw.Call
-	ct := CallTrace{Index: c.index, Op: c.Op, File: c.File, Line: c.Line, Mode: lw.Mode, Queue: lw.Queue, Engine: lw.Engine, Exact: lw.Exact, Note: lw.Note, Bytes: lw.Bytes}
-	if lw.Mode == "" { // a compute call
-		ct.Kind = "compute"
-		for k := range lw.Run {
-			ct.Words = append(ct.Words, wordTrace(&lw.Run[k], nil))
-		}
+	ct := header(lw)
+	if ct.Kind == "compute" {
 		if lw.eval != nil {
 			return ct, lw.eval(r)
 		}
@@ -225,14 +220,6 @@ func (r *runner) call(lw *Lowered) (CallTrace, error) {
 			}
 		}
 		return ct, nil
-	}
-	ct.Kind, ct.Exact, ct.Backend = "dma", true, lw.Backend.String()
-	for k := range lw.Words {
-		var run *isa.Inst
-		if lw.Words[k].Opcode() != lw.Run[k].Opcode() {
-			run = &lw.Run[k]
-		}
-		ct.Words = append(ct.Words, wordTrace(&lw.Words[k], run))
 	}
 	if lw.skip {
 		ct.RowsSkipped, ct.Bytes = 1, 0 // the whole transfer
@@ -374,19 +361,7 @@ func (p *Program) Listing(lws []*Lowered) []CallTrace {
 	r := &runner{p: p, gen: p.gen}
 	out := make([]CallTrace, 0, len(lws))
 	for _, lw := range lws {
-		c := lw.Call
-		ct := CallTrace{Index: c.index, Op: c.Op, File: c.File, Line: c.Line, Mode: lw.Mode, Queue: lw.Queue, Engine: lw.Engine, Exact: lw.Exact, Note: lw.Note, Bytes: lw.Bytes}
-		ct.Kind = "compute"
-		if lw.Mode != "" {
-			ct.Kind, ct.Exact, ct.Backend = "dma", true, lw.Backend.String()
-		}
-		for k := range lw.Words {
-			var run *isa.Inst
-			if lw.Words[k].Opcode() != lw.Run[k].Opcode() {
-				run = &lw.Run[k]
-			}
-			ct.Words = append(ct.Words, wordTrace(&lw.Words[k], run))
-		}
+		ct := header(lw)
 		if lw.Mode != "" && !lw.skip {
 			r.detail(lw, nil, &ct)
 			if lw.idx != nil {
@@ -396,4 +371,22 @@ func (p *Program) Listing(lws []*Lowered) []CallTrace {
 		out = append(out, ct)
 	}
 	return out
+}
+
+// header is a call's trace before it runs: where it is, how it issues,
+// its words as issued (and, relocated, as executed).
+func header(lw *Lowered) CallTrace {
+	c := lw.Call
+	ct := CallTrace{Index: c.index, Op: c.Op, File: c.File, Line: c.Line, Mode: lw.Mode, Queue: lw.Queue, Engine: lw.Engine, Exact: lw.Exact, Note: lw.Note, Bytes: lw.Bytes, Kind: "compute"}
+	if lw.Mode != "" {
+		ct.Kind, ct.Exact, ct.Backend = "dma", true, lw.Backend.String()
+	}
+	for k := range lw.Words {
+		var run *isa.Inst
+		if lw.Words[k].Opcode() != lw.Run[k].Opcode() {
+			run = &lw.Run[k]
+		}
+		ct.Words = append(ct.Words, wordTrace(&lw.Words[k], run))
+	}
+	return ct
 }
