@@ -87,6 +87,7 @@ func commands() []command {
 		{"asm", "assemble text into 64-byte words (FILE.s [-o FILE.bin], docs/asm.md)", runAsm},
 		{"disasm", "print words as canonical text, or --json (FILE|-, --gen G, --list)", runDisasm},
 		{"lower", "relocate, lower to DGE micro-ops and SDMA descriptors (--gen G, --var, --table, --backend, --json, --stats)", runLower},
+		{"nki", "an NKI kernel's traced calls: nki run|lower PROGRAM.json (--in/--out NAME=FILE.npy, --trace; docs/nki.md)", runNKI},
 		{"neff", "a Neuron executable: neff info|disasm|check|lower|lint|diff|report|run FILE (docs/neff.md)", runNEFF},
 		{"cci", "assemble, list and run one COMPACT_CONTROL_INST block (--step, --reg, --sem, --max-steps)", runCCI},
 		{"run", "execute words or streams on emulated memory (--exec sim|ref|both, --load, --dump, --reg, --sem, --trace, --stats, --timeline)", runRun},

@@ -1,0 +1,459 @@
+package nkic
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+
+	"ndma/dtype"
+	"ndma/internal/compute"
+	"ndma/isa"
+)
+
+// Compute calls (docs/nki.md "Compute"): those whose words ndma can form
+// run as internal/compute's words (exact: the engines' own numerics);
+// the others — matmul, transpose, iota — run as Go loops in float32 with
+// an FP32 PSUM, flagged not exact.
+
+// aluOps are NKI's operator names and the ALU_OP each is (docs/compute.md §2).
+var aluOps = map[string]isa.ALUOpCode{
+	"add": isa.ALUOpAdd, "subtract": isa.ALUOpSubtract, "multiply": isa.ALUOpMult, "divide": isa.ALUOpDivide,
+	"maximum": isa.ALUOpMax, "max": isa.ALUOpMax, "minimum": isa.ALUOpMin, "min": isa.ALUOpMin,
+	"bypass": isa.ALUOpBypass, "equal": isa.ALUOpIsEQ, "not_equal": isa.ALUOpIsNE, "greater": isa.ALUOpIsGT,
+	"greater_equal": isa.ALUOpIsGE, "less": isa.ALUOpIsLT, "less_equal": isa.ALUOpIsLE,
+	"bitwise_and": isa.ALUOpBitwiseAnd, "bitwise_or": isa.ALUOpBitwiseOr, "bitwise_xor": isa.ALUOpBitwiseXor,
+	"abs": isa.ALUOpAbsoluteValue, "power": isa.ALUOpPow, "mod": isa.ALUOpMod,
+}
+
+func aluOp(name string) (isa.ALUOpCode, error) {
+	n := strings.TrimPrefix(strings.TrimPrefix(name, "nl."), "np.")
+	if op, ok := aluOps[n]; ok {
+		return op, nil
+	}
+	return 0, illegal("operator %q is not one ndma computes (add, subtract, multiply, divide, maximum, minimum, comparisons, bitwise ops)", name)
+}
+
+// actFunc is the activation_func byte of an NKI activation name (the
+// functions internal/compute runs: one list, compute.ActFuncs).
+func actFunc(name string) (uint8, error) {
+	n := strings.TrimPrefix(strings.TrimPrefix(name, "nl."), "np.")
+	switch n {
+	case "copy", "":
+		n = "identity"
+	case "gelu_apprx_tanh":
+	case "log":
+		n = "ln"
+	}
+	for _, f := range compute.ActFuncs() {
+		if f.Name == n {
+			return f.Code, nil
+		}
+	}
+	return 0, illegal("activation %q is not one ndma computes (docs/compute.md §14 lists them)", name)
+}
+
+// cpat is a compute operand: its start, partitions and free pattern in
+// elements (innermost first).
+type cpat struct {
+	addr  uint64
+	ch    int64
+	steps []int64
+	nums  []int64
+}
+
+func (c cpat) elems() int64 {
+	n := int64(1)
+	for _, v := range c.nums {
+		n *= v
+	}
+	return n
+}
+
+// operand is an on-chip leg as a compute pattern of at most dims free
+// dimensions: the partition dimension steps one partition.
+func (p *Program) operand(l *leg, dims int) (cpat, error) {
+	if !l.t.chip {
+		return cpat{}, illegal("%q is in %s: compute engines read and write SBUF/PSUM", l.t.Name, l.t.Buffer)
+	}
+	if l.ind >= 0 || l.dynamic {
+		return cpat{}, illegal("%q: a compute operand has no vector or scalar offset", l.t.Name)
+	}
+	m := isa.Map(p.gen)
+	stride := int64(m.SBUFStride)
+	if l.t.Buffer == "psum" {
+		stride = int64(m.PSUMStride)
+	}
+	c := cpat{addr: l.addr, ch: 1}
+	for _, d := range l.dims {
+		switch {
+		case d.n == 1:
+		case d.step == stride && c.ch == 1:
+			c.ch = d.n
+		case d.step%l.esize == 0 && (d.step < stride && d.step > -stride):
+			c.steps, c.nums = append(c.steps, d.step/l.esize), append(c.nums, d.n)
+		default:
+			return cpat{}, illegal("%q: a compute operand steps one partition at a time (step %d bytes)", l.t.Name, d.step)
+		}
+	}
+	// merge contiguous free dims
+	var s, n []int64
+	for i := range c.steps {
+		if k := len(s) - 1; k >= 0 && c.steps[i] == s[k]*n[k] {
+			n[k] *= c.nums[i]
+			continue
+		}
+		s, n = append(s, c.steps[i]), append(n, c.nums[i])
+	}
+	if len(s) > dims {
+		return cpat{}, illegal("%q: %d free dimensions: the word's pattern holds %d", l.t.Name, len(s), dims)
+	}
+	for len(s) < dims {
+		s, n = append(s, 0), append(n, 1)
+	}
+	for i := range s {
+		if s[i] < math.MinInt16 || s[i] > math.MaxInt16 || n[i] > 0xffff {
+			return cpat{}, illegal("%q: step %d × %d elements: the pattern's fields are 16-bit", l.t.Name, s[i], n[i])
+		}
+	}
+	c.steps, c.nums = s, n
+	return c, nil
+}
+
+// setPattern writes a pattern's fields under prefix (e.g. "src_mem_pattern").
+func setPattern(in *isa.Inst, prefix string, c cpat) error {
+	errs := []error{in.Set(prefix+".start_addr", int64(c.addr))}
+	for i := range c.steps {
+		errs = append(errs, in.Set(fmt.Sprintf("%s.step_elem[%d]", prefix, i), c.steps[i]), in.Set(fmt.Sprintf("%s.num_elem[%d]", prefix, i), c.nums[i]))
+	}
+	return errors.Join(errs...)
+}
+
+func f32bits(v float64) int64 { return int64(math.Float32bits(float32(v))) }
+
+// compileComputeCall compiles a compute call.
+func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
+	lw := &Lowered{Call: c, Exact: true}
+	if c.Dst == nil {
+		return nil, progErr("%s needs a dst", c.Op)
+	}
+	dst, err := p.resolve(c.Dst, "dst")
+	if err != nil {
+		return nil, err
+	}
+	switch c.Op {
+	case "matmul", "nc_matmul", "transpose", "nc_transpose", "iota":
+		return p.fallback(lw, c, dst)
+	}
+	srcs := c.Srcs
+	if c.Src != nil {
+		srcs = append([]*AP{c.Src}, srcs...)
+	}
+	var ls []*leg
+	for k, a := range srcs {
+		l, err := p.resolve(a, fmt.Sprintf("srcs[%d]", k))
+		if err != nil {
+			return nil, err
+		}
+		if l.elems != dst.elems {
+			return nil, progErr("srcs[%d] has %d elements, dst %d", k, l.elems, dst.elems)
+		}
+		ls = append(ls, l)
+	}
+	word, engine, err := p.computeWord(c, dst, ls)
+	if err != nil {
+		return nil, err
+	}
+	lw.Run, lw.Words, lw.Engine, lw.Bytes = []isa.Inst{word}, []isa.Inst{word}, engine, dst.elems*dst.esize
+	return lw, nil
+}
+
+// computeWord forms the word of a compute call the engines run.
+func (p *Program) computeWord(c *Call, dst *leg, srcs []*leg) (isa.Inst, string, error) {
+	need := map[string]int{"memset": 0, "tensor_copy": 1, "copy": 1, "tensor_tensor": 2, "tensor_scalar": 1, "activation": 1}[c.Op]
+	if len(srcs) != need {
+		return isa.Inst{}, "", progErr("%s takes %d source operands, %d given", c.Op, need, len(srcs))
+	}
+	var errs []error
+	var w isa.Inst
+	set := func(path string, v int64) { errs = append(errs, w.Set(path, v)) }
+	dims := 3
+	switch c.Op {
+	case "memset", "tensor_copy", "copy":
+		dims = 4
+	}
+	d, err := p.operand(dst, dims)
+	if err != nil {
+		return w, "", err
+	}
+	var s []cpat
+	for _, l := range srcs {
+		sp, err := p.operand(l, dims)
+		if err != nil {
+			return w, "", err
+		}
+		if sp.ch != d.ch {
+			return w, "", illegal("a source spans %d partitions, the dst %d: compute engines work partition for partition", sp.ch, d.ch)
+		}
+		s = append(s, sp)
+	}
+	engine := "vector (DVE)"
+	switch c.Op {
+	case "memset":
+		if c.Value == nil {
+			return w, "", progErr("memset needs a value")
+		}
+		w = isa.New(p.gen, compute.OpMemset)
+		fill := int64(math.Float32bits(float32(*c.Value)))
+		if !dst.dt.IsFloat() {
+			fill = int64(uint32(int32(*c.Value)))
+		}
+		set("dst_element_count", d.elems())
+		set("dtype", int64(dst.dt))
+		set("fill_value", fill)
+		engine = "gpsimd (POOL)"
+	case "tensor_copy", "copy":
+		op := compute.OpCopy
+		if srcs[0].dt != dst.dt {
+			op = compute.OpCast
+		}
+		w = isa.New(p.gen, op)
+		set("in_dtype", int64(srcs[0].dt))
+		set("out_dtype", int64(dst.dt))
+		errs = append(errs, setPattern(&w, "src_mem_pattern", s[0]))
+	case "tensor_tensor":
+		op, err := aluOp(c.ALUOp)
+		if err != nil {
+			return w, "", err
+		}
+		w = isa.New(p.gen, compute.OpTensorTensor)
+		set("in_dtype.dtype_lo", int64(srcs[0].dt))
+		set("in_dtype.dtype_hi", int64(srcs[1].dt))
+		set("out_dtype", int64(dst.dt))
+		set("op", int64(op))
+		errs = append(errs, setPattern(&w, "src0_mem_pattern", s[0]), setPattern(&w, "src1_mem_pattern", s[1]))
+	case "tensor_scalar":
+		op0, err := aluOp(c.ALUOp)
+		if err != nil {
+			return w, "", err
+		}
+		op1, imm1 := isa.ALUOpBypass, 0.0
+		if c.ALUOp1 != "" {
+			if op1, err = aluOp(c.ALUOp1); err != nil {
+				return w, "", err
+			}
+			if c.Operand1 == nil {
+				return w, "", progErr("tensor_scalar with op1 needs operand1")
+			}
+			imm1 = *c.Operand1
+		}
+		if c.Operand0 == nil {
+			return w, "", progErr("tensor_scalar needs operand0 (a scalar; a per-partition vector operand is not supported yet)")
+		}
+		w = isa.New(p.gen, compute.OpTensorScalar)
+		set("in_dtype", int64(srcs[0].dt))
+		set("out_dtype", int64(dst.dt))
+		set("op0", int64(op0))
+		set("op1", int64(op1))
+		set("imm0", f32bits(*c.Operand0))
+		set("imm1", f32bits(imm1))
+		errs = append(errs, setPattern(&w, "src_mem_pattern", s[0]))
+	case "activation":
+		f, err := actFunc(c.Func)
+		if err != nil {
+			return w, "", err
+		}
+		scale, bias := 1.0, 0.0
+		if c.Scale != nil {
+			scale = *c.Scale
+		}
+		if c.Bias != nil {
+			bias = *c.Bias
+		}
+		w = isa.New(p.gen, compute.OpActivate)
+		set("in_dtype", int64(srcs[0].dt))
+		set("bias_dtype", int64(dtype.FP32))
+		set("out_dtype", int64(dst.dt))
+		set("activation_func", int64(f))
+		set("scale_value", f32bits(scale))
+		set("bias", f32bits(bias))
+		set("bias_src_n", int64(isa.ImmSrcNInstructionImmediate))
+		errs = append(errs, setPattern(&w, "src_mem_pattern", s[0]))
+		engine = "scalar (ACT)"
+	}
+	set("num_active_channels", d.ch)
+	errs = append(errs, setPattern(&w, "dst_mem_pattern", d))
+	if err := errors.Join(errs...); err != nil {
+		return w, "", progErr("a %s field does not fit: %v", w.Def().Mnemonic(), err)
+	}
+	return w, engine, nil
+}
+
+// fallback compiles the calls ndma forms no word for: Go loops in float32
+// (FP32 accumulation for matmul), flagged not exact.
+func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
+	lw.Exact, lw.Bytes = false, dst.elems*dst.esize
+	switch c.Op {
+	case "matmul", "nc_matmul":
+		if c.Stationary == nil || c.Moving == nil {
+			return nil, progErr("%s needs stationary and moving operands", c.Op)
+		}
+		st, err := p.resolve(c.Stationary, "stationary")
+		if err != nil {
+			return nil, err
+		}
+		mv, err := p.resolve(c.Moving, "moving")
+		if err != nil {
+			return nil, err
+		}
+		if len(st.shape) != 2 || len(mv.shape) != 2 || len(dst.shape) != 2 {
+			return nil, illegal("matmul operands are 2-D tiles: stationary %v, moving %v, dst %v", st.shape, mv.shape, dst.shape)
+		}
+		K, M, N := st.shape[0], st.shape[1], mv.shape[1]
+		if mv.shape[0] != K || dst.shape[0] != M || dst.shape[1] != N {
+			return nil, illegal("stationary %v (K, M), moving %v (K, N): dst must be (M, N) = (%d, %d), not %v", st.shape, mv.shape, M, N, dst.shape)
+		}
+		if K > 128 || M > 128 || N > 512 {
+			return nil, illegal("matmul tile K=%d, M=%d, N=%d: the PE array takes K ≤ 128, M ≤ 128, N ≤ 512", K, M, N)
+		}
+		lw.Engine, lw.Note = "tensor (PE)", "computed by ndma in float32 (FP32 accumulation), not by LDWEIGHTS/MATMUL words"
+		acc := c.Accumulate
+		lw.eval = func(r *runner) error {
+			a, err := r.readF32(st)
+			if err != nil {
+				return err
+			}
+			b, err := r.readF32(mv)
+			if err != nil {
+				return err
+			}
+			out := make([]float32, M*N)
+			if acc {
+				if out, err = r.readF32(dst); err != nil {
+					return err
+				}
+			}
+			for m := range M {
+				for n := range N {
+					s := out[m*N+n]
+					for k := range K {
+						s += a[k*M+m] * b[k*N+n]
+					}
+					out[m*N+n] = s
+				}
+			}
+			return r.writeF32(dst, out)
+		}
+	case "transpose", "nc_transpose":
+		srcAP := c.Src
+		if srcAP == nil && len(c.Srcs) == 1 {
+			srcAP = c.Srcs[0]
+		}
+		src, err := p.resolve(srcAP, "src")
+		if err != nil {
+			return nil, err
+		}
+		if len(src.shape) != 2 || len(dst.shape) != 2 || dst.shape[0] != src.shape[1] || dst.shape[1] != src.shape[0] {
+			return nil, illegal("transpose: dst %v must be src %v turned", dst.shape, src.shape)
+		}
+		R, C := src.shape[0], src.shape[1]
+		lw.Engine, lw.Note = "tensor (PE)", "computed by ndma (an exact move), not by the PE's transpose words"
+		lw.eval = func(r *runner) error {
+			a, err := r.readF32(src)
+			if err != nil {
+				return err
+			}
+			out := make([]float32, R*C)
+			for i := range R {
+				for j := range C {
+					out[j*R+i] = a[i*C+j]
+				}
+			}
+			return r.writeF32(dst, out)
+		}
+	case "iota":
+		if len(c.Coefs) != len(dst.shape) {
+			return nil, progErr("iota needs one coefficient per dst axis (%d), %d given", len(dst.shape), len(c.Coefs))
+		}
+		base := 0.0
+		if c.Value != nil {
+			base = *c.Value
+		}
+		lw.Engine, lw.Note = "gpsimd (POOL)", "computed by ndma, not by an IOTA word (ndma has no IOTA table)"
+		coefs, shape := c.Coefs, dst.shape
+		lw.eval = func(r *runner) error {
+			out := make([]float32, dst.elems)
+			idx := make([]int64, len(shape))
+			for e := range out {
+				v := base
+				for d := range idx {
+					v += float64(coefs[d] * idx[d])
+				}
+				out[e] = float32(v)
+				for d := len(idx) - 1; d >= 0; d-- {
+					if idx[d]++; idx[d] < shape[d] {
+						break
+					}
+					idx[d] = 0
+				}
+			}
+			return r.writeF32(dst, out)
+		}
+	}
+	return lw, nil
+}
+
+// addrs lists a static leg's element addresses in pattern order.
+func (l *leg) addrs() []uint64 {
+	out := make([]uint64, 0, l.elems)
+	idx := make([]int64, len(l.dims))
+	for range l.elems {
+		a := int64(l.addr)
+		for d, i := range idx {
+			a += i * l.dims[d].step
+		}
+		out = append(out, uint64(a))
+		for d := range idx {
+			if idx[d]++; idx[d] < l.dims[d].n {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return out
+}
+
+// readF32 reads a leg's elements as float32, in pattern order.
+func (r *runner) readF32(l *leg) ([]float32, error) {
+	out := make([]float32, 0, l.elems)
+	b := make([]byte, l.esize)
+	var f [4]byte
+	for _, a := range l.addrs() {
+		if err := r.m.Read(a, b); err != nil {
+			return nil, err
+		}
+		if err := dtype.Convert(f[:], dtype.FP32, b, l.dt); err != nil {
+			return nil, err
+		}
+		out = append(out, math.Float32frombits(uint32(f[0])|uint32(f[1])<<8|uint32(f[2])<<16|uint32(f[3])<<24))
+	}
+	return out, nil
+}
+
+// writeF32 writes float32 values into a leg's elements, in pattern order,
+// rounded to its dtype by the cast rules.
+func (r *runner) writeF32(l *leg, vals []float32) error {
+	b := make([]byte, l.esize)
+	var f [4]byte
+	for k, a := range l.addrs() {
+		u := math.Float32bits(vals[k])
+		f[0], f[1], f[2], f[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
+		if err := dtype.Convert(b, l.dt, f[:], dtype.FP32); err != nil {
+			return err
+		}
+		if err := r.m.Write(a, b); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -1,0 +1,392 @@
+package nkic
+
+import (
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"ndma/asm"
+	"ndma/device"
+	"ndma/dge"
+	"ndma/dtype"
+	"ndma/internal/compute"
+	"ndma/isa"
+	"ndma/mem"
+	"ndma/ref"
+	"ndma/sdma"
+	"ndma/sim"
+)
+
+// Array is a tensor's bytes in C order.
+type Array struct {
+	DType dtype.DType
+	Shape []int
+	Data  []byte
+}
+
+// Options steer a run.
+type Options struct {
+	// Ref runs the DMA words on the reference executor (package ref)
+	// instead of the descriptor engines (package sim): no DMA time.
+	Ref bool
+	// Detail keeps, per DMA call, the DGE program's lines and every
+	// descriptor (costly: the words are lowered a second time).
+	Detail bool
+}
+
+// Trace is what a run did, call by call (docs/nki.md "Trace").
+type Trace struct {
+	Target  string      `json:"target"`
+	Calls   []CallTrace `json:"calls"`
+	DMANS   int64       `json:"dma_ns"`  // the DMA calls' predicted time, one after another
+	Words   int         `json:"words"`   // DMA words issued
+	Inexact []int       `json:"inexact"` // the compute calls ndma's words did not compute
+	Model   string      `json:"model"`   // which time model the times are
+}
+
+// CallTrace is one call as it ran.
+type CallTrace struct {
+	Index       int         `json:"index"`
+	Op          string      `json:"op"`
+	File        string      `json:"file,omitempty"`
+	Line        int         `json:"line,omitempty"`
+	Kind        string      `json:"kind"` // dma, compute
+	Mode        string      `json:"dge_mode,omitempty"`
+	Backend     string      `json:"backend,omitempty"`
+	Queue       string      `json:"queue,omitempty"`
+	Engine      string      `json:"engine,omitempty"`
+	Exact       bool        `json:"exact"`
+	Note        string      `json:"note,omitempty"`
+	Words       []WordTrace `json:"words,omitempty"`
+	Bytes       int64       `json:"bytes"`
+	Descriptors int         `json:"descriptors"`
+	DMAs        []int       `json:"dma_engines,omitempty"` // detail: the DMA engines the descriptors run on
+	RowsSkipped int         `json:"rows_skipped"`
+	TimeNS      int64       `json:"time_ns"`
+	DGE         []string    `json:"dge,omitempty"`              // detail: the DGE program's lines
+	Desc        []string    `json:"descriptors_list,omitempty"` // detail: one line per descriptor
+}
+
+// WordTrace is one word: as issued (hex and canonical text) and, where the
+// runtime relocates it (hwdge), as it executes.
+type WordTrace struct {
+	Hex      string `json:"hex"`
+	Text     string `json:"text"`
+	Resolved string `json:"resolved,omitempty"`
+}
+
+// Compile compiles every call (nothing runs): the words, or the first
+// refusal, located.
+func (p *Program) Compile() ([]*Lowered, error) {
+	out := make([]*Lowered, 0, len(p.Calls))
+	for _, c := range p.Calls {
+		lw, err := p.compileCall(c)
+		if err != nil {
+			return nil, locate(c, err)
+		}
+		out = append(out, lw)
+	}
+	return out, nil
+}
+
+func locate(c *Call, err error) error {
+	var ce *CallError
+	if errors.As(err, &ce) {
+		return err
+	}
+	return &CallError{c, err}
+}
+
+func (p *Program) compileCall(c *Call) (*Lowered, error) {
+	switch c.Op {
+	case "dma_copy", "load", "store", "dma_transpose", "dma_compute":
+		return p.compileDMA(c)
+	}
+	return p.compileComputeCall(c)
+}
+
+// runner is one run's state: the core's memory and executors.
+type runner struct {
+	p   *Program
+	gen isa.Gen
+	m   *mem.Memory
+	x   *sim.Machine
+	r   *ref.Machine
+	ce  *compute.Engine
+	opt Options
+}
+
+// Run compiles p and runs it on a fresh one-core device: inputs (every
+// tensor of kind input, by name) loaded, the calls in order, the outputs
+// (kind output) read back. On an error the outputs are nil and the trace
+// holds the calls run before it.
+func Run(p *Program, inputs map[string]*Array, opt Options) (map[string]*Array, *Trace, error) {
+	lws, err := p.Compile()
+	if err != nil {
+		return nil, nil, err
+	}
+	return RunCompiled(p, lws, inputs, opt)
+}
+
+// RunCompiled is Run of calls Compile compiled.
+func RunCompiled(p *Program, lws []*Lowered, inputs map[string]*Array, opt Options) (map[string]*Array, *Trace, error) {
+	d := device.New(p.gen, 1)
+	r := &runner{p: p, gen: p.gen, m: d.Core(0), ce: compute.New(p.gen), opt: opt}
+	if err := r.load(inputs); err != nil {
+		return nil, nil, err
+	}
+	if opt.Ref {
+		r.r = &ref.Machine{Mem: r.m}
+	} else {
+		r.x = &sim.Machine{Mem: r.m}
+	}
+	tr := &Trace{Target: targetName(p.gen), Calls: make([]CallTrace, 0, len(lws)), Inexact: []int{}, Model: "sim cost model (sim/cost.go): fixed cost + DGE + slowest engine's bytes; calls one after another"}
+	if opt.Ref {
+		tr.Model = "none (ref executor)"
+	}
+	for _, lw := range lws {
+		ct, err := r.call(lw)
+		tr.Calls = append(tr.Calls, ct)
+		tr.DMANS += ct.TimeNS
+		if ct.Kind == "dma" {
+			tr.Words += len(lw.Run)
+		} else if !ct.Exact {
+			tr.Inexact = append(tr.Inexact, ct.Index)
+		}
+		if err != nil {
+			return nil, tr, locate(lw.Call, err)
+		}
+	}
+	outs := map[string]*Array{}
+	for _, t := range p.Tensors {
+		if t.Kind != "output" {
+			continue
+		}
+		b, err := device.ReadArray(r.m, t.addr, t.Shape, t.esize)
+		if err != nil {
+			return nil, tr, fmt.Errorf("reading output %q: %w", t.Name, err)
+		}
+		outs[t.Name] = &Array{DType: t.dt, Shape: slices.Clone(t.Shape), Data: b}
+	}
+	return outs, tr, nil
+}
+
+// load writes every input tensor's array; each must be given, of the
+// tensor's dtype and shape, and no array may name another tensor.
+func (r *runner) load(inputs map[string]*Array) error {
+	for name := range inputs {
+		t := r.p.byName[name]
+		if t == nil || t.Kind != "input" {
+			return fmt.Errorf("%w: %q is not an input tensor of the program", ErrInput, name)
+		}
+	}
+	for _, t := range r.p.Tensors {
+		if t.Kind != "input" {
+			continue
+		}
+		a := inputs[t.Name]
+		if a == nil {
+			return fmt.Errorf("%w: input %q (%s %v) is not given", ErrInput, t.Name, t.DType, t.Shape)
+		}
+		if a.DType != t.dt && a.DType.Descr() != t.dt.Descr() { // bf16 and fp8 travel as the unsigned integers of their width
+			return fmt.Errorf("%w: input %q is %s, the tensor %s", ErrInput, t.Name, a.DType, t.DType)
+		}
+		if !slices.Equal(a.Shape, t.Shape) {
+			return fmt.Errorf("%w: input %q has shape %v, the tensor %v", ErrInput, t.Name, a.Shape, t.Shape)
+		}
+		if int64(len(a.Data)) != t.elems*int64(t.esize) {
+			return fmt.Errorf("%w: input %q holds %d bytes, its shape %d", ErrInput, t.Name, len(a.Data), t.elems*int64(t.esize))
+		}
+		if err := device.LoadArray(r.m, t.addr, t.Shape, a.Data); err != nil {
+			return fmt.Errorf("%w: input %q: %v", ErrInput, t.Name, err)
+		}
+	}
+	return nil
+}
+
+// call runs one compiled call.
+func (r *runner) call(lw *Lowered) (CallTrace, error) {
+	ct := header(lw)
+	if ct.Kind == "compute" {
+		if lw.eval != nil {
+			return ct, lw.eval(r)
+		}
+		for k := range lw.Run {
+			if err := r.ce.Exec(r.m, &lw.Run[k]); err != nil {
+				return ct, err
+			}
+		}
+		return ct, nil
+	}
+	if lw.skip {
+		ct.RowsSkipped, ct.Bytes = 1, 0 // the whole transfer
+		return ct, nil
+	}
+	var idx []uint32
+	if lw.idx != nil {
+		var err error
+		if idx, err = r.indices(lw); err != nil {
+			return ct, err
+		}
+		for _, v := range idx {
+			if int64(v) >= lw.ind.bound || lw.idx.dt == dtype.I32 && int32(v) < 0 {
+				ct.RowsSkipped++
+			}
+		}
+	}
+	if r.opt.Detail {
+		r.detail(lw, idx, &ct)
+	}
+	var regs [64]uint32
+	for k, v := range lw.Regs {
+		regs[k] = v
+	}
+	for k := range lw.Run {
+		var err error
+		if r.x != nil {
+			r.x.Regs, r.x.Backend = regs, lw.Backend
+			t0, d0 := r.x.Stats.TimeNS, r.x.Stats.Descriptors
+			err = r.x.Exec(&lw.Run[k])
+			ct.TimeNS += r.x.Stats.TimeNS - t0
+			ct.Descriptors += r.x.Stats.Descriptors - d0
+		} else {
+			r.r.Regs = regs
+			err = r.r.Exec(&lw.Run[k])
+		}
+		if err != nil {
+			return ct, r.oob(lw, idx, err)
+		}
+	}
+	return ct, nil
+}
+
+// indices reads a call's index tile as the DGE does: index j at partition
+// p0 + j mod 128, byte offset off0 + 4·(j div 128) (field-tables §11.5).
+func (r *runner) indices(lw *Lowered) ([]uint32, error) {
+	n := int(lw.ind.dims[lw.ind.ind].n)
+	out := make([]uint32, n)
+	stride := isa.Map(r.gen).SBUFStride
+	var b [4]byte
+	for j := range n {
+		a := lw.idx.addr + uint64(j%128)*stride + 4*uint64(j/128)
+		if err := r.m.Read(a, b[:]); err != nil {
+			return nil, fmt.Errorf("reading index %d: %w", j, err)
+		}
+		out[j] = binary.LittleEndian.Uint32(b[:])
+	}
+	return out, nil
+}
+
+// oob turns an executor's lane fault on an index bound into the OOBError
+// NKI raises.
+func (r *runner) oob(lw *Lowered, idx []uint32, err error) error {
+	lane := -1
+	var le *sdma.LaneError
+	var f *sim.Fault
+	switch {
+	case errors.As(err, &le): // the engines' lowering names the lane
+		lane = le.Lane
+	case errors.As(err, &f) && f.Rule != "": // a rule's fault carries its lane (−1: none)
+		lane = f.Lane
+	case lw.ind != nil: // the engines check lanes in order: the first index past the bound
+		for j, v := range idx {
+			if int64(v) >= lw.ind.bound || lw.idx.dt == dtype.I32 && int32(v) < 0 {
+				lane = j
+				break
+			}
+		}
+	}
+	if lw.ind == nil || lane < 0 || lane >= len(idx) || !errors.Is(err, isa.ErrBounds) {
+		return err
+	}
+	v := int64(idx[lane])
+	if lw.idx.dt == dtype.I32 {
+		v = int64(int32(idx[lane]))
+	}
+	return &OOBError{Lane: lane, Index: v, Bound: lw.ind.bound, Axis: lw.ind.axis}
+}
+
+// wordTrace is a word's hex and canonical text (the disassembler's: asm
+// reads it back to the same bytes).
+func wordTrace(in *isa.Inst, run *isa.Inst) WordTrace {
+	b, _ := isa.AppendEncoded(nil, *in)
+	w := WordTrace{Hex: hex.EncodeToString(b), Text: strings.TrimSuffix(string(asm.AppendInst(nil, in)), "\n")}
+	if run != nil {
+		w.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, run)), "\n")
+	}
+	return w
+}
+
+// detail lowers the call's words again to list their DGE programs and
+// descriptors (the executors lower them too but keep nothing).
+func (r *runner) detail(lw *Lowered, idx []uint32, ct *CallTrace) {
+	var index sdma.IndexFunc
+	if idx != nil {
+		index = func(_, j int) (uint32, error) {
+			if j >= len(idx) {
+				return 0, fmt.Errorf("index %d of %d", j, len(idx))
+			}
+			return idx[j], nil
+		}
+	}
+	for k := range lw.Run {
+		p, low, err := sdma.Lower(&lw.Run[k], r.gen, dge.Options{Backend: lw.Backend, Regs: lw.Regs}, sdma.Options{Regs: lw.Regs, Index: index})
+		if err != nil || p == nil {
+			ct.DGE = append(ct.DGE, "# not lowered: "+fmt.Sprint(err))
+			continue
+		}
+		ct.DGE = append(ct.DGE, strings.Split(strings.TrimSuffix(string(low.AppendTrace(nil)), "\n"), "\n")...)
+		for _, q := range low.Queues {
+			if !slices.Contains(ct.DMAs, q.DMA) {
+				ct.DMAs = append(ct.DMAs, q.DMA)
+			}
+			for i := range q.M2S {
+				ct.Desc = append(ct.Desc, fmt.Sprintf("DMA[%d] M2S[%d] %s", q.DMA, i, q.M2S[i].String()))
+			}
+			for i := range q.S2M {
+				ct.Desc = append(ct.Desc, fmt.Sprintf("DMA[%d] S2M[%d] %s", q.DMA, i, q.S2M[i].String()))
+			}
+		}
+	}
+}
+
+// Listing is the compiled calls as `ndma nki lower` prints them: each
+// call's words and, for a DMA word, its DGE program and descriptors
+// lowered without memory (an index tensor's values assumed the identity,
+// as `ndma lower` does: the run reads the real ones).
+func (p *Program) Listing(lws []*Lowered) []CallTrace {
+	r := &runner{p: p, gen: p.gen}
+	out := make([]CallTrace, 0, len(lws))
+	for _, lw := range lws {
+		ct := header(lw)
+		if lw.Mode != "" && !lw.skip {
+			r.detail(lw, nil, &ct)
+			if lw.idx != nil {
+				ct.Note = "indices assumed idx[j] = j (lowering has no memory; `ndma nki run` reads the index tensor)"
+			}
+		}
+		out = append(out, ct)
+	}
+	return out
+}
+
+// header is a call's trace before it runs: where it is, how it issues,
+// its words as issued (and, relocated, as executed).
+func header(lw *Lowered) CallTrace {
+	c := lw.Call
+	ct := CallTrace{Index: c.index, Op: c.Op, File: c.File, Line: c.Line, Mode: lw.Mode, Queue: lw.Queue, Engine: lw.Engine, Exact: lw.Exact, Note: lw.Note, Bytes: lw.Bytes, Kind: "compute"}
+	if lw.Mode != "" {
+		ct.Kind, ct.Exact, ct.Backend = "dma", true, lw.Backend.String()
+	}
+	for k := range lw.Words {
+		var run *isa.Inst
+		if lw.Words[k].Opcode() != lw.Run[k].Opcode() {
+			run = &lw.Run[k]
+		}
+		ct.Words = append(ct.Words, wordTrace(&lw.Words[k], run))
+	}
+	return ct
+}
