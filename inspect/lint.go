@@ -86,7 +86,11 @@ type Lint struct {
 	FixedNS     int64       `json:"fixed_ns"`
 	TransferNS  int64       `json:"transfer_ns"`
 	Overhead    float64     `json:"overhead_share"`
-	Queues      []QueueLint `json:"queues"`
+	// KernelTimeNS is the kernel time `neff run` predicts (device.KernelTime,
+	// docs/sim.md): the one time every tool prints; FixedNS and TransferNS
+	// split the descriptors' cost, words one after another.
+	KernelTimeNS int64       `json:"kernel_time_ns"`
+	Queues       []QueueLint `json:"queues"`
 	Findings    []Finding   `json:"findings"`
 	Problems    []string    `json:"problems"`
 	Budget      *Budget     `json:"budget,omitempty"`
