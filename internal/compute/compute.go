@@ -115,8 +115,8 @@ type Engine struct {
 	pe    peArray
 	table uint8 // ACT's resident function set (ACTIVATION_TABLE_LOAD)
 
-	dry     bool    // Check: operands resolved and checked, nothing read or run
-	sizing  bool    // Sizes: dry, and each resolved operand recorded in size
+	dry     bool // Check: operands resolved and checked, nothing read or run
+	sizing  bool // Sizes: dry, and each resolved operand recorded in size
 	size    Size
 	name    string  // the word running, for faults
 	dst     Pattern // the last word's destination (wrote)

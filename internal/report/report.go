@@ -66,10 +66,10 @@ type Data struct {
 	RunError string           `json:"run_error,omitempty"`
 	// KernelTimeNS is the kernel time of the run (`neff run`'s, lint's):
 	// the latest subgraph's end, DMA and compute on one clock.
-	KernelTimeNS int64 `json:"kernel_time_ns"`
-	Waits    []Wait           `json:"waits"`
-	Lint     *inspect.Lint    `json:"lint"`
-	Budget   *inspect.Budget  `json:"budget"`
+	KernelTimeNS int64           `json:"kernel_time_ns"`
+	Waits        []Wait          `json:"waits"`
+	Lint         *inspect.Lint   `json:"lint"`
+	Budget       *inspect.Budget `json:"budget"`
 }
 
 // Build gathers the report's data: the analysis and lint of every stream,

@@ -69,20 +69,20 @@ type Params struct {
 	// engine": INFERRED fit of its nine points, 8 ns + bytes / 27.1 B/ns
 	// (65,536 B 2418 ns; 2304 B 93 ns; 33,032 B 1227 ns). trn1 §2.8:
 	// 17.3 B/ns DRAM→SB, 23.8 B/ns SB→DRAM.
-	DataFixedNS             float64
-	RateToSB, RateToHBM     float64
-	ElementDataNS           float64 // per element descriptor: §2.5 "a packet of 64 of them has a data phase of ~2 µs (2062 ns median, ≈ 32 ns per descriptor)"
-	ElementWriteNS          float64 // per element descriptor on the engine's write side: §2.5 "≈ 103 ns per element descriptor per engine" (3785 µs / 36 blocks / 1024)
-	LagToSBNS, LagToHBMNS   int64   // write-done lag of a packet that is not its engine's last of the block: §2.2 "222–291 ns DRAM→SB, 257–302 ns SB→DRAM" (medians 237, 268); trn1 §2.8 94 / 338
-	LastLagNS               int64   // the last packet's (the semaphore write): §2.2 "418–485 ns, independent of size" (median 450); trn1 §2.8 84 (the 4-B semaphore packet)
-	BackToBackNS            int64   // data done → the next packet's start on one engine: §2.2 "median −3.5 ns" (0 here); trn1 §2.8 "88 ns (SP) / 127 ns (Pool)" (107)
-	WriteRateBytesPerNS     float64 // C3: an engine's writes complete one at a time, each taking bytes / this. INFERRED fit of §2.3: two queues of 16 × 4100-B packets a block every ~0.16 µs, "each transfer ~35–41 ns longer than the one before" → (160 + 38) ns for 2 × 4100 B = 41 B/ns
-	HBMWriteRowNS           int64   // C3 on strided DRAM writes: each DRAM row a packet writes holds the write side this long. INFERRED fit of transpose qPoolIO0 (8 rows of 512 B 4 KiB apart per packet): "durations grow steadily from 0.9 to 2.4 µs" at a block every ~0.17 µs
-	HBMReadRowNS            int64   // each DRAM row a packet reads holds the engine's read side: INFERRED fit of transpose qSPIO0 (8-row packets start every ~0.25 µs while a data phase takes 0.16 µs)
-	WriteBuffer             int     // C1/C2: a packet's data phase waits until the engine's packet this many back has written (INFERRED: fits §2.6's reload lag, 28.5 µs ≈ 4 × 6.6-µs element packets)
-	TriggerSPNS             int64   // an SP-issued trigger → its first packet may start: §2.2 "trn2 SP 0.168 → 1.053–1.089" (885–921; 900); trn1 "SP 0.049 → 0.525" (476)
-	TriggerNS               int64   // a Pool- or ACT-issued one's: §2.2 "Pool 6.617 → 7.407, 9.095 → 9.846, 15.712 → 16.494; ACT 8.149 → 8.906" (751–790; 770); trn1 "Pool 8.145 → 8.826, 11.718 → 12.153" (435–681; 558)
-	StaggerHBMNS, StaggerSBNS int64 // engine e of a transfer starts e × this later, by where it reads: §2.2 "spread of the 16 engines' first packet starts ~0.85–0.93 µs for SP-issued blocks (HBM reads), ~0.19–0.41 µs for Pool/ACT-issued ones" → 57 and 14 ns (trn1 1032 / 385 µs spread: 69, 26)
+	DataFixedNS               float64
+	RateToSB, RateToHBM       float64
+	ElementDataNS             float64 // per element descriptor: §2.5 "a packet of 64 of them has a data phase of ~2 µs (2062 ns median, ≈ 32 ns per descriptor)"
+	ElementWriteNS            float64 // per element descriptor on the engine's write side: §2.5 "≈ 103 ns per element descriptor per engine" (3785 µs / 36 blocks / 1024)
+	LagToSBNS, LagToHBMNS     int64   // write-done lag of a packet that is not its engine's last of the block: §2.2 "222–291 ns DRAM→SB, 257–302 ns SB→DRAM" (medians 237, 268); trn1 §2.8 94 / 338
+	LastLagNS                 int64   // the last packet's (the semaphore write): §2.2 "418–485 ns, independent of size" (median 450); trn1 §2.8 84 (the 4-B semaphore packet)
+	BackToBackNS              int64   // data done → the next packet's start on one engine: §2.2 "median −3.5 ns" (0 here); trn1 §2.8 "88 ns (SP) / 127 ns (Pool)" (107)
+	WriteRateBytesPerNS       float64 // C3: an engine's writes complete one at a time, each taking bytes / this. INFERRED fit of §2.3: two queues of 16 × 4100-B packets a block every ~0.16 µs, "each transfer ~35–41 ns longer than the one before" → (160 + 38) ns for 2 × 4100 B = 41 B/ns
+	HBMWriteRowNS             int64   // C3 on strided DRAM writes: each DRAM row a packet writes holds the write side this long. INFERRED fit of transpose qPoolIO0 (8 rows of 512 B 4 KiB apart per packet): "durations grow steadily from 0.9 to 2.4 µs" at a block every ~0.17 µs
+	HBMReadRowNS              int64   // each DRAM row a packet reads holds the engine's read side: INFERRED fit of transpose qSPIO0 (8-row packets start every ~0.25 µs while a data phase takes 0.16 µs)
+	WriteBuffer               int     // C1/C2: a packet's data phase waits until the engine's packet this many back has written (INFERRED: fits §2.6's reload lag, 28.5 µs ≈ 4 × 6.6-µs element packets)
+	TriggerSPNS               int64   // an SP-issued trigger → its first packet may start: §2.2 "trn2 SP 0.168 → 1.053–1.089" (885–921; 900); trn1 "SP 0.049 → 0.525" (476)
+	TriggerNS                 int64   // a Pool- or ACT-issued one's: §2.2 "Pool 6.617 → 7.407, 9.095 → 9.846, 15.712 → 16.494; ACT 8.149 → 8.906" (751–790; 770); trn1 "Pool 8.145 → 8.826, 11.718 → 12.153" (435–681; 558)
+	StaggerHBMNS, StaggerSBNS int64   // engine e of a transfer starts e × this later, by where it reads: §2.2 "spread of the 16 engines' first packet starts ~0.85–0.93 µs for SP-issued blocks (HBM reads), ~0.19–0.41 µs for Pool/ACT-issued ones" → 57 and 14 ns (trn1 1032 / 385 µs spread: 69, 26)
 }
 
 // Trn2 are the constants measured on a trn2 (cayman): hw-timing.
