@@ -56,11 +56,12 @@ type Compute struct {
 	// LdWeights32NS and LdWeightsNS are PE's LDWEIGHTS of fp32 and of
 	// narrower weights: §5 fp32 24.2, 28.3 (26); fp16 105.0, 137.5 (121).
 	LdWeights32NS, LdWeightsNS float64
-	// MatmulColNS is MATMUL's time per moving column per pass: fp32 runs
-	// four passes (fp32_mode), narrower dtypes one. INFERRED fit of §5's
-	// fp32 128 × 420 324.2 ns → 0.193 ns a column a pass (128 × 128: 99;
-	// measured 109, 140). MatmulMinNS is the floor: narrower dtypes stream
-	// behind the next LDWEIGHTS (§5 fp16 22.5–55.8; 35).
+	// MatmulColNS is an fp32 MATMUL's time per moving column per pass (four
+	// passes, fp32_mode). INFERRED fit of §5's fp32 128 × 420 324.2 ns →
+	// 0.193 ns a column a pass (128 × 128: 99; measured 109, 140).
+	// MatmulMinNS is a narrower dtype's, whatever its columns: it streams
+	// behind the next LDWEIGHTS (§5 fp16 128 × 128 55.8, 128 × 420 25.0,
+	// 128 × 444 22.5; 35).
 	MatmulColNS, MatmulMinNS float64
 	// ActTableLoadNS: §5 "ACTIVATION_TABLE_LOAD 1283.3" (every trn2 kernel).
 	ActTableLoadNS float64
@@ -143,11 +144,10 @@ func (c *Compute) NS(engine string, op isa.Opcode, sz Size) int64 {
 		}
 		return round(c.LdWeightsNS)
 	case opMatmul:
-		passes := 1.0
-		if sz.InBytes >= 4 {
-			passes = 4
+		if sz.InBytes < 4 { // one pass: it streams behind the next LDWEIGHTS
+			return round(c.MatmulMinNS)
 		}
-		return round(max(c.MatmulMinNS, passes*c.MatmulColNS*float64(sz.Elems)))
+		return round(max(c.MatmulMinNS, 4*c.MatmulColNS*float64(sz.Elems)))
 	}
 	if sz.Elems <= 0 { // not a compute word the sizes were found for
 		return 0

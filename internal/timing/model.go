@@ -83,10 +83,13 @@ type pend struct {
 // engState is what one DMA engine's next packet depends on.
 type engState struct {
 	data, read, write int64   // data path free (data done of the last packet), read side free, last write done
-	recent            []int64 // the last WriteBuffer packets' write dones, oldest first
+	recent            []write // the packets whose writes may be outstanding, oldest first
 	rr                int     // the queue served last (round robin), -1: none
 	qdata             []int64 // per queue: its last packet's data done here (+1; 0: none)
 }
+
+// write is a packet's write done and its descriptors.
+type write struct{ wd, descs int64 }
 
 // planned is a pending packet's tentative turn.
 type planned struct {
@@ -255,8 +258,15 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 	if pk.hbmReadRows > 0 {
 		start = max(start, st.read)
 	}
-	if p.WriteBuffer > 0 && len(st.recent) >= p.WriteBuffer {
-		start = max(start, st.recent[len(st.recent)-p.WriteBuffer])
+	descs := max(pk.Elements, pk.Rows, 1)
+	if p.WriteBuffer > 0 { // the writes still outstanding may hold WriteBuffer descriptors, this one's included
+		sum := descs
+		for k := len(st.recent) - 1; k >= 0; k-- {
+			if sum += st.recent[k].descs; sum > p.WriteBuffer {
+				start = max(start, st.recent[k].wd)
+				break
+			}
+		}
 	}
 	data := p.DataTime(pk.Bytes, t.To)
 	if pk.Elements > 0 {
@@ -267,10 +277,12 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 	st.data, st.write, st.qdata[q] = dd, wd, dd+1
 	st.read = start + pk.hbmReadRows*p.HBMReadRowNS
 	if p.WriteBuffer > 0 {
-		if len(st.recent) >= p.WriteBuffer {
-			st.recent = append(st.recent[:0], st.recent[1:]...)
+		k := 0 // drop the writes done by this start: they hold nothing
+		for k < len(st.recent) && st.recent[k].wd <= start {
+			k++
 		}
-		st.recent = append(st.recent, wd)
+		st.recent = append(st.recent[:0], st.recent[k:]...)
+		st.recent = append(st.recent, write{wd, descs})
 	}
 	return start, dd, wd
 }
