@@ -159,7 +159,7 @@ func TestNEFFLowerSample(t *testing.T) {
 		"# sg00 sp (sg00/SP.bin)\nwords 3, lowered 1,",
 		"# sg00 pe (sg00/PE.bin)\nwords 12, lowered 0,",
 		"descriptor cost 0.000 µs", // no DMA on PE
-		"kernel time ", // the one kernel time (device.KernelTime), after the streams
+		"kernel time ",             // the one kernel time (device.KernelTime), after the streams
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q", want)
