@@ -397,15 +397,7 @@ func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res
 	if exec == Sim {
 		x.engine = &sim.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core}
 		x.inner, x.at.Regs, st.Clocked = x.engine, &x.engine.Regs, true
-		if opt.EngineTime != nil {
-			times := opt.EngineTime
-			st.WordNS = func(in *isa.Inst) int64 {
-				if computed[in.Opcode()] {
-					return 0
-				}
-				return times[in.Opcode()]
-			}
-		}
+		st.WordNS, st.Given = wordTime(p.Gen, s, opt.EngineTime)
 	} else {
 		r := &ref.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core}
 		x.inner, x.at.Regs = r, &r.Regs

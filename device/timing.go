@@ -1,7 +1,10 @@
 package device
 
 import (
+	"cmp"
+
 	"ndma/dtype"
+	"ndma/internal/compute"
 	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/neff"
@@ -21,7 +24,7 @@ import (
 // the outer sizes; read and written memory (SB for the state-buffer
 // variable, HBM for every other); a cast when the dtypes differ.
 func BlockTransfer(sg *neff.Subgraph, q *neff.Queue, b *neff.Block, engines int) *timing.Transfer {
-	t := &timing.Transfer{Queue: q.Name, Block: b.ID, Engines: max(engines, 1), From: timing.SB, To: timing.SB}
+	t := &timing.Transfer{Queue: q.Name, Block: b.ID, Engines: max(engines, 1), From: timing.SB, To: timing.SB, Issuer: q.Owner}
 	side := func(name string) timing.Mem {
 		if v, ok := sg.Var(name); ok && v.Type == "state-buffer" {
 			return timing.SB
@@ -42,13 +45,13 @@ func BlockTransfer(sg *neff.Subgraph, q *neff.Queue, b *neff.Block, engines int)
 		if len(d.ToSizes) == 0 {
 			continue
 		}
+		elem := int64(1)
+		if dt, err := dtype.FromNEFF(d.ToDtype); err == nil && dt.Size() > 0 {
+			elem = int64(dt.Size())
+		}
 		row, count := d.ToSizes[0], int64(1)
 		if len(d.ToSteps) > 0 && d.ToSteps[0] != 1 { // not contiguous: one element a row
-			size := int64(1)
-			if dt, err := dtype.FromNEFF(d.ToDtype); err == nil && dt.Size() > 0 {
-				size = int64(dt.Size())
-			}
-			row, count = size, max(d.ToSizes[0]/size, 1)
+			row, count = elem, max(d.ToSizes[0]/elem, 1)
 		}
 		for _, s := range d.ToSizes[1:] {
 			if s > 0 && count > (1<<40)/s { // a resolved block is far smaller (MaxRuns): never overflow
@@ -57,12 +60,90 @@ func BlockTransfer(sg *neff.Subgraph, q *neff.Queue, b *neff.Block, engines int)
 			}
 			count *= max(s, 0)
 		}
-		if row > 0 && count > 0 {
-			t.Rows = append(t.Rows, timing.Run{Bytes: row, Count: count})
+		if row <= 0 || count <= 0 {
+			continue
 		}
+		run := timing.Run{Bytes: row, Count: count}
+		// the DRAM side's rows one after another (hw-timing §2.1): its row step is its row bytes
+		dram, sizes, steps := t.From == timing.HBM, d.FromSizes, d.FromSteps
+		if !dram {
+			sizes, steps = d.ToSizes, d.ToSteps
+		}
+		run.Contiguous = (t.From == timing.HBM || t.To == timing.HBM) && contiguous(sizes, steps)
+		// C1: DRAM → DRAM reading one element at a time (hw-timing §2.5)
+		if t.From == timing.HBM && t.To == timing.HBM && len(d.FromSizes) > 0 && d.FromSizes[0] <= elem && !contiguous(d.FromSizes, d.FromSteps) {
+			run.Element = elem
+		}
+		t.Rows = append(t.Rows, run)
 	}
 	return t
 }
 
+// contiguous reports whether a descriptor side's rows follow one another:
+// step 1 within a row and a row step equal to the row's bytes.
+func contiguous(sizes, steps []int64) bool {
+	if len(sizes) == 0 || len(steps) == 0 || steps[0] != 1 {
+		return false
+	}
+	return len(sizes) < 2 || len(steps) < 2 || steps[1] == sizes[0]
+}
+
 // Model is the timing model's constants for gen (timing.For).
 func Model(gen isa.Gen) timing.Params { return timing.For(gen) }
+
+// wordTime is how long each word of stream s holds its engine on a clocked
+// run: the time given for its opcode (Options.EngineTime, `--engine-time`),
+// else the compute model's (timing.Compute: engine, opcode, sizes); the
+// DMA words ndma executes take none (their time is the DMA model's). given
+// says which words' times were given.
+func wordTime(gen isa.Gen, s *Stream, given map[isa.Opcode]int64) (ns func(*isa.Inst) int64, isGiven func(*isa.Inst) bool) {
+	cm := timing.ComputeFor(gen)
+	engine := cmp.Or(s.Key, s.Engine)
+	cache := map[*isa.Inst]int64{}
+	ns = func(in *isa.Inst) int64 {
+		op := in.Opcode()
+		if t, ok := given[op]; ok && !computed[op] {
+			return t
+		}
+		if computed[op] {
+			return 0
+		}
+		if t, ok := cache[in]; ok {
+			return t
+		}
+		sz, _ := compute.Sizes(gen, in)
+		t := cm.NS(engine, op, timing.Size{Parts: sz.Parts, Elems: sz.Elems, InBytes: sz.InBytes})
+		cache[in] = t
+		return t
+	}
+	isGiven = func(in *isa.Inst) bool {
+		_, ok := given[in.Opcode()]
+		return ok && !computed[in.Opcode()]
+	}
+	return ns, isGiven
+}
+
+// ComputeModel is the compute model's constants for gen (timing.ComputeFor).
+func ComputeModel(gen isa.Gen) timing.Compute { return timing.ComputeFor(gen) }
+
+// KernelTime is the kernel time of a NEFF as `ndma neff run` predicts it
+// (issue 32: one time everywhere — lint, lower --stats and report print
+// this): the NEFF run on the engines with the DMA and compute models,
+// compute words for their EVENTS only (the time depends on the words, not
+// on the data), engine times given override the compute model's. It is
+// the latest subgraph's end (each subgraph runs on its own core); err is
+// the run's, with the time up to where it stopped.
+func KernelTime(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, engineTime map[isa.Opcode]int64) (int64, error) {
+	im, err := Load(gen, f, sgs, nil)
+	if err != nil {
+		return 0, err
+	}
+	res, err := im.Run(NEFFOptions{Exec: Sim, DMAOnly: true, EngineTime: engineTime})
+	var ns int64
+	if res != nil {
+		for _, r := range res.Subgraphs {
+			ns = max(ns, r.Stats.TimeNS)
+		}
+	}
+	return ns, err
+}

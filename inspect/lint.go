@@ -101,19 +101,23 @@ const FirstPlaces = 3
 
 // Lint is the report of `ndma neff lint`.
 type Lint struct {
-	Target      string      `json:"target"`
-	CostModel   string      `json:"cost_model"`
-	Words       int         `json:"words"`
-	Descriptors int         `json:"descriptors"`
-	Bytes       uint64      `json:"bytes"`
-	Histogram   Histogram   `json:"histogram"`
-	FixedNS     int64       `json:"fixed_ns"`
-	TransferNS  int64       `json:"transfer_ns"`
-	Overhead    float64     `json:"overhead_share"`
-	Queues      []QueueLint `json:"queues"`
-	Findings    []Finding   `json:"findings"`
-	Problems    []string    `json:"problems"`
-	Budget      *Budget     `json:"budget"` // null where the caller leaves it out (neff report's lint)
+	Target      string    `json:"target"`
+	CostModel   string    `json:"cost_model"`
+	Words       int       `json:"words"`
+	Descriptors int       `json:"descriptors"`
+	Bytes       uint64    `json:"bytes"`
+	Histogram   Histogram `json:"histogram"`
+	FixedNS     int64     `json:"fixed_ns"`
+	TransferNS  int64     `json:"transfer_ns"`
+	Overhead    float64   `json:"overhead_share"`
+	// KernelTimeNS is the kernel time `neff run` predicts (device.KernelTime,
+	// docs/sim.md): the one time every tool prints; FixedNS and TransferNS
+	// split the descriptors' cost, words one after another.
+	KernelTimeNS int64       `json:"kernel_time_ns"`
+	Queues       []QueueLint `json:"queues"`
+	Findings     []Finding   `json:"findings"`
+	Problems     []string    `json:"problems"`
+	Budget       *Budget     `json:"budget"` // null where the caller leaves it out (neff report's lint)
 }
 
 // Finding kinds, in the order they print.

@@ -1,8 +1,9 @@
-// Command mkhwneff writes the two kernels of ../shared/spec/hw-timing.md as
-// synthetic NEFFs of their DMA structure (internal/neffgen): the vector add
-// and the 1024 × 1024 transpose, for `ndma neff run` and bench/timing.sh.
+// Command mkhwneff writes the training kernels of ../shared/spec/hw-timing.md
+// that ndma builds as synthetic NEFFs of their structure (internal/neffgen):
+// the vector add (trn2 and trn1) and the 1024 × 1024 transpose, for `ndma
+// neff run` and bench/timing.sh.
 //
-//	go run ./bench/mkhwneff DIR    # writes DIR/vector_add.neff, DIR/transpose.neff
+//	go run ./bench/mkhwneff DIR    # writes DIR/vector_add.neff, DIR/vector_add_trn1.neff, DIR/transpose.neff
 package main
 
 import (
@@ -19,8 +20,9 @@ func main() {
 		os.Exit(2)
 	}
 	for name, p := range map[string]*neffgen.Program{
-		"vector_add.neff": neffgen.HWVectorAdd("cayman"),
-		"transpose.neff":  neffgen.HWTranspose("cayman"),
+		"vector_add.neff":      neffgen.HWVectorAdd("cayman"),
+		"transpose.neff":       neffgen.HWTranspose("cayman"),
+		"vector_add_trn1.neff": neffgen.HWVectorAdd("sunda"),
 	} {
 		b, err := p.Build()
 		if err == nil {

@@ -427,13 +427,13 @@ func runNEFFCheck(e *env, args []string) error {
 // resolves it (variables placed once for the device, 0xd4 words relocated,
 // 0xc1 triggers fired) and lowered like `ndma lower`; the listing shows the
 // DGE data-movement words (--all: every word).
-func runNEFFLower(e *env, args []string) error {
+func runNEFFLower(e *env, args []string) (err error) {
 	cl := newCmdLine(e, "neff lower", "FILE", "", "generation (default: the kelf's target)")
 	stats := cl.fs.Bool("stats", false, "per engine: words, descriptors, bytes and runs instead of the listing")
 	sub, eng := streamFlags(cl)
 	all := cl.fs.Bool("all", false, "list every word, also those the DGE does not move")
 	asJSON := cl.fs.Bool("json", false, "print each stream's lowered words (with --stats: only its counts) as JSON (docs/json.md)")
-	path, gen, _, sgs, err := openNEFF(e, cl, args)
+	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
@@ -458,6 +458,14 @@ func runNEFFLower(e *env, args []string) error {
 		e.stdout = bw
 	}
 	var buf []byte
+	if *stats { // the one kernel time, after the streams
+		defer func() {
+			if err == nil {
+				ns, kerr := device.KernelTime(gen, f, sgs, nil)
+				printKernelTime(e.stdout, ns, kerr)
+			}
+		}()
+	}
 	// stream by stream: each is resolved, lowered and dropped before the next (a stream's steps are 2 KiB a word)
 	empty := 0
 	err = eachStream(gen, sgs, place, keep, func(st *neffStream) error {
@@ -485,7 +493,7 @@ func runNEFFLower(e *env, args []string) error {
 		fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
 		t.grouped = true
 		printStats(e, t)
-		fmt.Fprintf(e.stdout, "estimated DMA time %.3f µs (the words one after another; cost model of docs/sim.md)\n", float64(t.c.EstimatedNS)/1000)
+		fmt.Fprintf(e.stdout, "descriptor cost %.3f µs (the words one after another; not the kernel time, which the summary line gives)\n", float64(t.c.EstimatedNS)/1000)
 		printQueueStats(e, t)
 		return nil
 	})

@@ -7,6 +7,7 @@ import (
 	"io"
 	"strings"
 
+	"ndma/device"
 	"ndma/inspect"
 )
 
@@ -19,7 +20,7 @@ func runNEFFLint(e *env, args []string) error {
 	cl := newCmdLine(e, "neff lint", "FILE", "", "generation (default: the kelf's target)")
 	sub, eng := streamFlags(cl)
 	asJSON := cl.fs.Bool("json", false, "print the lint as JSON (docs/json.md)")
-	path, gen, _, sgs, err := openNEFF(e, cl, args)
+	path, gen, f, sgs, err := openNEFF(e, cl, args)
 	if err != nil {
 		return err
 	}
@@ -28,6 +29,8 @@ func runNEFFLint(e *env, args []string) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	l := inspect.LintOf(a)
+	kernelNS, kerr := device.KernelTime(gen, f, sgs, nil)
+	l.KernelTimeNS = kernelNS
 	if *sub == "" && *eng == "" {
 		l.Budget, err = inspect.BudgetFrom(a)
 	} else {
@@ -42,6 +45,7 @@ func runNEFFLint(e *env, args []string) error {
 		}
 	} else {
 		printLint(e.stdout, path, l)
+		printKernelTime(e.stdout, kernelNS, kerr)
 	}
 	if n := len(l.Budget.Problems); n > 0 { // findings advise; a budget the load would break fails
 		return failed{fmt.Sprintf("%s: %d budget problems", path, n)}
@@ -74,7 +78,7 @@ func printLint(w io.Writer, path string, l *inspect.Lint) {
 		row(q.Subgraph+" "+q.Engine+" "+name, q.Words, q.Descriptors, q.Bytes, q.Histogram, q.MinBytesPerPartition, q.MeanBytesPerPartition, q.FixedNS, q.TransferNS, q.OverheadShare)
 	}
 	row("total", l.Words, l.Descriptors, l.Bytes, l.Histogram, 0, 0, l.FixedNS, l.TransferNS, l.Overhead)
-	fmt.Fprintf(w, "estimated DMA time %s µs: %s µs fixed overhead, %s µs transfer (%.1f%% overhead; the words one after another)\n", us(l.FixedNS+l.TransferNS), us(l.FixedNS), us(l.TransferNS), 100*l.Overhead)
+	fmt.Fprintf(w, "descriptor cost %s µs: %s µs fixed overhead, %s µs transfer (%.1f%% overhead; the words one after another, not the kernel time)\n", us(l.FixedNS+l.TransferNS), us(l.FixedNS), us(l.TransferNS), 100*l.Overhead)
 	for _, f := range l.Findings {
 		fmt.Fprintf(w, "finding %s: %d words: %s; first: %s; fix: %s\n", f.Kind, f.Count, f.Detail, joinPlaces(f.First), f.Fix)
 	}
@@ -84,6 +88,16 @@ func printLint(w io.Writer, path string, l *inspect.Lint) {
 	if l.Budget != nil {
 		printBudget(w, l.Budget)
 	}
+}
+
+// printKernelTime is the kernel time line lint and lower --stats print:
+// `neff run`'s prediction (device.KernelTime), or why there is none.
+func printKernelTime(w io.Writer, ns int64, err error) {
+	if err != nil {
+		fmt.Fprintf(w, "kernel time: the run stops (%v) at %s µs\n", err, us(ns))
+		return
+	}
+	fmt.Fprintf(w, "kernel time %s µs (DMA and compute on one clock, as `ndma neff run` predicts: docs/sim.md \"Kernel time\")\n", us(ns))
 }
 
 // printBudget is the load-time budget as text (lint and info).

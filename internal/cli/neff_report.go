@@ -15,7 +15,13 @@ func runNEFFReport(e *env, args []string) error {
 	cl := newCmdLine(e, "neff report", "FILE", "", "generation (default: the kelf's target)")
 	outPath := cl.fs.String("o", "", "the HTML file to write (required unless --json)")
 	asJSON := cl.fs.Bool("json", false, "print the report's data as JSON (docs/json.md) instead of writing the page")
+	var engineTimes multi
+	cl.fs.Var(&engineTimes, "engine-time", engineTimeHelp)
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
+	if err != nil {
+		return err
+	}
+	times, err := parseEngineTimes(engineTimes)
 	if err != nil {
 		return err
 	}
@@ -29,7 +35,7 @@ func runNEFFReport(e *env, args []string) error {
 			return fmt.Errorf("-o: %w", err)
 		}
 	}
-	d, err := report.Build(gen, f, sgs, path)
+	d, err := report.BuildWith(gen, f, sgs, path, times)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

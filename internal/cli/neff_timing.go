@@ -27,7 +27,7 @@ type neffTiming struct {
 
 func addNEFFTimingFlags(cl *cmdLine) *neffTiming {
 	nt := &neffTiming{}
-	cl.fs.Var(&nt.engineTimes, "engine-time", "OPCODE=DURATION: how long a non-DMA word (compute, control) takes its engine (TENSOR_TENSOR=1.2us, 0x41=1200ns); repeatable; default 0")
+	cl.fs.Var(&nt.engineTimes, "engine-time", engineTimeHelp)
 	nt.asJSON = cl.fs.Bool("json", false, "print the run as JSON: every transfer with its queue, block, bytes and window (docs/json.md)")
 	nt.packets = cl.fs.Bool("packets", false, "with --json: every transfer's packets, with their DMA engine and times")
 	return nt
@@ -36,8 +36,30 @@ func addNEFFTimingFlags(cl *cmdLine) *neffTiming {
 // begin checks the timing flags; under --json the human report of e goes
 // nowhere and the JSON to e's stdout.
 func (nt *neffTiming) begin(e *env) (*env, error) {
-	nt.times = map[isa.Opcode]int64{}
-	for _, s := range nt.engineTimes {
+	times, err := parseEngineTimes(nt.engineTimes)
+	if err != nil {
+		return nil, err
+	}
+	nt.times = times
+	if *nt.packets && !*nt.asJSON {
+		return nil, usagef("--packets lists the packets in the JSON: give --json too")
+	}
+	nt.stdout = e.stdout
+	if !*nt.asJSON {
+		return e, nil
+	}
+	h := *e
+	h.stdout = io.Discard
+	return &h, nil
+}
+
+// engineTimeHelp is --engine-time's usage (neff run, neff report).
+const engineTimeHelp = "OPCODE=DURATION: how long a non-DMA word (compute, control) takes its engine, instead of the compute model's time (TENSOR_TENSOR=1.2us, 0x41=1200ns); repeatable"
+
+// parseEngineTimes is the --engine-time values as times by opcode.
+func parseEngineTimes(list []string) (map[isa.Opcode]int64, error) {
+	times := map[isa.Opcode]int64{}
+	for _, s := range list {
 		name, dur, ok := strings.Cut(s, "=")
 		if !ok || name == "" || dur == "" {
 			return nil, usagef("--engine-time %q: want OPCODE=DURATION (TENSOR_TENSOR=1.2us)", s)
@@ -56,21 +78,12 @@ func (nt *neffTiming) begin(e *env) (*env, error) {
 		if err != nil {
 			return nil, usagef("--engine-time %q: %v", s, err)
 		}
-		if _, twice := nt.times[d.Opcode]; twice {
+		if _, twice := times[d.Opcode]; twice {
 			return nil, usagef("--engine-time %q: %s is given twice", s, d.Mnemonic())
 		}
-		nt.times[d.Opcode] = ns
+		times[d.Opcode] = ns
 	}
-	if *nt.packets && !*nt.asJSON {
-		return nil, usagef("--packets lists the packets in the JSON: give --json too")
-	}
-	nt.stdout = e.stdout
-	if !*nt.asJSON {
-		return e, nil
-	}
-	h := *e
-	h.stdout = io.Discard
-	return &h, nil
+	return times, nil
 }
 
 // resolvedToDMA are the pseudo words a NEFF run resolves into DMA words
@@ -117,7 +130,7 @@ func (nt *neffTiming) assumption() string {
 	if len(parts) == 0 {
 		other = "every word"
 	}
-	parts = append(parts, other+" of the compute and control engines 0 (assumed: --engine-time gives it)")
+	parts = append(parts, other+" of the compute and control engines by the compute model (engine, opcode, sizes: docs/sim.md \"Compute time\")")
 	return "engine times: " + strings.Join(parts, ", ")
 }
 
@@ -147,7 +160,55 @@ func printNEFFTiming(e *env, nt *neffTiming, res *device.NEFFResult) {
 			fmt.Fprintf(e.stdout, "  %s queue %s: %d transfers, window %.3f–%.3f µs (%.3f µs), median transfer %.3f µs\n",
 				r.Name, q.name, q.n, float64(q.start)/1000, float64(q.end)/1000, float64(q.end-q.start)/1000, q.median/1000)
 		}
+		printLimits(e.stdout, r.Name, &r.Stats)
 	}
+}
+
+// printLimits is what limited a subgraph's run (docs/sim.md "What limits
+// the kernel"): per engine and queue its busy and waiting shares of the
+// kernel time and whom it waited on, then the critical path.
+func printLimits(w io.Writer, sg string, st *sched.Stats) {
+	if st.TimeNS <= 0 || len(st.Lanes) == 0 {
+		return
+	}
+	pct := func(ns int64) float64 { return 100 * float64(ns) / float64(st.TimeNS) }
+	fmt.Fprintf(w, "  %s kernel time %.3f µs; per engine and queue: busy, waiting on a semaphore (on whom), on the critical path\n", sg, float64(st.TimeNS)/1000)
+	for _, l := range st.Lanes {
+		kind, unit := "engine", "words"
+		if l.Queue {
+			kind, unit = "queue", "transfers"
+		}
+		fmt.Fprintf(w, "    %-6s %-18s %5d %-9s busy %5.1f %%  waits %5.1f %%%s  critical %5.1f %%\n",
+			kind, strings.TrimPrefix(l.Name, sg+" "), l.Words, unit, pct(l.BusyNS), pct(l.WaitNS), waitOn(l, sg, pct), pct(l.CriticalNS))
+	}
+	var path []string
+	for _, s := range st.Critical {
+		path = append(path, fmt.Sprintf("%s %.3f–%.3f", strings.TrimPrefix(s.Lane, sg+" "), float64(s.FromNS)/1000, float64(s.ToNS)/1000))
+	}
+	if len(path) > 12 { // the head and the tail: where it starts and what ends it
+		path = append(append(path[:4:4], fmt.Sprintf("… %d more …", len(path)-10)), path[len(path)-6:]...)
+	}
+	fmt.Fprintf(w, "    critical path (µs): %s\n", strings.Join(path, " → "))
+}
+
+// waitOn is " (on ACT 23 %, qSPIO0 4 %)": whom a lane waited on, most first.
+func waitOn(l sched.Lane, sg string, pct func(int64) float64) string {
+	if len(l.WaitOn) == 0 {
+		return ""
+	}
+	names := make([]string, 0, len(l.WaitOn))
+	for k := range l.WaitOn {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(a, b int) bool {
+		x, y := l.WaitOn[names[a]], l.WaitOn[names[b]]
+		return x > y || x == y && names[a] < names[b]
+	})
+	parts := make([]string, len(names))
+	for i, k := range names {
+		parts[i] = fmt.Sprintf("%s %.1f %%", strings.TrimPrefix(k, sg+" "), pct(l.WaitOn[k]))
+	}
+	return " (on " + strings.Join(parts, ", ") + ")"
 }
 
 // queueWindow is one queue's timed transfers in a schedule.
@@ -206,6 +267,30 @@ type runJSON struct {
 	// Sources are the compute words whose SBUF results each output's DMA words read.
 	Sources  map[string][]string `json:"sources"`
 	Warnings []string            `json:"warnings"`
+	// Limits are, per engine stream and DMA queue, what limited the run
+	// (clocked runs; docs/sim.md "What limits the kernel"); Critical the
+	// critical path.
+	Limits   []limitJSON   `json:"limits"`
+	Critical []segmentJSON `json:"critical_path"`
+}
+
+type limitJSON struct {
+	Subgraph   string           `json:"subgraph"`
+	Lane       string           `json:"lane"` // "SP", "qSPIO0"
+	Kind       string           `json:"kind"` // "engine" or "queue"
+	Count      int              `json:"count"`
+	BusyNS     int64            `json:"busy_ns"`
+	WaitNS     int64            `json:"wait_ns"`
+	WaitOnNS   map[string]int64 `json:"wait_on_ns"`
+	CriticalNS int64            `json:"critical_ns"`
+}
+
+type segmentJSON struct {
+	Subgraph string `json:"subgraph"`
+	Lane     string `json:"lane"`
+	FromNS   int64  `json:"from_ns"`
+	ToNS     int64  `json:"to_ns"`
+	Count    int    `json:"count"`
 }
 
 // placedJSON is one variable of the run and the address it ran at
@@ -258,7 +343,8 @@ func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFR
 	if !*nt.asJSON {
 		return
 	}
-	out := runJSON{Status: "ok", Exec: exec, EngineTimes: map[string]int64{}, Transfers: []transferJSON{}, Variables: placedVars(im), NotComputed: map[string]int{}, Sources: map[string][]string{}, Warnings: []string{}}
+	out := runJSON{Status: "ok", Exec: exec, EngineTimes: map[string]int64{}, Transfers: []transferJSON{}, Variables: placedVars(im), NotComputed: map[string]int{}, Sources: map[string][]string{}, Warnings: []string{},
+		Limits: []limitJSON{}, Critical: []segmentJSON{}}
 	if runErr != nil {
 		out.Status, out.Error = "error", runErr.Error()
 	}
@@ -283,6 +369,20 @@ func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFR
 			out.Warnings = append(out.Warnings, r.Stats.Warnings...)
 			for _, mv := range r.Stats.Schedule {
 				out.Transfers = append(out.Transfers, transferOf(r.Name, mv, res.Clocked, ends))
+			}
+			trim := func(s string) string { return strings.TrimPrefix(s, r.Name+" ") }
+			for _, l := range r.Stats.Lanes {
+				lj := limitJSON{Subgraph: r.Name, Lane: trim(l.Name), Kind: "engine", Count: l.Words, BusyNS: l.BusyNS, WaitNS: l.WaitNS, WaitOnNS: map[string]int64{}, CriticalNS: l.CriticalNS}
+				if l.Queue {
+					lj.Kind = "queue"
+				}
+				for k, v := range l.WaitOn {
+					lj.WaitOnNS[trim(k)] = v
+				}
+				out.Limits = append(out.Limits, lj)
+			}
+			for _, sg := range r.Stats.Critical {
+				out.Critical = append(out.Critical, segmentJSON{r.Name, trim(sg.Lane), sg.FromNS, sg.ToNS, sg.Words})
 			}
 		}
 	}

@@ -115,7 +115,9 @@ type Engine struct {
 	pe    peArray
 	table uint8 // ACT's resident function set (ACTIVATION_TABLE_LOAD)
 
-	dry     bool    // Check: operands resolved and checked, nothing read or run
+	dry     bool // Check: operands resolved and checked, nothing read or run
+	sizing  bool // Sizes: dry, and each resolved operand recorded in size
+	size    Size
 	name    string  // the word running, for faults
 	dst     Pattern // the last word's destination (wrote)
 	wrote   bool
@@ -196,4 +198,28 @@ func Check(g isa.Gen, in *isa.Inst) error {
 	e := New(g)
 	e.dry = true
 	return e.Exec(nil, in)
+}
+
+// Size is what a compute word works on, for its time (internal/timing's
+// compute model): the most partitions and elements per partition any of
+// its operands enumerates, and its first operand's element bytes.
+type Size struct {
+	Parts   int
+	Elems   int64
+	InBytes int
+}
+
+// Sizes resolves word in's operands as Check does (nothing read or run)
+// and returns their sizes; false for a word Exec does not run or would
+// refuse.
+func Sizes(g isa.Gen, in *isa.Inst) (Size, bool) {
+	if !Runs(in) {
+		return Size{}, false
+	}
+	e := New(g)
+	e.dry, e.sizing = true, true
+	if err := e.Exec(nil, in); err != nil {
+		return Size{}, false
+	}
+	return e.size, true
 }

@@ -87,9 +87,12 @@ type Data struct {
 	Streams  []inspect.Stream `json:"streams"`
 	Schedule []Schedule       `json:"schedule"`
 	RunError string           `json:"run_error"` // "" when the run went through
-	Waits    []Wait           `json:"waits"`
-	Lint     *inspect.Lint    `json:"lint"`
-	Budget   *inspect.Budget  `json:"budget"`
+	// KernelTimeNS is the kernel time of the run (`neff run`'s, lint's):
+	// the latest subgraph's end, DMA and compute on one clock.
+	KernelTimeNS int64           `json:"kernel_time_ns"`
+	Waits        []Wait          `json:"waits"`
+	Lint         *inspect.Lint   `json:"lint"`
+	Budget       *inspect.Budget `json:"budget"`
 }
 
 // Build gathers the report's data: the analysis and lint of every stream,
@@ -97,6 +100,12 @@ type Data struct {
 // on the engines (device.Load with `neff run`'s deterministic inputs; a run
 // that stops keeps the schedule up to there and says why).
 func Build(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string) (*Data, error) {
+	return BuildWith(gen, f, sgs, file, nil)
+}
+
+// BuildWith is Build with the engine times given (`--engine-time`: they
+// override the compute model's, as in `neff run`).
+func BuildWith(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string, engineTime map[isa.Opcode]int64) (*Data, error) {
 	p, err := device.FromNEFF(f, sgs, gen)
 	if err != nil {
 		return nil, err
@@ -118,13 +127,14 @@ func Build(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string) (*Data, 
 	if err != nil {
 		return nil, err
 	}
-	res, runErr := im.Run(device.NEFFOptions{Exec: device.Sim})
+	res, runErr := im.Run(device.NEFFOptions{Exec: device.Sim, EngineTime: engineTime})
 	if runErr != nil {
 		d.RunError = runErr.Error()
 	}
 	if res != nil {
 		for _, r := range res.Subgraphs {
 			s := Schedule{Subgraph: r.Name, TimeNS: r.Stats.TimeNS, Transfers: []Transfer{}}
+			d.KernelTimeNS = max(d.KernelTimeNS, r.Stats.TimeNS)
 			for _, mv := range r.Stats.Schedule {
 				q := queueOf[fmt.Sprintf("%s %d", mv.Stream, mv.Offset)]
 				en := strings.ToLower(strings.TrimPrefix(mv.Stream, r.Name+" "))
@@ -133,6 +143,7 @@ func Build(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string) (*Data, 
 			d.Schedule = append(d.Schedule, s)
 		}
 	}
+	d.Lint.KernelTimeNS = d.KernelTimeNS
 	d.Waits = waitGraph(gen, sgs, a)
 	return d, nil
 }

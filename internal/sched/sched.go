@@ -115,6 +115,9 @@ type Stream struct {
 	// user): the stream's next word waits for it, and its semaphore
 	// updates land at its end. 0: at once.
 	WordNS func(in *isa.Inst) int64
+	// Given, when set, says which words' times WordNS has from the user
+	// (--engine-time) rather than the compute model (the timeline says so).
+	Given func(in *isa.Inst) bool
 }
 
 // Moved is one entry of the DMA schedule: which word moved what, when.
@@ -144,6 +147,9 @@ type Writer struct {
 	Stream string
 	Offset int
 	Word   string
+
+	lane string // the engine stream or DMA queue whose work it is (the summary's)
+	node int    // its node on the run's dependency graph (critical path)
 }
 
 // Deadlock is a run in which no stream can progress.
@@ -165,6 +171,10 @@ type Stats struct {
 	PeakInFlight           int      // the most DMAs in flight at one time
 	RaceScans              int64    // DMAs in flight the race check compared a word with: its cost, which the lane skip keeps linear in the words
 	Schedule               []Moved  // every step with a Note, in issue order
+	// Lanes are what limited each engine stream and DMA queue of a clocked
+	// run (summary.go); Critical the critical path, first segment first.
+	Lanes    []Lane
+	Critical []Segment
 }
 
 // completion is a DMA's semaphore changes, due at a simulated time.
@@ -180,6 +190,7 @@ type completion struct {
 	stream  int
 	queues  []int // the DMA engines it used: a stream's DMAs sharing one are ordered
 	compute bool  // a compute word's end (Stream.WordNS), not a DMA
+	timed   int   // 1 + the timing model's transfer id (0: not timed by it): its time follows the model's End
 }
 
 // Run executes the streams to completion (nil), to a fault, or to a deadlock.
@@ -210,6 +221,18 @@ type runner struct {
 	busy     map[[2]int]int64 // (stream, DMA engine) → when that queue drains: each stream has its own queue on every DMA engine (INFERRED), so its DMAs there run in order
 	seq      int
 	inFlight int // the DMAs among pending (not compute words)
+
+	sum   summary   // what limited each lane (summary.go)
+	timed []timedTx // the transfers the model times, patched once it has finished
+}
+
+// timedTx is a transfer the packet-level model times: where its issue left
+// its marks (the schedule entry, the timeline's span, its node), patched
+// with the model's final times at the end of the run.
+type timedTx struct {
+	id, moved, tlEvent, node, stream int
+	core                             int
+	t                                *timing.Transfer
 }
 
 // done is whether stream i has run its last step.
@@ -296,6 +319,8 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 	}
 	r := &runner{streams: streams, tl: opt.Timeline, coreOf: map[*mem.Memory]int{}, order: map[*mem.Memory]int{}, writers: map[[2]int]Writer{}, st: &st, wrapped: map[[2]int]bool{},
 		opt: opt, pos: make([]int, len(streams)), free: make([]int64, len(streams)), why: make([]error, len(streams)), busy: map[[2]int]int64{}}
+	r.sum.init(streams)
+	defer r.finish()
 	for _, s := range streams {
 		if _, ok := r.coreOf[s.Mem]; !ok {
 			r.coreOf[s.Mem], r.order[s.Mem] = s.Core, len(r.order)
@@ -360,35 +385,52 @@ func (r *runner) turn(i int) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, err)
 	}
-	w := Writer{s.Name, step.Offset, name}
+	w := Writer{Stream: s.Name, Offset: step.Offset, Word: name, lane: s.Name}
+	waited := r.sum.issued(r, i, step)
 	cost := eff.CostNS
-	var timed *timing.Result
+	timedID := -1
 	if r.opt.Timing != nil && step.Transfer != nil && s.Clocked { // the packet-level model times the block
-		res, terr := r.opt.Timing.Fire(step.Transfer, r.now)
+		id, terr := r.opt.Timing.Fire(step.Transfer, r.now)
 		if terr != nil {
 			return false, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, terr)
 		}
-		timed, cost = &res, max(res.EndNS-r.now, 1)
+		timedID, cost = id, max(r.opt.Timing.End(id)-r.now, 1)
+		r.retime()
 	}
-	compute := false
-	if cost == 0 && s.Clocked && s.WordNS != nil {
-		if d := s.WordNS(&step.Word); d > 0 { // a compute word: its engine is busy, its updates land at its end
-			cost, compute, r.free[i] = d, true, r.now+d
+	compute, hold := false, int64(0)
+	if s.Clocked && s.WordNS != nil {
+		if d := s.WordNS(&step.Word); d > 0 { // the word holds its engine: a compute word, a trigger's issue
+			hold, r.free[i] = d, r.now+d
+			if cost == 0 { // a compute word: its updates land at its end
+				cost, compute = d, true
+			}
+		}
+	}
+	w.node = r.sum.node(i, s.Name, r.now, r.now+hold, waited)
+	if step.Queue != "" && cost > 0 && !compute {
+		w.lane = step.Queue
+		w.node = r.sum.dmaNode(step.Queue, w.node, r.now, r.now+cost)
+		if timedID >= 0 {
+			r.timed = append(r.timed, timedTx{id: timedID, moved: -1, tlEvent: -1, node: w.node, stream: i, core: s.Core, t: step.Transfer})
 		}
 	}
 	if tl := r.tl; tl != nil {
 		if compute {
 			tl.word(i, step.Offset, name, r.now, 0, 0, 0)
-			tl.span(i, step.Offset, name, r.now, cost)
+			how := "the compute model (timing.Compute)"
+			if s.Given != nil && s.Given(&step.Word) {
+				how = "given (--engine-time)"
+			}
+			tl.span(i, step.Offset, name, r.now, cost, how)
 		} else {
 			tl.word(i, step.Offset, name, r.now, cost, eff.Descriptors, eff.Bytes)
-		}
-		if timed != nil {
-			tl.packets(s.Core, step.Transfer, timed.Packets)
+			if timedID >= 0 {
+				r.timed[len(r.timed)-1].tlEvent = len(tl.Events) - 1
+			}
 		}
 	}
 	if cost > 0 {
-		cost = r.inFlightUntil(i, &eff, w, cost, timed != nil, compute)
+		cost = r.inFlightUntil(i, &eff, w, cost, timedID, compute)
 	} else {
 		if len(r.pending) > 0 && (len(eff.Writes) > 0 || len(eff.Reads) > 0) { // a word done at issue (TENSOR_LOAD, TENSOR_STORE) against the DMAs in flight
 			r.checkRaces(i, &completion{core: s.Core, hbm: s.Mem.HBM(), writer: w, stream: i, queues: eff.Queues, writes: spans(eff.Writes), reads: spans(eff.Reads)})
@@ -398,8 +440,9 @@ func (r *runner) turn(i int) (bool, error) {
 	if step.Note != "" {
 		mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
 			Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now, Transfer: step.Transfer, Run: step.Words()}
-		if timed != nil {
-			mv.Timed, mv.Block, mv.Bytes, mv.StartNS, mv.Packets = true, step.Transfer.Block, timed.Bytes, timed.StartNS, timed.Packets
+		if timedID >= 0 {
+			mv.Timed, mv.Block = true, step.Transfer.Block
+			r.timed[len(r.timed)-1].moved = len(st.Schedule)
 		}
 		st.Schedule = append(st.Schedule, mv)
 	}
@@ -440,10 +483,10 @@ func issueStep(s *Stream, step *Step) (control.Effect, error) {
 // (events, and an EVENTS update "after the reads", land at issue), its
 // writes checked against the others in flight. It returns the cost from
 // now, a queue busy with the stream's earlier DMA included.
-func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64, timed, compute bool) int64 {
+func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64, timedID int, compute bool) int64 {
 	s := r.streams[i]
 	start := r.now
-	if !timed && !compute {
+	if timedID < 0 && !compute {
 		for _, q := range eff.Queues { // a queue busy with an earlier DMA delays this one
 			start = max(start, r.busy[[2]int{i, q}])
 		}
@@ -453,7 +496,7 @@ func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64,
 	}
 	cost += start - r.now
 	c := completion{at: r.now + cost, seq: r.seq, core: s.Core, hbm: s.Mem.HBM(), writer: w, stream: i, queues: eff.Queues,
-		writes: spans(eff.Writes), reads: spans(eff.Reads), compute: compute}
+		writes: spans(eff.Writes), reads: spans(eff.Reads), compute: compute, timed: timedID + 1}
 	r.checkRaces(i, &c)
 	r.seq++
 	var now []control.Change
@@ -472,9 +515,9 @@ func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64,
 	r.lanes.add(&c, 1)
 	if !compute {
 		r.near.add(&c)
-	}
-	if !compute {
-		r.st.Busy[i] += cost
+		if timedID < 0 { // a timed transfer's is counted once the model has finished
+			r.st.Busy[i] += cost
+		}
 		r.inFlight++
 		r.st.PeakInFlight = max(r.st.PeakInFlight, r.inFlight)
 	}

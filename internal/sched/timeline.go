@@ -56,10 +56,11 @@ func (tl *Timeline) word(i, off int, name string, now, cost int64, descs int, by
 // engineTrack is the tid offset of the DMA engine tracks.
 const engineTrack = 2000
 
-// span is a compute word's time on its engine (Stream.WordNS).
-func (tl *Timeline) span(i, off int, name string, now, cost int64) {
+// span is a compute word's time on its engine (Stream.WordNS), and where
+// that time comes from.
+func (tl *Timeline) span(i, off int, name string, now, cost int64, how string) {
 	tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(now) / 1000, Dur: float64(cost) / 1000, Pid: tl.core(i), Tid: i,
-		Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "engine time": "given (Options.EngineTime)"}})
+		Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "engine time": how}})
 }
 
 // packets draws a timed transfer's packets on their DMA engines' tracks:

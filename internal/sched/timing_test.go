@@ -73,7 +73,7 @@ func TestWordTime(t *testing.T) {
 func TestTransferTimed(t *testing.T) {
 	m := mem.New(isa.Cayman)
 	tr := &timing.Transfer{Queue: "qSPIO0", Block: 0, Engines: 16, From: timing.HBM, To: timing.SB, Rows: []timing.Run{{Bytes: 4000, Count: 128}}}
-	want, err := timing.New(timing.Trn2()).Fire(tr, 0)
+	want, err := timing.Time(timing.Trn2(), tr, 0, false)
 	if err != nil {
 		t.Fatal(err)
 	}

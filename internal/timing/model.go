@@ -1,6 +1,9 @@
 package timing
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // Mem is where one side of a transfer is: HBM or a core's SBUF.
 type Mem uint8
@@ -12,22 +15,30 @@ const (
 
 func (m Mem) String() string { return [...]string{"HBM", "SB"}[m] }
 
-// Run is Count rows of Bytes contiguous written bytes each (a descriptor's
-// innermost run on the written side, repeated over its outer dimensions).
+// Run is one descriptor of a block as the engines see it: Count rows of
+// Bytes contiguous bytes each (the innermost run of the written side,
+// repeated over its outer dimensions). Contiguous: on the DRAM side the
+// rows follow one another (row stride = row bytes), so an engine's share
+// is one stretch of DRAM (hw-timing §2.1). Element > 0: the copy reads one
+// element of that many bytes at a time (DRAM → DRAM with an innermost run
+// of one element: C1), one descriptor per element.
 type Run struct {
 	Bytes, Count int64
+	Contiguous   bool
+	Element      int64
 }
 
-// Transfer is one dma[] block as the engines see it: its rows in order,
-// where it reads and writes, and how many engines its queue spreads it
-// over.
+// Transfer is one dma[] block as the engines see it: its descriptors in
+// order, where it reads and writes, and how many engines its queue
+// spreads it over.
 type Transfer struct {
 	Queue    string
 	Block    int
 	Engines  int // the queue's num_queues (0: Params.Engines)
 	From, To Mem
 	Rows     []Run
-	Cast     bool // a cast (dtypes differ): one row a packet, the semaphore its own packet
+	Cast     bool   // a cast (dtypes differ): one row a packet, the semaphore its own packet
+	Issuer   string // the engine whose trigger fires it (the queue's owner: "sp", "pool", "act")
 }
 
 // Bytes is the data the transfer writes (its rows).
@@ -40,12 +51,17 @@ func (t *Transfer) Bytes() int64 {
 }
 
 // Packet is one DMA packet as the model runs it: its engine, bytes (the
-// semaphore write included), the rows it holds, and its three times, as
-// hw-timing's profiles give them (start, data done, write done).
+// semaphore write included), the rows (or element descriptors) it holds,
+// and its three times, as hw-timing's profiles give them (start, data
+// done, write done).
 type Packet struct {
 	Engine                           int
 	Bytes, Rows                      int64
+	Elements                         int64 // element descriptors it carries (C1); 0: rows
 	StartNS, DataDoneNS, WriteDoneNS int64
+
+	hbmReadRows, hbmWriteRows int64 // DRAM rows it reads / writes (strided DRAM sides)
+	last                      bool  // its engine's last packet of the block (the semaphore write)
 }
 
 // Result is one transfer's timing: its window, from its first packet's
@@ -57,163 +73,420 @@ type Result struct {
 	Packets        []Packet
 }
 
-// engine is one DMA engine's state: when its data path, its HBM read side
-// and its HBM write side are next free.
-type engine struct {
-	data, read, write int64
+// pend is a packet waiting on its engine for its turn.
+type pend struct {
+	pk     Packet
+	flight int
+	ready  int64 // the earliest it may start (its transfer's trigger latency and stagger)
 }
 
-// Model is one core's DMA engines running transfers in the order they
-// are fired: on each engine, packets run back to back in that order,
-// whichever queue they come from (INFERRED: first come, first served
-// across queues; one queue's packets are in order, hw-timing).
+// engState is what one DMA engine's next packet depends on.
+type engState struct {
+	data, read, write int64   // data path free (data done of the last packet), read side free, last write done
+	recent            []write // the packets whose writes may be outstanding, oldest first
+	rr                int     // the queue served last (round robin), -1: none
+	qdata             []int64 // per queue: its last packet's data done here (+1; 0: none)
+}
+
+// write is a packet's write done and its descriptors.
+type write struct{ wd, descs int64 }
+
+// planned is a pending packet's tentative turn.
+type planned struct {
+	q                int // queue index
+	start, dd, wd    int64
+	flight, position int
+}
+
+// engine is one DMA engine: its committed state, the packets waiting per
+// queue (in each queue's trigger order), and the tentative plan of them.
+type engine struct {
+	st     engState
+	queues [][]pend
+	plan   []planned
+}
+
+// flight is a fired transfer whose packets are not all committed.
+type flight struct {
+	t        *Transfer
+	pending  int
+	res      Result
+	planEnd  int64
+	finished bool
+}
+
+// Model is one core's DMA engines. A fired transfer's packets wait on
+// their engines; each engine serves the queues that have a packet ready
+// round robin, one packet each (C4: hw-timing §2.4), its packets' data
+// phases back to back, its writes completing one at a time in order (C3,
+// §2.3), a data phase waiting until the packet WriteBuffer back has
+// written (C1/C2, §2.5–2.6). A packet's turn is final once it has started:
+// Fire at time t commits every packet that starts by t and plans the rest
+// again with the new transfer (a later trigger can delay a packet that has
+// not started: End changes until then).
 type Model struct {
 	P Params
 	// Keep keeps every packet in each Result (the --packets listing).
 	Keep    bool
 	engines []engine
-	buf     []Packet
+	qindex  map[string]int
+	flights []flight
 }
 
 // New is a model of idle engines with p's constants.
 func New(p Params) *Model {
-	return &Model{P: p, engines: make([]engine, max(p.Engines, 1))}
+	m := &Model{P: p, qindex: map[string]int{}}
+	m.grow(max(p.Engines, 1))
+	return m
+}
+
+func (m *Model) grow(n int) {
+	for len(m.engines) < n {
+		m.engines = append(m.engines, engine{st: engState{rr: -1}})
+	}
 }
 
 // maxEngines bounds a queue's num_queues (a NEFF field: untrusted).
 const maxEngines = 1024
 
-// Fire runs transfer t triggered at issueNS: its engines' shares, their
-// packets, and its window. It fails only on a transfer no engine can run.
-func (m *Model) Fire(t *Transfer, issueNS int64) (Result, error) {
+// maxPackets bounds one transfer's packets (a resolved block is far
+// smaller): a NEFF's sizes are untrusted.
+const maxPackets = 1 << 24
+
+// Fire fires transfer t at issueNS and returns its id: every packet that
+// starts by issueNS is committed, t's packets join their engines' queues,
+// the rest is planned again. It fails only on a transfer no engine can
+// run.
+func (m *Model) Fire(t *Transfer, issueNS int64) (int, error) {
 	p := &m.P
 	n := t.Engines
 	if n <= 0 {
 		n = p.Engines
 	}
 	if n > maxEngines {
-		return Result{}, fmt.Errorf("queue %s: %d engines (num_queues): at most %d", t.Queue, n, maxEngines)
-	}
-	for len(m.engines) < n {
-		m.engines = append(m.engines, engine{})
+		return 0, fmt.Errorf("queue %s: %d engines (num_queues): at most %d", t.Queue, n, maxEngines)
 	}
 	var total int64
 	for _, r := range t.Rows {
-		if r.Bytes <= 0 || r.Count < 0 {
-			return Result{}, fmt.Errorf("queue %s block %d: a run of %d rows of %d bytes", t.Queue, t.Block, r.Count, r.Bytes)
+		if r.Bytes <= 0 || r.Count < 0 || r.Element < 0 {
+			return 0, fmt.Errorf("queue %s block %d: a run of %d rows of %d bytes", t.Queue, t.Block, r.Count, r.Bytes)
+		}
+		if packets := r.Bytes / max(p.MaxPacketBytes, 1) * r.Count; packets > maxPackets || r.Count > maxPackets || total > maxPackets {
+			return 0, fmt.Errorf("queue %s block %d: over %d packets", t.Queue, t.Block, maxPackets)
 		}
 		total += r.Count
+		if r.Element > 0 {
+			total += r.Bytes / r.Element * r.Count / max(p.ElementsPerPacket, 1)
+		}
 	}
-	ready := max(issueNS+p.TriggerNS, p.StartNS)
+	m.commit(issueNS)
+	m.grow(n)
+	q, ok := m.qindex[t.Queue]
+	if !ok {
+		q = len(m.qindex)
+		m.qindex[t.Queue] = q
+	}
+	id := len(m.flights)
+	m.flights = append(m.flights, flight{t: t, res: Result{StartNS: -1}})
+	fl := &m.flights[id]
+	ready := issueNS + p.TriggerNS
+	if isEngine(t.Issuer, "sp") {
+		ready = issueNS + p.TriggerSPNS
+	}
 	stagger := p.StaggerSBNS
 	if t.From == HBM {
 		stagger = p.StaggerHBMNS
 	}
-	res := Result{StartNS: -1}
-	var cur cursor
-	cur.rows = t.Rows
+	var buf []Packet
 	for e := 0; e < n; e++ {
-		// engine e takes rows [e·N/n, (e+1)·N/n): with 128 partition rows
-		// and 16 engines, 8 partitions each (hw-timing)
-		lo, hi := int64(e)*total/int64(n), int64(e+1)*total/int64(n)
-		m.buf = cur.packets(m.buf[:0], hi-lo, p, t.Cast)
+		buf = m.share(buf[:0], t, e, n)
 		eng := &m.engines[e]
+		for len(eng.queues) <= q {
+			eng.queues = append(eng.queues, nil)
+		}
 		at := ready + int64(e)*stagger
-		for k := range m.buf {
-			pk := &m.buf[k]
-			last := k == len(m.buf)-1
+		for _, pk := range buf {
 			pk.Engine = e
-			pk.StartNS = max(at, eng.data+p.BackToBackNS)
-			if t.From == HBM {
-				pk.StartNS = max(pk.StartNS, eng.read)
-				eng.read = pk.StartNS + pk.Rows*p.HBMReadRowNS
-			}
-			pk.DataDoneNS = pk.StartNS + p.DataTime(pk.Bytes)
-			eng.data = pk.DataDoneNS
-			pk.WriteDoneNS = pk.DataDoneNS + p.Lag(pk.Bytes, last)
-			if t.To == HBM {
-				pk.WriteDoneNS = max(pk.WriteDoneNS, eng.write+pk.Rows*p.HBMWriteRowNS)
-				eng.write = pk.WriteDoneNS
-			}
-			if res.StartNS < 0 || pk.StartNS < res.StartNS {
-				res.StartNS = pk.StartNS
-			}
-			res.EndNS = max(res.EndNS, pk.WriteDoneNS)
-			res.Bytes += pk.Bytes
+			eng.queues[q] = append(eng.queues[q], pend{pk: pk, flight: id, ready: at})
 		}
-		res.NPackets += len(m.buf)
-		if m.Keep {
-			res.Packets = append(res.Packets, m.buf...)
-		}
+		fl.pending += len(buf)
+		m.planEngine(e)
 	}
-	return res, nil
+	m.ends()
+	return id, nil
 }
 
-// cursor walks a transfer's rows engine share by engine share.
-type cursor struct {
-	rows []Run
-	i    int   // the run
-	used int64 // rows of run i already taken
+// End is transfer id's last write done as planned now (final once every
+// packet of it has started: by then no later trigger can move it).
+func (m *Model) End(id int) int64 {
+	fl := &m.flights[id]
+	return max(fl.res.EndNS, fl.planEnd)
 }
 
-// packets appends the packets of the next k rows (one engine's share):
-// whole rows packed up to PacketBytes, a longer row cut into pieces of
-// PacketBytes; the semaphore write rides on the last packet — or, for a
-// cast, every row is a packet and the semaphore one more. An engine with
-// no rows sends the semaphore alone.
-func (c *cursor) packets(out []Packet, k int64, p *Params, cast bool) []Packet {
-	var fill, rows int64 // the open packet
-	flush := func() {
-		if rows > 0 {
-			out = append(out, Packet{Bytes: fill, Rows: rows})
-			fill, rows = 0, 0
+// Finish commits every packet: the Results are final.
+func (m *Model) Finish() { m.commit(1<<62 - 1) }
+
+// Result is transfer id's timing (final after Finish).
+func (m *Model) Result(id int) Result { return m.flights[id].res }
+
+// Fired is how many transfers have been fired.
+func (m *Model) Fired() int { return len(m.flights) }
+
+// Time runs transfer t alone on idle engines fired at issueNS: its final
+// timing (a model of its own, p's constants).
+func Time(p Params, t *Transfer, issueNS int64, keep bool) (Result, error) {
+	m := New(p)
+	m.Keep = keep
+	id, err := m.Fire(t, issueNS)
+	if err != nil {
+		return Result{}, err
+	}
+	m.Finish()
+	return m.Result(id), nil
+}
+
+// serve runs packet pk (ready at ready) next on an engine in state st:
+// its start, data done and write done.
+func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer) (start, dd, wd int64) {
+	start = max(ready, st.data)
+	for len(st.qdata) <= q {
+		st.qdata = append(st.qdata, 0)
+	}
+	if st.qdata[q] > 0 { // the queue's own next packet: BackToBackNS after its last (another queue's may run meanwhile)
+		start = max(start, st.qdata[q]-1+p.BackToBackNS)
+	}
+	if pk.hbmReadRows > 0 {
+		start = max(start, st.read)
+	}
+	descs := max(pk.Elements, pk.Rows, 1)
+	if p.WriteBuffer > 0 { // the writes still outstanding may hold WriteBuffer descriptors, this one's included
+		sum := descs
+		for k := len(st.recent) - 1; k >= 0; k-- {
+			if sum += st.recent[k].descs; sum > p.WriteBuffer {
+				start = max(start, st.recent[k].wd)
+				break
+			}
 		}
 	}
-	for k > 0 && c.i < len(c.rows) {
-		r := c.rows[c.i]
-		take := min(k, r.Count-c.used)
-		switch {
-		case r.Bytes > p.PacketBytes || cast:
-			flush()
-			whole, rest := r.Bytes/p.PacketBytes, r.Bytes%p.PacketBytes
-			if r.Bytes <= p.PacketBytes {
-				whole, rest = 0, r.Bytes
-			}
-			for j := int64(0); j < take; j++ {
-				for w := int64(0); w < whole; w++ {
-					out = append(out, Packet{Bytes: p.PacketBytes, Rows: 1})
-				}
-				if rest > 0 {
-					out = append(out, Packet{Bytes: rest, Rows: 1})
-				}
-			}
-		default:
-			left := take
-			if rows > 0 { // top the open packet up
-				fit := min(left, (p.PacketBytes-fill)/r.Bytes)
-				fill, rows, left = fill+fit*r.Bytes, rows+fit, left-fit
-				if left > 0 {
-					flush()
-				}
-			}
-			per := p.PacketBytes / r.Bytes
-			for left >= per {
-				out = append(out, Packet{Bytes: per * r.Bytes, Rows: per})
-				left -= per
-			}
-			if left > 0 {
-				fill, rows = left*r.Bytes, left
-			}
+	data := p.DataTime(pk.Bytes, t.To)
+	if pk.Elements > 0 {
+		data = round(float64(pk.Elements) * p.ElementDataNS)
+	}
+	dd = start + data
+	wd = max(dd+p.Lag(t.To, pk.last), st.write+p.WriteHold(pk))
+	st.data, st.write, st.qdata[q] = dd, wd, dd+1
+	st.read = start + pk.hbmReadRows*p.HBMReadRowNS
+	if p.WriteBuffer > 0 {
+		k := 0 // drop the writes done by this start: they hold nothing
+		for k < len(st.recent) && st.recent[k].wd <= start {
+			k++
 		}
-		k -= take
-		if c.used += take; c.used == r.Count {
-			c.i, c.used = c.i+1, 0
+		st.recent = append(st.recent[:0], st.recent[k:]...)
+		st.recent = append(st.recent, write{wd, descs})
+	}
+	return start, dd, wd
+}
+
+// choose is the queue engine e serves next at time t from state st, with
+// heads[q] the next pending packet of queue q: round robin from the one
+// after the last served among those ready by t, else the earliest ready.
+// -1: nothing pending.
+func (eng *engine) choose(st *engState, heads []int, t int64) int {
+	nq := len(eng.queues)
+	best, bestReady := -1, int64(0)
+	for k := 1; k <= nq; k++ {
+		q := (st.rr + k) % nq
+		if q < 0 {
+			q += nq
+		}
+		if heads[q] >= len(eng.queues[q]) {
+			continue
+		}
+		r := eng.queues[q][heads[q]].ready
+		if r <= t {
+			return q
+		}
+		if best < 0 || r < bestReady {
+			best, bestReady = q, r
 		}
 	}
-	flush()
-	if cast || len(out) == 0 {
-		return append(out, Packet{Bytes: p.SemaphoreBytes})
+	return best
+}
+
+// planEngine plans engine e's pending packets from its committed state.
+func (m *Model) planEngine(e int) {
+	eng := &m.engines[e]
+	st := eng.st
+	st.recent, st.qdata = slices.Clone(st.recent), slices.Clone(st.qdata)
+	heads := make([]int, len(eng.queues))
+	eng.plan = eng.plan[:0]
+	for {
+		q := eng.choose(&st, heads, st.data)
+		if q < 0 {
+			return
+		}
+		pd := &eng.queues[q][heads[q]]
+		s, dd, wd := m.P.serve(&st, q, &pd.pk, pd.ready, m.flights[pd.flight].t)
+		st.rr = q
+		eng.plan = append(eng.plan, planned{q: q, start: s, dd: dd, wd: wd, flight: pd.flight, position: heads[q]})
+		heads[q]++
+	}
+}
+
+// ends sets every unfinished transfer's planned end from the plans.
+func (m *Model) ends() {
+	for i := range m.flights {
+		if !m.flights[i].finished {
+			m.flights[i].planEnd = 0
+		}
+	}
+	for e := range m.engines {
+		for _, pl := range m.engines[e].plan {
+			fl := &m.flights[pl.flight]
+			fl.planEnd = max(fl.planEnd, pl.wd)
+		}
+	}
+}
+
+// commit makes final every planned packet that starts by now, engine by
+// engine in plan order (the plan is what serve gives on the committed
+// state: committing replays it).
+func (m *Model) commit(now int64) {
+	for e := range m.engines {
+		eng := &m.engines[e]
+		k := 0
+		for k < len(eng.plan) && eng.plan[k].start <= now {
+			k++
+		}
+		if k == 0 {
+			continue
+		}
+		popped := make([]int, len(eng.queues))
+		for _, pl := range eng.plan[:k] {
+			pd := &eng.queues[pl.q][popped[pl.q]]
+			popped[pl.q]++
+			fl := &m.flights[pd.flight]
+			s, dd, wd := m.P.serve(&eng.st, pl.q, &pd.pk, pd.ready, fl.t)
+			eng.st.rr = pl.q
+			pk := pd.pk
+			pk.StartNS, pk.DataDoneNS, pk.WriteDoneNS = s, dd, wd
+			r := &fl.res
+			if r.StartNS < 0 || s < r.StartNS {
+				r.StartNS = s
+			}
+			r.EndNS = max(r.EndNS, wd)
+			r.Bytes += pk.Bytes
+			r.NPackets++
+			if m.Keep {
+				r.Packets = append(r.Packets, pk)
+			}
+			if fl.pending--; fl.pending == 0 {
+				fl.finished, fl.planEnd = true, 0
+			}
+		}
+		for q := range eng.queues {
+			eng.queues[q] = eng.queues[q][popped[q]:]
+		}
+		m.planEngine(e)
+	}
+	m.ends()
+}
+
+// share appends engine e's packets of t (n engines): each descriptor is
+// spread over all the engines separately (C6, hw-timing §2.1: "each
+// descriptor is spread over all 16 engines separately (8 rows each)"),
+// engine e taking rows [e·N/n, (e+1)·N/n) of each; the semaphore write
+// rides on the engine's last packet, or is a packet of its own (trn1,
+// casts, element descriptors). An engine with no rows sends the semaphore
+// alone.
+func (m *Model) share(out []Packet, t *Transfer, e, n int) []Packet {
+	p := &m.P
+	own := p.SemaphoreOwnPacket || t.Cast
+	for _, r := range t.Rows {
+		lo, hi := int64(e)*r.Count/int64(n), int64(e+1)*r.Count/int64(n)
+		if r.Element > 0 {
+			own = true
+		}
+		out = p.packets(out, r, hi-lo, t)
+	}
+	if own || len(out) == 0 {
+		return append(out, Packet{Bytes: p.SemaphoreBytes, last: true})
 	}
 	out[len(out)-1].Bytes += p.SemaphoreBytes
+	out[len(out)-1].last = true
+	return out
+}
+
+// packets appends the packets of k rows of run r (one engine's share of
+// one descriptor), by hw-timing §2.1's laws.
+func (p *Params) packets(out []Packet, r Run, k int64, t *Transfer) []Packet {
+	if k <= 0 {
+		return out
+	}
+	hbmRows := func(pk *Packet, rows int64) {
+		if t.From == HBM {
+			pk.hbmReadRows = rows
+		}
+		if t.To == HBM {
+			pk.hbmWriteRows = rows
+		}
+	}
+	maxP := max(p.MaxPacketBytes, 1)
+	switch {
+	case r.Element > 0: // C1: one descriptor per element, ElementsPerPacket a packet
+		descs := k * max(r.Bytes/r.Element, 1)
+		per := max(p.ElementsPerPacket, 1)
+		for descs > 0 {
+			d := min(descs, per)
+			out = append(out, Packet{Bytes: d * r.Element, Rows: d, Elements: d})
+			descs -= d
+		}
+	case t.Cast: // one row a packet
+		for j := int64(0); j < k; j++ {
+			out = cut(out, r.Bytes, maxP, func(pk *Packet) { hbmRows(pk, 1) })
+		}
+	case r.Contiguous && (t.From == HBM) != (t.To == HBM): // the engine's share: one stretch of DRAM
+		s := k * r.Bytes
+		if s <= p.PackBytes {
+			pk := Packet{Bytes: s, Rows: k}
+			hbmRows(&pk, 1)
+			return append(out, pk)
+		}
+		pieces := max(2, (s+maxP-1)/maxP) // "otherwise as two equal packets (never more)": more only past the packet limit
+		for i := int64(0); i < pieces; i++ {
+			b := s / pieces
+			if i == pieces-1 {
+				b = s - b*(pieces-1)
+			}
+			pk := Packet{Bytes: b, Rows: max(k/pieces, 1)}
+			hbmRows(&pk, 1)
+			out = append(out, pk)
+		}
+	case r.Bytes > p.PackBytes: // a long row travels whole, cut only past the packet limit
+		for j := int64(0); j < k; j++ {
+			out = cut(out, r.Bytes, maxP, func(pk *Packet) { hbmRows(pk, 1) })
+		}
+	default: // whole rows packed up to PackBytes
+		per := max(p.PackBytes/r.Bytes, 1)
+		for left := k; left > 0; {
+			rows := min(left, per)
+			pk := Packet{Bytes: rows * r.Bytes, Rows: rows}
+			hbmRows(&pk, rows)
+			out = append(out, pk)
+			left -= rows
+		}
+	}
+	return out
+}
+
+// cut appends one row of b bytes as packets of at most maxP bytes.
+func cut(out []Packet, b, maxP int64, set func(*Packet)) []Packet {
+	for b > 0 {
+		n := min(b, maxP)
+		pk := Packet{Bytes: n, Rows: 1}
+		set(&pk)
+		out = append(out, pk)
+		b -= n
+	}
 	return out
 }

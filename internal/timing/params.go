@@ -1,11 +1,13 @@
-// Package timing is ndma's packet-level DMA timing model of a NEFF's
-// descriptor blocks (docs/sim.md "Packet-level DMA timing"): each transfer
-// (one dma[] block fired by one 0xc1 trigger) spread over its queue set's
-// DMA engines, cut into packets, each packet timed by its size on an engine
-// that runs its packets back to back. The constants come from the Trainium2
-// profiles of ../shared/spec/hw-timing.md ("hw-timing" below) and the
-// public figures of neff.md §4.8; each says where it comes from, and
-// INFERRED where it is ndma's fit to those measurements.
+// Package timing is ndma's time model of a NEFF kernel (docs/sim.md
+// "Kernel time"): the packet-level DMA model of its descriptor blocks —
+// each transfer (one dma[] block fired by one 0xc1 trigger) spread over its
+// queue set's DMA engines, cut into packets, the engines serving their
+// queues' packets round robin, each engine's writes completing one at a
+// time — and the compute model of its engines' instructions (compute.go).
+// The constants come from the Trainium profiles of docs/sim.md "Measured
+// timing" (restating ../shared/spec/hw-timing.md, "hw-timing" below); each
+// says where it comes from, and INFERRED where it is ndma's fit to those
+// measurements (RATIONALE.md lists the fitted ones).
 package timing
 
 import (
@@ -21,176 +23,187 @@ type Point struct {
 	NS    float64
 }
 
-// Params are one generation's constants.
+// Params are one generation's DMA constants.
 type Params struct {
 	// Gen names the generation and how its figures are known.
 	Gen    string
 	Source string
 
 	// Engines is how many DMA engines a queue set spreads a transfer over
-	// (the queue's num_queues when it gives one): 16, hw-timing "Every
-	// transfer is spread over all 16 engines of the queue set (num_queues
-	// 16)"; neff.md §4.8 "16 DMA engines per NeuronCore".
+	// (the queue's num_queues when it gives one): hw-timing §2.1 "A block
+	// is spread over all 16 engines of its queue set; each engine takes 8
+	// of the 128 partitions (rows) of every descriptor in the block".
 	Engines int
-	// PacketBytes is the most data bytes a packet carries: whole rows are
-	// packed into a packet up to this size (hw-timing kernel 2: 8 rows of
-	// 512 B travel as one 4100-byte packet = 4096 + 4; kernel 1's
-	// 4000-byte rows as one packet each), a longer row is cut. 4096 =
-	// neff.md §4.8 "default DMA packet size 4 KiB"; the packing of whole
-	// rows is INFERRED from the two kernels' packet sizes.
-	PacketBytes int64
+	// PackBytes is how far whole rows are packed into one packet when the
+	// DRAM side is strided (or both sides are SB), and the most an
+	// engine's contiguous share may be to travel as one packet: hw-timing
+	// §2.1 "whole rows are packed into a packet up to 4096 B"; "the
+	// engine's share S = 8 × row bytes goes as one packet if S ≤ 4096 B,
+	// otherwise as two equal packets".
+	PackBytes int64
+	// MaxPacketBytes is the largest packet: a longer row (or half share)
+	// is cut. hw-timing §2.2 "No 4 KiB cap: packets of 4608 … 65,540 B are
+	// single packets on trn2 (16,000 B on trn1)"; the issue's 64 KiB
+	// (trn2) and 32,000 B (trn1) limits.
+	MaxPacketBytes int64
 	// SemaphoreBytes is the semaphore write each engine's last packet of a
-	// block carries: hw-timing "Each engine's last packet of a block
-	// carries 4 extra bytes" (4004 and 4100-byte packets). A cast block
-	// sends it as a packet of its own (kernel 2's cast block: "144 packets
-	// (128 × 512 B + 16 × 4 B)"), and its rows travel one per packet.
-	SemaphoreBytes int64
+	// block carries (hw-timing §2.1 "+4 B": 4004, 4100, 4612, 18,436,
+	// 65,540). SemaphoreOwnPacket: it travels as a 4-B packet of its own
+	// on every block (trn1: "16 × 4 B per block"); casts and element
+	// descriptor blocks do so on every generation (§2.1).
+	SemaphoreBytes     int64
+	SemaphoreOwnPacket bool
+	// ElementsPerPacket is how many one-element descriptors one packet
+	// carries: hw-timing §2.1 "one descriptor per element, 64 descriptors
+	// per packet" (conv2d_2: 16 × 128-B packets per engine per block).
+	ElementsPerPacket int64
 
-	// DataNS is a packet's data time (start → data done) by its bytes,
-	// the medians of hw-timing's packet table: 4 B 22 ns, 512 B 61 ns,
-	// 4000 B 155 ns; past the last point SustainedBytesPerNS.
+	// DataNS is a small packet's data time (start → data done) by its
+	// bytes, hw-timing §2.2/§3 medians: 4–36 B 9 ns, 256 B 35 ns, 512 B
+	// 61 ns, 2304 B 93 ns; past the last point DataFixedNS + bytes at the
+	// sustained rate.
 	DataNS []Point
-	// SustainedBytesPerNS is the per-engine data rate past the table's
-	// last point: hw-timing "Sustained data rate per engine ≈ 26 B/ns for
-	// 4000-byte packets" (it puts a 4100-byte packet at 159 ns, the
-	// measured minimum 158 ns).
-	SustainedBytesPerNS float64
-	// LagNS is the write-done lag (data done → write done) of a packet
-	// that is not its engine's last of the block: hw-timing 512 B 218 ns,
-	// 4000 B 268–275 ns (taken as 272).
-	LagNS []Point
-	// LastLagNS is the lag of an engine's last packet of a block, the one
-	// carrying the semaphore write: hw-timing 4 B 421 ns (the cast's own
-	// semaphore packet), 4004 B 468–471 ns (470), 4100 B 483 ns (SP).
-	LastLagNS []Point
-	// BackToBackNS is the gap between one packet's data done and the next
-	// packet's start on one engine: hw-timing "the next packet starts
-	// within ±3.5 ns of the previous packet's data done (median −3.5 ns)";
-	// ndma takes 0 (INFERRED: below the model's resolution).
-	BackToBackNS int64
-
-	// TriggerNS is a trigger's issue to the first packet its transfer may
-	// start: INFERRED, the fit of hw-timing kernel 1's two Pool triggers
-	// (their waited semaphore lands at the DVE's end, 5.451 + 1.200 and
-	// 7.927 + 1.200 µs; their first packets start at 7.407 and 9.846 µs:
-	// 756 and 719 ns).
-	TriggerNS int64
-	// StartNS is the earliest a kernel's first packet starts, from the
-	// kernel's first instruction: INFERRED, hw-timing's first packets of
-	// kernel 2 (1.046 µs) and kernel 1 (1.088 µs), triggers issued at once.
-	StartNS int64
-	// StaggerHBMNS and StaggerSBNS are how much later each engine of a
-	// transfer starts than the one before (engine e at e × stagger),
-	// by where the transfer reads: INFERRED, fits of the transfers that
-	// ran alone or at their queue's head — an HBM read spreads its 16
-	// engines over ~0.6–0.9 µs more than one engine takes (kernel 2's cast
-	// 1.553 µs, its tiles' shortest 1.26 µs, kernel 1's loads 2.6 µs), an
-	// SB read over ~0–0.2 µs (kernel 1's stores 1.918 µs, kernel 2's
-	// shortest store 0.90 µs).
-	StaggerHBMNS, StaggerSBNS int64
-	// HBMReadRowNS and HBMWriteRowNS are what each row a packet reads
-	// from or writes to HBM costs the engine's HBM side: a read gates the
-	// engine's next packet start, a write its next packet's write done.
-	// INFERRED, fits of hw-timing kernel 2, whose 8-row packets (512 B a
-	// row, rows 4 KiB apart in HBM) start every ~0.25 µs on qSPIO0 (HBM
-	// reads: 64 transfers in 15.97 µs) while one data phase takes ~0.16 µs,
-	// and on qPoolIO0 (HBM writes) complete a little slower than they
-	// start ("durations grow steadily from 0.9 to 2.4 µs as the queue
-	// backs up"); kernel 1's one-row packets never feel either.
-	HBMReadRowNS, HBMWriteRowNS int64
+	// DataFixedNS and the rates are the law of a packet ≥ 2 KiB: data time
+	// = DataFixedNS + bytes / rate, the rate by where the packet writes.
+	// hw-timing §2.2 "Data time grows linearly with bytes at 25–27 B/ns per
+	// engine": INFERRED fit of its nine points, 8 ns + bytes / 27.1 B/ns
+	// (65,536 B 2418 ns; 2304 B 93 ns; 33,032 B 1227 ns). trn1 §2.8:
+	// 17.3 B/ns DRAM→SB, 23.8 B/ns SB→DRAM.
+	DataFixedNS               float64
+	RateToSB, RateToHBM       float64
+	ElementDataNS             float64 // per element descriptor: §2.5 "a packet of 64 of them has a data phase of ~2 µs (2062 ns median, ≈ 32 ns per descriptor)"
+	ElementWriteNS            float64 // per element descriptor on the engine's write side: §2.5 "≈ 103 ns per element descriptor per engine" (3785 µs / 36 blocks / 1024)
+	LagToSBNS, LagToHBMNS     int64   // write-done lag of a packet that is not its engine's last of the block: §2.2 "222–291 ns DRAM→SB, 257–302 ns SB→DRAM" (medians 237, 268); trn1 §2.8 94 / 338
+	LastLagNS                 int64   // the last packet's (the semaphore write): §2.2 "418–485 ns, independent of size" (median 450); trn1 §2.8 84 (the 4-B semaphore packet)
+	BackToBackNS              int64   // data done → the next packet's start on one engine: §2.2 "median −3.5 ns" (0 here); trn1 §2.8 "88 ns (SP) / 127 ns (Pool)" (107)
+	WriteRateBytesPerNS       float64 // C3: an engine's writes complete one at a time, each taking bytes / this. INFERRED fit of §2.3: two queues of 16 × 4100-B packets a block every ~0.16 µs, "each transfer ~35–41 ns longer than the one before" → (160 + 38) ns for 2 × 4100 B = 41 B/ns
+	HBMWriteRowNS             int64   // C3 on strided DRAM writes: each DRAM row a packet writes holds the write side this long. INFERRED fit of transpose qPoolIO0 (8 rows of 512 B 4 KiB apart per packet): "durations grow steadily from 0.9 to 2.4 µs" at a block every ~0.17 µs
+	HBMReadRowNS              int64   // each DRAM row a packet reads holds the engine's read side: INFERRED fit of transpose qSPIO0 (8-row packets start every ~0.25 µs while a data phase takes 0.16 µs)
+	WriteBuffer               int64   // C1/C2: the descriptors an engine's outstanding writes may hold; a packet's data phase waits until its own fit (INFERRED fit of §2.5–2.6: a C1 packet's write-done lag of ~28.6 µs ≈ 4 element packets of 64 descriptors at 6.6 µs each → 256; C3's 8-row packets never reach it)
+	TriggerSPNS               int64   // an SP-issued trigger → its first packet may start: §2.2 "trn2 SP 0.168 → 1.053–1.089" (885–921; 900); trn1 "SP 0.049 → 0.525" (476)
+	TriggerNS                 int64   // a Pool- or ACT-issued one's: §2.2 "Pool 6.617 → 7.407, 9.095 → 9.846, 15.712 → 16.494; ACT 8.149 → 8.906" (751–790; 770); trn1 "Pool 8.145 → 8.826, 11.718 → 12.153" (435–681; 558)
+	StaggerHBMNS, StaggerSBNS int64   // engine e of a transfer starts e × this later, by where it reads: §2.2 "spread of the 16 engines' first packet starts ~0.85–0.93 µs for SP-issued blocks (HBM reads), ~0.19–0.41 µs for Pool/ACT-issued ones" → 57 and 14 ns (trn1 1032 / 385 µs spread: 69, 26)
 }
 
-// Trn2 are the constants measured on a trn2 (cayman, v3): hw-timing.
+// Trn2 are the constants measured on a trn2 (cayman): hw-timing.
 func Trn2() Params {
 	return Params{
 		Gen:                 "CAYMAN",
-		Source:              "measured on a trn2.3xlarge (hw-timing.md)",
+		Source:              "measured on trn2 (docs/sim.md \"Measured timing\")",
 		Engines:             16,
-		PacketBytes:         4096,
+		PackBytes:           4096,
+		MaxPacketBytes:      64 << 10,
 		SemaphoreBytes:      4,
-		DataNS:              []Point{{4, 22}, {512, 61}, {4000, 155}},
-		SustainedBytesPerNS: 26,
-		LagNS:               []Point{{512, 218}, {4000, 272}},
-		LastLagNS:           []Point{{4, 421}, {4004, 470}, {4100, 483}},
+		ElementsPerPacket:   64,
+		DataNS:              []Point{{4, 9}, {36, 9}, {256, 35}, {512, 61}, {2304, 93}},
+		DataFixedNS:         8,
+		RateToSB:            27.1,
+		RateToHBM:           27.1,
+		ElementDataNS:       32,
+		ElementWriteNS:      103,
+		LagToSBNS:           237,
+		LagToHBMNS:          268,
+		LastLagNS:           450,
 		BackToBackNS:        0,
-		TriggerNS:           740,
-		StartNS:             1046,
-		StaggerHBMNS:        55,
-		StaggerSBNS:         7,
-		HBMReadRowNS:        30,
-		HBMWriteRowNS:       23,
+		WriteRateBytesPerNS: 41,
+		HBMWriteRowNS:       24,
+		HBMReadRowNS:        0,
+		WriteBuffer:         256,
+		TriggerSPNS:         900,
+		TriggerNS:           770,
+		StaggerHBMNS:        57,
+		StaggerSBNS:         14,
 	}
 }
 
-// bandwidth is neff.md §4.8's per-engine bandwidth by generation (DOC:
-// "17 / 23 / 33 B/ns on Trn1 / Trn2 / Trn3").
-var bandwidth = map[isa.Gen]float64{isa.Sunda: 17, isa.Cayman: 23, isa.Mariana: 33}
-
-// For is gen's constants: Trn2's, measured, for cayman; for any other
-// generation every constant is carried over from Trn2, except that on
-// sunda (Trn1) and mariana (Trn3) the per-byte part of a packet's data time
-// is scaled by neff.md §4.8's per-engine bandwidth against Trn2's 23 B/ns
-// (INFERRED: the fixed part is assumed the same).
-func For(gen isa.Gen) Params {
+// Trn1 are the constants measured on a trn1 (sunda): hw-timing §2.8 and
+// §4.6; what it does not measure is carried over from Trn2 (said so).
+func Trn1() Params {
 	p := Trn2()
-	if gen == isa.Cayman {
-		return p
+	p.Gen = "SUNDA"
+	p.Source = "measured on trn1 (docs/sim.md \"Measured timing\"); C1–C4 laws carried over from trn2"
+	p.MaxPacketBytes = 32000
+	p.SemaphoreOwnPacket = true
+	p.DataNS = []Point{{4, 7}, {36, 7}, {256, 35}, {512, 61}, {2304, 93}} // 4-B packets 7 ns (§3); the rest carried over
+	p.RateToSB, p.RateToHBM = 17.3, 23.8
+	p.LagToSBNS, p.LagToHBMNS, p.LastLagNS = 94, 338, 84
+	p.BackToBackNS = 107
+	p.TriggerSPNS, p.TriggerNS = 476, 558
+	p.StaggerHBMNS, p.StaggerSBNS = 69, 26
+	return p
+}
+
+// For is gen's constants: measured ones for cayman (trn2) and sunda
+// (trn1); any other generation carries trn2's over, saying so.
+func For(gen isa.Gen) Params {
+	switch gen {
+	case isa.Cayman:
+		return Trn2()
+	case isa.Sunda:
+		return Trn1()
 	}
+	p := Trn2()
 	p.Gen = gen.String()
-	bw, known := bandwidth[gen]
-	if !known {
-		p.Source = "carried over from Trn2 (no measurement of this generation)"
-		return p
-	}
-	r := bandwidth[isa.Cayman] / bw
-	p.Source = fmt.Sprintf("carried over from Trn2, data time per byte scaled by %g/%g B/ns (neff.md §4.8)", bw, bandwidth[isa.Cayman])
-	fixed := p.DataNS[0].NS // the 4-byte packet's time: taken as fixed cost
-	pts := make([]Point, len(p.DataNS))
-	for i, pt := range p.DataNS {
-		pts[i] = Point{pt.Bytes, fixed + (pt.NS-fixed)*r}
-	}
-	p.DataNS, p.SustainedBytesPerNS = pts, p.SustainedBytesPerNS/r
+	p.Source = fmt.Sprintf("carried over from trn2 (no measurement of %s)", gen)
 	return p
 }
 
 // interp is the table's time at n bytes: linear between points, the
-// first point's below it, and past the last at slope bytes per ns (the
-// last segment's slope when 0).
-func interp(pts []Point, n int64, perNS float64) float64 {
+// first point's below it; ok false past the last point.
+func interp(pts []Point, n int64) (float64, bool) {
 	if len(pts) == 0 {
-		return 0
+		return 0, false
 	}
 	if n <= pts[0].Bytes {
-		return pts[0].NS
+		return pts[0].NS, true
 	}
 	for i := 1; i < len(pts); i++ {
 		if n <= pts[i].Bytes {
 			a, b := pts[i-1], pts[i]
-			return a.NS + (b.NS-a.NS)*float64(n-a.Bytes)/float64(b.Bytes-a.Bytes)
+			return a.NS + (b.NS-a.NS)*float64(n-a.Bytes)/float64(b.Bytes-a.Bytes), true
 		}
 	}
-	last := pts[len(pts)-1]
-	if perNS > 0 {
-		return last.NS + float64(n-last.Bytes)/perNS
-	}
-	if len(pts) == 1 {
-		return last.NS
-	}
-	a := pts[len(pts)-2]
-	return last.NS + (last.NS-a.NS)*float64(n-last.Bytes)/float64(last.Bytes-a.Bytes)
+	return 0, false
 }
 
 // round is x to the nearest ns.
 func round(x float64) int64 { return int64(x + 0.5) }
 
-// DataTime is a packet of n bytes' data time in ns.
-func (p Params) DataTime(n int64) int64 { return round(interp(p.DataNS, n, p.SustainedBytesPerNS)) }
-
-// Lag is a packet of n bytes' write-done lag; last: its engine's last
-// packet of the block (the semaphore write).
-func (p Params) Lag(n int64, last bool) int64 {
-	if last {
-		return round(interp(p.LastLagNS, n, 0))
+// DataTime is the data time in ns of a packet of n bytes written to mem
+// to (element descriptor packets: ElementTime).
+func (p Params) DataTime(n int64, to Mem) int64 {
+	if t, ok := interp(p.DataNS, n); ok {
+		return round(t)
 	}
-	return round(interp(p.LagNS, n, 0))
+	rate := p.RateToHBM
+	if to == SB {
+		rate = p.RateToSB
+	}
+	law := p.DataFixedNS + float64(n)/rate
+	if k := len(p.DataNS); k > 0 { // the law and the table meet at its last point: never below it
+		law = max(law, p.DataNS[k-1].NS)
+	}
+	return round(law)
+}
+
+// Lag is the write-done lag of a packet written to mem to; last: its
+// engine's last packet of the block (the semaphore write).
+func (p Params) Lag(to Mem, last bool) int64 {
+	switch {
+	case last:
+		return p.LastLagNS
+	case to == SB:
+		return p.LagToSBNS
+	}
+	return p.LagToHBMNS
+}
+
+// WriteHold is how long a packet holds its engine's write side (C3): its
+// bytes at WriteRateBytesPerNS, at least HBMWriteRowNS a DRAM row it
+// writes; an element descriptor packet ElementWriteNS a descriptor (C1).
+func (p Params) WriteHold(pk *Packet) int64 {
+	if pk.Elements > 0 {
+		return round(float64(pk.Elements) * p.ElementWriteNS)
+	}
+	return max(round(float64(pk.Bytes)/p.WriteRateBytesPerNS), pk.hbmWriteRows*p.HBMWriteRowNS)
 }

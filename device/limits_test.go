@@ -1,0 +1,55 @@
+package device_test
+
+import (
+	"testing"
+
+	"ndma/internal/neffgen"
+	"ndma/internal/sched"
+	"ndma/isa"
+)
+
+// What limits hw-timing's vector add, worked by hand from its schedule
+// (internal/cli's TestVectorAddTimingByHand: loads 1 and 3 end at 4758 and
+// 7254 ns, the adds given 1.200 µs, stores 0 and 1 end at 8636 and 11132,
+// every stream's prologue 57 ns, a Pool trigger 45 ns, a NOP 22 ns):
+//   - DVE, ready at 57, waits for load 1 until 4758 and, free at 5958, for
+//     load 3 until 7254: 4701 + 1296 = 5997 ns, all on qSPIO0;
+//   - Pool waits on the DVE's adds from 57 to 5958 and from 6003 to 8454
+//     (8352 ns), then on its stores: 8499 → 8636 and 8658 → 11132 (2611);
+//   - the critical path: SP until its last trigger's issue ends (457),
+//     qSPIO0 to load 3's end, the DVE's second add, Pool's trigger, store 1,
+//     the last NOP: 0 → 457 → 7254 → 8454 → 8499 → 11132 → 11154.
+func TestLimitsByHand(t *testing.T) {
+	st := runHW(t, isa.Cayman, neffgen.HWVectorAdd("cayman"), map[isa.Opcode]int64{0x41: 1200})
+	lanes := map[string]sched.Lane{}
+	for _, l := range st.Lanes {
+		lanes[l.Name] = l
+	}
+	dve, pool := lanes["sg00 DVE"], lanes["sg00 POOL"]
+	if dve.WaitNS != 5997 || dve.WaitOn["qSPIO0"] != 5997 || dve.BusyNS != 57+2400 {
+		t.Errorf("DVE: wait %d on %v, busy %d; by hand 5997 on qSPIO0, busy 2457", dve.WaitNS, dve.WaitOn, dve.BusyNS)
+	}
+	if pool.WaitOn["sg00 DVE"] != 8352 || pool.WaitOn["qPoolIO0"] != 2611 {
+		t.Errorf("POOL waits on %v; by hand DVE 8352, qPoolIO0 2611", pool.WaitOn)
+	}
+	if q := lanes["qPoolIO0"]; !q.Queue || q.Words != 2 || q.WaitOn["sg00 DVE"] <= 0 {
+		t.Errorf("qPoolIO0: %+v; want 2 transfers waiting on the DVE", q)
+	}
+	want := []sched.Segment{
+		{Lane: "sg00 SP", FromNS: 0, ToNS: 457}, {Lane: "qSPIO0", FromNS: 457, ToNS: 7254}, {Lane: "sg00 DVE", FromNS: 7254, ToNS: 8454},
+		{Lane: "sg00 POOL", FromNS: 8454, ToNS: 8499}, {Lane: "qPoolIO0", FromNS: 8499, ToNS: 11132}, {Lane: "sg00 POOL", FromNS: 11132, ToNS: 11154},
+	}
+	if len(st.Critical) != len(want) {
+		t.Fatalf("critical path %+v, by hand %+v", st.Critical, want)
+	}
+	var sum int64
+	for i, s := range st.Critical {
+		if s.Lane != want[i].Lane || s.FromNS != want[i].FromNS || s.ToNS != want[i].ToNS {
+			t.Errorf("segment %d: %+v, by hand %+v", i, s, want[i])
+		}
+		sum += s.ToNS - s.FromNS
+	}
+	if sum != st.TimeNS {
+		t.Errorf("the critical path covers %d ns of the kernel's %d", sum, st.TimeNS)
+	}
+}
