@@ -356,9 +356,14 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 			res.Regs = map[string][64]uint32{}
 		}
 		for _, s := range ss { // the engines' run comes last and overwrites the reference's
-			if x, ok := s.Exec.(*executor); ok && x.at.Regs != nil {
+			x, ok := s.Exec.(*executor)
+			if !ok {
+				continue
+			}
+			if x.at.Regs != nil {
 				res.Regs[s.Name] = *x.at.Regs
 			}
+			x.addStats(res) // each stream has its own machine: the run's counts are their sum
 		}
 		res.Subgraphs = append(res.Subgraphs, SubgraphRun{ph.name, ph.core, st})
 		res.Sched = &res.Subgraphs[len(res.Subgraphs)-1].Stats
@@ -403,6 +408,26 @@ func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res
 		x.inner, x.at.Regs = r, &r.Regs
 	}
 	return st
+}
+
+// addStats adds the counts of x's machine to res's (RefStats or SimStats).
+func (x *executor) addStats(res *Result) {
+	if y := x.engine; y != nil {
+		st := &res.SimStats
+		st.Words, st.Descriptors = st.Words+y.Stats.Words, st.Descriptors+y.Stats.Descriptors
+		st.M2SBytes, st.S2MBytes, st.TimeNS = st.M2SBytes+y.Stats.M2SBytes, st.S2MBytes+y.Stats.S2MBytes, st.TimeNS+y.Stats.TimeNS
+		for q, b := range y.Stats.QueueBytes {
+			if st.QueueBytes == nil {
+				st.QueueBytes = map[int]uint64{}
+			}
+			st.QueueBytes[q] += b
+		}
+		return
+	}
+	if r, ok := x.inner.(*ref.Machine); ok {
+		st := &res.RefStats
+		st.Words, st.Lanes, st.Skipped, st.BytesMoved = st.Words+r.Stats.Words, st.Lanes+r.Stats.Lanes, st.Skipped+r.Stats.Skipped, st.BytesMoved+r.Stats.BytesMoved
+	}
 }
 
 // runBudget is Options.MaxRunBytes with its default (< 0: none).

@@ -155,3 +155,31 @@ func TestRunBytesAcrossExecutors(t *testing.T) {
 		}
 	}
 }
+
+// A program of several streams reports its executors' counts, the sum over
+// its streams' machines (they once read all zeros): producer_consumer.s is
+// two DMAMEMCPY words of 16 bytes (4 × u32) each — 2 words, 32 bytes
+// written, by ref's count and by the engines' S2M.
+func TestRunStreamsStats(t *testing.T) {
+	path := filepath.Join("../../examples", "producer_consumer.s")
+	code, out, errs := runCLI("run", "--json", "--exec", "both", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	var doc struct {
+		Ref struct {
+			Words      int    `json:"words"`
+			BytesMoved uint64 `json:"bytes_moved"`
+		} `json:"ref"`
+		Sim struct {
+			Words    int    `json:"words"`
+			S2MBytes uint64 `json:"s2m_bytes"`
+		} `json:"sim"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if doc.Ref.Words != 2 || doc.Ref.BytesMoved != 32 || doc.Sim.Words != 2 || doc.Sim.S2MBytes != 32 {
+		t.Errorf("ref %+v, sim %+v: want 2 words and 32 bytes on each", doc.Ref, doc.Sim)
+	}
+}
