@@ -317,10 +317,8 @@ func runValue(h uint64, res *device.Result) map[string]any {
 			t := transfer{Subgraph: r.Name, Engine: strings.ToLower(strings.TrimPrefix(mv.Stream, r.Name+" ")), Offset: mv.Offset,
 				Queue: mv.Queue, Block: -1, Bytes: mv.Bytes, IssueNS: mv.IssueNS, StartNS: mv.StartNS, EndNS: mv.DueNS}
 			if tr := mv.Transfer; tr != nil {
-				t.Block, t.Src, t.Dst = tr.Block, tr.From.String(), tr.To.String()
-				if !mv.Timed {
-					t.Bytes = tr.Bytes()
-				}
+				// the block's data bytes, as neff run --json's bytes (the model's packets add a semaphore write per engine)
+				t.Block, t.Src, t.Dst, t.Bytes = tr.Block, tr.From.String(), tr.To.String(), tr.Bytes()
 			}
 			ts = append(ts, t)
 		}

@@ -96,6 +96,8 @@ def test_run_account(small, tmp_path):
     assert abs(max(e["ts"] + e.get("dur", 0) for e in ev) * 1000 - r.time_ns) < 1
     assert r.computed.get("MATMUL", 0) > 0
     ref = small.run(exec="ref")
+    # one byte count across executors: the payload each transfer writes
+    assert sorted(ref.transfers["bytes"].tolist()) == sorted(t["bytes"].tolist())
     assert ref.time_ns == 0 and np.array_equal(ref.outputs["output0"], r.outputs["output0"])
 
 
