@@ -293,7 +293,8 @@ type lowerStats struct {
 func lowerJSON(e *env, gen isa.Gen, sgs []neff.Subgraph, place device.Placement, keep func(*neff.Subgraph, *neff.Engine) bool, pick *lowerPick, path string, stats, all bool) error {
 	seen := map[int]bool{}
 	all = all || pick.offset >= 0 // the word asked for, whatever it is
-	if stats {                    // the counts alone: small, built whole
+	// with stats the counts alone: small, built whole
+	if stats {
 		out := []lowerStreamJSON{}
 		err := eachStream(gen, sgs, place, keep, func(st *neffStream) error {
 			if st.steps = pick.filter(st.steps, seen); pick.set && len(st.steps) == 0 {
