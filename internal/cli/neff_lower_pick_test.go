@@ -3,12 +3,10 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"testing"
 
 	"ndma/internal/samples"
-	"ndma/neff"
 )
 
 // lowerPickJSON is what the tests read of `neff lower --json`.
@@ -47,32 +45,15 @@ func lowerPicked(t *testing.T, args ...string) lowerPickJSON {
 // neff.md §4.7), which the listed word's M2S descriptors must add up to.
 func TestNEFFLowerPickBlock(t *testing.T) {
 	path := hwNEFF(t)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := neff.Parse(raw, neff.Options{}) // the container only: the members' bytes
-	if err != nil {
-		t.Fatal(err)
-	}
 	type block struct {
 		engine, queue string
 		id            int
 		bytes         int
 	}
 	var blocks []block
-	for _, m := range f.Members {
-		if !strings.HasSuffix(m.Name, ".json") || strings.HasSuffix(m.Name, "def.json") {
-			continue
-		}
-		var j struct {
-			DMA []map[string]any `json:"dma"`
-		}
-		if json.Unmarshal(m.Data, &j) != nil {
-			continue
-		}
-		engine := strings.ToLower(strings.TrimSuffix(m.Name[strings.LastIndex(m.Name, "/")+1:], ".json"))
-		for _, b := range j.DMA {
+	for _, m := range engineDMA(t, path) {
+		engine := strings.ToLower(strings.TrimSuffix(m.name[strings.LastIndex(m.name, "/")+1:], ".json"))
+		for _, b := range m.dma {
 			n := 0
 			for _, d := range b["desc"].([]any) {
 				p := 1
