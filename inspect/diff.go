@@ -1,9 +1,11 @@
 package inspect
 
 import (
+	"cmp"
 	"fmt"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 
 	"ndma/asm"
@@ -61,11 +63,52 @@ type BlockDiff struct {
 // DiffResult is what changed in the DMA of two NEFFs.
 type DiffResult struct {
 	Same      bool         `json:"same"`
+	TargetA   string       `json:"target_a"` // each NEFF's generation ("CAYMAN"); a change is a difference
+	TargetB   string       `json:"target_b"`
+	Totals    DiffTotals   `json:"totals"`
 	Queues    []QueueDiff  `json:"queues"`
 	Streams   []StreamDiff `json:"streams"`
 	Variables []VarDiff    `json:"variables"`
-	Blocks    []BlockDiff  `json:"blocks"`
+	// Renamed are the variables matched by role under another name
+	// (compiler spill slots: by type, size and the blocks that use them),
+	// B's name → A's; a rename alone is no difference.
+	Renamed []VarRename `json:"renamed"`
+	Blocks  []BlockDiff `json:"blocks"`
 }
+
+// DiffTotals are the DMA of each NEFF whole.
+type DiffTotals struct {
+	A DiffTotal `json:"a"`
+	B DiffTotal `json:"b"`
+}
+
+// DiffTotal is one NEFF's DMA as lint totals it: words, descriptors, bytes
+// and lint's estimated DMA time.
+type DiffTotal struct {
+	Words       int    `json:"words"`
+	Descriptors int    `json:"descriptors"`
+	Bytes       uint64 `json:"bytes"`
+	DMATimeNS   int64  `json:"dma_time_ns"`
+}
+
+// VarRename is a variable matched by role under another name.
+type VarRename struct {
+	Subgraph string `json:"subgraph"`
+	A        string `json:"a"`
+	B        string `json:"b"`
+	Type     string `json:"type"`
+	Size     int64  `json:"size"`
+}
+
+// totalOf is an analysis's totals, its DMA time lint's (neff lint prints it).
+func totalOf(a *Analysis) DiffTotal {
+	l := LintOf(a)
+	return DiffTotal{Words: l.Words, Descriptors: l.Descriptors, Bytes: l.Bytes, DMATimeNS: lintTimeNS(l)}
+}
+
+// lintTimeNS is lint's estimated DMA time of the whole: its fixed and
+// transfer parts, the words one after another.
+func lintTimeNS(l *Lint) int64 { return l.FixedNS + l.TransferNS }
 
 // summaries groups an analysis's words by subgraph, engine and queue.
 func summaries(a *Analysis) map[[3]string]*QueueSummary {
@@ -105,7 +148,8 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 	if err != nil {
 		return nil, fmt.Errorf("B: %w", err)
 	}
-	r := &DiffResult{Queues: []QueueDiff{}, Streams: []StreamDiff{}, Variables: []VarDiff{}, Blocks: []BlockDiff{}}
+	r := &DiffResult{TargetA: genA.String(), TargetB: genB.String(), Totals: DiffTotals{totalOf(aa), totalOf(ab)},
+		Queues: []QueueDiff{}, Streams: []StreamDiff{}, Variables: []VarDiff{}, Renamed: []VarRename{}, Blocks: []BlockDiff{}}
 	compare(summaries(aa), summaries(ab), cmpKey3, func(x, y *QueueSummary) []string {
 		ch := countChanges(nil, "%s words %d → %d", x.Words, y.Words)
 		if x.Descriptors != y.Descriptors {
@@ -141,9 +185,10 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 	}, func(k [2]string, _, _ *Stream, ch []string) {
 		r.Streams = append(r.Streams, StreamDiff{Subgraph: k[0], Engine: k[1], Changes: ch})
 	})
-	r.Variables = varDiff(a, b)
-	r.Blocks = append(append(r.Blocks, blockDiff(a, b)...), inlineDiff(genA, a, genB, b)...)
-	r.Same = len(r.Queues)+len(r.Streams)+len(r.Variables)+len(r.Blocks) == 0
+	var rename map[string]map[string]string // per subgraph, B's variable name → A's
+	r.Variables, r.Renamed, rename = varDiff(a, b)
+	r.Blocks = append(append(r.Blocks, blockDiff(a, b, rename)...), inlineDiff(genA, a, genB, b)...)
+	r.Same = len(r.Queues)+len(r.Streams)+len(r.Variables)+len(r.Blocks) == 0 && genA == genB
 	return r, nil
 }
 
@@ -194,6 +239,20 @@ func union[K comparable, A, B any](a map[K]A, b map[K]B, cmp func(x, y K) int) [
 }
 
 func cmpKey2(x, y [2]string) int { return slices.Compare(x[:], y[:]) }
+
+// cmpNumKey orders (name, number) keys by name, then by the number's value
+// (strconv's bases: "0x80"): block 11 before 109 before 110.
+func cmpNumKey(x, y [2]string) int {
+	if c := strings.Compare(x[0], y[0]); c != 0 {
+		return c
+	}
+	a, errA := strconv.ParseInt(x[1], 0, 64)
+	b, errB := strconv.ParseInt(y[1], 0, 64)
+	if errA != nil || errB != nil || a == b {
+		return strings.Compare(x[1], y[1])
+	}
+	return cmp.Compare(a, b)
+}
 func cmpKey3(x, y [3]string) int { return slices.Compare(x[:], y[:]) }
 
 func bySubgraph(sgs []neff.Subgraph) map[string]*neff.Subgraph {
@@ -206,42 +265,142 @@ func bySubgraph(sgs []neff.Subgraph) map[string]*neff.Subgraph {
 
 func varText(v neff.Variable) string { return fmt.Sprintf("%s %d bytes", v.Type, v.Size) }
 
-// varDiff is the variables of each subgraph by name.
-func varDiff(a, b []neff.Subgraph) []VarDiff {
-	out := []VarDiff{}
+// varDiff compares the variables of each subgraph by role: inputs and
+// outputs (the names neff.json gives the caller) by name; every other —
+// spill slots, constants, scratch the compiler names anew each build — by
+// its type, size and the dma[] blocks that use it, then by name, then by
+// type and size. Those matched under another name are renamed, B's name
+// mapped to A's for blockDiff; the rest added, removed, resized or retyped.
+func varDiff(a, b []neff.Subgraph) ([]VarDiff, []VarRename, map[string]map[string]string) {
+	out, renamed, rename := []VarDiff{}, []VarRename{}, map[string]map[string]string{}
 	ma, mb := bySubgraph(a), bySubgraph(b)
 	for _, name := range union(ma, mb, strings.Compare) {
-		va, vb := map[string]neff.Variable{}, map[string]neff.Variable{}
-		if sg := ma[name]; sg != nil {
-			for _, v := range sg.Variables() {
-				va[v.Name] = v
+		va, vb := varsOf(ma[name]), varsOf(mb[name])
+		pairs := [][2]*neff.Variable{} // matched A, B
+		var onlyA, onlyB []*neff.Variable
+		take := func(key func(v *neff.Variable, side int) string) {
+			byKey := map[string][]*neff.Variable{}
+			for _, v := range vb {
+				byKey[key(v, 1)] = append(byKey[key(v, 1)], v)
 			}
-		}
-		if sg := mb[name]; sg != nil {
-			for _, v := range sg.Variables() {
-				vb[v.Name] = v
+			var restA []*neff.Variable
+			for _, x := range va {
+				k := key(x, 0)
+				if ys := byKey[k]; k != "" && len(ys) > 0 { // several alike: paired in name order
+					pairs, byKey[k] = append(pairs, [2]*neff.Variable{x, ys[0]}), ys[1:]
+					continue
+				}
+				restA = append(restA, x)
 			}
+			var restB []*neff.Variable
+			for _, y := range vb {
+				if slices.Contains(byKey[key(y, 1)], y) {
+					restB = append(restB, y)
+				}
+			}
+			va, vb = restA, restB
 		}
-		for _, n := range union(va, vb, strings.Compare) {
-			x, inA := va[n]
-			y, inB := vb[n]
-			d := VarDiff{Subgraph: name, Name: n}
+		io := func(v *neff.Variable) bool { return v.Type == "input" || v.Type == "output" }
+		uses := blockUses(ma[name], mb[name])
+		take(func(v *neff.Variable, _ int) string { // inputs and outputs by name
+			if io(v) {
+				return v.Name
+			}
+			return ""
+		})
+		take(func(v *neff.Variable, side int) string { // the others by what they are and which blocks use them
+			if io(v) {
+				return ""
+			}
+			return fmt.Sprintf("%s %d %s", v.Type, v.Size, uses[side][v.Name])
+		})
+		take(func(v *neff.Variable, _ int) string { return v.Name })
+		take(func(v *neff.Variable, _ int) string {
+			if io(v) {
+				return ""
+			}
+			return fmt.Sprintf("%s %d", v.Type, v.Size)
+		})
+		onlyA, onlyB = va, vb
+		var ds []VarDiff
+		for _, p := range pairs {
+			x, y := p[0], p[1]
+			if x.Name != y.Name {
+				renamed = append(renamed, VarRename{name, x.Name, y.Name, y.Type, y.Size})
+				if rename[name] == nil {
+					rename[name] = map[string]string{}
+				}
+				rename[name][y.Name] = x.Name
+			}
+			d := VarDiff{Subgraph: name, Name: x.Name, A: varText(*x), B: varText(*y)}
+			if x.Name != y.Name {
+				d.Name = x.Name + " → " + y.Name
+			}
 			switch {
-			case !inA:
-				d.Change, d.B = "added", varText(y)
-			case !inB:
-				d.Change, d.A = "removed", varText(x)
 			case x.Size != y.Size:
-				d.Change, d.A, d.B = "resized", varText(x), varText(y)
+				d.Change = "resized"
 			case x.Type != y.Type:
-				d.Change, d.A, d.B = "retyped", varText(x), varText(y)
+				d.Change = "retyped"
 			default:
 				continue
 			}
-			out = append(out, d)
+			ds = append(ds, d)
 		}
+		for _, x := range onlyA {
+			ds = append(ds, VarDiff{Subgraph: name, Name: x.Name, Change: "removed", A: varText(*x)})
+		}
+		for _, y := range onlyB {
+			ds = append(ds, VarDiff{Subgraph: name, Name: y.Name, Change: "added", B: varText(*y)})
+		}
+		slices.SortStableFunc(ds, func(x, y VarDiff) int { return strings.Compare(x.Name, y.Name) })
+		out = append(out, ds...)
 	}
+	slices.SortStableFunc(renamed, func(x, y VarRename) int { return cmp.Compare(x.Subgraph+" "+x.A, y.Subgraph+" "+y.A) })
+	return out, renamed, rename
+}
+
+// varsOf is a subgraph's variables in name order (none for nil).
+func varsOf(sg *neff.Subgraph) []*neff.Variable {
+	if sg == nil {
+		return nil
+	}
+	vs := sg.Variables()
+	out := make([]*neff.Variable, len(vs))
+	for i := range vs {
+		out[i] = &vs[i]
+	}
+	slices.SortStableFunc(out, func(x, y *neff.Variable) int { return strings.Compare(x.Name, y.Name) })
 	return out
+}
+
+// blockUses is, for subgraphs a and b (nil: none), each variable's dma[]
+// blocks whose descriptors read or write it: "qPoolData 0 from, qPoolData 1 to".
+func blockUses(a, b *neff.Subgraph) [2]map[string]string {
+	index := func(sg *neff.Subgraph) map[string]string {
+		m := map[string][]string{}
+		for _, r := range blocksOf(sg) {
+			for k := range r.b.Desc {
+				d := &r.b.Desc[k]
+				use := func(v, side string) {
+					if v != "" {
+						m[v] = append(m[v], fmt.Sprintf("%s %d %s", r.b.Queue, r.b.ID, side))
+					}
+				}
+				use(d.From, "from")
+				use(d.To, "to")
+				for j := range d.FromArr {
+					use(d.FromArr[j].From, "from")
+				}
+			}
+		}
+		out := map[string]string{}
+		for v, us := range m {
+			slices.Sort(us)
+			out[v] = strings.Join(slices.Compact(us), ", ")
+		}
+		return out
+	}
+	return [2]map[string]string{index(a), index(b)}
 }
 
 type blockRef struct {
@@ -269,12 +428,15 @@ func blocksOf(sg *neff.Subgraph) map[[2]string]blockRef {
 
 // blockDiff compares the dma[] blocks of each subgraph by queue and id,
 // descriptor by descriptor and key by key (neff.md §4.5's key names).
-func blockDiff(a, b []neff.Subgraph) []BlockDiff {
+//
+// rename maps B's variable names to A's per subgraph (varDiff): a spill
+// slot the compiler named anew is no change of the walk.
+func blockDiff(a, b []neff.Subgraph, rename map[string]map[string]string) []BlockDiff {
 	var out []BlockDiff
 	ma, mb := bySubgraph(a), bySubgraph(b)
 	for _, name := range union(ma, mb, strings.Compare) {
 		ba, bb := blocksOf(ma[name]), blocksOf(mb[name])
-		for _, k := range union(ba, bb, cmpKey2) {
+		for _, k := range union(ba, bb, cmpNumKey) {
 			x, inA := ba[k]
 			y, inB := bb[k]
 			d := BlockDiff{Subgraph: name, Block: fmt.Sprintf("%s block %s", k[0], k[1]), Details: []string{}}
@@ -285,7 +447,7 @@ func blockDiff(a, b []neff.Subgraph) []BlockDiff {
 				d.Engine, d.Change = x.engine, "removed"
 			default:
 				d.Engine, d.Change = y.engine, "walk changed"
-				d.Details = descDiff(x.b.Desc, y.b.Desc)
+				d.Details = descDiff(x.b.Desc, renamed(y.b.Desc, rename[name]))
 				if x.engine != y.engine {
 					d.Details = append(d.Details, fmt.Sprintf("engine %s → %s", x.engine, y.engine))
 				}
@@ -361,7 +523,7 @@ func inlineDiff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph
 	ma, mb := bySubgraph(a), bySubgraph(b)
 	for _, name := range union(ma, mb, strings.Compare) {
 		wa, wb := words(genA, ma[name]), words(genB, mb[name])
-		for _, k := range union(wa, wb, cmpKey2) {
+		for _, k := range union(wa, wb, cmpNumKey) {
 			x, inA := wa[k]
 			y, inB := wb[k]
 			d := BlockDiff{Subgraph: name, Engine: k[0], Block: "PSEUDO_DMA_DIRECT2D at " + k[1]}
@@ -428,6 +590,32 @@ func splitTop(s string) []string {
 	}
 	if strings.TrimSpace(s[start:]) != "" {
 		out = append(out, s[start:])
+	}
+	return out
+}
+
+// renamed is descs with their variables renamed by m (B's name → A's).
+func renamed(descs []neff.Desc, m map[string]string) []neff.Desc {
+	if len(m) == 0 {
+		return descs
+	}
+	out := make([]neff.Desc, len(descs))
+	for i, d := range descs {
+		if n, ok := m[d.From]; ok {
+			d.From = n
+		}
+		if n, ok := m[d.To]; ok {
+			d.To = n
+		}
+		if len(d.FromArr) > 0 {
+			d.FromArr = slices.Clone(d.FromArr)
+			for j := range d.FromArr {
+				if n, ok := m[d.FromArr[j].From]; ok {
+					d.FromArr[j].From = n
+				}
+			}
+		}
+		out[i] = d
 	}
 	return out
 }

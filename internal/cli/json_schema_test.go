@@ -317,6 +317,8 @@ func TestJSONSchemaDocumented(t *testing.T) {
 		}
 	}
 	runs["neff diff"] = append(runs["neff diff"], []string{"neff", "diff", "--json", in.neffs[6], in.neffs[7]})
+	renamed := writeNEFF(t, t.TempDir(), "renamed.neff", weightsRenamed(false, map[string]string{"spill": "t1_RematSpillSave0"}))
+	runs["neff diff"] = append(runs["neff diff"], []string{"neff", "diff", "--json", in.neffs[6], renamed})
 	c := &schemaCheck{t: t, docs: docs, seen: map[string]map[string]bool{}}
 	for name, cmds := range runs {
 		s := docs[name]

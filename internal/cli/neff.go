@@ -423,14 +423,19 @@ func runNEFFCheck(e *env, args []string) error {
 }
 
 // runNEFFLower is `ndma neff lower FILE [--stats] [--subgraph sg00]
-// [--engine pool] [--all]`: every engine stream resolved as `neff run`
-// resolves it (variables placed once for the device, 0xd4 words relocated,
-// 0xc1 triggers fired) and lowered like `ndma lower`; the listing shows the
-// DGE data-movement words (--all: every word).
+// [--engine pool] [--queue Q] [--block N] [--offset OFF] [--all]`: every
+// engine stream resolved as `neff run` resolves it (variables placed once
+// for the device, 0xd4 words relocated, 0xc1 triggers fired) and lowered
+// like `ndma lower`; the listing shows the DGE data-movement words (--all:
+// every word; --offset: the word there, whatever it is), a stream that
+// lowers none counted, not listed.
 func runNEFFLower(e *env, args []string) (err error) {
 	cl := newCmdLine(e, "neff lower", "FILE", "", "generation (default: the kelf's target)")
 	stats := cl.fs.Bool("stats", false, "per engine: words, descriptors, bytes and runs instead of the listing")
 	sub, eng := streamFlags(cl)
+	queue := cl.fs.String("queue", "", "only the words on this dma_queue (neff info lists them)")
+	block := cl.fs.String("block", "", "only the 0xc1 trigger firing this dma[] block id (of --queue)")
+	offset := cl.fs.String("offset", "", "only the word at this byte offset of its stream (0x40)")
 	all := cl.fs.Bool("all", false, "list every word, also those the DGE does not move")
 	asJSON := cl.fs.Bool("json", false, "print each stream's lowered words (with --stats: only its counts) as JSON (docs/json.md)")
 	path, gen, f, sgs, err := openNEFF(e, cl, args)
@@ -440,15 +445,25 @@ func runNEFFLower(e *env, args []string) (err error) {
 	keep := func(sg *neff.Subgraph, en *neff.Engine) bool {
 		return (*sub == "" || sg.Name == *sub) && (*eng == "" || strings.EqualFold(en.Key, *eng))
 	}
+	if *sub != "" && !slices.ContainsFunc(sgs, func(sg neff.Subgraph) bool { return sg.Name == *sub }) {
+		return usagef("--subgraph: %w", suggest.Unknown("subgraph", *sub, names(sgs)))
+	}
+	if countStreams(sgs, keep) == 0 {
+		if *eng != "" {
+			return usagef("--engine: %w (in the subgraphs selected)", suggest.Unknown("engine", *eng, engineKeysOf(sgs)))
+		}
+		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
+	}
+	pick, err := newLowerPick(sgs, keep, *queue, *block, *offset)
+	if err != nil {
+		return err
+	}
 	place, err := device.Place(sgs)
 	if err != nil {
 		return err
 	}
-	if countStreams(sgs, keep) == 0 {
-		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
-	}
 	if *asJSON {
-		return lowerJSON(e, gen, sgs, place, keep, *stats, *all)
+		return lowerJSON(e, gen, sgs, place, keep, &pick, path, *stats, *all)
 	}
 	if !*stats {
 		e.stream()
@@ -467,18 +482,31 @@ func runNEFFLower(e *env, args []string) (err error) {
 		}()
 	}
 	// stream by stream: each is resolved, lowered and dropped before the next (a stream's steps are 2 KiB a word)
-	empty := 0
+	empty, picked := 0, 0
+	seen := map[int]bool{}
 	err = eachStream(gen, sgs, place, keep, func(st *neffStream) error {
+		st.steps = pick.filter(st.steps, seen)
+		if pick.set && len(st.steps) == 0 {
+			return nil // not what was asked for: neither listed nor counted
+		}
+		picked++
 		if !*stats {
-			fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
+			listed := false
 			var werr error
 			_, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) {
-				if (w.Skipped == "" || *all) && werr == nil {
+				if (w.Skipped == "" || *all || pick.offset >= 0) && werr == nil {
+					if !listed { // the header with the stream's first word: a stream that lowers none is not listed (issue 34)
+						fmt.Fprintf(e.stdout, "# %s %s (%s/%s)\n", st.sg.Name, st.en.Key, st.sg.Dir, st.en.Instr)
+						listed = true
+					}
 					werr = printLowered(e.stdout, &buf, &w)
 				}
 			})
 			if err != nil {
 				return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
+			}
+			if !listed {
+				empty++
 			}
 			return werr
 		}
@@ -497,7 +525,10 @@ func runNEFFLower(e *env, args []string) (err error) {
 		printQueueStats(e, t)
 		return nil
 	})
-	if err == nil && *stats && empty > 0 {
+	if err == nil && pick.set && picked == 0 {
+		return pick.missed(path, seen)
+	}
+	if err == nil && empty > 0 {
 		fmt.Fprintf(e.stdout, "# %d streams lower no DMA word: not listed\n", empty)
 	}
 	return err

@@ -91,6 +91,9 @@ const maxDiffLines = 40
 // printDiff is the diff as text, a line per change.
 func printDiff(w io.Writer, a, b string, r *inspect.DiffResult) {
 	fmt.Fprintf(w, "--- %s\n+++ %s\n", a, b)
+	if r.TargetA != r.TargetB {
+		fmt.Fprintf(w, "target %s → %s (each NEFF analysed for its own)\n", r.TargetA, r.TargetB)
+	}
 	for _, q := range r.Queues {
 		fmt.Fprintf(w, "queue %s %s %s: %s\n", q.Subgraph, q.Engine, orDash(q.Queue), strings.Join(q.Changes, "; "))
 	}
@@ -99,6 +102,9 @@ func printDiff(w io.Writer, a, b string, r *inspect.DiffResult) {
 	}
 	for _, v := range r.Variables {
 		fmt.Fprintf(w, "variable %s %s %s: %s → %s\n", v.Subgraph, v.Name, v.Change, orDash(v.A), orDash(v.B))
+	}
+	if n := len(r.Renamed); n > 0 {
+		fmt.Fprintf(w, "%d variables renamed, matched by role (type, size and the blocks that use them; --json lists them)\n", n)
 	}
 	for i, bd := range r.Blocks {
 		if i == maxDiffLines {
@@ -111,6 +117,9 @@ func printDiff(w io.Writer, a, b string, r *inspect.DiffResult) {
 		}
 		fmt.Fprintln(w)
 	}
+	ta, tb := r.Totals.A, r.Totals.B
+	fmt.Fprintf(w, "total: %d → %d DMA words, %d → %d descriptors, %d → %d bytes, estimated DMA time %s → %s µs (neff lint's)\n",
+		ta.Words, tb.Words, ta.Descriptors, tb.Descriptors, ta.Bytes, tb.Bytes, us(ta.DMATimeNS), us(tb.DMATimeNS))
 	if r.Same {
 		fmt.Fprintln(w, "the DMA is the same")
 	} else {

@@ -17,31 +17,14 @@ import (
 // reader): blocks, descriptors and the bytes the sizes multiply to, per queue.
 func TestNEFFInfoBlocks(t *testing.T) {
 	path := hwNEFF(t)
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := neff.Parse(raw, neff.Options{}) // the container only: the members' bytes
-	if err != nil {
-		t.Fatal(err)
-	}
 	type qsum struct {
 		blocks, descs int
 		bytes         int64
 	}
 	var wantSummary, wantBlocks []string
-	for _, m := range f.Members {
-		if !strings.HasSuffix(m.Name, ".json") || strings.HasSuffix(m.Name, "def.json") {
-			continue
-		}
-		var j struct {
-			DMA []map[string]any `json:"dma"`
-		}
-		if json.Unmarshal(m.Data, &j) != nil || len(j.DMA) == 0 {
-			continue
-		}
+	for _, m := range engineDMA(t, path) {
 		sums, order := map[string]*qsum{}, []string(nil)
-		for _, b := range j.DMA {
+		for _, b := range m.dma {
 			q := b["queue"].(string)
 			if sums[q] == nil {
 				sums[q], order = &qsum{}, append(order, q)
@@ -107,4 +90,39 @@ func TestNEFFInfoTargetDefault(t *testing.T) {
 	if !strings.Contains(out, "\nwords read as CAYMAN v3 (trn2) (--gen)\n") {
 		t.Errorf("neff info --gen trn2:\n%.400s", out)
 	}
+}
+
+// memberDMA is one engine JSON member's dma[] blocks, as plain maps.
+type memberDMA struct {
+	name string // "sg00/SP.json"
+	dma  []map[string]any
+}
+
+// engineDMA walks a NEFF's engine JSON members (not def.json) with a dma[]
+// list as plain maps, independent of package neff's block reader (which
+// only opens the container here).
+func engineDMA(t *testing.T, path string) []memberDMA {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := neff.Parse(raw, neff.Options{}) // the container only: the members' bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []memberDMA
+	for _, m := range f.Members {
+		if !strings.HasSuffix(m.Name, ".json") || strings.HasSuffix(m.Name, "def.json") {
+			continue
+		}
+		var j struct {
+			DMA []map[string]any `json:"dma"`
+		}
+		if json.Unmarshal(m.Data, &j) != nil || len(j.DMA) == 0 {
+			continue
+		}
+		out = append(out, memberDMA{m.Name, j.DMA})
+	}
+	return out
 }

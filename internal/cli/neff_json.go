@@ -281,7 +281,8 @@ type lowerStats struct {
 
 // lowerJSON is `neff lower --json`: per stream the lowered words (the
 // DGE's only, or all with all) with their trace and descriptors, and the
-// counts; with stats the counts alone.
+// counts; with stats the counts alone. With a pick (--queue, --block,
+// --offset), its steps alone, and only the streams that hold one.
 //
 // The words are written as they are lowered, stream by stream — the JSON
 // of a large NEFF is gigabytes held whole — after a first pass that lowers
@@ -289,10 +290,16 @@ type lowerStats struct {
 // nothing, as when the whole was built first. The bytes are writeJSON's
 // (json.Encoder, two-space indent, no HTML escaping): each piece is
 // encoded at its depth, as the encoder's indentation would place it.
-func lowerJSON(e *env, gen isa.Gen, sgs []neff.Subgraph, place device.Placement, keep func(*neff.Subgraph, *neff.Engine) bool, stats, all bool) error {
-	if stats { // the counts alone: small, built whole
+func lowerJSON(e *env, gen isa.Gen, sgs []neff.Subgraph, place device.Placement, keep func(*neff.Subgraph, *neff.Engine) bool, pick *lowerPick, path string, stats, all bool) error {
+	seen := map[int]bool{}
+	all = all || pick.offset >= 0 // the word asked for, whatever it is
+	// with stats the counts alone: small, built whole
+	if stats {
 		out := []lowerStreamJSON{}
 		err := eachStream(gen, sgs, place, keep, func(st *neffStream) error {
+			if st.steps = pick.filter(st.steps, seen); pick.set && len(st.steps) == 0 {
+				return nil
+			}
 			j := lowerStreamJSON{Subgraph: st.sg.Name, Engine: st.en.Key, Instr: st.en.Instr, Words: []loweredWord{}}
 			_, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(w loweredWord) { j.Stats.add(&w) })
 			if err != nil {
@@ -304,9 +311,17 @@ func lowerJSON(e *env, gen isa.Gen, sgs []neff.Subgraph, place device.Placement,
 		if err != nil {
 			return err
 		}
+		if pick.set && len(out) == 0 {
+			return pick.missed(path, seen)
+		}
 		return writeJSON(e.stdout, out)
 	}
+	picked := 0
 	err := eachStream(gen, sgs, place, keep, func(st *neffStream) error {
+		if st.steps = pick.filter(st.steps, seen); pick.set && len(st.steps) == 0 {
+			return nil
+		}
+		picked++
 		if _, err := lowerSteps(gen, st.steps, st.derr, dge.Options{}, sdma.Options{}, func(loweredWord) {}); err != nil {
 			return fmt.Errorf("%s %s: %w", st.sg.Name, st.en.Key, err)
 		}
@@ -315,12 +330,18 @@ func lowerJSON(e *env, gen isa.Gen, sgs []neff.Subgraph, place device.Placement,
 	if err != nil {
 		return err
 	}
+	if pick.set && picked == 0 {
+		return pick.missed(path, seen)
+	}
 	e.stream()
 	bw := bufio.NewWriterSize(e.stdout, 1<<16)
 	defer bw.Flush()
 	j := newJSONPieces(bw)
 	streams := 0
 	err = eachStream(gen, sgs, place, keep, func(st *neffStream) error {
+		if st.steps = pick.filter(st.steps, seen); pick.set && len(st.steps) == 0 {
+			return nil
+		}
 		j.raw([...]string{"[\n  {\n", ",\n  {\n"}[min(streams, 1)])
 		streams++
 		j.field("    ", "subgraph", st.sg.Name, ",\n")

@@ -1,9 +1,11 @@
 // Package report builds the one-page HTML report of a NEFF (`ndma neff
-// report`): the engines' streams, the DMA schedule as an SVG timeline per
-// queue, queue utilization, the bytes-per-descriptor histogram, the
-// semaphore wait graph, the lint findings and the budget. The page is
-// self-contained — its data embedded as JSON, its style and script inline,
-// nothing fetched — so it works from a file:// URL.
+// report`): the lint findings first, the DMA schedule as a zoomable
+// timeline (a canvas, a row per engine and queue), the semaphore waits
+// summarised (who waits on whom, how often, how long; every wait on
+// demand), queue utilization, the bytes-per-descriptor histogram, the
+// engines' streams and the budget. The page is self-contained — its data
+// embedded as JSON, its style and script inline, nothing fetched — so it
+// works from a file:// URL.
 package report
 
 import (
@@ -12,6 +14,8 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -55,7 +59,33 @@ type Wait struct {
 	WriterCount int      `json:"writer_count"`
 	// WriterPlaces are the same writers field by field.
 	WriterPlaces []Writer `json:"writer_places"`
+	// WriterStreams are the streams of all WriterCount writers, each once:
+	// "sg00 POOL (DMA completion)", "sg00 ACT" (its EVENTS update).
+	WriterStreams []string `json:"writer_streams"`
+	// WaitNS is how long the word waited in the run: from when its stream
+	// was ready (the word before it issued, or its engine's compute ended)
+	// to its issue; -1 when the run did not reach it.
+	WaitNS int64 `json:"wait_ns"`
 }
+
+// WaitRow is the wait graph summarised, who waits on whom: the waits of
+// one stream on the semaphores one set of streams writes, and how long
+// they waited in all and at most (the longest wait's word offset).
+type WaitRow struct {
+	Subgraph      string   `json:"subgraph"`
+	Waiter        string   `json:"waiter"`
+	Writers       []string `json:"writers"`
+	Semaphores    []int    `json:"semaphores"`
+	Waits         int      `json:"waits"`
+	TotalNS       int64    `json:"total_ns"`
+	LongestNS     int64    `json:"longest_ns"`
+	LongestOffset int      `json:"longest_offset"`
+}
+
+// MaxPageWaits is how many waits of each summary row the page embeds (the
+// longest, their writers as text only): a NEFF waits tens of thousands of
+// times, 35 MB of page (issue 34); --json lists every one.
+const MaxPageWaits = 10
 
 // Writer is a word that writes a semaphore: its EVENTS update, or the
 // completion of the DMA it issues.
@@ -87,10 +117,15 @@ type Data struct {
 	Streams  []inspect.Stream `json:"streams"`
 	Schedule []Schedule       `json:"schedule"`
 	RunError string           `json:"run_error"` // "" when the run went through
-	// KernelTimeNS is the kernel time of the run (`neff run`'s, lint's):
-	// the latest subgraph's end, DMA and compute on one clock.
-	KernelTimeNS int64           `json:"kernel_time_ns"`
-	Waits        []Wait          `json:"waits"`
+	// KernelTimeNS is the kernel time of the run, as `neff run` and lint
+	// print it: the latest subgraph's end, DMA and compute on one clock
+	// (runTimeNS).
+	KernelTimeNS int64     `json:"kernel_time_ns"`
+	WaitSummary  []WaitRow `json:"wait_summary"`
+	Waits        []Wait    `json:"waits"`
+	// WaitsLeftOut is how many waits the page leaves out (MaxPageWaits);
+	// 0 in --json, which lists them all.
+	WaitsLeftOut int             `json:"waits_left_out"`
 	Lint         *inspect.Lint   `json:"lint"`
 	Budget       *inspect.Budget `json:"budget"`
 }
@@ -127,7 +162,8 @@ func BuildWith(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string, engi
 	if err != nil {
 		return nil, err
 	}
-	res, runErr := im.Run(device.NEFFOptions{Exec: device.Sim, EngineTime: engineTime})
+	tl := &device.Timeline{} // every word's issue: how long each wait took
+	res, runErr := im.Run(device.NEFFOptions{Exec: device.Sim, EngineTime: engineTime, Timeline: tl})
 	if runErr != nil {
 		d.RunError = runErr.Error()
 	}
@@ -142,10 +178,131 @@ func BuildWith(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, file string, engi
 			}
 			d.Schedule = append(d.Schedule, s)
 		}
+		d.KernelTimeNS = runTimeNS(res)
 	}
 	d.Lint.KernelTimeNS = d.KernelTimeNS
 	d.Waits = waitGraph(gen, sgs, a)
+	waited := waitTimes(tl)
+	for i := range d.Waits {
+		w := &d.Waits[i]
+		w.WaitNS = -1
+		if ns, ok := waited[fmt.Sprintf("%s %d", w.Waiter, w.Offset)]; ok {
+			w.WaitNS = ns
+		}
+	}
+	d.WaitSummary = summarise(d.Waits)
 	return d, nil
+}
+
+// runTimeNS is the run's time as `neff run` prints it: the longest
+// subgraph's simulated time (they run one after another, one core each).
+func runTimeNS(res *device.Result) int64 {
+	var t int64
+	for _, r := range res.Subgraphs {
+		t = max(t, r.Stats.TimeNS)
+	}
+	return t
+}
+
+// waitTimes reads how long each word waited off the run's timeline
+// (Chrome trace events, a track per stream): a word issued after its
+// stream was ready — the word before it issued, or ended, for a compute
+// word whose engine was busy — waited the difference. Keyed "sg00 POOL 64".
+func waitTimes(tl *device.Timeline) map[string]int64 {
+	type track struct{ pid, tid int }
+	names := map[track]string{}
+	for _, e := range tl.Events {
+		if e.Ph == "M" && e.Name == "thread_name" {
+			if n, ok := e.Args["name"].(string); ok {
+				names[track{e.Pid, e.Tid}] = n
+			}
+		}
+	}
+	out := map[string]int64{}
+	ready := map[track]int64{}
+	last := map[track]string{}
+	for _, e := range tl.Events {
+		k := track{e.Pid, e.Tid}
+		name, ok := names[k]
+		if e.Ph != "X" || !ok || strings.HasSuffix(name, " DMA") || strings.HasPrefix(name, "DMA engine") {
+			continue
+		}
+		off, _ := e.Args["offset"].(string)
+		at := int64(math.Round(e.Ts * 1000))
+		end := at
+		if _, span := e.Args["engine time"]; span { // a compute word's time on its engine
+			end = at + int64(math.Round(e.Dur*1000))
+		}
+		if off != last[k] { // a word's first event: its issue
+			var n int64
+			fmt.Sscanf(off, "0x%x", &n)
+			out[fmt.Sprintf("%s %d", name, n)] = max(0, at-ready[k])
+			last[k] = off
+		}
+		ready[k] = max(ready[k], end)
+	}
+	return out
+}
+
+// rowKey is a wait's summary row: its subgraph, stream and writers.
+func rowKey(w *Wait) string {
+	return w.Subgraph + "|" + w.Waiter + "|" + strings.Join(w.WriterStreams, ",")
+}
+
+// summarise groups the waits by subgraph, waiting stream and the streams
+// that write their semaphores, the longest total first.
+func summarise(waits []Wait) []WaitRow {
+	out := []WaitRow{}
+	at := map[string]int{}
+	for _, w := range waits {
+		k := rowKey(&w)
+		i, ok := at[k]
+		if !ok {
+			i = len(out)
+			at[k] = i
+			out = append(out, WaitRow{Subgraph: w.Subgraph, Waiter: w.Waiter, Writers: w.WriterStreams, Semaphores: []int{}, LongestOffset: w.Offset})
+		}
+		r := &out[i]
+		r.Waits++
+		if !slices.Contains(r.Semaphores, w.Semaphore) {
+			r.Semaphores = append(r.Semaphores, w.Semaphore)
+			slices.Sort(r.Semaphores)
+		}
+		if w.WaitNS > 0 {
+			r.TotalNS += w.WaitNS
+			if w.WaitNS > r.LongestNS {
+				r.LongestNS, r.LongestOffset = w.WaitNS, w.Offset
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].TotalNS > out[j].TotalNS })
+	return out
+}
+
+// pageWaits are the waits the page embeds: of each summary row the
+// MaxPageWaits longest, in their order, without writer_places; and how
+// many it leaves out.
+func pageWaits(waits []Wait) ([]Wait, int) {
+	byRow := map[string][]int{}
+	for i := range waits {
+		k := rowKey(&waits[i])
+		byRow[k] = append(byRow[k], i)
+	}
+	keep := make([]bool, len(waits))
+	for _, idx := range byRow {
+		sort.SliceStable(idx, func(a, b int) bool { return waits[idx[a]].WaitNS > waits[idx[b]].WaitNS })
+		for _, i := range idx[:min(len(idx), MaxPageWaits)] {
+			keep[i] = true
+		}
+	}
+	out := []Wait{}
+	for i, w := range waits {
+		if keep[i] {
+			w.WriterPlaces = []Writer{} // the page shows the writers' text
+			out = append(out, w)
+		}
+	}
+	return out, len(waits) - len(out)
 }
 
 // waitGraph is every word that waits on a semaphore through its EVENTS
@@ -195,6 +352,23 @@ func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
 				addWriter(w.Semaphore, Writer{w.Subgraph, w.Engine, w.Offset, w.Mnemonic, true})
 			}
 		}
+		writerStreams := map[int][]string{}
+		for sem, ws := range writers {
+			seen := map[string]bool{}
+			list := []string{}
+			for _, w := range ws {
+				t := sg.Name + " " + strings.ToUpper(w.Engine)
+				if w.Completion {
+					t += " (DMA completion)"
+				}
+				if !seen[t] {
+					seen[t] = true
+					list = append(list, t)
+				}
+			}
+			sort.Strings(list)
+			writerStreams[sem] = list
+		}
 		for _, w := range waits {
 			ws := writers[w.sem]
 			n := len(ws)
@@ -203,7 +377,7 @@ func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
 			for i := range ws {
 				text[i] = ws[i].text()
 			}
-			out = append(out, Wait{sg.Name, w.stream, w.engine, w.off, w.word, w.sem, w.value, text, n, ws})
+			out = append(out, Wait{sg.Name, w.stream, w.engine, w.off, w.word, w.sem, w.value, text, n, ws, writerStreams[w.sem], -1})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Subgraph < out[j].Subgraph })
@@ -214,7 +388,16 @@ func waitGraph(gen isa.Gen, sgs []neff.Subgraph, a *inspect.Analysis) []Wait {
 var pageHTML string
 
 var page = template.Must(template.New("page").Funcs(template.FuncMap{
-	"us":   func(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1000) },
+	"us":           func(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1000) },
+	"maxPageWaits": func() int { return MaxPageWaits },
+	"maxWriters":   func() int { return MaxWriters },
+	"sems": func(ss []int) string {
+		parts := make([]string, len(ss))
+		for i, v := range ss {
+			parts[i] = fmt.Sprintf("$S[%d]", v)
+		}
+		return strings.Join(parts, " ")
+	},
 	"pct":  func(f float64) string { return fmt.Sprintf("%.1f%%", 100*f) },
 	"join": strings.Join,
 	"hex":  func(n int) string { return fmt.Sprintf("%#x", n) },
@@ -228,8 +411,12 @@ var page = template.Must(template.New("page").Funcs(template.FuncMap{
 	},
 }).Parse(pageHTML))
 
-// Write writes the page.
+// Write writes the page: d, its waits cut to the longest of each summary
+// row (pageWaits).
 func Write(w io.Writer, d *Data) error {
+	pd := *d
+	pd.Waits, pd.WaitsLeftOut = pageWaits(d.Waits)
+	d = &pd
 	js, err := json.Marshal(d)
 	if err != nil {
 		return err
