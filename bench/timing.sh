@@ -20,7 +20,7 @@ tmp=$(mktemp -d "${TMPDIR:-/tmp}/ndma-timing.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/ndma" ./cmd/ndma
 go run ./bench/mkhwneff "$tmp"
-for name in vector_add transpose vector_add_trn1; do
+for name in vector_add transpose vector_add_trn1 conv2d_4 conv2d_3 conv2d_2; do
   echo "== ndma neff run $name.neff"
   start=$(date +%s%N)
   "$tmp/ndma" neff run "$tmp/$name.neff" | grep -E 'queue |kernel time|engine |critical path'

@@ -2,6 +2,7 @@ package device
 
 import (
 	"cmp"
+	"slices"
 
 	"ndma/dtype"
 	"ndma/internal/compute"
@@ -70,6 +71,13 @@ func BlockTransfer(sg *neff.Subgraph, q *neff.Queue, b *neff.Block, engines int)
 			sizes, steps = d.ToSizes, d.ToSteps
 		}
 		run.Contiguous = (t.From == timing.HBM || t.To == timing.HBM) && contiguous(sizes, steps)
+		// INFERRED (hw-timing §2.1, one example): the one block kind seen
+		// carrying 8 semaphore bytes, conv2d_2's reloads, is the one whose
+		// DRAM side is written with trailing dimensions of size 1 ([256 128
+		// 1 1]); every 2-D block of the training kernels carries 4
+		if (dram || t.To == timing.HBM) && len(sizes) > 2 && !slices.ContainsFunc(sizes[2:], func(n int64) bool { return n != 1 }) {
+			t.WideSemaphore = true
+		}
 		// C1: DRAM → DRAM reading one element at a time (hw-timing §2.5)
 		if t.From == timing.HBM && t.To == timing.HBM && len(d.FromSizes) > 0 && d.FromSizes[0] <= elem && !contiguous(d.FromSizes, d.FromSteps) {
 			run.Element = elem

@@ -1,9 +1,10 @@
 // Command mkhwneff writes the training kernels of ../shared/spec/hw-timing.md
 // that ndma builds as synthetic NEFFs of their structure (internal/neffgen):
-// the vector add (trn2 and trn1) and the 1024 × 1024 transpose, for `ndma
+// the vector add (trn2 and trn1), the 1024 × 1024 transpose and the three
+// conv2d kernels (conv2d_2, _3, _4), for `ndma
 // neff run` and bench/timing.sh.
 //
-//	go run ./bench/mkhwneff DIR    # writes DIR/vector_add.neff, DIR/vector_add_trn1.neff, DIR/transpose.neff
+//	go run ./bench/mkhwneff DIR    # writes DIR/vector_add.neff, vector_add_trn1.neff, transpose.neff, conv2d_{2,3,4}.neff
 package main
 
 import (
@@ -23,6 +24,9 @@ func main() {
 		"vector_add.neff":      neffgen.HWVectorAdd("cayman"),
 		"transpose.neff":       neffgen.HWTranspose("cayman"),
 		"vector_add_trn1.neff": neffgen.HWVectorAdd("sunda"),
+		"conv2d_4.neff":        neffgen.HWConv2dF16Small(),
+		"conv2d_3.neff":        neffgen.HWConv2dF32Small(),
+		"conv2d_2.neff":        neffgen.HWConv2dF16(),
 	} {
 		b, err := p.Build()
 		if err == nil {

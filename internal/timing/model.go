@@ -37,8 +37,12 @@ type Transfer struct {
 	Engines  int // the queue's num_queues (0: Params.Engines)
 	From, To Mem
 	Rows     []Run
-	Cast     bool   // a cast (dtypes differ): one row a packet, the semaphore its own packet
-	Issuer   string // the engine whose trigger fires it (the queue's owner: "sp", "pool", "act")
+	Cast     bool // a cast (dtypes differ): one row a packet, the semaphore its own packet
+	// WideSemaphore: the semaphore write riding on each engine's last
+	// packet is twice SemaphoreBytes (hw-timing §2.1 "some blocks carry
+	// +8 B": conv2d_2's reloads, 2056 = 2048 + 8).
+	WideSemaphore bool
+	Issuer        string // the engine whose trigger fires it (the queue's owner: "sp", "pool", "act")
 }
 
 // Bytes is the data the transfer writes (its rows).
@@ -60,8 +64,7 @@ type Packet struct {
 	Elements                         int64 // element descriptors it carries (C1); 0: rows
 	StartNS, DataDoneNS, WriteDoneNS int64
 
-	hbmReadRows, hbmWriteRows int64 // DRAM rows it reads / writes (strided DRAM sides)
-	last                      bool  // its engine's last packet of the block (the semaphore write)
+	last bool // its engine's last packet of the block (the semaphore write)
 }
 
 // Result is one transfer's timing: its window, from its first packet's
@@ -82,10 +85,10 @@ type pend struct {
 
 // engState is what one DMA engine's next packet depends on.
 type engState struct {
-	data, read, write int64   // data path free (data done of the last packet), read side free, last write done
-	recent            []write // the packets whose writes may be outstanding, oldest first
-	rr                int     // the queue served last (round robin), -1: none
-	qdata             []int64 // per queue: its last packet's data done here (+1; 0: none)
+	data, write int64   // data path free (data done of the last packet), last write done
+	recent      []write // the packets whose writes may be outstanding, oldest first
+	rr          int     // the queue served last (round robin), -1: none
+	qdata       []int64 // per queue: its last packet's data done here (+1; 0: none)
 }
 
 // write is a packet's write done and its descriptors.
@@ -255,9 +258,6 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 	if st.qdata[q] > 0 { // the queue's own next packet: BackToBackNS after its last (another queue's may run meanwhile)
 		start = max(start, st.qdata[q]-1+p.BackToBackNS)
 	}
-	if pk.hbmReadRows > 0 {
-		start = max(start, st.read)
-	}
 	descs := max(pk.Elements, pk.Rows, 1)
 	if p.WriteBuffer > 0 { // the writes still outstanding may hold WriteBuffer descriptors, this one's included
 		sum := descs
@@ -275,7 +275,6 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 	dd = start + data
 	wd = max(dd+p.Lag(t.To, pk.last), st.write+p.WriteHold(pk))
 	st.data, st.write, st.qdata[q] = dd, wd, dd+1
-	st.read = start + pk.hbmReadRows*p.HBMReadRowNS
 	if p.WriteBuffer > 0 {
 		k := 0 // drop the writes done by this start: they hold nothing
 		for k < len(st.recent) && st.recent[k].wd <= start {
@@ -412,7 +411,11 @@ func (m *Model) share(out []Packet, t *Transfer, e, n int) []Packet {
 	if own || len(out) == 0 {
 		return append(out, Packet{Bytes: p.SemaphoreBytes, last: true})
 	}
-	out[len(out)-1].Bytes += p.SemaphoreBytes
+	sem := p.SemaphoreBytes
+	if t.WideSemaphore {
+		sem *= 2
+	}
+	out[len(out)-1].Bytes += sem
 	out[len(out)-1].last = true
 	return out
 }
@@ -422,14 +425,6 @@ func (m *Model) share(out []Packet, t *Transfer, e, n int) []Packet {
 func (p *Params) packets(out []Packet, r Run, k int64, t *Transfer) []Packet {
 	if k <= 0 {
 		return out
-	}
-	hbmRows := func(pk *Packet, rows int64) {
-		if t.From == HBM {
-			pk.hbmReadRows = rows
-		}
-		if t.To == HBM {
-			pk.hbmWriteRows = rows
-		}
 	}
 	maxP := max(p.MaxPacketBytes, 1)
 	switch {
@@ -443,13 +438,12 @@ func (p *Params) packets(out []Packet, r Run, k int64, t *Transfer) []Packet {
 		}
 	case t.Cast: // one row a packet
 		for j := int64(0); j < k; j++ {
-			out = cut(out, r.Bytes, maxP, func(pk *Packet) { hbmRows(pk, 1) })
+			out = cut(out, r.Bytes, maxP)
 		}
 	case r.Contiguous && (t.From == HBM) != (t.To == HBM): // the engine's share: one stretch of DRAM
 		s := k * r.Bytes
 		if s <= p.PackBytes {
 			pk := Packet{Bytes: s, Rows: k}
-			hbmRows(&pk, 1)
 			return append(out, pk)
 		}
 		pieces := max(2, (s+maxP-1)/maxP) // "otherwise as two equal packets (never more)": more only past the packet limit
@@ -459,19 +453,17 @@ func (p *Params) packets(out []Packet, r Run, k int64, t *Transfer) []Packet {
 				b = s - b*(pieces-1)
 			}
 			pk := Packet{Bytes: b, Rows: max(k/pieces, 1)}
-			hbmRows(&pk, 1)
 			out = append(out, pk)
 		}
 	case r.Bytes > p.PackBytes: // a long row travels whole, cut only past the packet limit
 		for j := int64(0); j < k; j++ {
-			out = cut(out, r.Bytes, maxP, func(pk *Packet) { hbmRows(pk, 1) })
+			out = cut(out, r.Bytes, maxP)
 		}
 	default: // whole rows packed up to PackBytes
 		per := max(p.PackBytes/r.Bytes, 1)
 		for left := k; left > 0; {
 			rows := min(left, per)
 			pk := Packet{Bytes: rows * r.Bytes, Rows: rows}
-			hbmRows(&pk, rows)
 			out = append(out, pk)
 			left -= rows
 		}
@@ -480,12 +472,10 @@ func (p *Params) packets(out []Packet, r Run, k int64, t *Transfer) []Packet {
 }
 
 // cut appends one row of b bytes as packets of at most maxP bytes.
-func cut(out []Packet, b, maxP int64, set func(*Packet)) []Packet {
+func cut(out []Packet, b, maxP int64) []Packet {
 	for b > 0 {
 		n := min(b, maxP)
-		pk := Packet{Bytes: n, Rows: 1}
-		set(&pk)
-		out = append(out, pk)
+		out = append(out, Packet{Bytes: n, Rows: 1})
 		b -= n
 	}
 	return out

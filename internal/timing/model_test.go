@@ -296,3 +296,46 @@ func FuzzFire(f *testing.F) {
 		}
 	})
 }
+
+// C2: a queue sharing its engines with element descriptor loads waits
+// behind them (hw-timing §2.6): conv2d_2's reloads, 16 × 2056-B packets
+// (8 rows of 256 B, DRAM contiguous, 4-D: +8 semaphore bytes), take
+// 1–2 µs alone and 40–71 µs while the element loads of qSPIO0 (16 blocks
+// in flight) hold the engines' writes; their data phase is still a 2056-B
+// one.
+func TestElementBacklog(t *testing.T) {
+	p := Trn2()
+	reload := &Transfer{Queue: "qSPSpillReload0", Engines: 16, From: HBM, To: SB, Issuer: "sp", WideSemaphore: true,
+		Rows: []Run{{Bytes: 256, Count: 128, Contiguous: true}}}
+	lone := alone(t, p, reload)
+	if d := lone.EndNS - lone.StartNS; d < 1000 || d > 2500 {
+		t.Errorf("reload alone: %d ns, want 1–2.5 µs", d)
+	}
+	if got := counts(lone.Packets); got[2056] != 16 || len(got) != 1 {
+		t.Errorf("reload packets %v, want 16 × 2056 B (+8 semaphore bytes)", got)
+	}
+	m := New(p)
+	m.Keep = true
+	w := &Transfer{Queue: "qSPIO0", Engines: 16, From: HBM, To: HBM, Issuer: "sp", Rows: []Run{{Bytes: 2, Count: 16384, Element: 2}}}
+	for k := 0; k < 16; k++ {
+		if _, err := m.Fire(w, int64(k)*100); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// the first reload follows W block 0's end (~105 µs): blocks 1–15 run
+	id, err := m.Fire(reload, 110_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Finish()
+	r := m.Result(id)
+	if d := r.EndNS - r.StartNS; d < 30_000 || d > 80_000 {
+		t.Errorf("reload behind element loads: %.1f µs, measured 40–71 µs", float64(d)/1000)
+	}
+	for _, pk := range r.Packets {
+		if data := pk.DataDoneNS - pk.StartNS; data != p.DataTime(2056, SB) {
+			t.Errorf("a reload packet's data phase %d ns, want %d: the wait is for the writes, not the data", data, p.DataTime(2056, SB))
+			break
+		}
+	}
+}

@@ -77,9 +77,8 @@ type Params struct {
 	LastLagNS                 int64   // the last packet's (the semaphore write): §2.2 "418–485 ns, independent of size" (median 450); trn1 §2.8 84 (the 4-B semaphore packet)
 	BackToBackNS              int64   // data done → the next packet's start on one engine: §2.2 "median −3.5 ns" (0 here); trn1 §2.8 "88 ns (SP) / 127 ns (Pool)" (107)
 	WriteRateBytesPerNS       float64 // C3: an engine's writes complete one at a time, each taking bytes / this. INFERRED fit of §2.3: two queues of 16 × 4100-B packets a block every ~0.16 µs, "each transfer ~35–41 ns longer than the one before" → (160 + 38) ns for 2 × 4100 B = 41 B/ns
-	HBMWriteRowNS             int64   // C3 on strided DRAM writes: each DRAM row a packet writes holds the write side this long. INFERRED fit of transpose qPoolIO0 (8 rows of 512 B 4 KiB apart per packet): "durations grow steadily from 0.9 to 2.4 µs" at a block every ~0.17 µs
-	HBMReadRowNS              int64   // each DRAM row a packet reads holds the engine's read side: INFERRED fit of transpose qSPIO0 (8-row packets start every ~0.25 µs while a data phase takes 0.16 µs)
-	WriteBuffer               int64   // C1/C2: the descriptors an engine's outstanding writes may hold; a packet's data phase waits until its own fit (INFERRED fit of §2.5–2.6: a C1 packet's write-done lag of ~28.6 µs ≈ 4 element packets of 64 descriptors at 6.6 µs each → 256; C3's 8-row packets never reach it)
+	RowWriteNS                int64   // C3 by rows: each row a packet holds (an SB partition, a strided DRAM row: 8 in a packet of 8 × 512 B, 1 in a 4000-B row) holds its engine's write side this long. INFERRED fit of hw-timing §2.3 and §4.2, three queues of 8-row 4100-B packets a block every ~0.16–0.17 µs, each transfer 24–41 ns longer than the one before: conv2d_3 qPoolSpillReload0 (SB → SB), qActSpillReload0 (SB → DRAM contiguous), transpose qPoolIO0 (SB → strided DRAM) → (160 + 32) / 8 = 24 ns; 1-row packets back to back (stream fd1k, 155 ns each) never back up, as measured
+	WriteBuffer               int64   // C1/C2: the descriptors an engine's outstanding writes may hold; a packet's data phase waits until its own fit. INFERRED fit of §2.6: conv2d_2's reloads (8-row packets) behind element packets of 64 descriptors, "qSPSpillReload0 … 44.972" µs median → 512 (8 element packets; their write-done lag then spans §2.5's p10–p90 8.7–79.8 µs); C3's 8-row packets never reach it
 	TriggerSPNS               int64   // an SP-issued trigger → its first packet may start: §2.2 "trn2 SP 0.168 → 1.053–1.089" (885–921; 900); trn1 "SP 0.049 → 0.525" (476)
 	TriggerNS                 int64   // a Pool- or ACT-issued one's: §2.2 "Pool 6.617 → 7.407, 9.095 → 9.846, 15.712 → 16.494; ACT 8.149 → 8.906" (751–790; 770); trn1 "Pool 8.145 → 8.826, 11.718 → 12.153" (435–681; 558)
 	StaggerHBMNS, StaggerSBNS int64   // engine e of a transfer starts e × this later, by where it reads: §2.2 "spread of the 16 engines' first packet starts ~0.85–0.93 µs for SP-issued blocks (HBM reads), ~0.19–0.41 µs for Pool/ACT-issued ones" → 57 and 14 ns (trn1 1032 / 385 µs spread: 69, 26)
@@ -106,9 +105,8 @@ func Trn2() Params {
 		LastLagNS:           450,
 		BackToBackNS:        0,
 		WriteRateBytesPerNS: 41,
-		HBMWriteRowNS:       24,
-		HBMReadRowNS:        0,
-		WriteBuffer:         256,
+		RowWriteNS:          24,
+		WriteBuffer:         512,
 		TriggerSPNS:         900,
 		TriggerNS:           770,
 		StaggerHBMNS:        57,
@@ -199,11 +197,11 @@ func (p Params) Lag(to Mem, last bool) int64 {
 }
 
 // WriteHold is how long a packet holds its engine's write side (C3): its
-// bytes at WriteRateBytesPerNS, at least HBMWriteRowNS a DRAM row it
-// writes; an element descriptor packet ElementWriteNS a descriptor (C1).
+// bytes at WriteRateBytesPerNS, at least RowWriteNS a row it holds; an
+// element descriptor packet ElementWriteNS a descriptor (C1).
 func (p Params) WriteHold(pk *Packet) int64 {
 	if pk.Elements > 0 {
 		return round(float64(pk.Elements) * p.ElementWriteNS)
 	}
-	return max(round(float64(pk.Bytes)/p.WriteRateBytesPerNS), pk.hbmWriteRows*p.HBMWriteRowNS)
+	return max(round(float64(pk.Bytes)/p.WriteRateBytesPerNS), pk.Rows*p.RowWriteNS)
 }
