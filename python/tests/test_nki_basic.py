@@ -106,4 +106,4 @@ def test_matmul_flagged_not_exact():
     r = nki.trace(k)(x, y)
     np.testing.assert_allclose(r.outputs, x.T @ y, rtol=1e-5, atol=1e-4)
     mm = [c for c in r.calls if c["op"] == "nc_matmul"][0]
-    assert mm["exact"] is False and r.trace["inexact"] == [mm["index"]]
+    assert mm["exact"] is False and r.inexact == [mm["index"]]
