@@ -42,6 +42,9 @@ type Options struct {
 	// on the reference with the time it gave. Indirect words always run
 	// on the engines (their descriptors follow the index values).
 	Fast bool
+	// Brief keeps no words (hex and text) in the trace: a caller that
+	// wants the outputs only (ndma.nki's jit) does not pay for printing.
+	Brief bool
 }
 
 // Trace is what a run did, call by call (docs/nki.md "Trace").
@@ -251,7 +254,7 @@ func (r *runner) load(inputs map[string]*Array) error {
 
 // call runs one compiled call.
 func (r *runner) call(lw *Lowered) (CallTrace, error) {
-	ct := header(lw)
+	ct := headerOf(lw, !r.opt.Brief)
 	if ct.Kind == "compute" {
 		if lw.eval != nil {
 			return ct, lw.eval(r)
@@ -445,13 +448,19 @@ func (p *Program) Listing(lws []*Lowered) []CallTrace {
 
 // header is a call's trace before it runs: where it is, how it issues,
 // its words as issued (and, relocated, as executed).
-func header(lw *Lowered) CallTrace {
+func header(lw *Lowered) CallTrace { return headerOf(lw, true) }
+
+// headerOf is header, with the words' hex and text only when words is set.
+func headerOf(lw *Lowered, words bool) CallTrace {
 	c := lw.Call
 	ct := CallTrace{Index: c.index, Op: c.Op, File: c.File, Line: c.Line, Mode: lw.Mode, Queue: lw.Queue, Engine: lw.Engine, Exact: lw.Exact, Note: lw.Note, Bytes: lw.Bytes, Kind: "compute"}
 	if lw.Mode != "" {
 		ct.Kind, ct.Exact, ct.Backend = "dma", true, lw.Backend.String()
 	}
 	for k := range lw.Words {
+		if !words {
+			break
+		}
 		var run *isa.Inst
 		if lw.Words[k].Opcode() != lw.Run[k].Opcode() {
 			run = &lw.Run[k]

@@ -35,6 +35,7 @@ func init() {
 			Target string `json:"target"`
 			Exec   string `json:"exec"`
 			Detail bool   `json:"detail"`
+			Words  bool   `json:"words"`
 		}
 		if err := c.Decode(&a); err != nil {
 			return Reply{}, err
@@ -49,7 +50,7 @@ func init() {
 		default:
 			return Reply{}, &ArgError{Name: "exec", Msg: fmt.Sprintf("exec %q: want fast, sim or ref", a.Exec)}
 		}
-		opt.Detail = a.Detail
+		opt.Detail, opt.Brief = a.Detail, !a.Words
 		s, err := nkic.NewSession(a.Target, opt)
 		if err != nil {
 			return Reply{}, &ArgError{Name: "target", Msg: err.Error()}

@@ -7,6 +7,7 @@ from . import _trace
 
 _BUFFERS = ("sbuf", "psum", "hbm", "shared_hbm", "private_hbm")
 _ids = itertools.count(1)
+_new = object.__new__
 
 
 class IndexExpr:
@@ -169,10 +170,12 @@ class NkiTensor:
     (step, count) pairs, optionally an indirect axis with its index tile,
     and per axis the index variable that walks it (masks)."""
 
+    scalar = False
+    _free = None  # a base on chip: (allocator, offset, bytes) given back when it is garbage
+
     def __init__(self, shape, dtype, buffer="sbuf", name=None, kind=None, array=None, _base=None, _offset=0,
                  _dims=None, _indirect=None, _tags=None):
         self.dtype = dtype
-        self.scalar = False
         if _base is None:
             if buffer not in _BUFFERS:
                 raise ValueError("buffer %r: want one of %s" % (buffer, ", ".join(_BUFFERS)))
@@ -187,6 +190,7 @@ class NkiTensor:
                 strides.append(s)
                 s *= n
             self.dims = list(zip(reversed(strides), self.base_shape))
+            self.shape = self.base_shape
             self.tags = [None] * len(self.dims)
             self.offset = 0
             self.indirect = None
@@ -195,16 +199,19 @@ class NkiTensor:
             sess.add_tensor(self, array)
         else:
             self.base, self.offset, self.dims, self.indirect = _base, _offset, _dims, _indirect
+            self.shape = tuple(n for _, n in _dims)
             self.tags = _tags if _tags is not None else [None] * len(_dims)
             self.name, self.buffer, self.kind = _base.name, _base.buffer, _base.kind
 
-    @property
-    def shape(self):
-        return tuple(n for _, n in self.dims)
+    def __del__(self):
+        f = self._free
+        if f is not None:
+            self._free = None
+            f[0].give(f[1], f[2])
 
     @property
     def ndim(self):
-        return len(self.dims)
+        return len(self.shape)
 
     def __len__(self):
         return self.dims[0][1]
@@ -213,7 +220,13 @@ class NkiTensor:
         return "NkiTensor(%s %s %s %s)" % (self.name, self.buffer, self.dtype, self.shape)
 
     def _view(self, offset, dims, indirect=None, tags=None):
-        return NkiTensor(None, self.dtype, _base=self.base, _offset=offset, _dims=dims, _indirect=indirect, _tags=tags)
+        v = _new(NkiTensor)
+        b = self.base
+        v.dtype, v.base, v.offset, v.dims, v.indirect = self.dtype, b, offset, dims, indirect
+        v.shape = tuple([n for _, n in dims])
+        v.tags = tags if tags is not None else [None] * len(dims)
+        v.name, v.buffer, v.kind = b.name, b.buffer, b.kind
+        return v
 
     def __getitem__(self, key):
         if not isinstance(key, tuple):
@@ -225,6 +238,22 @@ class NkiTensor:
             raise IndexError("%d indices for a tensor of %d axes" % (len(key), self.ndim))
         key = key + (slice(None),) * (self.ndim - len(key))
         off, indirect = self.offset, self.indirect
+        if all(type(k) is slice or type(k) is int for k in key):  # the common case: slices and ints
+            dims = []
+            for axis, ((step, n), k) in enumerate(zip(self.dims, key)):
+                if type(k) is int:
+                    i = k + n if k < 0 else k
+                    if not 0 <= i < n:
+                        raise IndexError("index %d is out of bounds for axis %d with size %d" % (k, axis, n))
+                    off += i * step
+                    continue
+                start, stop, st = k.indices(n)  # over-long slices clip, as NumPy's do
+                cnt = len(range(start, stop, st))
+                if cnt == 0:
+                    raise IndexError("an empty slice %r of an axis of %d" % (k, n))
+                off += start * step
+                dims.append((step * st, cnt))
+            return self._view(off, dims, indirect)
         plain = []        # (dim, tag) of slices, in axis order
         placed = {}       # role -> [step, n, tag] of index expressions / the indirect axis
         nroles = 0
@@ -308,7 +337,7 @@ class NkiTensor:
         return v
 
     def ap_json(self):
-        d = {"tensor": self.base.name, "pattern": [[s, n] for s, n in self.dims] or [[1, 1]]}
+        d = {"tensor": self.base.name, "pattern": [list(x) for x in self.dims] or [[1, 1]]}
         if self.scalar:
             d["scalar_offset"] = self.offset
         elif self.offset:

@@ -16,7 +16,6 @@ allocator sees it (INFERRED, RATIONALE.md "NKI kernels").
 """
 import os
 import sys
-import weakref
 
 import numpy as np
 
@@ -53,24 +52,26 @@ def dtype_name(dt):
     raise TypeError("dtype %r is not one ndma.nki supports (%s)" % (dt, ", ".join(sorted(_DTYPES))))
 
 
-_inside = {}  # code file name -> whether it is ndma.nki's own
+_inside = {}  # code file name -> its base name, or None for ndma.nki's own
 
 
-def _ours(fn):
-    v = _inside.get(fn)
-    if v is None:
-        v = _inside[fn] = os.path.abspath(fn).startswith(_HERE + os.sep)
-    return v
+def _base(fn):
+    try:
+        return _inside[fn]
+    except KeyError:
+        v = _inside[fn] = None if os.path.abspath(fn).startswith(_HERE + os.sep) else os.path.basename(fn)
+        return v
 
 
 def caller():
     """(file, line) of the first frame outside ndma.nki: the kernel's source."""
     f = sys._getframe(1)
-    while f is not None and _ours(f.f_code.co_filename):
+    while f is not None:
+        b = _base(f.f_code.co_filename)
+        if b is not None:
+            return b, f.f_lineno
         f = f.f_back
-    if f is None:
-        return "", 0
-    return os.path.basename(f.f_code.co_filename), f.f_lineno
+    return "", 0
 
 
 class _Alloc:
@@ -119,7 +120,8 @@ class Session:
     the pending batch and the trace so far."""
 
     def __init__(self, target, exec="fast", want_trace=False, detail=False):
-        v, _ = _lib.call("nki_open", {"target": target, "exec": exec, "detail": bool(detail)})
+        v, _ = _lib.call("nki_open", {"target": target, "exec": exec, "detail": bool(detail),
+                                        "words": bool(want_trace)})
         self.h = v["handle"]
         self.lib = _lib.lib()
         self.target, self.model = v["target"], v["model"]
@@ -167,7 +169,7 @@ class Session:
                                                 t.buffer.upper(), al.size >> 10, al.used()))
             t.part0, t.off0, t.row = 0, off, row
             d["offset"], d["partition"] = off, 0
-            weakref.finalize(t, al.give, off, n)
+            t._free = (al, off, n)  # given back when the tensor (and every view of it) is garbage
         self.tensors.append(d)
         self.all_tensors.append(d)
         if array is not None:

@@ -137,7 +137,7 @@ def copy(src, dtype=None, mask=None, **kw):
 def _binary_into(dst, x, y, op, mask=None):
     sess = _trace.current()
     if isinstance(x, NkiTensor) and isinstance(y, NkiTensor):
-        if x.shape != y.shape and _np.prod(y.shape) != _np.prod(x.shape):
+        if x.shape != y.shape and _count(y.shape) != _count(x.shape):
             y = _broadcast(y, x.shape)
         d, a, b = _masked(mask, dst, x, y)
         if d is not None:
@@ -153,6 +153,13 @@ def _binary_into(dst, x, y, op, mask=None):
     d, a = _masked(mask, dst, tile)
     if d is not None:
         sess.call("tensor_scalar", dst=d, src=a, alu_op=op, operand0=float(scalar))
+
+
+def _count(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
 
 
 def _broadcast(t, shape):
@@ -173,7 +180,7 @@ def _broadcast(t, shape):
 def _binary(op):
     def f(x, y, dtype=None, mask=None, **kw):
         like = x if isinstance(x, NkiTensor) else y
-        if isinstance(x, NkiTensor) and isinstance(y, NkiTensor) and _np.prod(y.shape) > _np.prod(x.shape):
+        if isinstance(x, NkiTensor) and isinstance(y, NkiTensor) and _count(y.shape) > _count(x.shape):
             like = y
         t = ndarray(like.shape, _trace.dtype_name(dtype) if dtype else like.dtype, sbuf)
         if isinstance(x, NkiTensor) and isinstance(y, NkiTensor):
