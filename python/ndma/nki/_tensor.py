@@ -151,6 +151,7 @@ def restrict(view, ranges):
     if ranges is None:
         return view
     off, dims, tags = view.offset, list(view.dims), list(view.tags)
+    checks = [list(c) for c in view.checks]
     for k, r in enumerate(ranges):
         if r is None or k >= len(dims):
             continue
@@ -162,7 +163,12 @@ def restrict(view, ranges):
         dims[k] = (step, k1 - k0)
         if tags[k] is not None:
             tags[k] = (tags[k][0], tags[k][1] + k0)
-    return view._view(off, dims, view.indirect, tags)
+        for c in checks:
+            if c[0] == k:
+                c[1] += k0 * c[2]
+    v = view._view(off, dims, view.indirect, tags)
+    v.checks = [tuple(c) for c in checks]
+    return v
 
 
 class NkiTensor:
@@ -171,6 +177,7 @@ class NkiTensor:
     and per axis the index variable that walks it (masks)."""
 
     scalar = False
+    checks = ()   # index expressions' bounds, checked at use: (dim, first index, coef, axis, size)
     _free = None  # a base on chip: (allocator, offset, bytes) given back when it is garbage
 
     def __init__(self, shape, dtype, buffer="sbuf", name=None, kind=None, array=None, _base=None, _offset=0,
@@ -255,6 +262,7 @@ class NkiTensor:
                 dims.append((step * st, cnt))
             return self._view(off, dims, indirect)
         plain = []        # (dim, tag) of slices, in axis order
+        checks = []       # (role, first index, coef, axis, size) of index expressions
         placed = {}       # role -> [step, n, tag] of index expressions / the indirect axis
         nroles = 0
         for axis, ((step, n), k) in enumerate(zip(self.dims, key)):
@@ -266,10 +274,6 @@ class NkiTensor:
                 nroles = max(nroles, 1)
             elif isinstance(k, IndexExpr):
                 lo = k.coef * k.start + k.const
-                hi = k.coef * (k.start + k.n - 1) + k.const
-                if min(lo, hi) < 0 or max(lo, hi) >= n:
-                    bad = max(lo, hi) if max(lo, hi) >= n else min(lo, hi)
-                    raise IndexError("index %d is out of bounds for axis %d with size %d" % (bad, axis, n))
                 off += lo * step
                 role = k.role if k.role is not None else len(placed)
                 nroles = max(nroles, k.nroles or 0, role + 1)
@@ -280,6 +284,7 @@ class NkiTensor:
                     p[0] += k.coef * step
                 else:
                     placed[role] = [k.coef * step, k.n, (k.var, k.start)]
+                checks.append((role, lo, k.coef, axis, n))  # bounds checked when the view is used (a mask may cut it)
             elif isinstance(k, slice):
                 start, stop, st = k.indices(n)  # over-long slices clip, as NumPy's do
                 cnt = len(range(start, stop, st))
@@ -313,7 +318,9 @@ class NkiTensor:
         for d, t in plain:
             dims.append(d)
             tags.append(t)
-        return self._view(off, dims, indirect, tags)
+        v = self._view(off, dims, indirect, tags)
+        v.checks = checks
+        return v
 
     def __setitem__(self, key, value):
         from . import language as nl
@@ -337,6 +344,11 @@ class NkiTensor:
         return v
 
     def ap_json(self):
+        for dim, first, coef, axis, n in self.checks:
+            last = first + coef * (self.dims[dim][1] - 1)
+            for i in (first, last):
+                if not 0 <= i < n:
+                    raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
         d = {"tensor": self.base.name, "pattern": [list(x) for x in self.dims] or [[1, 1]]}
         if self.scalar:
             d["scalar_offset"] = self.offset
