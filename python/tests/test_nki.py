@@ -331,54 +331,8 @@ def test_iota_legacy_and_06():
     assert np.array_equal(o2, (np.arange(128, dtype=np.float32) + 2).reshape(16, 8))
 
 
-def conv2d_maxpool(X, Wt, pool=2):
-    """Legacy dialect: X (C_in, H, W), Wt (FH, FW, C_in, C_out) in HBM;
-    valid 2-D convolution (cross-correlation) then pool x pool max-pooling.
-    Per output row: the FH input rows per C_in tile loaded once, one
-    nc_matmul per (C_in tile, tap) into PSUM, two rows maxed together and
-    then column pairs through nl.max."""
-    C_in, H, W = X.shape
-    FH, FW, _, C_out = Wt.shape
-    Ho, Wo = H - FH + 1, W - FW + 1
-    out = nl.ndarray((C_out, Ho // pool, Wo // pool), X.dtype, buffer=nl.shared_hbm)
-    TI, TO = min(C_in, 128), min(C_out, 128)
-    for co in nl.affine_range(C_out // TO):
-        w = {}
-        for ci in nl.static_range(C_in // TI):
-            for fh in nl.static_range(FH):
-                for fw in nl.static_range(FW):
-                    w[ci, fh, fw] = nl.load(Wt[fh, fw, ci * TI:(ci + 1) * TI, co * TO:(co + 1) * TO])
-        for r in nl.sequential_range(Ho // pool):
-            rows = []
-            for dr in range(pool):
-                h = r * pool + dr
-                acc = nl.zeros((nl.par_dim(TO), Wo), nl.float32, buffer=nl.psum)
-                for ci in nl.affine_range(C_in // TI):
-                    for fh in nl.static_range(FH):
-                        x = nl.load(X[ci * TI:(ci + 1) * TI, h + fh, :])
-                        for fw in nl.static_range(FW):
-                            acc += nisa.nc_matmul(w[ci, fh, fw], x[:, fw:fw + Wo])
-                rows.append(nl.copy(acc))
-            m = rows[0]
-            for t in rows[1:]:
-                m = nl.maximum(m, t)
-            pairs = nl.ndarray((TO, Wo // pool, pool), nl.float32, buffer=nl.sbuf)
-            pairs[...] = m[:, 0:(Wo // pool) * pool]
-            pooled = nl.max(pairs, axis=2)
-            nl.store(out[co * TO:(co + 1) * TO, r, :], value=pooled)
-    return out
-
-
-def conv2d_maxpool_numpy(X, Wt, pool=2):
-    C_in, H, W = X.shape
-    FH, FW, _, C_out = Wt.shape
-    Ho, Wo = H - FH + 1, W - FW + 1
-    y = np.zeros((C_out, Ho, Wo), np.float64)
-    for fh in range(FH):
-        for fw in range(FW):
-            y += np.einsum("io,ihw->ohw", Wt[fh, fw].astype(np.float64), X[:, fh:fh + Ho, fw:fw + Wo].astype(np.float64))
-    y = y[:, :Ho // pool * pool, :Wo // pool * pool]
-    return y.reshape(C_out, Ho // pool, pool, Wo // pool, pool).max(axis=(2, 4))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from nki_conv2d import conv2d_maxpool, conv2d_maxpool_numpy  # noqa: E402  (the benchmark's kernel, small here)
 
 
 def test_small_conv2d_maxpool():

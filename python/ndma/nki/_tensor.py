@@ -188,7 +188,7 @@ class NkiTensor:
                 raise ValueError("buffer %r: want one of %s" % (buffer, ", ".join(_BUFFERS)))
             self.buffer = buffer
             self.kind = kind
-            self.base = self
+            self._b = None  # not self.base = self: a cycle only the cyclic collector frees, and the tile's bytes with it
             self.base_shape = tuple(int(n) for n in shape)
             if any(n <= 0 for n in self.base_shape) or not self.base_shape:
                 raise ValueError("shape %r: want positive axes" % (shape,))
@@ -205,7 +205,7 @@ class NkiTensor:
             self.name = name or sess.fresh("t")
             sess.add_tensor(self, array)
         else:
-            self.base, self.offset, self.dims, self.indirect = _base, _offset, _dims, _indirect
+            self._b, self.offset, self.dims, self.indirect = _base, _offset, _dims, _indirect
             self.shape = tuple(n for _, n in _dims)
             self.tags = _tags if _tags is not None else [None] * len(_dims)
             self.name, self.buffer, self.kind = _base.name, _base.buffer, _base.kind
@@ -215,6 +215,12 @@ class NkiTensor:
         if f is not None:
             self._free = None
             f[0].give(f[1], f[2])
+
+    @property
+    def base(self):
+        """The tensor this is a view of (itself for a tensor)."""
+        b = self._b
+        return self if b is None else b
 
     @property
     def ndim(self):
@@ -229,7 +235,7 @@ class NkiTensor:
     def _view(self, offset, dims, indirect=None, tags=None):
         v = _new(NkiTensor)
         b = self.base
-        v.dtype, v.base, v.offset, v.dims, v.indirect = self.dtype, b, offset, dims, indirect
+        v.dtype, v._b, v.offset, v.dims, v.indirect = self.dtype, b, offset, dims, indirect
         v.shape = tuple([n for _, n in dims])
         v.tags = tags if tags is not None else [None] * len(dims)
         v.name, v.buffer, v.kind = b.name, b.buffer, b.kind
