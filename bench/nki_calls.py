@@ -19,9 +19,6 @@ import numpy as np  # noqa: E402
 import ndma.nki as nki  # noqa: E402
 import ndma.nki.language as nl  # noqa: E402
 
-TILES = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
-COLS = int(sys.argv[2]) if len(sys.argv) > 2 else 8
-
 
 def vadd(a, b):
     out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
@@ -44,6 +41,8 @@ def best(f, n=3):
 
 
 def main():
+    TILES = int(sys.argv[1]) if len(sys.argv) > 1 else 5000
+    COLS = int(sys.argv[2]) if len(sys.argv) > 2 else 8
     rng = np.random.default_rng(0)
     a = rng.standard_normal((TILES * 128, COLS)).astype(np.float32)
     b = rng.standard_normal((TILES * 128, COLS)).astype(np.float32)
