@@ -69,6 +69,7 @@ type Memory struct {
 	psum   [][]byte
 	slabs  [2][]byte // SBUF's and PSUM's partitions past the first few, cut from one huge-page allocation (partSlab)
 	parts  [2]int    // partitions allocated so far, per region
+	shared [2]bool   // SBUF's, PSUM's storage is the caller's (ShareOnchip): no slab, no advice
 	hbm    *HBM      // perhaps shared with other cores
 	Sems   [256]int32
 	Events [256]bool
@@ -280,6 +281,9 @@ func (m *Memory) ReserveDense(lo, hi uint64, bytes int64) {
 			k, active := 0, m.Map.SBUFActive
 			if r == isa.PSUM {
 				k, active = 1, m.Map.PSUMActive
+			}
+			if m.shared[k] {
+				return // the caller's memory: its pages are its own
 			}
 			m.parts[k] = max(m.parts[k], fewParts)
 			// and those partitions of the slab on huge pages: a sparse use of

@@ -39,16 +39,21 @@ func BenchmarkKernel15000(b *testing.B) {
 		mode string
 		cols int
 		ref  bool
-	}{{ModeHW, 64, false}, {ModeSW, 64, false}, {ModeHW, 8, false}, {ModeSW, 8, false}, {ModeHW, 8, true}} {
+		fast bool
+	}{{ModeHW, 64, false, false}, {ModeSW, 64, false, false}, {ModeHW, 8, false, false}, {ModeSW, 8, false, false}, {ModeHW, 8, true, false},
+		{ModeHW, 64, false, true}, {ModeSW, 64, false, true}, {ModeHW, 8, false, true}} {
 		name := fmt.Sprintf("%s/128x%d", tc.mode, tc.cols)
 		if tc.ref {
 			name += "/ref"
+		}
+		if tc.fast {
+			name += "/fast"
 		}
 		b.Run(name, func(b *testing.B) {
 			p, in := benchProgram(b, 15000, tc.mode, tc.cols)
 			b.ResetTimer()
 			for range b.N {
-				if _, _, err := Run(p, in, Options{Ref: tc.ref}); err != nil {
+				if _, _, err := Run(p, in, Options{Ref: tc.ref, Fast: tc.fast}); err != nil {
 					b.Fatal(err)
 				}
 			}

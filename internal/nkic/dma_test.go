@@ -102,7 +102,30 @@ func run(t *testing.T, p *Program, in map[string]*Array) (map[string]*Array, *Tr
 			t.Fatalf("output %q: sim and ref differ", k)
 		}
 	}
+	sameAsFast(t, p, lws, in, out, tr)
 	return out, tr
+}
+
+// sameAsFast runs the calls again under Options.Fast and holds it to the
+// engines' run: the same outputs, and per call the same time and
+// descriptor count.
+func sameAsFast(t *testing.T, p *Program, lws []*Lowered, in map[string]*Array, out map[string]*Array, tr *Trace) {
+	t.Helper()
+	out3, tr3, err := RunCompiled(p, lws, in, Options{Fast: true})
+	if err != nil {
+		t.Fatalf("fast: %v", err)
+	}
+	for k, a := range out {
+		if !bytes.Equal(a.Data, out3[k].Data) {
+			t.Fatalf("output %q: sim and fast differ", k)
+		}
+	}
+	for i := range tr.Calls {
+		a, b := tr.Calls[i], tr3.Calls[i]
+		if a.TimeNS != b.TimeNS || a.Descriptors != b.Descriptors {
+			t.Fatalf("%s: engines %d ns %d descriptors, fast %d ns %d descriptors", lws[i].Call.Where(), a.TimeNS, a.Descriptors, b.TimeNS, b.Descriptors)
+		}
+	}
 }
 
 func TestStaticCopies(t *testing.T) {

@@ -19,55 +19,65 @@ const placeAlign = 64
 func alignUp(v, a uint64) uint64 { return (v + a - 1) / a * a }
 
 func (p *Program) place(m isa.AddressMap) error {
-	var hbm uint64 // next free HBM offset
-	next := map[string]uint64{"sbuf": 0, "psum": 0}
 	for _, t := range p.Tensors {
-		bytes := uint64(t.elems) * uint64(t.esize)
-		if !t.chip {
-			off := alignUp(hbm, placeAlign)
-			if t.Offset != nil {
-				if *t.Offset < 0 {
-					return progErr("tensor %q: offset %d is negative", t.Name, *t.Offset)
-				}
-				off = uint64(*t.Offset)
-			}
-			if off+bytes > m.HBMEnd-m.HBMBase {
-				return progErr("tensor %q: %d bytes at HBM offset %#x pass the HBM window", t.Name, bytes, off)
-			}
-			t.addr = m.HBMBase + off
-			hbm = max(hbm, off+bytes)
-			continue
+		if err := p.placeOne(m, t); err != nil {
+			return err
 		}
-		row := uint64(t.free) * uint64(t.esize) // bytes per partition
-		active, stride, base, what := m.SBUFActive, m.SBUFStride, uint64(0), "SBUF"
-		if t.Buffer == "psum" {
-			if m.PSUMSize == 0 {
-				return &CallError{&Call{Op: "ndarray", index: -1}, fmt.Errorf("%w: tensor %q: %s has no PSUM", ErrIllegal, t.Name, p.gen)}
-			}
-			active, stride, base, what = m.PSUMActive, m.PSUMStride, m.PSUMBase, "PSUM"
-		}
-		off := alignUp(next[t.Buffer], placeAlign)
-		part := 0
+	}
+	return nil
+}
+
+// placeOne places t after the tensors placed before it (or where its
+// offset and partition say).
+func (p *Program) placeOne(m isa.AddressMap, t *Tensor) error {
+	if p.next == nil {
+		p.next = map[string]uint64{"sbuf": 0, "psum": 0}
+	}
+	bytes := uint64(t.elems) * uint64(t.esize)
+	if !t.chip {
+		off := alignUp(p.nextHBM, placeAlign)
 		if t.Offset != nil {
 			if *t.Offset < 0 {
 				return progErr("tensor %q: offset %d is negative", t.Name, *t.Offset)
 			}
 			off = uint64(*t.Offset)
 		}
-		if t.Partition != nil {
-			part = *t.Partition
+		if off+bytes > m.HBMEnd-m.HBMBase {
+			return progErr("tensor %q: %d bytes at HBM offset %#x pass the HBM window", t.Name, bytes, off)
 		}
-		if part < 0 || part+t.Shape[0] > m.Partitions {
-			return progErr("tensor %q: partitions %d..%d: the buffer has %d", t.Name, part, part+t.Shape[0]-1, m.Partitions)
+		t.addr = m.HBMBase + off
+		p.nextHBM = max(p.nextHBM, off+bytes)
+		return nil
+	}
+	row := uint64(t.free) * uint64(t.esize) // bytes per partition
+	active, stride, base, what := m.SBUFActive, m.SBUFStride, uint64(0), "SBUF"
+	if t.Buffer == "psum" {
+		if m.PSUMSize == 0 {
+			return &CallError{&Call{Op: "ndarray", index: -1}, fmt.Errorf("%w: tensor %q: %s has no PSUM", ErrIllegal, t.Name, p.gen)}
 		}
-		if off+row > active {
-			return fmt.Errorf("%w: tensor %q needs %d bytes per partition at offset %d: %s %s has %d KiB per partition",
-				ErrIllegal, t.Name, row, off, targetName(p.gen), what, active>>10)
+		active, stride, base, what = m.PSUMActive, m.PSUMStride, m.PSUMBase, "PSUM"
+	}
+	off := alignUp(p.next[t.Buffer], placeAlign)
+	part := 0
+	if t.Offset != nil {
+		if *t.Offset < 0 {
+			return progErr("tensor %q: offset %d is negative", t.Name, *t.Offset)
 		}
-		t.addr = base + uint64(part)*stride + off
-		if t.Offset == nil {
-			next[t.Buffer] = off + row
-		}
+		off = uint64(*t.Offset)
+	}
+	if t.Partition != nil {
+		part = *t.Partition
+	}
+	if part < 0 || part+t.Shape[0] > m.Partitions {
+		return progErr("tensor %q: partitions %d..%d: the buffer has %d", t.Name, part, part+t.Shape[0]-1, m.Partitions)
+	}
+	if off+row > active {
+		return fmt.Errorf("%w: tensor %q needs %d bytes per partition at offset %d: %s %s has %d KiB per partition",
+			ErrIllegal, t.Name, row, off, targetName(p.gen), what, active>>10)
+	}
+	t.addr = base + uint64(part)*stride + off
+	if t.Offset == nil {
+		p.next[t.Buffer] = off + row
 	}
 	return nil
 }

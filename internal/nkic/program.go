@@ -44,6 +44,8 @@ type Program struct {
 	gen       isa.Gen
 	byName    map[string]*Tensor
 	relocVars *dge.Vars
+	nextHBM   uint64            // placement: the next free HBM offset
+	next      map[string]uint64 // placement: the next free offset per partition, sbuf and psum
 }
 
 // Tensor is one nl.ndarray (or a kernel argument / result).
@@ -122,6 +124,9 @@ type Call struct {
 	Accumulate bool                       `json:"accumulate,omitempty"` // matmul: add into the PSUM dst
 	Coefs      []int64                    `json:"coefs,omitempty"`      // iota: dst[i0, i1, …] = value + Σ coefs[d]·i_d
 	Extra      map[string]json.RawMessage `json:"extra,omitempty"`      // front-end details kept for the trace
+	// Index is the call's number in the kernel as the front end counts
+	// (it runs some calls itself); absent: its position in Calls.
+	Index *int `json:"index,omitempty"`
 
 	index int
 }
@@ -294,6 +299,9 @@ func (p *Program) check() error {
 			return progErr("call %d is null", i)
 		}
 		c.index = i
+		if c.Index != nil && *c.Index >= 0 {
+			c.index = *c.Index
+		}
 		if err := p.checkCall(c); err != nil {
 			var ce *CallError
 			if errors.As(err, &ce) {

@@ -35,6 +35,16 @@ type Options struct {
 	// Detail keeps, per DMA call, the DGE program's lines and every
 	// descriptor (costly: the words are lowered a second time).
 	Detail bool
+	// Fast runs the bytes on the reference and takes each word's time
+	// from the descriptor engines' cost model once per word shape (the
+	// word with its addresses reduced to what the lowering depends on,
+	// costKey): the first word of a shape runs on the engines, the rest
+	// on the reference with the time it gave. Indirect words always run
+	// on the engines (their descriptors follow the index values).
+	Fast bool
+	// Brief keeps no words (hex and text) in the trace: a caller that
+	// wants the outputs only (ndma.nki's jit) does not pay for printing.
+	Brief bool
 }
 
 // Trace is what a run did, call by call (docs/nki.md "Trace").
@@ -117,6 +127,8 @@ type runner struct {
 	r   *ref.Machine
 	ce  *compute.Engine
 	opt Options
+
+	costs map[costKey]int64 // Fast: a word shape's time
 }
 
 // Run compiles p and runs it on a fresh one-core device: inputs (every
@@ -134,30 +146,14 @@ func Run(p *Program, inputs map[string]*Array, opt Options) (map[string]*Array, 
 // RunCompiled is Run of calls Compile compiled.
 func RunCompiled(p *Program, lws []*Lowered, inputs map[string]*Array, opt Options) (map[string]*Array, *Trace, error) {
 	d := device.New(p.gen, 1)
-	r := &runner{p: p, gen: p.gen, m: d.Core(0), ce: compute.New(p.gen), opt: opt}
+	r := newRunner(p, d.Core(0), opt)
 	if err := r.load(inputs); err != nil {
 		return nil, nil, err
 	}
-	if opt.Ref {
-		r.r = &ref.Machine{Mem: r.m}
-	} else {
-		r.x = &sim.Machine{Mem: r.m}
-	}
-	tr := &Trace{Target: targetName(p.gen), Calls: make([]CallTrace, 0, len(lws)), Inexact: []int{}, Model: "sim cost model (sim/cost.go): fixed cost + DGE + slowest engine's bytes; calls one after another"}
-	if opt.Ref {
-		tr.Model = "none (ref executor)"
-	}
+	tr := r.newTrace(len(lws))
 	for _, lw := range lws {
-		ct, err := r.call(lw)
-		tr.Calls = append(tr.Calls, ct)
-		tr.DMANS += ct.TimeNS
-		if ct.Kind == "dma" {
-			tr.Words += len(lw.Run)
-		} else if !ct.Exact {
-			tr.Inexact = append(tr.Inexact, ct.Index)
-		}
-		if err != nil {
-			return nil, tr, locate(lw.Call, err)
+		if err := r.step(tr, lw); err != nil {
+			return nil, tr, err
 		}
 	}
 	outs := map[string]*Array{}
@@ -172,6 +168,55 @@ func RunCompiled(p *Program, lws []*Lowered, inputs map[string]*Array, opt Optio
 		outs[t.Name] = &Array{DType: t.dt, Shape: slices.Clone(t.Shape), Data: b}
 	}
 	return outs, tr, nil
+}
+
+// newRunner is a run of p on core memory m.
+func newRunner(p *Program, m *mem.Memory, opt Options) *runner {
+	r := &runner{p: p, gen: p.gen, m: m, ce: compute.New(p.gen), opt: opt}
+	if opt.Ref || opt.Fast {
+		r.r = &ref.Machine{Mem: r.m}
+	}
+	if !opt.Ref {
+		r.x = &sim.Machine{Mem: r.m}
+	}
+	if opt.Fast {
+		r.costs = map[costKey]int64{}
+	}
+	return r
+}
+
+// Model strings: which time model a trace's times are.
+const (
+	modelSim  = "sim cost model (sim/cost.go): fixed cost + DGE + slowest engine's bytes; calls one after another"
+	modelFast = "sim cost model (sim/cost.go), each word shape's time computed once by the engines and reused; bytes by the reference; calls one after another"
+	modelNone = "none (ref executor)"
+)
+
+func (r *runner) newTrace(n int) *Trace {
+	tr := &Trace{Target: targetName(r.p.gen), Calls: make([]CallTrace, 0, n), Inexact: []int{}, Model: modelSim}
+	switch {
+	case r.opt.Ref:
+		tr.Model = modelNone
+	case r.opt.Fast:
+		tr.Model = modelFast
+	}
+	return tr
+}
+
+// step runs one compiled call and adds it to the trace.
+func (r *runner) step(tr *Trace, lw *Lowered) error {
+	ct, err := r.call(lw)
+	tr.Calls = append(tr.Calls, ct)
+	tr.DMANS += ct.TimeNS
+	if ct.Kind == "dma" {
+		tr.Words += len(lw.Run)
+	} else if !ct.Exact {
+		tr.Inexact = append(tr.Inexact, ct.Index)
+	}
+	if err != nil {
+		return locate(lw.Call, err)
+	}
+	return nil
 }
 
 // load writes every input tensor's array; each must be given, of the
@@ -209,7 +254,7 @@ func (r *runner) load(inputs map[string]*Array) error {
 
 // call runs one compiled call.
 func (r *runner) call(lw *Lowered) (CallTrace, error) {
-	ct := header(lw)
+	ct := headerOf(lw, !r.opt.Brief)
 	if ct.Kind == "compute" {
 		if lw.eval != nil {
 			return ct, lw.eval(r)
@@ -245,22 +290,50 @@ func (r *runner) call(lw *Lowered) (CallTrace, error) {
 		regs[k] = v
 	}
 	for k := range lw.Run {
-		var err error
-		if r.x != nil {
-			r.x.Regs, r.x.Backend = regs, lw.Backend
-			t0, d0 := r.x.Stats.TimeNS, r.x.Stats.Descriptors
-			err = r.x.Exec(&lw.Run[k])
-			ct.TimeNS += r.x.Stats.TimeNS - t0
-			ct.Descriptors += r.x.Stats.Descriptors - d0
-		} else {
-			r.r.Regs = regs
-			err = r.r.Exec(&lw.Run[k])
-		}
-		if err != nil {
+		if err := r.exec(lw, &lw.Run[k], &regs, &ct); err != nil {
 			return ct, r.oob(lw, idx, err)
 		}
 	}
 	return ct, nil
+}
+
+// exec runs one word: on the engines (its time and descriptors counted),
+// on the reference, or — Fast — on the reference with the time its shape
+// took on the engines.
+func (r *runner) exec(lw *Lowered, in *isa.Inst, regs *[64]uint32, ct *CallTrace) error {
+	var key costKey
+	cached := false
+	if r.costs != nil && lw.idx == nil {
+		var ok bool
+		if key, ok = r.costKey(lw.Backend, in, regs); ok {
+			var ns int64
+			if ns, cached = r.costs[key]; cached {
+				r.r.Regs = *regs
+				if err := r.r.Exec(in); err != nil {
+					return err
+				}
+				ct.TimeNS += ns
+				ct.Descriptors += int(r.costs[key.descs()])
+				return nil
+			}
+		}
+	}
+	if r.x == nil {
+		r.r.Regs = *regs
+		return r.r.Exec(in)
+	}
+	r.x.Regs, r.x.Backend = *regs, lw.Backend
+	t0, d0 := r.x.Stats.TimeNS, r.x.Stats.Descriptors
+	if err := r.x.Exec(in); err != nil {
+		return err
+	}
+	ct.TimeNS += r.x.Stats.TimeNS - t0
+	ct.Descriptors += r.x.Stats.Descriptors - d0
+	if r.costs != nil && key.ok && len(r.costs) < maxCosts {
+		r.costs[key] = r.x.Stats.TimeNS - t0
+		r.costs[key.descs()] = int64(r.x.Stats.Descriptors - d0)
+	}
+	return nil
 }
 
 // indices reads a call's index tile as the DGE does: index j at partition
@@ -375,13 +448,19 @@ func (p *Program) Listing(lws []*Lowered) []CallTrace {
 
 // header is a call's trace before it runs: where it is, how it issues,
 // its words as issued (and, relocated, as executed).
-func header(lw *Lowered) CallTrace {
+func header(lw *Lowered) CallTrace { return headerOf(lw, true) }
+
+// headerOf is header, with the words' hex and text only when words is set.
+func headerOf(lw *Lowered, words bool) CallTrace {
 	c := lw.Call
 	ct := CallTrace{Index: c.index, Op: c.Op, File: c.File, Line: c.Line, Mode: lw.Mode, Queue: lw.Queue, Engine: lw.Engine, Exact: lw.Exact, Note: lw.Note, Bytes: lw.Bytes, Kind: "compute"}
 	if lw.Mode != "" {
 		ct.Kind, ct.Exact, ct.Backend = "dma", true, lw.Backend.String()
 	}
 	for k := range lw.Words {
+		if !words {
+			break
+		}
 		var run *isa.Inst
 		if lw.Words[k].Opcode() != lw.Run[k].Opcode() {
 			run = &lw.Run[k]

@@ -8,6 +8,7 @@ import (
 	"ndma/check"
 	"ndma/device"
 	"ndma/internal/control"
+	"ndma/internal/nkic"
 	"ndma/internal/sched"
 	"ndma/isa"
 	"ndma/kernel"
@@ -60,6 +61,18 @@ func Classify(err error) map[string]any {
 			diags = append(diags, map[string]any{"file": d.File, "line": d.Line, "col": d.Col, "message": d.Msg})
 		}
 		out["kind"], out["diagnostics"] = "syntax", diags
+		return out
+	}
+	if o, ok := errAs[*nkic.OOBError](err); ok { // ndma.nki: NKI's legacy wording, located by the call
+		out["kind"], out["lane"], out["rule"], out["mnemonic"] = "oob", o.Lane, "", ""
+		out["index"], out["bound"], out["axis"] = o.Index, o.Bound, o.Axis
+		return out
+	}
+	if errors.Is(err, nkic.ErrIllegal) || errors.Is(err, nkic.ErrProgram) {
+		out["kind"] = "nki"
+		if ce, ok := errAs[*nkic.CallError](err); ok {
+			out["call"], out["file"], out["line"] = ce.Call.Op, ce.Call.File, ce.Call.Line
+		}
 		return out
 	}
 	if d, ok := errAs[*sched.Deadlock](err); ok {

@@ -57,6 +57,15 @@ class DivergenceError(Error):
     """The reference and the engines (exec="both") disagree."""
 
 
+class NKIError(Error, RuntimeError):
+    """An NKI call the target's rules refuse, or a malformed kernel: the
+    message names the call and its source line (``call``, ``file``, ``line``)."""
+
+    def __init__(self, message, call="", file="", line=0):
+        super().__init__(message)
+        self.call, self.file, self.line = call, file, line
+
+
 class NotFoundError(Error, FileNotFoundError):
     """A file that does not exist."""
 
@@ -71,6 +80,8 @@ def from_go(e):
         return InputError(msg, e.get("name", ""))
     if kind == "oob":
         return OOBError(msg, e.get("lane", -1), e.get("rule", ""), e.get("address"), e.get("mnemonic", ""))
+    if kind == "nki":
+        return NKIError(msg, e.get("call", ""), e.get("file", ""), e.get("line", 0))
     if kind == "deadlock":
         return DeadlockError(msg, e.get("blocked") or [])
     if kind == "divergence":

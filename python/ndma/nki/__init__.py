@@ -1,5 +1,5 @@
 """ndma.nki: NKI kernels run on ndma — their DMA calls as the words a NeuronCore
-issues, with a per-call trace (docs/nki.md).
+issues, with a per-call trace and a predicted timeline (docs/nki.md).
 
     import ndma.nki as nki
     import ndma.nki.language as nl
@@ -10,23 +10,19 @@ imports name ndma.nki instead. Targets: trn1, trn2, trn3 (target= or
 NEURON_PLATFORM_TARGET_OVERRIDE).
 """
 import functools
+import json
 import os
-import re
+import tempfile
 
 import numpy as np
 
-from . import _backend, _trace
+from . import _trace
 from . import language, isa, compiler, typing  # noqa: F401  (the submodules kernels import)
 from ._tensor import NkiTensor
+from .._errors import OOBError, NKIError  # noqa: F401  (ndma.nki.OOBError is ndma.OOBError, an IndexError)
 
-
-class OOBError(IndexError):
-    """An index out of bounds under oob_mode=error (legacy wording)."""
-
-
-class NKIError(RuntimeError):
-    """A call NKI's rules refuse on the target, or a malformed program."""
-
+__all__ = ["jit", "baremetal", "benchmark", "simulate_kernel", "simulate", "trace", "TraceResult",
+           "OOBError", "NKIError", "language", "isa", "compiler", "typing"]
 
 _NP2NKI = {np.dtype(np.float32): "float32", np.dtype(np.float16): "float16", np.dtype(np.int32): "int32",
            np.dtype(np.uint32): "uint32", np.dtype(np.int8): "int8", np.dtype(np.uint8): "uint8",
@@ -41,62 +37,126 @@ def _target(target):
 
 
 class TraceResult:
-    """A traced run: the outputs, the program and ndma's per-call trace."""
+    """A traced run: the outputs, the program and ndma's per-call trace.
 
-    def __init__(self, outputs, program, trace):
-        self.outputs, self.program, self.trace = outputs, program, trace
+    ``calls``: per call, in program order — ``op``, ``file``, ``line``,
+    ``kind`` (dma / compute), ``dge_mode``, ``backend``, ``queue``,
+    ``engine``, ``exact``, ``note``, ``words`` (``hex``, ``text``, and
+    ``resolved`` for a relocated hwdge word), ``bytes``, ``descriptors``,
+    ``rows_skipped``, ``time_ns`` (predicted: the model named by
+    ``model``). ``time_ns`` is the kernel's predicted time, the calls one
+    after another.
+    """
+
+    def __init__(self, outputs, program, calls, model, target):
+        self.outputs, self._program, self.calls = outputs, program, calls
+        self.model, self.target = model, target
+        self.time_ns = sum(c.get("time_ns", 0) for c in calls)
+        self.dma_ns = sum(c.get("time_ns", 0) for c in calls if c.get("kind") == "dma")
+        self.inexact = [c["index"] for c in calls if c.get("kind") == "compute" and not c.get("exact")]
 
     def program_json(self):
-        return self.program
+        """The kernel's calls in the program form `ndma nki run` replays (docs/nki.md)."""
+        return self._program
 
-    @property
-    def calls(self):
-        return self.trace["calls"]
+    def timeline(self, path):
+        """Write the predicted timeline as Chrome trace events (Perfetto,
+        chrome://tracing): one track per DMA queue or compute engine, the
+        calls one after another. Written whole or not at all."""
+        events, t, tracks = [], 0.0, {}
+        for c in self.calls:
+            track = c.get("queue") or c.get("engine") or c.get("kind", "")
+            tid = tracks.setdefault(track, len(tracks) + 1)
+            dur = c.get("time_ns", 0) / 1000.0
+            args = {k: c[k] for k in ("bytes", "descriptors", "dge_mode", "rows_skipped", "exact", "note") if k in c}
+            if c.get("words"):
+                args["words"] = [w["text"] for w in c["words"][:8]]
+            events.append({"name": c["op"], "cat": c.get("kind", ""), "ph": "X", "ts": t, "dur": dur, "pid": 1,
+                           "tid": tid, "args": dict(args, line="%s:%s" % (c.get("file", ""), c.get("line", 0)))})
+            t += dur
+        for name, tid in tracks.items():
+            events.append({"name": "thread_name", "ph": "M", "pid": 1, "tid": tid, "args": {"name": name}})
+        events.append({"name": "process_name", "ph": "M", "pid": 1, "args": {"name": "ndma.nki %s (predicted)" % self.target}})
+        doc = {"traceEvents": events, "displayTimeUnit": "ns",
+               "otherData": {"model": self.model, "predicted": True, "time_ns": self.time_ns}}
+        path = os.fspath(path)
+        if os.path.islink(path) or os.path.exists(path) and not os.path.isfile(path):
+            raise ValueError("%s: not a regular file; the timeline is not written over it" % path)
+        d = os.path.dirname(os.path.abspath(path))
+        fd, tmp = tempfile.mkstemp(prefix=".timeline-", dir=d)
+        try:
+            with os.fdopen(fd, "w") as f:
+                json.dump(doc, f)
+            os.replace(tmp, path)
+        except BaseException:
+            os.unlink(tmp)
+            raise
 
 
-def _run(kernel, args, kwargs, target):
-    prog = _trace.Program(_target(target))
-    _trace.push(prog)
+def _run(kernel, args, kwargs, target, want_trace=False, exec="fast"):
+    sess = _trace.Session(_target(target), exec=exec, want_trace=want_trace)
+    _trace.push(sess)
     try:
-        arrays, targs = {}, []
+        targs, hbm_args = [], []
         for i, a in enumerate(args):
             if isinstance(a, np.ndarray):
                 if a.dtype not in _NP2NKI:
-                    raise TypeError("argument %d: dtype %s is not one ndma.nki takes" % (i, a.dtype))
-                t = NkiTensor(a.shape, _NP2NKI[a.dtype], "hbm", name="arg%d" % i, kind="input")
-                arrays[t.name] = a
+                    raise TypeError("argument %d: dtype %s is not one ndma.nki takes (%s)"
+                                    % (i, a.dtype, ", ".join(sorted(set(_NP2NKI.values())))))
+                c = np.ascontiguousarray(a)
+                t = NkiTensor(a.shape, _NP2NKI[a.dtype], "hbm", name="arg%d" % i, kind="input", array=c)
                 targs.append(t)
+                hbm_args.append((t, a))
             else:
                 targs.append(a)
-        ret = kernel(*targs, **kwargs)
+        try:
+            ret = kernel(*targs, **kwargs)
+            sess.flush()
+        except _trace.NKIRefusal as e:
+            raise NKIError(str(e)) from None
+        rets = ret if isinstance(ret, (tuple, list)) else (ret,)
+        vals = []
+        for r in rets:
+            if isinstance(r, NkiTensor):
+                for d in sess.all_tensors:
+                    if d["name"] == r.base.name and d.get("kind") != "input":
+                        d["kind"] = "output"
+                vals.append(sess.read(r.base) if r.base.buffer.endswith("hbm") else
+                            np.array(sess.view(r), copy=True))
+            else:
+                vals.append(r)
+        # baremetal: an argument the kernel wrote is written back in place
+        written = {c["dst"]["tensor"] for c in sess.all_calls if isinstance(c.get("dst"), dict)}
+        for t, a in hbm_args:
+            if t.name in written and a.flags.writeable:
+                np.copyto(a, sess.read(t).reshape(a.shape))
+        value = vals[0] if not isinstance(ret, (tuple, list)) else type(ret)(vals)
+        if ret is None:
+            value = None
+        calls = sess.trace if want_trace else []
+        return TraceResult(value, sess.program_json(), calls, sess.model, sess.target)
     finally:
         _trace.pop()
-    rets = ret if isinstance(ret, (tuple, list)) else (ret,)
-    for r in rets:
-        if isinstance(r, NkiTensor):
-            r.base.kind = "output"
-    pj = prog.json()
-    try:
-        outs, trace = _backend.run(pj, arrays)
-    except _backend.BackendError as e:
-        msg = str(e)
-        if re.search(r"index -?\d+ is out of bounds for axis \d+ with size \d+", msg):
-            raise OOBError(msg) from None
-        raise NKIError(msg) from None
-    vals = [outs[r.base.name] if isinstance(r, NkiTensor) else r for r in rets]
-    value = vals[0] if not isinstance(ret, (tuple, list)) else type(ret)(vals)
-    return TraceResult(value, pj, trace)
+        sess.close()
 
 
-def jit(kernel=None, target=None, **kw):
-    """@nki.jit (also baremetal, simulate_kernel's kernel): calling the kernel
-    with NumPy arrays traces it and runs it on ndma; it returns the outputs."""
+def _nested(args):
+    """Inside a running kernel, with tensors for arguments: a kernel calling another."""
+    return bool(_trace._current) and any(isinstance(a, NkiTensor) for a in args)
+
+
+def jit(kernel=None, target=None, exec="fast", **kw):
+    """@nki.jit (also baremetal): calling the kernel with NumPy arrays traces
+    it and runs it on ndma; it returns the outputs. Called from inside
+    another kernel with tensors, it is inlined there."""
     if kernel is None:
-        return functools.partial(jit, target=target, **kw)
+        return functools.partial(jit, target=target, exec=exec, **kw)
 
     @functools.wraps(kernel)
     def run(*args, **kwargs):
-        return _run(kernel, args, kwargs, target).outputs
+        if _nested(args):
+            return kernel(*args, **kwargs)
+        return _run(kernel, args, kwargs, target, exec=exec).outputs
     run.kernel = kernel
     return run
 
@@ -104,15 +164,70 @@ def jit(kernel=None, target=None, **kw):
 baremetal = jit
 
 
+class _Latency:
+    """nc_latency: the predicted latency (ndma's time model; not measured)."""
+
+    predicted = True
+
+    def __init__(self, ns, model):
+        self.ns, self.model = ns, model
+
+    def get_latency_percentile(self, p):
+        """The predicted latency in microseconds (every percentile: one prediction)."""
+        return self.ns / 1000.0
+
+    def __repr__(self):
+        return "nc_latency(predicted %.3f us; %s)" % (self.ns / 1000.0, self.model)
+
+
+class BenchmarkResult:
+    """benchmark's result: ``nc_latency`` is ndma's predicted latency, not a
+    measurement (``predicted`` is True; ``trace`` the run's TraceResult)."""
+
+    predicted = True
+
+    def __init__(self, tr):
+        self.trace = tr
+        self.nc_latency = _Latency(tr.time_ns, tr.model)
+
+
+def benchmark(kernel=None, warmup=None, iters=None, target=None, save_neff_name=None, save_trace_name=None, **kw):
+    """nki.benchmark(warmup=, iters=)(kernel): calling it runs the kernel
+    once on ndma (warmup and iters do not change a prediction) and keeps
+    ``.benchmark_result``, whose nc_latency is the PREDICTED latency."""
+    if kernel is None:
+        return functools.partial(benchmark, warmup=warmup, iters=iters, target=target,
+                                 save_trace_name=save_trace_name, **kw)
+    k = getattr(kernel, "kernel", kernel)
+
+    @functools.wraps(k)
+    def run(*args, **kwargs):
+        tr = _run(k, args, kwargs, target, want_trace=True)
+        run.benchmark_result = BenchmarkResult(tr)
+        if save_trace_name:
+            tr.timeline(save_trace_name)
+        return tr.outputs
+    run.kernel = k
+    run.benchmark_result = None
+    return run
+
+
 def simulate_kernel(kernel, *args, target=None, **kwargs):
     """nki.simulate_kernel(kernel, *args): the outputs as NumPy arrays."""
     return _run(getattr(kernel, "kernel", kernel), args, kwargs, target).outputs
 
 
-simulate = simulate_kernel
-
-
-def trace(kernel, target=None):
-    """ndma.nki.trace(kernel)(*args) -> TraceResult: outputs, program_json(), calls."""
+def simulate(kernel, *args, target=None, **kwargs):
+    """nki.simulate(kernel)(*args) or nki.simulate(kernel, *args): the outputs."""
     k = getattr(kernel, "kernel", kernel)
-    return lambda *args, **kwargs: _run(k, args, kwargs, target)
+    if args or kwargs:
+        return _run(k, args, kwargs, target).outputs
+    return lambda *a, **kw: _run(k, a, kw, target).outputs
+
+
+def trace(kernel, target=None, exec="fast"):
+    """ndma.nki.trace(kernel)(*args) -> TraceResult: outputs, calls,
+    program_json(), timeline(path). exec="sim" times every word on the
+    descriptor engines (slower; the same times), "ref" gives no time."""
+    k = getattr(kernel, "kernel", kernel)
+    return lambda *args, **kwargs: _run(k, args, kwargs, target, want_trace=True, exec=exec)

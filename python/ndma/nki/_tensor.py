@@ -1,46 +1,230 @@
-"""NkiTensor: a named tensor and its views (access patterns in elements)."""
+"""NkiTensor: a named tensor and its views (access patterns in elements),
+and the legacy index expressions (nl.arange / nl.mgrid) and masks."""
+import itertools
+import math
+
 from . import _trace
 
 _BUFFERS = ("sbuf", "psum", "hbm", "shared_hbm", "private_hbm")
+_ids = itertools.count(1)
+_new = object.__new__
+
+
+class IndexExpr:
+    """coef · v + const over an index variable v (an nl.arange / nl.mgrid
+    axis: values start .. start+n-1), placed at position role of nroles in
+    the tile it indexes (the partition dimension is role 0)."""
+
+    def __init__(self, var, start, n, coef=1, const=0, role=None, nroles=None):
+        self.var, self.start, self.n = var, start, n
+        self.coef, self.const, self.role, self.nroles = coef, const, role, nroles
+
+    def _with(self, coef=None, const=None, role=None, nroles=None):
+        return IndexExpr(self.var, self.start, self.n, self.coef if coef is None else coef,
+                         self.const if const is None else const,
+                         self.role if role is None else role, self.nroles if nroles is None else nroles)
+
+    def __getitem__(self, key):
+        # i[:, None] is the partition axis of a 2-D tile, i[None, :] the free one
+        if not isinstance(key, tuple):
+            key = (key,)
+        if sum(1 for k in key if k is not None) != 1:
+            raise IndexError("an index expression takes one ':' and Nones: %r" % (key,))
+        role = next(i for i, k in enumerate(key) if k is not None)
+        return self._with(role=role, nroles=len(key))
+
+    def __add__(self, k):
+        if isinstance(k, IndexExpr):
+            raise TypeError("ndma.nki: the sum of two index expressions is not supported (one variable per axis)")
+        return self._with(const=self.const + int(k))
+
+    __radd__ = __add__
+
+    def __sub__(self, k):
+        return self + (-int(k))
+
+    def __mul__(self, k):
+        if isinstance(k, IndexExpr):
+            raise TypeError("ndma.nki: the product of two index expressions is not affine")
+        k = int(k)
+        return self._with(coef=self.coef * k, const=self.const * k)
+
+    __rmul__ = __mul__
+
+    # comparisons: masks (coef > 0)
+    def _bound(self, k):
+        if self.coef <= 0:
+            raise NotImplementedError("ndma.nki: a mask over a decreasing index expression")
+        return (int(k) - self.const) / self.coef
+
+    def __lt__(self, k):
+        return Mask({self.var: (-math.inf, math.ceil(self._bound(k)))})
+
+    def __le__(self, k):
+        return Mask({self.var: (-math.inf, math.floor(self._bound(k)) + 1)})
+
+    def __gt__(self, k):
+        return Mask({self.var: (math.floor(self._bound(k)) + 1, math.inf)})
+
+    def __ge__(self, k):
+        return Mask({self.var: (math.ceil(self._bound(k)), math.inf)})
+
+    @property
+    def shape(self):
+        if self.nroles is None:
+            return (self.n,)
+        return tuple(self.n if i == self.role else 1 for i in range(self.nroles))
+
+    def __repr__(self):
+        return "IndexExpr(%d*i%d+%d, i in [%d, %d))" % (self.coef, self.var, self.const, self.start, self.start + self.n)
+
+
+def arange(*a):
+    """nl.arange: an index variable (use i[:, None] / i[None, :] for 2-D tiles)."""
+    r = range(*a)
+    if r.step != 1:
+        return IndexExpr(next(_ids), 0, len(r), coef=r.step, const=r.start)
+    return IndexExpr(next(_ids), r.start, len(r))
+
+
+class _MGrid:
+    """nl.mgrid[0:P, 0:F]: one index expression per axis."""
+
+    def __getitem__(self, key):
+        if not isinstance(key, tuple):
+            key = (key,)
+        out = []
+        for i, k in enumerate(key):
+            r = range(k.start or 0, k.stop, k.step or 1)
+            e = arange(r.start, r.stop, r.step) if r.step != 1 else arange(r.start, r.stop)
+            out.append(e._with(role=i, nroles=len(key)))
+        return out if len(out) > 1 else out[0]
+
+
+mgrid = _MGrid()
+
+
+class Mask:
+    """A mask: per index variable, its allowed values [lo, hi)."""
+
+    def __init__(self, bounds):
+        self.bounds = dict(bounds)
+
+    def __and__(self, o):
+        b = dict(self.bounds)
+        for v, (lo, hi) in o.bounds.items():
+            lo0, hi0 = b.get(v, (-math.inf, math.inf))
+            b[v] = (max(lo, lo0), min(hi, hi0))
+        return Mask(b)
+
+    __rand__ = __and__
+
+
+def mask_ranges(views, mask):
+    """Per dimension position, the [k0, k1) the mask leaves of the views'
+    dims (a dim is tagged with its index variable in any view)."""
+    if mask is None:
+        return None
+    if not isinstance(mask, Mask):
+        raise TypeError("mask=%r: want a comparison of index expressions (i_p < n, & to combine)" % (mask,))
+    nd = max(v.ndim for v in views)
+    out = [None] * nd
+    for v in views:
+        for k, tag in enumerate(v.tags):
+            if tag is None or tag[0] not in mask.bounds:
+                continue
+            var, start = tag
+            lo, hi = mask.bounds[var]
+            n = v.dims[k][1]
+            k0 = max(0, lo - start) if lo != -math.inf else 0
+            k1 = min(n, hi - start) if hi != math.inf else n
+            k0, k1 = int(k0), int(max(k0, k1))
+            if out[k] is None:
+                out[k] = (k0, k1)
+            else:
+                out[k] = (max(out[k][0], k0), min(out[k][1], k1))
+    return out
+
+
+def restrict(view, ranges):
+    """view cut to ranges (per dim position; None: whole); None if empty."""
+    if ranges is None:
+        return view
+    off, dims, tags = view.offset, list(view.dims), list(view.tags)
+    checks = [list(c) for c in view.checks]
+    for k, r in enumerate(ranges):
+        if r is None or k >= len(dims):
+            continue
+        k0, k1 = r
+        if k1 <= k0:
+            return None
+        step, _ = dims[k]
+        off += k0 * step
+        dims[k] = (step, k1 - k0)
+        if tags[k] is not None:
+            tags[k] = (tags[k][0], tags[k][1] + k0)
+        for c in checks:
+            if c[0] == k:
+                c[1] += k0 * c[2]
+    v = view._view(off, dims, view.indirect, tags)
+    v.checks = [tuple(c) for c in checks]
+    return v
 
 
 class NkiTensor:
     """A tensor, or a view of one: base tensor, element offset, per-axis
-    (step, count) pairs, and optionally an indirect axis with its index tile."""
+    (step, count) pairs, optionally an indirect axis with its index tile,
+    and per axis the index variable that walks it (masks)."""
 
-    def __init__(self, shape, dtype, buffer="sbuf", name=None, kind=None, _base=None, _offset=0, _dims=None,
-                 _indirect=None):
+    scalar = False
+    checks = ()   # index expressions' bounds, checked at use: (dim, first index, coef, axis, size)
+    _free = None  # a base on chip: (allocator, offset, bytes) given back when it is garbage
+
+    def __init__(self, shape, dtype, buffer="sbuf", name=None, kind=None, array=None, _base=None, _offset=0,
+                 _dims=None, _indirect=None, _tags=None):
         self.dtype = dtype
         if _base is None:
             if buffer not in _BUFFERS:
                 raise ValueError("buffer %r: want one of %s" % (buffer, ", ".join(_BUFFERS)))
-            self.name = name or "t"
             self.buffer = buffer
             self.kind = kind
-            self.base = self
+            self._b = None  # not self.base = self: a cycle only the cyclic collector frees, and the tile's bytes with it
             self.base_shape = tuple(int(n) for n in shape)
+            if any(n <= 0 for n in self.base_shape) or not self.base_shape:
+                raise ValueError("shape %r: want positive axes" % (shape,))
             strides, s = [], 1
             for n in reversed(self.base_shape):
                 strides.append(s)
                 s *= n
             self.dims = list(zip(reversed(strides), self.base_shape))
+            self.shape = self.base_shape
+            self.tags = [None] * len(self.dims)
             self.offset = 0
             self.indirect = None
-            prog = _trace.current()
-            if name is None:
-                self.name = prog.fresh("t")
-            prog.add_tensor(self)
+            sess = _trace.current()
+            self.name = name or sess.fresh("t")
+            sess.add_tensor(self, array)
         else:
-            self.base, self.offset, self.dims, self.indirect = _base, _offset, _dims, _indirect
+            self._b, self.offset, self.dims, self.indirect = _base, _offset, _dims, _indirect
+            self.shape = tuple(n for _, n in _dims)
+            self.tags = _tags if _tags is not None else [None] * len(_dims)
             self.name, self.buffer, self.kind = _base.name, _base.buffer, _base.kind
 
+    def __del__(self):
+        f = self._free
+        if f is not None:
+            self._free = None
+            f[0].give(f[1], f[2])
+
     @property
-    def shape(self):
-        return tuple(n for _, n in self.dims)
+    def base(self):
+        """The tensor this is a view of (itself for a tensor)."""
+        b = self._b
+        return self if b is None else b
 
     @property
     def ndim(self):
-        return len(self.dims)
+        return len(self.shape)
 
     def __len__(self):
         return self.dims[0][1]
@@ -48,8 +232,14 @@ class NkiTensor:
     def __repr__(self):
         return "NkiTensor(%s %s %s %s)" % (self.name, self.buffer, self.dtype, self.shape)
 
-    def _view(self, offset, dims, indirect=None):
-        return NkiTensor(None, self.dtype, _base=self.base, _offset=offset, _dims=dims, _indirect=indirect)
+    def _view(self, offset, dims, indirect=None, tags=None):
+        v = _new(NkiTensor)
+        b = self.base
+        v.dtype, v._b, v.offset, v.dims, v.indirect = self.dtype, b, offset, dims, indirect
+        v.shape = tuple([n for _, n in dims])
+        v.tags = tags if tags is not None else [None] * len(dims)
+        v.name, v.buffer, v.kind = b.name, b.buffer, b.kind
+        return v
 
     def __getitem__(self, key):
         if not isinstance(key, tuple):
@@ -57,32 +247,86 @@ class NkiTensor:
         if any(k is Ellipsis for k in key):
             i = key.index(Ellipsis)
             key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
-        key = key + (slice(None),) * (self.ndim - len(key))
         if len(key) > self.ndim:
             raise IndexError("%d indices for a tensor of %d axes" % (len(key), self.ndim))
-        off, dims, indirect = self.offset, [], self.indirect
-        for (step, n), k in zip(self.dims, key):
-            if isinstance(k, NkiTensor):  # a tile of indices: an indirect axis (the legacy t[idx_tile, iy])
-                if indirect is not None:
-                    raise IndexError("one indirect axis per access")
-                indirect = (len(dims), k)
-                cnt = k.shape[0] if k.ndim else 1
-                dims.append((step, cnt))
-            elif isinstance(k, slice):
+        key = key + (slice(None),) * (self.ndim - len(key))
+        off, indirect = self.offset, self.indirect
+        if all(type(k) is slice or type(k) is int for k in key):  # the common case: slices and ints
+            dims = []
+            for axis, ((step, n), k) in enumerate(zip(self.dims, key)):
+                if type(k) is int:
+                    i = k + n if k < 0 else k
+                    if not 0 <= i < n:
+                        raise IndexError("index %d is out of bounds for axis %d with size %d" % (k, axis, n))
+                    off += i * step
+                    continue
                 start, stop, st = k.indices(n)  # over-long slices clip, as NumPy's do
-                cnt = max(0, (stop - start + st - 1) // st) if st > 0 else max(0, (start - stop - st - 1) // -st)
+                cnt = len(range(start, stop, st))
                 if cnt == 0:
                     raise IndexError("an empty slice %r of an axis of %d" % (k, n))
                 off += start * step
                 dims.append((step * st, cnt))
+            return self._view(off, dims, indirect)
+        plain = []        # (dim, tag) of slices, in axis order
+        checks = []       # (role, first index, coef, axis, size) of index expressions
+        placed = {}       # role -> [step, n, tag] of index expressions / the indirect axis
+        nroles = 0
+        for axis, ((step, n), k) in enumerate(zip(self.dims, key)):
+            if isinstance(k, NkiTensor):  # a tile of indices: an indirect axis (the legacy t[idx_tile, iy])
+                if indirect is not None:
+                    raise IndexError("one indirect axis per access")
+                cnt = k.shape[0] if k.ndim else 1
+                placed.setdefault(0, [step, cnt, None, "indirect", k])
+                nroles = max(nroles, 1)
+            elif isinstance(k, IndexExpr):
+                lo = k.coef * k.start + k.const
+                off += lo * step
+                role = k.role if k.role is not None else len(placed)
+                nroles = max(nroles, k.nroles or 0, role + 1)
+                if role in placed:
+                    p = placed[role]
+                    if p[2] is None or p[2][0] != k.var or p[1] != k.n:
+                        raise IndexError("two index variables at one tile position %d" % role)
+                    p[0] += k.coef * step
+                else:
+                    placed[role] = [k.coef * step, k.n, (k.var, k.start)]
+                checks.append((role, lo, k.coef, axis, n))  # bounds checked when the view is used (a mask may cut it)
+            elif isinstance(k, slice):
+                start, stop, st = k.indices(n)  # over-long slices clip, as NumPy's do
+                cnt = len(range(start, stop, st))
+                if cnt == 0:
+                    raise IndexError("an empty slice %r of an axis of %d" % (k, n))
+                off += start * step
+                plain.append(((step * st, cnt), None))
             else:
                 i = int(k)
                 if i < 0:
                     i += n
                 if not 0 <= i < n:
-                    raise IndexError("index %d is out of bounds for axis %d with size %d" % (int(k), len(dims), n))
+                    raise IndexError("index %d is out of bounds for axis %d with size %d" % (int(k), axis, n))
                 off += i * step
-        return self._view(off, dims, indirect)
+        if not placed:
+            dims = [d for d, _ in plain]
+            tags = [t for _, t in plain]
+            return self._view(off, dims, indirect, tags)
+        dims, tags, plain = [], [], list(plain)
+        for role in range(max(nroles, max(placed) + 1)):
+            if role in placed:
+                p = placed[role]
+                if len(p) > 3:  # the indirect axis
+                    indirect = (len(dims), p[4])
+                dims.append((p[0], p[1]))
+                tags.append(p[2])
+            elif plain:
+                d, t = plain.pop(0)
+                dims.append(d)
+                tags.append(t)
+        for d, t in plain:
+            dims.append(d)
+            tags.append(t)
+        v = self._view(off, dims, indirect, tags)
+        v.checks = checks
+        return v
 
     def __setitem__(self, key, value):
         from . import language as nl
@@ -94,17 +338,25 @@ class NkiTensor:
 
     def ap(self, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_dim=0, dtype=None):
         """NKI 0.6's access pattern: [[step, num], ...] over the base tensor's elements."""
+        if dtype is not None and _trace.dtype_name(dtype) != self.dtype:
+            raise NotImplementedError("ndma.nki: .ap(dtype=) reinterpreting a tensor's bytes is not supported")
         dims = [(int(s), int(n)) for s, n in pattern]
-        off = int(offset)
-        if scalar_offset is not None:
+        off = self.offset + int(offset)
+        scalar = scalar_offset is not None
+        if scalar:
             off += int(scalar_offset)  # the traced value of the dynamic offset
         v = self._view(off, dims, (indirect_dim, vector_offset) if vector_offset is not None else None)
-        v.scalar = scalar_offset is not None
+        v.scalar = scalar
         return v
 
     def ap_json(self):
-        d = {"tensor": self.base.name, "pattern": [[s, n] for s, n in self.dims] or [[1, 1]]}
-        if getattr(self, "scalar", False):
+        for dim, first, coef, axis, n in self.checks:
+            last = first + coef * (self.dims[dim][1] - 1)
+            for i in (first, last):
+                if not 0 <= i < n:
+                    raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
+        d = {"tensor": self.base.name, "pattern": [list(x) for x in self.dims] or [[1, 1]]}
+        if self.scalar:
             d["scalar_offset"] = self.offset
         elif self.offset:
             d["offset"] = self.offset
@@ -119,15 +371,37 @@ class NkiTensor:
         from . import language as nl
         return nl.add(self, o)
 
+    __radd__ = __add__
+
     def __sub__(self, o):
         from . import language as nl
         return nl.subtract(self, o)
+
+    def __rsub__(self, o):
+        from . import language as nl
+        return nl.subtract(nl._tile(o, self), self)
 
     def __mul__(self, o):
         from . import language as nl
         return nl.multiply(self, o)
 
+    __rmul__ = __mul__
+
+    def __truediv__(self, o):
+        from . import language as nl
+        return nl.divide(self, o)
+
     def __iadd__(self, o):
         from . import language as nl
-        _trace.current().call("tensor_tensor", dst=self, srcs=[self.ap_json(), nl._tile(o, self).ap_json()], alu_op="add")
+        nl._binary_into(self, self, o, "add")
+        return self
+
+    def __isub__(self, o):
+        from . import language as nl
+        nl._binary_into(self, self, o, "subtract")
+        return self
+
+    def __imul__(self, o):
+        from . import language as nl
+        nl._binary_into(self, self, o, "multiply")
         return self

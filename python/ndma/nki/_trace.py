@@ -1,12 +1,25 @@
-"""The tracer: NKI calls become the JSON program form ndma compiles (docs/nki.md).
+"""The session: a kernel runs as it is traced (docs/nki.md).
 
-A kernel runs once in Python; every nki.language / nki.isa call appends a call
-(op, access patterns, modes, the caller's file and line) to the current
-program. Tensors are named, placed by the Go compiler, and viewed through
-access patterns: a base offset and per-axis [step, count] pairs in elements.
+Every nki.language / nki.isa call appends a call (op, access patterns,
+modes, the kernel's file and line) to a batch; a batch runs on ndma's Go
+core (the ``nki_add`` entry point) when NumPy needs the memory, when it
+grows long, and when the kernel returns. The core's SBUF and PSUM are this
+session's NumPy arrays (one row per partition), passed by pointer with
+every batch and used in place: the DMA and compute words ndma runs and the
+calls NumPy computes act on one memory. HBM tensors live in the core; the
+inputs are written once and the outputs read back into fresh arrays.
+
+On-chip tensors are placed here: each takes a range of bytes in every
+partition it spans, returned when the tensor (and every view of it) is
+garbage — a tile's Python lifetime is its liveness, as the NKI compiler's
+allocator sees it (INFERRED, RATIONALE.md "NKI kernels").
 """
 import os
 import sys
+
+import numpy as np
+
+from .. import _lib
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -14,69 +27,283 @@ _DTYPES = {
     "float32": "float32", "float16": "float16", "bfloat16": "bfloat16",
     "int32": "int32", "uint32": "uint32", "int16": "int16", "uint16": "uint16",
     "int8": "int8", "uint8": "uint8", "float8_e4m3": "float8e4", "float8_e5m2": "float8e5",
+    "float8e4": "float8e4", "float8e5": "float8e5", "tfloat32": "float32",
 }
+# the NumPy dtype of an element as stored (bfloat16 and fp8: their bit patterns)
+NP = {"float32": np.dtype("<f4"), "float16": np.dtype("<f2"), "bfloat16": np.dtype("<u2"),
+      "int32": np.dtype("<i4"), "uint32": np.dtype("<u4"), "int16": np.dtype("<i2"), "uint16": np.dtype("<u2"),
+      "int8": np.dtype("i1"), "uint8": np.dtype("u1"), "float8e4": np.dtype("u1"), "float8e5": np.dtype("u1")}
+SIZE = {k: v.itemsize for k, v in NP.items()}
+BATCH = 1024  # calls per batch at most (a batch is one crossing into Go)
+ALIGN = 64    # on-chip placement alignment (internal/nkic's placeAlign)
 
 
 def dtype_name(dt):
     """The program form's dtype name of an NKI or NumPy dtype."""
     if dt is None:
         return None
-    name = getattr(dt, "name", None) or getattr(dt, "__name__", None) or str(dt)
+    if isinstance(dt, np.dtype) or isinstance(dt, type) and issubclass(dt, np.generic):
+        name = np.dtype(dt).name
+    else:
+        name = getattr(dt, "name", None) or getattr(dt, "__name__", None) or str(dt)
     name = str(name).replace("np.", "").replace("nl.", "")
     if name in _DTYPES:
         return _DTYPES[name]
     raise TypeError("dtype %r is not one ndma.nki supports (%s)" % (dt, ", ".join(sorted(_DTYPES))))
 
 
+_inside = {}  # code file name -> its base name, or None for ndma.nki's own
+
+
+def _base(fn):
+    try:
+        return _inside[fn]
+    except KeyError:
+        v = _inside[fn] = None if os.path.abspath(fn).startswith(_HERE + os.sep) else os.path.basename(fn)
+        return v
+
+
 def caller():
     """(file, line) of the first frame outside ndma.nki: the kernel's source."""
     f = sys._getframe(1)
-    while f is not None and os.path.dirname(os.path.abspath(f.f_code.co_filename)).startswith(_HERE):
+    while f is not None:
+        b = _base(f.f_code.co_filename)
+        if b is not None:
+            return b, f.f_lineno
         f = f.f_back
-    if f is None:
-        return "", 0
-    return os.path.basename(f.f_code.co_filename), f.f_lineno
+    return "", 0
 
 
-class Program:
-    def __init__(self, target):
-        self.target = target
-        self.tensors = []
-        self.calls = []
+class _Alloc:
+    """First-fit ranges of bytes per partition over [0, size)."""
+
+    def __init__(self, size):
+        self.size = size
+        self.free = [(0, size)]  # sorted, disjoint (start, end)
+
+    def take(self, n):
+        n = (n + ALIGN - 1) // ALIGN * ALIGN
+        for i, (a, b) in enumerate(self.free):
+            if b - a >= n:
+                if b - a == n:
+                    del self.free[i]
+                else:
+                    self.free[i] = (a + n, b)
+                return a, n
+        return None, n
+
+    def give(self, a, n):
+        fr = self.free
+        lo, hi = 0, len(fr)
+        while lo < hi:
+            m = (lo + hi) // 2
+            if fr[m][0] < a:
+                lo = m + 1
+            else:
+                hi = m
+        fr.insert(lo, (a, a + n))
+        if lo + 1 < len(fr) and fr[lo][1] == fr[lo + 1][0]:
+            fr[lo:lo + 2] = [(fr[lo][0], fr[lo + 1][1])]
+        if lo > 0 and fr[lo - 1][1] == fr[lo][0]:
+            fr[lo - 1:lo + 1] = [(fr[lo - 1][0], fr[lo][1])]
+
+    def used(self):
+        return self.size - sum(b - a for a, b in self.free)
+
+
+class NKIRefusal(Exception):
+    """Raised by the front end for a call it refuses before ndma sees it."""
+
+
+class Session:
+    """One kernel run: the Go session, the on-chip memory as NumPy arrays,
+    the pending batch and the trace so far."""
+
+    def __init__(self, target, exec="fast", want_trace=False, detail=False):
+        v, _ = _lib.call("nki_open", {"target": target, "exec": exec, "detail": bool(detail),
+                                        "words": bool(want_trace)})
+        self.h = v["handle"]
+        self.lib = _lib.lib()
+        self.target, self.model = v["target"], v["model"]
+        self.parts = v["partitions"]
+        self.sbuf = np.zeros((self.parts, v["sbuf_active"]), np.uint8)
+        self.psum = np.zeros((self.parts, v["psum_active"]), np.uint8) if v["psum_active"] else None
+        self.alloc = {"sbuf": _Alloc(v["sbuf_active"]), "psum": _Alloc(v["psum_active"])}
+        self.want_trace = want_trace
+        self.tensors, self.calls, self.inputs = [], [], []   # the pending batch
+        self.all_tensors, self.all_calls = [], []              # the program so far (program_json)
+        self.trace = []                                        # per call, Go's and NumPy's entries in order
+        self.dma_ns = 0
+        self.ncalls = 0
         self.names = set()
+        self.closed = False
 
+    # -- tensors
     def fresh(self, stem):
-        k = len(self.tensors)
+        k = len(self.all_tensors)
         name = "%s%d" % (stem, k)
         while name in self.names:
             k += 1
             name = "%s%d" % (stem, k)
         return name
 
-    def add_tensor(self, t):
+    def add_tensor(self, t, array=None):
         if t.name in self.names:
             t.name = self.fresh(t.name + "_")
         self.names.add(t.name)
-        self.tensors.append(t)
+        d = {"name": t.name, "buffer": t.buffer, "dtype": t.dtype, "shape": list(t.base_shape)}
+        if t.kind:
+            d["kind"] = t.kind
+        if t.buffer in ("sbuf", "psum"):
+            if t.buffer == "psum" and self.psum is None:
+                raise NKIRefusal("%s has no PSUM" % self.target)
+            row = SIZE[t.dtype]
+            for n in t.base_shape[1:]:
+                row *= n
+            al = self.alloc[t.buffer]
+            off, n = al.take(row)
+            if off is None:
+                file, line = caller()
+                raise NKIRefusal("%s:%d: tensor %s %s%s needs %d bytes per partition: %s %s has %d KiB per partition, "
+                                 "%d in use" % (file, line, t.name, t.dtype, list(t.base_shape), row, self.target,
+                                                t.buffer.upper(), al.size >> 10, al.used()))
+            t.part0, t.off0, t.row = 0, off, row
+            d["offset"], d["partition"] = off, 0
+            t._free = (al, off, n)  # given back when the tensor (and every view of it) is garbage
+        self.tensors.append(d)
+        self.all_tensors.append(d)
+        if array is not None:
+            self.inputs.append((t.name, array))
 
-    def call(self, op, **kw):
+    # -- calls
+    def _record(self, op, kw):
         file, line = caller()
-        c = {"op": op, "file": file, "line": line}
+        c = {"op": op, "file": file, "line": line, "index": self.ncalls}
+        self.ncalls += 1
         for k, v in kw.items():
             if v is None:
                 continue
             c[k] = v.ap_json() if hasattr(v, "ap_json") else v
-        self.calls.append(c)
+        self.all_calls.append(c)
         return c
 
-    def json(self):
-        ts = []
-        for t in self.tensors:
-            d = {"name": t.name, "buffer": t.buffer, "dtype": t.dtype, "shape": list(t.shape)}
-            if t.kind:
-                d["kind"] = t.kind
-            ts.append(d)
-        return {"target": self.target, "tensors": ts, "calls": self.calls}
+    def call(self, op, **kw):
+        c = self._record(op, kw)
+        self.calls.append(c)
+        if len(self.calls) >= BATCH:
+            self.flush()
+        return c
+
+    def flush(self):
+        if not (self.calls or self.tensors or self.inputs):
+            return
+        bufs = [(self.sbuf.ctypes.data, self.sbuf.nbytes)]
+        if self.psum is not None:
+            bufs.append((self.psum.ctypes.data, self.psum.nbytes))
+        names = []
+        for name, a in self.inputs:
+            names.append(name)
+            bufs.append((a.ctypes.data, a.nbytes))
+        args = {"handle": self.h, "tensors": self.tensors, "calls": self.calls, "sbuf": True,
+                "psum": self.psum is not None, "inputs": names, "trace": self.want_trace}
+        keep = self.inputs  # alive until the call returns
+        self.tensors, self.calls, self.inputs = [], [], []
+        try:
+            v, _ = _lib.call("nki_add", args, bufs)
+        except Exception:
+            if self.want_trace:
+                try:
+                    tv, _ = _lib.call("nki_trace", {"handle": self.h, "from": len([e for e in self.trace if not e.get("numpy")])})
+                    self.trace.extend(tv["calls"])
+                except Exception:
+                    pass
+            raise
+        del keep
+        self.dma_ns = v["dma_ns"]
+        if self.want_trace:
+            self.trace.extend(v["trace"])
+
+    def numpy_call(self, op, note, engine, fn, **kw):
+        """A call NumPy computes on the shared memory, after the batch before it."""
+        c = self._record(op, kw)  # in the program, computed here, not by Go
+        c["numpy"] = True
+        self.flush()
+        fn()
+        if self.want_trace:
+            self.trace.append({"index": c["index"], "op": op, "file": c["file"], "line": c["line"], "kind": "compute",
+                               "engine": engine, "exact": False, "note": note, "bytes": 0, "descriptors": 0,
+                               "rows_skipped": 0, "time_ns": 0, "numpy": True})
+        return c
+
+    def read(self, t):
+        """A HBM tensor's bytes as a fresh NumPy array."""
+        self.flush()
+        out = np.empty(t.base_shape, NP[t.dtype])
+        _lib.call("nki_read", {"handle": self.h, "names": [t.name]}, [(out.ctypes.data, out.nbytes)])
+        return out
+
+    def close(self):
+        if not self.closed and self.lib is _lib.lib():
+            self.closed = True
+            try:
+                _lib.call("free", {"handle": self.h})
+            except Exception:
+                pass
+
+    def program_json(self):
+        calls = [{k: v for k, v in c.items() if k != "numpy"} for c in self.all_calls]
+        return {"target": self.target, "tensors": self.all_tensors, "calls": calls}
+
+    # -- NumPy views of on-chip tensors
+    def view(self, t):
+        """A NumPy view (in place) of an on-chip tensor view t."""
+        b = t.base
+        if b.buffer not in ("sbuf", "psum"):
+            raise NKIRefusal("%s is in %s: NumPy computes on SBUF/PSUM tiles only" % (b.name, b.buffer))
+        if t.indirect is not None:
+            raise NKIRefusal("%s: a compute operand has no vector offset" % b.name)
+        mem = self.sbuf if b.buffer == "sbuf" else self.psum
+        es = SIZE[b.dtype]
+        free = 1
+        for n in b.base_shape[1:]:
+            free *= n
+        p0, r0 = divmod(t.offset, free)
+        offset = (b.part0 + p0) * mem.strides[0] + b.off0 + r0 * es
+        shape, strides = [], []
+        for step, n in t.dims:
+            if step % free == 0 and step != 0 and n > 1:
+                strides.append(step // free * mem.strides[0])
+            else:
+                strides.append(step * es)
+            shape.append(n)
+        return np.ndarray(tuple(shape), NP[b.dtype], buffer=mem, offset=offset, strides=tuple(strides))
+
+
+def to_f32(a, dt):
+    """Stored elements as float32 (bfloat16's bits widened; fp8 through ndma)."""
+    if dt == "bfloat16":
+        return (a.astype(np.uint32) << 16).view(np.float32)
+    if dt in ("float8e4", "float8e5"):
+        from .. import to_float32
+        return to_float32(np.ascontiguousarray(a), dt)
+    return a.astype(np.float32)
+
+
+def from_f32(v, dt):
+    """float32 values as stored elements of dt (rounding to nearest even)."""
+    v = np.asarray(v, np.float32)
+    if dt == "bfloat16":
+        u = v.view(np.uint32).astype(np.uint64)
+        r = (u + 0x7FFF + ((u >> 16) & 1)) >> 16
+        nan = np.isnan(v)
+        return np.where(nan, (u >> 16) | 0x40, r).astype(np.uint16)
+    if dt in ("float8e4", "float8e5"):
+        from .. import from_float32
+        return from_float32(np.ascontiguousarray(v), dt)
+    if np.issubdtype(NP[dt], np.integer):
+        info = np.iinfo(NP[dt])
+        return np.clip(np.rint(v), info.min, info.max).astype(NP[dt])
+    return v.astype(NP[dt])
 
 
 _current = []

@@ -2,7 +2,7 @@
 import numpy as _np
 
 from . import _trace
-from ._tensor import NkiTensor
+from ._tensor import NkiTensor, IndexExpr, Mask, arange, mgrid, mask_ranges as _ranges, restrict as _restrict  # noqa: F401
 
 # buffers
 sbuf, psum, hbm, shared_hbm, private_hbm = "sbuf", "psum", "hbm", "shared_hbm", "private_hbm"
@@ -20,29 +20,42 @@ float32, float16, bfloat16 = _DType("float32"), _DType("float16"), _DType("bfloa
 int32, uint32, int16, uint16, int8, uint8 = (_DType(n) for n in ("int32", "uint32", "int16", "uint16", "int8", "uint8"))
 float8_e4m3, float8_e5m2 = _DType("float8_e4m3"), _DType("float8_e5m2")
 tfloat32 = float32
+bool_ = uint8
 
 
 class tile_size:
     pmax = 128
     psum_fmax = 512
+    psum_pmax = 128
     gemm_stationary_fmax = 128
     gemm_moving_fmax = 512
 
 
 def par_dim(n):
-    return n
+    """nl.par_dim(n): marks the partition dimension of a shape (the first)."""
+    return int(n)
 
 
-def affine_range(*a):
+def affine_range(*a, **kw):
     return range(*a)
 
 
-sequential_range = static_range = affine_range
+def sequential_range(*a, **kw):
+    return range(*a)
+
+
+def static_range(*a, **kw):
+    return range(*a)
+
+
+def _buf(buffer):
+    return buffer if isinstance(buffer, str) else getattr(buffer, "name", str(buffer))
 
 
 def ndarray(shape, dtype, buffer=sbuf, name=None, **kw):
-    buf = buffer if isinstance(buffer, str) else getattr(buffer, "name", str(buffer))
-    return NkiTensor(tuple(shape), _trace.dtype_name(dtype), buf, name=name)
+    if isinstance(shape, int):
+        shape = (shape,)
+    return NkiTensor(tuple(int(s) for s in shape), _trace.dtype_name(dtype), _buf(buffer), name=name)
 
 
 def zeros(shape, dtype, buffer=sbuf, name=None, **kw):
@@ -51,8 +64,22 @@ def zeros(shape, dtype, buffer=sbuf, name=None, **kw):
     return t
 
 
-def empty_like(t, buffer=None, **kw):
-    return ndarray(t.shape, t.dtype, buffer or t.buffer)
+def full(shape, fill_value, dtype, buffer=sbuf, name=None, **kw):
+    t = ndarray(shape, dtype, buffer, name)
+    _trace.current().call("memset", dst=t, value=float(fill_value))
+    return t
+
+
+def ones(shape, dtype, buffer=sbuf, name=None, **kw):
+    return full(shape, 1.0, dtype, buffer, name)
+
+
+def empty_like(t, dtype=None, buffer=None, **kw):
+    return ndarray(t.shape, dtype or t.dtype, buffer or t.buffer)
+
+
+def zeros_like(t, dtype=None, buffer=None, **kw):
+    return zeros(t.shape, dtype or t.dtype, buffer or t.buffer)
 
 
 def _tile(v, like):
@@ -64,8 +91,17 @@ def _tile(v, like):
     return t
 
 
-def _assign(dst, src):
+def _masked(mask, *views):
+    """The views cut by mask (each None where the mask leaves nothing)."""
+    r = _ranges(views, mask)
+    return [_restrict(v, r) for v in views]
+
+
+def _assign(dst, src, mask=None):
     """dst = src: a DMA when either side is in HBM, else a tensor copy (matched by element count)."""
+    dst, src = _masked(mask, dst, src)
+    if dst is None:
+        return
     op = "dma_copy" if "hbm" in dst.buffer or "hbm" in src.buffer else "tensor_copy"
     _trace.current().call(op, dst=dst, src=src)
 
@@ -73,30 +109,84 @@ def _assign(dst, src):
 def load(src, mask=None, dtype=None, **kw):
     """Legacy nl.load: a new SBUF tile holding src (a 1-D load is a (P, 1) tile)."""
     shape = src.shape if len(src.shape) > 1 else (src.shape[0], 1)
-    t = ndarray(shape, dtype and _trace.dtype_name(dtype) or src.dtype, sbuf)
-    _trace.current().call("load", dst=t, src=src)
+    t = ndarray(shape, _trace.dtype_name(dtype) if dtype else src.dtype, sbuf)
+    dst = t if len(src.shape) > 1 else t[:, 0]
+    d, s = _masked(mask, dst, src)
+    if d is not None:
+        _trace.current().call("load", dst=d, src=s)
     return t
 
 
 def store(dst, value, mask=None, **kw):
-    _trace.current().call("store", dst=dst, src=_tile(value, dst))
+    v = _tile(value, dst)
+    if len(dst.shape) == 1 and len(v.shape) == 2 and v.shape[1] == 1:
+        v = v[:, 0]
+    d, s = _masked(mask, dst, v)
+    if d is not None:
+        _trace.current().call("store", dst=d, src=s)
 
 
-def copy(src, dtype=None, **kw):
-    t = ndarray(src.shape, dtype and _trace.dtype_name(dtype) or src.dtype, sbuf)
-    _trace.current().call("tensor_copy", dst=t, src=src)
+def copy(src, dtype=None, mask=None, **kw):
+    t = ndarray(src.shape, _trace.dtype_name(dtype) if dtype else src.dtype, sbuf)
+    d, s = _masked(mask, t, src)
+    if d is not None:
+        _trace.current().call("tensor_copy", dst=d, src=s)
     return t
 
 
-def _binary(op):
-    def f(x, y, dtype=None, **kw):
-        like = x if isinstance(x, NkiTensor) else y
-        t = ndarray(like.shape, dtype and _trace.dtype_name(dtype) or like.dtype, sbuf)
-        if isinstance(y, NkiTensor) and isinstance(x, NkiTensor):
-            _trace.current().call("tensor_tensor", dst=t, srcs=[x.ap_json(), y.ap_json()], alu_op=op)
+def _binary_into(dst, x, y, op, mask=None):
+    sess = _trace.current()
+    if isinstance(x, NkiTensor) and isinstance(y, NkiTensor):
+        if x.shape != y.shape and _count(y.shape) != _count(x.shape):
+            y = _broadcast(y, x.shape)
+        d, a, b = _masked(mask, dst, x, y)
+        if d is not None:
+            sess.call("tensor_tensor", dst=d, srcs=[a.ap_json(), b.ap_json()], alu_op=op)
+        return
+    if isinstance(x, NkiTensor):
+        tile, scalar, rev = x, y, False
+    else:
+        tile, scalar, rev = y, x, True
+    if rev and op in ("subtract", "divide"):  # scalar - tile: through a tile of the scalar
+        _binary_into(dst, _tile(scalar, tile), tile, op, mask)
+        return
+    d, a = _masked(mask, dst, tile)
+    if d is not None:
+        sess.call("tensor_scalar", dst=d, src=a, alu_op=op, operand0=float(scalar))
+
+
+def _count(shape):
+    n = 1
+    for s in shape:
+        n *= s
+    return n
+
+
+def _broadcast(t, shape):
+    """t broadcast to shape along its size-1 axes (a step of 0)."""
+    if len(t.shape) != len(shape):
+        raise ValueError("shapes %s and %s do not broadcast" % (t.shape, shape))
+    dims = []
+    for (step, n), want in zip(t.dims, shape):
+        if n == want:
+            dims.append((step, n))
+        elif n == 1:
+            dims.append((0, want))
         else:
-            tile, scalar = (x, y) if isinstance(x, NkiTensor) else (y, x)
-            _trace.current().call("tensor_scalar", dst=t, src=tile, alu_op=op, operand0=float(scalar))
+            raise ValueError("shapes %s and %s do not broadcast" % (t.shape, shape))
+    return t._view(t.offset, dims, t.indirect)
+
+
+def _binary(op):
+    def f(x, y, dtype=None, mask=None, **kw):
+        like = x if isinstance(x, NkiTensor) else y
+        if isinstance(x, NkiTensor) and isinstance(y, NkiTensor) and _count(y.shape) > _count(x.shape):
+            like = y
+        t = ndarray(like.shape, _trace.dtype_name(dtype) if dtype else like.dtype, sbuf)
+        if isinstance(x, NkiTensor) and isinstance(y, NkiTensor):
+            x = x if x.shape == like.shape else _broadcast(x, like.shape)
+            y = y if y.shape == like.shape else _broadcast(y, like.shape)
+        _binary_into(t, x, y, op, mask)
         return t
     f.__name__ = op
     return f
@@ -104,24 +194,79 @@ def _binary(op):
 
 add, subtract, multiply, divide = _binary("add"), _binary("subtract"), _binary("multiply"), _binary("divide")
 maximum, minimum = _binary("maximum"), _binary("minimum")
+equal, not_equal, greater, greater_equal, less, less_equal = (_binary(n) for n in (
+    "equal", "not_equal", "greater", "greater_equal", "less", "less_equal"))
+bitwise_and, bitwise_or, bitwise_xor = _binary("bitwise_and"), _binary("bitwise_or"), _binary("bitwise_xor")
 
 
-def matmul(x, y, transpose_x=False, **kw):
-    """nl.matmul: x @ y into PSUM (fp32); with transpose_x, x is (K, M) already."""
-    if not transpose_x:
-        xt = ndarray((x.shape[1], x.shape[0]), x.dtype, sbuf)
-        _trace.current().call("transpose", dst=xt, src=x)
-        x = xt
-    t = ndarray((x.shape[1], y.shape[1]), "float32", psum)
-    _trace.current().call("matmul", dst=t, stationary=x.ap_json(), moving=y.ap_json())
+def _unary(func):
+    def f(x, dtype=None, mask=None, **kw):
+        t = ndarray(x.shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+        d, s = _masked(mask, t, x)
+        if d is not None:
+            _trace.current().call("activation", dst=d, src=s, func=func, scale=1.0)
+        return t
+    f.__name__ = func
+    return f
+
+
+exp, log, tanh, sigmoid, relu, sqrt, rsqrt, gelu, silu, square, abs = (_unary(n) for n in (
+    "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "gelu", "silu", "square", "abs"))
+
+
+# -- calls NumPy computes on the shared SBUF/PSUM (not ndma's words; flagged not exact)
+
+NUMPY_NOTE = "computed by NumPy in float32 on the shared SBUF/PSUM, not by ndma's words"
+
+
+def _numpy(op, dst, srcs, fn, engine, **kw):
+    sess = _trace.current()
+
+    def run():
+        vals = [_trace.to_f32(sess.view(s), s.dtype) for s in srcs]
+        out = _np.asarray(fn(*vals), _np.float32)
+        v = sess.view(dst)
+        if out.shape != v.shape:
+            out = out.reshape(v.shape)  # assignment matches by element count
+        v[...] = _trace.from_f32(out, dst.dtype)
+    sess.numpy_call(op, NUMPY_NOTE, engine, run, dst=dst, **kw)
+
+
+def matmul(x, y, transpose_x=False, mask=None, **kw):
+    """nl.matmul: x @ y into a new PSUM tile (fp32); with transpose_x, x is (K, M) already."""
+    M = x.shape[1] if transpose_x else x.shape[0]
+    t = ndarray((M, y.shape[1]), "float32", psum)
+    _numpy("matmul", t, [x, y], (lambda a, b: a.T @ b) if transpose_x else (lambda a, b: a @ b), "tensor (PE)",
+           stationary=x, moving=y, transpose_x=bool(transpose_x) or None)
     return t
 
 
-def transpose(x, **kw):
-    t = ndarray((x.shape[1], x.shape[0]), x.dtype, sbuf)
-    _trace.current().call("transpose", dst=t, src=x)
+def transpose(x, dtype=None, mask=None, **kw):
+    t = ndarray((x.shape[1], x.shape[0]), _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+    _numpy("transpose", t, [x], lambda a: a.T, "tensor (PE)", src=x)
     return t
 
 
-def arange(*a):
-    return _np.arange(*a)
+def _reducer(name, fn):
+    def f(x, axis, dtype=None, keepdims=False, mask=None, **kw):
+        axes = (axis,) if isinstance(axis, int) else tuple(axis)
+        axes = tuple(a % x.ndim for a in axes)
+        shape = tuple((1 if i in axes else n) for i, n in enumerate(x.shape)) if keepdims else \
+            tuple(n for i, n in enumerate(x.shape) if i not in axes)
+        if not shape:
+            shape = (1,)
+        if len(shape) == 1:
+            shape = (shape[0], 1)
+        t = ndarray(shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+        _numpy("tensor_reduce", t, [x], lambda a: fn(a, axis=axes), "vector", src=x, axes=list(axes), alu_op=name)
+        return t
+    f.__name__ = name
+    return f
+
+
+max = _reducer("max", _np.max)
+min = _reducer("min", _np.min)
+sum = _reducer("add", _np.sum)
+prod = _reducer("multiply", _np.prod)
+mean = _reducer("mean", _np.mean)
+all = _reducer("all", lambda a, axis: _np.all(a != 0, axis=axis))

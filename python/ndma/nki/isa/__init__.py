@@ -3,13 +3,15 @@
 Both dialects: legacy calls return a new tile (dst omitted), NKI 0.6 calls
 take dst first; told apart by whether dst is given.
 """
+import numpy as np
+
 from .. import _trace
 from .. import language as _nl
-from .._tensor import NkiTensor
+from .._tensor import NkiTensor, IndexExpr
 from .constants import dge_mode, oob_mode, engine
 
 __all__ = ["dma_copy", "dma_transpose", "dma_compute", "tensor_copy", "tensor_tensor", "tensor_scalar",
-           "activation", "memset", "iota", "nc_matmul", "nc_transpose", "dge_mode", "oob_mode", "engine"]
+           "activation", "memset", "iota", "nc_matmul", "nc_transpose", "tensor_reduce", "dge_mode", "oob_mode", "engine"]
 
 
 def _mode(v):
@@ -71,10 +73,14 @@ def tensor_tensor(dst=None, data1=None, data2=None, op=None, dtype=None, name=No
     return out if new else None
 
 
-def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, op1=None, operand1=None, dtype=None,
-                  name=None, **kw):
-    if data is None or not isinstance(dst, NkiTensor) or op0 is None and callable(data):
-        pass
+def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, op1=None, operand1=None,
+                  reverse1=False, dtype=None, name=None, **kw):
+    if not isinstance(data, NkiTensor):  # legacy tensor_scalar(data, op0, operand0, ...)
+        dst, data, op0, operand0 = None, dst, data, op0 if operand0 is None else operand0
+    if isinstance(operand0, NkiTensor) or isinstance(operand1, NkiTensor):
+        raise NotImplementedError("ndma.nki: tensor_scalar with a tensor-valued (per-partition) operand")
+    if reverse0 or reverse1:
+        raise NotImplementedError("ndma.nki: tensor_scalar with reverse0/reverse1")
     out, new = _out(dst, data, dtype)
     _trace.current().call("tensor_scalar", dst=out, src=data, alu_op=_opname(op0), operand0=float(operand0),
                           alu_op1=_opname(op1), operand1=None if operand1 is None else float(operand1))
@@ -91,30 +97,95 @@ def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, n
 
 
 def memset(dst=None, value=0.0, shape=None, dtype=None, name=None, **kw):
+    """memset: NKI 0.6 memset(dst, value); legacy memset(shape, value, dtype) returns the tile."""
+    if isinstance(dst, (tuple, list)):  # legacy memset(shape, value, dtype)
+        dst, shape = None, dst
     out = dst if dst is not None else _nl.ndarray(shape, dtype, _nl.sbuf)
     _trace.current().call("memset", dst=out, value=float(value))
     return out if dst is None else None
 
 
-def iota(dst, coefs, value=0.0, **kw):
-    """ndma's form: dst[i0, i1, ...] = value + sum(coefs[d] * i_d)."""
-    _trace.current().call("iota", dst=dst, coefs=[int(c) for c in coefs], value=float(value))
+def iota(dst=None, coefs=None, value=0.0, dtype=None, expr=None, **kw):
+    """iota. Legacy: iota(expr, dtype) -> a tile of the index expression's
+    values (e.g. nl.arange(128)[:, None] * 4 + 1). ndma's form: iota(dst,
+    coefs, value): dst[i0, i1, ...] = value + sum(coefs[d] * i_d)."""
+    if isinstance(dst, IndexExpr) or isinstance(expr, IndexExpr):
+        e = dst if isinstance(dst, IndexExpr) else expr
+        dtype = dtype or coefs
+        shape = e.shape if len(e.shape) > 1 else (e.shape[0], 1)
+        out = _nl.ndarray(shape, dtype, _nl.sbuf)
+        coefs = [e.coef if i == (e.role or 0) else 0 for i in range(len(shape))]
+        value = e.coef * e.start + e.const
+        iota(out, coefs, value)
+        return out
+    if dst is None or coefs is None:
+        raise TypeError("iota(dst, coefs, value) or legacy iota(expr, dtype)")
+    cs = [int(c) for c in coefs]
+
+    def fn():
+        grids = np.indices(dst.shape, dtype=np.float64)
+        return value + sum(c * g for c, g in zip(cs, grids))
+    _nl._numpy("iota", dst, [], fn, "gpsimd", coefs=cs, value=float(value))
 
 
 def nc_matmul(dst=None, stationary=None, moving=None, accumulate=False, name=None, **kw):
+    """nc_matmul: stationary (K, M), moving (K, N) -> (M, N) in PSUM, FP32
+    (legacy: nc_matmul(stationary, moving) returns the PSUM tile; NKI 0.6:
+    dst first, accumulate adds into it)."""
     if moving is None:  # legacy nc_matmul(stationary, moving)
         dst, stationary, moving = None, dst, stationary
     out = dst
     if out is None:
         out = _nl.ndarray((stationary.shape[1], moving.shape[1]), "float32", _nl.psum)
-    _trace.current().call("nc_matmul", dst=out, stationary=stationary.ap_json(), moving=moving.ap_json(),
-                          accumulate=bool(accumulate) or None)
+    K, M = stationary.shape
+    if moving.shape[0] != K or out.shape != (M, moving.shape[1]):
+        raise ValueError("nc_matmul: stationary %s (K, M), moving %s (K, N): dst must be (M, N), not %s"
+                         % (stationary.shape, moving.shape, out.shape))
+    if K > 128 or M > 128 or moving.shape[1] > 512:
+        raise ValueError("nc_matmul: K=%d, M=%d, N=%d: the PE array takes K <= 128, M <= 128, N <= 512"
+                         % (K, M, moving.shape[1]))
+    if accumulate:
+        _nl._numpy("nc_matmul", out, [out, stationary, moving], lambda o, a, b: o + a.T @ b, "tensor (PE)",
+                   stationary=stationary, moving=moving, accumulate=True)
+    else:
+        _nl._numpy("nc_matmul", out, [stationary, moving], lambda a, b: a.T @ b, "tensor (PE)",
+                   stationary=stationary, moving=moving)
     return out if dst is None else None
 
 
 def nc_transpose(dst=None, data=None, engine=None, name=None, **kw):
+    """nc_transpose: data (P, F) -> (F, P) (through the PE into PSUM, or on the vector engine for 32x32)."""
     if data is None:
         dst, data = None, dst
-    out = dst if dst is not None else _nl.ndarray((data.shape[1], data.shape[0]), data.dtype, _nl.psum)
-    _trace.current().call("nc_transpose", dst=out, src=data)
+    eng = getattr(engine, "value", engine) or "tensor"
+    out = dst
+    if out is None:
+        buf = _nl.psum if eng in ("tensor", "unknown") else _nl.sbuf
+        out = _nl.ndarray((data.shape[1], data.shape[0]), data.dtype, buf)
+    _nl._numpy("nc_transpose", out, [data], lambda a: a.T, "tensor (PE)" if eng in ("tensor", "unknown") else eng,
+               src=data)
+    return out if dst is None else None
+
+
+def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdims=False, dtype=None, **kw):
+    """tensor_reduce: legacy (op, data, axis) returns a tile; NKI 0.6 (dst, op, data, axis)."""
+    if dst is not None and not isinstance(dst, NkiTensor):  # legacy tensor_reduce(op, data, axis)
+        dst, op, data, axis = None, dst, op, data if axis is None else axis
+    name = _opname(op)
+    red = {"add": np.sum, "maximum": np.max, "max": np.max, "minimum": np.min, "min": np.min,
+           "multiply": np.prod}.get(name)
+    if red is None:
+        raise NotImplementedError("ndma.nki: tensor_reduce with op %r" % name)
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = tuple(a % data.ndim for a in axes)
+    out = dst
+    if out is None:
+        shape = tuple((1 if i in axes else n) for i, n in enumerate(data.shape)) if keepdims else \
+            tuple(n for i, n in enumerate(data.shape) if i not in axes)
+        if len(shape) == 1:
+            shape = (shape[0], 1)
+        out = _nl.ndarray(shape, _trace.dtype_name(dtype) if dtype else data.dtype, _nl.sbuf)
+    sign = -1.0 if negate else 1.0
+    _nl._numpy("tensor_reduce", out, [data], lambda a: sign * red(a, axis=axes), "vector", src=data,
+               axes=list(axes), alu_op=name)
     return out if dst is None else None

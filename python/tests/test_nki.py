@@ -1,0 +1,462 @@
+"""ndma.nki: kernels in both dialects against NumPy (docs/nki.md)."""
+import os
+import sys
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+
+import ndma.nki as nki  # noqa: E402
+import ndma.nki.isa as nisa  # noqa: E402
+import ndma.nki.language as nl  # noqa: E402
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from nki_calls import vadd  # noqa: E402
+from nki_conv2d import conv2d_maxpool, conv2d_maxpool_numpy  # noqa: E402  (the benchmark's kernel, small here)
+
+
+vadd_legacy = nki.jit(vadd)  # bench/nki_calls.py's kernel: docs/nki.md's example
+
+
+@nki.jit
+def vadd_06(a, b):
+    out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+    x = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
+    y = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
+    nisa.dma_copy(dst=x, src=a, dge_mode=nisa.dge_mode.hwdge)
+    nisa.dma_copy(dst=y, src=b, dge_mode=nisa.dge_mode.swdge)
+    nisa.tensor_tensor(dst=x, data1=x, data2=y, op=nl.add)
+    nisa.dma_copy(dst=out, src=x)
+    return out
+
+
+def test_vector_add_both_dialects():
+    rng = np.random.default_rng(1)
+    a = rng.standard_normal((256, 64)).astype(np.float32)
+    b = rng.standard_normal((256, 64)).astype(np.float32)
+    assert np.array_equal(vadd_legacy(a, b), a + b)
+    a2 = a[:128]
+    b2 = b[:128]
+    assert np.array_equal(vadd_06(a2, b2), a2 + b2)
+
+
+def gather_kernel(oob):
+    def k(table, idx):
+        out = nl.ndarray((idx.shape[0], table.shape[1]), table.dtype, buffer=nl.shared_hbm)
+        it = nl.load(idx)  # (P, 1) uint32 tile
+        t = nl.ndarray((idx.shape[0], table.shape[1]), table.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=table[it, :], oob_mode=oob)
+        nl.store(out, value=t)
+        return out
+    return k
+
+
+def test_gather_and_oob():
+    table = np.arange(100 * 16, dtype=np.float32).reshape(100, 16)
+    idx = np.array([3, 99, 0, 42, 7, 8, 1, 2], dtype=np.uint32)
+    got = nki.simulate_kernel(gather_kernel(nisa.oob_mode.error), table, idx)
+    assert np.array_equal(got, table[idx])
+    bad = idx.copy()
+    bad[4] = 100
+    with pytest.raises(IndexError, match="index 100 is out of bounds for axis 0 with size 100"):
+        nki.simulate_kernel(gather_kernel(nisa.oob_mode.error), table, bad)
+    r = nki.trace(gather_kernel(nisa.oob_mode.skip))(table, bad)
+    want = table[np.minimum(bad, 99)].copy()
+    want[4] = 0
+    assert np.array_equal(r.outputs, want)
+    gather = [c for c in r.calls if c["op"] == "dma_copy"][0]
+    assert gather["rows_skipped"] == 1 and gather["dge_mode"] == "swdge"
+    assert gather["words"][0]["text"].startswith("dma_indirect")
+    assert gather["file"] == "test_nki.py"
+
+
+def test_dma_transpose_and_trace():
+    a = (np.arange(16 * 128) % 1000).astype(np.float16).reshape(16, 128)
+
+    def k(a):
+        t = nl.ndarray((128, 16), a.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(dst=t, src=a)
+        out = nl.ndarray((128, 16), a.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+    r = nki.trace(k)(a)
+    assert np.array_equal(r.outputs, a.T)
+    c = r.calls[0]
+    assert c["dge_mode"] == "hwdge" and c["time_ns"] > 0
+    assert any(w.get("resolved", "").startswith("dma_transpose") or w["text"].startswith("dma_transpose") for w in c["words"])
+    with pytest.raises(nki.NKIError, match="dma_transpose is NeuronCore-v3 or newer"):
+        nki.trace(k, target="trn1")(a)
+
+
+def test_matmul_flagged_not_exact():
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal((128, 64)).astype(np.float32)
+    y = rng.standard_normal((128, 32)).astype(np.float32)
+
+    def k(x, y):
+        tx, ty = nl.load(x), nl.load(y)
+        p = nisa.nc_matmul(tx, ty)  # legacy: stationary (K, M), moving (K, N) -> (M, N) PSUM
+        out = nl.ndarray((64, 32), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.copy(p))
+        return out
+    r = nki.trace(k)(x, y)
+    np.testing.assert_allclose(r.outputs, x.T @ y, rtol=1e-5, atol=1e-4)
+    mm = [c for c in r.calls if c["op"] == "nc_matmul"][0]
+    assert mm["exact"] is False and r.inexact == [mm["index"]]
+
+
+# --- the NKI SDK's DMA tests and documentation examples, re-expressed (NKI 0.6 dialect)
+
+def test_oob_error_is_ndma_oob_error():
+    import ndma
+    assert nki.OOBError is ndma.OOBError and issubclass(nki.OOBError, IndexError)
+    table = np.arange(10 * 4, dtype=np.float32).reshape(10, 4)
+    idx = np.array([1, 12, 3, 4], dtype=np.uint32)
+    with pytest.raises(ndma.OOBError, match=r"index 12 is out of bounds for axis 0 with size 10"):
+        nki.simulate_kernel(gather_kernel(nisa.oob_mode.error), table, idx)
+
+
+def test_scatter_and_scatter_add():
+    rng = np.random.default_rng(3)
+    base = rng.standard_normal((64, 32)).astype(np.float32)
+    src = rng.standard_normal((8, 32)).astype(np.float32)
+    idx = np.array([5, 60, 0, 33, 12, 7, 8, 63], dtype=np.uint32)
+
+    def k(base, src, idx, op):
+        dst = nl.ndarray(base.shape, base.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=dst, src=base)
+        s = nl.ndarray(src.shape, src.dtype, buffer=nl.sbuf)
+        it = nl.ndarray(idx.shape + (1,), idx.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=s, src=src)
+        nisa.dma_copy(dst=it, src=idx.ap([[1, 8], [1, 1]]))
+        view = dst.ap([[32, 8], [1, 32]], vector_offset=it, indirect_dim=0)
+        if op == "copy":
+            nisa.dma_copy(dst=view, src=s)
+        elif op == "compute":
+            nisa.dma_compute(dst=view, srcs=[view, s], reduce_op=np.add)
+        else:
+            nisa.dma_copy(dst=view, src=s, dst_rmw_op=np.add)
+        return dst
+
+    want = base.copy()
+    want[idx] = src
+    assert np.array_equal(nki.simulate_kernel(k, base, src, idx, "copy"), want)
+    want = base.copy()
+    want[idx] += src
+    assert np.array_equal(nki.simulate_kernel(k, base, src, idx, "compute"), want)
+    rep = np.array([5, 5, 0, 5, 12, 7, 0, 63], dtype=np.uint32)  # legacy dst_rmw_op: repeated indices accumulate
+    want = base.copy()
+    np.add.at(want, rep, src)
+    np.testing.assert_allclose(nki.simulate_kernel(k, base, src, rep, "rmw"), want, rtol=1e-6)
+
+
+@pytest.mark.parametrize("mode", ["swdge", "hwdge", "none", "unknown"])
+def test_copies_per_dge_mode(mode):
+    a = np.arange(128 * 48, dtype=np.float32).reshape(128, 48)
+
+    def k(a):
+        t = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=t, src=a, dge_mode=getattr(nisa.dge_mode, mode))
+        nisa.dma_copy(dst=out, src=t, dge_mode=getattr(nisa.dge_mode, mode))
+        return out
+    r = nki.trace(k)(a)
+    assert np.array_equal(r.outputs, a)
+    want = {"unknown": "hwdge"}.get(mode, mode)
+    assert [c["dge_mode"] for c in r.calls] == [want, want]
+    if mode == "hwdge":  # the pseudo word relocates to the DMAMEMCPY that runs
+        assert r.calls[0]["words"][0]["resolved"].startswith("dmamemcpy")
+
+
+def test_cast_through_dma():
+    a = (np.arange(128 * 16, dtype=np.float32) / 7).reshape(128, 16)
+
+    def k(a):
+        t = nl.ndarray(a.shape, nl.float16, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a)
+        out = nl.ndarray(a.shape, nl.float16, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+    assert np.array_equal(nki.simulate_kernel(k, a), a.astype(np.float16))
+
+
+@pytest.mark.parametrize("via", ["hbm", "sbuf"])
+def test_dma_transpose_16x128(via):
+    a = (np.arange(16 * 128) % 1500).astype(np.float16).reshape(16, 128)
+
+    def k(a):
+        src = a
+        if via == "sbuf":
+            src = nl.ndarray(a.shape, a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=src, src=a)
+        t = nl.ndarray((128, 16), a.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(dst=t, src=src)
+        out = nl.ndarray((128, 16), a.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+    assert np.array_equal(nki.simulate_kernel(k, a), a.T)
+
+
+def test_indirect_transpose():
+    rows, L, n = 64, 128, 32
+    table = (np.arange(rows * L) % 2000).astype(np.float16).reshape(rows, L)
+    idx = ((np.arange(n) * 5 + 3) % rows).astype(np.uint32)
+
+    def k(table, idx):
+        it = nl.load(idx)
+        t = nl.ndarray((L, n), table.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(dst=t, src=table.ap([[L, n], [1, L]], vector_offset=it, indirect_dim=0))
+        out = nl.ndarray((L, n), table.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+    r = nki.trace(k)(table, idx)
+    assert np.array_equal(r.outputs, table[idx].T)
+    assert r.calls[1]["words"][0]["text"].startswith("dma_gather_transpose")
+
+
+def test_static_scalar_vector_aps():
+    a = np.arange(64 * 32, dtype=np.float32).reshape(64, 32)
+
+    def k(a):
+        t = nl.ndarray((8, 32), a.dtype, buffer=nl.sbuf)
+        u = nl.ndarray((8, 16), a.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=a.ap([[32, 8], [1, 32]], scalar_offset=10 * 32), dge_mode=nisa.dge_mode.hwdge)
+        nisa.dma_copy(dst=u, src=a.ap([[32, 8], [2, 16]], offset=1), dge_mode=nisa.dge_mode.swdge)
+        o1 = nl.ndarray((8, 32), a.dtype, buffer=nl.shared_hbm)
+        o2 = nl.ndarray((8, 16), a.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=o1, src=t)
+        nisa.dma_copy(dst=o2, src=u)
+        return o1, o2
+    o1, o2 = nki.simulate_kernel(k, a)
+    assert np.array_equal(o1, a[10:18])
+    assert np.array_equal(o2, a[:8, 1::2])
+
+
+# --- kernels of our own, both dialects, against NumPy
+
+@nki.jit
+def vadd_streamed(a, b):
+    """Legacy: one (128, F) tile at a time through index expressions, the last one masked."""
+    n, F = a.shape
+    out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+    i_p, i_f = nl.mgrid[0:128, 0:F]
+    for i in nl.affine_range((n + 127) // 128):
+        m = i * 128 + i_p < n
+        x = nl.load(a[i * 128 + i_p, i_f], mask=m)
+        y = nl.load(b[i * 128 + i_p, i_f], mask=m)
+        nl.store(out[i * 128 + i_p, i_f], value=x + y, mask=m)
+    return out
+
+
+def test_vector_add_streamed_masked():
+    rng = np.random.default_rng(4)
+    a = rng.standard_normal((300, 24)).astype(np.float32)  # 300 rows: the last tile is 44 partitions
+    b = rng.standard_normal((300, 24)).astype(np.float32)
+    assert np.array_equal(vadd_streamed(a, b), a + b)
+
+
+def test_arange_load_is_p_by_1_and_broadcasts():
+    a = np.arange(128, dtype=np.float32) * 3
+
+    def k(a):
+        i = nl.arange(128)[:, None]
+        t = nl.load(a[i])
+        assert t.shape == (128, 1)
+        out = nl.ndarray((128, 1), a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=t * 2.0)
+        return out
+    assert np.array_equal(nki.simulate_kernel(k, a), (a * 2).reshape(128, 1))
+
+
+def test_transpose_through_dma_and_pe():
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((128, 96)).astype(np.float32)
+
+    @nki.jit
+    def by_dma(a):  # a strided load: the index expressions swap the axes
+        P, F = a.shape
+        out = nl.ndarray((F, P), a.dtype, buffer=nl.shared_hbm)
+        i_f = nl.arange(F)[:, None]
+        i_p = nl.arange(P)[None, :]
+        t = nl.load(a[i_p, i_f])
+        assert t.shape == (F, P)
+        nl.store(out, value=t)
+        return out
+
+    @nki.jit
+    def by_pe(a):
+        out = nl.ndarray((a.shape[1], a.shape[0]), a.dtype, buffer=nl.shared_hbm)
+        p = nisa.nc_transpose(nl.load(a))
+        nl.store(out, value=nl.copy(p))
+        return out
+    assert np.array_equal(by_dma(a), a.T)
+    assert np.array_equal(by_pe(a), a.T)
+
+
+def test_matmul_transpose_x_and_reductions():
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((64, 128)).astype(np.float32)   # (M, K)
+    xt = np.ascontiguousarray(x.T)                           # (K, M)
+    y = rng.standard_normal((128, 32)).astype(np.float32)
+
+    def k(x, xt, y):
+        a = nl.matmul(nl.load(x), nl.load(y))                    # x @ y
+        b = nl.matmul(nl.load(xt), nl.load(y), transpose_x=True)  # (xt).T @ y
+        o1 = nl.ndarray((64, 32), nl.float32, buffer=nl.shared_hbm)
+        o2 = nl.ndarray((64, 1), nl.float32, buffer=nl.shared_hbm)
+        nl.store(o1, value=nl.copy(a) - nl.copy(b))
+        nl.store(o2, value=nl.max(nl.copy(a), axis=1, keepdims=True))
+        return o1, o2
+    o1, o2 = nki.simulate_kernel(k, x, xt, y)
+    np.testing.assert_allclose(o1, 0, atol=1e-4)
+    np.testing.assert_allclose(o2, (x @ y).max(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)
+
+
+def test_iota_legacy_and_06():
+    def k():
+        t = nisa.iota(nl.arange(128)[:, None] * 3 + 5, dtype=nl.int32)
+        u = nl.ndarray((16, 8), nl.float32, buffer=nl.sbuf)
+        nisa.iota(u, [8, 1], value=2.0)
+        o1 = nl.ndarray((128, 1), nl.int32, buffer=nl.shared_hbm)
+        o2 = nl.ndarray((16, 8), nl.float32, buffer=nl.shared_hbm)
+        nl.store(o1, value=t)
+        nl.store(o2, value=u)
+        return o1, o2
+    o1, o2 = nki.simulate_kernel(k)
+    assert np.array_equal(o1[:, 0], np.arange(128) * 3 + 5)
+    assert np.array_equal(o2, (np.arange(128, dtype=np.float32) + 2).reshape(16, 8))
+
+
+def test_small_conv2d_maxpool():
+    rng = np.random.default_rng(7)
+    X = rng.standard_normal((8, 12, 14)).astype(np.float32)
+    Wt = rng.standard_normal((3, 3, 8, 16)).astype(np.float32)
+    got = nki.simulate_kernel(conv2d_maxpool, X, Wt)
+    np.testing.assert_allclose(got, conv2d_maxpool_numpy(X, Wt), rtol=1e-4, atol=1e-4)
+
+
+def test_conv2d_06_dialect_vadd_tiled():
+    """NKI 0.6 dialect: dst-first calls, tiles declared up front."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((512, 40)).astype(np.float32)
+    b = rng.standard_normal((512, 40)).astype(np.float32)
+
+    @nki.jit
+    def k(a, b):
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+        for i in nl.affine_range(a.shape[0] // 128):
+            x = nl.ndarray((128, a.shape[1]), a.dtype, buffer=nl.sbuf)
+            y = nl.ndarray((128, a.shape[1]), a.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=x, src=a[i * 128:(i + 1) * 128, :])
+            nisa.dma_copy(dst=y, src=b[i * 128:(i + 1) * 128, :])
+            nisa.tensor_tensor(dst=x, data1=x, data2=y, op=nl.add)
+            nisa.tensor_scalar(dst=x, data=x, op0=nl.multiply, operand0=2.0)
+            nisa.dma_copy(dst=out[i * 128:(i + 1) * 128, :], src=x)
+        return out
+    assert np.array_equal(k(a, b), (a + b) * 2)
+
+
+# --- frames, traces, the assembler
+
+def test_trace_words_assemble_to_the_same_bytes():
+    import ndma
+    a = np.arange(128 * 64, dtype=np.float32).reshape(128, 64)
+    table = np.arange(100 * 16, dtype=np.float32).reshape(100, 16)
+    idx = np.array([3, 99, 0, 42], dtype=np.uint32)
+    r1 = nki.trace(vadd_legacy)(a, a)
+    r2 = nki.trace(gather_kernel(nisa.oob_mode.error))(table, idx)
+    n = 0
+    for c in r1.calls + r2.calls:
+        for w in c.get("words", []):
+            assert ndma.asm(w["text"], gen="cayman", validate=False) == bytes.fromhex(w["hex"]), w["text"]
+            n += 1
+    assert n >= 5
+
+
+def test_timeline_program_json_and_benchmark(tmp_path):
+    import json
+    a = np.ones((256, 32), np.float32)
+    r = nki.trace(vadd_legacy)(a, a)
+    p = tmp_path / "t.json"
+    r.timeline(p)
+    ev = json.loads(p.read_text())["traceEvents"]
+    spans = [e for e in ev if e["ph"] == "X"]
+    assert len(spans) == len(r.calls) and abs(sum(e["dur"] for e in spans) * 1000 - r.time_ns) < len(spans)
+    pj = r.program_json()
+    assert [c["op"] for c in pj["calls"]] == [c["op"] for c in r.calls]
+    assert r.time_ns == sum(c["time_ns"] for c in r.calls) > 0
+    bench = nki.benchmark(warmup=2, iters=5)(vadd_legacy)
+    out = bench(a, a)
+    assert np.array_equal(out, a + a)
+    lat = bench.benchmark_result.nc_latency
+    assert lat.predicted and lat.get_latency_percentile(50) == r.time_ns / 1000.0
+
+
+def test_exec_sim_and_fast_agree():
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((1024, 24)).astype(np.float32)
+    fast = nki.trace(vadd_legacy)(a, a)
+    sim = nki.trace(vadd_legacy, exec="sim")(a, a)
+    assert np.array_equal(fast.outputs, sim.outputs)
+    assert [c["time_ns"] for c in fast.calls] == [c["time_ns"] for c in sim.calls]
+
+
+def test_kernel_calling_kernel_and_frames():
+    @nki.jit
+    def inner(x):
+        return nl.multiply(x, 3.0)
+
+    @nki.jit
+    def outer(a):
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=inner(nl.load(a)))
+        return out
+    a = np.arange(128 * 4, dtype=np.float32).reshape(128, 4)
+    assert np.array_equal(outer(a), a * 3)
+    assert np.array_equal(nki.simulate(outer)(a), a * 3)
+    assert np.array_equal(nki.baremetal(outer.kernel)(a), a * 3)
+
+
+def test_baremetal_output_argument_written_in_place():
+    a = np.arange(128 * 4, dtype=np.float32).reshape(128, 4)
+    res = np.zeros_like(a)
+
+    @nki.baremetal
+    def k(a, res):
+        nl.store(res, value=nl.load(a) + 1.0)
+    k(a, res)
+    assert np.array_equal(res, a + 1)
+
+
+def test_target_rules_and_sbuf_capacity():
+    a = np.ones((16, 128), np.float16)
+
+    def k(a):
+        t = nl.ndarray((128, 16), a.dtype, buffer=nl.sbuf)
+        nisa.dma_transpose(dst=t, src=a)
+        return t
+    with pytest.raises(nki.NKIError, match="dma_transpose is NeuronCore-v3 or newer") as e:
+        nki.trace(k, target="trn1")(a)
+    assert e.value.file == "test_nki.py" and e.value.line > 0
+
+    def big(a):
+        return nl.ndarray((128, 60 * 1024), nl.float32, buffer=nl.sbuf)  # 240 KiB a partition
+    with pytest.raises(nki.NKIError, match="240 KiB|245760 bytes"):
+        nki.simulate_kernel(big, a, target="trn2")
+    nki.simulate_kernel(big, a, target="trn3")  # 256 KiB a partition
+
+
+def test_tiles_reuse_sbuf():
+    """A tile no longer referenced gives its bytes back: 2,000 tiles of 64 KiB stream through 224 KiB."""
+    a = np.arange(128 * 16384, dtype=np.float32).reshape(128, 16384)
+
+    @nki.jit
+    def k(a):
+        out = nl.ndarray(a.shape, a.dtype, buffer=nl.shared_hbm)
+        for i in range(2000):
+            j = i % 128
+            t = nl.load(a[:, j * 128:(j + 1) * 128])
+            nl.store(out[:, j * 128:(j + 1) * 128], value=t)
+        return out
+    assert np.array_equal(k(a), a)
