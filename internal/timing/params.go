@@ -104,7 +104,7 @@ type Params struct {
 func Trn2() Params {
 	return Params{
 		Gen:                 "CAYMAN",
-		Source:              "measured on a trn2.3xlarge (hw-timing.md)",
+		Source:              "measured on a trn2.3xlarge (docs/hw-timing.md)",
 		Engines:             16,
 		PacketBytes:         4096,
 		SemaphoreBytes:      4,
@@ -143,7 +143,7 @@ func For(gen isa.Gen) Params {
 		return p
 	}
 	r := bandwidth[isa.Cayman] / bw
-	p.Source = fmt.Sprintf("carried over from Trn2, data time per byte scaled by %g/%g B/ns (neff.md §4.8)", bw, bandwidth[isa.Cayman])
+	p.Source = fmt.Sprintf("carried over from Trn2, data time per byte scaled by %g/%g B/ns (docs/neff.md §4.8)", bw, bandwidth[isa.Cayman])
 	fixed := p.DataNS[0].NS // the 4-byte packet's time: taken as fixed cost
 	pts := make([]Point, len(p.DataNS))
 	for i, pt := range p.DataNS {
