@@ -70,7 +70,7 @@ func demoExamples() []demoExample {
 	return []demoExample{
 		{
 			title:  "C08220 memcpy: q_gradient_in, input -> gradient_in, 128 x FP32",
-			source: "source document 003 §7.2 (docs/sources.md); docs/field-tables.md §9.2",
+			source: "docs/sources.md: source document 003 §7.2; docs/field-tables.md §9.2",
 			words: []demoWord{
 				{"compiler form: PSEUDO_DMA_DIRECT2D, dge_op = DMA_DIRECT2D, addresses are NEFF variables (input = var 0, gradient_in = var 1)",
 					isa.OpPseudoDMADirect2D, append(memcpyBody(int64(isa.VarAddr8(0, 0)), int64(isa.VarAddr8(1, 0))), demoField{"dge_op", 0})},
@@ -80,7 +80,7 @@ func demoExamples() []demoExample {
 		},
 		{
 			title:  "64 x 128 BF16 transpose in SBUF: dst[c][r] = src[r][c]",
-			source: "source document 003 §8 (docs/sources.md); docs/field-tables.md §9.3",
+			source: "docs/sources.md: source document 003 §8; docs/field-tables.md §9.3",
 			words: []demoWord{
 				{"compiler form: PSEUDO_DMA_DIRECT2D, dge_op = DMA_TRANSPOSE, src = SB var 0 + 0x0, dst = SB var 0 + 0x8000",
 					isa.OpPseudoDMADirect2D, append([]demoField{
