@@ -232,13 +232,14 @@ func TestOutputCitations(t *testing.T) {
 // "000 §3d".
 var docsCite = regexp.MustCompile(`(?:docs/)?(field-tables|neff|compute|hw-timing|sources)(?:\.md)?((?:(?:, | and | |–|-)§[0-9]+[a-z]?(?:\.[0-9]+)*)+)|\b(000|003)((?:(?:, | and | |–|-)§[0-9]+[a-z]?(?:\.[0-9]+)*)+)`)
 
-// TestDocCitations: the README, RATIONALE.md and docs/ cite sections of
+// TestDocCitations: the README, RATIONALE.md, docs/ and the examples' comments cite sections of
 // docs/ (and of the source documents, through docs/sources.md) that exist.
 func TestDocCitations(t *testing.T) {
 	root := repoRoot(t)
 	heads := docHeadings(t, root)
 	files, _ := filepath.Glob(filepath.Join(root, "docs", "*.md"))
-	files = append(files, filepath.Join(root, "README.md"), filepath.Join(root, "RATIONALE.md"))
+	examples, _ := filepath.Glob(filepath.Join(root, "examples", "*.s"))
+	files = append(append(files, examples...), filepath.Join(root, "README.md"), filepath.Join(root, "RATIONALE.md"))
 	n := 0
 	for _, f := range files {
 		b, err := os.ReadFile(f)
