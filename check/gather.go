@@ -32,7 +32,7 @@ func (c *checker) gatherXpose() {
 	case v.DstNumElem(0) != n:
 		c.fail(pGatherNumIdx, "dst_num_elem[0]", fmt.Sprint(v.DstNumElem(0)), fmt.Sprintf("must equal src_num_elem[1] = %d (the index count)", n))
 	case e >= 2 && e%2 == 0 && v.DstNumElem(1) != e/2:
-		c.fail(pGatherRowLen, "dst_num_elem[1]", fmt.Sprint(v.DstNumElem(1)), fmt.Sprintf("must be elem_size / 2 = %d, the gathered row length (field-tables §11.5 dst_num_elem = {N, L}; 000 §3e does not state it: INFERRED)", e/2))
+		c.fail(pGatherRowLen, "dst_num_elem[1]", fmt.Sprint(v.DstNumElem(1)), fmt.Sprintf("must be elem_size / 2 = %d, the gathered row length (docs/field-tables.md §11.5 dst_num_elem = {N, L}; source document 000 §3e does not state it, docs/sources.md: INFERRED)", e/2))
 	}
 	if a, ok := v.SrcIdxStartAddr().Imm(); ok && a%4 != 0 {
 		c.fail(pGatherAlign, "src_idx_start_addr", fmt.Sprintf("%#x", a), "UINT32 indices: 4-byte aligned")

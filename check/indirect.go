@@ -63,7 +63,7 @@ func (c *checker) idxBoundReg(path string, b isa.BoundCheckRegView, idxBoundIsEr
 		return
 	}
 	if b.BCEnabled() == 1 && b.BCDisableOOBErrorNotif() == 1 && idxBoundIsErr == 0 {
-		c.failf(pIdxBoundReg, path+".bc_disable_oob_error_notif", "1", "with idx_bound_is_err = 0 out-of-bounds indices are skipped, not errors: bc_disable_oob_error_notif must be 0 (field-tables §9.4)")
+		c.failf(pIdxBoundReg, path+".bc_disable_oob_error_notif", "1", "with idx_bound_is_err = 0 out-of-bounds indices are skipped, not errors: bc_disable_oob_error_notif must be 0 (docs/field-tables.md §9.4)")
 	}
 }
 

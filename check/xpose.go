@@ -26,7 +26,7 @@ func (c *checker) xpose() {
 		c.fail(pXposeDtypes, "out_dtype", out.String(), fmt.Sprintf("must equal in_dtype (%s): no cast in a transpose", in))
 	}
 	if size != 2 && size != 4 { // ndma's rule, not the documents' (RATIONALE.md "Document conflicts")
-		c.fail(pXposeDtypeSize, "out_dtype", out.String(), "ndma moves 2- and 4-byte types only: 000 §3d gives tile_src_cols limits for 2- and 4-byte types alone, and the executors model no other (INFERRED)")
+		c.fail(pXposeDtypeSize, "out_dtype", out.String(), "ndma moves 2- and 4-byte types only: source document 000 §3d (docs/sources.md) gives tile_src_cols limits for 2- and 4-byte types alone, and the executors model no other (INFERRED)")
 	}
 	maxCols := uint64(128) // 000 §8d: tile_src_cols <= (dtype_bytes(i->out_dtype) == 2 ? 128 : 64)
 	if size != 2 {

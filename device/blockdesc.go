@@ -47,7 +47,7 @@ func mkSide(gen isa.Gen, sg *neff.Subgraph, name, v string, off int64, sizes, st
 // and the bytes it writes.
 func descPieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int]uint64) ([]piece, int64, error) {
 	if len(d.Unmodelled) > 0 {
-		return nil, 0, fmt.Errorf("key %q (a compute-on-DMA option, neff.md §4.5) is not modelled", d.Unmodelled[0])
+		return nil, 0, fmt.Errorf("key %q (a compute-on-DMA option, docs/neff.md §4.5) is not modelled", d.Unmodelled[0])
 	}
 	if d.TransposeOp != "" || d.TransposeShape != nil || d.TransposeElementSize != 0 || d.Op == "transpose" {
 		return transposePieces(gen, sg, d, place)
@@ -57,7 +57,7 @@ func descPieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int]uint
 		return nil, 0, fmt.Errorf("op %q is not modelled (copy, cast, add, max, min, or a transpose by transpose_op)", d.Op)
 	}
 	if d.NumTilingDimensions > 1 {
-		return nil, 0, fmt.Errorf("num_tiling_dimensions %d without a transpose is not modelled (1 in every observed copy, neff.md §4.7)", d.NumTilingDimensions)
+		return nil, 0, fmt.Errorf("num_tiling_dimensions %d without a transpose is not modelled (1 in every observed copy, docs/neff.md §4.7)", d.NumTilingDimensions)
 	}
 	fromD, err := dtype.FromNEFF(d.FromDtype)
 	if err != nil {
@@ -78,7 +78,7 @@ func descPieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int]uint
 	inT, outT, fs, ts := fromT, toT, int64(fu), int64(tu)
 	if wide(fromT) || wide(toT) {
 		if fromT != toT || op != isa.DGEComputeOpNone {
-			return nil, 0, fmt.Errorf("from_dtype %s, to_dtype %s, op %q: a DMA word cannot cast or compute INT64/UINT64 (not memcpy dtypes, field-tables §3.2)", orRaw(d.FromDtype), orRaw(toS), d.Op)
+			return nil, 0, fmt.Errorf("from_dtype %s, to_dtype %s, op %q: a DMA word cannot cast or compute INT64/UINT64 (not memcpy dtypes, docs/field-tables.md §3.2)", orRaw(d.FromDtype), orRaw(toS), d.Op)
 		}
 		inT, outT, fs, ts = uint8(isa.DTypeUint32), uint8(isa.DTypeUint32), 4, 4
 	}

@@ -34,7 +34,7 @@ import (
 func transposePieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int]uint64) ([]piece, int64, error) {
 	switch {
 	case d.Op != "" && d.Op != "copy" && d.Op != "transpose":
-		return nil, 0, fmt.Errorf("op %q with transpose_op: a transpose moves bytes unchanged (no cast or compute, field-tables §3.6)", d.Op)
+		return nil, 0, fmt.Errorf("op %q with transpose_op: a transpose moves bytes unchanged (no cast or compute, docs/field-tables.md §3.6)", d.Op)
 	case len(d.FromArr) > 0:
 		return nil, 0, fmt.Errorf("from_arr with transpose_op is not modelled")
 	case d.TransposeOp == "" || d.TransposeShape == nil || d.TransposeElementSize == 0:
@@ -45,7 +45,7 @@ func transposePieces(gen isa.Gen, sg *neff.Subgraph, d *neff.Desc, place map[int
 		toS = d.FromDtype
 	}
 	if toS != d.FromDtype {
-		return nil, 0, fmt.Errorf("from_dtype %s, to_dtype %s: a transpose does not cast (field-tables §3.6)", orRaw(d.FromDtype), orRaw(toS))
+		return nil, 0, fmt.Errorf("from_dtype %s, to_dtype %s: a transpose does not cast (docs/field-tables.md §3.6)", orRaw(d.FromDtype), orRaw(toS))
 	}
 	dtD, err := dtype.FromNEFF(d.FromDtype)
 	if err != nil {

@@ -206,7 +206,7 @@ func TestStyleAUnmodelledKey(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ps) != 1 || !strings.Contains(ps[0].String(), `sg00 sp: sg00/SP.json dma[0] (queue qSPIn, id 0) desc[0]: key "scale" (a compute-on-DMA option, neff.md §4.5) is not modelled`) {
+	if len(ps) != 1 || !strings.Contains(ps[0].String(), `sg00 sp: sg00/SP.json dma[0] (queue qSPIn, id 0) desc[0]: key "scale" (a compute-on-DMA option, docs/neff.md §4.5) is not modelled`) {
 		t.Errorf("%v", ps)
 	}
 }

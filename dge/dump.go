@@ -51,7 +51,7 @@ func (p *Program) AppendTrace(dst []byte, rings []Ring) []byte {
 		// it names no transpose class, so that line is ndma's own and starts with '#'
 		switch p.Kind {
 		case KindTranspose:
-			dst = append(dst, "# DGE TRANSPOSE: ndma's line, not the firmware's (003 §6.4 names DGE DIRECT2D/INDIRECT/GATHER)\n"...)
+			dst = append(dst, "# DGE TRANSPOSE: ndma's line, not the firmware's (source document 003 §6.4, docs/sources.md, names DGE DIRECT2D/INDIRECT/GATHER)\n"...)
 		case KindGatherTranspose:
 			dst = fmt.Appendf(dst, "P%d: DGE GATHER\n", 0)
 		default:

@@ -191,7 +191,7 @@ func (p *Program) sameData() error {
 	}
 	if p.ComputeOp == uint8(isa.DGEComputeOpNone) && p.InDtype == p.OutDtype {
 		if p.Kind == KindDirect2D && p.Src.Bytes() != p.Dst.Bytes() {
-			return fmt.Errorf("src moves %d bytes, dst %d: without a cast or compute both legs carry the same bytes (field-tables §8.4)", p.Src.Bytes(), p.Dst.Bytes())
+			return fmt.Errorf("src moves %d bytes, dst %d: without a cast or compute both legs carry the same bytes (docs/field-tables.md §8.4)", p.Src.Bytes(), p.Dst.Bytes())
 		}
 		return nil
 	}
@@ -201,7 +201,7 @@ func (p *Program) sameData() error {
 		return fmt.Errorf("a cast or compute needs whole-byte dtypes: %v", errors.Join(err1, err2))
 	}
 	if p.Kind == KindDirect2D && (p.Src.Bytes()%uint64(in) != 0 || p.Dst.Bytes()%uint64(out) != 0 || p.Src.Bytes()/uint64(in) != p.Dst.Bytes()/uint64(out)) {
-		return fmt.Errorf("src has %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (§11.4)",
+		return fmt.Errorf("src has %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (docs/field-tables.md §11.4)",
 			p.Src.Bytes(), isa.DType().Format(uint64(p.InDtype)), p.Dst.Bytes(), isa.DType().Format(uint64(p.OutDtype)))
 	}
 	if p.Dst.ElemSize%out != 0 { // the CCE's scalars may not straddle two dst elements
@@ -240,7 +240,7 @@ func (p *Program) xpose(in *isa.Inst) error {
 	// the DRE cuts the block into tiles of these (field-tables §3.6, §11.5)
 	p.Tile = Tile{Rows: uint32(v.TileSrcRows()), Cols: uint32(v.TileSrcCols())}
 	if p.Src.Num[1] != p.Dst.Num[0] || p.Src.Num[0] != p.Dst.Num[1] {
-		return fmt.Errorf("dst_num_elem [%d, %d] is not the transpose of src_num_elem [%d, %d] (field-tables §11.5)", p.Dst.Num[0], p.Dst.Num[1], p.Src.Num[0], p.Src.Num[1])
+		return fmt.Errorf("dst_num_elem [%d, %d] is not the transpose of src_num_elem [%d, %d] (docs/field-tables.md §11.5)", p.Dst.Num[0], p.Dst.Num[1], p.Src.Num[0], p.Src.Num[1])
 	}
 	return nil
 }
@@ -322,7 +322,7 @@ func (p *Program) chooseBackend(b Backend) error {
 		}
 	}
 	if b == RTL && (p.InDtype != p.OutDtype || p.ComputeOp != uint8(isa.DGEComputeOpNone) || p.Src.Bound.Enabled || p.Dst.Bound.Enabled) {
-		return fmt.Errorf("the RTL backend is pure transport: no cast, compute or bounds (field-tables §8.2)")
+		return fmt.Errorf("the RTL backend is pure transport: no cast, compute or bounds (docs/field-tables.md §8.2)")
 	}
 	if (b == Pool || b == RTL) && p.PerRow() { // only the software backend carries indirection_dim (field-tables §8.2)
 		return fmt.Errorf("the %s backend has no indirection: %s needs the software backend", backendTitle[b], p.Kind)
@@ -752,7 +752,7 @@ func elemStep(l *Leg, d int, leg string) (int64, error) {
 		if l.Num[d] == 1 {
 			return 0, nil
 		}
-		return 0, fmt.Errorf("%s_step_elem[%d] = %d is not a multiple of the %d-byte element: the DGE counts in elements (field-tables §11.3)", leg, d, l.Step[d], l.ElemSize)
+		return 0, fmt.Errorf("%s_step_elem[%d] = %d is not a multiple of the %d-byte element: the DGE counts in elements (docs/field-tables.md §11.3)", leg, d, l.Step[d], l.ElemSize)
 	}
 	return l.Step[d] / int64(l.ElemSize), nil
 }

@@ -65,7 +65,7 @@ func relocateMem2D(in *isa.Inst, vars *Vars) (isa.Inst, error) {
 	if size, ok := isa.Mem2DElemBytes(uint8(v.DType()), in.Gen); ok {
 		lo, hi, ok := isa.Mem2DSpan(addr, [2]uint64{v.NumElem(0), v.NumElem(1)}, [2]int64{v.StepElem(0), v.StepElem(1)}, size)
 		if n := v.NumElem(0) * v.NumElem(1); !ok || n > 0 && !isa.SameMem2DRegion(lo, hi) {
-			return isa.Inst{}, fmt.Errorf("variable %d + %#x: the span %#x..%#x is not inside one aligned 16 MiB region (field-tables §3.12)", id, p.VarOffset(), lo, hi)
+			return isa.Inst{}, fmt.Errorf("variable %d + %#x: the span %#x..%#x is not inside one aligned 16 MiB region (docs/field-tables.md §3.12)", id, p.VarOffset(), lo, hi)
 		}
 	}
 	return out, nil

@@ -235,7 +235,7 @@ func BudgetFrom(all *Analysis) (*Budget, error) {
 				r.Entries = RingEntries(max(r.M2S, r.S2M))
 				ib.RingBytes += int64(r.Entries) * 2 * DescriptorBytes // an M2S ring and an S2M ring
 				if r.Entries > RingMax {
-					b.Problems = append(b.Problems, fmt.Sprintf("%s queue %s instance %d DMA[%d]: %d descriptors on one ring, over the %d a ring holds (neff.md §4.8)", sg.Name, key.q, key.inst, r.DMA, max(r.M2S, r.S2M), RingMax))
+					b.Problems = append(b.Problems, fmt.Sprintf("%s queue %s instance %d DMA[%d]: %d descriptors on one ring, over the %d a ring holds (docs/neff.md §4.8)", sg.Name, key.q, key.inst, r.DMA, max(r.M2S, r.S2M), RingMax))
 				}
 				ib.Rings = append(ib.Rings, *r)
 			}
@@ -284,7 +284,7 @@ func BudgetFrom(all *Analysis) (*Budget, error) {
 				avail-- // queue 14
 			}
 			if u > avail {
-				b.Problems = append(b.Problems, fmt.Sprintf("%s DMA engine %d: %d queues needed, %d left after the reserved ones (queue 15 collectives%s; neff.md §4.8)", sg.Name, e, u, avail, map[bool]string{true: ", queue 14 the NX cores", false: ""}[nx[e]]))
+				b.Problems = append(b.Problems, fmt.Sprintf("%s DMA engine %d: %d queues needed, %d left after the reserved ones (queue 15 collectives%s; docs/neff.md §4.8)", sg.Name, e, u, avail, map[bool]string{true: ", queue 14 the NX cores", false: ""}[nx[e]]))
 			}
 			b.Engines = append(b.Engines, EngineQueues{Subgraph: sg.Name, DMA: e, Used: u, Available: avail})
 		}

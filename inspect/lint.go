@@ -131,9 +131,9 @@ const (
 
 var findingText = map[string][2]string{
 	KindSmallDescriptors: {"data descriptors under 512 bytes (descriptor-bound)", "merge runs: make the contiguous innermost dimension (sizes[0]) longer, or lay the tensor out so consecutive elements are adjacent"},
-	KindOverheadBound:    {"under 256 bytes per SBUF partition per transfer: overhead-bound (neff.md §4.8)", "a larger free dimension per partition, or batch several tiles into one transfer"},
-	KindBelowMinimum:     {"under 2 KiB per SBUF partition per transfer, the recommended minimum (neff.md §4.8)", "a larger free dimension: ≥ 2 KiB per partition, ≥ 4 KiB saturates"},
-	KindProfilerSmall:    {"transfers whose contiguous payload averages under 4 KiB: the profiler's \"small DMA transfers\" (neff.md §4.8)", "merge adjacent runs into ≥ 4 KiB contiguous descriptors"},
+	KindOverheadBound:    {"under 256 bytes per SBUF partition per transfer: overhead-bound (docs/neff.md §4.8)", "a larger free dimension per partition, or batch several tiles into one transfer"},
+	KindBelowMinimum:     {"under 2 KiB per SBUF partition per transfer, the recommended minimum (docs/neff.md §4.8)", "a larger free dimension: ≥ 2 KiB per partition, ≥ 4 KiB saturates"},
+	KindProfilerSmall:    {"transfers whose contiguous payload averages under 4 KiB: the profiler's \"small DMA transfers\" (docs/neff.md §4.8)", "merge adjacent runs into ≥ 4 KiB contiguous descriptors"},
 	KindOverheadShare:    {"transfers whose fixed cost (1.3 µs start, 600 ns per hardware-DGE word) exceeds their transfer time", "fewer, larger transfers: merge the transfers of adjacent tiles"},
 }
 

@@ -24,17 +24,17 @@ const (
 )
 
 var (
-	addr8Imm = arm{Name: "imm", Prov: Inferred, Note: "bytes 0-6 plus marker bits 0-1 as address bits 56-57 (§11.2)",
+	addr8Imm = arm{Name: "imm", Prov: Inferred, Note: "bytes 0-6 plus marker bits 0-1 as address bits 56-57 (docs/field-tables.md §11.2)",
 		Fields: []armField{af("addr", 0, 58, Inferred)}}
-	addr8Reg = arm{Name: "reg", Marker: MarkerAddrReg, Prov: Inferred, Note: "address = r[reg_lo] | r[reg_hi] << 32 (§11.2)",
+	addr8Reg = arm{Name: "reg", Marker: MarkerAddrReg, Prov: Inferred, Note: "address = r[reg_lo] | r[reg_hi] << 32 (docs/field-tables.md §11.2)",
 		Fields: []armField{af("reg_lo", 0, 8, Inferred), af("reg_hi", 8, 8, Inferred), af("reserved", 16, 42, Inferred)}}
-	addr8Tbl = arm{Name: "tbl", Marker: MarkerAddrTbl, Prov: Inferred, Note: "table / offset-register arm, kept as its raw payload (§11.2)",
+	addr8Tbl = arm{Name: "tbl", Marker: MarkerAddrTbl, Prov: Inferred, Note: "table / offset-register arm, kept as its raw payload (docs/field-tables.md §11.2)",
 		Fields: []armField{af("payload", 0, 58, Inferred)}}
 	addr8Raw = arm{Name: "raw", Prov: Inferred, Note: "a marker combination no source defines, kept as raw payload",
 		Fields: []armField{af("payload", 0, 58, Inferred)}}
-	pseudoVar = arm{Name: "var", Marker: MarkerVarID, Prov: Observed, Note: "NEFF variable id + byte offset (neff.md §5.4; var_id width INFERRED)",
+	pseudoVar = arm{Name: "var", Marker: MarkerVarID, Prov: Observed, Note: "NEFF variable id + byte offset (docs/neff.md §5.4; var_id width INFERRED)",
 		Fields: []armField{af("var_offset", 0, 32, Observed), af("var_id", 32, 16, Inferred), af("reserved", 48, 10, Inferred)}}
-	pseudoTbl = arm{Name: "tbl", Marker: MarkerAddrTbl, Prov: Observed, Note: "byte offset + index into the subgraph's dge-table list (neff.md §5.4)",
+	pseudoTbl = arm{Name: "tbl", Marker: MarkerAddrTbl, Prov: Observed, Note: "byte offset + index into the subgraph's dge-table list (docs/neff.md §5.4)",
 		Fields: []armField{af("offset", 0, 32, Observed), af("index", 32, 16, Inferred), af("reserved", 48, 10, Inferred)}}
 
 	// The ADDR4 arms are field-tables §4.2's (CARRIED): 000 says only "ADDR4
@@ -46,7 +46,7 @@ var (
 
 	dmaAddrImm = arm{Name: "imm64", Prov: Observed, Note: "DMA_ADDR_MODE IMM64",
 		Fields: []armField{af("addr", 0, 64, Observed)}}
-	dmaAddrRegs = arm{Name: "regs", Prov: Inferred, Note: "DMA_ADDR_STRUCT, byte order = declaration order (§2.5)",
+	dmaAddrRegs = arm{Name: "regs", Prov: Inferred, Note: "DMA_ADDR_STRUCT, byte order = declaration order (docs/field-tables.md §2.5)",
 		Fields: []armField{af("base_reg", 0, 8, Inferred), af("offset_reg", 8, 8, Inferred), af("inc_reg", 16, 8, Inferred),
 			af("reserved", 24, 8, Inferred), af("offset_imm", 32, 32, Inferred)}}
 )

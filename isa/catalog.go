@@ -211,12 +211,12 @@ var catalog = []OpDef{
 		{Gens: OnlyV5, Path: DispatchNXControl, Detail: "NX SEQUENCER control-spine (packed scalar-bytecode bundle); the MAVERICK NX decode arm is not carved", Conf: "HIGH/OBSERVED header / interior INFERRED"},
 	}},
 	{Opcode: 0xd4, Name: "PSEUDO_DMA_DIRECT2D", Layout: pseudoDirect2DLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Observed, Note: "carries dge_op; resolved by the runtime"},
-	{Opcode: 0xc1, Name: "PSEUDO_DMA_TRIGGER", Layout: pseudoTriggerLayout, DGEKind: -1, Gens: AllGens, Pseudo: true, Prov: Observed, Note: "style-A NEFF trigger: queue name + dma[] block id (neff.md §5.2); generations not stated"},
+	{Opcode: 0xc1, Name: "PSEUDO_DMA_TRIGGER", Layout: pseudoTriggerLayout, DGEKind: -1, Gens: AllGens, Pseudo: true, Prov: Observed, Note: "style-A NEFF trigger: queue name + dma[] block id (docs/neff.md §5.2); generations not stated"},
 	{Opcode: 0xda, Name: "PSEUDO_EXTENSION", Layout: pseudoExtLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Pseudo: true, Prov: Carried, Note: "positional: belongs to the 0xd4 before it"},
 
 	// Known, not decoded (field-tables §3.0, §3.12).
 	{Opcode: 0xc4, Name: "PSEUDO_DMAMEMCPY_FULL_IND", DGEKind: -1, Pseudo: true, Prov: Carried},
-	{Opcode: 0xf0, Name: "EXTENDED_INST", Layout: extendedLayout, DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Carried, Note: "ext-op 8 RDMA_DESC_GEN, 9 RDMA_DESC_START (field-tables §3.12)"},
+	{Opcode: 0xf0, Name: "EXTENDED_INST", Layout: extendedLayout, DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Carried, Note: "ext-op 8 RDMA_DESC_GEN, 9 RDMA_DESC_START (docs/field-tables.md §3.12)"},
 	{Opcode: 0xbf, Name: "SB2SB_COLLECTIVE", DGEKind: -1, Gens: FromV3, GensKnown: true, Prov: Observed},
 	{Opcode: 0xaa, Name: "TENSOR_LOAD", Layout: mem2DLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar load: memory → registers"},
 	{Opcode: 0xab, Name: "TENSOR_STORE", Layout: mem2DLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "MEM_2D, sequencer scalar store: registers or immediates → memory"},
@@ -233,35 +233,35 @@ var catalog = []OpDef{
 	{Opcode: 0xe7, Name: "INDIRECT_COPY", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
 	{Opcode: 0x79, Name: "EMBEDDING_UPDATE", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
 	{Opcode: 0x74, Name: "TENSOR_SCALAR_ADDR", DGEKind: -1, PresentOn: 1 << Sunda, Prov: Carried, Note: sundaGatherNote, Dispatch: sundaGatherKernel},
-	{Opcode: 0xa0, Name: "EVENT_SEMAPHORE", Layout: eventSemLayout, ByGen: v2v3(eventSemLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Control: true, Prov: Observed, Note: "a standalone wait (docs/compute.md §11.1)"},
-	{Opcode: 0xa4, Name: "NOP", Layout: ctrlNoLayout, ByGen: v2v3(ctrlNoLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Control: true, Prov: Observed, Note: "EVENTS only (docs/compute.md §11.2)"},
+	{Opcode: 0xa0, Name: "EVENT_SEMAPHORE", Layout: eventSemLayout, ByGen: v2v3(eventSemLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Control: true, Prov: Observed, Note: "a standalone wait (docs/compute.md §11)"},
+	{Opcode: 0xa4, Name: "NOP", Layout: ctrlNoLayout, ByGen: v2v3(ctrlNoLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Control: true, Prov: Observed, Note: "EVENTS only (docs/compute.md §6)"},
 	{Opcode: 0xa5, Name: "WRITE", DGEKind: -1, Control: true, Prov: Observed},
 	{Opcode: 0xa6, Name: "NOTIFY", DGEKind: -1, Control: true, Prov: Carried},
 	{Opcode: 0xa7, Name: "MOVE", DGEKind: -1, Control: true, Prov: Observed},
 	{Opcode: 0xa8, Name: "ALU_OP", DGEKind: -1, Control: true, Prov: Carried},
 	{Opcode: 0xa9, Name: "COMPARE_BRANCH", DGEKind: -1, Control: true, Prov: Carried},
-	{Opcode: 0xb1, Name: "SET_ORDERING_MODE", Layout: ctrlEmptyLayout, ByGen: v2v3(ctrlEmptyLayout), DGEKind: -1, PresentOn: v2v3Set, Control: true, Prov: Observed, Note: "first word of every NEFF stream (neff.md §5.1); bytes 2..63 zero (docs/compute.md §11.3)"},
+	{Opcode: 0xb1, Name: "SET_ORDERING_MODE", Layout: ctrlEmptyLayout, ByGen: v2v3(ctrlEmptyLayout), DGEKind: -1, PresentOn: v2v3Set, Control: true, Prov: Observed, Note: "first word of every NEFF stream (docs/neff.md §5.1); bytes 2..63 zero (docs/compute.md §11)"},
 	{Opcode: 0xb2, Name: "MOVE_SHAPE", DGEKind: -1, Control: true, Prov: Carried},
-	{Opcode: 0xcc, Name: "PSEUDO_BRANCH_LABEL", Layout: ctrlEmptyLayout, ByGen: v2v3(ctrlEmptyLayout), DGEKind: -1, PresentOn: 1 << Cayman, Pseudo: true, Prov: Observed, Note: "second word of every CAYMAN NEFF stream (neff.md §5.1); bytes 2..63 zero (docs/compute.md §11.3)"},
+	{Opcode: 0xcc, Name: "PSEUDO_BRANCH_LABEL", Layout: ctrlEmptyLayout, ByGen: v2v3(ctrlEmptyLayout), DGEKind: -1, PresentOn: 1 << Cayman, Pseudo: true, Prov: Observed, Note: "second word of every CAYMAN NEFF stream (docs/neff.md §5.1); bytes 2..63 zero (docs/compute.md §11)"},
 	{Opcode: 0xcd, Name: "PSEUDO_TENSOR_STORE", Layout: pseudoMem2DLayout, DGEKind: -1, Pseudo: true, Prov: Carried, Note: "relocated to 0xab TENSOR_STORE"},
-	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", Layout: pseudoMem2DLayout, DGEKind: -1, Pseudo: true, Prov: Observed, Note: "relocated to 0xaa TENSOR_LOAD (000 §2: \"0xce → 0xaa\")"},
+	{Opcode: 0xce, Name: "PSEUDO_TENSOR_LOAD", Layout: pseudoMem2DLayout, DGEKind: -1, Pseudo: true, Prov: Observed, Note: "relocated to 0xaa TENSOR_LOAD (source document 000 §2, docs/sources.md: \"0xce → 0xaa\")"},
 
-	{Opcode: 0xc8, Name: "PSEUDO_TRIGGER_COLLECTIVE", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era (field-tables §9.1)"},
+	{Opcode: 0xc8, Name: "PSEUDO_TRIGGER_COLLECTIVE", DGEKind: -1, Pseudo: true, Prov: Observed, Note: "TONGA-era (docs/field-tables.md §9.1)"},
 	{Opcode: 0x6b, Name: "STREAM_TRANSPOSE", DGEKind: -1, Prov: Observed, Note: "DVE 32x32 lane transpose, unrelated to 0xbd/0xf1"},
-	{Opcode: 0x01, Name: "LDWEIGHTS", ByGen: []GenLayout{{1 << Sunda, ldweightsV2Layout}, {1 << Cayman, ldweightsV3Layout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "PE: load the stationary operand (docs/compute.md §4); SUNDA and CAYMAN differ at bytes 34, 36, 46"},
-	{Opcode: 0x02, Name: "MATMUL", ByGen: []GenLayout{{1 << Sunda, matmulV2Layout}, {1 << Cayman, matmulV3Layout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "PE: out = stationary.T @ moving into PSUM (docs/compute.md §5); SUNDA and CAYMAN differ at bytes 34, 36, 40, 46"},
-	{Opcode: 0x21, Name: "ACTIVATE", Layout: activateLayout, ByGen: []GenLayout{{v2v3Set | 1<<Mariana, activateLayout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "ACT: out = F(scale·in + bias) (docs/compute.md §6); the same bytes v2..v4"},
-	{Opcode: 0x23, Name: "ACTIVATION_TABLE_LOAD", Layout: ctrlNoLayout, ByGen: v2v3(ctrlNoLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "ACT: select the resident function set (docs/compute.md §6.3)"},
+	{Opcode: 0x01, Name: "LDWEIGHTS", ByGen: []GenLayout{{1 << Sunda, ldweightsV2Layout}, {1 << Cayman, ldweightsV3Layout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "PE: load the stationary operand (docs/compute.md §3); SUNDA and CAYMAN differ at bytes 34, 36, 46"},
+	{Opcode: 0x02, Name: "MATMUL", ByGen: []GenLayout{{1 << Sunda, matmulV2Layout}, {1 << Cayman, matmulV3Layout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "PE: out = stationary.T @ moving into PSUM (docs/compute.md §4); SUNDA and CAYMAN differ at bytes 34, 36, 40, 46"},
+	{Opcode: 0x21, Name: "ACTIVATE", Layout: activateLayout, ByGen: []GenLayout{{v2v3Set | 1<<Mariana, activateLayout}}, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "ACT: out = F(scale·in + bias) (docs/compute.md §5); the same bytes v2..v4"},
+	{Opcode: 0x23, Name: "ACTIVATION_TABLE_LOAD", Layout: ctrlNoLayout, ByGen: v2v3(ctrlNoLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "ACT: select the resident function set (docs/compute.md §6)"},
 	{Opcode: 0x26, Name: "ACTIVATE_MULTIPASS", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
 	{Opcode: 0x41, Name: "TENSOR_TENSOR", Aliases: []string{"TENSOR_TENSOR_ARITH_OP"}, Layout: tensorTensorLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE: dst = op(src0, src1) (docs/compute.md §7); the same bytes v2..v5"},
 	{Opcode: 0x51, Name: "TENSOR_TENSOR_BITVEC_OP", Aliases: []string{"TENSOR_TENSOR_BITVEC"}, Layout: tensorTensorLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "integer bitwise twin of 0x41 (docs/compute.md §7)"},
-	{Opcode: 0x42, Name: "TENSOR_REDUCE", Aliases: []string{"TENSOR_REDUCE_ARITH_OP"}, Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE: reduce op_dim of src with op (docs/compute.md §9.2); the same bytes v2..v5"},
+	{Opcode: 0x42, Name: "TENSOR_REDUCE", Aliases: []string{"TENSOR_REDUCE_ARITH_OP"}, Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE: reduce op_dim of src with op (docs/compute.md §9); the same bytes v2..v5"},
 	{Opcode: 0x43, Name: "TENSOR_SCALAR", Aliases: []string{"TENSOR_SCALAR_ARITH_OP"}, Layout: tensorScalarLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "out = op1(op0(x, s0), s1) (docs/compute.md §8); the same bytes v2..v5"},
 	{Opcode: 0x53, Name: "TENSOR_SCALAR_BITVEC_OP", Aliases: []string{"TENSOR_SCALAR_BITVEC"}, Layout: tensorScalarLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Inferred, Note: "integer bitwise twin of 0x43 (docs/compute.md §8); the source writes it \"_BITVEC_OP\" after TENSOR_SCALAR_ARITH_OP, the spelling is ndma's"},
 	{Opcode: 0x44, Name: "TENSOR_SCALAR_PTR_ARITH_OP", Aliases: []string{"TENSOR_SCALAR_PTR"}, Layout: tensorScalarLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Inferred, Note: "the name and struct from the public ISA documentation family, not the two source documents: the deprecated pointer-only form of 0x43, the same struct S3D3_TS (docs/compute.md §8)"},
 	{Opcode: 0x54, Name: "TENSOR_SCALAR_PTR_BITVEC_OP", Aliases: []string{"TENSOR_SCALAR_PTR_BITVEC"}, Layout: tensorScalarLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Inferred, Note: "the name and struct from the public ISA documentation family, not the two source documents: the deprecated pointer-only form of 0x53, the same struct S3D3_TS (docs/compute.md §8)"},
-	{Opcode: 0x46, Name: "COPY", Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE/ACT: bit-exact element move (docs/compute.md §9.3); the same bytes v2..v5"},
-	{Opcode: 0x47, Name: "CAST", Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE/ACT: convert through FP32 (docs/compute.md §9.3); the same bytes v2..v5"},
+	{Opcode: 0x46, Name: "COPY", Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE/ACT: bit-exact element move (docs/compute.md §9); the same bytes v2..v5"},
+	{Opcode: 0x47, Name: "CAST", Layout: tensorReduceLayout, DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE/ACT: convert through FP32 (docs/compute.md §9); the same bytes v2..v5"},
 	{Opcode: 0x49, Name: "MEMSET", Layout: memsetLayout, ByGen: v2v3(memsetLayout), DGEKind: -1, Gens: AllGens, GensKnown: true, Prov: Observed, Note: "DVE: constant fill (docs/compute.md §10)"},
 	{Opcode: 0xf3, Name: "TENSOR_TENSOR_INT_WIDE", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
 	{Opcode: 0xf4, Name: "TENSOR_SCALAR_INT_WIDE", DGEKind: -1, Gens: OnlyV5, GensKnown: true, Prov: Observed},
@@ -272,7 +272,7 @@ var (
 	// v2v3Set: docs/compute.md gives the compute layouts for SUNDA and CAYMAN.
 	v2v3Set  = GenSet(1<<Sunda | 1<<Cayman)
 	v3ToV4   = FromV3 &^ OnlyV5
-	bandNote = "MAVERICK superset band (000 §1): present on v5; v2..v4 not stated"
+	bandNote = "MAVERICK superset band (source document 000 §1, docs/sources.md): present on v5; v2..v4 not stated"
 	// 000 §4: "The MAVERICK NX decode arms for 0xb9/0xba/0xb6 are not carved —
 	// their chains are INFERRED from the struct fields."
 	mavSeqDGE = []Dispatch{{Gens: OnlyV5, Path: DispatchSeqDGE, Detail: "in no carved kernel_info_table; the MAVERICK NX decode arm is not carved", Conf: "INFERRED"}}
@@ -281,7 +281,7 @@ var (
 		{Gens: v3ToV4, Path: DispatchSeqDGE, Detail: "in no carved kernel_info_table: SEQ/engine-native, emits DGE descriptors", Conf: "HIGH/OBSERVED"},
 		{Gens: OnlyV5, Path: DispatchSeqDGE, Detail: "in no carved kernel_info_table; MAVERICK dispatch interiors not re-disassembled", Conf: "INFERRED"},
 	}
-	sundaGatherNote   = "SUNDA POOL software gather kernel (000 §7): moves data by index via the IVP HW vector-gather or the DGE; SUNDA-era counterpart of the CAYMAN+ 0xbb/0xf1 DGE descriptors"
+	sundaGatherNote   = "SUNDA POOL software gather kernel (source document 000 §7, docs/sources.md): moves data by index via the IVP HW vector-gather or the DGE; SUNDA-era counterpart of the CAYMAN+ 0xbb/0xf1 DGE descriptors"
 	sundaGatherKernel = []Dispatch{{Gens: 1 << Sunda, Path: DispatchPool, Detail: "SUNDA POOL kernel_info_table kernel (index-tensor mover)", Conf: "HIGH/CARRIED"}}
 )
 
@@ -311,7 +311,7 @@ var opTable = func() (t [256]*OpDef) {
 	// with the is_known_opcode warning, never a header error) and says so.
 	t[0xb7].Absent = true
 	t[0xb7].Prov = Observed
-	t[0xb7].Note = "absent on every generation: the band boundary of the 0xb3..0xbf MAVERICK superset (000 §1)"
+	t[0xb7].Note = "absent on every generation: the band boundary of the 0xb3..0xbf MAVERICK superset (source document 000 §1, docs/sources.md)"
 	return t
 }()
 

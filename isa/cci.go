@@ -181,5 +181,5 @@ type leafLabel struct {
 // leafLabels are the per-layout relabels of shared sub-struct leaves.
 var leafLabels = map[*Struct]map[string]leafLabel{
 	// 000 §3g: "CCIHEADER { opcode; reserved[1]; debug_cmd; debug_hint }".
-	cciLayout: {"header.inst_word_len": {Inferred, "000 §3g: reserved[1] of CCIHEADER; ndma reads it as the common header's inst_word_len (0x10, field-tables §1)"}},
+	cciLayout: {"header.inst_word_len": {Inferred, "source document 000 §3g (docs/sources.md): reserved[1] of CCIHEADER; ndma reads it as the common header's inst_word_len (0x10, docs/field-tables.md §1)"}},
 }

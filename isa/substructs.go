@@ -7,7 +7,7 @@ var headerLayout = &Struct{Name: "HEADER", Size: 4, Prov: Observed, Fields: []Fi
 	u8(0, "opcode", Observed, "NEURON_ISA_TPB_OPCODE"),
 	u8(1, "inst_word_len", Observed, "length in 4-byte words; always 0x10"),
 	u8(2, "debug_cmd", Observed, "bits 1:0 TRACE_MODE, bit 7 halt_en (TONGA header)"),
-	u8(3, "debug_hint", Observed, "software trace hint; on MAVERICK ndma reads it as the tile index (§11.1, INFERRED)"),
+	u8(3, "debug_hint", Observed, "software trace hint; on MAVERICK ndma reads it as the tile index (docs/field-tables.md §11.1, INFERRED)"),
 }}
 
 // eventsLayout is the 8-byte EVENTS block at offset 4 (§2.2).

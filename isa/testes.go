@@ -9,7 +9,7 @@ var testESLayout = (&Struct{Name: "CTRL_TEST_ES", Size: 64, Prov: Observed, Fiel
 	eventsField(),
 	enum8(12, "mode", testEvtSemModeEnum, Observed, ""),
 	enum8(13, "update_type", updateModeEnum, Observed, "immediate forms are illegal here"),
-	u8(14, "repeat_count", Observed, "the loop runs rep = 0..repeat_count inclusive (000 §8f)"),
+	u8(14, "repeat_count", Observed, "the loop runs rep = 0..repeat_count inclusive (source document 000 §8f, docs/sources.md)"),
 	u8(15, "num_evt_sem", Observed, "1..16"),
 	u8(16, "evt_sem_ids", Observed, "unique; unused slots 0").arr(16),
 	u8(32, "value_registers", Observed, "REG_NUM per slot").arr(16),

@@ -829,7 +829,7 @@ func (v Direct2DView) SrcStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x1000, 
 // SetSrcStartAddr sets src_start_addr.
 func (v Direct2DView) SetSrcStartAddr(raw uint64) { v.in.putLeaf(14, raw) }
 
-// SrcStepElem is the src_step_elem field (i32[2]: signed byte strides (§11.3), dim 0 innermost).
+// SrcStepElem is the src_step_elem field (i32[2]: signed byte strides (docs/field-tables.md §11.3), dim 0 innermost).
 func (v Direct2DView) SrcStepElem(i int) int64 {
 	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
 }
@@ -861,7 +861,7 @@ func (v Direct2DView) DstStartAddr() Addr8 { return Addr8{Raw: v.in.get(0x2800, 
 // SetDstStartAddr sets dst_start_addr.
 func (v Direct2DView) SetDstStartAddr(raw uint64) { v.in.putLeaf(26, raw) }
 
-// DstStepElem is the dst_step_elem field (i32[2]: signed byte strides (§11.3)).
+// DstStepElem is the dst_step_elem field (i32[2]: signed byte strides (docs/field-tables.md §11.3)).
 func (v Direct2DView) DstStepElem(i int) int64 {
 	return int64(int32(v.in.get([2]uint{0x3000, 0x3400}[i], 32)))
 }
@@ -1446,7 +1446,7 @@ func (v TestESView) UpdateType() UpdateModeCode { return UpdateModeCode(v.in.get
 // SetUpdateType sets update_type, refusing a value that does not fit (as Set does).
 func (v TestESView) SetUpdateType(x UpdateModeCode) error { return v.in.setAt(10, int64(x)) }
 
-// RepeatCount is the repeat_count field (u8: the loop runs rep = 0..repeat_count inclusive (000 §8f)).
+// RepeatCount is the repeat_count field (u8: the loop runs rep = 0..repeat_count inclusive (source document 000 §8f, docs/sources.md)).
 func (v TestESView) RepeatCount() uint64 { return v.in.get(0xe00, 8) }
 
 // SetRepeatCount sets repeat_count, refusing a value that does not fit (as Set does).
@@ -1566,7 +1566,7 @@ func (v PseudoDirect2DView) SrcStartAddr() Addr8 {
 // SetSrcStartAddr sets src_start_addr.
 func (v PseudoDirect2DView) SetSrcStartAddr(raw uint64) { v.in.putLeaf(14, raw) }
 
-// SrcStepElem is the src_step_elem field (i32[2]: signed byte strides (§11.3), dim 0 innermost).
+// SrcStepElem is the src_step_elem field (i32[2]: signed byte strides (docs/field-tables.md §11.3), dim 0 innermost).
 func (v PseudoDirect2DView) SrcStepElem(i int) int64 {
 	return int64(int32(v.in.get([2]uint{0x1800, 0x1c00}[i], 32)))
 }
@@ -1604,7 +1604,7 @@ func (v PseudoDirect2DView) DstStartAddr() Addr8 {
 // SetDstStartAddr sets dst_start_addr.
 func (v PseudoDirect2DView) SetDstStartAddr(raw uint64) { v.in.putLeaf(26, raw) }
 
-// DstStepElem is the dst_step_elem field (i32[2]: signed byte strides (§11.3)).
+// DstStepElem is the dst_step_elem field (i32[2]: signed byte strides (docs/field-tables.md §11.3)).
 func (v PseudoDirect2DView) DstStepElem(i int) int64 {
 	return int64(int32(v.in.get([2]uint{0x3000, 0x3400}[i], 32)))
 }
@@ -2964,7 +2964,7 @@ func (v HeaderView) DebugCmd() uint64 { return v.in.leafAt(v.at + 2) }
 // SetDebugCmd sets debug_cmd, refusing a value that does not fit (as Set does).
 func (v HeaderView) SetDebugCmd(x int64) error { return v.in.setAt(v.at+2, x) }
 
-// DebugHint is the debug_hint field (u8: software trace hint; on MAVERICK ndma reads it as the tile index (§11.1, INFERRED)).
+// DebugHint is the debug_hint field (u8: software trace hint; on MAVERICK ndma reads it as the tile index (docs/field-tables.md §11.1, INFERRED)).
 func (v HeaderView) DebugHint() uint64 { return v.in.leafAt(v.at + 3) }
 
 // SetDebugHint sets debug_hint, refusing a value that does not fit (as Set does).
@@ -3400,7 +3400,7 @@ func (v Tensor4DView) NumElem(i int) uint64 { return v.in.leafAt(elemAt(v.at+5, 
 // SetNumElem sets num_elem, refusing a value that does not fit (as Set does).
 func (v Tensor4DView) SetNumElem(i int, x int64) error { return v.in.setAt(elemAt(v.at+5, 4, i), x) }
 
-// Header returns the HEADER (field-tables §2.1) of a word whose layout has one; ok is false for the others.
+// Header returns the HEADER (docs/field-tables.md §2.1) of a word whose layout has one; ok is false for the others.
 func (in *Inst) Header() (HeaderView, bool) {
 	if in.def == nil {
 		return HeaderView{}, false
@@ -3412,7 +3412,7 @@ func (in *Inst) Header() (HeaderView, bool) {
 	return HeaderView{}, false
 }
 
-// Events returns the EVENTS block (field-tables §2.2) of a word whose layout has one; ok is false for the others.
+// Events returns the EVENTS block (docs/field-tables.md §2.2) of a word whose layout has one; ok is false for the others.
 func (in *Inst) Events() (EventsView, bool) {
 	if in.def == nil {
 		return EventsView{}, false
@@ -3424,7 +3424,7 @@ func (in *Inst) Events() (EventsView, bool) {
 	return EventsView{}, false
 }
 
-// CCALU is a CCINST of member ALU (field-tables §3.11): CCALU {op, src0, src1, dst}.
+// CCALU is a CCINST of member ALU (docs/field-tables.md §3.11): CCALU {op, src0, src1, dst}.
 type CCALU CCInst
 
 // ALU returns c as member ALU; ok is false when c's op selects another member.
@@ -3445,7 +3445,7 @@ func (m CCALU) Src1() uint64 { return uint64(m) >> 16 & 0xff }
 // Dst is the dst field, bits 24..31 (OBSERVED).
 func (m CCALU) Dst() uint64 { return uint64(m) >> 24 & 0xff }
 
-// CCMov is a CCINST of member MOV (field-tables §3.11): CCMOV {op, dst, src, pad}: order not found.
+// CCMov is a CCINST of member MOV (docs/field-tables.md §3.11): CCMOV {op, dst, src, pad}: order not found.
 type CCMov CCInst
 
 // Mov returns c as member MOV; ok is false when c's op selects another member.
@@ -3466,7 +3466,7 @@ func (m CCMov) Src() uint64 { return uint64(m) >> 16 & 0xff }
 // Reserved is the reserved field, bits 24..31 (INFERRED).
 func (m CCMov) Reserved() uint64 { return uint64(m) >> 24 & 0xff }
 
-// CCMovImm is a CCINST of member MOVIMM (field-tables §3.11): CCMOV_IMM {op, dst, imm u16}.
+// CCMovImm is a CCINST of member MOVIMM (docs/field-tables.md §3.11): CCMOV_IMM {op, dst, imm u16}.
 type CCMovImm CCInst
 
 // MovImm returns c as member MOVIMM; ok is false when c's op selects another member.
@@ -3484,7 +3484,7 @@ func (m CCMovImm) Dst() uint64 { return uint64(m) >> 8 & 0xff }
 // Imm is the imm field, bits 16..31 (OBSERVED).
 func (m CCMovImm) Imm() uint64 { return uint64(m) >> 16 & 0xffff }
 
-// CCBr is a CCINST of member BR (field-tables §3.11): CCBR {op, cc_src, target}; CCBR_TARGET = signed slot offset (INFERRED).
+// CCBr is a CCINST of member BR (docs/field-tables.md §3.11): CCBR {op, cc_src, target}; CCBR_TARGET = signed slot offset (INFERRED).
 type CCBr CCInst
 
 // Br returns c as member BR; ok is false when c's op selects another member.
@@ -3502,7 +3502,7 @@ func (m CCBr) CCSrc() uint64 { return uint64(m) >> 8 & 0xff }
 // Target is the target field, bits 16..31 (INFERRED).
 func (m CCBr) Target() int64 { return int64(int16(uint64(m) >> 16)) }
 
-// CCBl is a CCINST of member BL (field-tables §3.11): CCBL {op, dst, target}: order not found.
+// CCBl is a CCINST of member BL (docs/field-tables.md §3.11): CCBL {op, dst, target}: order not found.
 type CCBl CCInst
 
 // Bl returns c as member BL; ok is false when c's op selects another member.
@@ -3520,7 +3520,7 @@ func (m CCBl) Dst() uint64 { return uint64(m) >> 8 & 0xff }
 // Target is the target field, bits 16..31 (INFERRED).
 func (m CCBl) Target() int64 { return int64(int16(uint64(m) >> 16)) }
 
-// CCMem is a CCINST of member MEM (field-tables §3.11): CCMEM {op, srcdst, addr_reg, addr_imm}.
+// CCMem is a CCINST of member MEM (docs/field-tables.md §3.11): CCMEM {op, srcdst, addr_reg, addr_imm}.
 type CCMem CCInst
 
 // Mem returns c as member MEM; ok is false when c's op selects another member.
@@ -3541,7 +3541,7 @@ func (m CCMem) AddrReg() uint64 { return uint64(m) >> 16 & 0xff }
 // AddrImm is the addr_imm field, bits 24..31 (OBSERVED).
 func (m CCMem) AddrImm() uint64 { return uint64(m) >> 24 & 0xff }
 
-// CCSemR is a CCINST of member SEMR (field-tables §3.11): CCSEMR {op, dst, semid, pad}: order not found.
+// CCSemR is a CCINST of member SEMR (docs/field-tables.md §3.11): CCSEMR {op, dst, semid, pad}: order not found.
 type CCSemR CCInst
 
 // SemR returns c as member SEMR; ok is false when c's op selects another member.
@@ -3562,7 +3562,7 @@ func (m CCSemR) SemID() uint64 { return uint64(m) >> 16 & 0xff }
 // Reserved is the reserved field, bits 24..31 (INFERRED).
 func (m CCSemR) Reserved() uint64 { return uint64(m) >> 24 & 0xff }
 
-// CCSemU is a CCINST of member SEMU (field-tables §3.11): CCSEMU {op, semid, src0, imm}: order not found.
+// CCSemU is a CCINST of member SEMU (docs/field-tables.md §3.11): CCSEMU {op, semid, src0, imm}: order not found.
 type CCSemU CCInst
 
 // SemU returns c as member SEMU; ok is false when c's op selects another member.
@@ -3583,7 +3583,7 @@ func (m CCSemU) Src0() uint64 { return uint64(m) >> 16 & 0xff }
 // Imm is the imm field, bits 24..31 (INFERRED).
 func (m CCSemU) Imm() uint64 { return uint64(m) >> 24 & 0xff }
 
-// CCNop is a CCINST of member NOP (field-tables §3.11): op + 3 bytes of padding.
+// CCNop is a CCINST of member NOP (docs/field-tables.md §3.11): op + 3 bytes of padding.
 type CCNop CCInst
 
 // Nop returns c as member NOP; ok is false when c's op selects another member.

@@ -72,7 +72,7 @@ func (sg *Subgraph) CheckDef() []Problem {
 		case "input", "output", "state-buffer", "virtual", "file", "dge-table", "tmp-buf",
 			"pointer", "list", "remote", "shared", "sharded", "local": // the kinds of neff.md §4.4 (observed and REF)
 		default: // a type the runtime would not know how to place
-			report("var %d %q has type %q: not a variable kind of neff.md §4.4 (input, output, state-buffer, virtual, file, dge-table, tmp-buf, …)", v.ID, v.Name, v.Type)
+			report("var %d %q has type %q: not a variable kind of docs/neff.md §4.4 (input, output, state-buffer, virtual, file, dge-table, tmp-buf, …)", v.ID, v.Name, v.Type)
 		}
 		if v.Size < 0 {
 			report("var %d %q has size %d", v.ID, v.Name, v.Size)

@@ -243,7 +243,7 @@ func (w *word) run(m *move, deltas []semDelta) error {
 			return w.fault(-1, "dtype", fmt.Errorf("%s → %s: %w", isa.DType().Format(uint64(m.in)), isa.DType().Format(uint64(m.out)), ErrUnsupported))
 		}
 		if m.src.bytes()%int64(isz) != 0 || m.dst.bytes()%int64(osz) != 0 || m.src.bytes()/int64(isz) != m.dst.bytes()/int64(osz) {
-			return w.fault(-1, "element count", fmt.Errorf("src %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (§11.4)",
+			return w.fault(-1, "element count", fmt.Errorf("src %d bytes of %s, dst %d bytes of %s: a cast or compute moves element for element (docs/field-tables.md §11.4)",
 				m.src.bytes(), isa.DType().Format(uint64(m.in)), m.dst.bytes(), isa.DType().Format(uint64(m.out))))
 		}
 		if m.dst.size%osz != 0 {
@@ -253,7 +253,7 @@ func (w *word) run(m *move, deltas []semDelta) error {
 			return w.fault(-1, "cast", err)
 		}
 	} else if m.src.bytes() != m.dst.bytes() {
-		return w.fault(-1, "byte count", fmt.Errorf("src moves %d bytes, dst %d: both legs carry the same bytes (§11.3)", m.src.bytes(), m.dst.bytes()))
+		return w.fault(-1, "byte count", fmt.Errorf("src moves %d bytes, dst %d: both legs carry the same bytes (docs/field-tables.md §11.3)", m.src.bytes(), m.dst.bytes()))
 	}
 	fold(m, isz, osz) // before the checks: a skipped lane touches neither leg
 	ss, ds := m.src.shape(), m.dst.shape()

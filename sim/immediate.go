@@ -30,9 +30,9 @@ func (x *Machine) immediate(in *isa.Inst) error {
 	case n < 1 || n > 3:
 		return fault("num_descriptors", fmt.Errorf("%d descriptors: 1 to 3", n))
 	case v.DMAEngines().EngineCount() != isa.DMAEngineCountOne:
-		return fault("engine_count", fmt.Errorf("must be ONE (field-tables §3.9)"))
+		return fault("engine_count", fmt.Errorf("must be ONE (docs/field-tables.md §3.9)"))
 	case flags.TDG() != 0 || flags.WrDoneSync() != isa.SemaSyncSOW:
-		return fault("dma_flags", fmt.Errorf("tdg and wr_done_sync must be 0 (field-tables §3.9)"))
+		return fault("dma_flags", fmt.Errorf("tdg and wr_done_sync must be 0 (docs/field-tables.md §3.9)"))
 	}
 	mode := [3]isa.DMADescModeCode{df.Desc0Src(), df.Desc1Src(), df.Desc2Src()}
 	ds := make([]sdma.Desc, n)

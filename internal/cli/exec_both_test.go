@@ -48,3 +48,34 @@ func TestExecBothOnExamples(t *testing.T) {
 		t.Fatalf("only %d of %d examples ran through on both", ran, len(files))
 	}
 }
+
+// `ndma run --exec both` says that the two agree, and on what: the words
+// run and the bytes written, counted from the programs' own shapes — the
+// transpose moves 128 × 64 BF16 elements (16,384 bytes) in one word; the
+// memcpy pair moves 128 FP32 elements in and out (512 + 512 bytes) in two.
+// Only `both` prints it, and --json keeps stdout JSON alone.
+func TestExecBothAgreeLine(t *testing.T) {
+	root := repoRoot(t)
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--exec", "both", "examples/transpose.s"},
+			"ref and sim agree: 1 word, 16384 bytes written (loads included); their memories, semaphores and events end identical\n"},
+		{[]string{"run", "--exec", "both", "examples/memcpy.s"},
+			"ref and sim agree: 2 words, 1024 bytes written (loads included); their memories, semaphores and events end identical\n"},
+		{[]string{"run", "--exec", "sim", "examples/memcpy.s"}, ""},
+		{[]string{"run", "--exec", "ref", "examples/memcpy.s"}, ""},
+	} {
+		args := append([]string{}, c.args...)
+		args[len(args)-1] = filepath.Join(root, args[len(args)-1])
+		code, out, errs := runCLI(args...)
+		if code != 0 || out != c.want {
+			t.Errorf("ndma %s: exit %d, stdout %q (stderr %q), want %q", strings.Join(c.args, " "), code, out, errs, c.want)
+		}
+	}
+	code, out, _ := runCLI("run", "--exec", "both", "--json", filepath.Join(root, "examples", "memcpy.s"))
+	if code != 0 || strings.Contains(out, "agree") || !strings.HasPrefix(out, "{") {
+		t.Errorf("--json: exit %d, stdout %q: want the JSON alone", code, out)
+	}
+}

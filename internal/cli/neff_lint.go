@@ -102,7 +102,7 @@ func printKernelTime(w io.Writer, ns int64, err error) {
 
 // printBudget is the load-time budget as text (lint and info).
 func printBudget(w io.Writer, b *inspect.Budget) {
-	fmt.Fprintf(w, "budget (neff.md §4.8: %d-byte descriptors, rings of %d..%d entries in multiples of %d, %d data descriptors per packet, queue 15 and on some engines 14 reserved):\n",
+	fmt.Fprintf(w, "budget (docs/neff.md §4.8: %d-byte descriptors, rings of %d..%d entries in multiples of %d, %d data descriptors per packet, queue 15 and on some engines 14 reserved):\n",
 		b.Limits.DescriptorBytes, b.Limits.RingMin, b.Limits.RingMax, b.Limits.RingMultiple, b.Limits.DataPerPacket)
 	for _, q := range b.Queues {
 		fmt.Fprintf(w, "  %s queue %s (%s, %s, %d queues): load-time descriptors %d, ring bytes %d", q.Subgraph, q.Queue, q.Owner, q.Type, q.NumQueues, q.Descriptors, q.RingBytes)

@@ -58,7 +58,34 @@ func runLoaded(e *env, args []string, ms *mappings) error {
 		}
 		return runErr // no dump after a fault
 	}
-	return pl.writeDumps(res.Final().Core(0), ms)
+	if err := pl.writeDumps(res.Final().Core(0), ms); err != nil {
+		return err
+	}
+	if res.Exec == device.Both && !f.asJSON { // a comparison that passed says so, with what it covered
+		fmt.Fprintln(e.stdout, agreeLine(res))
+	}
+	return nil
+}
+
+// agreeLine is what `--exec both` compared when ref and sim agree: the
+// words run and the bytes written, and the final memories alike (a single
+// stream is compared after every word, so they are alike then too).
+func agreeLine(res *device.Result) string {
+	words := res.RefStats.Words
+	if res.Multi && res.Sched != nil {
+		words = res.Sched.Words
+	}
+	var written uint64
+	for c := range res.Final().Cores() {
+		for _, b := range res.Final().Core(c).Stats.Written {
+			written += b
+		}
+	}
+	w := "words"
+	if words == 1 {
+		w = "word"
+	}
+	return fmt.Sprintf("ref and sim agree: %d %s, %d bytes written (loads included); their memories, semaphores and events end identical", words, w, written)
 }
 
 // runFlags are `ndma run`'s flags, parsed.

@@ -200,7 +200,7 @@ func ShapeBroken(in *isa.Inst, g isa.Gen) []Broken {
 					field = fmt.Sprintf("%s_step_elem[%d]", l.name, d)
 				}
 				out = append(out, Broken{"has_whole_elem_steps", field, fmt.Sprint(l.step[d]),
-					fmt.Sprintf("must be a multiple of the %d-byte element where the dimension has more than one: the DGE counts in elements (field-tables §11.3)", l.elem)})
+					fmt.Sprintf("must be a multiple of the %d-byte element where the dimension has more than one: the DGE counts in elements (docs/field-tables.md §11.3)", l.elem)})
 			}
 		}
 	}

@@ -70,7 +70,7 @@ func demoExamples() []demoExample {
 	return []demoExample{
 		{
 			title:  "C08220 memcpy: q_gradient_in, input -> gradient_in, 128 x FP32",
-			source: "source document 003 §7.2; field-tables §9.2",
+			source: "docs/sources.md: source document 003 §7.2; docs/field-tables.md §9.2",
 			words: []demoWord{
 				{"compiler form: PSEUDO_DMA_DIRECT2D, dge_op = DMA_DIRECT2D, addresses are NEFF variables (input = var 0, gradient_in = var 1)",
 					isa.OpPseudoDMADirect2D, append(memcpyBody(int64(isa.VarAddr8(0, 0)), int64(isa.VarAddr8(1, 0))), demoField{"dge_op", 0})},
@@ -80,7 +80,7 @@ func demoExamples() []demoExample {
 		},
 		{
 			title:  "64 x 128 BF16 transpose in SBUF: dst[c][r] = src[r][c]",
-			source: "source document 003 §8; field-tables §9.3",
+			source: "docs/sources.md: source document 003 §8; docs/field-tables.md §9.3",
 			words: []demoWord{
 				{"compiler form: PSEUDO_DMA_DIRECT2D, dge_op = DMA_TRANSPOSE, src = SB var 0 + 0x0, dst = SB var 0 + 0x8000",
 					isa.OpPseudoDMADirect2D, append([]demoField{
@@ -419,7 +419,7 @@ func demoRows(w io.Writer, gen isa.Gen, y *sim.Machine, g *isa.Inst, idx []uint3
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(w, "--- its per-row software program (003 §3.1: GENERATE \"is called once per gathered row\"), indices read from SBUF")
+	fmt.Fprintln(w, "--- its per-row software program (source document 003 §3.1, docs/sources.md: GENERATE \"is called once per gathered row\"), indices read from SBUF")
 	lines := strings.Split(strings.TrimSuffix(string(lw.AppendTrace(nil)), "\n"), "\n")
 	first := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "Descriptor generation loop index") })
 	last := slices.IndexFunc(lines, func(l string) bool { return strings.HasPrefix(l, "S: DGE software backend") })

@@ -227,7 +227,7 @@ func HWConv2dF16Small() *Program {
 		sp += Trigger("qSPIO0", k)
 	}
 	if nDVE != 52 || nACT != 22 {
-		panic(fmt.Sprintf("conv2d_4: DVE %d, ACT %d copies: hw-timing §4.3 counts 52 and 22", nDVE, nACT))
+		panic(fmt.Sprintf("conv2d_4: DVE %d, ACT %d copies: docs/hw-timing.md §4.3 counts 52 and 22", nDVE, nACT))
 	}
 	return convProgram("t33", []Var{
 		{Name: "X", Type: "input", Size: 262144},
@@ -597,7 +597,7 @@ func HWConv2dF16() *Program {
 	}
 	pool.WriteString(TriggerAfter(6, 131, "qPoolIO0", 0) + TriggerAfter(6, 242, "qPoolIO0", 1) + nopWait(40, 16) + nopWait(41, 16))
 	if nACT != 16 || nDVE != 242 {
-		panic(fmt.Sprintf("conv2d_2: ACT %d copies, DVE %d words: hw-timing §4.5 counts 16 and 242", nACT, nDVE))
+		panic(fmt.Sprintf("conv2d_2: ACT %d copies, DVE %d words: docs/hw-timing.md §4.5 counts 16 and 242", nACT, nDVE))
 	}
 	return convProgram("", []Var{
 		{Name: "X", Type: "input", Size: 25690112},

@@ -88,7 +88,7 @@ type Params struct {
 func Trn2() Params {
 	return Params{
 		Gen:                 "CAYMAN",
-		Source:              "measured on trn2 (docs/sim.md \"Measured timing\")",
+		Source:              "measured on trn2 (docs/hw-timing.md; docs/sim.md \"Measured timing\")",
 		Engines:             16,
 		PackBytes:           4096,
 		MaxPacketBytes:      64 << 10,

@@ -205,8 +205,8 @@ func generate() ([]byte, error) {
 			return nil, err
 		}
 	}
-	g.common("header", isa.Header(), "HEADER (field-tables §2.1)")
-	g.common("events", isa.Events(), "EVENTS block (field-tables §2.2)")
+	g.common("header", isa.Header(), "HEADER (docs/field-tables.md §2.1)")
+	g.common("events", isa.Events(), "EVENTS block (docs/field-tables.md §2.2)")
 	if err := g.members(); err != nil {
 		return nil, err
 	}
@@ -591,7 +591,7 @@ func (g *gen) members() error {
 				typName = e.Var + goName(m.Name)
 			}
 		}
-		g.p("// %s is a CCINST of member %s (field-tables §3.11): %s.", m.Type, m.Name, m.Note)
+		g.p("// %s is a CCINST of member %s (docs/field-tables.md §3.11): %s.", m.Type, m.Name, m.Note)
 		g.p("type %s CCInst", m.Type)
 		g.p("")
 		g.p("// %s returns c as member %s; ok is false when c's op selects another member.", m.Method, m.Name)
