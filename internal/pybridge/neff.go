@@ -75,6 +75,8 @@ func init() {
 		if l.Budget, err = inspect.BudgetFrom(a); err != nil {
 			return Reply{}, err
 		}
+		// the one kernel time, as neff lint --json's (a run that stops gives its time so far)
+		l.KernelTimeNS, _ = device.KernelTime(n.k.Gen(), n.src().File, n.src().Subgraphs, nil)
 		return Reply{Value: plain(l)}, nil
 	})
 	Register("neff_budget", func(c *Call) (Reply, error) {

@@ -53,6 +53,8 @@ def test_check_lint_budget_diff(small):
     assert lint["queues"] and "findings" in lint and "budget" in lint
     assert sum(q["words"] for q in lint["queues"]) == lint["words"]
     assert sum(q["descriptors"] for q in lint["queues"]) == lint["descriptors"] > 0
+    # one kernel time: lint's is the run's (it once read 0 from Python)
+    assert lint["kernel_time_ns"] == small.run().time_ns > 0
     b = small.budget()
     assert b["problems"] == [] and {e["subgraph"] for e in b["engines"]} == {s["name"] for s in small.subgraphs}
     assert small.diff(small)["same"] is True
