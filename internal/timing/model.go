@@ -64,7 +64,8 @@ type Packet struct {
 	Elements                         int64 // element descriptors it carries (C1); 0: rows
 	StartNS, DataDoneNS, WriteDoneNS int64
 
-	last bool // its engine's last packet of the block (the semaphore write)
+	last   bool // its engine's last packet of the block (the semaphore write)
+	packed bool // whole rows packed from a strided DRAM side or SB → SB (RowDataNS a row past the first)
 }
 
 // Result is one transfer's timing: its window, from its first packet's
@@ -273,8 +274,16 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 		data = round(float64(pk.Elements) * p.ElementDataNS)
 	}
 	dd = start + data
-	wd = max(dd+p.Lag(t.To, pk.last), st.write+p.WriteHold(pk))
+	lag := p.Lag(t.To, pk.last)
+	if pk.packed && t.To == HBM && pk.Rows > 1 { // strided DRAM rows written one by one (RowLagNS)
+		lag += p.RowLagNS * (pk.Rows - 1)
+	}
+	wd = max(dd+lag, st.write+p.WriteHold(pk))
 	st.data, st.write, st.qdata[q] = dd, wd, dd+1
+	if t.Cast && p.CastIssueNS > 0 { // a cast row's data phase runs beside the next packets (hw-timing §2.4: 10 ns apart)
+		st.data = start + min(p.CastIssueNS, data)
+		st.qdata[q] = st.data + 1
+	}
 	if p.WriteBuffer > 0 {
 		k := 0 // drop the writes done by this start: they hold nothing
 		for k < len(st.recent) && st.recent[k].wd <= start {
@@ -463,7 +472,7 @@ func (p *Params) packets(out []Packet, r Run, k int64, t *Transfer) []Packet {
 		per := max(p.PackBytes/r.Bytes, 1)
 		for left := k; left > 0; {
 			rows := min(left, per)
-			pk := Packet{Bytes: rows * r.Bytes, Rows: rows}
+			pk := Packet{Bytes: rows * r.Bytes, Rows: rows, packed: true}
 			out = append(out, pk)
 			left -= rows
 		}

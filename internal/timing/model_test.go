@@ -339,3 +339,61 @@ func TestElementBacklog(t *testing.T) {
 		}
 	}
 }
+
+// A cast's packets hold their engine's issue only CastIssueNS each (hw-timing
+// §2.4: conv2d_4's 35-ns cast packets started 10 ns apart): alone, packet k
+// starts k × CastIssueNS after the first; beside another queue the engine
+// alternates, the other queue's packet starting CastIssueNS after the cast's
+// and the cast's next at that packet's data done.
+func TestCastIssue(t *testing.T) {
+	p := Trn2()
+	c := &Transfer{Queue: "qC", Engines: 1, From: HBM, To: SB, Issuer: "pool", Cast: true, Rows: []Run{{Bytes: 512, Count: 8}}}
+	r := alone(t, p, c)
+	if len(r.Packets) != 9 {
+		t.Fatalf("%d packets, want 8 rows + the semaphore", len(r.Packets))
+	}
+	for k, pk := range r.Packets {
+		if want := p.TriggerNS + int64(k)*p.CastIssueNS; pk.StartNS != want {
+			t.Errorf("cast packet %d starts at %d, want %d", k, pk.StartNS, want)
+		}
+	}
+	m := New(p)
+	m.Keep = true
+	w := &Transfer{Queue: "qW", Engines: 1, From: HBM, To: SB, Issuer: "pool", Rows: []Run{{Bytes: 2304, Count: 8}}}
+	ic, _ := m.Fire(c, 0)
+	iw, _ := m.Fire(w, 0)
+	m.Finish()
+	rc, rw := m.Result(ic), m.Result(iw)
+	dW := p.DataTime(2304, SB)
+	for k := 0; k < 8; k++ {
+		cs := p.TriggerNS + int64(k)*(p.CastIssueNS+dW)
+		if rc.Packets[k].StartNS != cs || rw.Packets[k].StartNS != cs+p.CastIssueNS {
+			t.Errorf("round %d: cast at %d, W at %d; want %d and %d", k, rc.Packets[k].StartNS, rw.Packets[k].StartNS, cs, cs+p.CastIssueNS)
+		}
+	}
+}
+
+// A store of packed strided DRAM rows lags RowLagNS a row past the first
+// (hw-timing §2.2: the transpose's 8-row Pool stores 739 ns against 483);
+// a contiguous store of the same bytes lags as any packet.
+func TestRowLag(t *testing.T) {
+	p := Trn2()
+	p.RowWriteNS, p.WriteRateBytesPerNS = 0, 1e9 // the lag alone, no C3 hold
+	strided := &Transfer{Engines: 1, From: SB, To: HBM, Issuer: "pool", Rows: []Run{{Bytes: 512, Count: 8}}}
+	r := alone(t, p, strided)
+	pk := r.Packets[0]
+	if want := pk.DataDoneNS + p.LastLagNS + 7*p.RowLagNS; pk.WriteDoneNS != want {
+		t.Errorf("strided 8-row store: write done %d, want %d", pk.WriteDoneNS, want)
+	}
+	strided.Rows[0].Contiguous = true
+	pk = alone(t, p, strided).Packets[0]
+	if want := pk.DataDoneNS + p.LastLagNS; pk.WriteDoneNS != want {
+		t.Errorf("contiguous store: write done %d, want %d", pk.WriteDoneNS, want)
+	}
+	// a load of the same packed rows writes SB partitions: no row lag
+	load := &Transfer{Engines: 1, From: HBM, To: SB, Issuer: "pool", Rows: []Run{{Bytes: 512, Count: 8}}}
+	pk = alone(t, p, load).Packets[0]
+	if want := pk.DataDoneNS + p.LastLagNS; pk.WriteDoneNS != want {
+		t.Errorf("strided load: write done %d, want %d", pk.WriteDoneNS, want)
+	}
+}
