@@ -257,7 +257,11 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 		st.qdata = append(st.qdata, 0)
 	}
 	if st.qdata[q] > 0 { // the queue's own next packet: BackToBackNS after its last (another queue's may run meanwhile)
-		start = max(start, st.qdata[q]-1+p.BackToBackNS)
+		gap := p.BackToBackNS
+		if isEngine(t.Issuer, "sp") {
+			gap = p.BackToBackSPNS
+		}
+		start = max(start, st.qdata[q]-1+gap)
 	}
 	descs := max(pk.Elements, pk.Rows, 1)
 	if p.WriteBuffer > 0 { // the writes still outstanding may hold WriteBuffer descriptors, this one's included

@@ -75,7 +75,8 @@ type Params struct {
 	ElementWriteNS            float64 // per element descriptor on the engine's write side: §2.5 "≈ 103 ns per element descriptor per engine" (3785 µs / 36 blocks / 1024)
 	LagToSBNS, LagToHBMNS     int64   // write-done lag of a packet that is not its engine's last of the block: §2.2 "222–291 ns DRAM→SB, 257–302 ns SB→DRAM" (medians 237, 268); trn1 §2.8 94 / 338
 	LastLagNS                 int64   // the last packet's (the semaphore write): §2.2 "418–485 ns, independent of size" (median 450); trn1 §2.8 84 (the 4-B semaphore packet)
-	BackToBackNS              int64   // data done → the next packet's start on one engine: §2.2 "median −3.5 ns" (0 here); trn1 §2.8 "88 ns (SP) / 127 ns (Pool)" (107)
+	BackToBackNS              int64   // data done → the next packet's start on one engine: §2.2 "median −3.5 ns" (0 here); trn1 §2.8 "88 ns (SP) / 127 ns (Pool)": 127 for a queue not issued by SP
+	BackToBackSPNS            int64   // the same for an SP-issued queue: trn2 0; trn1 §2.8 88
 	WriteRateBytesPerNS       float64 // C3: an engine's writes complete one at a time, each taking bytes / this. INFERRED fit of §2.3: two queues of 16 × 4100-B packets a block every ~0.16 µs, "each transfer ~35–41 ns longer than the one before" → (160 + 38) ns for 2 × 4100 B = 41 B/ns
 	RowWriteNS                int64   // C3 by rows: each row a packet holds (an SB partition, a strided DRAM row: 8 in a packet of 8 × 512 B, 1 in a 4000-B row) holds its engine's write side this long. INFERRED fit of hw-timing §2.3 and §4.2, three queues of 8-row 4100-B packets a block every ~0.16–0.17 µs, each transfer 24–41 ns longer than the one before: conv2d_3 qPoolSpillReload0 (SB → SB), qActSpillReload0 (SB → DRAM contiguous), transpose qPoolIO0 (SB → strided DRAM) → (160 + 32) / 8 = 24 ns; 1-row packets back to back (stream fd1k, 155 ns each) never back up, as measured
 	WriteBuffer               int64   // C1/C2: the descriptors an engine's outstanding writes may hold; a packet's data phase waits until its own fit. INFERRED fit of §2.6: conv2d_2's reloads (8-row packets) behind element packets of 64 descriptors, "qSPSpillReload0 … 44.972" µs median → 512 (8 element packets; their write-done lag then spans §2.5's p10–p90 8.7–79.8 µs); C3's 8-row packets never reach it
@@ -128,8 +129,9 @@ func Trn1() Params {
 	p.SemaphoreOwnPacket = true
 	p.DataNS = []Point{{4, 7}, {36, 7}, {256, 35}, {512, 61}, {2304, 93}} // 4-B packets 7 ns (§3); the rest carried over
 	p.RateToSB, p.RateToHBM = 17.3, 23.8
+	p.DataFixedNS = 0 // the rates are §2.8's one size's bytes / time (924 ns / 16,000 B): no fixed part beside them
 	p.LagToSBNS, p.LagToHBMNS, p.LastLagNS = 94, 338, 84
-	p.BackToBackNS = 107
+	p.BackToBackNS, p.BackToBackSPNS = 127, 88
 	p.TriggerSPNS, p.TriggerNS = 476, 558
 	p.StaggerHBMNS, p.StaggerSBNS = 69, 26
 	return p
