@@ -135,11 +135,14 @@ type Model struct {
 	engines []engine
 	qindex  map[string]int
 	flights []flight
+	// dispatch is when each issuer's next block may reach the engines: the
+	// last block's ready time plus its engine share's issue time (Params.DispatchInOrder).
+	dispatch map[string]int64
 }
 
 // New is a model of idle engines with p's constants.
 func New(p Params) *Model {
-	m := &Model{P: p, qindex: map[string]int{}}
+	m := &Model{P: p, qindex: map[string]int{}, dispatch: map[string]int64{}}
 	m.grow(max(p.Engines, 1))
 	return m
 }
@@ -202,6 +205,15 @@ func (m *Model) Fire(t *Transfer, issueNS int64) (int, error) {
 		stagger = p.StaggerHBMNS
 	}
 	var buf []Packet
+	if p.DispatchInOrder { // the issuer hands its blocks over one at a time
+		ready = max(ready, m.dispatch[t.Issuer])
+		buf = m.share(buf[:0], t, 0, n)
+		var bytes int64
+		for _, pk := range buf {
+			bytes += pk.Bytes
+		}
+		m.dispatch[t.Issuer] = ready + p.DataTime(bytes, t.To)
+	}
 	for e := 0; e < n; e++ {
 		buf = m.share(buf[:0], t, e, n)
 		eng := &m.engines[e]
@@ -273,10 +285,7 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 			}
 		}
 	}
-	data := p.DataTime(pk.Bytes, t.To)
-	if pk.Elements > 0 {
-		data = round(float64(pk.Elements) * p.ElementDataNS)
-	}
+	data := p.dataTime(pk, t)
 	dd = start + data
 	lag := p.Lag(t.To, pk.last)
 	if pk.packed && t.To == HBM && pk.Rows > 1 { // strided DRAM rows written one by one (RowLagNS)
@@ -297,6 +306,14 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 		st.recent = append(st.recent, write{wd, descs})
 	}
 	return start, dd, wd
+}
+
+// dataTime is packet pk's data time (start → data done) in transfer t.
+func (p *Params) dataTime(pk *Packet, t *Transfer) int64 {
+	if pk.Elements > 0 {
+		return round(float64(pk.Elements) * p.ElementDataNS)
+	}
+	return p.DataTime(pk.Bytes, t.To)
 }
 
 // choose is the queue engine e serves next at time t from state st, with
