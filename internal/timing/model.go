@@ -64,7 +64,8 @@ type Packet struct {
 	Elements                         int64 // element descriptors it carries (C1); 0: rows
 	StartNS, DataDoneNS, WriteDoneNS int64
 
-	last bool // its engine's last packet of the block (the semaphore write)
+	last   bool // its engine's last packet of the block (the semaphore write)
+	packed bool // whole rows packed from a strided DRAM side or SB → SB (RowDataNS a row past the first)
 }
 
 // Result is one transfer's timing: its window, from its first packet's
@@ -134,11 +135,14 @@ type Model struct {
 	engines []engine
 	qindex  map[string]int
 	flights []flight
+	// dispatch is when each issuer's next block may reach the engines: the
+	// last block's ready time plus its engine share's issue time (Params.DispatchInOrder).
+	dispatch map[string]int64
 }
 
 // New is a model of idle engines with p's constants.
 func New(p Params) *Model {
-	m := &Model{P: p, qindex: map[string]int{}}
+	m := &Model{P: p, qindex: map[string]int{}, dispatch: map[string]int64{}}
 	m.grow(max(p.Engines, 1))
 	return m
 }
@@ -201,6 +205,15 @@ func (m *Model) Fire(t *Transfer, issueNS int64) (int, error) {
 		stagger = p.StaggerHBMNS
 	}
 	var buf []Packet
+	if p.DispatchInOrder { // the issuer hands its blocks over one at a time
+		ready = max(ready, m.dispatch[t.Issuer])
+		buf = m.share(buf[:0], t, 0, n)
+		var bytes int64
+		for _, pk := range buf {
+			bytes += pk.Bytes
+		}
+		m.dispatch[t.Issuer] = ready + p.DataTime(bytes, t.To)
+	}
 	for e := 0; e < n; e++ {
 		buf = m.share(buf[:0], t, e, n)
 		eng := &m.engines[e]
@@ -256,7 +269,11 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 		st.qdata = append(st.qdata, 0)
 	}
 	if st.qdata[q] > 0 { // the queue's own next packet: BackToBackNS after its last (another queue's may run meanwhile)
-		start = max(start, st.qdata[q]-1+p.BackToBackNS)
+		gap := p.BackToBackNS
+		if isEngine(t.Issuer, "sp") {
+			gap = p.BackToBackSPNS
+		}
+		start = max(start, st.qdata[q]-1+gap)
 	}
 	descs := max(pk.Elements, pk.Rows, 1)
 	if p.WriteBuffer > 0 { // the writes still outstanding may hold WriteBuffer descriptors, this one's included
@@ -268,13 +285,18 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 			}
 		}
 	}
-	data := p.DataTime(pk.Bytes, t.To)
-	if pk.Elements > 0 {
-		data = round(float64(pk.Elements) * p.ElementDataNS)
-	}
+	data := p.dataTime(pk, t)
 	dd = start + data
-	wd = max(dd+p.Lag(t.To, pk.last), st.write+p.WriteHold(pk))
+	lag := p.Lag(t.To, pk.last)
+	if pk.packed && t.To == HBM && pk.Rows > 1 { // strided DRAM rows written one by one (RowLagNS)
+		lag += p.RowLagNS * (pk.Rows - 1)
+	}
+	wd = max(dd+lag, st.write+p.WriteHold(pk))
 	st.data, st.write, st.qdata[q] = dd, wd, dd+1
+	if t.Cast && p.CastIssueNS > 0 { // a cast row's data phase runs beside the next packets (hw-timing §2.4: 10 ns apart)
+		st.data = start + min(p.CastIssueNS, data)
+		st.qdata[q] = st.data + 1
+	}
 	if p.WriteBuffer > 0 {
 		k := 0 // drop the writes done by this start: they hold nothing
 		for k < len(st.recent) && st.recent[k].wd <= start {
@@ -284,6 +306,14 @@ func (p *Params) serve(st *engState, q int, pk *Packet, ready int64, t *Transfer
 		st.recent = append(st.recent, write{wd, descs})
 	}
 	return start, dd, wd
+}
+
+// dataTime is packet pk's data time (start → data done) in transfer t.
+func (p *Params) dataTime(pk *Packet, t *Transfer) int64 {
+	if pk.Elements > 0 {
+		return round(float64(pk.Elements) * p.ElementDataNS)
+	}
+	return p.DataTime(pk.Bytes, t.To)
 }
 
 // choose is the queue engine e serves next at time t from state st, with
@@ -463,7 +493,7 @@ func (p *Params) packets(out []Packet, r Run, k int64, t *Transfer) []Packet {
 		per := max(p.PackBytes/r.Bytes, 1)
 		for left := k; left > 0; {
 			rows := min(left, per)
-			pk := Packet{Bytes: rows * r.Bytes, Rows: rows}
+			pk := Packet{Bytes: rows * r.Bytes, Rows: rows, packed: true}
 			out = append(out, pk)
 			left -= rows
 		}

@@ -141,7 +141,7 @@ func TestRoundRobin(t *testing.T) {
 	m := New(Trn2())
 	m.Keep = true
 	a := &Transfer{Queue: "qA", Engines: 1, From: SB, To: SB, Rows: []Run{{Bytes: 2304, Count: 8}}}
-	b := &Transfer{Queue: "qB", Engines: 1, From: SB, To: SB, Rows: []Run{{Bytes: 256, Count: 8}}, Cast: true}
+	b := &Transfer{Queue: "qB", Engines: 1, From: SB, To: SB, Rows: []Run{{Bytes: 256, Count: 8}}, Cast: true, Issuer: "act"} // another issuer: both ready at once (DispatchInOrder)
 	ia, _ := m.Fire(a, 0)
 	ib, _ := m.Fire(b, 0)
 	m.Finish()
@@ -176,7 +176,7 @@ func TestRoundRobin(t *testing.T) {
 func TestRetime(t *testing.T) {
 	m := New(Trn2())
 	a := &Transfer{Queue: "qA", Engines: 1, From: SB, To: SB, Rows: []Run{{Bytes: 4000, Count: 64}}}
-	b := &Transfer{Queue: "qB", Engines: 1, From: SB, To: SB, Rows: []Run{{Bytes: 4000, Count: 64}}}
+	b := &Transfer{Queue: "qB", Engines: 1, From: SB, To: SB, Rows: []Run{{Bytes: 4000, Count: 64}}, Issuer: "act"}
 	ia, _ := m.Fire(a, 0)
 	before := m.End(ia)
 	if _, err := m.Fire(b, 0); err != nil {
@@ -337,5 +337,106 @@ func TestElementBacklog(t *testing.T) {
 			t.Errorf("a reload packet's data phase %d ns, want %d: the wait is for the writes, not the data", data, p.DataTime(2056, SB))
 			break
 		}
+	}
+}
+
+// A cast's packets hold their engine's issue only CastIssueNS each (hw-timing
+// §2.4: conv2d_4's 35-ns cast packets started 10 ns apart): alone, packet k
+// starts k × CastIssueNS after the first; beside another queue the engine
+// alternates, the other queue's packet starting CastIssueNS after the cast's
+// and the cast's next at that packet's data done.
+func TestCastIssue(t *testing.T) {
+	p := Trn2()
+	c := &Transfer{Queue: "qC", Engines: 1, From: HBM, To: SB, Issuer: "pool", Cast: true, Rows: []Run{{Bytes: 512, Count: 8}}}
+	r := alone(t, p, c)
+	if len(r.Packets) != 9 {
+		t.Fatalf("%d packets, want 8 rows + the semaphore", len(r.Packets))
+	}
+	for k, pk := range r.Packets {
+		if want := p.TriggerNS + int64(k)*p.CastIssueNS; pk.StartNS != want {
+			t.Errorf("cast packet %d starts at %d, want %d", k, pk.StartNS, want)
+		}
+	}
+	m := New(p)
+	m.Keep = true
+	w := &Transfer{Queue: "qW", Engines: 1, From: HBM, To: SB, Issuer: "act", Rows: []Run{{Bytes: 2304, Count: 8}}}
+	ic, _ := m.Fire(c, 0)
+	iw, _ := m.Fire(w, 0)
+	m.Finish()
+	rc, rw := m.Result(ic), m.Result(iw)
+	dW := p.DataTime(2304, SB)
+	for k := 0; k < 8; k++ {
+		cs := p.TriggerNS + int64(k)*(p.CastIssueNS+dW)
+		if rc.Packets[k].StartNS != cs || rw.Packets[k].StartNS != cs+p.CastIssueNS {
+			t.Errorf("round %d: cast at %d, W at %d; want %d and %d", k, rc.Packets[k].StartNS, rw.Packets[k].StartNS, cs, cs+p.CastIssueNS)
+		}
+	}
+}
+
+// A store of packed strided DRAM rows lags RowLagNS a row past the first
+// (hw-timing §2.2: the transpose's 8-row Pool stores 739 ns against 483);
+// a contiguous store of the same bytes lags as any packet.
+func TestRowLag(t *testing.T) {
+	p := Trn2()
+	p.RowWriteNS, p.WriteRateBytesPerNS = 0, 1e9 // the lag alone, no C3 hold
+	strided := &Transfer{Engines: 1, From: SB, To: HBM, Issuer: "pool", Rows: []Run{{Bytes: 512, Count: 8}}}
+	r := alone(t, p, strided)
+	pk := r.Packets[0]
+	if want := pk.DataDoneNS + p.LastLagNS + 7*p.RowLagNS; pk.WriteDoneNS != want {
+		t.Errorf("strided 8-row store: write done %d, want %d", pk.WriteDoneNS, want)
+	}
+	strided.Rows[0].Contiguous = true
+	pk = alone(t, p, strided).Packets[0]
+	if want := pk.DataDoneNS + p.LastLagNS; pk.WriteDoneNS != want {
+		t.Errorf("contiguous store: write done %d, want %d", pk.WriteDoneNS, want)
+	}
+	// a load of the same packed rows writes SB partitions: no row lag
+	load := &Transfer{Engines: 1, From: HBM, To: SB, Issuer: "pool", Rows: []Run{{Bytes: 512, Count: 8}}}
+	pk = alone(t, p, load).Packets[0]
+	if want := pk.DataDoneNS + p.LastLagNS; pk.WriteDoneNS != want {
+		t.Errorf("strided load: write done %d, want %d", pk.WriteDoneNS, want)
+	}
+}
+
+// An issuer hands its blocks over one at a time (DispatchInOrder): its
+// second block reaches the engines DataTime(engine 0's bytes) after its
+// first is ready, even on another queue with idle engines (hw-timing §4.4:
+// conv2d_3's cast 1.37 µs after W block 0, 8 × 4608 B an engine); another
+// issuer's block is not held.
+func TestDispatchInOrder(t *testing.T) {
+	p := Trn2()
+	// W on engine 0 alone; the cast over engines 0 and 1: its engine-1 share
+	// meets an idle engine, so it starts at the hand-over plus one stagger
+	w := &Transfer{Queue: "qW", Engines: 1, From: HBM, To: SB, Issuer: "sp", Rows: []Run{{Bytes: 4608, Count: 8}}}
+	c := &Transfer{Queue: "qC", Engines: 2, From: HBM, To: SB, Issuer: "sp", Cast: true, Rows: []Run{{Bytes: 512, Count: 16}}}
+	start1 := func(r Result) int64 {
+		at := int64(-1)
+		for _, pk := range r.Packets {
+			if pk.Engine == 1 && (at < 0 || pk.StartNS < at) {
+				at = pk.StartNS
+			}
+		}
+		return at
+	}
+	m := New(p)
+	m.Keep = true
+	iw, _ := m.Fire(w, 0)
+	ic, _ := m.Fire(c, 100)
+	m.Finish()
+	if got := m.Result(iw).StartNS; got != p.TriggerSPNS {
+		t.Errorf("W starts at %d, want %d", got, p.TriggerSPNS)
+	}
+	want := p.TriggerSPNS + p.DataTime(8*4608+p.SemaphoreBytes, SB) + p.StaggerHBMNS // W's 8 rows and semaphore, as one stretch
+	if got := start1(m.Result(ic)); got != want {
+		t.Errorf("the cast starts on engine 1 at %d, want %d (W's hand-over)", got, want)
+	}
+	c.Issuer = "pool" // another issuer's block is not held
+	m = New(p)
+	m.Keep = true
+	m.Fire(w, 0)
+	ic, _ = m.Fire(c, 100)
+	m.Finish()
+	if got, want := start1(m.Result(ic)), 100+p.TriggerNS+p.StaggerHBMNS; got != want {
+		t.Errorf("another issuer's cast starts on engine 1 at %d, want %d", got, want)
 	}
 }

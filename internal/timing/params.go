@@ -75,12 +75,16 @@ type Params struct {
 	ElementWriteNS            float64 // per element descriptor on the engine's write side: §2.5 "≈ 103 ns per element descriptor per engine" (3785 µs / 36 blocks / 1024)
 	LagToSBNS, LagToHBMNS     int64   // write-done lag of a packet that is not its engine's last of the block: §2.2 "222–291 ns DRAM→SB, 257–302 ns SB→DRAM" (medians 237, 268); trn1 §2.8 94 / 338
 	LastLagNS                 int64   // the last packet's (the semaphore write): §2.2 "418–485 ns, independent of size" (median 450); trn1 §2.8 84 (the 4-B semaphore packet)
-	BackToBackNS              int64   // data done → the next packet's start on one engine: §2.2 "median −3.5 ns" (0 here); trn1 §2.8 "88 ns (SP) / 127 ns (Pool)" (107)
+	BackToBackNS              int64   // data done → the next packet's start on one engine: §2.2 "median −3.5 ns" (0 here); trn1 §2.8 "88 ns (SP) / 127 ns (Pool)": 127 for a queue not issued by SP
+	BackToBackSPNS            int64   // the same for an SP-issued queue: trn2 0; trn1 §2.8 88
 	WriteRateBytesPerNS       float64 // C3: an engine's writes complete one at a time, each taking bytes / this. INFERRED fit of §2.3: two queues of 16 × 4100-B packets a block every ~0.16 µs, "each transfer ~35–41 ns longer than the one before" → (160 + 38) ns for 2 × 4100 B = 41 B/ns
 	RowWriteNS                int64   // C3 by rows: each row a packet holds (an SB partition, a strided DRAM row: 8 in a packet of 8 × 512 B, 1 in a 4000-B row) holds its engine's write side this long. INFERRED fit of hw-timing §2.3 and §4.2, three queues of 8-row 4100-B packets a block every ~0.16–0.17 µs, each transfer 24–41 ns longer than the one before: conv2d_3 qPoolSpillReload0 (SB → SB), qActSpillReload0 (SB → DRAM contiguous), transpose qPoolIO0 (SB → strided DRAM) → (160 + 32) / 8 = 24 ns; 1-row packets back to back (stream fd1k, 155 ns each) never back up, as measured
 	WriteBuffer               int64   // C1/C2: the descriptors an engine's outstanding writes may hold; a packet's data phase waits until its own fit. INFERRED fit of §2.6: conv2d_2's reloads (8-row packets) behind element packets of 64 descriptors, "qSPSpillReload0 … 44.972" µs median → 512 (8 element packets; their write-done lag then spans §2.5's p10–p90 8.7–79.8 µs); C3's 8-row packets never reach it
 	TriggerSPNS               int64   // an SP-issued trigger → its first packet may start: §2.2 "trn2 SP 0.168 → 1.053–1.089" (885–921; 900); trn1 "SP 0.049 → 0.525" (476)
 	TriggerNS                 int64   // a Pool- or ACT-issued one's: §2.2 "Pool 6.617 → 7.407, 9.095 → 9.846, 15.712 → 16.494; ACT 8.149 → 8.906" (751–790; 770); trn1 "Pool 8.145 → 8.826, 11.718 → 12.153" (435–681; 558)
+	RowLagNS                  int64   // each strided DRAM row past the first a packet writes adds this to its write-done lag: hw-timing §2.2 "SB → DRAM writes from the Pool queue lag more: transpose qPoolIO0 4100 B 739 ns vs qSPIO0 483 ns" — the one store of 8 strided 512-B DRAM rows a packet; stores of one row (stream fd1k 4004 B, 471 ns) or a contiguous stretch (conv2d_3 6724 B, 454; 4100 B to out, 540 under C3) lag as reads do. INFERRED: (739 − 450) / 7 = 41 ns a row
+	DispatchInOrder           bool    // an issuer hands its blocks to the engines one at a time: a block is ready no earlier than the issuer's previous block's ready time plus the data time of engine 0's share of that block's bytes as one stretch (DataTime of their sum, whatever its packets). INFERRED from hw-timing §4.2–4.5: conv2d_4's cast starts at 1.980 µs, 0.93 after W block 0 (8 × 2304 B an engine, 0.74 µs); conv2d_3's at 2.424, 1.37 after W block 0 (8 × 4608 B, 1.42 µs); conv2d_3's X block 2 1.06 after reload 1 (2 × 18,432 B); the transpose's tiles 0.17 µs after its cast (4100 B an engine: 159 ns); conv2d_2's reloads start while 16 element blocks (16 × 128 B an engine each) are in flight
+	CastIssueNS               int64   // a cast packet holds its engine's issue this long, its data phase running on beside the next packets: hw-timing §2.4 conv2d_4 engine 0 "SPSR:256@2.62 SPSR:256@2.63 SPSR:256@2.64 SPSR:256@2.65" (35-ns packets started 10 ns apart; between W packets, "SPIO:2304@2.28 SPSR:256@2.38 SPIO:2304@2.39": the W packet starts 10 ns after the cast's). 0: a cast packet holds it for its data time
 	StaggerHBMNS, StaggerSBNS int64   // engine e of a transfer starts e × this later, by where it reads: §2.2 "spread of the 16 engines' first packet starts ~0.85–0.93 µs for SP-issued blocks (HBM reads), ~0.19–0.41 µs for Pool/ACT-issued ones" → 57 and 14 ns (trn1 1032 / 385 µs spread: 69, 26)
 }
 
@@ -109,6 +113,9 @@ func Trn2() Params {
 		WriteBuffer:         512,
 		TriggerSPNS:         900,
 		TriggerNS:           770,
+		CastIssueNS:         10,
+		DispatchInOrder:     true,
+		RowLagNS:            41,
 		StaggerHBMNS:        57,
 		StaggerSBNS:         14,
 	}
@@ -124,8 +131,9 @@ func Trn1() Params {
 	p.SemaphoreOwnPacket = true
 	p.DataNS = []Point{{4, 7}, {36, 7}, {256, 35}, {512, 61}, {2304, 93}} // 4-B packets 7 ns (§3); the rest carried over
 	p.RateToSB, p.RateToHBM = 17.3, 23.8
+	p.DataFixedNS = 0 // the rates are §2.8's one size's bytes / time (924 ns / 16,000 B): no fixed part beside them
 	p.LagToSBNS, p.LagToHBMNS, p.LastLagNS = 94, 338, 84
-	p.BackToBackNS = 107
+	p.BackToBackNS, p.BackToBackSPNS = 127, 88
 	p.TriggerSPNS, p.TriggerNS = 476, 558
 	p.StaggerHBMNS, p.StaggerSBNS = 69, 26
 	return p
