@@ -83,6 +83,27 @@ func init() {
 		}
 		return Reply{}, nil
 	})
+	Register("nki_time", func(c *Call) (Reply, error) {
+		var a struct {
+			Handle uint64     `json:"handle"`
+			Call   *nkic.Call `json:"call"`
+		}
+		if err := c.Decode(&a); err != nil {
+			return Reply{}, err
+		}
+		pn, err := handle[*pyNKI](a.Handle)
+		if err != nil {
+			return Reply{}, err
+		}
+		if a.Call == nil {
+			return Reply{}, &ArgError{Name: "call", Msg: "no call given"}
+		}
+		ct, err := pn.s.TimeOf(a.Call)
+		if err != nil {
+			return Reply{}, err
+		}
+		return Reply{Value: map[string]any{"time_ns": ct.TimeNS, "engine": ct.Engine}}, nil
+	})
 	Register("nki_trace", func(c *Call) (Reply, error) {
 		var a struct {
 			Handle uint64 `json:"handle"`
