@@ -30,7 +30,10 @@ func engineKey(engine string) string {
 
 // wordNS is the model's time of compute word w issued on engine.
 func (p *Program) wordNS(engine string, w *isa.Inst) int64 {
-	sz, ok := compute.Sizes(p.gen, w)
+	if p.sizer == nil {
+		p.sizer = compute.NewSizer(p.gen)
+	}
+	sz, ok := p.sizer.SizeOf(w)
 	if !ok {
 		return 0
 	}

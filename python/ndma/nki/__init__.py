@@ -49,7 +49,7 @@ class TraceResult:
     """
 
     def __init__(self, outputs, program, calls, model, target):
-        self.outputs, self._program, self.calls = outputs, program, calls
+        self.outputs, self._program, self.calls = outputs, program, calls  # program: a dict, or a function making it
         self.model, self.target = model, target
         self.time_ns = sum(c.get("time_ns", 0) for c in calls)
         self.dma_ns = sum(c.get("time_ns", 0) for c in calls if c.get("kind") == "dma")
@@ -57,6 +57,8 @@ class TraceResult:
 
     def program_json(self):
         """The kernel's calls in the program form `ndma nki run` replays (docs/nki.md)."""
+        if callable(self._program):  # made on demand: a jit run never pays for it
+            self._program = self._program()
         return self._program
 
     def timeline(self, path):
@@ -134,7 +136,7 @@ def _run(kernel, args, kwargs, target, want_trace=False, exec="fast"):
         if ret is None:
             value = None
         calls = sess.trace if want_trace else []
-        return TraceResult(value, sess.program_json(), calls, sess.model, sess.target)
+        return TraceResult(value, sess.program_json, calls, sess.model, sess.target)
     finally:
         _trace.pop()
         sess.close()

@@ -355,7 +355,7 @@ class NkiTensor:
             for i in (first, last):
                 if not 0 <= i < n:
                     raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
-        d = {"tensor": self.base.name, "pattern": [list(x) for x in self.dims] or [[1, 1]]}
+        d = {"tensor": self.name, "pattern": self.dims or [[1, 1]]}  # (step, num) tuples: JSON arrays
         if self.scalar:
             d["scalar_offset"] = self.offset
         elif self.offset:

@@ -14,6 +14,7 @@ partition it spans, returned when the tensor (and every view of it) is
 garbage — a tile's Python lifetime is its liveness, as the NKI compiler's
 allocator sees it (INFERRED, RATIONALE.md "NKI kernels").
 """
+import json
 import os
 import sys
 
@@ -253,8 +254,9 @@ class Session:
                 pass
 
     def program_json(self):
+        # a round trip through JSON: plain lists (access patterns keep their dims as tuples)
         calls = [{k: v for k, v in c.items() if k != "numpy"} for c in self.all_calls]
-        return {"target": self.target, "tensors": self.all_tensors, "calls": calls}
+        return json.loads(json.dumps({"target": self.target, "tensors": self.all_tensors, "calls": calls}))
 
     # -- NumPy views of on-chip tensors
     def view(self, t):
