@@ -39,8 +39,24 @@ BATCH = 1024  # calls per batch at most (a batch is one crossing into Go)
 ALIGN = 64    # on-chip placement alignment (internal/nkic's placeAlign)
 
 
+_dtype_names = {}  # dt -> its name (dtype_name's answers, for hashable dt)
+
+
 def dtype_name(dt):
     """The program form's dtype name of an NKI or NumPy dtype."""
+    try:
+        return _dtype_names[dt]
+    except (KeyError, TypeError):
+        pass
+    v = _dtype_name(dt)
+    try:
+        _dtype_names[dt] = v
+    except TypeError:
+        pass
+    return v
+
+
+def _dtype_name(dt):
     if dt is None:
         return None
     if isinstance(dt, np.dtype) or isinstance(dt, type) and issubclass(dt, np.generic):
@@ -152,10 +168,10 @@ class Session:
         if t.name in self.names:
             t.name = self.fresh(t.name + "_")
         self.names.add(t.name)
-        d = {"name": t.name, "buffer": t.buffer, "dtype": t.dtype, "shape": list(t.base_shape)}
+        d = {"name": t.name, "buffer": t.buffer, "dtype": t.dtype, "shape": t.base_shape}  # a tuple: a JSON array
         if t.kind:
             d["kind"] = t.kind
-        if t.buffer in ("sbuf", "psum"):
+        if t.buffer == "sbuf" or t.buffer == "psum":
             if t.buffer == "psum" and self.psum is None:
                 raise NKIRefusal("%s has no PSUM" % self.target)
             row = SIZE[t.dtype]
@@ -182,9 +198,9 @@ class Session:
         c = {"op": op, "file": file, "line": line, "index": self.ncalls}
         self.ncalls += 1
         for k, v in kw.items():
-            if v is None:
-                continue
-            c[k] = v.ap_json() if hasattr(v, "ap_json") else v
+            if v is not None:
+                ap = getattr(v, "ap_json", None)
+                c[k] = v if ap is None else ap()
         self.all_calls.append(c)
         return c
 
