@@ -26,7 +26,12 @@ type nkiArgs struct {
 	PSUM    bool           `json:"psum"`
 	Inputs  []string       `json:"inputs"`
 	Trace   bool           `json:"trace"` // reply with the batch's call traces (else their count and time only)
-	Where   []string       `json:"where"` // tensors whose placement to return
+	// Packed: the calls are the records of the buffer after the inputs
+	// (nkic.DecodePacked), Strings their string table, Calls the ones
+	// they send as JSON.
+	Packed  bool     `json:"packed"`
+	Strings []string `json:"strings"`
+	Where   []string `json:"where"` // tensors whose placement to return
 }
 
 func init() {
@@ -169,6 +174,16 @@ func nkiAdd(c *Call) (Reply, error) {
 			return Reply{}, &ArgError{Name: name, Msg: err.Error()}
 		}
 	}
+	calls := a.Calls
+	if a.Packed {
+		b, err := c.Buf(k, "packed calls")
+		if err != nil {
+			return Reply{}, err
+		}
+		if calls, err = nkic.DecodePacked(b, a.Strings, a.Calls); err != nil {
+			return Reply{}, &ArgError{Name: "calls", Msg: err.Error()}
+		}
+	}
 	where := map[string]nkic.Placement{}
 	for _, name := range a.Where {
 		w, err := s.Where(name)
@@ -177,7 +192,7 @@ func nkiAdd(c *Call) (Reply, error) {
 		}
 		where[name] = w
 	}
-	runErr := s.Add(nil, a.Calls)
+	runErr := s.Add(nil, calls)
 	tr := s.Trace()
 	out := map[string]any{"where": where, "calls": len(tr.Calls) - n0, "dma_ns": tr.DMANS}
 	if a.Trace {

@@ -16,6 +16,7 @@ allocator sees it (INFERRED, RATIONALE.md "NKI kernels").
 """
 import json
 import os
+import struct
 import sys
 
 import numpy as np
@@ -128,6 +129,84 @@ class _Alloc:
         return self.size - sum(b - a for a, b in self.free)
 
 
+# The packed batch (internal/nkic/packed.go: the record layout and the op
+# order are its PackedOps): the common call as one fixed-size record, any
+# other as JSON.
+_OPS = ("load", "store", "dma_copy", "tensor_copy", "tensor_tensor", "tensor_scalar", "memset", "activation")
+_OPID = {o: i + 1 for i, o in enumerate(_OPS)}
+_PLAIN = frozenset(("op", "file", "line", "index", "dst", "src", "srcs", "alu_op", "operand0", "value", "func", "scale"))
+_AP_PLAIN = frozenset(("tensor", "pattern", "offset"))
+_REC = struct.Struct("<BIIHHHBddd" + "iqB8q" * 3)
+_JSON_REC = b"\0" * _REC.size
+_NO_AP = (-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def _ap_fields(a, sid):
+    """A plain access pattern's record fields, or None."""
+    if not _AP_PLAIN.issuperset(a):
+        return None
+    pat = a.get("pattern", ())
+    n = len(pat)
+    if n == 2:  # the common tile
+        (s0, n0), (s1, n1) = pat
+        return (sid(a["tensor"]), a.get("offset", 0), 2, s0, n0, s1, n1, 0, 0, 0, 0)
+    if n > 4:
+        return None
+    f = [sid(a["tensor"]), a.get("offset", 0), n]
+    for st, num in pat:
+        f.append(st)
+        f.append(num)
+    f.extend((0, 0) * (4 - n))
+    return f
+
+
+def pack(calls):
+    """(records, string table, the calls sent as JSON) of a batch."""
+    strs, table, js, recs = {}, [], [], []
+
+    def sid(v):
+        i = strs.get(v)
+        if i is None:
+            i = strs[v] = len(table)
+            table.append(v)
+        return i
+
+    pk = _REC.pack
+    for c in calls:
+        op = _OPID.get(c["op"])
+        rec = None
+        if op is not None and _PLAIN.issuperset(c):
+            flags, f0, f1, f2 = 0, 0.0, 0.0, 0.0
+            if "operand0" in c:
+                flags, f0 = 1, c["operand0"]
+            if "value" in c:
+                flags, f1 = flags | 2, c["value"]
+            if "scale" in c:
+                flags, f2 = flags | 4, c["scale"]
+            d = c.get("dst")
+            aps = [_ap_fields(d, sid) if d is not None else _NO_AP]
+            if "src" in c:
+                flags |= 8
+                aps.append(_ap_fields(c["src"], sid))
+                aps.append(_NO_AP)
+            else:
+                srcs = c.get("srcs", ())
+                if len(srcs) <= 2:
+                    aps.extend(_ap_fields(x, sid) for x in srcs)
+                    aps.extend([_NO_AP] * (2 - len(srcs)))
+                else:
+                    aps = [None]
+            if None not in aps and 0 <= c["line"] < 1 << 32:
+                alu, fn = c.get("alu_op"), c.get("func")
+                rec = pk(op, c["index"], c["line"], sid(c["file"]), 0 if alu is None else sid(alu) + 1,
+                         0 if fn is None else sid(fn) + 1, flags, f0, f1, f2, *aps[0], *aps[1], *aps[2])
+        if rec is None:
+            js.append(c)
+            rec = _JSON_REC
+        recs.append(rec)
+    return b"".join(recs), table, js
+
+
 class NKIRefusal(Exception):
     """Raised by the front end for a call it refuses before ndma sees it."""
 
@@ -221,9 +300,13 @@ class Session:
         for name, a in self.inputs:
             names.append(name)
             bufs.append((a.ctypes.data, a.nbytes))
-        args = {"handle": self.h, "tensors": self.tensors, "calls": self.calls, "sbuf": True,
-                "psum": self.psum is not None, "inputs": names, "trace": self.want_trace}
-        keep = self.inputs  # alive until the call returns
+        recs, table, js = pack(self.calls)
+        packed = np.frombuffer(recs, np.uint8) if recs else np.zeros(1, np.uint8)[:0]
+        bufs.append((packed.ctypes.data, len(recs)))
+        args = {"handle": self.h, "tensors": self.tensors, "calls": js, "sbuf": True,
+                "psum": self.psum is not None, "inputs": names, "trace": self.want_trace,
+                "packed": True, "strings": table}
+        keep = self.inputs, packed  # alive until the call returns
         self.tensors, self.calls, self.inputs = [], [], []
         try:
             v, _ = _lib.call("nki_add", args, bufs)
