@@ -10,6 +10,7 @@ imports name ndma.nki instead. Targets: trn1, trn2, trn3 (target= or
 NEURON_PLATFORM_TARGET_OVERRIDE).
 """
 import functools
+import gc
 import json
 import os
 import tempfile
@@ -98,6 +99,12 @@ class TraceResult:
 def _run(kernel, args, kwargs, target, want_trace=False, exec="fast"):
     sess = _trace.Session(_target(target), exec=exec, want_trace=want_trace)
     _trace.push(sess)
+    # A traced kernel allocates a few objects per call that live on (the
+    # program) or die by reference count (tiles: no cycles); the cyclic
+    # collector's passes over them cost ~10 us a call (bench/nki_calls.py),
+    # so they run 100x less often while the kernel runs.
+    th = gc.get_threshold()
+    gc.set_threshold(max(th[0], 70000), *th[1:])
     try:
         targs, hbm_args = [], []
         for i, a in enumerate(args):
@@ -138,6 +145,7 @@ def _run(kernel, args, kwargs, target, want_trace=False, exec="fast"):
         calls = sess.trace if want_trace else []
         return TraceResult(value, sess.program_json, calls, sess.model, sess.target)
     finally:
+        gc.set_threshold(*th)
         _trace.pop()
         sess.close()
 
