@@ -128,3 +128,75 @@ func DecodePacked(b []byte, strs []string, jsonCalls []*Call) ([]*Call, error) {
 	}
 	return out, nil
 }
+
+// A packed tensor record (the batch's new tensors, the same string table):
+//
+//	u16 name  u16 buffer  u16 dtype  u16 kind+1  u8 flags (1: placed)  u8 dims
+//	i64 offset  i32 partition  6 × i64 shape
+//
+// A tensor of more than 6 dims travels as JSON, its record's dims 0xff.
+const (
+	PackedTensorRecord = 2*4 + 1 + 1 + 8 + 4 + 8*packedTensorDims // bytes per tensor record
+	packedTensorDims   = 6
+)
+
+// DecodePackedTensors reads a batch's packed tensor records (and the
+// tensors they send as JSON, in order), every index checked.
+func DecodePackedTensors(b []byte, strs []string, jsonTensors []*Tensor) ([]*Tensor, error) {
+	if len(b)%PackedTensorRecord != 0 {
+		return nil, progErr("packed tensors: %d bytes is not a whole number of %d-byte records", len(b), PackedTensorRecord)
+	}
+	n := len(b) / PackedTensorRecord
+	if n > MaxTensors*16 {
+		return nil, progErr("packed tensors: %d records, at most %d", n, MaxTensors*16)
+	}
+	le := binary.LittleEndian
+	out := make([]*Tensor, 0, n)
+	nj := 0
+	for k := range n {
+		r := b[k*PackedTensorRecord : (k+1)*PackedTensorRecord]
+		nd := int(r[9])
+		if nd == 0xff {
+			if nj >= len(jsonTensors) {
+				return nil, progErr("packed tensor %d: JSON tensor %d of %d", k, nj, len(jsonTensors))
+			}
+			out = append(out, jsonTensors[nj])
+			nj++
+			continue
+		}
+		if nd > packedTensorDims {
+			return nil, progErr("packed tensor %d: %d dims (at most %d)", k, nd, packedTensorDims)
+		}
+		var s [4]string
+		for j := range s {
+			i := int(le.Uint16(r[2*j:]))
+			if j == 3 {
+				if i == 0 {
+					continue
+				}
+				i--
+			}
+			if i >= len(strs) {
+				return nil, progErr("packed tensor %d: string %d of %d", k, i, len(strs))
+			}
+			s[j] = strs[i]
+		}
+		t := &Tensor{Name: s[0], Buffer: s[1], DType: s[2], Kind: s[3], Shape: make([]int, nd)}
+		if r[8]&1 != 0 {
+			off, part := int64(le.Uint64(r[10:])), int(int32(le.Uint32(r[18:])))
+			t.Offset, t.Partition = &off, &part
+		}
+		for d := range nd {
+			v := int64(le.Uint64(r[22+8*d:]))
+			if v < 0 || v > math.MaxInt32 {
+				return nil, progErr("packed tensor %d: axis %d of %d elements", k, d, v)
+			}
+			t.Shape[d] = int(v)
+		}
+		out = append(out, t)
+	}
+	if nj != len(jsonTensors) {
+		return nil, progErr("packed tensors: %d JSON tensors sent, %d named", len(jsonTensors), nj)
+	}
+	return out, nil
+}

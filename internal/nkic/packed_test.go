@@ -96,3 +96,63 @@ func FuzzDecodePacked(f *testing.F) {
 		}
 	})
 }
+
+// packTensor writes one tensor record by the documented layout.
+func packTensor(name, buf, dt, kind uint16, placed bool, off int64, part int32, shape ...int64) []byte {
+	r := make([]byte, PackedTensorRecord)
+	le := binary.LittleEndian
+	for i, v := range []uint16{name, buf, dt, kind} {
+		le.PutUint16(r[2*i:], v)
+	}
+	if placed {
+		r[8] = 1
+	}
+	r[9] = byte(len(shape))
+	le.PutUint64(r[10:], uint64(off))
+	le.PutUint32(r[18:], uint32(part))
+	for d, v := range shape {
+		le.PutUint64(r[22+8*d:], uint64(v))
+	}
+	return r
+}
+
+func TestDecodePackedTensors(t *testing.T) {
+	strs := []string{"a", "hbm", "float32", "input", "t1", "sbuf"}
+	js := &Tensor{Name: "big", Buffer: "hbm", DType: "float32", Shape: []int{1, 1, 1, 1, 1, 1, 1}}
+	jsonRec := make([]byte, PackedTensorRecord)
+	jsonRec[9] = 0xff
+	var b []byte
+	b = append(b, packTensor(0, 1, 2, 4, false, 0, 0, 640000, 8)...)
+	b = append(b, jsonRec...)
+	b = append(b, packTensor(4, 5, 2, 0, true, 128, 0, 128, 8)...)
+	got, err := DecodePackedTensors(b, strs, []*Tensor{js})
+	if err != nil {
+		t.Fatal(err)
+	}
+	off, part := int64(128), 0
+	want := []*Tensor{{Name: "a", Buffer: "hbm", DType: "float32", Kind: "input", Shape: []int{640000, 8}}, js,
+		{Name: "t1", Buffer: "sbuf", DType: "float32", Shape: []int{128, 8}, Offset: &off, Partition: &part}}
+	if !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %+v %+v %+v", *got[0], *got[1], *got[2])
+	}
+	for name, bad := range map[string][]byte{
+		"short": b[:PackedTensorRecord+3], "string": packTensor(9, 1, 2, 0, false, 0, 0, 4),
+		"kind": packTensor(0, 1, 2, 99, false, 0, 0, 4), "dims": func() []byte { r := packTensor(0, 1, 2, 0, false, 0, 0, 1); r[9] = 7; return r }(),
+		"axis": packTensor(0, 1, 2, 0, false, 0, 0, -1), "json": jsonRec,
+	} {
+		if _, err := DecodePackedTensors(bad, strs, nil); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+}
+
+// FuzzDecodePackedTensors: any bytes give tensors or an error, never a panic.
+func FuzzDecodePackedTensors(f *testing.F) {
+	f.Add(packTensor(0, 1, 2, 4, false, 0, 0, 640000, 8))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		ts, err := DecodePackedTensors(b, []string{"a", "hbm", "float32"}, nil)
+		if err == nil && len(ts) != len(b)/PackedTensorRecord {
+			t.Fatalf("%d tensors from %d bytes", len(ts), len(b))
+		}
+	})
+}

@@ -31,7 +31,10 @@ type nkiArgs struct {
 	// they send as JSON.
 	Packed  bool     `json:"packed"`
 	Strings []string `json:"strings"`
-	Where   []string `json:"where"` // tensors whose placement to return
+	// PackedTensors: the tensors are the records of the buffer after the
+	// packed calls (nkic.DecodePackedTensors), Tensors the JSON ones.
+	PackedTensors bool     `json:"packed_tensors"`
+	Where         []string `json:"where"` // tensors whose placement to return
 }
 
 func init() {
@@ -160,8 +163,30 @@ func nkiAdd(c *Call) (Reply, error) {
 		return Reply{}, &ArgError{Name: "sbuf", Msg: err.Error()}
 	}
 	n0 := len(s.Trace().Calls)
+	// buffers: inputs, then the packed calls, then the packed tensors
+	kc := k + len(a.Inputs)
+	calls, tensors := a.Calls, a.Tensors
+	if a.Packed {
+		b, err := c.Buf(kc, "packed calls")
+		if err != nil {
+			return Reply{}, err
+		}
+		if calls, err = nkic.DecodePacked(b, a.Strings, a.Calls); err != nil {
+			return Reply{}, &ArgError{Name: "calls", Msg: err.Error()}
+		}
+		kc++
+	}
+	if a.PackedTensors {
+		b, err := c.Buf(kc, "packed tensors")
+		if err != nil {
+			return Reply{}, err
+		}
+		if tensors, err = nkic.DecodePackedTensors(b, a.Strings, a.Tensors); err != nil {
+			return Reply{}, &ArgError{Name: "tensors", Msg: err.Error()}
+		}
+	}
 	// tensors first (an input's bytes need its placement), then inputs, then calls
-	if err := s.Add(a.Tensors, nil); err != nil {
+	if err := s.Add(tensors, nil); err != nil {
 		return Reply{}, err
 	}
 	for _, name := range a.Inputs {
@@ -172,16 +197,6 @@ func nkiAdd(c *Call) (Reply, error) {
 		k++
 		if err := s.Write(name, b); err != nil {
 			return Reply{}, &ArgError{Name: name, Msg: err.Error()}
-		}
-	}
-	calls := a.Calls
-	if a.Packed {
-		b, err := c.Buf(k, "packed calls")
-		if err != nil {
-			return Reply{}, err
-		}
-		if calls, err = nkic.DecodePacked(b, a.Strings, a.Calls); err != nil {
-			return Reply{}, &ArgError{Name: "calls", Msg: err.Error()}
 		}
 	}
 	where := map[string]nkic.Placement{}

@@ -160,8 +160,13 @@ def _ap_fields(a, sid):
     return f
 
 
-def pack(calls):
-    """(records, string table, the calls sent as JSON) of a batch."""
+_TREC = struct.Struct("<HHHHBBqi6q")
+_TKEYS = frozenset(("name", "buffer", "dtype", "shape", "kind", "offset", "partition"))
+
+
+def pack(calls, tensors=()):
+    """(call records, tensor records, string table, the calls sent as JSON,
+    the tensors sent as JSON) of a batch."""
     strs, table, js, recs = {}, [], [], []
 
     def sid(v):
@@ -204,7 +209,21 @@ def pack(calls):
             js.append(c)
             rec = _JSON_REC
         recs.append(rec)
-    return b"".join(recs), table, js
+    tjs, trecs, tp = [], [], _TREC.pack
+    for d in tensors:
+        shape = d["shape"]
+        if len(shape) <= 6 and _TKEYS.issuperset(d):
+            kind, placed = d.get("kind"), "offset" in d
+            trecs.append(tp(sid(d["name"]), sid(d["buffer"]), sid(d["dtype"]), 0 if kind is None else sid(kind) + 1,
+                            1 if placed else 0, len(shape), d["offset"] if placed else 0,
+                            d.get("partition", 0) if placed else 0, *shape, *(0,) * (6 - len(shape))))
+        else:
+            tjs.append(d)
+            trecs.append(_TJSON_REC)
+    return b"".join(recs), b"".join(trecs), table, js, tjs
+
+
+_TJSON_REC = b"\0" * 9 + b"\xff" + b"\0" * (_TREC.size - 10)
 
 
 class NKIRefusal(Exception):
@@ -300,12 +319,12 @@ class Session:
         for name, a in self.inputs:
             names.append(name)
             bufs.append((a.ctypes.data, a.nbytes))
-        recs, table, js = pack(self.calls)
-        packed = np.frombuffer(recs, np.uint8) if recs else np.zeros(1, np.uint8)[:0]
-        bufs.append((packed.ctypes.data, len(recs)))
-        args = {"handle": self.h, "tensors": self.tensors, "calls": js, "sbuf": True,
+        recs, trecs, table, js, tjs = pack(self.calls, self.tensors)
+        packed = [np.frombuffer(r, np.uint8) if r else np.zeros(1, np.uint8)[:0] for r in (recs, trecs)]
+        bufs += [(p.ctypes.data, p.nbytes) for p in packed]
+        args = {"handle": self.h, "tensors": tjs, "calls": js, "sbuf": True,
                 "psum": self.psum is not None, "inputs": names, "trace": self.want_trace,
-                "packed": True, "strings": table}
+                "packed": True, "packed_tensors": True, "strings": table}
         keep = self.inputs, packed  # alive until the call returns
         self.tensors, self.calls, self.inputs = [], [], []
         try:
