@@ -33,32 +33,15 @@ const (
 // calls the records send as JSON (in order). Every index is checked: a
 // malformed batch is an ErrProgram naming the record, never a panic.
 func DecodePacked(b []byte, strs []string, jsonCalls []*Call) ([]*Call, error) {
-	if len(b)%PackedRecord != 0 {
-		return nil, progErr("packed calls: %d bytes is not a whole number of %d-byte records", len(b), PackedRecord)
-	}
-	n := len(b) / PackedRecord
-	if n > MaxCalls {
-		return nil, progErr("packed calls: %d records, at most %d", n, MaxCalls)
-	}
 	str := func(k, i int, what string) (string, error) {
 		if i < 0 || i >= len(strs) {
 			return "", progErr("packed call %d: %s string %d of %d", k, what, i, len(strs))
 		}
 		return strs[i], nil
 	}
-	out := make([]*Call, 0, n)
-	nj := 0
-	for k := range n {
-		r := b[k*PackedRecord : (k+1)*PackedRecord]
+	isJSON := func(r []byte) bool { return r[0] == 0 }
+	return unpack(b, PackedRecord, MaxCalls, "call", jsonCalls, isJSON, func(k int, r []byte) (*Call, error) {
 		op := int(r[0])
-		if op == 0 {
-			if nj >= len(jsonCalls) {
-				return nil, progErr("packed call %d: JSON call %d of %d", k, nj, len(jsonCalls))
-			}
-			out = append(out, jsonCalls[nj])
-			nj++
-			continue
-		}
 		if op > len(PackedOps) {
 			return nil, progErr("packed call %d: op %d of %d", k, op, len(PackedOps))
 		}
@@ -121,10 +104,41 @@ func DecodePacked(b []byte, strs []string, jsonCalls []*Call) ([]*Call, error) {
 				}
 			}
 		}
-		out = append(out, c)
+		return c, nil
+	})
+}
+
+// unpack reads n records of size bytes (at most most): each decoded by
+// one, or, where isJSON says so, the next of js — every JSON value named
+// by exactly one record.
+func unpack[T any](b []byte, size, most int, what string, js []T, isJSON func([]byte) bool, one func(k int, r []byte) (T, error)) ([]T, error) {
+	if len(b)%size != 0 {
+		return nil, progErr("packed %ss: %d bytes is not a whole number of %d-byte records", what, len(b), size)
 	}
-	if nj != len(jsonCalls) {
-		return nil, progErr("packed calls: %d JSON calls sent, %d named", len(jsonCalls), nj)
+	n := len(b) / size
+	if n > most {
+		return nil, progErr("packed %ss: %d records, at most %d", what, n, most)
+	}
+	out := make([]T, 0, n)
+	nj := 0
+	for k := range n {
+		r := b[k*size : (k+1)*size]
+		if isJSON(r) {
+			if nj >= len(js) {
+				return nil, progErr("packed %s %d: JSON %s %d of %d", what, k, what, nj, len(js))
+			}
+			out = append(out, js[nj])
+			nj++
+			continue
+		}
+		v, err := one(k, r)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	if nj != len(js) {
+		return nil, progErr("packed %ss: %d JSON %ss sent, %d named", what, len(js), what, nj)
 	}
 	return out, nil
 }
@@ -143,27 +157,10 @@ const (
 // DecodePackedTensors reads a batch's packed tensor records (and the
 // tensors they send as JSON, in order), every index checked.
 func DecodePackedTensors(b []byte, strs []string, jsonTensors []*Tensor) ([]*Tensor, error) {
-	if len(b)%PackedTensorRecord != 0 {
-		return nil, progErr("packed tensors: %d bytes is not a whole number of %d-byte records", len(b), PackedTensorRecord)
-	}
-	n := len(b) / PackedTensorRecord
-	if n > MaxTensors*16 {
-		return nil, progErr("packed tensors: %d records, at most %d", n, MaxTensors*16)
-	}
 	le := binary.LittleEndian
-	out := make([]*Tensor, 0, n)
-	nj := 0
-	for k := range n {
-		r := b[k*PackedTensorRecord : (k+1)*PackedTensorRecord]
+	isJSON := func(r []byte) bool { return r[9] == 0xff }
+	return unpack(b, PackedTensorRecord, MaxTensors*16, "tensor", jsonTensors, isJSON, func(k int, r []byte) (*Tensor, error) {
 		nd := int(r[9])
-		if nd == 0xff {
-			if nj >= len(jsonTensors) {
-				return nil, progErr("packed tensor %d: JSON tensor %d of %d", k, nj, len(jsonTensors))
-			}
-			out = append(out, jsonTensors[nj])
-			nj++
-			continue
-		}
 		if nd > packedTensorDims {
 			return nil, progErr("packed tensor %d: %d dims (at most %d)", k, nd, packedTensorDims)
 		}
@@ -193,10 +190,6 @@ func DecodePackedTensors(b []byte, strs []string, jsonTensors []*Tensor) ([]*Ten
 			}
 			t.Shape[d] = int(v)
 		}
-		out = append(out, t)
-	}
-	if nj != len(jsonTensors) {
-		return nil, progErr("packed tensors: %d JSON tensors sent, %d named", len(jsonTensors), nj)
-	}
-	return out, nil
+		return t, nil
+	})
 }

@@ -166,24 +166,28 @@ func nkiAdd(c *Call) (Reply, error) {
 	// buffers: inputs, then the packed calls, then the packed tensors
 	kc := k + len(a.Inputs)
 	calls, tensors := a.Calls, a.Tensors
-	if a.Packed {
-		b, err := c.Buf(kc, "packed calls")
+	for _, pk := range []struct {
+		on     bool
+		name   string
+		decode func([]byte) error
+	}{
+		{a.Packed, "calls", func(b []byte) (err error) { calls, err = nkic.DecodePacked(b, a.Strings, a.Calls); return }},
+		{a.PackedTensors, "tensors", func(b []byte) (err error) {
+			tensors, err = nkic.DecodePackedTensors(b, a.Strings, a.Tensors)
+			return
+		}},
+	} {
+		if !pk.on {
+			continue
+		}
+		b, err := c.Buf(kc, "packed "+pk.name)
 		if err != nil {
 			return Reply{}, err
 		}
-		if calls, err = nkic.DecodePacked(b, a.Strings, a.Calls); err != nil {
-			return Reply{}, &ArgError{Name: "calls", Msg: err.Error()}
+		if err := pk.decode(b); err != nil {
+			return Reply{}, &ArgError{Name: pk.name, Msg: err.Error()}
 		}
 		kc++
-	}
-	if a.PackedTensors {
-		b, err := c.Buf(kc, "packed tensors")
-		if err != nil {
-			return Reply{}, err
-		}
-		if tensors, err = nkic.DecodePackedTensors(b, a.Strings, a.Tensors); err != nil {
-			return Reply{}, &ArgError{Name: "tensors", Msg: err.Error()}
-		}
 	}
 	// tensors first (an input's bytes need its placement), then inputs, then calls
 	if err := s.Add(tensors, nil); err != nil {
