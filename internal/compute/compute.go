@@ -213,11 +213,24 @@ type Size struct {
 // and returns their sizes; false for a word Exec does not run or would
 // refuse.
 func Sizes(g isa.Gen, in *isa.Inst) (Size, bool) {
-	if !Runs(in) {
-		return Size{}, false
-	}
+	return NewSizer(g).SizeOf(in)
+}
+
+// NewSizer is an engine that only sizes words (SizeOf): one reused for
+// many words spares Sizes' allocation of an engine per word.
+func NewSizer(g isa.Gen) *Engine {
 	e := New(g)
 	e.dry, e.sizing = true, true
+	return e
+}
+
+// SizeOf is Sizes of word in on a sizer (NewSizer); false on any other
+// engine.
+func (e *Engine) SizeOf(in *isa.Inst) (Size, bool) {
+	if !e.sizing || !Runs(in) {
+		return Size{}, false
+	}
+	e.size = Size{}
 	if err := e.Exec(nil, in); err != nil {
 		return Size{}, false
 	}

@@ -165,6 +165,7 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		return nil, err
 	}
 	lw.Run, lw.Words, lw.Engine, lw.Bytes = []isa.Inst{word}, []isa.Inst{word}, engine, dst.elems*dst.esize
+	lw.ns = p.wordNS(engine, &word)
 	return lw, nil
 }
 
@@ -317,6 +318,7 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 			return nil, illegal("matmul tile K=%d, M=%d, N=%d: the PE array takes K ≤ 128, M ≤ 128, N ≤ 512", K, M, N)
 		}
 		lw.Engine, lw.Note = "tensor (PE)", "computed by ndma in float32 (FP32 accumulation), not by LDWEIGHTS/MATMUL words"
+		lw.ns = p.matmulNS(st, mv)
 		acc := c.Accumulate
 		lw.eval = func(r *runner) error {
 			a, err := r.readF32(st)
@@ -358,6 +360,7 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 		}
 		R, C := src.shape[0], src.shape[1]
 		lw.Engine, lw.Note = "tensor (PE)", "computed by ndma (an exact move), not by the PE's transpose words"
+		lw.ns = p.transposeNS(src)
 		lw.eval = func(r *runner) error {
 			a, err := r.readF32(src)
 			if err != nil {
@@ -380,6 +383,7 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 			base = *c.Value
 		}
 		lw.Engine, lw.Note = "gpsimd (POOL)", "computed by ndma, not by an IOTA word (ndma has no IOTA table)"
+		lw.ns = p.perPartitionNS(lw.Engine, opIota, dst) // the Pool word's law, whatever its opcode
 		coefs, shape := c.Coefs, dst.shape
 		lw.eval = func(r *runner) error {
 			out := make([]float32, dst.elems)

@@ -50,6 +50,7 @@ type Lowered struct {
 	Exact  bool
 	Note   string // why a compute call is not exact; what a DMA call's words stand for
 	eval   func(r *runner) error
+	ns     int64 // a compute call's predicted time (ctime.go)
 
 	idx  *leg // the indirect leg's index tile (OOB reports)
 	ind  *leg // the indirect leg

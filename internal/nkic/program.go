@@ -17,6 +17,7 @@ import (
 
 	"ndma/dge"
 	"ndma/dtype"
+	"ndma/internal/compute"
 	"ndma/isa"
 )
 
@@ -44,6 +45,7 @@ type Program struct {
 	gen       isa.Gen
 	byName    map[string]*Tensor
 	relocVars *dge.Vars
+	sizer     *compute.Engine   // sizes compute words for their time (ctime.go)
 	nextHBM   uint64            // placement: the next free HBM offset
 	next      map[string]uint64 // placement: the next free offset per partition, sbuf and psum
 }

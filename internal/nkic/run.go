@@ -49,12 +49,15 @@ type Options struct {
 
 // Trace is what a run did, call by call (docs/nki.md "Trace").
 type Trace struct {
-	Target  string      `json:"target"`
-	Calls   []CallTrace `json:"calls"`
-	DMANS   int64       `json:"dma_ns"`  // the DMA calls' predicted time, one after another
-	Words   int         `json:"words"`   // DMA words issued
-	Inexact []int       `json:"inexact"` // the compute calls ndma's words did not compute
-	Model   string      `json:"model"`   // which time model the times are
+	Target string      `json:"target"`
+	Calls  []CallTrace `json:"calls"`
+	DMANS  int64       `json:"dma_ns"` // the DMA calls' predicted time, one after another
+	// ComputeNS is the compute calls' predicted time (internal/timing's
+	// compute model; 0 under Ref), one after another.
+	ComputeNS int64  `json:"compute_ns"`
+	Words     int    `json:"words"`   // DMA words issued
+	Inexact   []int  `json:"inexact"` // the compute calls ndma's words did not compute
+	Model     string `json:"model"`   // which time model the times are
 }
 
 // CallTrace is one call as it ran.
@@ -207,11 +210,14 @@ func (r *runner) newTrace(n int) *Trace {
 func (r *runner) step(tr *Trace, lw *Lowered) error {
 	ct, err := r.call(lw)
 	tr.Calls = append(tr.Calls, ct)
-	tr.DMANS += ct.TimeNS
 	if ct.Kind == "dma" {
+		tr.DMANS += ct.TimeNS
 		tr.Words += len(lw.Run)
-	} else if !ct.Exact {
-		tr.Inexact = append(tr.Inexact, ct.Index)
+	} else {
+		tr.ComputeNS += ct.TimeNS
+		if !ct.Exact {
+			tr.Inexact = append(tr.Inexact, ct.Index)
+		}
 	}
 	if err != nil {
 		return locate(lw.Call, err)
@@ -256,6 +262,9 @@ func (r *runner) load(inputs map[string]*Array) error {
 func (r *runner) call(lw *Lowered) (CallTrace, error) {
 	ct := headerOf(lw, !r.opt.Brief)
 	if ct.Kind == "compute" {
+		if !r.opt.Ref {
+			ct.TimeNS = lw.ns
+		}
 		if lw.eval != nil {
 			return ct, lw.eval(r)
 		}

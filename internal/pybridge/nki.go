@@ -26,7 +26,15 @@ type nkiArgs struct {
 	PSUM    bool           `json:"psum"`
 	Inputs  []string       `json:"inputs"`
 	Trace   bool           `json:"trace"` // reply with the batch's call traces (else their count and time only)
-	Where   []string       `json:"where"` // tensors whose placement to return
+	// Packed: the calls are the records of the buffer after the inputs
+	// (nkic.DecodePacked), Strings their string table, Calls the ones
+	// they send as JSON.
+	Packed  bool     `json:"packed"`
+	Strings []string `json:"strings"`
+	// PackedTensors: the tensors are the records of the buffer after the
+	// packed calls (nkic.DecodePackedTensors), Tensors the JSON ones.
+	PackedTensors bool     `json:"packed_tensors"`
+	Where         []string `json:"where"` // tensors whose placement to return
 }
 
 func init() {
@@ -83,6 +91,27 @@ func init() {
 		}
 		return Reply{}, nil
 	})
+	Register("nki_time", func(c *Call) (Reply, error) {
+		var a struct {
+			Handle uint64     `json:"handle"`
+			Call   *nkic.Call `json:"call"`
+		}
+		if err := c.Decode(&a); err != nil {
+			return Reply{}, err
+		}
+		pn, err := handle[*pyNKI](a.Handle)
+		if err != nil {
+			return Reply{}, err
+		}
+		if a.Call == nil {
+			return Reply{}, &ArgError{Name: "call", Msg: "no call given"}
+		}
+		ct, err := pn.s.TimeOf(a.Call)
+		if err != nil {
+			return Reply{}, err
+		}
+		return Reply{Value: map[string]any{"time_ns": ct.TimeNS, "engine": ct.Engine}}, nil
+	})
 	Register("nki_trace", func(c *Call) (Reply, error) {
 		var a struct {
 			Handle uint64 `json:"handle"`
@@ -134,8 +163,34 @@ func nkiAdd(c *Call) (Reply, error) {
 		return Reply{}, &ArgError{Name: "sbuf", Msg: err.Error()}
 	}
 	n0 := len(s.Trace().Calls)
+	// buffers: inputs, then the packed calls, then the packed tensors
+	kc := k + len(a.Inputs)
+	calls, tensors := a.Calls, a.Tensors
+	for _, pk := range []struct {
+		on     bool
+		name   string
+		decode func([]byte) error
+	}{
+		{a.Packed, "calls", func(b []byte) (err error) { calls, err = nkic.DecodePacked(b, a.Strings, a.Calls); return }},
+		{a.PackedTensors, "tensors", func(b []byte) (err error) {
+			tensors, err = nkic.DecodePackedTensors(b, a.Strings, a.Tensors)
+			return
+		}},
+	} {
+		if !pk.on {
+			continue
+		}
+		b, err := c.Buf(kc, "packed "+pk.name)
+		if err != nil {
+			return Reply{}, err
+		}
+		if err := pk.decode(b); err != nil {
+			return Reply{}, &ArgError{Name: pk.name, Msg: err.Error()}
+		}
+		kc++
+	}
 	// tensors first (an input's bytes need its placement), then inputs, then calls
-	if err := s.Add(a.Tensors, nil); err != nil {
+	if err := s.Add(tensors, nil); err != nil {
 		return Reply{}, err
 	}
 	for _, name := range a.Inputs {
@@ -156,7 +211,7 @@ func nkiAdd(c *Call) (Reply, error) {
 		}
 		where[name] = w
 	}
-	runErr := s.Add(nil, a.Calls)
+	runErr := s.Add(nil, calls)
 	tr := s.Trace()
 	out := map[string]any{"where": where, "calls": len(tr.Calls) - n0, "dma_ns": tr.DMANS}
 	if a.Trace {

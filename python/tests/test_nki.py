@@ -460,3 +460,30 @@ def test_tiles_reuse_sbuf():
             nl.store(out[:, j * 128:(j + 1) * 128], value=t)
         return out
     assert np.array_equal(k(a), a)
+
+
+def test_compute_calls_predicted_time():
+    """Compute calls carry the compute model's time (internal/timing/compute.go's trn2
+    constants): a DVE TENSOR_TENSOR of 128 x 256 fp32 156 + 1.045 * 256 ns; nc_matmul
+    as LDWEIGHTS (fp32: 26 ns) + MATMUL (4 passes x 0.193 ns a moving column, >= 35)."""
+    @nki.jit
+    def k(a, b):
+        out = nl.ndarray((128, 256), nl.float32, buffer=nl.shared_hbm)
+        x = nl.load(a)
+        y = nl.load(b)
+        s = nl.add(x, y)
+        p = nisa.nc_matmul(x[:, 0:128], y)
+        nl.store(out, value=s)
+        return out
+
+    a = np.ones((128, 256), np.float32)
+    r = nki.trace(k, target="trn2")(a, a)
+    comp = [c for c in r.calls if c["kind"] == "compute"]
+    tt = [c for c in comp if c["op"] == "tensor_tensor"]
+    mm = [c for c in comp if c["op"] == "nc_matmul"]
+    assert len(tt) == 1 and tt[0]["time_ns"] == round(156 + 1.045 * 256)
+    assert len(mm) == 1 and mm[0]["time_ns"] == 26 + round(max(35, 4 * 0.193 * 256))
+    assert r.time_ns == r.dma_ns + sum(c["time_ns"] for c in comp)
+    bench = nki.benchmark(k, target="trn2")
+    bench(a, a)
+    assert bench.benchmark_result.nc_latency.get_latency_percentile(50) * 1000 == r.time_ns

@@ -10,6 +10,7 @@ imports name ndma.nki instead. Targets: trn1, trn2, trn3 (target= or
 NEURON_PLATFORM_TARGET_OVERRIDE).
 """
 import functools
+import gc
 import json
 import os
 import tempfile
@@ -49,7 +50,7 @@ class TraceResult:
     """
 
     def __init__(self, outputs, program, calls, model, target):
-        self.outputs, self._program, self.calls = outputs, program, calls
+        self.outputs, self._program, self.calls = outputs, program, calls  # program: a dict, or a function making it
         self.model, self.target = model, target
         self.time_ns = sum(c.get("time_ns", 0) for c in calls)
         self.dma_ns = sum(c.get("time_ns", 0) for c in calls if c.get("kind") == "dma")
@@ -57,6 +58,8 @@ class TraceResult:
 
     def program_json(self):
         """The kernel's calls in the program form `ndma nki run` replays (docs/nki.md)."""
+        if callable(self._program):  # made on demand: a jit run never pays for it
+            self._program = self._program()
         return self._program
 
     def timeline(self, path):
@@ -96,6 +99,12 @@ class TraceResult:
 def _run(kernel, args, kwargs, target, want_trace=False, exec="fast"):
     sess = _trace.Session(_target(target), exec=exec, want_trace=want_trace)
     _trace.push(sess)
+    # A traced kernel allocates a few objects per call that live on (the
+    # program) or die by reference count (tiles: no cycles); the cyclic
+    # collector's passes over them cost ~10 us a call (bench/nki_calls.py),
+    # so they run 100x less often while the kernel runs.
+    th = gc.get_threshold()
+    gc.set_threshold(max(th[0], 70000), *th[1:])
     try:
         targs, hbm_args = [], []
         for i, a in enumerate(args):
@@ -134,8 +143,9 @@ def _run(kernel, args, kwargs, target, want_trace=False, exec="fast"):
         if ret is None:
             value = None
         calls = sess.trace if want_trace else []
-        return TraceResult(value, sess.program_json(), calls, sess.model, sess.target)
+        return TraceResult(value, sess.program_json, calls, sess.model, sess.target)
     finally:
+        gc.set_threshold(*th)
         _trace.pop()
         sess.close()
 

@@ -189,16 +189,21 @@ class NkiTensor:
             self.buffer = buffer
             self.kind = kind
             self._b = None  # not self.base = self: a cycle only the cyclic collector frees, and the tile's bytes with it
-            self.base_shape = tuple(int(n) for n in shape)
-            if any(n <= 0 for n in self.base_shape) or not self.base_shape:
+            bs = self.base_shape = shape if type(shape) is tuple and all(type(n) is int for n in shape) else \
+                tuple(int(n) for n in shape)
+            if not bs or min(bs) <= 0:
                 raise ValueError("shape %r: want positive axes" % (shape,))
-            strides, s = [], 1
-            for n in reversed(self.base_shape):
-                strides.append(s)
-                s *= n
-            self.dims = list(zip(reversed(strides), self.base_shape))
-            self.shape = self.base_shape
-            self.tags = [None] * len(self.dims)
+            if len(bs) == 2:  # the common tile: (partitions, free)
+                self.dims = [(bs[1], bs[0]), (1, bs[1])]
+            else:
+                dims, s = [], 1
+                for n in reversed(bs):
+                    dims.append((s, n))
+                    s *= n
+                dims.reverse()
+                self.dims = dims
+            self.shape = bs
+            self.tags = [None] * len(bs)
             self.offset = 0
             self.indirect = None
             sess = _trace.current()
@@ -234,7 +239,9 @@ class NkiTensor:
 
     def _view(self, offset, dims, indirect=None, tags=None):
         v = _new(NkiTensor)
-        b = self.base
+        b = self._b
+        if b is None:
+            b = self
         v.dtype, v._b, v.offset, v.dims, v.indirect = self.dtype, b, offset, dims, indirect
         v.shape = tuple([n for _, n in dims])
         v.tags = tags if tags is not None else [None] * len(dims)
@@ -242,14 +249,16 @@ class NkiTensor:
         return v
 
     def __getitem__(self, key):
-        if not isinstance(key, tuple):
+        if type(key) is not tuple:
             key = (key,)
-        if any(k is Ellipsis for k in key):
+        nd = len(self.dims)
+        if Ellipsis in key and any(k is Ellipsis for k in key):
             i = key.index(Ellipsis)
-            key = key[:i] + (slice(None),) * (self.ndim - len(key) + 1) + key[i + 1:]
-        if len(key) > self.ndim:
-            raise IndexError("%d indices for a tensor of %d axes" % (len(key), self.ndim))
-        key = key + (slice(None),) * (self.ndim - len(key))
+            key = key[:i] + (slice(None),) * (nd - len(key) + 1) + key[i + 1:]
+        if len(key) > nd:
+            raise IndexError("%d indices for a tensor of %d axes" % (len(key), nd))
+        if len(key) < nd:
+            key = key + (slice(None),) * (nd - len(key))
         off, indirect = self.offset, self.indirect
         if all(type(k) is slice or type(k) is int for k in key):  # the common case: slices and ints
             dims = []
@@ -261,9 +270,17 @@ class NkiTensor:
                     off += i * step
                     continue
                 start, stop, st = k.indices(n)  # over-long slices clip, as NumPy's do
-                cnt = len(range(start, stop, st))
-                if cnt == 0:
-                    raise IndexError("an empty slice %r of an axis of %d" % (k, n))
+                if st == 1:
+                    cnt = stop - start
+                    if cnt <= 0:
+                        raise IndexError("an empty slice %r of an axis of %d" % (k, n))
+                    if cnt == n:  # the whole axis
+                        dims.append((step, n))
+                        continue
+                else:
+                    cnt = len(range(start, stop, st))
+                    if cnt == 0:
+                        raise IndexError("an empty slice %r of an axis of %d" % (k, n))
                 off += start * step
                 dims.append((step * st, cnt))
             return self._view(off, dims, indirect)
@@ -355,7 +372,7 @@ class NkiTensor:
             for i in (first, last):
                 if not 0 <= i < n:
                     raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
-        d = {"tensor": self.base.name, "pattern": [list(x) for x in self.dims] or [[1, 1]]}
+        d = {"tensor": self.name, "pattern": self.dims or [[1, 1]]}  # (step, num) tuples: JSON arrays
         if self.scalar:
             d["scalar_offset"] = self.offset
         elif self.offset:

@@ -14,7 +14,9 @@ partition it spans, returned when the tensor (and every view of it) is
 garbage — a tile's Python lifetime is its liveness, as the NKI compiler's
 allocator sees it (INFERRED, RATIONALE.md "NKI kernels").
 """
+import json
 import os
+import struct
 import sys
 
 import numpy as np
@@ -38,8 +40,24 @@ BATCH = 1024  # calls per batch at most (a batch is one crossing into Go)
 ALIGN = 64    # on-chip placement alignment (internal/nkic's placeAlign)
 
 
+_dtype_names = {}  # dt -> its name (dtype_name's answers, for hashable dt)
+
+
 def dtype_name(dt):
     """The program form's dtype name of an NKI or NumPy dtype."""
+    try:
+        return _dtype_names[dt]
+    except (KeyError, TypeError):
+        pass
+    v = _dtype_name(dt)
+    try:
+        _dtype_names[dt] = v
+    except TypeError:
+        pass
+    return v
+
+
+def _dtype_name(dt):
     if dt is None:
         return None
     if isinstance(dt, np.dtype) or isinstance(dt, type) and issubclass(dt, np.generic):
@@ -111,6 +129,103 @@ class _Alloc:
         return self.size - sum(b - a for a, b in self.free)
 
 
+# The packed batch (internal/nkic/packed.go: the record layout and the op
+# order are its PackedOps): the common call as one fixed-size record, any
+# other as JSON.
+_OPS = ("load", "store", "dma_copy", "tensor_copy", "tensor_tensor", "tensor_scalar", "memset", "activation")
+_OPID = {o: i + 1 for i, o in enumerate(_OPS)}
+_PLAIN = frozenset(("op", "file", "line", "index", "dst", "src", "srcs", "alu_op", "operand0", "value", "func", "scale"))
+_AP_PLAIN = frozenset(("tensor", "pattern", "offset"))
+_REC = struct.Struct("<BIIHHHBddd" + "iqB8q" * 3)
+_JSON_REC = b"\0" * _REC.size
+_NO_AP = (-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+
+
+def _ap_fields(a, sid):
+    """A plain access pattern's record fields, or None."""
+    if not _AP_PLAIN.issuperset(a):
+        return None
+    pat = a.get("pattern", ())
+    n = len(pat)
+    if n == 2:  # the common tile
+        (s0, n0), (s1, n1) = pat
+        return (sid(a["tensor"]), a.get("offset", 0), 2, s0, n0, s1, n1, 0, 0, 0, 0)
+    if n > 4:
+        return None
+    f = [sid(a["tensor"]), a.get("offset", 0), n]
+    for st, num in pat:
+        f.append(st)
+        f.append(num)
+    f.extend((0, 0) * (4 - n))
+    return f
+
+
+_TREC = struct.Struct("<HHHHBBqi6q")
+_TKEYS = frozenset(("name", "buffer", "dtype", "shape", "kind", "offset", "partition"))
+
+
+def pack(calls, tensors=()):
+    """(call records, tensor records, string table, the calls sent as JSON,
+    the tensors sent as JSON) of a batch."""
+    strs, table, js, recs = {}, [], [], []
+
+    def sid(v):
+        i = strs.get(v)
+        if i is None:
+            i = strs[v] = len(table)
+            table.append(v)
+        return i
+
+    pk = _REC.pack
+    for c in calls:
+        op = _OPID.get(c["op"])
+        rec = None
+        if op is not None and _PLAIN.issuperset(c):
+            flags, f0, f1, f2 = 0, 0.0, 0.0, 0.0
+            if "operand0" in c:
+                flags, f0 = 1, c["operand0"]
+            if "value" in c:
+                flags, f1 = flags | 2, c["value"]
+            if "scale" in c:
+                flags, f2 = flags | 4, c["scale"]
+            d = c.get("dst")
+            aps = [_ap_fields(d, sid) if d is not None else _NO_AP]
+            if "src" in c:
+                flags |= 8
+                aps.append(_ap_fields(c["src"], sid))
+                aps.append(_NO_AP)
+            else:
+                srcs = c.get("srcs", ())
+                if len(srcs) <= 2:
+                    aps.extend(_ap_fields(x, sid) for x in srcs)
+                    aps.extend([_NO_AP] * (2 - len(srcs)))
+                else:
+                    aps = [None]
+            if None not in aps and 0 <= c["line"] < 1 << 32:
+                alu, fn = c.get("alu_op"), c.get("func")
+                rec = pk(op, c["index"], c["line"], sid(c["file"]), 0 if alu is None else sid(alu) + 1,
+                         0 if fn is None else sid(fn) + 1, flags, f0, f1, f2, *aps[0], *aps[1], *aps[2])
+        if rec is None:
+            js.append(c)
+            rec = _JSON_REC
+        recs.append(rec)
+    tjs, trecs, tp = [], [], _TREC.pack
+    for d in tensors:
+        shape = d["shape"]
+        if len(shape) <= 6 and _TKEYS.issuperset(d):
+            kind, placed = d.get("kind"), "offset" in d
+            trecs.append(tp(sid(d["name"]), sid(d["buffer"]), sid(d["dtype"]), 0 if kind is None else sid(kind) + 1,
+                            1 if placed else 0, len(shape), d["offset"] if placed else 0,
+                            d.get("partition", 0) if placed else 0, *shape, *(0,) * (6 - len(shape))))
+        else:
+            tjs.append(d)
+            trecs.append(_TJSON_REC)
+    return b"".join(recs), b"".join(trecs), table, js, tjs
+
+
+_TJSON_REC = b"\0" * 9 + b"\xff" + b"\0" * (_TREC.size - 10)
+
+
 class NKIRefusal(Exception):
     """Raised by the front end for a call it refuses before ndma sees it."""
 
@@ -151,10 +266,10 @@ class Session:
         if t.name in self.names:
             t.name = self.fresh(t.name + "_")
         self.names.add(t.name)
-        d = {"name": t.name, "buffer": t.buffer, "dtype": t.dtype, "shape": list(t.base_shape)}
+        d = {"name": t.name, "buffer": t.buffer, "dtype": t.dtype, "shape": t.base_shape}  # a tuple: a JSON array
         if t.kind:
             d["kind"] = t.kind
-        if t.buffer in ("sbuf", "psum"):
+        if t.buffer == "sbuf" or t.buffer == "psum":
             if t.buffer == "psum" and self.psum is None:
                 raise NKIRefusal("%s has no PSUM" % self.target)
             row = SIZE[t.dtype]
@@ -181,9 +296,9 @@ class Session:
         c = {"op": op, "file": file, "line": line, "index": self.ncalls}
         self.ncalls += 1
         for k, v in kw.items():
-            if v is None:
-                continue
-            c[k] = v.ap_json() if hasattr(v, "ap_json") else v
+            if v is not None:
+                ap = getattr(v, "ap_json", None)
+                c[k] = v if ap is None else ap()
         self.all_calls.append(c)
         return c
 
@@ -204,9 +319,13 @@ class Session:
         for name, a in self.inputs:
             names.append(name)
             bufs.append((a.ctypes.data, a.nbytes))
-        args = {"handle": self.h, "tensors": self.tensors, "calls": self.calls, "sbuf": True,
-                "psum": self.psum is not None, "inputs": names, "trace": self.want_trace}
-        keep = self.inputs  # alive until the call returns
+        recs, trecs, table, js, tjs = pack(self.calls, self.tensors)
+        packed = [np.frombuffer(r, np.uint8) if r else np.zeros(1, np.uint8)[:0] for r in (recs, trecs)]
+        bufs += [(p.ctypes.data, p.nbytes) for p in packed]
+        args = {"handle": self.h, "tensors": tjs, "calls": js, "sbuf": True,
+                "psum": self.psum is not None, "inputs": names, "trace": self.want_trace,
+                "packed": True, "packed_tensors": True, "strings": table}
+        keep = self.inputs, packed  # alive until the call returns
         self.tensors, self.calls, self.inputs = [], [], []
         try:
             v, _ = _lib.call("nki_add", args, bufs)
@@ -230,9 +349,11 @@ class Session:
         self.flush()
         fn()
         if self.want_trace:
+            # the time of the words the call stands for (internal/nkic's TimeOf: the compute model)
+            v, _ = _lib.call("nki_time", {"handle": self.h, "call": {k: x for k, x in c.items() if k != "numpy"}})
             self.trace.append({"index": c["index"], "op": op, "file": c["file"], "line": c["line"], "kind": "compute",
                                "engine": engine, "exact": False, "note": note, "bytes": 0, "descriptors": 0,
-                               "rows_skipped": 0, "time_ns": 0, "numpy": True})
+                               "rows_skipped": 0, "time_ns": v["time_ns"], "numpy": True})
         return c
 
     def read(self, t):
@@ -251,8 +372,9 @@ class Session:
                 pass
 
     def program_json(self):
+        # a round trip through JSON: plain lists (access patterns keep their dims as tuples)
         calls = [{k: v for k, v in c.items() if k != "numpy"} for c in self.all_calls]
-        return {"target": self.target, "tensors": self.all_tensors, "calls": calls}
+        return json.loads(json.dumps({"target": self.target, "tensors": self.all_tensors, "calls": calls}))
 
     # -- NumPy views of on-chip tensors
     def view(self, t):

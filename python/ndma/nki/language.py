@@ -55,7 +55,7 @@ def _buf(buffer):
 def ndarray(shape, dtype, buffer=sbuf, name=None, **kw):
     if isinstance(shape, int):
         shape = (shape,)
-    return NkiTensor(tuple(int(s) for s in shape), _trace.dtype_name(dtype), _buf(buffer), name=name)
+    return NkiTensor(shape, _trace.dtype_name(dtype), buffer if type(buffer) is str else _buf(buffer), name=name)
 
 
 def zeros(shape, dtype, buffer=sbuf, name=None, **kw):
@@ -93,6 +93,8 @@ def _tile(v, like):
 
 def _masked(mask, *views):
     """The views cut by mask (each None where the mask leaves nothing)."""
+    if mask is None:
+        return views
     r = _ranges(views, mask)
     return [_restrict(v, r) for v in views]
 

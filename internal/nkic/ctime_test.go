@@ -1,0 +1,80 @@
+package nkic
+
+import (
+	"math"
+	"testing"
+)
+
+// Compute calls' predicted times against the compute model's documented
+// trn2 constants (internal/timing/compute.go, docs/sim.md "Measured
+// timing"): a DVE or Pool word 156 + 1.045 ns an element per partition; an
+// ACT word on fp32 79 + 1.045 ns an element; LDWEIGHTS of fp32 26 ns, of
+// a 2-byte dtype 121; an fp32 MATMUL 4 passes × 0.193 ns a moving column,
+// at least 35; a narrower one 35.
+func TestComputeTimes(t *testing.T) {
+	vec := func(elems float64) int64 { return int64(math.Round(156 + 1.045*elems)) }
+	act := func(elems float64) int64 { return int64(math.Round(79 + 1.045*elems)) }
+	mm32 := func(cols float64) int64 { return int64(math.Round(max(35, 4*0.193*cols))) }
+	const P, F = 128, 500
+	cases := []struct {
+		name string
+		call *Call
+		want int64
+	}{
+		{"tensor_tensor", &Call{Op: "tensor_tensor", Dst: whole("c"), Srcs: []*AP{whole("a"), whole("b")}, ALUOp: "add"}, vec(F)},
+		{"tensor_scalar", &Call{Op: "tensor_scalar", Dst: whole("c"), Src: whole("a"), ALUOp: "multiply", Operand0: f64p(2)}, vec(F)},
+		{"tensor_copy", &Call{Op: "tensor_copy", Dst: whole("c"), Src: whole("a")}, vec(F)},
+		{"memset half", &Call{Op: "memset", Dst: &AP{Tensor: "c", Slices: [][3]int64{{0, P, 1}, {0, F / 2, 1}}}, Value: f64p(1)}, vec(F / 2)},
+		{"activation", &Call{Op: "activation", Dst: whole("c"), Src: whole("a"), Func: "exp"}, act(F)},
+		{"iota", &Call{Op: "iota", Dst: whole("c"), Coefs: []int64{1, 1}}, vec(F)},
+		{"nc_matmul fp32", &Call{Op: "nc_matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "a", Slices: [][3]int64{{0, P, 1}, {0, 64, 1}}}, Moving: &AP{Tensor: "b", Slices: [][3]int64{{0, P, 1}, {0, 400, 1}}}}, 26 + mm32(400)},
+		{"nc_matmul fp16", &Call{Op: "nc_matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "h", Slices: [][3]int64{{0, P, 1}, {0, 64, 1}}}, Moving: &AP{Tensor: "h", Slices: [][3]int64{{0, P, 1}, {0, 400, 1}}}}, 121 + 35},
+		{"nc_transpose", &Call{Op: "nc_transpose", Dst: whole("tt"), Src: &AP{Tensor: "a", Slices: [][3]int64{{0, 64, 1}, {0, 32, 1}}}}, 26 + mm32(64)},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := build(t, "trn2", []*Tensor{
+				ten("a", "sbuf", "float32", "", P, F), ten("b", "sbuf", "float32", "", P, F), ten("c", "sbuf", "float32", "", P, F),
+				ten("h", "sbuf", "float16", "", P, F), ten("ps", "psum", "float32", "", 64, 400), ten("tt", "sbuf", "float32", "", 32, 64),
+			}, tc.call)
+			_, tr := run(t, p, nil)
+			if got := tr.Calls[0].TimeNS; got != tc.want {
+				t.Errorf("time %d ns, want %d (%+v)", got, tc.want, tr.Calls[0])
+			}
+			if tr.ComputeNS != tc.want || tr.DMANS != 0 {
+				t.Errorf("trace compute_ns %d, dma_ns %d; want %d, 0", tr.ComputeNS, tr.DMANS, tc.want)
+			}
+		})
+	}
+}
+
+// TimeOf (the front end's NumPy calls) gives a call's time without running
+// it; a reduction is the DVE law over the source's elements per partition.
+func TestTimeOf(t *testing.T) {
+	s, err := NewSession("trn2", Options{Fast: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Add([]*Tensor{ten("a", "sbuf", "float32", "", 128, 300), ten("r", "sbuf", "float32", "", 128, 1),
+		ten("ps", "psum", "float32", "", 128, 300)}, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		call *Call
+		want int64
+	}{
+		{&Call{Op: "tensor_reduce", Dst: whole("r"), Src: whole("a"), ALUOp: "max", Axes: []int{1}}, int64(math.Round(156 + 1.045*300))},
+		{&Call{Op: "matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "a", Slices: [][3]int64{{0, 128, 1}, {0, 128, 1}}}, Moving: whole("a")}, 26 + int64(math.Round(4*0.193*300))},
+	} {
+		ct, err := s.TimeOf(tc.call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ct.TimeNS != tc.want {
+			t.Errorf("%s: %d ns, want %d", tc.call.Op, ct.TimeNS, tc.want)
+		}
+	}
+	if n := len(s.Trace().Calls); n != 0 {
+		t.Errorf("TimeOf ran %d calls", n)
+	}
+}
