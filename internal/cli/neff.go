@@ -142,9 +142,24 @@ func printInfoGraph(w io.Writer, f *neff.File, gen, bgen isa.Gen, words, blocks 
 		}
 		printInfoSubgraph(w, &sgs[si], place, gen, words, blocks)
 	}
+	kind := map[string]string{} // a tensor a variable holds: that variable's type (input, output, file)
+	for si := range sgs {
+		for _, v := range sgs[si].Variables() {
+			if kind[v.Name] == "" {
+				kind[v.Name] = v.Type
+			}
+			if t, ok := strings.CutPrefix(strings.TrimSuffix(v.FileName, ".npy"), "value_"); ok && kind[t] == "" {
+				kind[t] = "the data of file variable " + v.Name // value_<tensor>.npy (docs/neff.md §4.4)
+			}
+		}
+	}
 	tensors := f.Tensors()
 	for _, name := range slices.Sorted(maps.Keys(tensors)) {
-		fmt.Fprintf(w, "tensor %s: %s %v\n", name, tensors[name].Dtype, tensors[name].Shape)
+		k := kind[name]
+		if k == "" {
+			k = "no variable"
+		}
+		fmt.Fprintf(w, "tensor %s: %s %v (%s)\n", name, tensors[name].Dtype, tensors[name].Shape, k)
 	}
 	if b, err := inspect.BudgetOf(bgen, sgs); err == nil {
 		printBudget(w, b)
