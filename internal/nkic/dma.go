@@ -412,6 +412,14 @@ func split16(ds []cdim) ([]cdim, error) {
 // dimensions, the innermost contiguous run as the element, two dimensions
 // per word and one word per element of the dimensions outside them.
 func (p *Program) direct(lw *Lowered, dst, src *leg, op isa.DGEComputeOpCode, pseudo bool) error {
+	var key []byte
+	if !p.noShapes {
+		key = p.shapeKey(dst, src, op, pseudo)
+		if p.cached(lw, key, dst, src) {
+			return nil
+		}
+		key = append([]byte(nil), key...) // shapeKey's buffer is reused by the compiles below
+	}
 	ds, err := align(normalize(src.dims), normalize(dst.dims))
 	if err != nil {
 		return progErr("%v", err)
@@ -445,6 +453,8 @@ func (p *Program) direct(lw *Lowered, dst, src *leg, op isa.DGEComputeOpCode, ps
 		return illegal("the pattern needs %d DMA words (more than %d): too many dimensions outside the two a word walks", words, maxWords)
 	}
 	in, out := isa.DTypeCode(src.dt), isa.DTypeCode(dst.dt)
+	first := len(lw.Run)
+	so, do := make([]int64, 0, words), make([]int64, 0, words)
 	for w := int64(0); w < words; w++ {
 		sa, da := src.addr, dst.addr
 		k := w
@@ -453,6 +463,7 @@ func (p *Program) direct(lw *Lowered, dst, src *leg, op isa.DGEComputeOpCode, ps
 			k /= d.n
 			sa, da = uint64(int64(sa)+i*d.s), uint64(int64(da)+i*d.d)
 		}
+		so, do = append(so, int64(sa-src.addr)), append(do, int64(da-dst.addr))
 		word := isa.New(p.gen, isa.OpDMAMemcpy)
 		v, _ := word.Direct2D()
 		v.SetSrcStartAddr(isa.ImmAddr8(sa))
@@ -478,6 +489,9 @@ func (p *Program) direct(lw *Lowered, dst, src *leg, op isa.DGEComputeOpCode, ps
 			return err
 		}
 		lw.Words = append(lw.Words, ps)
+	}
+	if key != nil {
+		p.remember(key, lw, first, pseudo && op == isa.DGEComputeOpNone, so, do)
 	}
 	return nil
 }

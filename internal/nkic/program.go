@@ -48,6 +48,9 @@ type Program struct {
 	sizer     *compute.Engine   // sizes compute words for their time (ctime.go)
 	nextHBM   uint64            // placement: the next free HBM offset
 	next      map[string]uint64 // placement: the next free offset per partition, sbuf and psum
+	shapes    map[string]*shape // static copies compiled, by shape (shapes.go)
+	keyBuf    []byte            // shapeKey's buffer
+	noShapes  bool              // compile every call in full (shapes_test.go)
 }
 
 // Tensor is one nl.ndarray (or a kernel argument / result).
