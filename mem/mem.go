@@ -116,23 +116,39 @@ func (m *Memory) Check(addr uint64, n int) error {
 // every access starts here, so the region is resolved once per call.
 func (m *Memory) locate(addr uint64, n int) (isa.Region, int, uint64, error) {
 	r, part, off := m.Map.Split(addr)
+	if m.inside(r, addr, off, n) {
+		return r, part, off, nil
+	}
+	switch r { // the fault inside found
+	case isa.SBUF:
+		return r, part, off, &Fault{addr, n, fmt.Sprintf("sbuf partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition on %s", m.Map.SBUFActive>>10, m.Gen)}
+	case isa.PSUM:
+		return r, part, off, &Fault{addr, n, fmt.Sprintf("psum partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition", m.Map.PSUMActive>>10)}
+	case isa.HBM:
+		return r, part, off, &Fault{addr, n, fmt.Sprintf("hbm offset %#x", off), "runs past the HBM window"}
+	}
+	return r, part, off, &Fault{addr, n, "unmapped", "not in SBUF, PSUM or HBM"}
+}
+
+// inside is locate's test without the fault: [addr, addr+n) — at (r, off)
+// — lies in one region (a probe that falls back when it does not, such as
+// checkStrided's whole-span check, builds no message).
+func (m *Memory) inside(r isa.Region, addr, off uint64, n int) bool {
 	switch r {
 	case isa.SBUF:
-		if off+uint64(n) > m.Map.SBUFActive {
-			return r, part, off, &Fault{addr, n, fmt.Sprintf("sbuf partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition on %s", m.Map.SBUFActive>>10, m.Gen)}
-		}
+		return off+uint64(n) <= m.Map.SBUFActive
 	case isa.PSUM:
-		if off+uint64(n) > m.Map.PSUMActive {
-			return r, part, off, &Fault{addr, n, fmt.Sprintf("psum partition %d offset %#x", part, off), fmt.Sprintf("beyond the %d KiB active in a partition", m.Map.PSUMActive>>10)}
-		}
+		return off+uint64(n) <= m.Map.PSUMActive
 	case isa.HBM:
-		if addr+uint64(n) > m.Map.HBMEnd {
-			return r, part, off, &Fault{addr, n, fmt.Sprintf("hbm offset %#x", off), "runs past the HBM window"}
-		}
-	default:
-		return r, part, off, &Fault{addr, n, "unmapped", "not in SBUF, PSUM or HBM"}
+		return addr+uint64(n) <= m.Map.HBMEnd
 	}
-	return r, part, off, nil
+	return false
+}
+
+// fits is Check's answer as a bool, for probes.
+func (m *Memory) fits(addr uint64, n int) bool {
+	r, _, off := m.Map.Split(addr)
+	return m.inside(r, addr, off, n)
 }
 
 // How backing treats absent storage.

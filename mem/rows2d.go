@@ -101,13 +101,13 @@ func stridedSpan(a uint64, step int64, n, count int) legSpan {
 // bad one.
 func (m *Memory) checkStrided(a uint64, step int64, n, count int) (one isa.Region, sp legSpan, k int, err error) {
 	sp = stridedSpan(a, step, n, count)
-	if sp.ok && m.Check(sp.lo, int(sp.hi-sp.lo)) == nil {
+	if sp.ok && m.fits(sp.lo, int(sp.hi-sp.lo)) {
 		return m.region(sp.lo), sp, 0, nil
 	}
 	for k := 0; k < count; { // a run of rows in one partition (or the HBM window) at a time
 		r := at(a, step, k)
 		if j := m.rowsIn(r, step, n, count-k); j > 1 {
-			if s := stridedSpan(r, step, n, j); s.ok && m.Check(s.lo, int(s.hi-s.lo)) == nil {
+			if s := stridedSpan(r, step, n, j); s.ok && m.fits(s.lo, int(s.hi-s.lo)) {
 				k += j
 				continue
 			}
