@@ -251,7 +251,17 @@ class NkiTensor:
     def __getitem__(self, key):
         if type(key) is not tuple:
             key = (key,)
-        nd = len(self.dims)
+        dims0 = self.dims
+        nd = len(dims0)
+        if nd == 2 and len(key) == 2:  # the common tile t[a:b, :] / t[a:b, c:d]: step-1 slices
+            k0, k1 = key
+            if type(k0) is slice and type(k1) is slice and k0.step is None and k1.step is None:
+                (s0, n0), (s1, n1) = dims0
+                a0, b0, _ = k0.indices(n0)
+                a1, b1, _ = k1.indices(n1)
+                c0, c1 = b0 - a0, b1 - a1
+                if c0 > 0 and c1 > 0:
+                    return self._view(self.offset + a0 * s0 + a1 * s1, [(s0, c0), (s1, c1)], self.indirect)
         if Ellipsis in key and any(k is Ellipsis for k in key):
             i = key.index(Ellipsis)
             key = key[:i] + (slice(None),) * (nd - len(key) + 1) + key[i + 1:]
