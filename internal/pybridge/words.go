@@ -84,6 +84,25 @@ type genArgs struct {
 	Gen string `json:"gen"`
 }
 
+// genWords are the arguments of a call on words: the generation (need: one
+// must be given) and buffer 0's words.
+func genWords(c *Call, need bool) (isa.Gen, []byte, error) {
+	var a genArgs
+	if err := c.Decode(&a); err != nil {
+		return isa.GenAny, nil, err
+	}
+	parse := genArg
+	if need {
+		parse = needGen
+	}
+	g, err := parse(a.Gen)
+	if err != nil {
+		return g, nil, err
+	}
+	b, err := words(c)
+	return g, b, err
+}
+
 func init() {
 	Register("asm", func(c *Call) (Reply, error) {
 		var a struct {
@@ -105,15 +124,7 @@ func init() {
 		return Reply{Value: map[string]any{"gen": genName(obj.Gen)}, Blob: obj.Code}, nil
 	})
 	Register("disasm", func(c *Call) (Reply, error) {
-		var a genArgs
-		if err := c.Decode(&a); err != nil {
-			return Reply{}, err
-		}
-		g, err := genArg(a.Gen)
-		if err != nil {
-			return Reply{}, err
-		}
-		b, err := words(c)
+		g, b, err := genWords(c, false)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -124,15 +135,7 @@ func init() {
 		return Reply{Value: string(text)}, nil
 	})
 	Register("decode", func(c *Call) (Reply, error) {
-		var a genArgs
-		if err := c.Decode(&a); err != nil {
-			return Reply{}, err
-		}
-		g, err := genArg(a.Gen)
-		if err != nil {
-			return Reply{}, err
-		}
-		b, err := words(c)
+		g, b, err := genWords(c, false)
 		if err != nil {
 			return Reply{}, err
 		}
@@ -169,15 +172,7 @@ func init() {
 		return Reply{Value: len(a.Words), Blob: out}, nil
 	})
 	Register("validate", func(c *Call) (Reply, error) {
-		var a genArgs
-		if err := c.Decode(&a); err != nil {
-			return Reply{}, err
-		}
-		g, err := needGen(a.Gen)
-		if err != nil {
-			return Reply{}, err
-		}
-		b, err := words(c)
+		g, b, err := genWords(c, true)
 		if err != nil {
 			return Reply{}, err
 		}
