@@ -112,11 +112,7 @@ func (p *Program) lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error
 	}
 	for k, l := range []*Leg{&p.Src, &p.Dst} {
 		if l.Bound.Enabled {
-			var hi uint32
-			if l.Bound.Reg < 63 {
-				hi = opt.Regs[l.Bound.Reg+1]
-			}
-			p.BoundLimit[k] = isa.BoundLimit(opt.Regs[l.Bound.Reg], hi, l.Addr) // the leg's limit where it starts
+			p.BoundLimit[k] = l.Bound.Limit(opt.Regs, l.Addr) // the leg's limit where it starts
 		}
 	}
 	if err := p.fanOut(m); err != nil {

@@ -117,6 +117,16 @@ type BoundCheck struct {
 	Reg     uint8 // bc_reg (0..63): the register holding the inclusive upper limit
 }
 
+// Limit is b's inclusive limit for a byte at a from the registers regs:
+// r[Reg], or in HBM the wide-offset pair r[Reg+1]:r[Reg] (isa.BoundLimit).
+func (b BoundCheck) Limit(regs map[uint8]uint32, a uint64) uint64 {
+	var hi uint32
+	if b.Reg < 63 {
+		hi = regs[b.Reg+1]
+	}
+	return isa.BoundLimit(regs[b.Reg], hi, a)
+}
+
 // Byte is the packed BOUND_CHECK_REG byte the $S dump prints (§2.3: reg 0–5, notif 6, enabled 7).
 func (b BoundCheck) Byte() uint8 {
 	v := b.Reg & 0x3f

@@ -168,10 +168,22 @@ func EvtSemInc(idx int) uint64 { return EvtSemIncBase + EvtSemIndexSize*uint64(i
 // mode applies; ndma applies it where the address needs it (INFERRED,
 // RATIONALE.md "Choices where the sources are silent").
 func BoundLimit(lo, hi uint32, a uint64) uint64 {
-	if a >= 1<<32 {
+	if wideBound(a) {
 		return uint64(hi)<<32 | uint64(lo)
 	}
 	return uint64(lo)
+}
+
+// wideBound reports whether a bound on a byte at a is the wide-offset pair.
+func wideBound(a uint64) bool { return a >= 1<<32 }
+
+// BoundRegName names the register(s) BoundLimit reads for a byte at a:
+// "r10", or the pair high first, "r11:r10".
+func BoundRegName(reg int, a uint64) string {
+	if wideBound(a) {
+		return fmt.Sprintf("r%d:r%d", reg+1, reg)
+	}
+	return fmt.Sprintf("r%d", reg)
 }
 
 // BoundHigh is r[reg+1], the wide-offset high word of bound register reg

@@ -184,13 +184,5 @@ func (w *word) bound(r isa.BoundCheckRegView) bound {
 	return b
 }
 
-// regName names the register(s) holding the limit for a byte at a.
-func (b bound) regName(a uint64) string {
-	if a >= 1<<32 {
-		return fmt.Sprintf("r%d:r%d", b.reg+1, b.reg)
-	}
-	return fmt.Sprintf("r%d", b.reg)
-}
-
 // at is the address limit for a byte at a (isa.BoundLimit).
 func (b bound) at(a uint64) uint64 { return isa.BoundLimit(uint32(b.limit), b.high, a) }

@@ -182,7 +182,7 @@ func (w *word) checkBound(e *elems, b bound, what string) error {
 		for i := 0; i < int(r.n); i, k = i+1, k+1 {
 			if last := r.at(i) + uint64(e.size) - 1; last > b.at(last) {
 				if !b.quiet {
-					return w.fault(k, what, fmt.Errorf("last byte %#x > limit %s = %#x: %w", last, b.regName(last), b.at(last), ErrBounds))
+					return w.fault(k, what, fmt.Errorf("last byte %#x > limit %s = %#x: %w", last, isa.BoundRegName(b.reg, last), b.at(last), ErrBounds))
 				}
 				e.setSkip(k)
 			}

@@ -452,7 +452,7 @@ func expandCompact(p *dge.Program, opt Options, tmpl Desc) (*Lowered, bool) {
 				for i := range ps[k] {
 					g := &ps[k][i]
 					last := progLast(g)
-					if lo := min(g.addr, g.last()); last > limitAt(l.Bound, last, opt.Regs) || limitAt(l.Bound, lo, opt.Regs) != limitAt(l.Bound, last, opt.Regs) {
+					if lo := min(g.addr, g.last()); last > l.Bound.Limit(opt.Regs, last) || l.Bound.Limit(opt.Regs, lo) != l.Bound.Limit(opt.Regs, last) {
 						return nil, false // the exact path names the element
 					}
 				}

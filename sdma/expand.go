@@ -514,13 +514,13 @@ func boundsCheck(p *dge.Program, ch *dge.Channel, src, dst []run, regs map[uint8
 			continue
 		}
 		for i, r := range leg.rs {
-			if last := r.addr + r.n - 1; last > limitAt(leg.l.Bound, last, regs) || limitAt(leg.l.Bound, r.addr, regs) != limitAt(leg.l.Bound, last, regs) {
+			if last := r.addr + r.n - 1; last > leg.l.Bound.Limit(regs, last) || leg.l.Bound.Limit(regs, r.addr) != leg.l.Bound.Limit(regs, last) {
 				quiet := ""
 				if leg.l.Bound.Quiet {
 					quiet = " (error notification suppressed)"
 				}
 				return fmt.Errorf("%w. $S[%d]+=%d. DMA[%d] %s run %d: last byte %#x > limit %s = %#x%s",
-					ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, [...]string{"src", "dst"}[k], i, last, limitName(leg.l.Bound, last), limitAt(leg.l.Bound, last, regs), quiet)
+					ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, [...]string{"src", "dst"}[k], i, last, isa.BoundRegName(int(leg.l.Bound.Reg), last), leg.l.Bound.Limit(regs, last), quiet)
 			}
 		}
 	}

@@ -51,32 +51,14 @@ func quiet(b dge.BoundCheck) bool { return b.Enabled && b.Quiet }
 // past reports an element of es bytes at a whose last byte passes its leg's
 // enabled bound r[bc_reg] (field-tables §11.5; inclusive limit).
 func past(b dge.BoundCheck, a, es uint64, regs map[uint8]uint32) bool {
-	return b.Enabled && a+es-1 > limitAt(b, a+es-1, regs)
-}
-
-// limitAt is b's limit for a byte at a: r[bc_reg], or in HBM the wide-offset
-// pair r[bc_reg+1]:r[bc_reg] (isa.BoundLimit).
-func limitAt(b dge.BoundCheck, a uint64, regs map[uint8]uint32) uint64 {
-	var hi uint32
-	if b.Reg < 63 {
-		hi = regs[b.Reg+1]
-	}
-	return isa.BoundLimit(regs[b.Reg], hi, a)
-}
-
-// limitName names the register(s) of b's limit for a byte at a.
-func limitName(b dge.BoundCheck, a uint64) string {
-	if a >= 1<<32 {
-		return fmt.Sprintf("r%d:r%d", b.Reg+1, b.Reg)
-	}
-	return fmt.Sprintf("r%d", b.Reg)
+	return b.Enabled && a+es-1 > b.Limit(regs, a+es-1)
 }
 
 // pastErr is the error of an element past an erroring bound (§8.4 layer 1).
 func pastErr(p *dge.Program, ch *dge.Channel, leg string, l *dge.Leg, k int, a uint64, regs map[uint8]uint32) error {
 	last := a + uint64(l.ElemSize) - 1
 	return fmt.Errorf("%w. $S[%d]+=%d. DMA[%d] %s element %d: last byte %#x > limit %s = %#x",
-		ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, leg, k, last, limitName(l.Bound, last), limitAt(l.Bound, last, regs))
+		ErrBounds, p.Semaphore, ch.SemInc, ch.DMA, leg, k, last, isa.BoundRegName(int(l.Bound.Reg), last), l.Bound.Limit(regs, last))
 }
 
 // quietRuns: a DIRECT2D with a quiet bound (field-tables §11.5: past the
