@@ -43,32 +43,36 @@ func TestLaneCountSkipsOnlyOwnLane(t *testing.T) {
 	}
 }
 
+// copies are n 64-byte HBM copies from base, each to the 64 bytes after
+// its source: no two touch the same bytes.
+func copies(n, base int) string {
+	var b strings.Builder
+	for k := range n {
+		fmt.Fprintf(&b, "dmamemcpy in_dtype=u8, out_dtype=u8, src_start_addr=hbm:%#x, src_step_elem=[1, 64], src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:%#x, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1\n", base+128*k, base+128*k+64)
+	}
+	return b.String()
+}
+
+// raceScans runs src on the engines and is its race check's scans; a
+// warning or error fails t.
+func raceScans(t *testing.T, src string) int64 {
+	t.Helper()
+	ss, _ := build(t, src, "sim")
+	st, err := Run(ss, nil)
+	if err != nil || len(st.Warnings) != 0 {
+		t.Fatalf("%v %q", err, st.Warnings)
+	}
+	return st.RaceScans
+}
+
 // The race check's cost stays linear in the words (issue 30 M6: run
 // --timeline on 64k words took 35.7 s, every word compared with every DMA
 // in flight). n DMAs of one stream on one queue, all in flight together,
 // order among themselves: no scan at all (before the lane skip: n(n−1)/2).
 func TestRaceScansLinear(t *testing.T) {
-	copies := func(n, base int) string {
-		var b strings.Builder
-		for k := range n {
-			fmt.Fprintf(&b, "dmamemcpy in_dtype=u8, out_dtype=u8, src_start_addr=hbm:%#x, src_step_elem=[1, 64], src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:%#x, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1\n", base+128*k, base+128*k+64)
-		}
-		return b.String()
-	}
-	scans := func(src string) int64 {
-		ss, _ := build(t, src, "sim")
-		st, err := Run(ss, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(st.Warnings) != 0 {
-			t.Fatalf("warnings %q", st.Warnings)
-		}
-		return st.RaceScans
-	}
 	one := func(n int) string { return ".gen cayman\n.engine pool\n" + copies(n, 0) }
 	for _, n := range []int{500, 2000} {
-		if got := scans(one(n)); got != 0 {
+		if got := raceScans(t, one(n)); got != 0 {
 			t.Errorf("one stream of %d copies: %d scans, want 0 (its DMAs are ordered on its queue)", n, got)
 		}
 	}
@@ -79,20 +83,8 @@ func TestRaceScansLinear(t *testing.T) {
 // bytes (spanIndex), so the scans grow with the words, not their square
 // (2,000 copies each once cost 8 million).
 func TestRaceScansTwoStreams(t *testing.T) {
-	copies := func(n, base int) string {
-		var b strings.Builder
-		for k := range n {
-			fmt.Fprintf(&b, "dmamemcpy in_dtype=u8, out_dtype=u8, src_start_addr=hbm:%#x, src_step_elem=[1, 64], src_num_elem=[64, 1], src_elem_size=1, dst_start_addr=hbm:%#x, dst_step_elem=[1, 64], dst_num_elem=[64, 1], dst_elem_size=1\n", base+128*k, base+128*k+64)
-		}
-		return b.String()
-	}
 	scans := func(n int) int64 {
-		ss, _ := build(t, ".gen cayman\n.engine pool\n"+copies(n, 0)+".engine act\n"+copies(n, 0x10000000), "sim")
-		st, err := Run(ss, nil)
-		if err != nil || len(st.Warnings) != 0 {
-			t.Fatalf("%v %q", err, st.Warnings)
-		}
-		return st.RaceScans
+		return raceScans(t, ".gen cayman\n.engine pool\n"+copies(n, 0)+".engine act\n"+copies(n, 0x10000000))
 	}
 	a, b := scans(1000), scans(2000)
 	if float64(b) > 2.2*float64(a)+1000 {
