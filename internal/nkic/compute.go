@@ -144,6 +144,8 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 	switch c.Op {
 	case "matmul", "nc_matmul", "transpose", "nc_transpose", "iota":
 		return p.fallback(lw, c, dst)
+	case "tensor_reduce":
+		return p.compileReduce(lw, c, dst)
 	}
 	srcs := c.Srcs
 	if c.Src != nil {

@@ -84,21 +84,6 @@ const opIota isa.Opcode = 0
 // NumPy calls), the time of the words it stands for. The session's
 // tensors must include c's.
 func (s *Session) TimeOf(c *Call) (CallTrace, error) {
-	if c.Op == "tensor_reduce" {
-		a := c.Src
-		if a == nil && len(c.Srcs) == 1 {
-			a = c.Srcs[0]
-		}
-		src, err := s.p.resolve(a, "src")
-		if err != nil {
-			return CallTrace{}, locate(c, err)
-		}
-		ct := CallTrace{Index: c.index, Op: c.Op, File: c.File, Line: c.Line, Kind: "compute", Engine: "vector (DVE)"}
-		if !s.r.opt.Ref {
-			ct.TimeNS = s.p.perPartitionNS(ct.Engine, compute.OpTensorReduce, src)
-		}
-		return ct, nil
-	}
 	if err := s.p.checkCall(c); err != nil {
 		return CallTrace{}, locate(c, err)
 	}

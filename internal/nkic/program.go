@@ -113,6 +113,7 @@ type Call struct {
 	Scales        []float64 `json:"scales,omitempty"`
 	UniqueIndices *bool     `json:"unique_indices,omitempty"`
 	Axes          []int     `json:"axes,omitempty"`
+	Negate        bool      `json:"negate,omitempty"` // tensor_reduce: negate the result
 
 	// Compute calls.
 	ALUOp      string                     `json:"alu_op,omitempty"`  // tensor_tensor's op; tensor_scalar's op0

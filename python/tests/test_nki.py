@@ -487,3 +487,32 @@ def test_compute_calls_predicted_time():
     bench = nki.benchmark(k, target="trn2")
     bench(a, a)
     assert bench.benchmark_result.nc_latency.get_latency_percentile(50) * 1000 == r.time_ns
+
+
+def test_reductions_as_words():
+    """nl.max/sum/mean and nisa.tensor_reduce over free axes are TENSOR_REDUCE words (exact);
+    over the partitions and `all` they are not; every value against NumPy."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((128, 6, 10)).astype(np.float32)
+
+    def k(x):
+        t = nl.load(x)
+        outs = []
+        for r in (nl.max(t, axis=2), nl.sum(t, axis=(1, 2), keepdims=True), nl.mean(t, axis=1),
+                  nisa.tensor_reduce(np.minimum, t, axis=2, negate=True), nl.sum(t, axis=0), nl.all(t, axis=2)):
+            o = nl.ndarray(r.shape, nl.float32, buffer=nl.shared_hbm)
+            nl.store(o, value=r)
+            outs.append(o)
+        return tuple(outs)
+    r = nki.trace(k)(x)
+    mx, sm, mean, nmin, psum, al = r.outputs
+    np.testing.assert_array_equal(mx, x.max(axis=2))
+    np.testing.assert_allclose(sm, x.sum(axis=(1, 2), keepdims=True).reshape(sm.shape), rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(mean, x.mean(axis=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_array_equal(nmin, -x.min(axis=2))
+    np.testing.assert_allclose(psum, x.sum(axis=0), rtol=1e-5, atol=1e-5)
+    np.testing.assert_array_equal(al, np.all(x != 0, axis=2).astype(np.float32))
+    reds = [c for c in r.calls if c["op"] == "tensor_reduce"]
+    assert [c["exact"] for c in reds] == [True, True, True, True, False, False]
+    assert ["TENSOR_REDUCE" in w["text"].upper() for c in reds[:4] for w in c["words"][:1]] == [True] * 4
+    assert all(c["time_ns"] > 0 for c in reds)

@@ -249,7 +249,8 @@ def transpose(x, dtype=None, mask=None, **kw):
     return t
 
 
-def _reducer(name, fn):
+def _reducer(name):
+    """A reduction over axes: a TENSOR_REDUCE word on ndma (internal/nkic/reduce.go)."""
     def f(x, axis, dtype=None, keepdims=False, mask=None, **kw):
         axes = (axis,) if isinstance(axis, int) else tuple(axis)
         axes = tuple(a % x.ndim for a in axes)
@@ -260,15 +261,15 @@ def _reducer(name, fn):
         if len(shape) == 1:
             shape = (shape[0], 1)
         t = ndarray(shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
-        _numpy("tensor_reduce", t, [x], lambda a: fn(a, axis=axes), "vector", src=x, axes=list(axes), alu_op=name)
+        _trace.current().call("tensor_reduce", dst=t, src=x, axes=list(axes), alu_op=name)
         return t
     f.__name__ = name
     return f
 
 
-max = _reducer("max", _np.max)
-min = _reducer("min", _np.min)
-sum = _reducer("add", _np.sum)
-prod = _reducer("multiply", _np.prod)
-mean = _reducer("mean", _np.mean)
-all = _reducer("all", lambda a, axis: _np.all(a != 0, axis=axis))
+max = _reducer("max")
+min = _reducer("min")
+sum = _reducer("add")
+prod = _reducer("multiply")
+mean = _reducer("mean")
+all = _reducer("all")

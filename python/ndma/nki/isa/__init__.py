@@ -172,9 +172,7 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
     if dst is not None and not isinstance(dst, NkiTensor):  # legacy tensor_reduce(op, data, axis)
         dst, op, data, axis = None, dst, op, data if axis is None else axis
     name = _opname(op)
-    red = {"add": np.sum, "maximum": np.max, "max": np.max, "minimum": np.min, "min": np.min,
-           "multiply": np.prod}.get(name)
-    if red is None:
+    if name not in ("add", "maximum", "max", "minimum", "min", "multiply"):
         raise NotImplementedError("ndma.nki: tensor_reduce with op %r" % name)
     axes = (axis,) if isinstance(axis, int) else tuple(axis)
     axes = tuple(a % data.ndim for a in axes)
@@ -185,7 +183,7 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
         if len(shape) == 1:
             shape = (shape[0], 1)
         out = _nl.ndarray(shape, _trace.dtype_name(dtype) if dtype else data.dtype, _nl.sbuf)
-    sign = -1.0 if negate else 1.0
-    _nl._numpy("tensor_reduce", out, [data], lambda a: sign * red(a, axis=axes), "vector", src=data,
-               axes=list(axes), alu_op=name)
+    # a TENSOR_REDUCE word on ndma (internal/nkic/reduce.go), negated by its own field
+    _trace.current().call("tensor_reduce", dst=out, src=data, axes=list(axes), alu_op=name,
+                          **({"negate": True} if negate else {}))
     return out if dst is None else None
