@@ -19,6 +19,11 @@ import (
 //   - the critical path: SP until its last trigger's issue ends (457),
 //     qSPIO0 to load 3's end, the DVE's second add, Pool's trigger, store 1,
 //     the last NOP: 0 → 457 → 7254 → 8454 → 8499 → 11132 → 11154.
+//     Each stream opens with two words (PSEUDO_BRANCH_LABEL,
+//     SET_ORDERING_MODE) then hw-timing §4.1's sequence, 64 bytes a word:
+//     SP's six words 0x0–0x140, load block 3, the DVE's second add at
+//     0xc0, Pool's second trigger at 0xc0, store block 1, its last NOP at
+//     0x140.
 func TestLimitsByHand(t *testing.T) {
 	st := runHW(t, isa.Cayman, neffgen.HWVectorAdd("cayman"), map[isa.Opcode]int64{0x41: 1200})
 	lanes := map[string]sched.Lane{}
@@ -36,15 +41,19 @@ func TestLimitsByHand(t *testing.T) {
 		t.Errorf("qPoolIO0: %+v; want 2 transfers waiting on the DVE", q)
 	}
 	want := []sched.Segment{
-		{Lane: "sg00 SP", FromNS: 0, ToNS: 457}, {Lane: "qSPIO0", FromNS: 457, ToNS: 7254}, {Lane: "sg00 DVE", FromNS: 7254, ToNS: 8454},
-		{Lane: "sg00 POOL", FromNS: 8454, ToNS: 8499}, {Lane: "qPoolIO0", FromNS: 8499, ToNS: 11132}, {Lane: "sg00 POOL", FromNS: 11132, ToNS: 11154},
+		{Lane: "sg00 SP", FromNS: 0, ToNS: 457, Words: 6, First: 0, Last: 0x140},
+		{Lane: "qSPIO0", FromNS: 457, ToNS: 7254, Words: 1, First: 3, Last: 3, Queue: true},
+		{Lane: "sg00 DVE", FromNS: 7254, ToNS: 8454, Words: 1, First: 0xc0, Last: 0xc0},
+		{Lane: "sg00 POOL", FromNS: 8454, ToNS: 8499, Words: 1, First: 0xc0, Last: 0xc0},
+		{Lane: "qPoolIO0", FromNS: 8499, ToNS: 11132, Words: 1, First: 1, Last: 1, Queue: true},
+		{Lane: "sg00 POOL", FromNS: 11132, ToNS: 11154, Words: 1, First: 0x140, Last: 0x140},
 	}
 	if len(st.Critical) != len(want) {
 		t.Fatalf("critical path %+v, by hand %+v", st.Critical, want)
 	}
 	var sum int64
 	for i, s := range st.Critical {
-		if s.Lane != want[i].Lane || s.FromNS != want[i].FromNS || s.ToNS != want[i].ToNS {
+		if s != want[i] {
 			t.Errorf("segment %d: %+v, by hand %+v", i, s, want[i])
 		}
 		sum += s.ToNS - s.FromNS

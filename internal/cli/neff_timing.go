@@ -181,14 +181,18 @@ func printLimits(w io.Writer, sg string, st *sched.Stats) {
 		fmt.Fprintf(w, "    %-6s %-18s %5d %-9s busy %5.1f %%  waits %5.1f %%%s  critical %5.1f %%\n",
 			kind, strings.TrimPrefix(l.Name, sg+" "), l.Words, unit, pct(l.BusyNS), pct(l.WaitNS), waitOn(l, sg, pct), pct(l.CriticalNS))
 	}
-	var path []string
-	for _, s := range st.Critical {
-		path = append(path, fmt.Sprintf("%s %.3f–%.3f", strings.TrimPrefix(s.Lane, sg+" "), float64(s.FromNS)/1000, float64(s.ToNS)/1000))
+	// one segment a line, as the schedule names its words (docs/sim.md
+	// "What limits the kernel"); a long path keeps its head and its tail
+	fmt.Fprintf(w, "    critical path (%d segments, µs), first to last:\n", len(st.Critical))
+	for k, seg := range st.Critical {
+		if n := len(st.Critical); n > 24 && k >= 8 && k < n-12 {
+			if k == 8 {
+				fmt.Fprintf(w, "      … %d segments …\n", n-20)
+			}
+			continue
+		}
+		fmt.Fprintf(w, "      %9.3f–%-9.3f %s %s\n", float64(seg.FromNS)/1000, float64(seg.ToNS)/1000, strings.TrimPrefix(seg.Lane, sg+" "), seg.Span())
 	}
-	if len(path) > 12 { // the head and the tail: where it starts and what ends it
-		path = append(append(path[:4:4], fmt.Sprintf("… %d more …", len(path)-10)), path[len(path)-6:]...)
-	}
-	fmt.Fprintf(w, "    critical path (µs): %s\n", strings.Join(path, " → "))
 }
 
 // waitOn is " (on ACT 23 %, qSPIO0 4 %)": whom a lane waited on, most first.
@@ -291,6 +295,9 @@ type segmentJSON struct {
 	FromNS   int64  `json:"from_ns"`
 	ToNS     int64  `json:"to_ns"`
 	Count    int    `json:"count"`
+	First    int    `json:"first"` // an engine's first word offset, a queue's first block (−1: inline DGE words)
+	Last     int    `json:"last"`
+	Span     string `json:"span"` // the words as the text names them ("block 3", "0x80–0x140 (4 words)")
 }
 
 // placedJSON is one variable of the run and the address it ran at
@@ -382,7 +389,7 @@ func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFR
 				out.Limits = append(out.Limits, lj)
 			}
 			for _, sg := range r.Stats.Critical {
-				out.Critical = append(out.Critical, segmentJSON{r.Name, trim(sg.Lane), sg.FromNS, sg.ToNS, sg.Words})
+				out.Critical = append(out.Critical, segmentJSON{r.Name, trim(sg.Lane), sg.FromNS, sg.ToNS, sg.Words, sg.First, sg.Last, sg.Span()})
 			}
 		}
 	}

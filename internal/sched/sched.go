@@ -406,10 +406,14 @@ func (r *runner) turn(i int) (bool, error) {
 			}
 		}
 	}
-	w.node = r.sum.node(i, s.Name, r.now, r.now+hold, waited)
+	w.node = r.sum.node(i, s.Name, step.Offset, r.now, r.now+hold, waited)
 	if step.Queue != "" && cost > 0 && !compute {
 		w.lane = step.Queue
-		w.node = r.sum.dmaNode(step.Queue, w.node, r.now, r.now+cost)
+		block := -1
+		if step.Transfer != nil {
+			block = step.Transfer.Block
+		}
+		w.node = r.sum.dmaNode(step.Queue, block, w.node, r.now, r.now+cost)
 		if timedID >= 0 {
 			r.timed = append(r.timed, timedTx{id: timedID, moved: -1, tlEvent: -1, node: w.node, stream: i, core: s.Core, t: step.Transfer})
 		}

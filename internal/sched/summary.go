@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"container/heap"
 	"slices"
 	"sort"
@@ -37,6 +38,27 @@ type Segment struct {
 	Lane         string
 	FromNS, ToNS int64
 	Words        int // the words or transfers the segment strings together
+	// First and Last name the segment's first and last word as the
+	// schedule does: an engine's word offsets; a queue's block ids (−1: an
+	// inline DGE word, no block).
+	First, Last int
+	Queue       bool
+}
+
+// Span names the segment's words as the schedule lists them: "block 3",
+// "blocks 0–5" for a queue, "0xc0", "0x0–0x140 (6 words)" for an engine.
+func (s Segment) Span() string {
+	switch {
+	case s.Queue && s.First < 0:
+		return fmt.Sprintf("%d inline DGE words", s.Words)
+	case s.Queue && s.Words == 1:
+		return fmt.Sprintf("block %d", s.First)
+	case s.Queue:
+		return fmt.Sprintf("blocks %d–%d (%d transfers)", s.First, s.Last, s.Words)
+	case s.Words == 1:
+		return fmt.Sprintf("%#x", s.First)
+	}
+	return fmt.Sprintf("%#x–%#x (%d words)", s.First, s.Last, s.Words)
 }
 
 // node is one issued word or transfer on the run's dependency graph.
@@ -47,6 +69,7 @@ type node struct {
 	waitFrom     int64  // when its stream was ready (a word that waited), else start
 	waitOn       string // whose write released it
 	queue, timed bool
+	id           int // the word's offset (an engine's node), the block's id (a queue's; −1: none)
 }
 
 // summary is a run's bookkeeping for the lanes and the critical path.
@@ -105,8 +128,8 @@ func (s *summary) issued(r *runner, i int, step *Step) int {
 
 // node records stream i's word on lane from start to end (its hold of the
 // engine), depending on cause.
-func (s *summary) node(i int, lane string, start, end int64, cause int) int {
-	n := node{lane: lane, start: start, end: end, cause: cause, waitFrom: start}
+func (s *summary) node(i int, lane string, offset int, start, end int64, cause int) int {
+	n := node{lane: lane, start: start, end: end, cause: cause, waitFrom: start, id: offset}
 	if s.pendingOn != "" {
 		n.waitFrom, n.waitOn = s.pendingWait[0], s.pendingOn
 		s.pendingOn = ""
@@ -120,11 +143,11 @@ func (s *summary) node(i int, lane string, start, end int64, cause int) int {
 	return id
 }
 
-// dmaNode records a DMA on queue from start to end, fired by word node
-// trig.
-func (s *summary) dmaNode(queue string, trig int, start, end int64) int {
+// dmaNode records a DMA of block (−1: none) on queue from start to end,
+// fired by word node trig.
+func (s *summary) dmaNode(queue string, block, trig int, start, end int64) int {
 	s.lane(queue, true)
-	s.nodes = append(s.nodes, node{lane: queue, start: start, end: end, cause: trig, waitFrom: start, queue: true})
+	s.nodes = append(s.nodes, node{lane: queue, start: start, end: end, cause: trig, waitFrom: start, queue: true, id: block})
 	return len(s.nodes) - 1
 }
 
@@ -216,10 +239,11 @@ func (s *summary) finish(st *Stats) {
 			from = min(s.nodes[n.cause].end, n.end)
 		}
 		if len(path) > 0 && path[len(path)-1].Lane == n.lane {
-			path[len(path)-1].FromNS = from
-			path[len(path)-1].Words++
+			sg := &path[len(path)-1]
+			sg.FromNS, sg.First = from, n.id // walking back: this word comes first
+			sg.Words++
 		} else {
-			path = append(path, Segment{Lane: n.lane, FromNS: from, ToNS: n.end, Words: 1})
+			path = append(path, Segment{Lane: n.lane, FromNS: from, ToNS: n.end, Words: 1, First: n.id, Last: n.id, Queue: n.queue})
 		}
 		if n.cause >= k { // causes come earlier: never loop
 			break
