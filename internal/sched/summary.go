@@ -1,8 +1,8 @@
 package sched
 
 import (
-	"fmt"
 	"container/heap"
+	"fmt"
 	"slices"
 	"sort"
 )
