@@ -1,0 +1,57 @@
+package nkic
+
+import (
+	"bytes"
+	"testing"
+)
+
+// FuzzRun: any program that parses and compiles runs to outputs or an
+// error, never a panic, on both executors and the fast path; when the
+// engines and the reference both finish, their outputs are the same bytes.
+// Inputs are generated from the fuzzer's seed byte; a program whose HBM
+// tensors pass 1 MiB is skipped (memory follows the tensors it declares).
+func FuzzRun(f *testing.F) {
+	f.Add([]byte(`{"target":"trn2","tensors":[{"name":"a","buffer":"hbm","dtype":"float32","shape":[8,4],"kind":"input"},{"name":"t","buffer":"sbuf","dtype":"float32","shape":[8,4]},{"name":"m","buffer":"sbuf","dtype":"float32","shape":[8,1]},{"name":"o","buffer":"hbm","dtype":"float32","shape":[8,1],"kind":"output"}],"calls":[{"op":"load","dst":{"tensor":"t"},"src":{"tensor":"a"}},{"op":"tensor_reduce","dst":{"tensor":"m"},"src":{"tensor":"t"},"axes":[1],"alu_op":"max"},{"op":"store","dst":{"tensor":"o"},"src":{"tensor":"m"}}]}`), byte(3))
+	f.Add([]byte(`{"tensors":[{"name":"i","buffer":"sbuf","dtype":"uint32","shape":[2,1]},{"name":"a","buffer":"hbm","dtype":"float16","shape":[16,8],"kind":"input"},{"name":"t","buffer":"sbuf","dtype":"float16","shape":[2,8]},{"name":"o","buffer":"hbm","dtype":"float16","shape":[2,8],"kind":"output"}],"calls":[{"op":"dma_copy","dst":{"tensor":"t"},"src":{"tensor":"a","pattern":[[8,2],[1,8]],"vector_offset":{"tensor":"i"}},"oob_mode":"skip"},{"op":"activation","dst":{"tensor":"t"},"src":{"tensor":"t"},"func":"exp"},{"op":"dma_copy","dst":{"tensor":"o"},"src":{"tensor":"t"}}]}`), byte(200))
+	f.Add([]byte(`{"target":"trn1","tensors":[{"name":"x","buffer":"hbm","dtype":"float32","shape":[4,16],"kind":"input"},{"name":"s","buffer":"sbuf","dtype":"float32","shape":[4,16]},{"name":"p","buffer":"psum","dtype":"float32","shape":[16,16]},{"name":"o","buffer":"hbm","dtype":"float32","shape":[16,16],"kind":"output"}],"calls":[{"op":"load","dst":{"tensor":"s"},"src":{"tensor":"x"}},{"op":"nc_matmul","dst":{"tensor":"p"},"stationary":{"tensor":"s"},"moving":{"tensor":"s"}},{"op":"dma_copy","dst":{"tensor":"o"},"src":{"tensor":"p"}}]}`), byte(7))
+	f.Fuzz(func(t *testing.T, b []byte, seed byte) {
+		p, err := Parse(bytes.NewReader(b))
+		if err != nil {
+			return
+		}
+		in := map[string]*Array{}
+		var hbm int64
+		for _, tn := range p.Tensors {
+			if !tn.chip {
+				hbm += tn.elems * int64(tn.esize)
+			}
+		}
+		if hbm > 1<<20 {
+			t.Skip("over 1 MiB of HBM tensors")
+		}
+		for _, tn := range p.Tensors {
+			if tn.Kind == "input" {
+				data := make([]byte, tn.elems*int64(tn.esize))
+				for i := range data {
+					data[i] = byte(i)*31 + seed
+				}
+				in[tn.Name] = &Array{DType: tn.dt, Shape: tn.Shape, Data: data}
+			}
+		}
+		lws, err := p.Compile()
+		if err != nil {
+			return
+		}
+		sim, _, errSim := RunCompiled(p, lws, in, Options{})
+		ref, _, errRef := RunCompiled(p, lws, in, Options{Ref: true})
+		_, _, _ = RunCompiled(p, lws, in, Options{Fast: true})
+		if errSim != nil || errRef != nil {
+			return
+		}
+		for k, a := range sim {
+			if !bytes.Equal(a.Data, ref[k].Data) {
+				t.Fatalf("output %q: the engines and the reference differ", k)
+			}
+		}
+	})
+}
