@@ -2,7 +2,6 @@ package nkic
 
 import (
 	"bytes"
-	"math"
 	"strings"
 	"testing"
 
@@ -52,36 +51,6 @@ func TestComputeCalls(t *testing.T) {
 				t.Errorf("trace: %+v", c)
 			}
 		})
-	}
-}
-
-func TestMatmulFallback(t *testing.T) {
-	const K, M, N = 128, 64, 32
-	x := f32s(K*M, func(i int) float32 { return float32(i%7) - 3 })
-	y := f32s(K*N, func(i int) float32 { return float32(i%5) * 0.25 })
-	p := build(t, "trn2", []*Tensor{
-		ten("x", "hbm", "float32", "input", K, M), ten("y", "hbm", "float32", "input", K, N),
-		ten("tx", "sbuf", "float32", "", K, M), ten("ty", "sbuf", "float32", "", K, N),
-		ten("ps", "psum", "float32", "", M, N), ten("r", "sbuf", "float32", "", M, N), ten("out", "hbm", "float32", "output", M, N),
-	},
-		&Call{Op: "load", Dst: whole("tx"), Src: whole("x")}, &Call{Op: "load", Dst: whole("ty"), Src: whole("y")},
-		&Call{Op: "nc_matmul", Dst: whole("ps"), Stationary: whole("tx"), Moving: whole("ty")},
-		&Call{Op: "tensor_copy", Dst: whole("r"), Src: whole("ps")},
-		&Call{Op: "store", Dst: whole("out"), Src: whole("r")})
-	out, tr := run(t, p, map[string]*Array{"x": arr(dtype.FP32, x, K, M), "y": arr(dtype.FP32, y, K, N)})
-	for m := range M {
-		for n := range N {
-			var s float32
-			for k := range K {
-				s += getF32(x, k*M+m) * getF32(y, k*N+n)
-			}
-			if got := getF32(out["out"].Data, m*N+n); math.Abs(float64(got-s)) > 1e-3 {
-				t.Fatalf("out[%d][%d] = %v, want %v", m, n, got, s)
-			}
-		}
-	}
-	if len(tr.Inexact) != 1 || tr.Inexact[0] != 2 {
-		t.Errorf("inexact calls %v, want [2]", tr.Inexact)
 	}
 }
 
