@@ -235,11 +235,12 @@ def _numpy(op, dst, srcs, fn, engine, **kw):
 
 
 def matmul(x, y, transpose_x=False, mask=None, **kw):
-    """nl.matmul: x @ y into a new PSUM tile (fp32); with transpose_x, x is (K, M) already."""
+    """nl.matmul: x @ y into a new PSUM tile (fp32); with transpose_x, x is (K, M) already.
+    ndma's Go core compiles it: with transpose_x, the PE's LDWEIGHTS and MATMUL
+    words; without, a float32 loop flagged not exact (x needs a PE transpose first)."""
     M = x.shape[1] if transpose_x else x.shape[0]
     t = ndarray((M, y.shape[1]), "float32", psum)
-    _numpy("matmul", t, [x, y], (lambda a, b: a.T @ b) if transpose_x else (lambda a, b: a @ b), "tensor (PE)",
-           stationary=x, moving=y, transpose_x=bool(transpose_x) or None)
+    _trace.current().call("matmul", dst=t, stationary=x, moving=y, transpose_x=True if transpose_x else None)
     return t
 
 

@@ -131,7 +131,8 @@ def iota(dst=None, coefs=None, value=0.0, dtype=None, expr=None, **kw):
 def nc_matmul(dst=None, stationary=None, moving=None, accumulate=False, name=None, **kw):
     """nc_matmul: stationary (K, M), moving (K, N) -> (M, N) in PSUM, FP32
     (legacy: nc_matmul(stationary, moving) returns the PSUM tile; NKI 0.6:
-    dst first, accumulate adds into it)."""
+    dst first, accumulate adds into it). Runs as the PE's LDWEIGHTS and
+    MATMUL words on the session's SBUF/PSUM."""
     if moving is None:  # legacy nc_matmul(stationary, moving)
         dst, stationary, moving = None, dst, stationary
     out = dst
@@ -144,12 +145,9 @@ def nc_matmul(dst=None, stationary=None, moving=None, accumulate=False, name=Non
     if K > 128 or M > 128 or moving.shape[1] > 512:
         raise ValueError("nc_matmul: K=%d, M=%d, N=%d: the PE array takes K <= 128, M <= 128, N <= 512"
                          % (K, M, moving.shape[1]))
-    if accumulate:
-        _nl._numpy("nc_matmul", out, [out, stationary, moving], lambda o, a, b: o + a.T @ b, "tensor (PE)",
-                   stationary=stationary, moving=moving, accumulate=True)
-    else:
-        _nl._numpy("nc_matmul", out, [stationary, moving], lambda a, b: a.T @ b, "tensor (PE)",
-                   stationary=stationary, moving=moving)
+    # LDWEIGHTS + MATMUL words, formed and run by ndma's Go core (docs/nki.md "Compute")
+    _trace.current().call("nc_matmul", dst=out, stationary=stationary, moving=moving,
+                          accumulate=True if accumulate else None)
     return out if dst is None else None
 
 
