@@ -60,6 +60,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"target":"trn2","tensors":[{"name":"a","buffer":"hbm","dtype":"float32","shape":[4,4],"kind":"input"},{"name":"t","buffer":"sbuf","dtype":"float32","shape":[4,4]}],"calls":[{"op":"dma_copy","dst":{"tensor":"t"},"src":{"tensor":"a","pattern":[[4,4],[1,4]]}}]}`))
 	f.Add([]byte(`{"tensors":[{"name":"i","buffer":"sbuf","dtype":"uint32","shape":[2,1]},{"name":"a","buffer":"hbm","dtype":"float16","shape":[16,8]},{"name":"t","buffer":"sbuf","dtype":"float16","shape":[2,8]}],"calls":[{"op":"dma_copy","dst":{"tensor":"t"},"src":{"tensor":"a","pattern":[[8,2],[1,8]],"vector_offset":{"tensor":"i"}},"oob_mode":"skip"},{"op":"dma_transpose","dst":{"tensor":"t"},"src":{"tensor":"a","slices":[[0,16,1],[0,2,1]]}}]}`))
 	f.Add([]byte(`{"target":"trn1","tensors":[],"calls":[{"op":"memset"}]}`))
+	f.Add([]byte(`{"tensors":[{"name":"w","buffer":"sbuf","dtype":"float16","shape":[4,3]},{"name":"x","buffer":"sbuf","dtype":"float16","shape":[4,600]},{"name":"p","buffer":"psum","dtype":"float32","shape":[3,600]}],"calls":[{"op":"nc_matmul","dst":{"tensor":"p"},"stationary":{"tensor":"w","slices":[[0,4,1],[0,3,1]]},"moving":{"tensor":"x"},"accumulate":true},{"op":"matmul","dst":{"tensor":"p","slices":[[0,3,1],[0,4,1]]},"stationary":{"tensor":"w","slices":[[0,3,1],[0,4,1]]},"moving":{"tensor":"x","slices":[[0,4,1],[0,4,1]]}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Parse(bytes.NewReader(b))
 		if err != nil {
