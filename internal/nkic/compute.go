@@ -144,6 +144,8 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 	switch c.Op {
 	case "matmul", "nc_matmul":
 		return p.compileMatmul(lw, c, dst)
+	case "identity":
+		return p.compileIdentity(lw, dst)
 	case "transpose", "nc_transpose", "iota":
 		return p.fallback(lw, c, dst)
 	}
@@ -308,6 +310,9 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 		}
 		if len(src.shape) != 2 || len(dst.shape) != 2 || dst.shape[0] != src.shape[1] || dst.shape[1] != src.shape[0] {
 			return nil, illegal("transpose: dst %v must be src %v turned", dst.shape, src.shape)
+		}
+		if w, ok, err := p.peTranspose(lw, c, src, dst); ok || err != nil {
+			return w, err
 		}
 		R, C := src.shape[0], src.shape[1]
 		lw.Engine, lw.Note = "tensor (PE)", "computed by ndma (an exact move), not by the PE's transpose words"

@@ -90,7 +90,7 @@ func (p *Program) compileMatmul(lw *Lowered, c *Call, dst *leg) (*Lowered, error
 	}
 	var words []isa.Inst
 	if why == "" {
-		words, err = p.matmulWords(st, mv, dst, c.Accumulate)
+		words, err = p.matmulWords(st, mv, dst, c.Accumulate, false)
 		var nt *noTable
 		if errors.As(err, &nt) {
 			why, err = nt.Error(), nil
@@ -132,7 +132,10 @@ func peTables(gen isa.Gen) bool {
 // passes). accumulate clears the PSUM accumulate flags' bit 0 (add to the
 // FP32 cells); otherwise the first MATMUL of each block overwrites
 // (SINGLE, or START then END for the two passes; docs/compute.md §2, §4).
-func (p *Program) matmulWords(st, mv, dst *leg, accumulate bool) ([]isa.Inst, error) {
+// transpose (CAYMAN's transpose_mode, the moving operand an identity) is
+// one pair, a LOW load for FP32, SINGLE, the result in the input dtype
+// (spec compute §5.5).
+func (p *Program) matmulWords(st, mv, dst *leg, accumulate, transpose bool) ([]isa.Inst, error) {
 	if !peTables(p.gen) {
 		return nil, &noTable{p.gen}
 	}
@@ -151,6 +154,9 @@ func (p *Program) matmulWords(st, mv, dst *leg, accumulate bool) ([]isa.Inst, er
 	mmMode := isa.PEFP32ModeNone
 	if st.dt == dtype.FP32 {
 		passes, mmMode = []isa.PEFP32ModeCode{isa.PEFP32ModeLow, isa.PEFP32ModeHigh}, isa.PEFP32ModeLowHigh
+		if transpose {
+			passes = passes[:1]
+		}
 	}
 	var out []isa.Inst
 	for n0 := int64(0); n0 < N; n0 += peCols {
@@ -182,6 +188,10 @@ func (p *Program) matmulWords(st, mv, dst *leg, accumulate bool) ([]isa.Inst, er
 				set(in, "num_active_cols", M)
 				set(in, "row_grp", peGroups)
 				set(in, "col_grp", peGroups)
+			}
+			if transpose {
+				set(&ld, "transpose_mode", 1)
+				set(&mm, "transpose_mode", 1)
 			}
 			set(&ld, "in_dtype", int64(st.dt))
 			set(&ld, "fp32_mode", int64(mode))
@@ -269,4 +279,84 @@ func (p *Program) matmulLoops(lw *Lowered, c *Call, st, mv, dst *leg, K, M, N in
 		return r.writeF32(dst, out)
 	}
 	return lw
+}
+
+// compileIdentity forms the words that write an identity into dst (P, P):
+// a MEMSET of the tile to 0, then a MEMSET of one element, 1, per
+// partition p at column p (the moving operand of a PE transpose,
+// docs/nki.md "Matmul words").
+func (p *Program) compileIdentity(lw *Lowered, dst *leg) (*Lowered, error) {
+	if dst.t.Buffer != "sbuf" || len(dst.shape) != 2 || dst.shape[0] != dst.shape[1] || !peInputs[dst.dt] {
+		return nil, illegal("identity: dst %q must be a square SBUF tile of a float dtype the PE takes, not %s %s %v", dst.t.Name, dst.t.Buffer, dst.t.DType, dst.shape)
+	}
+	P := dst.shape[0]
+	whole, err := p.operand(dst, 4) // MEMSET's dst is a TENSOR4D
+	if err != nil {
+		return nil, err
+	}
+	if whole.ch != P {
+		return nil, illegal("identity %q: its first axis must step partitions, one at a time", dst.t.Name)
+	}
+	w, err := p.memsetWord(dst.dt, whole, 0)
+	if err != nil {
+		return nil, err
+	}
+	words := []isa.Inst{w}
+	pstride, estep := dst.dims[1].step, dst.dims[0].step // bytes: one partition, one element
+	for i := range P {
+		one := cpat{addr: uint64(int64(dst.addr) + i*pstride + i*estep), ch: 1, steps: []int64{0, 0, 0, 0}, nums: []int64{1, 1, 1, 1}}
+		if w, err = p.memsetWord(dst.dt, one, 1); err != nil {
+			return nil, err
+		}
+		words = append(words, w)
+	}
+	lw.Run, lw.Words, lw.Engine, lw.Bytes = words, words, "gpsimd (POOL)", dst.elems*dst.esize
+	for k := range words {
+		lw.ns += p.wordNS(lw.Engine, &words[k])
+	}
+	return lw, nil
+}
+
+// memsetWord is a MEMSET of value over d (dt's elements).
+func (p *Program) memsetWord(dt dtype.DType, d cpat, value float64) (isa.Inst, error) {
+	w := isa.New(p.gen, compute.OpMemset)
+	errs := []error{w.Set("dst_element_count", d.elems()), w.Set("dtype", int64(dt)), w.Set("fill_value", f32bits(value)),
+		w.Set("num_active_channels", d.ch), setPattern(&w, "dst_mem_pattern", d)}
+	if err := errors.Join(errs...); err != nil {
+		return w, progErr("a MEMSET field does not fit: %v", err)
+	}
+	return w, nil
+}
+
+// peTranspose forms a PE transpose of src (P, F) into dst (F, P):
+// LDWEIGHTS of src, MATMUL streaming the call's identity[:P, :P]
+// (out[f][p] = Σ_k src[k][f]·I[k][p]); on CAYMAN with transpose_mode (the
+// result in src's dtype), on SUNDA an ordinary FP32 matmul (spec compute
+// §5.5). ok is false where ndma forms no words for it: no identity, a
+// dtype or buffer the words do not take (the caller's Go loop runs it).
+func (p *Program) peTranspose(lw *Lowered, c *Call, src, dst *leg) (_ *Lowered, ok bool, _ error) {
+	if c.Identity == nil || !peTables(p.gen) || !peInputs[src.dt] || src.t.Buffer != "sbuf" || dst.t.Buffer != "psum" {
+		return nil, false, nil
+	}
+	id, err := p.resolve(c.Identity, "identity")
+	if err != nil {
+		return nil, false, err
+	}
+	P, F := src.shape[0], src.shape[1]
+	if F > compute.PEDim || len(id.shape) != 2 || id.shape[0] != P || id.shape[1] != P || id.dt != src.dt || id.t.Buffer != "sbuf" {
+		return nil, false, nil
+	}
+	transpose := p.gen == isa.Cayman
+	if transpose && dst.dt != src.dt || !transpose && dst.dt != dtype.FP32 {
+		return nil, false, nil
+	}
+	words, err := p.matmulWords(src, id, dst, false, transpose)
+	if err != nil {
+		return nil, false, err
+	}
+	lw.Exact, lw.Run, lw.Words, lw.Engine, lw.Bytes = true, words, words, "tensor (PE)", dst.elems*dst.esize
+	for k := range words {
+		lw.ns += p.wordNS(lw.Engine, &words[k])
+	}
+	return lw, true, nil
 }

@@ -267,3 +267,66 @@ func TestMatmulTimeIsItsWords(t *testing.T) {
 		t.Errorf("call %d ns, words %d ns, want %d", lws[0].ns, sum, want)
 	}
 }
+
+// nc_transpose on the PE with an identity tile (an identity call's MEMSET
+// words): LDWEIGHTS of the source, MATMUL streaming identity[:P, :P]; the
+// result must be the source turned, bit for bit (one product by 1 per
+// element, the rest by 0), in the source's dtype on trn2 (transpose_mode)
+// and FP32 on trn1. Without an identity it stays a Go loop.
+func TestPETranspose(t *testing.T) {
+	for _, tc := range []struct {
+		target, dt, out string
+		P, F            int
+		ident           bool
+		words           int // the transpose's words
+	}{
+		{"trn2", "float32", "float32", 128, 128, true, 2},
+		{"trn2", "float16", "float16", 96, 40, true, 2},
+		{"trn2", "bfloat16", "bfloat16", 7, 128, true, 2},
+		{"trn1", "float16", "float32", 64, 100, true, 2},
+		{"trn1", "float32", "float32", 32, 16, true, 4},
+		{"trn2", "float32", "float32", 16, 8, false, 0},
+	} {
+		t.Run(tc.target+"/"+tc.dt+"/"+map[bool]string{true: "identity", false: "loop"}[tc.ident], func(t *testing.T) {
+			P, F := tc.P, tc.F
+			dt, _ := dtype.FromNEFF(tc.dt)
+			ab, _ := mmInput(t, dt, P*F, func(i int) float32 { return float32(i%251-125) / 16 })
+			c := &Call{Op: "nc_transpose", Dst: whole("ps"), Src: whole("ta")}
+			calls := []*Call{{Op: "load", Dst: whole("ta"), Src: whole("a")}}
+			if tc.ident {
+				calls = append(calls, &Call{Op: "identity", Dst: whole("id")})
+				c.Identity = &AP{Tensor: "id", Slices: [][3]int64{{0, int64(P), 1}, {0, int64(P), 1}}}
+			}
+			calls = append(calls, c, &Call{Op: "tensor_copy", Dst: whole("r"), Src: whole("ps")}, &Call{Op: "store", Dst: whole("out"), Src: whole("r")})
+			p := build(t, tc.target, []*Tensor{
+				ten("a", "hbm", tc.dt, "input", P, F), ten("ta", "sbuf", tc.dt, "", P, F), ten("id", "sbuf", tc.dt, "", 128, 128),
+				ten("ps", "psum", tc.out, "", F, P), ten("r", "sbuf", tc.out, "", F, P), ten("out", "hbm", tc.out, "output", F, P),
+			}, calls...)
+			out, tr := run(t, p, map[string]*Array{"a": arr(dt, ab, P, F)})
+			od, _ := dtype.FromNEFF(tc.out)
+			want := make([]byte, P*F*od.Size())
+			turned := make([]byte, len(ab))
+			es := dt.Size()
+			for i := range P {
+				for j := range F {
+					copy(turned[(j*P+i)*es:(j*P+i+1)*es], ab[(i*F+j)*es:(i*F+j+1)*es])
+				}
+			}
+			if err := dtype.Convert(want, od, turned, dt); err != nil {
+				t.Fatal(err)
+			}
+			if string(out["out"].Data) != string(want) {
+				t.Fatalf("not the source turned")
+			}
+			ct := tr.Calls[len(calls)-3]
+			if ct.Op != "nc_transpose" || ct.Exact != tc.ident || len(ct.Words) != tc.words {
+				t.Fatalf("%s: exact %v, %d words; want %v, %d", ct.Op, ct.Exact, len(ct.Words), tc.ident, tc.words)
+			}
+			if tc.ident {
+				if id := tr.Calls[1]; !id.Exact || len(id.Words) != 129 || !strings.HasPrefix(id.Words[128].Text, "memset") {
+					t.Fatalf("identity: exact %v, %d words", id.Exact, len(id.Words))
+				}
+			}
+		})
+	}
+}
