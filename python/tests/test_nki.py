@@ -396,6 +396,33 @@ def test_transpose_through_dma_and_pe():
     assert np.array_equal(by_pe(a), a.T)
 
 
+@pytest.mark.parametrize("target,dt,words", [("trn2", np.float32, 2), ("trn2", np.float16, 2), ("trn1", np.float32, 4),
+                                             ("trn1", np.float16, 0)])
+def test_nc_transpose_on_the_pe_streams_an_identity(target, dt, words):
+    """nc_transpose on the tensor engine: LDWEIGHTS of the tile and a MATMUL streaming an
+    identity tile an `identity` call wrote once (MEMSET words); bit for bit the tile
+    turned. trn2 keeps the dtype in PSUM (transpose_mode); trn1 is an FP32 identity matmul
+    (two passes), so a float16 transpose there stays a loop (not exact)."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((100, 64)).astype(dt)
+
+    def k(a):
+        out = nl.ndarray((64, 100), a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        p1 = nisa.nc_transpose(t)
+        p2 = nisa.nc_transpose(t[0:50, :])
+        nl.store(out, value=nl.copy(p1))
+        return out
+    r = nki.trace(k, target=target)(a)
+    assert np.array_equal(r.outputs, a.T)
+    ids = [c for c in r.calls if c["op"] == "identity"]
+    tr = [c for c in r.calls if c["op"] == "nc_transpose"]
+    assert len(tr) == 2 and all(c["exact"] == (words > 0) and len(c.get("words", [])) == words for c in tr)
+    if words:  # one identity for the session: a zero MEMSET, then one per partition
+        assert len(ids) == 1 and ids[0]["exact"] and len(ids[0]["words"]) == 129 and ids[0]["index"] < tr[0]["index"]
+        assert [w["text"].split()[0] for w in tr[0]["words"]] == ["ldweights", "matmul"] * (words // 2)
+
+
 def test_matmul_transpose_x_and_reductions():
     rng = np.random.default_rng(6)
     x = rng.standard_normal((64, 128)).astype(np.float32)   # (M, K)
@@ -413,9 +440,12 @@ def test_matmul_transpose_x_and_reductions():
     o1, o2 = nki.simulate_kernel(k, x, xt, y)
     np.testing.assert_allclose(o1, 0, atol=1e-4)
     r = nki.trace(k)(x, xt, y)
-    mm = [c for c in r.calls if c["op"] == "matmul"]
-    assert [c["exact"] for c in mm] == [False, True]  # x (M, K) needs a PE transpose ndma does not form
-    assert "transposed first" in mm[0]["note"]
+    mm = [c for c in r.calls if c["op"] in ("matmul", "nc_transpose", "identity")]
+    assert [(c["op"], c["exact"]) for c in mm] == [("identity", True), ("nc_transpose", True), ("matmul", True),
+                                                  ("matmul", True)]  # x (M, K) turned on the PE first
+    r1 = nki.trace(k, target="trn1")(x, xt, y)  # trn1: the FP32 identity matmul
+    assert [c["exact"] for c in r1.calls if c["op"] == "matmul"] == [True, True]
+    np.testing.assert_allclose(r1.outputs[0], 0, atol=1e-4)
     np.testing.assert_allclose(o2, (x @ y).max(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)
 
 
