@@ -61,6 +61,7 @@ func FuzzParse(f *testing.F) {
 	f.Add([]byte(`{"tensors":[{"name":"i","buffer":"sbuf","dtype":"uint32","shape":[2,1]},{"name":"a","buffer":"hbm","dtype":"float16","shape":[16,8]},{"name":"t","buffer":"sbuf","dtype":"float16","shape":[2,8]}],"calls":[{"op":"dma_copy","dst":{"tensor":"t"},"src":{"tensor":"a","pattern":[[8,2],[1,8]],"vector_offset":{"tensor":"i"}},"oob_mode":"skip"},{"op":"dma_transpose","dst":{"tensor":"t"},"src":{"tensor":"a","slices":[[0,16,1],[0,2,1]]}}]}`))
 	f.Add([]byte(`{"target":"trn1","tensors":[],"calls":[{"op":"memset"}]}`))
 	f.Add([]byte(`{"tensors":[{"name":"w","buffer":"sbuf","dtype":"float16","shape":[4,3]},{"name":"x","buffer":"sbuf","dtype":"float16","shape":[4,600]},{"name":"p","buffer":"psum","dtype":"float32","shape":[3,600]}],"calls":[{"op":"nc_matmul","dst":{"tensor":"p"},"stationary":{"tensor":"w","slices":[[0,4,1],[0,3,1]]},"moving":{"tensor":"x"},"accumulate":true},{"op":"matmul","dst":{"tensor":"p","slices":[[0,3,1],[0,4,1]]},"stationary":{"tensor":"w","slices":[[0,3,1],[0,4,1]]},"moving":{"tensor":"x","slices":[[0,4,1],[0,4,1]]}}]}`))
+	f.Add([]byte(`{"tensors":[{"name":"i","buffer":"sbuf","dtype":"bfloat16","shape":[8,8]},{"name":"a","buffer":"sbuf","dtype":"bfloat16","shape":[5,3]},{"name":"p","buffer":"psum","dtype":"bfloat16","shape":[3,5]}],"calls":[{"op":"identity","dst":{"tensor":"i"}},{"op":"nc_transpose","dst":{"tensor":"p"},"src":{"tensor":"a"},"identity":{"tensor":"i","slices":[[0,5,1],[0,5,1]]}}]}`))
 	f.Fuzz(func(t *testing.T, b []byte) {
 		p, err := Parse(bytes.NewReader(b))
 		if err != nil {
