@@ -134,7 +134,7 @@ func peTables(gen isa.Gen) bool {
 // (SINGLE, or START then END for the two passes; docs/compute.md §2, §4).
 // transpose (CAYMAN's transpose_mode, the moving operand an identity) is
 // one pair, a LOW load for FP32, SINGLE, the result in the input dtype
-// (spec compute §5.5).
+// (docs/compute.md §4).
 func (p *Program) matmulWords(st, mv, dst *leg, accumulate, transpose bool) ([]isa.Inst, error) {
 	if !peTables(p.gen) {
 		return nil, &noTable{p.gen}
@@ -331,8 +331,8 @@ func (p *Program) memsetWord(dt dtype.DType, d cpat, value float64) (isa.Inst, e
 // peTranspose forms a PE transpose of src (P, F) into dst (F, P):
 // LDWEIGHTS of src, MATMUL streaming the call's identity[:P, :P]
 // (out[f][p] = Σ_k src[k][f]·I[k][p]); on CAYMAN with transpose_mode (the
-// result in src's dtype), on SUNDA an ordinary FP32 matmul (spec compute
-// §5.5). ok is false where ndma forms no words for it: no identity, a
+// result in src's dtype), on SUNDA an ordinary FP32 matmul (docs/compute.md
+// §4). ok is false where ndma forms no words for it: no identity, a
 // dtype or buffer the words do not take (the caller's Go loop runs it).
 func (p *Program) peTranspose(lw *Lowered, c *Call, src, dst *leg) (_ *Lowered, ok bool, _ error) {
 	if c.Identity == nil || !peTables(p.gen) || !peInputs[src.dt] || src.t.Buffer != "sbuf" || dst.t.Buffer != "psum" {
