@@ -13,8 +13,9 @@ import (
 
 // Compute calls (docs/nki.md "Compute"): those whose words ndma can form
 // run as internal/compute's words (exact: the engines' own numerics;
-// matmul as the PE's LDWEIGHTS and MATMUL, matmul.go); the others —
-// transpose, iota — run as Go loops in float32, flagged not exact.
+// matmul and the PE transpose as LDWEIGHTS and MATMUL, matmul.go); the
+// others — iota, a transpose without an identity tile — run as Go loops
+// in float32, flagged not exact.
 
 // aluOps are NKI's operator names and the ALU_OP each is (docs/compute.md §2).
 var aluOps = map[string]isa.ALUOpCode{

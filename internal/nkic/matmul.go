@@ -81,8 +81,10 @@ func (p *Program) compileMatmul(lw *Lowered, c *Call, dst *leg) (*Lowered, error
 	}
 	why := ""
 	switch {
+	case !peTables(p.gen):
+		why = fmt.Sprintf("ndma has no LDWEIGHTS/MATMUL table on %s (docs/compute.md §1)", p.gen)
 	case xMK(c):
-		why = "x is (M, K): the PE needs it transposed first, and ndma places no identity tile for that transpose"
+		why = "x is (M, K): the PE contracts over partitions, so x must be transposed first (ndma.nki issues that nc_transpose where it can)"
 	case st.dt != mv.dt:
 		why = fmt.Sprintf("stationary %s and moving %s: ndma forms the PE words for one input dtype", st.t.DType, mv.t.DType)
 	case dst.dt != dtype.FP32:
@@ -90,16 +92,10 @@ func (p *Program) compileMatmul(lw *Lowered, c *Call, dst *leg) (*Lowered, error
 	}
 	var words []isa.Inst
 	if why == "" {
-		words, err = p.matmulWords(st, mv, dst, c.Accumulate, false)
-		var nt *noTable
-		if errors.As(err, &nt) {
-			why, err = nt.Error(), nil
-		}
-		if err != nil {
+		if words, err = p.matmulWords(st, mv, dst, c.Accumulate, false); err != nil {
 			return nil, err
 		}
-	}
-	if why != "" {
+	} else {
 		return p.matmulLoops(lw, c, st, mv, dst, K, M, N, why), nil
 	}
 	lw.Run, lw.Words, lw.Engine, lw.Bytes = words, words, "tensor (PE)", dst.elems*dst.esize
@@ -107,13 +103,6 @@ func (p *Program) compileMatmul(lw *Lowered, c *Call, dst *leg) (*Lowered, error
 		lw.ns += p.wordNS(lw.Engine, &words[k])
 	}
 	return lw, nil
-}
-
-// noTable is a generation on which ndma has no LDWEIGHTS/MATMUL table.
-type noTable struct{ gen isa.Gen }
-
-func (e *noTable) Error() string {
-	return fmt.Sprintf("ndma has no LDWEIGHTS/MATMUL table on %s (docs/compute.md §1)", e.gen)
 }
 
 // peTables says whether LDWEIGHTS and MATMUL decode on gen (SUNDA and
@@ -136,9 +125,6 @@ func peTables(gen isa.Gen) bool {
 // one pair, a LOW load for FP32, SINGLE, the result in the input dtype
 // (docs/compute.md §4).
 func (p *Program) matmulWords(st, mv, dst *leg, accumulate, transpose bool) ([]isa.Inst, error) {
-	if !peTables(p.gen) {
-		return nil, &noTable{p.gen}
-	}
 	K, M, N := st.shape[0], st.shape[1], mv.shape[1]
 	w, err := p.peOperand(st, K, "stationary")
 	if err != nil {
