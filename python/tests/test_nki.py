@@ -117,6 +117,9 @@ def test_nc_matmul_legacy_runs_as_pe_words(dt):
     assert mm["exact"] is True and r.inexact == [] and mm["engine"] == "tensor (PE)"
     assert [w["text"].split()[0] for w in mm["words"]] == ["ldweights", "matmul"] * passes
 
+    with pytest.raises(NotImplementedError, match="is_transpose"):
+        nki.trace(lambda x: nisa.nc_matmul(nl.load(x), nl.load(x), is_transpose=True))(x)
+
 
 def test_nc_matmul_06_accumulates_in_psum():
     """NKI 0.6: nc_matmul(dst, stationary, moving, accumulate=): the first call

@@ -137,6 +137,8 @@ def nc_matmul(dst=None, stationary=None, moving=None, accumulate=False, name=Non
     MATMUL words on the session's SBUF/PSUM."""
     if moving is None:  # legacy nc_matmul(stationary, moving)
         dst, stationary, moving = None, dst, stationary
+    if kw.get("is_transpose"):
+        raise NotImplementedError("ndma.nki: nc_matmul(is_transpose=True); nc_transpose turns a tile on the PE")
     out = dst
     if out is None:
         out = _nl.ndarray((stationary.shape[1], moving.shape[1]), "float32", _nl.psum)
