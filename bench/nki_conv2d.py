@@ -6,8 +6,8 @@ dialect, run on ndma.nki: its wall time, as a user runs it (docs/nki.md
     PYTHONPATH=python /usr/bin/python3 bench/nki_conv2d.py [H W C_in C_out]
 
 The DMA calls run as ndma's words (Fast: bytes by the reference, each word
-shape timed once on the descriptor engines); nc_matmul runs in NumPy on the
-shared SBUF/PSUM (flagged not exact in the trace); nl.maximum as a
+shape timed once on the descriptor engines); nc_matmul as the PE's LDWEIGHTS
+and MATMUL words (two pairs each: FP32's LOW and HIGH passes); nl.maximum as a
 TENSOR_TENSOR word; nl.max over the pooling axis in NumPy.
 """
 import os

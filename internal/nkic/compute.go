@@ -12,9 +12,10 @@ import (
 )
 
 // Compute calls (docs/nki.md "Compute"): those whose words ndma can form
-// run as internal/compute's words (exact: the engines' own numerics);
-// the others — matmul, transpose, iota — run as Go loops in float32 with
-// an FP32 PSUM, flagged not exact.
+// run as internal/compute's words (exact: the engines' own numerics;
+// matmul and the PE transpose as LDWEIGHTS and MATMUL, matmul.go); the
+// others — iota, a transpose without an identity tile — run as Go loops
+// in float32, flagged not exact.
 
 // aluOps are NKI's operator names and the ALU_OP each is (docs/compute.md §2).
 var aluOps = map[string]isa.ALUOpCode{
@@ -142,7 +143,11 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		return nil, err
 	}
 	switch c.Op {
-	case "matmul", "nc_matmul", "transpose", "nc_transpose", "iota":
+	case "matmul", "nc_matmul":
+		return p.compileMatmul(lw, c, dst)
+	case "identity":
+		return p.compileIdentity(lw, dst)
+	case "transpose", "nc_transpose", "iota":
 		return p.fallback(lw, c, dst)
 	case "tensor_reduce":
 		return p.compileReduce(lw, c, dst)
@@ -292,62 +297,11 @@ func (p *Program) computeWord(c *Call, dst *leg, srcs []*leg) (isa.Inst, string,
 	return w, engine, nil
 }
 
-// fallback compiles the calls ndma forms no word for: Go loops in float32
-// (FP32 accumulation for matmul), flagged not exact.
+// fallback compiles the calls ndma forms no word for: Go loops in float32,
+// flagged not exact.
 func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 	lw.Exact, lw.Bytes = false, dst.elems*dst.esize
 	switch c.Op {
-	case "matmul", "nc_matmul":
-		if c.Stationary == nil || c.Moving == nil {
-			return nil, progErr("%s needs stationary and moving operands", c.Op)
-		}
-		st, err := p.resolve(c.Stationary, "stationary")
-		if err != nil {
-			return nil, err
-		}
-		mv, err := p.resolve(c.Moving, "moving")
-		if err != nil {
-			return nil, err
-		}
-		if len(st.shape) != 2 || len(mv.shape) != 2 || len(dst.shape) != 2 {
-			return nil, illegal("matmul operands are 2-D tiles: stationary %v, moving %v, dst %v", st.shape, mv.shape, dst.shape)
-		}
-		K, M, N := st.shape[0], st.shape[1], mv.shape[1]
-		if mv.shape[0] != K || dst.shape[0] != M || dst.shape[1] != N {
-			return nil, illegal("stationary %v (K, M), moving %v (K, N): dst must be (M, N) = (%d, %d), not %v", st.shape, mv.shape, M, N, dst.shape)
-		}
-		if K > 128 || M > 128 || N > 512 {
-			return nil, illegal("matmul tile K=%d, M=%d, N=%d: the PE array takes K ≤ 128, M ≤ 128, N ≤ 512", K, M, N)
-		}
-		lw.Engine, lw.Note = "tensor (PE)", "computed by ndma in float32 (FP32 accumulation), not by LDWEIGHTS/MATMUL words"
-		lw.ns = p.matmulNS(st, mv)
-		acc := c.Accumulate
-		lw.eval = func(r *runner) error {
-			a, err := r.readF32(st)
-			if err != nil {
-				return err
-			}
-			b, err := r.readF32(mv)
-			if err != nil {
-				return err
-			}
-			out := make([]float32, M*N)
-			if acc {
-				if out, err = r.readF32(dst); err != nil {
-					return err
-				}
-			}
-			for m := range M {
-				for n := range N {
-					s := out[m*N+n]
-					for k := range K {
-						s += a[k*M+m] * b[k*N+n]
-					}
-					out[m*N+n] = s
-				}
-			}
-			return r.writeF32(dst, out)
-		}
 	case "transpose", "nc_transpose":
 		srcAP := c.Src
 		if srcAP == nil && len(c.Srcs) == 1 {
@@ -359,6 +313,9 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 		}
 		if len(src.shape) != 2 || len(dst.shape) != 2 || dst.shape[0] != src.shape[1] || dst.shape[1] != src.shape[0] {
 			return nil, illegal("transpose: dst %v must be src %v turned", dst.shape, src.shape)
+		}
+		if w, ok, err := p.peTranspose(lw, c, src, dst); ok || err != nil {
+			return w, err
 		}
 		R, C := src.shape[0], src.shape[1]
 		lw.Engine, lw.Note = "tensor (PE)", "computed by ndma (an exact move), not by the PE's transpose words"

@@ -3,6 +3,7 @@ package nkic
 import (
 	"strings"
 
+	"ndma/dtype"
 	"ndma/internal/compute"
 	"ndma/internal/timing"
 	"ndma/isa"
@@ -41,15 +42,25 @@ func (p *Program) wordNS(engine string, w *isa.Inst) int64 {
 	return cm.NS(engineKey(engine), w.Opcode(), timing.Size{Parts: sz.Parts, Elems: sz.Elems, InBytes: sz.InBytes})
 }
 
-// matmulNS is an nc_matmul's words' time: LDWEIGHTS of the stationary
-// (K, M) then MATMUL streaming the moving's N columns (docs/compute.md §4,
-// §5: the sizes the model reads are the moving's columns and the operands'
-// element bytes).
-func (p *Program) matmulNS(st, mv *leg) int64 {
+// matmulNS is the time of the PE words a matmul ndma computes without
+// words stands for: those matmulWords forms — per block of peCols moving
+// columns LDWEIGHTS of the stationary (K rows, M columns) then MATMUL of
+// the block, twice for FP32 (the LOW and HIGH passes; docs/compute.md §4,
+// §14). The sizes the model reads are the word's moving columns and the
+// operands' element bytes.
+func (p *Program) matmulNS(st, mv *leg, K, M, N int64) int64 {
 	cm := timing.ComputeFor(p.gen)
-	ld := cm.NS("pe", compute.OpLdWeights, timing.Size{Parts: int(st.shape[0]), Elems: st.shape[len(st.shape)-1], InBytes: int(st.esize)})
-	mm := cm.NS("pe", compute.OpMatmul, timing.Size{Parts: int(mv.shape[0]), Elems: mv.shape[len(mv.shape)-1], InBytes: int(mv.esize)})
-	return ld + mm
+	passes := int64(1)
+	if st.dt == dtype.FP32 || mv.dt == dtype.FP32 {
+		passes = 2
+	}
+	var ns int64
+	for n0 := int64(0); n0 < N; n0 += peCols {
+		ld := cm.NS("pe", compute.OpLdWeights, timing.Size{Parts: int(K), Elems: M, InBytes: int(st.esize)})
+		mm := cm.NS("pe", compute.OpMatmul, timing.Size{Parts: int(K), Elems: min(peCols, N-n0), InBytes: int(mv.esize)})
+		ns += passes * (ld + mm)
+	}
+	return ns
 }
 
 // transposeNS is a PE transpose's time: the source as the stationary

@@ -10,7 +10,9 @@ import (
 // timing"): a DVE or Pool word 156 + 1.045 ns an element per partition; an
 // ACT word on fp32 79 + 1.045 ns an element; LDWEIGHTS of fp32 26 ns, of
 // a 2-byte dtype 121; an fp32 MATMUL 4 passes × 0.193 ns a moving column,
-// at least 35; a narrower one 35.
+// at least 35; a narrower one 35. An fp32 nc_matmul is two LDWEIGHTS +
+// MATMUL pairs (the LOW and HIGH passes, docs/compute.md §14), a narrower
+// one a pair.
 func TestComputeTimes(t *testing.T) {
 	vec := func(elems float64) int64 { return int64(math.Round(156 + 1.045*elems)) }
 	act := func(elems float64) int64 { return int64(math.Round(79 + 1.045*elems)) }
@@ -27,7 +29,7 @@ func TestComputeTimes(t *testing.T) {
 		{"memset half", &Call{Op: "memset", Dst: &AP{Tensor: "c", Slices: [][3]int64{{0, P, 1}, {0, F / 2, 1}}}, Value: f64p(1)}, vec(F / 2)},
 		{"activation", &Call{Op: "activation", Dst: whole("c"), Src: whole("a"), Func: "exp"}, act(F)},
 		{"iota", &Call{Op: "iota", Dst: whole("c"), Coefs: []int64{1, 1}}, vec(F)},
-		{"nc_matmul fp32", &Call{Op: "nc_matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "a", Slices: [][3]int64{{0, P, 1}, {0, 64, 1}}}, Moving: &AP{Tensor: "b", Slices: [][3]int64{{0, P, 1}, {0, 400, 1}}}}, 26 + mm32(400)},
+		{"nc_matmul fp32", &Call{Op: "nc_matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "a", Slices: [][3]int64{{0, P, 1}, {0, 64, 1}}}, Moving: &AP{Tensor: "b", Slices: [][3]int64{{0, P, 1}, {0, 400, 1}}}}, 2 * (26 + mm32(400))},
 		{"nc_matmul fp16", &Call{Op: "nc_matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "h", Slices: [][3]int64{{0, P, 1}, {0, 64, 1}}}, Moving: &AP{Tensor: "h", Slices: [][3]int64{{0, P, 1}, {0, 400, 1}}}}, 121 + 35},
 		{"nc_transpose", &Call{Op: "nc_transpose", Dst: whole("tt"), Src: &AP{Tensor: "a", Slices: [][3]int64{{0, 64, 1}, {0, 32, 1}}}}, 26 + mm32(64)},
 	}
@@ -64,7 +66,7 @@ func TestTimeOf(t *testing.T) {
 		want int64
 	}{
 		{&Call{Op: "tensor_reduce", Dst: whole("r"), Src: whole("a"), ALUOp: "max", Axes: []int{1}}, int64(math.Round(156 + 1.045*300))},
-		{&Call{Op: "matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "a", Slices: [][3]int64{{0, 128, 1}, {0, 128, 1}}}, Moving: whole("a")}, 26 + int64(math.Round(4*0.193*300))},
+		{&Call{Op: "matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "a", Slices: [][3]int64{{0, 128, 1}, {0, 128, 1}}}, Moving: whole("a")}, 2 * (26 + int64(math.Round(4*0.193*300)))},
 	} {
 		ct, err := s.TimeOf(tc.call)
 		if err != nil {

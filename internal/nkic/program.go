@@ -128,6 +128,7 @@ type Call struct {
 	Stationary *AP                        `json:"stationary,omitempty"` // matmul: the stationary (lhsT) operand
 	Moving     *AP                        `json:"moving,omitempty"`     // matmul: the moving (rhs) operand
 	Accumulate bool                       `json:"accumulate,omitempty"` // matmul: add into the PSUM dst
+	Identity   *AP                        `json:"identity,omitempty"`   // nc_transpose on the PE: the identity tile it streams (an identity call wrote it)
 	Coefs      []int64                    `json:"coefs,omitempty"`      // iota: dst[i0, i1, …] = value + Σ coefs[d]·i_d
 	Extra      map[string]json.RawMessage `json:"extra,omitempty"`      // front-end details kept for the trace
 	// Index is the call's number in the kernel as the front end counts

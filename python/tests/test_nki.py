@@ -89,21 +89,126 @@ def test_dma_transpose_and_trace():
         nki.trace(k, target="trn1")(a)
 
 
-def test_matmul_flagged_not_exact():
+def _fp32_sum_bound(x, y, terms):
+    """FP32 summation's error bound gamma_n * sum |x_k y_k| (u = 2**-24): the PE
+    multiplies FP16 exactly and FP32 with one rounding, and sums in FP32 PSUM."""
+    n = terms + 1
+    gamma = n * 2.0 ** -24 / (1 - n * 2.0 ** -24)
+    return gamma * (np.abs(x.astype(np.float64)).T @ np.abs(y.astype(np.float64)))
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+def test_nc_matmul_legacy_runs_as_pe_words(dt):
     rng = np.random.default_rng(2)
-    x = rng.standard_normal((128, 64)).astype(np.float32)
-    y = rng.standard_normal((128, 32)).astype(np.float32)
+    x = rng.standard_normal((128, 64)).astype(dt)
+    y = rng.standard_normal((128, 96)).astype(dt)
 
     def k(x, y):
         tx, ty = nl.load(x), nl.load(y)
         p = nisa.nc_matmul(tx, ty)  # legacy: stationary (K, M), moving (K, N) -> (M, N) PSUM
-        out = nl.ndarray((64, 32), nl.float32, buffer=nl.shared_hbm)
+        out = nl.ndarray((64, 96), nl.float32, buffer=nl.shared_hbm)
         nl.store(out, value=nl.copy(p))
         return out
     r = nki.trace(k)(x, y)
-    np.testing.assert_allclose(r.outputs, x.T @ y, rtol=1e-5, atol=1e-4)
+    want = x.astype(np.float64).T @ y.astype(np.float64)
+    assert np.all(np.abs(r.outputs - want) <= _fp32_sum_bound(x, y, 128))
     mm = [c for c in r.calls if c["op"] == "nc_matmul"][0]
-    assert mm["exact"] is False and r.inexact == [mm["index"]]
+    passes = 2 if dt == np.float32 else 1  # FP32: the LOW and HIGH passes (docs/compute.md §14)
+    assert mm["exact"] is True and r.inexact == [] and mm["engine"] == "tensor (PE)"
+    assert [w["text"].split()[0] for w in mm["words"]] == ["ldweights", "matmul"] * passes
+
+    with pytest.raises(NotImplementedError, match="is_transpose"):
+        nki.trace(lambda x: nisa.nc_matmul(nl.load(x), nl.load(x), is_transpose=True))(x)
+
+
+def test_nc_matmul_06_accumulates_in_psum():
+    """NKI 0.6: nc_matmul(dst, stationary, moving, accumulate=): the first call
+    overwrites the PSUM tile (here pre-filled with 5), the next ones add to it;
+    K = 40 partitions, N = 512 moving columns (one MATMUL's most)."""
+    rng = np.random.default_rng(3)
+    K, M, N = 40, 128, 512
+    xs = [rng.standard_normal((K, M)).astype(np.float32) for _ in range(3)]
+    ys = [rng.standard_normal((K, N)).astype(np.float32) for _ in range(3)]
+
+    @nki.jit
+    def k(x0, y0, x1, y1, x2, y2):
+        out = nl.ndarray((M, N), nl.float32, buffer=nl.shared_hbm)
+        ps = nl.ndarray((M, N), nl.float32, buffer=nl.psum)
+        nisa.memset(ps, 5.0)
+        for i, (x, y) in enumerate(((x0, y0), (x1, y1), (x2, y2))):
+            sx = nl.ndarray((K, M), nl.float32, buffer=nl.sbuf)
+            sy = nl.ndarray((K, N), nl.float32, buffer=nl.sbuf)
+            nisa.dma_copy(dst=sx, src=x)
+            nisa.dma_copy(dst=sy, src=y)
+            nisa.nc_matmul(ps, sx, sy, accumulate=i > 0)
+        r = nl.ndarray((M, N), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=r, src=ps)
+        nisa.dma_copy(dst=out, src=r)
+        return out
+    got = k(xs[0], ys[0], xs[1], ys[1], xs[2], ys[2])
+    want = sum(x.astype(np.float64).T @ y.astype(np.float64) for x, y in zip(xs, ys))
+    bound = sum(_fp32_sum_bound(x, y, 3 * K) for x, y in zip(xs, ys))
+    assert np.all(np.abs(got - want) <= bound)
+
+
+def test_matmul_trace_words_are_the_assemblers():
+    """The trace's words of an nc_matmul are the assembler's: its text assembles
+    (validated) to its bytes, and the bytes disassemble to its text."""
+    import ndma
+    x = np.ones((64, 32), np.float16)
+
+    def k(x):
+        t = nl.load(x)
+        p = nisa.nc_matmul(t, t)
+        out = nl.ndarray((32, 32), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.copy(p))
+        return out
+    for target, gen in (("trn2", "cayman"), ("trn1", "sunda")):
+        r = nki.trace(k, target=target)(x)
+        assert np.array_equal(r.outputs, np.full((32, 32), 64, np.float32))
+        mm = [c for c in r.calls if c["op"] == "nc_matmul"][0]
+        assert len(mm["words"]) == 2
+        for w in mm["words"]:
+            b = bytes.fromhex(w["hex"])
+            assert ndma.asm(w["text"], gen=gen) == b, w["text"]
+            assert ndma.disasm(b, gen).splitlines()[-1] == w["text"]
+
+
+def test_matmul_replays_in_the_cli(tmp_path):
+    """`ndma nki run` on a kernel's program_json() forms the same PE words and
+    gives the same bytes (one path: internal/nkic)."""
+    import json
+    import shutil
+    import subprocess
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("needs Go to build the ndma CLI")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    exe = str(tmp_path / "ndma")
+    subprocess.run([go, "build", "-o", exe, "./cmd/ndma"], cwd=root, check=True)
+    rng = np.random.default_rng(4)
+    xt = rng.standard_normal((128, 64)).astype(np.float32)
+    y = rng.standard_normal((128, 200)).astype(np.float32)
+
+    def k(xt, y):
+        a = nl.matmul(nl.load(xt), nl.load(y), transpose_x=True)
+        out = nl.ndarray((64, 200), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.copy(a))
+        return out
+    r = nki.trace(k)(xt, y)
+    pj = r.program_json()
+    (tmp_path / "p.json").write_text(json.dumps(pj))
+    np.save(tmp_path / "x.npy", xt)
+    np.save(tmp_path / "y.npy", y)
+    names = [t["name"] for t in pj["tensors"] if t.get("kind") == "input"]
+    outn = [t["name"] for t in pj["tensors"] if t.get("kind") == "output"][0]
+    subprocess.run([exe, "nki", "run", "--quiet", "--in", "%s=%s" % (names[0], tmp_path / "x.npy"),
+                    "--in", "%s=%s" % (names[1], tmp_path / "y.npy"), "--out", "%s=%s" % (outn, tmp_path / "o.npy"),
+                    "--trace", str(tmp_path / "t.json"), str(tmp_path / "p.json")], check=True, capture_output=True)
+    assert np.array_equal(np.load(tmp_path / "o.npy"), r.outputs)
+    cli = [c for c in json.loads((tmp_path / "t.json").read_text())["calls"] if c["op"] == "matmul"][0]
+    mm = [c for c in r.calls if c["op"] == "matmul"][0]
+    assert cli["exact"] and mm["exact"] and [w["hex"] for w in cli["words"]] == [w["hex"] for w in mm["words"]]
 
 
 # --- the NKI SDK's DMA tests and documentation examples, re-expressed (NKI 0.6 dialect)
@@ -294,6 +399,33 @@ def test_transpose_through_dma_and_pe():
     assert np.array_equal(by_pe(a), a.T)
 
 
+@pytest.mark.parametrize("target,dt,words", [("trn2", np.float32, 2), ("trn2", np.float16, 2), ("trn1", np.float32, 4),
+                                             ("trn1", np.float16, 0)])
+def test_nc_transpose_on_the_pe_streams_an_identity(target, dt, words):
+    """nc_transpose on the tensor engine: LDWEIGHTS of the tile and a MATMUL streaming an
+    identity tile an `identity` call wrote once (MEMSET words); bit for bit the tile
+    turned. trn2 keeps the dtype in PSUM (transpose_mode); trn1 is an FP32 identity matmul
+    (two passes), so a float16 transpose there stays a loop (not exact)."""
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((100, 64)).astype(dt)
+
+    def k(a):
+        out = nl.ndarray((64, 100), a.dtype, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        p1 = nisa.nc_transpose(t)
+        p2 = nisa.nc_transpose(t[0:50, :])
+        nl.store(out, value=nl.copy(p1))
+        return out
+    r = nki.trace(k, target=target)(a)
+    assert np.array_equal(r.outputs, a.T)
+    ids = [c for c in r.calls if c["op"] == "identity"]
+    tr = [c for c in r.calls if c["op"] == "nc_transpose"]
+    assert len(tr) == 2 and all(c["exact"] == (words > 0) and len(c.get("words", [])) == words for c in tr)
+    if words:  # one identity for the session: a zero MEMSET, then one per partition
+        assert len(ids) == 1 and ids[0]["exact"] and len(ids[0]["words"]) == 129 and ids[0]["index"] < tr[0]["index"]
+        assert [w["text"].split()[0] for w in tr[0]["words"]] == ["ldweights", "matmul"] * (words // 2)
+
+
 def test_matmul_transpose_x_and_reductions():
     rng = np.random.default_rng(6)
     x = rng.standard_normal((64, 128)).astype(np.float32)   # (M, K)
@@ -310,6 +442,13 @@ def test_matmul_transpose_x_and_reductions():
         return o1, o2
     o1, o2 = nki.simulate_kernel(k, x, xt, y)
     np.testing.assert_allclose(o1, 0, atol=1e-4)
+    r = nki.trace(k)(x, xt, y)
+    mm = [c for c in r.calls if c["op"] in ("matmul", "nc_transpose", "identity")]
+    assert [(c["op"], c["exact"]) for c in mm] == [("identity", True), ("nc_transpose", True), ("matmul", True),
+                                                  ("matmul", True)]  # x (M, K) turned on the PE first
+    r1 = nki.trace(k, target="trn1")(x, xt, y)  # trn1: the FP32 identity matmul
+    assert [c["exact"] for c in r1.calls if c["op"] == "matmul"] == [True, True]
+    np.testing.assert_allclose(r1.outputs[0], 0, atol=1e-4)
     np.testing.assert_allclose(o2, (x @ y).max(axis=1, keepdims=True), rtol=1e-5, atol=1e-5)
 
 
@@ -464,8 +603,9 @@ def test_tiles_reuse_sbuf():
 
 def test_compute_calls_predicted_time():
     """Compute calls carry the compute model's time (internal/timing/compute.go's trn2
-    constants): a DVE TENSOR_TENSOR of 128 x 256 fp32 156 + 1.045 * 256 ns; nc_matmul
-    as LDWEIGHTS (fp32: 26 ns) + MATMUL (4 passes x 0.193 ns a moving column, >= 35)."""
+    constants): a DVE TENSOR_TENSOR of 128 x 256 fp32 156 + 1.045 * 256 ns; an fp32
+    nc_matmul as its two LDWEIGHTS (26 ns) + MATMUL (4 passes x 0.193 ns a moving column,
+    >= 35) pairs: the LOW and HIGH passes (docs/compute.md §14)."""
     @nki.jit
     def k(a, b):
         out = nl.ndarray((128, 256), nl.float32, buffer=nl.shared_hbm)
@@ -482,7 +622,7 @@ def test_compute_calls_predicted_time():
     tt = [c for c in comp if c["op"] == "tensor_tensor"]
     mm = [c for c in comp if c["op"] == "nc_matmul"]
     assert len(tt) == 1 and tt[0]["time_ns"] == round(156 + 1.045 * 256)
-    assert len(mm) == 1 and mm[0]["time_ns"] == 26 + round(max(35, 4 * 0.193 * 256))
+    assert len(mm) == 1 and mm[0]["time_ns"] == 2 * (26 + round(max(35, 4 * 0.193 * 256)))
     assert r.time_ns == r.dma_ns + sum(c["time_ns"] for c in comp)
     bench = nki.benchmark(k, target="trn2")
     bench(a, a)

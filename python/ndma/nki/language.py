@@ -235,11 +235,21 @@ def _numpy(op, dst, srcs, fn, engine, **kw):
 
 
 def matmul(x, y, transpose_x=False, mask=None, **kw):
-    """nl.matmul: x @ y into a new PSUM tile (fp32); with transpose_x, x is (K, M) already."""
+    """nl.matmul: x @ y into a new PSUM tile (fp32); with transpose_x, x is (K, M) already.
+    ndma's Go core compiles it to the PE's LDWEIGHTS and MATMUL words; without
+    transpose_x, x (M, K) is first turned on the PE (nisa.nc_transpose into PSUM, a copy
+    to SBUF), as NKI's compiler does, where the PE transpose's words apply (else the Go
+    core's float32 loop, flagged not exact)."""
     M = x.shape[1] if transpose_x else x.shape[0]
     t = ndarray((M, y.shape[1]), "float32", psum)
-    _numpy("matmul", t, [x, y], (lambda a, b: a.T @ b) if transpose_x else (lambda a, b: a @ b), "tensor (PE)",
-           stationary=x, moving=y, transpose_x=bool(transpose_x) or None)
+    sess = _trace.current()
+    if not transpose_x and x.shape[1] <= 128:
+        from . import isa as _isa
+        if _isa._identity(sess, x.dtype, x.shape[0]) is not None:
+            xt = ndarray((x.shape[1], x.shape[0]), x.dtype, sbuf)
+            sess.call("tensor_copy", dst=xt, src=_isa.nc_transpose(x))
+            x, transpose_x = xt, True
+    sess.call("matmul", dst=t, stationary=x, moving=y, transpose_x=True if transpose_x else None)
     return t
 
 

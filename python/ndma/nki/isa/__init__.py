@@ -3,6 +3,8 @@
 Both dialects: legacy calls return a new tile (dst omitted), NKI 0.6 calls
 take dst first; told apart by whether dst is given.
 """
+import weakref
+
 import numpy as np
 
 from .. import _trace
@@ -131,9 +133,12 @@ def iota(dst=None, coefs=None, value=0.0, dtype=None, expr=None, **kw):
 def nc_matmul(dst=None, stationary=None, moving=None, accumulate=False, name=None, **kw):
     """nc_matmul: stationary (K, M), moving (K, N) -> (M, N) in PSUM, FP32
     (legacy: nc_matmul(stationary, moving) returns the PSUM tile; NKI 0.6:
-    dst first, accumulate adds into it)."""
+    dst first, accumulate adds into it). Runs as the PE's LDWEIGHTS and
+    MATMUL words on the session's SBUF/PSUM."""
     if moving is None:  # legacy nc_matmul(stationary, moving)
         dst, stationary, moving = None, dst, stationary
+    if kw.get("is_transpose"):
+        raise NotImplementedError("ndma.nki: nc_matmul(is_transpose=True); nc_transpose turns a tile on the PE")
     out = dst
     if out is None:
         out = _nl.ndarray((stationary.shape[1], moving.shape[1]), "float32", _nl.psum)
@@ -144,17 +149,35 @@ def nc_matmul(dst=None, stationary=None, moving=None, accumulate=False, name=Non
     if K > 128 or M > 128 or moving.shape[1] > 512:
         raise ValueError("nc_matmul: K=%d, M=%d, N=%d: the PE array takes K <= 128, M <= 128, N <= 512"
                          % (K, M, moving.shape[1]))
-    if accumulate:
-        _nl._numpy("nc_matmul", out, [out, stationary, moving], lambda o, a, b: o + a.T @ b, "tensor (PE)",
-                   stationary=stationary, moving=moving, accumulate=True)
-    else:
-        _nl._numpy("nc_matmul", out, [stationary, moving], lambda a, b: a.T @ b, "tensor (PE)",
-                   stationary=stationary, moving=moving)
+    # LDWEIGHTS + MATMUL words, formed and run by ndma's Go core (docs/nki.md "Compute")
+    _trace.current().call("nc_matmul", dst=out, stationary=stationary, moving=moving,
+                          accumulate=True if accumulate else None)
     return out if dst is None else None
 
 
+_PE_DTYPES = ("float32", "float16", "bfloat16", "float8e4", "float8e5")
+_identities = weakref.WeakKeyDictionary()  # session -> {dtype: its 128 x 128 identity tile}
+
+
+def _identity(sess, dt, n):
+    """identity[:n, :n] of dt for a PE transpose: one SBUF tile per session and
+    dtype, written once by an ``identity`` call (MEMSET words), kept for the
+    session (NKI's compiler places such a tile too). None where the PE
+    transpose's words do not apply (trn1 keeps FP32 only; trn3 has no PE tables)."""
+    if dt not in _PE_DTYPES or sess.target == "trn3" or (sess.target == "trn1" and dt != "float32"):
+        return None
+    tiles = _identities.setdefault(sess, {})
+    t = tiles.get(dt)
+    if t is None:
+        m = min(128, sess.parts)
+        t = tiles[dt] = _nl.ndarray((m, m), dt, _nl.sbuf)
+        sess.call("identity", dst=t)
+    return t[0:n, 0:n] if n <= t.shape[0] else None
+
+
 def nc_transpose(dst=None, data=None, engine=None, name=None, **kw):
-    """nc_transpose: data (P, F) -> (F, P) (through the PE into PSUM, or on the vector engine for 32x32)."""
+    """nc_transpose: data (P, F) -> (F, P): on the tensor engine as LDWEIGHTS of data and a
+    MATMUL streaming an identity tile (in PSUM), on the vector engine (32x32) in NumPy."""
     if data is None:
         dst, data = None, dst
     eng = getattr(engine, "value", engine) or "tensor"
@@ -162,8 +185,11 @@ def nc_transpose(dst=None, data=None, engine=None, name=None, **kw):
     if out is None:
         buf = _nl.psum if eng in ("tensor", "unknown") else _nl.sbuf
         out = _nl.ndarray((data.shape[1], data.shape[0]), data.dtype, buf)
-    _nl._numpy("nc_transpose", out, [data], lambda a: a.T, "tensor (PE)" if eng in ("tensor", "unknown") else eng,
-               src=data)
+    if eng in ("tensor", "unknown"):
+        sess = _trace.current()
+        sess.call("nc_transpose", dst=out, src=data, identity=_identity(sess, data.dtype, data.shape[0]))
+    else:
+        _nl._numpy("nc_transpose", out, [data], lambda a: a.T, eng, src=data)
     return out if dst is None else None
 
 
