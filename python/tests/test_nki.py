@@ -656,3 +656,18 @@ def test_reductions_as_words():
     assert [c["exact"] for c in reds] == [True, True, True, True, False, False]
     assert ["TENSOR_REDUCE" in w["text"].upper() for c in reds[:4] for w in c["words"][:1]] == [True] * 4
     assert all(c["time_ns"] > 0 for c in reds)
+
+
+@pytest.mark.parametrize("target,dt", [("trn2", np.float16), ("trn2", np.float32), ("trn1", np.float32)])
+def test_nl_transpose_on_the_pe(target, dt):
+    """nl.transpose is the PE's words (nc_transpose into PSUM, a copy to SBUF): a bit-exact move."""
+    a = (np.random.default_rng(8).standard_normal((96, 40)) * 100).astype(dt)
+
+    def k(a):
+        out = nl.ndarray((a.shape[1], a.shape[0]), a.dtype, buffer=nl.shared_hbm)
+        nl.store(out, value=nl.transpose(nl.load(a)))
+        return out
+    r = nki.trace(k, target=target)(a)
+    assert np.array_equal(r.outputs, a.T)
+    pe = [c for c in r.calls if c["op"] == "nc_transpose"]
+    assert len(pe) == 1 and pe[0]["exact"] and not r.inexact

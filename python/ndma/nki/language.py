@@ -254,7 +254,16 @@ def matmul(x, y, transpose_x=False, mask=None, **kw):
 
 
 def transpose(x, dtype=None, mask=None, **kw):
+    """nl.transpose: x (P, F) turned into a new SBUF tile — on the PE (nisa.nc_transpose
+    into PSUM, then a copy to SBUF that casts to dtype) where its words apply, else
+    NumPy (an exact move, flagged not exact)."""
     t = ndarray((x.shape[1], x.shape[0]), _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+    sess = _trace.current()
+    if x.ndim == 2 and x.shape[1] <= 128:
+        from . import isa as _isa
+        if _isa._identity(sess, x.dtype, x.shape[0]) is not None:
+            sess.call("tensor_copy", dst=t, src=_isa.nc_transpose(x))
+            return t
     _numpy("transpose", t, [x], lambda a: a.T, "tensor (PE)", src=x)
     return t
 
