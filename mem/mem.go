@@ -145,6 +145,11 @@ func (m *Memory) inside(r isa.Region, addr, off uint64, n int) bool {
 	return false
 }
 
+// Fits is Check's answer as a bool, for probes: no Fault is built (its
+// message costs more than the test when a probe fails, as a leg across
+// partitions does every time).
+func (m *Memory) Fits(addr uint64, n int) bool { return m.fits(addr, n) }
+
 // fits is Check's answer as a bool, for probes.
 func (m *Memory) fits(addr uint64, n int) bool {
 	r, _, off := m.Map.Split(addr)
@@ -821,7 +826,7 @@ func (m *Memory) checkSpan(rows []uint64, n int, lo, hi uint64) (one isa.Region,
 	if len(rows) == 0 {
 		return isa.Unmapped, 0, nil
 	}
-	if span := hi - lo + uint64(n); hi+uint64(n) > hi && span <= 1<<40 && m.Check(lo, int(span)) == nil {
+	if span := hi - lo + uint64(n); hi+uint64(n) > hi && span <= 1<<40 && m.fits(lo, int(span)) {
 		return m.region(lo), 0, nil
 	}
 	for k, a := range rows {

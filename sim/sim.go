@@ -310,7 +310,7 @@ func (x *Machine) readIndices(which int, base uint64, c, n int) bool {
 	per := (n + c - 1) / c
 	for p := 0; p < c && p < n; p++ {
 		cnt := (n - p + c - 1) / c // indices p, p+c, … below n
-		if x.Mem.Check(control.IndexAddr(stride, base, c, p), 4*cnt) != nil {
+		if !x.Mem.Fits(control.IndexAddr(stride, base, c, p), 4*cnt) {
 			return false
 		}
 	}
