@@ -143,7 +143,7 @@ def _binary_into(dst, x, y, op, mask=None):
             y = _broadcast(y, x.shape)
         d, a, b = _masked(mask, dst, x, y)
         if d is not None:
-            sess.call("tensor_tensor", dst=d, srcs=[a.ap_json(), b.ap_json()], alu_op=op)
+            sess.call("tensor_tensor", dst=d, srcs=[a, b], alu_op=op)
         return
     if isinstance(x, NkiTensor):
         tile, scalar, rev = x, y, False
