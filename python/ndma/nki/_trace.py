@@ -403,7 +403,7 @@ class Session:
                 if ap is not None:
                     v = ap()
                 elif type(v) is list:  # srcs: views or their ap_json dicts
-                    v = [x if type(x) is dict else x.ap_json() for x in v]
+                    v = [x.ap_json() if hasattr(x, "ap_json") else x for x in v]
                 c[k] = v
         self.all_calls.append(c)
         return c
