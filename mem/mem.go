@@ -70,6 +70,7 @@ type Memory struct {
 	slabs  [2][]byte // SBUF's and PSUM's partitions past the first few, cut from one huge-page allocation (partSlab)
 	parts  [2]int    // partitions allocated so far, per region
 	shared [2]bool   // SBUF's, PSUM's storage is the caller's (ShareOnchip): no slab, no advice
+	onchip [2][]byte // that storage, partition p at p·active (partLeg)
 	hbm    *HBM      // perhaps shared with other cores
 	Sems   [256]int32
 	Events [256]bool
