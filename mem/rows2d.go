@@ -104,6 +104,9 @@ func (m *Memory) checkStrided(a uint64, step int64, n, count int) (one isa.Regio
 	if sp.ok && m.fits(sp.lo, int(sp.hi-sp.lo)) {
 		return m.region(sp.lo), sp, 0, nil
 	}
+	if m.partRows(a, step, n, count) {
+		return isa.Unmapped, sp, 0, nil // what the rows' checks one by one return
+	}
 	for k := 0; k < count; { // a run of rows in one partition (or the HBM window) at a time
 		r := at(a, step, k)
 		if j := m.rowsIn(r, step, n, count-k); j > 1 {
@@ -118,6 +121,22 @@ func (m *Memory) checkStrided(a uint64, step int64, n, count int) (one isa.Regio
 		k++
 	}
 	return isa.Unmapped, sp, 0, nil
+}
+
+// partRows reports whether a leg walks one row per partition of SBUF or
+// PSUM (its step the partition stride), every row inside its partition's
+// active bytes: each row then passes Check, without checking each.
+func (m *Memory) partRows(a uint64, step int64, n, count int) bool {
+	r, part, off := m.Map.Split(a)
+	stride, active := m.Map.SBUFStride, m.Map.SBUFActive
+	switch r {
+	case isa.SBUF:
+	case isa.PSUM:
+		stride, active = m.Map.PSUMStride, m.Map.PSUMActive
+	default:
+		return false
+	}
+	return n >= 0 && step == int64(stride) && off+uint64(n) <= active && count <= m.Map.Partitions-part
 }
 
 // rowsIn is how many rows from a on, step apart, end inside the active part
