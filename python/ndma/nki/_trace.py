@@ -210,9 +210,10 @@ def _tensor_rec(d, sid):
                       d.get("partition", 0) if placed else 0, *shape, *(0,) * (6 - len(shape)))
 
 
-def _view_ap(v, sid):
+def _view_ap(v, strs, sid):
     """A plain access pattern's record fields from a tensor view (or its
-    ap_json dict), or None; the view's index bounds checked as ap_json does."""
+    ap_json dict), or None; the view's index bounds checked as ap_json does.
+    strs: the string ids so far (sid adds one)."""
     if type(v) is dict:
         return _ap_fields(v, sid)
     if v.checks:
@@ -223,7 +224,8 @@ def _view_ap(v, sid):
     n = len(dims)
     if n == 2:  # the common tile
         (s0, n0), (s1, n1) = dims
-        return (sid(v.name), v.offset, 2, s0, n0, s1, n1, 0, 0, 0, 0)
+        t = strs.get(v.name)
+        return (sid(v.name) if t is None else t, v.offset, 2, s0, n0, s1, n1, 0, 0, 0, 0)
     if n > 4:
         return None
     if n == 0:
@@ -275,6 +277,7 @@ def _unrec(rec, table):
 
 
 def _sid(strs, table):
+    """The string id function of a table (strs: its ids so far)."""
     def sid(v):
         i = strs.get(v)
         if i is None:
@@ -340,8 +343,8 @@ class Session:
         """The pending batch, empty: its tensors, calls and inputs, and each
         packed as it is recorded (pack's records; one string table)."""
         self.tensors, self.calls, self.inputs = [], [], []
-        self.recs, self.trecs, self.js, self.tjs, self.table = [], [], [], [], []
-        self.sid = _sid({}, self.table)
+        self.recs, self.trecs, self.js, self.tjs, self.table, self.strs = [], [], [], [], [], {}
+        self.sid = _sid(self.strs, self.table)
 
     # -- tensors
     def fresh(self, stem):
@@ -383,9 +386,11 @@ class Session:
         self.tensors.append(d)
         self.all_tensors.append(d)
         if len(shape) <= 6:  # _tensor_rec's record, from the tensor
-            sid = self.sid
-            self.trecs.append(_TREC.pack(sid(name), sid(buf), sid(t.dtype), sid(t.kind) + 1 if t.kind else 0,
-                                         placed, len(shape), off, 0, *shape, *_TZERO[len(shape)]))
+            sid, strs = self.sid, self.strs
+            b, dt = strs.get(buf), strs.get(t.dtype)
+            self.trecs.append(_TREC.pack(sid(name), sid(buf) if b is None else b, sid(t.dtype) if dt is None else dt,
+                                         sid(t.kind) + 1 if t.kind else 0, placed, len(shape), off, 0, *shape,
+                                         *_TZERO[len(shape)]))
         else:
             self.tjs.append(d)
             self.trecs.append(_TJSON_REC)
@@ -433,7 +438,7 @@ class Session:
         idx = self.ncalls
         if not 0 <= line < 1 << 32:
             return False
-        sid = self.sid
+        sid, strs = self.sid, self.strs
         flags, f0, f1, f2, alu, fn = 0, 0.0, 0.0, 0.0, 0, 0
         a0 = a1 = a2 = _NO_AP
         dst = None
@@ -441,19 +446,19 @@ class Session:
             if v is None:
                 continue
             if k == "dst":
-                a0, dst = _view_ap(v, sid), v
+                a0, dst = _view_ap(v, strs, sid), v
                 if a0 is None:
                     return False
             elif k == "src":
-                a1, flags = _view_ap(v, sid), flags | 8
+                a1, flags = _view_ap(v, strs, sid), flags | 8
                 if a1 is None:
                     return False
             elif k == "srcs":
                 if not 1 <= len(v) <= 2:
                     return False
-                a1 = _view_ap(v[0], sid)
+                a1 = _view_ap(v[0], strs, sid)
                 if len(v) == 2:
-                    a2 = _view_ap(v[1], sid)
+                    a2 = _view_ap(v[1], strs, sid)
                 if a1 is None or a2 is None:
                     return False
             elif k == "alu_op" or k == "func":
@@ -473,7 +478,8 @@ class Session:
                 flags, f2 = flags | 4, v
         if flags & 8 and "srcs" in kw and kw["srcs"] is not None:
             return False  # both forms: the record holds one
-        rec = _REC.pack(opid, idx, line, sid(file), alu, fn, flags, f0, f1, f2, *a0, *a1, *a2)
+        fid = strs.get(file)
+        rec = _REC.pack(opid, idx, line, sid(file) if fid is None else fid, alu, fn, flags, f0, f1, f2, *a0, *a1, *a2)
         self.ncalls = idx + 1
         self.recs.append(rec)
         self.calls.append(rec)
