@@ -12,7 +12,7 @@ import (
 // benchProgram is a streamed kernel of calls DMA calls: (128, 64) fp32
 // tiles loaded from a (calls/2·128, 64) input and stored back, each tile
 // its own pair of calls (a tiled vector copy, 15,000 calls at most).
-func benchProgram(b *testing.B, calls int, mode string, cols int) (*Program, map[string]*Array) {
+func benchProgram(b testing.TB, calls int, mode string, cols int) (*Program, map[string]*Array) {
 	tiles := calls / 2
 	ts := []*Tensor{ten("a", "hbm", "float32", "input", tiles*128, cols), ten("t", "sbuf", "float32", "", 128, cols), ten("out", "hbm", "float32", "output", tiles*128, cols)}
 	var cs []*Call

@@ -506,7 +506,7 @@ class Session:
         keep = self.inputs, packed  # alive until the call returns
         self._new_batch()
         try:
-            v, _ = _lib.call("nki_add", args, bufs)
+            v, blob = _lib.call("nki_add", args, bufs)
         except Exception:
             if self.want_trace:
                 try:
@@ -518,7 +518,7 @@ class Session:
         del keep
         self.dma_ns = v["dma_ns"]
         if self.want_trace:
-            self.trace.extend(v["trace"])
+            self.trace.extend(json.loads(blob))  # the batch's call traces
 
     def numpy_call(self, op, note, engine, fn, **kw):
         """A call NumPy computes on the shared memory, after the batch before it."""
