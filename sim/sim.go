@@ -41,6 +41,9 @@ type Machine struct {
 	cmoves         []cmove                    // the moves of a word's queues held as runs (prepareCompact)
 	regs           map[uint8]uint32           // the registers as the lowering takes them (refilled each word)
 	regsIn         [64]uint32                 // what regs holds (a word sets only the registers that changed)
+	queues         []*queue                   // newQueue's queues, reused word after word (runQueues' results live until the next word)
+	nqueue         int                        // how many of them this word has taken
+	workBuf        []Work                     // works' slice, reused word after word
 	idx            [2][]uint32                // the word's index tensors as indexFunc read them (kept from word to word)
 	idxCol         []byte                     // readIndices' column buffer
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
