@@ -210,6 +210,13 @@ func (r *runner) newTrace(n int) *Trace {
 // step runs one compiled call and adds it to the trace.
 func (r *runner) step(tr *Trace, lw *Lowered) error {
 	ct, err := r.call(lw)
+	if n := len(tr.Calls); n == cap(tr.Calls) {
+		// doubled, not append's 1.25× for a large slice: a session's trace
+		// grows to 280 bytes a call, and each growth is fresh memory to fault in
+		grown := make([]CallTrace, n, 2*n+256)
+		copy(grown, tr.Calls)
+		tr.Calls = grown
+	}
 	tr.Calls = append(tr.Calls, ct)
 	if ct.Kind == "dma" {
 		tr.DMANS += ct.TimeNS
