@@ -62,7 +62,7 @@ def main():
     # the tracer alone: the kernel's Python with no run (what the bridge and Go add on top)
     from ndma.nki import _trace
     orig = _trace.Session.flush
-    _trace.Session.flush = lambda self: (self.tensors.clear(), self.calls.clear(), self.inputs.clear())
+    _trace.Session.flush = lambda self: self._new_batch()
     try:
         t0, c0 = time.perf_counter(), time.process_time()
         try:

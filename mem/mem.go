@@ -70,6 +70,7 @@ type Memory struct {
 	slabs  [2][]byte // SBUF's and PSUM's partitions past the first few, cut from one huge-page allocation (partSlab)
 	parts  [2]int    // partitions allocated so far, per region
 	shared [2]bool   // SBUF's, PSUM's storage is the caller's (ShareOnchip): no slab, no advice
+	onchip [2][]byte // that storage, partition p at p·active (partLeg)
 	hbm    *HBM      // perhaps shared with other cores
 	Sems   [256]int32
 	Events [256]bool
@@ -144,6 +145,11 @@ func (m *Memory) inside(r isa.Region, addr, off uint64, n int) bool {
 	}
 	return false
 }
+
+// Fits is Check's answer as a bool, for probes: no Fault is built (its
+// message costs more than the test when a probe fails, as a leg across
+// partitions does every time).
+func (m *Memory) Fits(addr uint64, n int) bool { return m.fits(addr, n) }
 
 // fits is Check's answer as a bool, for probes.
 func (m *Memory) fits(addr uint64, n int) bool {
@@ -821,7 +827,7 @@ func (m *Memory) checkSpan(rows []uint64, n int, lo, hi uint64) (one isa.Region,
 	if len(rows) == 0 {
 		return isa.Unmapped, 0, nil
 	}
-	if span := hi - lo + uint64(n); hi+uint64(n) > hi && span <= 1<<40 && m.Check(lo, int(span)) == nil {
+	if span := hi - lo + uint64(n); hi+uint64(n) > hi && span <= 1<<40 && m.fits(lo, int(span)) {
 		return m.region(lo), 0, nil
 	}
 	for k, a := range rows {

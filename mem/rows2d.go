@@ -104,6 +104,9 @@ func (m *Memory) checkStrided(a uint64, step int64, n, count int) (one isa.Regio
 	if sp.ok && m.fits(sp.lo, int(sp.hi-sp.lo)) {
 		return m.region(sp.lo), sp, 0, nil
 	}
+	if m.partRows(a, step, n, count) {
+		return isa.Unmapped, sp, 0, nil // what the rows' checks one by one return
+	}
 	for k := 0; k < count; { // a run of rows in one partition (or the HBM window) at a time
 		r := at(a, step, k)
 		if j := m.rowsIn(r, step, n, count-k); j > 1 {
@@ -118,6 +121,22 @@ func (m *Memory) checkStrided(a uint64, step int64, n, count int) (one isa.Regio
 		k++
 	}
 	return isa.Unmapped, sp, 0, nil
+}
+
+// partRows reports whether a leg walks one row per partition of SBUF or
+// PSUM (its step the partition stride), every row inside its partition's
+// active bytes: each row then passes Check, without checking each.
+func (m *Memory) partRows(a uint64, step int64, n, count int) bool {
+	r, part, off := m.Map.Split(a)
+	stride, active := m.Map.SBUFStride, m.Map.SBUFActive
+	switch r {
+	case isa.SBUF:
+	case isa.PSUM:
+		stride, active = m.Map.PSUMStride, m.Map.PSUMActive
+	default:
+		return false
+	}
+	return n >= 0 && step == int64(stride) && off+uint64(n) <= active && count <= m.Map.Partitions-part
 }
 
 // rowsIn is how many rows from a on, step apart, end inside the active part
@@ -243,7 +262,8 @@ func (m *Memory) srcWindow(s uint64, hi uint64) window {
 
 // stridedRun copies a checked strided leg pair whose dst rows ascend apart
 // (dstStep ≥ n): the rows that lie in one piece of host memory on both
-// sides move in one loop, a row across pieces by Copy.
+// sides move in one loop, a row across pieces by Copy. A leg that walks
+// one row per partition of a shared region (partLeg) is one piece.
 func (m *Memory) stridedRun(dst uint64, dstStep int64, src uint64, srcStep int64, n, count int, dl legSpan) {
 	h := m.hbm
 	dense := dl.ok && dstStep-int64(n) < PageSize
@@ -251,23 +271,47 @@ func (m *Memory) stridedRun(dst uint64, dstStep int64, src uint64, srcStep int64
 	if sp := stridedSpan(src, srcStep, n, count); sp.ok {
 		send = sp.hi
 	}
+	var dp, sp []byte
+	var dps, sps int64
+	var dpr, spr isa.Region
+	if m.track == nil { // a dst noted as touched goes through backing, which notes it
+		dp, dps, dpr = m.partLeg(dst, dstStep, n, count)
+	}
+	sp, sps, spr = m.partLeg(src, srcStep, n, count)
 	var sw, dw window
 	for i := 0; i < count; {
 		d, s := at(dst, dstStep, i), at(src, srcStep, i)
-		if dw.rows(d, n, dstStep, 1) == 0 {
-			dw = m.dstWindow(d, n, dl.hi, dense)
+		c := count - i
+		if dp == nil {
+			if dw.rows(d, n, dstStep, 1) == 0 {
+				dw = m.dstWindow(d, n, dl.hi, dense)
+			}
+			c = min(c, dw.rows(d, n, dstStep, c))
 		}
-		if sw.rows(s, n, srcStep, 1) == 0 {
-			sw = m.srcWindow(s, max(send, s+uint64(n)))
+		if sp == nil {
+			if sw.rows(s, n, srcStep, 1) == 0 {
+				sw = m.srcWindow(s, max(send, s+uint64(n)))
+			}
+			c = min(c, sw.rows(s, n, srcStep, c))
 		}
-		c := min(dw.rows(d, n, dstStep, count-i), sw.rows(s, n, srcStep, count-i))
-		switch {
-		case c == 0: // the row crosses pieces on a side
+		if c == 0 { // the row crosses pieces on a side
 			m.Copy(d, s, n) // checked: cannot fail
 			i++
 			continue
-		case sw.b != nil:
-			copyRows(dw.b[d-dw.a:], dstStep, sw.b, int64(s-sw.a), srcStep, n, c)
+		}
+		db, ds, rd := dp, dps, dpr
+		if dp != nil {
+			db = dp[int64(i)*dps:]
+		} else {
+			db, ds, rd = dw.b[d-dw.a:], dstStep, dw.r
+		}
+		sb, so, ss, rs := sp, int64(i)*sps, sps, spr
+		if sp == nil {
+			sb, so, ss, rs = sw.b, int64(s-sw.a), srcStep, sw.r
+		}
+		switch {
+		case sb != nil:
+			copyRows(db, ds, sb, so, ss, n, c)
 		case sw.r == isa.HBM && h.lazyIn(sw.a, sw.a+sw.n):
 			for j := range c { // generation owed as Copy owes it
 				m.Copy(at(d, dstStep, j), at(s, srcStep, j), n) // checked: cannot fail
@@ -276,13 +320,38 @@ func (m *Memory) stridedRun(dst uint64, dstStep int64, src uint64, srcStep int64
 			continue
 		default: // absent, and no lazy range: zero
 			for j := range c {
-				clear(dw.b[uint64(j)*uint64(dstStep)+d-dw.a:][:n])
+				clear(db[int64(j)*ds:][:n])
 			}
 		}
-		m.Stats.Read[sw.r] += uint64(c * n)
-		m.Stats.Written[dw.r] += uint64(c * n)
+		m.Stats.Read[rs] += uint64(c * n)
+		m.Stats.Written[rd] += uint64(c * n)
 		i += c
 	}
+}
+
+// partLeg is a checked strided leg's rows in host memory when the leg
+// walks one row per partition (its step the region's partition stride) of
+// an SBUF or PSUM the caller shares (ShareOnchip: one array, partition p
+// at p·active): from the first row's byte to the last row's end, rows
+// hs = active bytes apart, in region r. nil otherwise. One slice for the
+// whole leg, not a window per partition (a 128-partition tile's copy
+// resolved its windows 128 times).
+func (m *Memory) partLeg(a uint64, step int64, n, count int) (b []byte, hs int64, r isa.Region) {
+	r, part, off := m.Map.Split(a)
+	k, stride, active := 0, m.Map.SBUFStride, m.Map.SBUFActive
+	switch r {
+	case isa.SBUF:
+	case isa.PSUM:
+		k, stride, active = 1, m.Map.PSUMStride, m.Map.PSUMActive
+	default:
+		return nil, 0, r
+	}
+	data := m.onchip[k]
+	if data == nil || step != int64(stride) || count > m.Map.Partitions-part || off+uint64(n) > active {
+		return nil, 0, r
+	}
+	lo := uint64(part)*active + off
+	return data[lo : lo+uint64(count-1)*active+uint64(n)], int64(active), r
 }
 
 // ntMin is the least a copy moves before its stores bypass the cache: a

@@ -35,6 +35,7 @@ func (m *Memory) ShareOnchip(r isa.Region, data []byte) error {
 		store[p] = data[lo : lo+active : lo+active]
 	}
 	m.shared[k] = true
+	m.onchip[k] = data[:want:want]
 	m.parts[k] = m.Map.Partitions
 	return nil
 }

@@ -32,7 +32,7 @@ func (w *word) gatherInPlace(sa, da uint64, idx []uint32, l int, s1, d1 int64) {
 		}
 	}
 	span := 2 * n
-	if d1 == int64(span) && mm.Check(da, l*span) == nil { // dense, in one region: one Fill over every dst byte
+	if d1 == int64(span) && mm.Fits(da, l*span) { // dense, in one region: one Fill over every dst byte
 		mm.Fill(da, l*span, func(d []byte, off int) { // checked: cannot fail
 			if off == 0 && len(d) == l*span {
 				turnRows(d, span, srcs, l)

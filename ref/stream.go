@@ -194,12 +194,12 @@ func (w *word) checkBound(e *elems, b bound, what string) error {
 // mapped checks every element that is not skipped is valid memory in m
 // (before anything is written); the fault names the first bad element.
 func (w *word) mapped(m *mem.Memory, e *elems, sh shape, what string) error {
-	if sh.ok && sh.hi-sh.lo <= 1<<40 && m.Check(sh.lo, int(sh.hi-sh.lo)) == nil {
+	if sh.ok && sh.hi-sh.lo <= 1<<40 && m.Fits(sh.lo, int(sh.hi-sh.lo)) {
 		return nil // one region holds the whole leg
 	}
 	k := 0
 	for _, r := range e.rows {
-		if lo, hi, ok := r.span(e.size); ok && hi-lo <= 1<<40 && m.Check(lo, int(hi-lo)) == nil {
+		if lo, hi, ok := r.span(e.size); ok && hi-lo <= 1<<40 && m.Fits(lo, int(hi-lo)) {
 			k += int(r.n) // one region holds the whole row
 			continue
 		}

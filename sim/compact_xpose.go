@@ -100,7 +100,7 @@ func (x *Machine) prepareXpose(ws []Work, size int, limit int64) (q *queue, ok b
 		return nil, false
 	case mh.lo < hull.hi && hull.lo < mh.hi: // the reads meet the writes: the stream path
 		return nil, false
-	case mh.hi-mh.lo == bytes[0] && x.Mem.Check(mh.lo, int(bytes[0])) != nil: // one region holds the source (viewRows)
+	case mh.hi-mh.lo == bytes[0] && !x.Mem.Fits(mh.lo, int(bytes[0])): // one region holds the source (viewRows)
 		return nil, false
 	}
 	pl, ok := runPlan(r.S2M, x.Mem.Map.PSUMBase)

@@ -102,7 +102,10 @@ func (x *Machine) run(name string, p *dge.Program, lw *sdma.Lowered) error {
 
 // works is a lowered word's queues as the engines take them.
 func (x *Machine) works(p *dge.Program, lw *sdma.Lowered) []Work {
-	ws := make([]Work, len(lw.Queues))
+	if cap(x.workBuf) < len(lw.Queues) { // reused word after word: the word's queues point into it until the next
+		x.workBuf = make([]Work, len(lw.Queues))
+	}
+	ws := x.workBuf[:len(lw.Queues)]
 	for i := range lw.Queues {
 		ch := &p.Channels[i]
 		ws[i] = Work{Queue: lw.Queues[i], SemInc: ch.SemInc}
@@ -144,6 +147,7 @@ func (x *Machine) runQueues(name string, ws []Work) ([]*queue, error) {
 		size = sdma.DefaultRingSize
 	}
 	limit := x.maxBytes()
+	x.nqueue = 0 // the queues of the word before are done with
 	nq, nw, nr := len(x.eff.Queues), len(x.eff.Writes), len(x.eff.Reads)
 	if qs, ok := x.prepareCompact(ws, size, limit); ok {
 		for _, q := range qs {
@@ -497,7 +501,12 @@ func (x *Machine) scratch(n int) []byte {
 
 // newQueue is the engines' state for work w, its rings of size slots.
 func (x *Machine) newQueue(w *Work, size int) *queue {
-	q := &queue{q: &w.Queue, semInc: w.SemInc, turn: w.Turn, dst: x.Mem, tiles: w.tiles}
+	if x.nqueue == len(x.queues) { // a word's queues (16 for a copy over every DMA engine) allocated once, not each word
+		x.queues = append(x.queues, new(queue))
+	}
+	q := x.queues[x.nqueue]
+	x.nqueue++
+	*q = queue{q: &w.Queue, semInc: w.SemInc, turn: w.Turn, dst: x.Mem, tiles: w.tiles}
 	if w.DstMem != nil {
 		q.dst = w.DstMem
 	}

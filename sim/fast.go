@@ -278,7 +278,7 @@ func (x *Machine) planTiles(q *queue) (pl tilePlan, ok bool) {
 		return pl, false
 	}
 	for p := range pl.P { // each destination one access: in one region (MARIANA's SBUF partitions meet end to start)
-		if x.Mem.Check(pl.a0+uint64(int64(p)*pl.S), pl.T*pl.n) != nil {
+		if !x.Mem.Fits(pl.a0+uint64(int64(p)*pl.S), pl.T*pl.n) {
 			return pl, false
 		}
 	}
@@ -713,7 +713,7 @@ func (x *Machine) viewRows(q *queue) bool {
 	if x.Tracing || x.exact || !q.scanned || len(seq) == 0 || mh.lo < q.hull.hi && q.hull.lo < mh.hi {
 		return false
 	}
-	if mh.hi-mh.lo == uint64(q.m2sBytes) && x.Mem.Check(mh.lo, int(mh.hi-mh.lo)) != nil { // one region holds it (MARIANA's whole SBUF partitions meet)
+	if mh.hi-mh.lo == uint64(q.m2sBytes) && !x.Mem.Fits(mh.lo, int(mh.hi-mh.lo)) { // one region holds it (MARIANA's whole SBUF partitions meet)
 		return false
 	}
 	rb := q.tiles.tc * q.tiles.es // a tile row's bytes

@@ -40,6 +40,10 @@ type Machine struct {
 	prog           dge.Program                // the program each word is lowered into (its storage reused: it lives for one word)
 	cmoves         []cmove                    // the moves of a word's queues held as runs (prepareCompact)
 	regs           map[uint8]uint32           // the registers as the lowering takes them (refilled each word)
+	regsIn         [64]uint32                 // what regs holds (a word sets only the registers that changed)
+	queues         []*queue                   // newQueue's queues, reused word after word (runQueues' results live until the next word)
+	nqueue         int                        // how many of them this word has taken
+	workBuf        []Work                     // works' slice, reused word after word
 	idx            [2][]uint32                // the word's index tensors as indexFunc read them (kept from word to word)
 	idxCol         []byte                     // readIndices' column buffer
 	tiled, turned  int                        // tests: queues writeTiles wrote, queues turnPlanned turned
@@ -167,10 +171,17 @@ func (x *Machine) issue(in *isa.Inst) error {
 	}
 	if x.regs == nil { // one map for every word: the lowering reads it, none keeps it
 		x.regs = make(map[uint8]uint32, len(x.Regs))
+		for i, v := range x.Regs {
+			x.regs[uint8(i)] = v
+		}
+		x.regsIn = x.Regs
 	}
 	regs := x.regs
-	for i, v := range x.Regs { // every key, every word: nothing of the word before stays
-		regs[uint8(i)] = v
+	for i, v := range x.Regs { // every key holds this word's value: nothing of the word before stays
+		if v != x.regsIn[i] { // the map holds regsIn (no one writes it): set what changed
+			regs[uint8(i)] = v
+			x.regsIn[i] = v
+		}
 	}
 	lowered, err := x.regAddrs(in)
 	if err != nil {
@@ -310,7 +321,7 @@ func (x *Machine) readIndices(which int, base uint64, c, n int) bool {
 	per := (n + c - 1) / c
 	for p := 0; p < c && p < n; p++ {
 		cnt := (n - p + c - 1) / c // indices p, p+c, … below n
-		if x.Mem.Check(control.IndexAddr(stride, base, c, p), 4*cnt) != nil {
+		if !x.Mem.Fits(control.IndexAddr(stride, base, c, p), 4*cnt) {
 			return false
 		}
 	}

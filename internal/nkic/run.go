@@ -1,6 +1,7 @@
 package nkic
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/hex"
 	"errors"
@@ -209,6 +210,13 @@ func (r *runner) newTrace(n int) *Trace {
 // step runs one compiled call and adds it to the trace.
 func (r *runner) step(tr *Trace, lw *Lowered) error {
 	ct, err := r.call(lw)
+	if n := len(tr.Calls); n == cap(tr.Calls) {
+		// doubled, not append's 1.25× for a large slice: a session's trace
+		// grows to 280 bytes a call, and each growth is fresh memory to fault in
+		grown := make([]CallTrace, n, 2*n+256)
+		copy(grown, tr.Calls)
+		tr.Calls = grown
+	}
 	tr.Calls = append(tr.Calls, ct)
 	if ct.Kind == "dma" {
 		tr.DMANS += ct.TimeNS
@@ -394,10 +402,12 @@ func (r *runner) oob(lw *Lowered, idx []uint32, err error) error {
 // wordTrace is a word's hex and canonical text (the disassembler's: asm
 // reads it back to the same bytes).
 func wordTrace(in *isa.Inst, run *isa.Inst) WordTrace {
-	b, _ := isa.AppendEncoded(nil, *in)
-	w := WordTrace{Hex: hex.EncodeToString(b), Text: strings.TrimSuffix(string(asm.AppendInst(nil, in)), "\n")}
+	var buf [512]byte // a word's text fits: no growing from nil (a fifth of the text's time)
+	b, _ := isa.AppendEncoded(buf[:0], *in)
+	w := WordTrace{Hex: hex.EncodeToString(b)}
+	w.Text = string(bytes.TrimSuffix(asm.AppendInst(buf[:0], in), []byte("\n")))
 	if run != nil {
-		w.Resolved = strings.TrimSuffix(string(asm.AppendInst(nil, run)), "\n")
+		w.Resolved = string(bytes.TrimSuffix(asm.AppendInst(buf[:0], run), []byte("\n")))
 	}
 	return w
 }

@@ -13,7 +13,8 @@ import (
 // every batch, used in place: the words and NumPy's compute share them).
 
 type pyNKI struct {
-	s *nkic.Session
+	s   *nkic.Session
+	buf []byte // the last batch's trace JSON (reused: a fresh buffer a batch faults its pages in again)
 }
 
 // nkiArgs are nki_add's arguments: the batch and which buffers follow.
@@ -25,7 +26,7 @@ type nkiArgs struct {
 	SBUF    bool           `json:"sbuf"`
 	PSUM    bool           `json:"psum"`
 	Inputs  []string       `json:"inputs"`
-	Trace   bool           `json:"trace"` // reply with the batch's call traces (else their count and time only)
+	Trace   bool           `json:"trace"` // reply with the batch's call traces, a JSON array as the blob (else their count and time only)
 	// Packed: the calls are the records of the buffer after the inputs
 	// (nkic.DecodePacked), Strings their string table, Calls the ones
 	// they send as JSON.
@@ -214,11 +215,13 @@ func nkiAdd(c *Call) (Reply, error) {
 	runErr := s.Add(nil, calls)
 	tr := s.Trace()
 	out := map[string]any{"where": where, "calls": len(tr.Calls) - n0, "dma_ns": tr.DMANS}
-	if a.Trace {
-		out["trace"] = tr.Calls[n0:]
+	var blob []byte
+	if a.Trace { // the batch's call traces as the blob: encoding/json's bytes, written without reflection into the session's buffer
+		pn.buf = nkic.AppendCallsJSON(pn.buf[:0], tr.Calls[n0:])
+		blob = pn.buf
 	}
 	if runErr != nil {
 		return Reply{}, runErr
 	}
-	return Reply{Value: out}, nil
+	return Reply{Value: out, Blob: blob}, nil
 }

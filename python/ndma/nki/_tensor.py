@@ -189,11 +189,14 @@ class NkiTensor:
             self.buffer = buffer
             self.kind = kind
             self._b = None  # not self.base = self: a cycle only the cyclic collector frees, and the tile's bytes with it
-            bs = self.base_shape = shape if type(shape) is tuple and all(type(n) is int for n in shape) else \
-                tuple(int(n) for n in shape)
+            if type(shape) is tuple and len(shape) == 2 and type(shape[0]) is int and type(shape[1]) is int:
+                bs = shape  # the common tile: (partitions, free)
+            else:
+                bs = shape if type(shape) is tuple and all(type(n) is int for n in shape) else tuple(int(n) for n in shape)
+            self.base_shape = bs
             if not bs or min(bs) <= 0:
                 raise ValueError("shape %r: want positive axes" % (shape,))
-            if len(bs) == 2:  # the common tile: (partitions, free)
+            if len(bs) == 2:
                 self.dims = [(bs[1], bs[0]), (1, bs[1])]
             else:
                 dims, s = [], 1
@@ -376,12 +379,17 @@ class NkiTensor:
         v.scalar = scalar
         return v
 
-    def ap_json(self):
+    def check_bounds(self):
+        """The index expressions' bounds (legacy wording), checked at use (a mask may have cut the view)."""
         for dim, first, coef, axis, n in self.checks:
             last = first + coef * (self.dims[dim][1] - 1)
             for i in (first, last):
                 if not 0 <= i < n:
                     raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
+
+    def ap_json(self):
+        if self.checks:
+            self.check_bounds()
         d = {"tensor": self.name, "pattern": self.dims or [[1, 1]]}  # (step, num) tuples: JSON arrays
         if self.scalar:
             d["scalar_offset"] = self.offset

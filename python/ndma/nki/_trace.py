@@ -37,6 +37,7 @@ NP = {"float32": np.dtype("<f4"), "float16": np.dtype("<f2"), "bfloat16": np.dty
       "int8": np.dtype("i1"), "uint8": np.dtype("u1"), "float8e4": np.dtype("u1"), "float8e5": np.dtype("u1")}
 SIZE = {k: v.itemsize for k, v in NP.items()}
 BATCH = 1024  # calls per batch at most (a batch is one crossing into Go)
+MAX_STRINGS = 60000  # a batch's string table at most (records hold u16 ids)
 ALIGN = 64    # on-chip placement alignment (internal/nkic's placeAlign)
 
 
@@ -136,6 +137,8 @@ _OPS = ("load", "store", "dma_copy", "tensor_copy", "tensor_tensor", "tensor_sca
 _OPID = {o: i + 1 for i, o in enumerate(_OPS)}
 _PLAIN = frozenset(("op", "file", "line", "index", "dst", "src", "srcs", "alu_op", "operand0", "value", "func", "scale"))
 _AP_PLAIN = frozenset(("tensor", "pattern", "offset"))
+_PLAIN_KW = _PLAIN - {"op", "file", "line", "index"}
+FAST = True  # record the common call as its packed record alone (False: every call as a dict too; tests)
 _REC = struct.Struct("<BIIHHHBddd" + "iqB8q" * 3)
 _JSON_REC = b"\0" * _REC.size
 _NO_AP = (-1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
@@ -161,65 +164,147 @@ def _ap_fields(a, sid):
 
 
 _TREC = struct.Struct("<HHHHBBqi6q")
+_TZERO = [(0,) * (6 - k) for k in range(7)]
 _TKEYS = frozenset(("name", "buffer", "dtype", "shape", "kind", "offset", "partition"))
 
 
-def pack(calls, tensors=()):
-    """(call records, tensor records, string table, the calls sent as JSON,
-    the tensors sent as JSON) of a batch."""
-    strs, table, js, recs = {}, [], [], []
+def _call_rec(c, sid):
+    """A call's packed record (sid: its string ids), or None: it travels as JSON."""
+    op = _OPID.get(c["op"])
+    if op is None or not _PLAIN.issuperset(c):
+        return None
+    flags, f0, f1, f2 = 0, 0.0, 0.0, 0.0
+    if "operand0" in c:
+        flags, f0 = 1, c["operand0"]
+    if "value" in c:
+        flags, f1 = flags | 2, c["value"]
+    if "scale" in c:
+        flags, f2 = flags | 4, c["scale"]
+    d = c.get("dst")
+    aps = [_ap_fields(d, sid) if d is not None else _NO_AP]
+    if "src" in c:
+        flags |= 8
+        aps.append(_ap_fields(c["src"], sid))
+        aps.append(_NO_AP)
+    else:
+        srcs = c.get("srcs", ())
+        if len(srcs) > 2:
+            return None
+        aps.extend(_ap_fields(x, sid) for x in srcs)
+        aps.extend([_NO_AP] * (2 - len(srcs)))
+    if None in aps or not 0 <= c["line"] < 1 << 32:
+        return None
+    alu, fn = c.get("alu_op"), c.get("func")
+    return _REC.pack(op, c["index"], c["line"], sid(c["file"]), 0 if alu is None else sid(alu) + 1,
+                     0 if fn is None else sid(fn) + 1, flags, f0, f1, f2, *aps[0], *aps[1], *aps[2])
 
+
+def _tensor_rec(d, sid):
+    """A tensor's packed record, or None: it travels as JSON."""
+    shape = d["shape"]
+    if len(shape) > 6 or not _TKEYS.issuperset(d):
+        return None
+    kind, placed = d.get("kind"), "offset" in d
+    return _TREC.pack(sid(d["name"]), sid(d["buffer"]), sid(d["dtype"]), 0 if kind is None else sid(kind) + 1,
+                      1 if placed else 0, len(shape), d["offset"] if placed else 0,
+                      d.get("partition", 0) if placed else 0, *shape, *(0,) * (6 - len(shape)))
+
+
+def _view_ap(v, strs, sid):
+    """A plain access pattern's record fields from a tensor view (or its
+    ap_json dict), or None; the view's index bounds checked as ap_json does.
+    strs: the string ids so far (sid adds one)."""
+    if type(v) is dict:
+        return _ap_fields(v, sid)
+    if v.checks:
+        v.check_bounds()
+    if v.scalar or v.indirect is not None:
+        return None
+    dims = v.dims
+    n = len(dims)
+    if n == 2:  # the common tile
+        (s0, n0), (s1, n1) = dims
+        t = strs.get(v.name)
+        return (sid(v.name) if t is None else t, v.offset, 2, s0, n0, s1, n1, 0, 0, 0, 0)
+    if n > 4:
+        return None
+    if n == 0:
+        dims, n = ((1, 1),), 1  # ap_json's pattern of a scalar view
+    f = [sid(v.name), v.offset, n]
+    for st, num in dims:
+        f.append(st)
+        f.append(num)
+    f.extend((0, 0) * (4 - n))
+    return f
+
+
+def _unrec(rec, table):
+    """The program form's dict of a packed call record (program_json): what
+    _record would have made of the call (internal/nkic's DecodePacked reads
+    the same record)."""
+    f = _REC.unpack(rec)
+    op, index, line, file, alu, fn, flags, f0, f1, f2 = f[:10]
+    c = {"op": _OPS[op - 1], "file": table[file], "line": line, "index": index}
+    aps = []
+    for j in range(3):
+        a = f[10 + 11 * j:21 + 11 * j]
+        if a[0] < 0:
+            aps.append(None)
+            continue
+        d = {"tensor": table[a[0]], "pattern": [[a[3 + 2 * k], a[4 + 2 * k]] for k in range(a[2])]}
+        if a[1]:
+            d["offset"] = a[1]
+        aps.append(d)
+    if aps[0] is not None:
+        c["dst"] = aps[0]
+    if flags & 8:
+        c["src"] = aps[1]
+    else:
+        srcs = [a for a in aps[1:] if a is not None]
+        if srcs:
+            c["srcs"] = srcs
+    if alu:
+        c["alu_op"] = table[alu - 1]
+    if fn:
+        c["func"] = table[fn - 1]
+    if flags & 1:
+        c["operand0"] = f0
+    if flags & 2:
+        c["value"] = f1
+    if flags & 4:
+        c["scale"] = f2
+    return c
+
+
+def _sid(strs, table):
+    """The string id function of a table (strs: its ids so far)."""
     def sid(v):
         i = strs.get(v)
         if i is None:
             i = strs[v] = len(table)
             table.append(v)
         return i
+    return sid
 
-    pk = _REC.pack
+
+def pack(calls, tensors=()):
+    """(call records, tensor records, string table, the calls sent as JSON,
+    the tensors sent as JSON) of a batch. (Session packs each call and
+    tensor as it is recorded, the same records: this is the batch at once.)"""
+    table, js, recs, tjs, trecs = [], [], [], [], []
+    sid = _sid({}, table)
     for c in calls:
-        op = _OPID.get(c["op"])
-        rec = None
-        if op is not None and _PLAIN.issuperset(c):
-            flags, f0, f1, f2 = 0, 0.0, 0.0, 0.0
-            if "operand0" in c:
-                flags, f0 = 1, c["operand0"]
-            if "value" in c:
-                flags, f1 = flags | 2, c["value"]
-            if "scale" in c:
-                flags, f2 = flags | 4, c["scale"]
-            d = c.get("dst")
-            aps = [_ap_fields(d, sid) if d is not None else _NO_AP]
-            if "src" in c:
-                flags |= 8
-                aps.append(_ap_fields(c["src"], sid))
-                aps.append(_NO_AP)
-            else:
-                srcs = c.get("srcs", ())
-                if len(srcs) <= 2:
-                    aps.extend(_ap_fields(x, sid) for x in srcs)
-                    aps.extend([_NO_AP] * (2 - len(srcs)))
-                else:
-                    aps = [None]
-            if None not in aps and 0 <= c["line"] < 1 << 32:
-                alu, fn = c.get("alu_op"), c.get("func")
-                rec = pk(op, c["index"], c["line"], sid(c["file"]), 0 if alu is None else sid(alu) + 1,
-                         0 if fn is None else sid(fn) + 1, flags, f0, f1, f2, *aps[0], *aps[1], *aps[2])
+        rec = _call_rec(c, sid)
         if rec is None:
             js.append(c)
             rec = _JSON_REC
         recs.append(rec)
-    tjs, trecs, tp = [], [], _TREC.pack
     for d in tensors:
-        shape = d["shape"]
-        if len(shape) <= 6 and _TKEYS.issuperset(d):
-            kind, placed = d.get("kind"), "offset" in d
-            trecs.append(tp(sid(d["name"]), sid(d["buffer"]), sid(d["dtype"]), 0 if kind is None else sid(kind) + 1,
-                            1 if placed else 0, len(shape), d["offset"] if placed else 0,
-                            d.get("partition", 0) if placed else 0, *shape, *(0,) * (6 - len(shape))))
-        else:
+        rec = _tensor_rec(d, sid)
+        if rec is None:
             tjs.append(d)
-            trecs.append(_TJSON_REC)
+            rec = _TJSON_REC
+        trecs.append(rec)
     return b"".join(recs), b"".join(trecs), table, js, tjs
 
 
@@ -245,13 +330,21 @@ class Session:
         self.psum = np.zeros((self.parts, v["psum_active"]), np.uint8) if v["psum_active"] else None
         self.alloc = {"sbuf": _Alloc(v["sbuf_active"]), "psum": _Alloc(v["psum_active"])}
         self.want_trace = want_trace
-        self.tensors, self.calls, self.inputs = [], [], []   # the pending batch
+        self._new_batch()
         self.all_tensors, self.all_calls = [], []              # the program so far (program_json)
         self.trace = []                                        # per call, Go's and NumPy's entries in order
         self.dma_ns = 0
         self.ncalls = 0
+        self.written = set()  # the tensors a call writes (a baremetal argument is written back)
         self.names = set()
         self.closed = False
+
+    def _new_batch(self):
+        """The pending batch, empty: its tensors, calls and inputs, and each
+        packed as it is recorded (pack's records; one string table)."""
+        self.tensors, self.calls, self.inputs = [], [], []
+        self.recs, self.trecs, self.js, self.tjs, self.table, self.strs = [], [], [], [], [], {}
+        self.sid = _sid(self.strs, self.table)
 
     # -- tensors
     def fresh(self, stem):
@@ -263,32 +356,46 @@ class Session:
         return name
 
     def add_tensor(self, t, array=None):
-        if t.name in self.names:
-            t.name = self.fresh(t.name + "_")
-        self.names.add(t.name)
-        d = {"name": t.name, "buffer": t.buffer, "dtype": t.dtype, "shape": t.base_shape}  # a tuple: a JSON array
+        if len(self.table) > MAX_STRINGS:
+            self.flush()
+        name, buf, shape = t.name, t.buffer, t.base_shape
+        if name in self.names:
+            name = t.name = self.fresh(name + "_")
+        self.names.add(name)
+        d = {"name": name, "buffer": buf, "dtype": t.dtype, "shape": shape}  # a tuple: a JSON array
         if t.kind:
             d["kind"] = t.kind
-        if t.buffer == "sbuf" or t.buffer == "psum":
-            if t.buffer == "psum" and self.psum is None:
+        off = placed = 0
+        if buf == "sbuf" or buf == "psum":
+            if buf == "psum" and self.psum is None:
                 raise NKIRefusal("%s has no PSUM" % self.target)
             row = SIZE[t.dtype]
-            for n in t.base_shape[1:]:
+            for n in shape[1:]:
                 row *= n
-            al = self.alloc[t.buffer]
+            al = self.alloc[buf]
             off, n = al.take(row)
             if off is None:
                 file, line = caller()
                 raise NKIRefusal("%s:%d: tensor %s %s%s needs %d bytes per partition: %s %s has %d KiB per partition, "
-                                 "%d in use" % (file, line, t.name, t.dtype, list(t.base_shape), row, self.target,
-                                                t.buffer.upper(), al.size >> 10, al.used()))
+                                 "%d in use" % (file, line, name, t.dtype, list(shape), row, self.target,
+                                                buf.upper(), al.size >> 10, al.used()))
             t.part0, t.off0, t.row = 0, off, row
             d["offset"], d["partition"] = off, 0
+            placed = 1
             t._free = (al, off, n)  # given back when the tensor (and every view of it) is garbage
         self.tensors.append(d)
         self.all_tensors.append(d)
+        if len(shape) <= 6:  # _tensor_rec's record, from the tensor
+            sid, strs = self.sid, self.strs
+            b, dt = strs.get(buf), strs.get(t.dtype)
+            self.trecs.append(_TREC.pack(sid(name), sid(buf) if b is None else b, sid(t.dtype) if dt is None else dt,
+                                         sid(t.kind) + 1 if t.kind else 0, placed, len(shape), off, 0, *shape,
+                                         *_TZERO[len(shape)]))
+        else:
+            self.tjs.append(d)
+            self.trecs.append(_TJSON_REC)
         if array is not None:
-            self.inputs.append((t.name, array))
+            self.inputs.append((name, array))
 
     # -- calls
     def _record(self, op, kw):
@@ -298,16 +405,88 @@ class Session:
         for k, v in kw.items():
             if v is not None:
                 ap = getattr(v, "ap_json", None)
-                c[k] = v if ap is None else ap()
+                if ap is not None:
+                    v = ap()
+                elif type(v) is list:  # srcs: views or their ap_json dicts
+                    v = [x.ap_json() if hasattr(x, "ap_json") else x for x in v]
+                c[k] = v
         self.all_calls.append(c)
         return c
 
     def call(self, op, **kw):
-        c = self._record(op, kw)
-        self.calls.append(c)
-        if len(self.calls) >= BATCH:
+        """Record a call the batch runs on ndma (program order)."""
+        opid = _OPID.get(op)
+        if not (FAST and opid is not None and _PLAIN_KW.issuperset(kw) and self._packed(opid, kw)):
+            c = self._record(op, kw)
+            self.calls.append(c)
+            rec = _call_rec(c, self.sid)
+            if rec is None:
+                self.js.append(c)
+                rec = _JSON_REC
+            self.recs.append(rec)
+            d = c.get("dst")
+            if type(d) is dict:
+                self.written.add(d["tensor"])
+        if len(self.calls) >= BATCH or len(self.table) > MAX_STRINGS:
             self.flush()
-        return c
+
+    def _packed(self, opid, kw):
+        """The common call recorded as its packed record alone (no dict:
+        program_json makes it from the record, _unrec); False, having
+        recorded nothing, for one the record cannot hold."""
+        file, line = caller()
+        idx = self.ncalls
+        if not 0 <= line < 1 << 32:
+            return False
+        sid, strs = self.sid, self.strs
+        flags, f0, f1, f2, alu, fn = 0, 0.0, 0.0, 0.0, 0, 0
+        a0 = a1 = a2 = _NO_AP
+        dst = None
+        for k, v in kw.items():
+            if v is None:
+                continue
+            if k == "dst":
+                a0, dst = _view_ap(v, strs, sid), v
+                if a0 is None:
+                    return False
+            elif k == "src":
+                a1, flags = _view_ap(v, strs, sid), flags | 8
+                if a1 is None:
+                    return False
+            elif k == "srcs":
+                if not 1 <= len(v) <= 2:
+                    return False
+                a1 = _view_ap(v[0], strs, sid)
+                if len(v) == 2:
+                    a2 = _view_ap(v[1], strs, sid)
+                if a1 is None or a2 is None:
+                    return False
+            elif k == "alu_op" or k == "func":
+                if type(v) is not str:
+                    return False
+                if k == "alu_op":
+                    alu = sid(v) + 1
+                else:
+                    fn = sid(v) + 1
+            elif type(v) is not float:
+                return False
+            elif k == "operand0":
+                flags, f0 = flags | 1, v
+            elif k == "value":
+                flags, f1 = flags | 2, v
+            else:  # scale
+                flags, f2 = flags | 4, v
+        if flags & 8 and "srcs" in kw and kw["srcs"] is not None:
+            return False  # both forms: the record holds one
+        fid = strs.get(file)
+        rec = _REC.pack(opid, idx, line, sid(file) if fid is None else fid, alu, fn, flags, f0, f1, f2, *a0, *a1, *a2)
+        self.ncalls = idx + 1
+        self.recs.append(rec)
+        self.calls.append(rec)
+        self.all_calls.append((rec, self.table))
+        if dst is not None:
+            self.written.add(dst["tensor"] if type(dst) is dict else dst.name)
+        return True
 
     def flush(self):
         if not (self.calls or self.tensors or self.inputs):
@@ -319,16 +498,15 @@ class Session:
         for name, a in self.inputs:
             names.append(name)
             bufs.append((a.ctypes.data, a.nbytes))
-        recs, trecs, table, js, tjs = pack(self.calls, self.tensors)
-        packed = [np.frombuffer(r, np.uint8) if r else np.zeros(1, np.uint8)[:0] for r in (recs, trecs)]
+        packed = [np.frombuffer(b"".join(r), np.uint8) if r else np.zeros(1, np.uint8)[:0] for r in (self.recs, self.trecs)]
         bufs += [(p.ctypes.data, p.nbytes) for p in packed]
-        args = {"handle": self.h, "tensors": tjs, "calls": js, "sbuf": True,
+        args = {"handle": self.h, "tensors": self.tjs, "calls": self.js, "sbuf": True,
                 "psum": self.psum is not None, "inputs": names, "trace": self.want_trace,
-                "packed": True, "packed_tensors": True, "strings": table}
+                "packed": True, "packed_tensors": True, "strings": self.table}
         keep = self.inputs, packed  # alive until the call returns
-        self.tensors, self.calls, self.inputs = [], [], []
+        self._new_batch()
         try:
-            v, _ = _lib.call("nki_add", args, bufs)
+            v, blob = _lib.call("nki_add", args, bufs)
         except Exception:
             if self.want_trace:
                 try:
@@ -340,12 +518,15 @@ class Session:
         del keep
         self.dma_ns = v["dma_ns"]
         if self.want_trace:
-            self.trace.extend(v["trace"])
+            self.trace.extend(json.loads(blob))  # the batch's call traces
 
     def numpy_call(self, op, note, engine, fn, **kw):
         """A call NumPy computes on the shared memory, after the batch before it."""
         c = self._record(op, kw)  # in the program, computed here, not by Go
         c["numpy"] = True
+        d = c.get("dst")
+        if type(d) is dict:
+            self.written.add(d["tensor"])
         self.flush()
         fn()
         if self.want_trace:
@@ -373,7 +554,7 @@ class Session:
 
     def program_json(self):
         # a round trip through JSON: plain lists (access patterns keep their dims as tuples)
-        calls = [{k: v for k, v in c.items() if k != "numpy"} for c in self.all_calls]
+        calls = [_unrec(*c) if type(c) is tuple else {k: v for k, v in c.items() if k != "numpy"} for c in self.all_calls]
         return json.loads(json.dumps({"target": self.target, "tensors": self.all_tensors, "calls": calls}))
 
     # -- NumPy views of on-chip tensors

@@ -113,17 +113,17 @@ def load(src, mask=None, dtype=None, **kw):
     shape = src.shape if len(src.shape) > 1 else (src.shape[0], 1)
     t = ndarray(shape, _trace.dtype_name(dtype) if dtype else src.dtype, sbuf)
     dst = t if len(src.shape) > 1 else t[:, 0]
-    d, s = _masked(mask, dst, src)
+    d, s = (dst, src) if mask is None else _masked(mask, dst, src)
     if d is not None:
         _trace.current().call("load", dst=d, src=s)
     return t
 
 
 def store(dst, value, mask=None, **kw):
-    v = _tile(value, dst)
+    v = value if type(value) is NkiTensor else _tile(value, dst)
     if len(dst.shape) == 1 and len(v.shape) == 2 and v.shape[1] == 1:
         v = v[:, 0]
-    d, s = _masked(mask, dst, v)
+    d, s = (dst, v) if mask is None else _masked(mask, dst, v)
     if d is not None:
         _trace.current().call("store", dst=d, src=s)
 
@@ -141,9 +141,9 @@ def _binary_into(dst, x, y, op, mask=None):
     if isinstance(x, NkiTensor) and isinstance(y, NkiTensor):
         if x.shape != y.shape and _count(y.shape) != _count(x.shape):
             y = _broadcast(y, x.shape)
-        d, a, b = _masked(mask, dst, x, y)
+        d, a, b = (dst, x, y) if mask is None else _masked(mask, dst, x, y)
         if d is not None:
-            sess.call("tensor_tensor", dst=d, srcs=[a.ap_json(), b.ap_json()], alu_op=op)
+            sess.call("tensor_tensor", dst=d, srcs=[a, b], alu_op=op)
         return
     if isinstance(x, NkiTensor):
         tile, scalar, rev = x, y, False
