@@ -671,3 +671,25 @@ def test_nl_transpose_on_the_pe(target, dt):
     assert np.array_equal(r.outputs, a.T)
     pe = [c for c in r.calls if c["op"] == "nc_transpose"]
     assert len(pe) == 1 and pe[0]["exact"] and not r.inexact
+
+
+def test_psum_tiles_stay_in_a_bank():
+    """PSUM tiles of at most 2 KiB a partition never cross a 2 KiB bank; larger ones start on one."""
+    from ndma.nki._trace import _Alloc
+    al = _Alloc(16384)
+    got = [al.take(n, 2048) for n in (1536, 1024, 512, 4096, 2048, 64)]
+    assert got == [(0, 1536), (2048, 1024), (1536, 512), (4096, 4096), (8192, 2048), (3072, 64)]
+    for a, n in got:
+        assert n > 2048 and a % 2048 == 0 or a // 2048 == (a + n - 1) // 2048
+    assert al.take(8192, 2048) == (None, 8192)   # 16 KiB: the free pieces are no bank run of 8 KiB
+    a = np.arange(128 * 40, dtype=np.float32).reshape(128, 40)
+
+    def k(a):   # three PSUM tiles of 1.5 KiB a partition, each in its own bank
+        out = nl.ndarray((40, 128), nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        ps = [nl.matmul(t, nl.ndarray((128, 384), nl.float32, buffer=nl.sbuf), transpose_x=True) for _ in range(3)]
+        offs = [p.base.off0 for p in ps]
+        assert all(o // 2048 == (o + 1535) // 2048 for o in offs)
+        nl.store(out, value=nl.transpose(t))
+        return out
+    assert np.array_equal(nki.simulate_kernel(k, a), a.T)

@@ -93,6 +93,9 @@ def caller():
     return "", 0
 
 
+PSUM_BANK = 2048  # bytes per partition of one PSUM bank (nl.tile_size.psum_fmax fp32 elements)
+
+
 class _Alloc:
     """First-fit ranges of bytes per partition over [0, size)."""
 
@@ -100,15 +103,19 @@ class _Alloc:
         self.size = size
         self.free = [(0, size)]  # sorted, disjoint (start, end)
 
-    def take(self, n):
+    def take(self, n, bank=0):
+        """(start, bytes) of n bytes first fit; with bank, a tile of at most a bank never
+        crosses a bank boundary and a larger one starts on one (PSUM: a matmul writes one
+        2 KiB bank per partition, docs/nki.md "Rules per target")."""
         n = (n + ALIGN - 1) // ALIGN * ALIGN
         for i, (a, b) in enumerate(self.free):
-            if b - a >= n:
-                if b - a == n:
-                    del self.free[i]
-                else:
-                    self.free[i] = (a + n, b)
-                return a, n
+            s = a
+            if bank and (s % bank + n > bank if n <= bank else s % bank):
+                s = (s // bank + 1) * bank
+            if b - s >= n:
+                parts = ([(a, s)] if s > a else []) + ([(s + n, b)] if s + n < b else [])
+                self.free[i:i + 1] = parts
+                return s, n
         return None, n
 
     def give(self, a, n):
@@ -373,7 +380,7 @@ class Session:
             for n in shape[1:]:
                 row *= n
             al = self.alloc[buf]
-            off, n = al.take(row)
+            off, n = al.take(row, PSUM_BANK if buf == "psum" else 0)
             if off is None:
                 file, line = caller()
                 raise NKIRefusal("%s:%d: tensor %s %s%s needs %d bytes per partition: %s %s has %d KiB per partition, "
