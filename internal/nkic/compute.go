@@ -266,26 +266,54 @@ func (p *Program) computeWord(c *Call, dst *leg, srcs []*leg) (isa.Inst, string,
 		if err != nil {
 			return w, "", err
 		}
-		op1, imm1 := isa.ALUOpBypass, 0.0
+		w = isa.New(p.gen, compute.OpTensorScalar)
+		// each operand an immediate or a per-partition (P, 1) float32 tile (scalars.go)
+		imm := func(k int, v *float64, tile *AP) error {
+			field, src := "imm0", "imm0_src"
+			if k == 1 {
+				field, src = "imm1", "imm1_src"
+			}
+			if tile != nil {
+				ptr, _, err := p.scalarPtr(tile, "operand"+field[3:]+" tile", srcs[0], s[0].ch, dtype.FP32)
+				if err != nil {
+					return err
+				}
+				set(src, int64(isa.ImmSrcPointerImmediate))
+				set(field, ptr)
+				return nil
+			}
+			if v == nil {
+				return progErr("tensor_scalar needs operand%d (a number or a (P, 1) tile)", k)
+			}
+			set(field, f32bits(*v))
+			return nil
+		}
+		op1 := isa.ALUOpBypass
 		if c.ALUOp1 != "" {
 			if op1, err = aluOp(c.ALUOp1); err != nil {
 				return w, "", err
 			}
-			if c.Operand1 == nil {
-				return w, "", progErr("tensor_scalar with op1 needs operand1")
+			if err := imm(1, c.Operand1, c.Operand1Tile); err != nil {
+				return w, "", err
 			}
-			imm1 = *c.Operand1
 		}
-		if c.Operand0 == nil {
-			return w, "", progErr("tensor_scalar needs operand0 (a scalar; a per-partition vector operand is not supported yet)")
+		if err := imm(0, c.Operand0, c.Operand0Tile); err != nil {
+			return w, "", err
 		}
-		w = isa.New(p.gen, compute.OpTensorScalar)
+		rev := isa.TensScalarRevOpsNone
+		switch {
+		case c.Reverse0 && c.Reverse1:
+			rev = isa.TensScalarRevOpsBoth
+		case c.Reverse0:
+			rev = isa.TensScalarRevOpsFirst
+		case c.Reverse1:
+			rev = isa.TensScalarRevOpsSecond
+		}
+		set("reverse_operands", int64(rev))
 		set("in_dtype", int64(srcs[0].dt))
 		set("out_dtype", int64(dst.dt))
 		set("op0", int64(op0))
 		set("op1", int64(op1))
-		set("imm0", f32bits(*c.Operand0))
-		set("imm1", f32bits(imm1))
 		errs = append(errs, setPattern(&w, "src_mem_pattern", s[0]))
 	case "activation":
 		f, err := actFunc(c.Func)
@@ -305,8 +333,18 @@ func (p *Program) computeWord(c *Call, dst *leg, srcs []*leg) (isa.Inst, string,
 		set("out_dtype", int64(dst.dt))
 		set("activation_func", int64(f))
 		set("scale_value", f32bits(scale))
-		set("bias", f32bits(bias))
-		set("bias_src_n", int64(isa.ImmSrcNInstructionImmediate))
+		if c.BiasTile != nil { // a per-partition bias (scalars.go), read in its own dtype
+			ptr, bdt, err := p.scalarPtr(c.BiasTile, "bias tile", srcs[0], s[0].ch, dtype.FP32, dtype.FP16, dtype.BF16)
+			if err != nil {
+				return w, "", err
+			}
+			set("bias_dtype", int64(bdt))
+			set("bias", ptr)
+			set("bias_src_n", int64(isa.ImmSrcNPointerImmediate))
+		} else {
+			set("bias", f32bits(bias))
+			set("bias_src_n", int64(isa.ImmSrcNInstructionImmediate))
+		}
 		errs = append(errs, setPattern(&w, "src_mem_pattern", s[0]))
 		engine = "scalar (ACT)"
 	}

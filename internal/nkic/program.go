@@ -116,21 +116,29 @@ type Call struct {
 	Negate        bool      `json:"negate,omitempty"` // tensor_reduce: negate the result
 
 	// Compute calls.
-	ALUOp      string                     `json:"alu_op,omitempty"`  // tensor_tensor's op; tensor_scalar's op0
-	ALUOp1     string                     `json:"alu_op1,omitempty"` // tensor_scalar's op1
-	Operand0   *float64                   `json:"operand0,omitempty"`
-	Operand1   *float64                   `json:"operand1,omitempty"`
-	Func       string                     `json:"func,omitempty"` // activation's function name
-	Scale      *float64                   `json:"scale,omitempty"`
-	Bias       *float64                   `json:"bias,omitempty"`
-	Value      *float64                   `json:"value,omitempty"` // memset's value
-	Transpose  bool                       `json:"transpose_x,omitempty"`
-	Stationary *AP                        `json:"stationary,omitempty"` // matmul: the stationary (lhsT) operand
-	Moving     *AP                        `json:"moving,omitempty"`     // matmul: the moving (rhs) operand
-	Accumulate bool                       `json:"accumulate,omitempty"` // matmul: add into the PSUM dst
-	Identity   *AP                        `json:"identity,omitempty"`   // nc_transpose on the PE: the identity tile it streams (an identity call wrote it)
-	Coefs      []int64                    `json:"coefs,omitempty"`      // iota: dst[i0, i1, …] = value + Σ coefs[d]·i_d
-	Extra      map[string]json.RawMessage `json:"extra,omitempty"`      // front-end details kept for the trace
+	ALUOp    string   `json:"alu_op,omitempty"`  // tensor_tensor's op; tensor_scalar's op0
+	ALUOp1   string   `json:"alu_op1,omitempty"` // tensor_scalar's op1
+	Operand0 *float64 `json:"operand0,omitempty"`
+	Operand1 *float64 `json:"operand1,omitempty"`
+	// Per-partition operands: (P, 1) tiles in place of operand0/operand1
+	// (tensor_scalar) and bias (activation); reverse0/reverse1 swap
+	// tensor_scalar's operand order of op0/op1.
+	Operand0Tile *AP                        `json:"operand0_tile,omitempty"`
+	Operand1Tile *AP                        `json:"operand1_tile,omitempty"`
+	BiasTile     *AP                        `json:"bias_tile,omitempty"`
+	Reverse0     bool                       `json:"reverse0,omitempty"`
+	Reverse1     bool                       `json:"reverse1,omitempty"`
+	Func         string                     `json:"func,omitempty"` // activation's function name
+	Scale        *float64                   `json:"scale,omitempty"`
+	Bias         *float64                   `json:"bias,omitempty"`
+	Value        *float64                   `json:"value,omitempty"` // memset's value
+	Transpose    bool                       `json:"transpose_x,omitempty"`
+	Stationary   *AP                        `json:"stationary,omitempty"` // matmul: the stationary (lhsT) operand
+	Moving       *AP                        `json:"moving,omitempty"`     // matmul: the moving (rhs) operand
+	Accumulate   bool                       `json:"accumulate,omitempty"` // matmul: add into the PSUM dst
+	Identity     *AP                        `json:"identity,omitempty"`   // nc_transpose on the PE: the identity tile it streams (an identity call wrote it)
+	Coefs        []int64                    `json:"coefs,omitempty"`      // iota: dst[i0, i1, …] = value + Σ coefs[d]·i_d
+	Extra        map[string]json.RawMessage `json:"extra,omitempty"`      // front-end details kept for the trace
 	// Index is the call's number in the kernel as the front end counts
 	// (it runs some calls itself); absent: its position in Calls.
 	Index *int `json:"index,omitempty"`

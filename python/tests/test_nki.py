@@ -693,3 +693,44 @@ def test_psum_tiles_stay_in_a_bank():
         nl.store(out, value=nl.transpose(t))
         return out
     assert np.array_equal(nki.simulate_kernel(k, a), a.T)
+
+
+def test_per_partition_operands():
+    """tensor_scalar with (P, 1) tiles as operands and activation with a bias tile (a layer-norm
+    and a softmax step, both dialects) as exact words, against NumPy."""
+    rng = np.random.default_rng(14)
+    x = rng.standard_normal((128, 64)).astype(np.float32)
+
+    def legacy(x):
+        t = nl.load(x)
+        mean = nl.mean(t, axis=1, keepdims=True)
+        var = nl.mean(nl.square(t - mean), axis=1, keepdims=True)
+        rstd = nl.rsqrt(nl.add(var, 1e-5))
+        y = nisa.tensor_scalar(t, np.subtract, mean, op1=np.multiply, operand1=rstd)
+        neg = nl.multiply(nl.max(t, axis=1, keepdims=True), -1.0)
+        e = nisa.activation(op=nl.exp, data=t, bias=neg)
+        o1 = nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm)
+        o2 = nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm)
+        nl.store(o1, value=y)
+        nl.store(o2, value=e)
+        return o1, o2
+    r = nki.trace(legacy)(x)
+    y, e = r.outputs
+    mu = x.mean(axis=1, keepdims=True)
+    want = (x - mu) / np.sqrt(((x - mu) ** 2).mean(axis=1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(e, np.exp(x - x.max(axis=1, keepdims=True)), rtol=1e-5, atol=1e-6)
+    for op in ("tensor_scalar", "activation"):
+        assert all(c["exact"] for c in r.calls if c["op"] == op)
+
+    @nki.jit
+    def k06(x):   # NKI 0.6: dst first; reverse0 computes operand0 - x
+        t = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+        m = nl.ndarray((x.shape[0], 1), x.dtype, buffer=nl.sbuf)
+        nisa.dma_copy(dst=t, src=x)
+        nisa.dma_copy(dst=m, src=x[:, 0:1])
+        nisa.tensor_scalar(dst=t, data=t, op0=np.subtract, operand0=m, reverse0=True)
+        out = nl.ndarray(x.shape, x.dtype, buffer=nl.shared_hbm)
+        nisa.dma_copy(dst=out, src=t)
+        return out
+    assert np.array_equal(k06(x), x[:, 0:1] - x)

@@ -79,13 +79,14 @@ def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, 
                   reverse1=False, dtype=None, name=None, **kw):
     if not isinstance(data, NkiTensor):  # legacy tensor_scalar(data, op0, operand0, ...)
         dst, data, op0, operand0 = None, dst, data, op0 if operand0 is None else operand0
-    if isinstance(operand0, NkiTensor) or isinstance(operand1, NkiTensor):
-        raise NotImplementedError("ndma.nki: tensor_scalar with a tensor-valued (per-partition) operand")
-    if reverse0 or reverse1:
-        raise NotImplementedError("ndma.nki: tensor_scalar with reverse0/reverse1")
     out, new = _out(dst, data, dtype)
-    _trace.current().call("tensor_scalar", dst=out, src=data, alu_op=_opname(op0), operand0=float(operand0),
-                          alu_op1=_opname(op1), operand1=None if operand1 is None else float(operand1))
+    # a number is an immediate; a (P, 1) tile a per-partition operand (a pointer scalar)
+    t0, t1 = isinstance(operand0, NkiTensor), isinstance(operand1, NkiTensor)
+    kw = {"alu_op1": _opname(op1), "operand1": None if t1 or operand1 is None else float(operand1),
+          "operand0_tile": operand0 if t0 else None, "operand1_tile": operand1 if t1 else None,
+          "reverse0": True if reverse0 else None, "reverse1": True if reverse1 else None}
+    _trace.current().call("tensor_scalar", dst=out, src=data, alu_op=_opname(op0),
+                          operand0=None if t0 else float(operand0), **{k: v for k, v in kw.items() if v is not None})
     return out if new else None
 
 
@@ -93,8 +94,11 @@ def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, n
     if data is None and isinstance(op, NkiTensor):  # legacy activation(op, data)
         dst, op, data = None, dst, op
     out, new = _out(dst, data, dtype)
-    b = None if bias is None or isinstance(bias, NkiTensor) else float(bias)
-    _trace.current().call("activation", dst=out, src=data, func=_opname(op), scale=float(scale), bias=b)
+    if isinstance(scale, NkiTensor):
+        raise NotImplementedError("ndma.nki: activation with a tensor-valued (per-partition) scale")
+    tb = isinstance(bias, NkiTensor)  # a (P, 1) tile: a per-partition bias (a pointer scalar)
+    kw = {"bias_tile": bias} if tb else {} if bias is None else {"bias": float(bias)}
+    _trace.current().call("activation", dst=out, src=data, func=_opname(op), scale=float(scale), **kw)
     return out if new else None
 
 
