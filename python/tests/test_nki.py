@@ -734,3 +734,28 @@ def test_per_partition_operands():
         nisa.dma_copy(dst=out, src=t)
         return out
     assert np.array_equal(k06(x), x[:, 0:1] - x)
+
+
+def test_spmd_grid():
+    """kernel[grid]: one instance per program id (nl.program_id, nl.num_programs), the
+    shared_hbm output shared by all (the NKI tutorial's tiled tensor add, typed afresh)."""
+    @nki.jit
+    def add(a_input, b_input):
+        c_output = nl.ndarray(a_input.shape, dtype=a_input.dtype, buffer=nl.shared_hbm)
+        ix = nl.program_id(0) * 128 + nl.arange(128)[:, None]
+        iy = nl.program_id(1) * 64 + nl.arange(64)[None, :]
+        a_tile = nl.load(a_input[ix, iy])
+        b_tile = nl.load(b_input[ix, iy])
+        nl.store(c_output[ix, iy], value=a_tile + b_tile * float(nl.num_programs(1)))
+        return c_output
+    rng = np.random.default_rng(15)
+    a = rng.standard_normal((256, 192)).astype(np.float32)
+    b = rng.standard_normal((256, 192)).astype(np.float32)
+    assert np.array_equal(add[2, 3](a, b), a + b * 3)
+    assert np.array_equal(nki.simulate_kernel(add[2, 3], a, b), a + b * 3)
+    r = nki.trace(add[2, 3])(a, b)
+    assert np.array_equal(r.outputs, a + b * 3) and sum(c["op"] == "load" for c in r.calls) == 12
+    with pytest.raises(ValueError):
+        add[0]
+    with pytest.raises(IndexError):   # program (2, y) reads rows 256..383 of 256
+        add[3, 3](a, b)

@@ -96,7 +96,31 @@ class TraceResult:
             raise
 
 
-def _run(kernel, args, kwargs, target, want_trace=False, exec="fast"):
+def _grid(g):
+    """An SPMD launch grid as a tuple of positive ints (kernel[4], kernel[2, 3])."""
+    g = tuple(g) if isinstance(g, (tuple, list)) else (g,)
+    if not g or len(g) > 4 or any(not isinstance(v, (int, np.integer)) or v < 1 for v in g):
+        raise ValueError("SPMD grid %r: want 1 to 4 positive ints" % (g,))
+    if int(np.prod(g)) > 65536:
+        raise ValueError("SPMD grid %r: %d instances, at most 65536" % (g, int(np.prod(g))))
+    return tuple(int(v) for v in g)
+
+
+def _instances(kernel, targs, kwargs, sess, grid):
+    """The kernel's return: once, or under an SPMD grid once per instance in row-major
+    order of program ids, instance 0's return (the shared tensors the others also write)."""
+    if not grid:
+        return kernel(*targs, **kwargs)
+    sess.grid, ret = grid, None
+    for idx in np.ndindex(*grid):
+        sess.program_ids, sess.nshared = tuple(int(i) for i in idx), 0
+        r = kernel(*targs, **kwargs)
+        if not any(idx):
+            ret = r
+    return ret
+
+
+def _run(kernel, args, kwargs, target, want_trace=False, exec="fast", grid=()):
     sess = _trace.Session(_target(target), exec=exec, want_trace=want_trace)
     _trace.push(sess)
     # A traced kernel allocates a few objects per call that live on (the
@@ -119,7 +143,7 @@ def _run(kernel, args, kwargs, target, want_trace=False, exec="fast"):
             else:
                 targs.append(a)
         try:
-            ret = kernel(*targs, **kwargs)
+            ret = _instances(kernel, targs, kwargs, sess, grid)
             sess.flush()
         except _trace.NKIRefusal as e:
             raise NKIError(str(e)) from None
@@ -155,20 +179,38 @@ def _nested(args):
     return bool(_trace._current) and any(isinstance(a, NkiTensor) for a in args)
 
 
+class _Kernel:
+    """A jit kernel: calling it with NumPy arrays traces it and runs it on ndma
+    (the outputs); kernel[grid] launches it as an SPMD grid (nl.program_id)."""
+
+    def __init__(self, kernel, target, exec, grid=()):
+        self.kernel, self.target, self.exec, self.grid = kernel, target, exec, grid
+        functools.update_wrapper(self, kernel)
+
+    def __getitem__(self, grid):
+        return _Kernel(self.kernel, self.target, self.exec, _grid(grid))
+
+    def __call__(self, *args, **kwargs):
+        if _nested(args):
+            if self.grid:
+                raise NKIError("%s[%s] called inside a kernel: an SPMD launch is the top level only"
+                               % (self.kernel.__name__, ", ".join(map(str, self.grid))))
+            return self.kernel(*args, **kwargs)
+        return _run(self.kernel, args, kwargs, self.target, exec=self.exec, grid=self.grid).outputs
+
+
+def _grid_of(kernel):
+    return getattr(kernel, "grid", ())
+
+
 def jit(kernel=None, target=None, exec="fast", **kw):
     """@nki.jit (also baremetal): calling the kernel with NumPy arrays traces
     it and runs it on ndma; it returns the outputs. Called from inside
-    another kernel with tensors, it is inlined there."""
+    another kernel with tensors, it is inlined there. kernel[grid](...)
+    runs it once per SPMD instance (docs/nki.md "Python names")."""
     if kernel is None:
         return functools.partial(jit, target=target, exec=exec, **kw)
-
-    @functools.wraps(kernel)
-    def run(*args, **kwargs):
-        if _nested(args):
-            return kernel(*args, **kwargs)
-        return _run(kernel, args, kwargs, target, exec=exec).outputs
-    run.kernel = kernel
-    return run
+    return _Kernel(kernel, target, exec)
 
 
 baremetal = jit
@@ -212,7 +254,7 @@ def benchmark(kernel=None, warmup=None, iters=None, target=None, save_neff_name=
 
     @functools.wraps(k)
     def run(*args, **kwargs):
-        tr = _run(k, args, kwargs, target, want_trace=True)
+        tr = _run(k, args, kwargs, target, want_trace=True, grid=_grid_of(kernel))
         run.benchmark_result = BenchmarkResult(tr)
         if save_trace_name:
             tr.timeline(save_trace_name)
@@ -224,20 +266,20 @@ def benchmark(kernel=None, warmup=None, iters=None, target=None, save_neff_name=
 
 def simulate_kernel(kernel, *args, target=None, **kwargs):
     """nki.simulate_kernel(kernel, *args): the outputs as NumPy arrays."""
-    return _run(getattr(kernel, "kernel", kernel), args, kwargs, target).outputs
+    return _run(getattr(kernel, "kernel", kernel), args, kwargs, target, grid=_grid_of(kernel)).outputs
 
 
 def simulate(kernel, *args, target=None, **kwargs):
     """nki.simulate(kernel)(*args) or nki.simulate(kernel, *args): the outputs."""
-    k = getattr(kernel, "kernel", kernel)
+    k, g = getattr(kernel, "kernel", kernel), _grid_of(kernel)
     if args or kwargs:
-        return _run(k, args, kwargs, target).outputs
-    return lambda *a, **kw: _run(k, a, kw, target).outputs
+        return _run(k, args, kwargs, target, grid=g).outputs
+    return lambda *a, **kw: _run(k, a, kw, target, grid=g).outputs
 
 
 def trace(kernel, target=None, exec="fast"):
     """ndma.nki.trace(kernel)(*args) -> TraceResult: outputs, calls,
     program_json(), timeline(path). exec="sim" times every word on the
     descriptor engines (slower; the same times), "ref" gives no time."""
-    k = getattr(kernel, "kernel", kernel)
-    return lambda *args, **kwargs: _run(k, args, kwargs, target, want_trace=True, exec=exec)
+    k, g = getattr(kernel, "kernel", kernel), _grid_of(kernel)
+    return lambda *args, **kwargs: _run(k, args, kwargs, target, want_trace=True, exec=exec, grid=g)

@@ -345,6 +345,9 @@ class Session:
         self.written = set()  # the tensors a call writes (a baremetal argument is written back)
         self.names = set()
         self.closed = False
+        # SPMD (kernel[grid]): the running instance's program ids, the grid, and the
+        # shared_hbm tensors instance 0 made, in order (later instances share them)
+        self.program_ids, self.grid, self.shared, self.nshared = (), (), [], 0
 
     def _new_batch(self):
         """The pending batch, empty: its tensors, calls and inputs, and each

@@ -55,7 +55,57 @@ def _buf(buffer):
 def ndarray(shape, dtype, buffer=sbuf, name=None, **kw):
     if isinstance(shape, int):
         shape = (shape,)
-    return NkiTensor(shape, _trace.dtype_name(dtype), buffer if type(buffer) is str else _buf(buffer), name=name)
+    buf = buffer if type(buffer) is str else _buf(buffer)
+    dt = _trace.dtype_name(dtype)
+    sess = _trace._current[-1] if _trace._current else None
+    if buf == shared_hbm and sess is not None and sess.grid:
+        return _shared(sess, tuple(shape), dt, buf, name)
+    return NkiTensor(shape, dt, buf, name=name)
+
+
+def _shared(sess, shape, dt, buf, name):
+    """A shared_hbm tensor under an SPMD grid: instance 0 makes it, each later
+    instance's n-th shared_hbm ndarray is instance 0's n-th (NKI: one tensor the
+    programs share)."""
+    k = sess.nshared
+    sess.nshared += 1
+    if not any(sess.program_ids):
+        t = NkiTensor(shape, dt, buf, name=name)
+        sess.shared.append(t)
+        return t
+    if k >= len(sess.shared) or sess.shared[k].shape != shape or sess.shared[k].dtype != dt:
+        raise ValueError("nl.ndarray(%s, %s, shared_hbm) in program %s: instance 0 made no such shared tensor "
+                         "at this point (its shared_hbm tensors are shared by position)"
+                         % (list(shape), dt, list(sess.program_ids)))
+    return sess.shared[k]
+
+
+def program_id(axis):
+    """nl.program_id(axis): this SPMD instance's index on the launch grid's axis (0 without a grid)."""
+    sess = _trace.current()
+    return sess.program_ids[axis] if axis < len(sess.program_ids) else 0
+
+
+def num_programs(axes=None):
+    """nl.num_programs(axes): the launch grid's size on axes (1 without a grid); None: all instances."""
+    sess = _trace.current()
+    g = sess.grid or (1,)
+    if axes is None:
+        n = 1
+        for v in g:
+            n *= v
+        return n
+    if isinstance(axes, int):
+        return g[axes] if axes < len(g) else 1
+    n = 1
+    for a in axes:
+        n *= g[a] if a < len(g) else 1
+    return n
+
+
+def program_ndim():
+    """nl.program_ndim(): the launch grid's number of axes (0 without a grid)."""
+    return len(_trace.current().grid)
 
 
 def zeros(shape, dtype, buffer=sbuf, name=None, **kw):
