@@ -759,3 +759,24 @@ def test_spmd_grid():
         add[0]
     with pytest.raises(IndexError):   # program (2, y) reads rows 256..383 of 256
         add[3, 3](a, b)
+
+
+def test_softmax_and_rms_norm():
+    """nl.softmax and nl.rms_norm (the NKI documentation's signatures) as ndma's words, against NumPy."""
+    rng = np.random.default_rng(16)
+    x = rng.standard_normal((128, 96)).astype(np.float32)
+    w = rng.standard_normal((128, 96)).astype(np.float32)
+
+    def k(x, w):
+        t, wt = nl.load(x), nl.load(w)
+        o1 = nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm)
+        o2 = nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm)
+        nl.store(o1, value=nl.softmax(t, axis=1))
+        nl.store(o2, value=nl.rms_norm(t, wt, axis=1, n=96))
+        return o1, o2
+    r = nki.trace(k)(x, w)
+    sm, rn = r.outputs
+    e = np.exp(x - x.max(axis=1, keepdims=True))
+    np.testing.assert_allclose(sm, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(rn, x / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6) * w, rtol=1e-4, atol=1e-5)
+    assert not r.inexact

@@ -342,3 +342,24 @@ sum = _reducer("add")
 prod = _reducer("multiply")
 mean = _reducer("mean")
 all = _reducer("all")
+
+
+def softmax(x, axis, dtype=None, compute_dtype=None, mask=None, **kw):
+    """nl.softmax: exp(x - max(x)) / sum(exp(x - max(x))) over axis, as ndma's words: a
+    TENSOR_REDUCE max, a TENSOR_TENSOR subtract, an exp ACTIVATE, a TENSOR_REDUCE add and a
+    TENSOR_TENSOR divide, in float32, then cast to dtype (default x's)."""
+    if mask is not None:
+        raise NotImplementedError("ndma.nki: softmax with mask=")
+    e = exp(subtract(x, max(x, axis, dtype="float32", keepdims=True), dtype="float32"))
+    return divide(e, sum(e, axis, dtype="float32", keepdims=True), dtype=dtype or x.dtype)
+
+
+def rms_norm(x, w, axis, n, epsilon=1e-6, dtype=None, compute_dtype=None, mask=None, **kw):
+    """nl.rms_norm: x / sqrt(sum(x²) / n + epsilon) * w over axis, as ndma's words (a square
+    ACTIVATE, a TENSOR_REDUCE add, a TENSOR_SCALAR (× 1/n, + epsilon), an rsqrt ACTIVATE and two
+    TENSOR_TENSOR multiplies), in float32, then cast to dtype (default x's)."""
+    if mask is not None:
+        raise NotImplementedError("ndma.nki: rms_norm with mask=")
+    s = sum(square(x, dtype="float32"), axis, dtype="float32", keepdims=True)
+    r = rsqrt(add(multiply(s, 1.0 / float(n)), float(epsilon)))
+    return multiply(multiply(x, r, dtype="float32"), w, dtype=dtype or x.dtype)
