@@ -31,6 +31,11 @@ class tile_size:
     gemm_moving_fmax = 512
 
 
+def ds(start, size):
+    """nl.ds(start, size): the slice start:start+size."""
+    return slice(start, start + size)
+
+
 def par_dim(n):
     """nl.par_dim(n): marks the partition dimension of a shape (the first)."""
     return int(n)
