@@ -529,3 +529,123 @@ def test_mamba_v2():
     B = r.standard_normal((1, 4, 64)).astype(np.float32)
     C = r.standard_normal((1, 4, 64)).astype(np.float32)
     np.testing.assert_allclose(mamba_v2(delta, u, A, B, C), _mamba_ref(delta, u, A, B, C), rtol=1e-4, atol=1e-5)
+
+
+# -- NKI docs: nl.load_transpose2d (legacy), nl.matmul / nl.transpose with nl.shared_identity_matrix (0.6) --
+
+@nki.jit
+def load_transpose2d_doc(in_tensor):
+    N, M = in_tensor.shape
+    out = nl.ndarray((M, N), dtype=in_tensor.dtype, buffer=nl.shared_hbm)
+    local_tile: tensor[M, N] = nl.load_transpose2d(in_tensor)
+    nl.store(out, value=local_tile)
+    return out
+
+
+def test_load_transpose2d_doc():
+    x = _rng(24).standard_normal((96, 128)).astype(np.float32)  # in_tensor[F, P]
+    assert np.array_equal(load_transpose2d_doc(x), x.T)
+
+
+@nki.jit
+def identity_matmul_and_transpose_doc(dummy):
+    out = nl.ndarray((2, 128, 128), dtype=nl.float32, buffer=nl.shared_hbm)
+    # nki.language.matmul -- identity.T @ ones = ones
+    x = nl.shared_identity_matrix(n=128, dtype=nl.float32)
+    y = nl.full((128, 128), 1.0, dtype=nl.float32, buffer=nl.sbuf)
+    result_psum = nl.matmul(x, y, transpose_x=True)
+    result = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(result, result_psum)
+    nisa.dma_copy(dst=out[0], src=result)
+    # nki.language.transpose -- transpose of identity is identity
+    result_t = nl.transpose(x)
+    r2 = nl.ndarray((128, 128), dtype=nl.float32, buffer=nl.sbuf)
+    nisa.tensor_copy(r2, result_t)
+    nisa.dma_copy(dst=out[1], src=r2)
+    return out
+
+
+def test_identity_matmul_and_transpose_doc():
+    got = identity_matmul_and_transpose_doc(np.zeros((1, 1), np.float32))
+    assert np.array_equal(got[0], np.ones((128, 128), np.float32))
+    assert np.array_equal(got[1], np.eye(128, dtype=np.float32))
+
+
+# -- the rules the kernels above needed, each on its own ------------------------------------------
+
+def test_nc_matmul_default_accumulate_group_closes_on_another_call():
+    """accumulate=None: the K loop's matmuls into one tile add; a read of the tile (the copy
+    out) closes the group, so the next matmul into it overwrites (a tile reused per block)."""
+    r = _rng(25)
+    xs = [r.standard_normal((128, 64)).astype(np.float32) for _ in range(3)]
+    ys = [r.standard_normal((128, 256)).astype(np.float32) for _ in range(3)]
+
+    @nki.jit
+    def k(x0, y0, x1, y1, x2, y2):
+        out = nl.ndarray((2, 64, 256), nl.float32, buffer=nl.shared_hbm)
+        ps = nl.ndarray((64, 256), nl.float32, buffer=nl.psum)
+        tiles = []
+        for x, y in ((x0, y0), (x1, y1), (x2, y2)):
+            sx = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+            sy = nl.ndarray(y.shape, y.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=sx, src=x)
+            nisa.dma_copy(dst=sy, src=y)
+            tiles.append((sx, sy))
+        for sx, sy in tiles[:2]:
+            nisa.nc_matmul(dst=ps, stationary=sx, moving=sy)  # adds: x0.T y0 + x1.T y1
+        sb = nl.ndarray((64, 256), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=sb, src=ps)
+        nisa.dma_copy(dst=out[0], src=sb)
+        nisa.nc_matmul(dst=ps, stationary=tiles[2][0], moving=tiles[2][1])  # overwrites: x2.T y2
+        nisa.tensor_copy(dst=sb, src=ps)
+        nisa.dma_copy(dst=out[1], src=sb)
+        return out
+
+    got = k(xs[0], ys[0], xs[1], ys[1], xs[2], ys[2])
+    f = [x.astype(np.float64).T @ y.astype(np.float64) for x, y in zip(xs, ys)]
+    assert np.all(np.abs(got[0] - (f[0] + f[1])) <= _mm_bound(xs[0], ys[0]) + _mm_bound(xs[1], ys[1]))
+    assert np.all(np.abs(got[1] - f[2]) <= _mm_bound(xs[2], ys[2]))
+
+
+def test_reshape_refusals():
+    def on_chip(a):
+        t = nl.load(a)
+        t.reshape((32, 128))
+
+    def wrong_count(a):
+        a.reshape((3, 100))
+
+    def strided(a):
+        a[:, 0:16].reshape((16, 32))
+
+    a = np.zeros((32, 32), np.float32)
+    with pytest.raises(NotImplementedError, match="on-chip"):
+        nki.simulate_kernel(on_chip, a)
+    with pytest.raises(ValueError, match="cannot reshape"):
+        nki.simulate_kernel(wrong_count, a)
+    with pytest.raises(ValueError, match="not contiguous"):
+        nki.simulate_kernel(strided, a)
+
+
+def test_three_axis_mgrid_bounds_name_the_tensor_axis():
+    """a[ix, iy] with ix, iy of a 3-axis mgrid: an index past the end still raises the
+    legacy error for the tensor axis it indexes (axis 1, size 8; not the mgrid's position)."""
+    def k(a):
+        ix, iw, iy = nl.mgrid[0:4, 0:1, 0:16]
+        nl.load(a[ix, iy])
+
+    with pytest.raises(IndexError, match="index 15 is out of bounds for axis 1 with size 8"):
+        nki.simulate_kernel(k, np.zeros((4, 8), np.float32))
+
+
+def test_partition_broadcast_is_a_dma():
+    def k(g):
+        out = nl.ndarray((128, 64), g.dtype, buffer=nl.shared_hbm)
+        t = nl.load(g.reshape((1, 64)))
+        nl.store(out, value=t.broadcast_to((128, 64)))
+        return out
+
+    g = _rng(26).standard_normal(64).astype(np.float32)
+    r = nki.trace(k)(g)
+    assert np.array_equal(r.outputs, np.broadcast_to(g, (128, 64)))
+    assert [c["op"] for c in r.calls] == ["load", "dma_copy", "store"]

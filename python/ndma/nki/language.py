@@ -124,6 +124,24 @@ def load(src, mask=None, dtype=None, **kw):
     return t
 
 
+def load_transpose2d(src, mask=None, dtype=None, **kw):
+    """Legacy nl.load_transpose2d: src (F, P) in HBM into a new SBUF tile (P, F),
+    a load through the view with the two axes' steps swapped (one strided DMA)."""
+    if len(src.shape) != 2 or "hbm" not in src.buffer:
+        raise ValueError("load_transpose2d: want a 2-D HBM tensor, not %s %s" % (src.buffer, src.shape))
+    t = src._view(src.offset, [src.dims[1], src.dims[0]], src.indirect, [src.tags[1], src.tags[0]])
+    t.checks = [(1 - c[0],) + tuple(c[1:]) for c in src.checks]
+    return load(t, mask=mask, dtype=dtype)
+
+
+def shared_identity_matrix(n, dtype=float32, **kw):
+    """nl.shared_identity_matrix(n, dtype): an (n, n) identity tile in SBUF, written by
+    the ``identity`` call (MEMSET words, docs/nki.md "Compute calls")."""
+    t = ndarray((n, n), dtype, sbuf)
+    _trace.current().call("identity", dst=t)
+    return t
+
+
 def store(dst, value, mask=None, **kw):
     v = value if type(value) is NkiTensor else _tile(value, dst)
     if len(dst.shape) == 1 and len(v.shape) == 2 and v.shape[1] == 1:
