@@ -114,11 +114,12 @@ def test_transpose2d_tutorial_example():
                           np.array([[0, 10, 20, 1, 11, 21, 2, 12, 22, 3, 13, 23]], np.float32))
 
 
-@pytest.mark.xfail(strict=True, reason="sums of two index expressions (i_f2*sz_f1 + i_f1) are not supported "
-                                       "(docs/nki.md 'Not supported')")
 def test_transpose2d_legacy():
+    # i_f2*sz_f1 + i_f1: a sum of two index expressions walks one axis with two tile dimensions
     x = _rng(5).standard_normal((128, 12)).astype(np.float32)
     assert np.array_equal(tensor_transpose2D_kernel_legacy(x, (3, 4)), _transpose2d_ref(x, (3, 4)))
+    x = _rng(27).standard_normal((64, 40)).astype(np.float32)
+    assert np.array_equal(tensor_transpose2D_kernel_legacy(x, (5, 8)), _transpose2d_ref(x, (5, 8)))
 
 
 def test_transpose2d_06():
@@ -182,11 +183,28 @@ def test_avgpool_06():
     np.testing.assert_allclose(tensor_avgpool_kernel_06(x, 3), _avgpool_ref(x, 3), rtol=1e-5, atol=1e-6)
 
 
-@pytest.mark.xfail(strict=True, reason="sums of two index expressions (sz_pool*i1 + i2) are not supported "
-                                       "(docs/nki.md 'Not supported')")
 def test_avgpool_legacy():
     x = np.arange(2 * 6 * 6, dtype=np.float32).reshape(2, 6, 6)
     assert np.array_equal(tensor_avgpool_kernel_legacy(x, 2), _avgpool_ref(x, 2).astype(np.float32))
+    x = _rng(28).standard_normal((128, 12, 12)).astype(np.float32)
+    np.testing.assert_allclose(tensor_avgpool_kernel_legacy(x, 3), _avgpool_ref(x, 3), rtol=1e-5, atol=1e-6)
+
+
+def test_index_sum_bounds_and_refusals():
+    """A sum's whole range must lie in the axis (legacy wording, the sum's first or last
+    index); one variable twice in a sum is refused."""
+    def past_end(a):
+        i, j = nl.arange(4)[:, None], nl.arange(3)[None, :]
+        nl.load(a[i, 4 * j + i])  # last index 4*2 + 3 = 11 of an axis of 10
+
+    def twice(a):
+        i = nl.arange(4)[:, None]
+        nl.load(a[i, 2 * i + i])
+
+    with pytest.raises(IndexError, match="index 11 is out of bounds for axis 1 with size 10"):
+        nki.simulate_kernel(past_end, np.zeros((4, 10), np.float32))
+    with pytest.raises(TypeError, match="one variable twice"):
+        nki.simulate_kernel(twice, np.zeros((4, 10), np.float32))
 
 
 # -- tutorials/matrix_multiplication (NKI 0.6) ---------------------------------------------------

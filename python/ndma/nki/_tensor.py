@@ -34,8 +34,8 @@ class IndexExpr:
         return self._with(role=role, nroles=len(key))
 
     def __add__(self, k):
-        if isinstance(k, IndexExpr):
-            raise TypeError("ndma.nki: the sum of two index expressions is not supported (one variable per axis)")
+        if isinstance(k, (IndexExpr, IndexSum)):
+            return IndexSum([self._with(const=0)], self.const) + k
         return self._with(const=self.const + int(k))
 
     __radd__ = __add__
@@ -77,6 +77,51 @@ class IndexExpr:
 
     def __repr__(self):
         return "IndexExpr(%d*i%d+%d, i in [%d, %d))" % (self.coef, self.var, self.const, self.start, self.start + self.n)
+
+
+class IndexSum:
+    """A sum of index expressions over distinct variables plus a constant
+    (``i_f2*sz_f1 + i_f1``, ``k*i1 + i2``): one axis walked by several tile
+    dimensions, a term each (its step the axis's times the term's coef)."""
+
+    def __init__(self, terms, const=0):
+        self.terms, self.const = terms, const
+
+    def __add__(self, k):
+        if isinstance(k, IndexSum):
+            return IndexSum(self.terms + k.terms, self.const + k.const)._distinct()
+        if isinstance(k, IndexExpr):
+            return IndexSum(self.terms + [k._with(const=0)], self.const + k.const)._distinct()
+        return IndexSum(self.terms, self.const + int(k))
+
+    __radd__ = __add__
+
+    def __sub__(self, k):
+        return self + (-int(k))
+
+    def __mul__(self, k):
+        if isinstance(k, (IndexExpr, IndexSum)):
+            raise TypeError("ndma.nki: the product of two index expressions is not affine")
+        k = int(k)
+        return IndexSum([t._with(coef=t.coef * k) for t in self.terms], self.const * k)
+
+    __rmul__ = __mul__
+
+    def _distinct(self):
+        if len({t.var for t in self.terms}) != len(self.terms):
+            raise TypeError("ndma.nki: a sum of index expressions over one variable twice")
+        return self
+
+    def bounds(self):
+        """(first, last) index the sum takes (a negative coef walks down)."""
+        lo = hi = self.const
+        for t in self.terms:
+            a, b = t.coef * t.start, t.coef * (t.start + t.n - 1)
+            lo, hi = lo + min(a, b), hi + max(a, b)
+        return lo, hi
+
+    def __repr__(self):
+        return " + ".join(map(repr, self.terms)) + " + %d" % self.const
 
 
 def arange(*a):
@@ -318,6 +363,19 @@ class NkiTensor:
                 cnt = k.shape[0] if k.ndim else 1
                 placed.setdefault(0, [step, cnt, None, "indirect", k])
                 nroles = max(nroles, 1)
+            elif isinstance(k, IndexSum):  # a term a tile dimension; the sum's range checked here (masks cut terms)
+                lo, hi = k.bounds()
+                for i in (lo, hi):
+                    if not 0 <= i < n:
+                        raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
+                off += k.const * step
+                for t in k.terms:
+                    off += t.coef * t.start * step
+                    role = t.role if t.role is not None else len(placed)
+                    nroles = max(nroles, t.nroles or 0, role + 1)
+                    if role in placed:
+                        raise IndexError("two index variables at one tile position %d" % role)
+                    placed[role] = [t.coef * step, t.n, (t.var, t.start)]
             elif isinstance(k, IndexExpr):
                 lo = k.coef * k.start + k.const
                 off += lo * step
