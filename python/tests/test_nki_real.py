@@ -667,3 +667,107 @@ def test_partition_broadcast_is_a_dma():
     r = nki.trace(k)(g)
     assert np.array_equal(r.outputs, np.broadcast_to(g, (128, 64)))
     assert [c["op"] for c in r.calls] == ["load", "dma_copy", "store"]
+
+
+# -- tutorials/matrix_multiplication, the legacy dialect (nl.matmul, tile arrays with par_dim) ----
+
+@nki.jit
+def nki_matmul_hoist_load_legacy(lhsT, rhs):
+    K, M = lhsT.shape
+    K_, N = rhs.shape
+    assert K == K_
+    result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    TILE_M = nl.tile_size.gemm_stationary_fmax
+    TILE_K = nl.tile_size.pmax
+    TILE_N = nl.tile_size.gemm_moving_fmax
+    i_lhsT = nl.mgrid[0:TILE_K, 0:TILE_M]
+    i_rhs = nl.mgrid[0:TILE_K, 0:TILE_N]
+    i_res = nl.mgrid[0:TILE_M, 0:TILE_N]
+    for m in nl.affine_range(M // TILE_M):
+        lhsT_tiles = nl.ndarray((K // TILE_K, nl.par_dim(TILE_K), TILE_M), dtype=lhsT.dtype, buffer=nl.sbuf)
+        for k in nl.affine_range(K // TILE_K):
+            lhsT_tiles[k, i_lhsT.p, i_lhsT.x] = nl.load(lhsT[k * TILE_K + i_lhsT.p, m * TILE_M + i_lhsT.x])
+        for n in nl.affine_range(N // TILE_N):
+            rhs_tiles = nl.ndarray((K // TILE_K, nl.par_dim(TILE_K), TILE_N), dtype=rhs.dtype, buffer=nl.sbuf)
+            for k in nl.affine_range(K // TILE_K):
+                rhs_tiles[k, i_rhs.p, i_rhs.x] = nl.load(rhs[k * TILE_K + i_rhs.p, n * TILE_N + i_rhs.x])
+            res_psum = nl.zeros((TILE_M, TILE_N), nl.float32, buffer=nl.psum)
+            for k in nl.affine_range(K // TILE_K):
+                res_psum[...] += nl.matmul(lhsT_tiles[k, i_lhsT.p, i_lhsT.x], rhs_tiles[k, i_rhs.p, i_rhs.x],
+                                           transpose_x=True)
+            res_sb = nl.copy(res_psum, dtype=result.dtype)
+            nl.store(result[m * TILE_M + i_res.p, n * TILE_N + i_res.x], value=res_sb)
+    return result
+
+
+@nki.jit
+def nki_matmul_fully_optimized_legacy(lhsT, rhs, TILES_IN_BLOCK_M=16, TILES_IN_BLOCK_N=2, TILES_IN_BLOCK_K=8):
+    K, M = lhsT.shape
+    K_, N = rhs.shape
+    assert K == K_
+    result = nl.ndarray((M, N), dtype=lhsT.dtype, buffer=nl.shared_hbm)
+    TILE_M = nl.tile_size.gemm_stationary_fmax
+    TILE_K = nl.tile_size.pmax
+    TILE_N = nl.tile_size.gemm_moving_fmax
+    BLOCK_M = TILE_M * TILES_IN_BLOCK_M
+    BLOCK_N = TILE_N * TILES_IN_BLOCK_N
+    BLOCK_K = TILE_K * TILES_IN_BLOCK_K
+    assert M % BLOCK_M == 0 and N % BLOCK_N == 0 and K % BLOCK_K == 0
+    NUM_BLOCK_M = M // BLOCK_M
+    NUM_BLOCK_N = N // BLOCK_N
+    NUM_BLOCK_K = K // BLOCK_K
+    for n in nl.affine_range(NUM_BLOCK_N):
+        result_tiles = nl.zeros((NUM_BLOCK_M, TILES_IN_BLOCK_M, TILES_IN_BLOCK_N, nl.par_dim(TILE_M), TILE_N),
+                                dtype=lhsT.dtype, buffer=nl.sbuf)
+        for k in nl.sequential_range(NUM_BLOCK_K):
+            i_rhs = nl.mgrid[0:TILE_K, 0:BLOCK_N]
+            rhs_tiles = nl.ndarray((TILES_IN_BLOCK_K, nl.par_dim(TILE_K), BLOCK_N), dtype=rhs.dtype, buffer=nl.sbuf)
+            for bk_r in nl.affine_range(TILES_IN_BLOCK_K):
+                rhs_tiles[bk_r, i_rhs.p, i_rhs.x] = nl.load(
+                    rhs[(TILES_IN_BLOCK_K * k + bk_r) * TILE_K + i_rhs.p, BLOCK_N * n + i_rhs.x])
+            for m in nl.affine_range(NUM_BLOCK_M):
+                i_lhsT = nl.mgrid[0:TILE_K, 0:BLOCK_M]
+                lhsT_tiles = nl.ndarray((TILES_IN_BLOCK_K, nl.par_dim(TILE_K), BLOCK_M), dtype=lhsT.dtype,
+                                        buffer=nl.sbuf)
+                for bk_l in nl.affine_range(TILES_IN_BLOCK_K):
+                    lhsT_tiles[bk_l, i_lhsT.p, i_lhsT.x] = nl.load(
+                        lhsT[(TILES_IN_BLOCK_K * k + bk_l) * TILE_K + i_lhsT.p, BLOCK_M * m + i_lhsT.x])
+                i_lhsT_mm = nl.mgrid[0:TILE_K, 0:TILE_M]
+                i_rhs_mm = nl.mgrid[0:TILE_K, 0:TILE_N]
+                i_res_mm = nl.mgrid[0:TILE_M, 0:TILE_N]
+                for bn in nl.affine_range(TILES_IN_BLOCK_N):
+                    for bm in nl.affine_range(TILES_IN_BLOCK_M):
+                        res_tile = nl.zeros((TILE_M, TILE_N), dtype=nl.float32, buffer=nl.psum)
+                        for bk in nl.affine_range(TILES_IN_BLOCK_K):
+                            res_tile[...] += nisa.nc_matmul(
+                                lhsT_tiles[bk, i_lhsT_mm.p, bm * TILE_M + i_lhsT_mm.x],
+                                rhs_tiles[bk, i_rhs_mm.p, bn * TILE_N + i_rhs_mm.x])
+                        result_tiles[m, bm, bn, i_res_mm.p, i_res_mm.x] += res_tile[i_res_mm.p, i_res_mm.x]
+        for m in nl.affine_range(NUM_BLOCK_M):
+            for bm in nl.affine_range(TILES_IN_BLOCK_M):
+                i_res = nl.mgrid[0:TILE_K, 0:TILE_N]
+                i_res_packed = nl.mgrid[0:TILE_K, 0:BLOCK_N]
+                result_packed = nl.ndarray((TILE_K, BLOCK_N), dtype=result_tiles.dtype, buffer=nl.sbuf)
+                for bn in nl.affine_range(TILES_IN_BLOCK_N):
+                    result_packed[i_res.p, bn * TILE_N + i_res.x] = nl.copy(
+                        result_tiles[m, bm, bn, i_res.p, i_res.x])
+                nl.store(result[(TILES_IN_BLOCK_M * m + bm) * TILE_K + i_res_packed.p, BLOCK_N * n + i_res_packed.x],
+                         value=result_packed[i_res_packed.p, i_res_packed.x])
+    return result
+
+
+def test_matmul_hoist_load_legacy():
+    lhsT = _rng(29).standard_normal((256, 256)).astype(np.float32)
+    rhs = _rng(30).standard_normal((256, 512)).astype(np.float32)
+    want = lhsT.astype(np.float64).T @ rhs.astype(np.float64)
+    assert np.all(np.abs(nki_matmul_hoist_load_legacy(lhsT, rhs) - want) <= _mm_bound(lhsT, rhs))
+
+
+def test_matmul_fully_optimized_legacy():
+    # small meta-parameters: two blocks of K (the sequential loop adds into the SBUF result tiles)
+    lhsT = _rng(31).standard_normal((512, 256)).astype(np.float32)
+    rhs = _rng(32).standard_normal((512, 1024)).astype(np.float32)
+    want = lhsT.astype(np.float64).T @ rhs.astype(np.float64)
+    got = nki_matmul_fully_optimized_legacy(lhsT, rhs, TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=1, TILES_IN_BLOCK_K=2)
+    # the SBUF adds of the two K blocks' fp32 partial sums add an ulp per element to the bound
+    assert np.all(np.abs(got - want) <= 2 * _mm_bound(lhsT, rhs))

@@ -36,9 +36,14 @@ def ds(start, size):
     return slice(start, start + size)
 
 
+class _ParDim(int):
+    """An int marked as a shape's partition axis (nl.par_dim)."""
+
+
 def par_dim(n):
-    """nl.par_dim(n): marks the partition dimension of a shape (the first)."""
-    return int(n)
+    """nl.par_dim(n): marks the partition dimension of a shape (the first, or a later
+    one: the axes before it are blocks laid along each partition, ndarray)."""
+    return _ParDim(n)
 
 
 def affine_range(*a, **kw):
@@ -60,7 +65,26 @@ def _buf(buffer):
 def ndarray(shape, dtype, buffer=sbuf, name=None, **kw):
     if isinstance(shape, int):
         shape = (shape,)
-    return NkiTensor(shape, _trace.dtype_name(dtype), buffer if type(buffer) is str else _buf(buffer), name=name)
+    buf = buffer if type(buffer) is str else _buf(buffer)
+    k = next((i for i, n in enumerate(shape) if type(n) is _ParDim), 0) if "hbm" not in buf else 0
+    if k == 0:
+        return NkiTensor(shape, _trace.dtype_name(dtype), buf, name=name)
+    # (B.., par_dim(P), F..): a (P, B..·F..) tile, each partition holding the blocks one after
+    # another, seen through a view of the given axis order (the legacy tutorials' tile arrays)
+    shape = tuple(int(n) for n in shape)
+    P, row = shape[k], 1
+    for n in shape[:k] + shape[k + 1:]:
+        row *= n
+    base = NkiTensor((P, row), _trace.dtype_name(dtype), buf, name=name)
+    dims, s = [], 1
+    for i in reversed(range(len(shape))):
+        if i == k:
+            dims.append((row, P))
+        else:
+            dims.append((s, shape[i]))
+            s *= shape[i]
+    dims.reverse()
+    return base._view(0, dims)
 
 
 def zeros(shape, dtype, buffer=sbuf, name=None, **kw):
