@@ -771,3 +771,16 @@ def test_matmul_fully_optimized_legacy():
     got = nki_matmul_fully_optimized_legacy(lhsT, rhs, TILES_IN_BLOCK_M=2, TILES_IN_BLOCK_N=1, TILES_IN_BLOCK_K=2)
     # the SBUF adds of the two K blocks' fp32 partial sums add an ulp per element to the bound
     assert np.all(np.abs(got - want) <= 2 * _mm_bound(lhsT, rhs))
+
+
+@pytest.mark.parametrize("which", ["bias", "scale"])
+def test_activation_tile_operand_is_refused_not_dropped(which):
+    """The SD-attention tutorial's activation(exp, data, bias=neg_max) and mamba's scale=A_i take
+    a (P, 1) tile: refused by name (docs/nki.md 'Not supported'), never run without it."""
+    def k(a):
+        t = nl.load(a)
+        col = nl.load(a[:, 0:1])
+        nisa.activation(op=nl.exp, data=t, **{which: col})
+
+    with pytest.raises(NotImplementedError, match="tensor-valued .*" + which):
+        nki.simulate_kernel(k, np.zeros((128, 8), np.float32))

@@ -92,8 +92,11 @@ def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, 
 def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, name=None, **kw):
     if data is None and isinstance(op, NkiTensor):  # legacy activation(op, data)
         dst, op, data = None, dst, op
+    if isinstance(bias, NkiTensor) or isinstance(scale, NkiTensor):  # was: a tile bias silently dropped
+        raise NotImplementedError("ndma.nki: activation with a tensor-valued (per-partition) %s"
+                                  % ("bias" if isinstance(bias, NkiTensor) else "scale"))
     out, new = _out(dst, data, dtype)
-    b = None if bias is None or isinstance(bias, NkiTensor) else float(bias)
+    b = None if bias is None else float(bias)
     _trace.current().call("activation", dst=out, src=data, func=_opname(op), scale=float(scale), bias=b)
     return out if new else None
 
