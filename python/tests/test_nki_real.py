@@ -784,3 +784,32 @@ def test_activation_tile_operand_is_refused_not_dropped(which):
 
     with pytest.raises(NotImplementedError, match="tensor-valued .*" + which):
         nki.simulate_kernel(k, np.zeros((128, 8), np.float32))
+
+
+def test_nc_matmul_default_accumulate_groups_per_view():
+    """Two halves of one PSUM tile, their K loops interleaved: each half's first matmul
+    overwrites, its later ones add (a group per dst view)."""
+    r = _rng(33)
+    xs = [r.standard_normal((128, 32)).astype(np.float32) for _ in range(2)]
+    ys = [r.standard_normal((128, 512)).astype(np.float32) for _ in range(2)]
+
+    @nki.jit
+    def k(x0, y0, x1, y1):
+        out = nl.ndarray((32, 512), nl.float32, buffer=nl.shared_hbm)
+        ps = nl.ndarray((32, 512), nl.float32, buffer=nl.psum)
+        nisa.memset(ps, 7.0)
+        for x, y in ((x0, y0), (x1, y1)):
+            sx = nl.ndarray(x.shape, x.dtype, buffer=nl.sbuf)
+            sy = nl.ndarray(y.shape, y.dtype, buffer=nl.sbuf)
+            nisa.dma_copy(dst=sx, src=x)
+            nisa.dma_copy(dst=sy, src=y)
+            nisa.nc_matmul(dst=ps[:, 0:256], stationary=sx, moving=sy[:, 0:256])
+            nisa.nc_matmul(dst=ps[:, 256:512], stationary=sx, moving=sy[:, 256:512])
+        sb = nl.ndarray((32, 512), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=sb, src=ps)
+        nisa.dma_copy(dst=out, src=sb)
+        return out
+
+    want = sum(x.astype(np.float64).T @ y.astype(np.float64) for x, y in zip(xs, ys))
+    bound = _mm_bound(xs[0], ys[0]) + _mm_bound(xs[1], ys[1])
+    assert np.all(np.abs(k(xs[0], ys[0], xs[1], ys[1]) - want) <= bound)

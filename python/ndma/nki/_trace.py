@@ -343,7 +343,7 @@ class Session:
         self.dma_ns = 0
         self.ncalls = 0
         self.written = set()  # the tensors a call writes (a baremetal argument is written back)
-        self.mm_groups = {}  # tensor name -> the dst view an nc_matmul with accumulate=None last wrote (isa.nc_matmul)
+        self.mm_groups = {}  # tensor name -> the dst views nc_matmul (accumulate=None) opened a group on (isa.nc_matmul)
         self.names = set()
         self.closed = False
 

@@ -157,8 +157,9 @@ def nc_matmul(dst=None, stationary=None, moving=None, accumulate=None, name=None
     sess = _trace.current()
     if accumulate is None and dst is not None:
         key = (out.offset, tuple(out.dims))
-        accumulate = sess.mm_groups.get(out.name) == key
-        sess.mm_groups[out.name] = key
+        open_ = sess.mm_groups.setdefault(out.name, set())  # the views of the tile with a group open
+        accumulate = key in open_
+        open_.add(key)
     # LDWEIGHTS + MATMUL words, formed and run by ndma's Go core (docs/nki.md "Compute")
     sess.call("nc_matmul", dst=out, stationary=stationary, moving=moving, accumulate=True if accumulate else None)
     return out if dst is None else None
