@@ -34,8 +34,8 @@ class IndexExpr:
         return self._with(role=role, nroles=len(key))
 
     def __add__(self, k):
-        if isinstance(k, IndexExpr):
-            raise TypeError("ndma.nki: the sum of two index expressions is not supported (one variable per axis)")
+        if isinstance(k, (IndexExpr, IndexSum)):
+            return IndexSum([self._with(const=0)], self.const) + k
         return self._with(const=self.const + int(k))
 
     __radd__ = __add__
@@ -79,12 +79,67 @@ class IndexExpr:
         return "IndexExpr(%d*i%d+%d, i in [%d, %d))" % (self.coef, self.var, self.const, self.start, self.start + self.n)
 
 
+class IndexSum:
+    """A sum of index expressions over distinct variables plus a constant
+    (``i_f2*sz_f1 + i_f1``, ``k*i1 + i2``): one axis walked by several tile
+    dimensions, a term each (its step the axis's times the term's coef)."""
+
+    def __init__(self, terms, const=0):
+        self.terms, self.const = terms, const
+
+    def __add__(self, k):
+        if isinstance(k, IndexSum):
+            return IndexSum(self.terms + k.terms, self.const + k.const)._distinct()
+        if isinstance(k, IndexExpr):
+            return IndexSum(self.terms + [k._with(const=0)], self.const + k.const)._distinct()
+        return IndexSum(self.terms, self.const + int(k))
+
+    __radd__ = __add__
+
+    def __sub__(self, k):
+        return self + (-int(k))
+
+    def __mul__(self, k):
+        if isinstance(k, (IndexExpr, IndexSum)):
+            raise TypeError("ndma.nki: the product of two index expressions is not affine")
+        k = int(k)
+        return IndexSum([t._with(coef=t.coef * k) for t in self.terms], self.const * k)
+
+    __rmul__ = __mul__
+
+    def _distinct(self):
+        if len({t.var for t in self.terms}) != len(self.terms):
+            raise TypeError("ndma.nki: a sum of index expressions over one variable twice")
+        return self
+
+    def bounds(self):
+        """(first, last) index the sum takes (a negative coef walks down)."""
+        lo = hi = self.const
+        for t in self.terms:
+            a, b = t.coef * t.start, t.coef * (t.start + t.n - 1)
+            lo, hi = lo + min(a, b), hi + max(a, b)
+        return lo, hi
+
+    def __repr__(self):
+        return " + ".join(map(repr, self.terms)) + " + %d" % self.const
+
+
 def arange(*a):
     """nl.arange: an index variable (use i[:, None] / i[None, :] for 2-D tiles)."""
     r = range(*a)
     if r.step != 1:
         return IndexExpr(next(_ids), 0, len(r), coef=r.step, const=r.start)
     return IndexExpr(next(_ids), r.start, len(r))
+
+
+class _Grid(tuple):
+    """nl.mgrid's index expressions, one per axis; also by name: .p (the
+    partition axis), .x, .y, .z (the free axes), as legacy kernels write i.p, i.x."""
+    __slots__ = ()
+    p = property(lambda self: self[0])
+    x = property(lambda self: self[1])
+    y = property(lambda self: self[2])
+    z = property(lambda self: self[3])
 
 
 class _MGrid:
@@ -98,7 +153,7 @@ class _MGrid:
             r = range(k.start or 0, k.stop, k.step or 1)
             e = arange(r.start, r.stop, r.step) if r.step != 1 else arange(r.start, r.stop)
             out.append(e._with(role=i, nroles=len(key)))
-        return out if len(out) > 1 else out[0]
+        return _Grid(out) if len(out) > 1 else out[0]
 
 
 mgrid = _MGrid()
@@ -308,6 +363,19 @@ class NkiTensor:
                 cnt = k.shape[0] if k.ndim else 1
                 placed.setdefault(0, [step, cnt, None, "indirect", k])
                 nroles = max(nroles, 1)
+            elif isinstance(k, IndexSum):  # a term a tile dimension; the sum's range checked here (masks cut terms)
+                lo, hi = k.bounds()
+                for i in (lo, hi):
+                    if not 0 <= i < n:
+                        raise IndexError("index %d is out of bounds for axis %d with size %d" % (i, axis, n))
+                off += k.const * step
+                for t in k.terms:
+                    off += t.coef * t.start * step
+                    role = t.role if t.role is not None else len(placed)
+                    nroles = max(nroles, t.nroles or 0, role + 1)
+                    if role in placed:
+                        raise IndexError("two index variables at one tile position %d" % role)
+                    placed[role] = [t.coef * step, t.n, (t.var, t.start)]
             elif isinstance(k, IndexExpr):
                 lo = k.coef * k.start + k.const
                 off += lo * step
@@ -340,8 +408,10 @@ class NkiTensor:
             tags = [t for _, t in plain]
             return self._view(off, dims, indirect, tags)
         dims, tags, plain = [], [], list(plain)
+        pos = {}  # role -> its dim's position: roles no expression takes leave no axis (a[ix, iy] of a 3-D mgrid)
         for role in range(max(nroles, max(placed) + 1)):
             if role in placed:
+                pos[role] = len(dims)
                 p = placed[role]
                 if len(p) > 3:  # the indirect axis
                     indirect = (len(dims), p[4])
@@ -354,8 +424,16 @@ class NkiTensor:
         for d, t in plain:
             dims.append(d)
             tags.append(t)
+        if 0 not in placed and len(dims) > 1 and dims[0][1] != 1 and indirect is None:
+            # INFERRED (RATIONALE.md): indexed without the partition role (g[iw, iy] of a 3-axis mgrid),
+            # a size-1 expression is the partition axis, as the layernorm/rmsnorm tutorials' (1, F) loads need
+            k = next((i for i, (_, n) in enumerate(dims) if n == 1), None)
+            if k is not None:
+                for lst in (dims, tags):
+                    lst.insert(0, lst.pop(k))
+                pos = {r: (0 if q == k else q + 1 if q < k else q) for r, q in pos.items()}
         v = self._view(off, dims, indirect, tags)
-        v.checks = checks
+        v.checks = [(pos[c[0]],) + c[1:] for c in checks]
         return v
 
     def __setitem__(self, key, value):
@@ -365,6 +443,39 @@ class NkiTensor:
             nl._assign(dst, value)
         else:
             _trace.current().call("memset", dst=dst, value=float(value))
+
+    def reshape(self, shape):
+        """An HBM tensor's contiguous view read as shape (same element count, C order)."""
+        shape = tuple(int(n) for n in shape)
+        if "hbm" not in self.buffer:
+            raise NotImplementedError("ndma.nki: reshape of an on-chip tile (%s); reshape an HBM tensor" % self.name)
+        want, s = [], 1
+        for _, n in reversed(self.dims):
+            want.append((s, n))
+            s *= n
+        if self.indirect is not None or [d for d in self.dims if d[1] != 1] != [d for d in reversed(want) if d[1] != 1]:
+            raise ValueError("reshape of %s: the view %s is not contiguous" % (self.name, self.dims))
+        if min(shape, default=0) <= 0 or math.prod(shape) != s:
+            raise ValueError("cannot reshape %s of %d elements into %s" % (self.name, s, shape))
+        dims, t = [], 1
+        for n in reversed(shape):
+            dims.append((t, n))
+            t *= n
+        dims.reverse()
+        return self._view(self.offset, dims)
+
+    def broadcast_to(self, shape):
+        """The view broadcast to shape along its size-1 axes (a step of 0). On chip, a
+        tile of one partition broadcast to many is a new tile a DMA fills (each dst
+        partition reads the one source row): compute engines work partition for partition."""
+        from . import language as nl
+        shape = tuple(int(n) for n in shape)
+        v = nl._broadcast(self, shape)
+        if "hbm" in self.buffer or self.shape[0] == shape[0]:
+            return v
+        t = nl.ndarray(shape, self.dtype, nl.sbuf)
+        _trace.current().call("dma_copy", dst=t, src=v)
+        return t
 
     def ap(self, pattern, offset=0, scalar_offset=None, vector_offset=None, indirect_dim=0, dtype=None):
         """NKI 0.6's access pattern: [[step, num], ...] over the base tensor's elements."""

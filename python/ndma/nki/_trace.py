@@ -343,6 +343,7 @@ class Session:
         self.dma_ns = 0
         self.ncalls = 0
         self.written = set()  # the tensors a call writes (a baremetal argument is written back)
+        self.mm_groups = {}  # tensor name -> the dst views nc_matmul (accumulate=None) opened a group on (isa.nc_matmul)
         self.names = set()
         self.closed = False
         # SPMD (kernel[grid]): the running instance's program ids, the grid, and the
@@ -425,6 +426,12 @@ class Session:
 
     def call(self, op, **kw):
         """Record a call the batch runs on ndma (program order)."""
+        if self.mm_groups and op != "nc_matmul":  # any other call touching the tile closes its matmul group
+            for v in kw.values():
+                for x in (v if type(v) is list else (v,)):
+                    n = x.get("tensor") if type(x) is dict else getattr(x, "name", None)
+                    if n is not None:
+                        self.mm_groups.pop(n, None)
         opid = _OPID.get(op)
         if not (FAST and opid is not None and _PLAIN_KW.issuperset(kw) and self._packed(opid, kw)):
             c = self._record(op, kw)

@@ -31,9 +31,19 @@ class tile_size:
     gemm_moving_fmax = 512
 
 
+def ds(start, size):
+    """nl.ds(start, size): the slice start:start+size."""
+    return slice(start, start + size)
+
+
+class _ParDim(int):
+    """An int marked as a shape's partition axis (nl.par_dim)."""
+
+
 def par_dim(n):
-    """nl.par_dim(n): marks the partition dimension of a shape (the first)."""
-    return int(n)
+    """nl.par_dim(n): marks the partition dimension of a shape (the first, or a later
+    one: the axes before it are blocks laid along each partition, ndarray)."""
+    return _ParDim(n)
 
 
 def affine_range(*a, **kw):
@@ -59,8 +69,26 @@ def ndarray(shape, dtype, buffer=sbuf, name=None, **kw):
     dt = _trace.dtype_name(dtype)
     sess = _trace._current[-1] if _trace._current else None
     if buf == shared_hbm and sess is not None and sess.grid:
-        return _shared(sess, tuple(shape), dt, buf, name)
-    return NkiTensor(shape, dt, buf, name=name)
+        return _shared(sess, tuple(int(n) for n in shape), dt, buf, name)
+    k = next((i for i, n in enumerate(shape) if type(n) is _ParDim), 0) if "hbm" not in buf else 0
+    if k == 0:
+        return NkiTensor(shape, dt, buf, name=name)
+    # (B.., par_dim(P), F..): a (P, B..·F..) tile, each partition holding the blocks one after
+    # another, seen through a view of the given axis order (the legacy tutorials' tile arrays)
+    shape = tuple(int(n) for n in shape)
+    P, row = shape[k], 1
+    for n in shape[:k] + shape[k + 1:]:
+        row *= n
+    base = NkiTensor((P, row), dt, buf, name=name)
+    dims, s = [], 1
+    for i in reversed(range(len(shape))):
+        if i == k:
+            dims.append((row, P))
+        else:
+            dims.append((s, shape[i]))
+            s *= shape[i]
+    dims.reverse()
+    return base._view(0, dims)
 
 
 def _shared(sess, shape, dt, buf, name):
@@ -166,6 +194,24 @@ def load(src, mask=None, dtype=None, **kw):
     d, s = (dst, src) if mask is None else _masked(mask, dst, src)
     if d is not None:
         _trace.current().call("load", dst=d, src=s)
+    return t
+
+
+def load_transpose2d(src, mask=None, dtype=None, **kw):
+    """Legacy nl.load_transpose2d: src (F, P) in HBM into a new SBUF tile (P, F),
+    a load through the view with the two axes' steps swapped (one strided DMA)."""
+    if len(src.shape) != 2 or "hbm" not in src.buffer:
+        raise ValueError("load_transpose2d: want a 2-D HBM tensor, not %s %s" % (src.buffer, src.shape))
+    t = src._view(src.offset, [src.dims[1], src.dims[0]], src.indirect, [src.tags[1], src.tags[0]])
+    t.checks = [(1 - c[0],) + tuple(c[1:]) for c in src.checks]
+    return load(t, mask=mask, dtype=dtype)
+
+
+def shared_identity_matrix(n, dtype=float32, **kw):
+    """nl.shared_identity_matrix(n, dtype): an (n, n) identity tile in SBUF, written by
+    the ``identity`` call (MEMSET words, docs/nki.md "Compute calls")."""
+    t = ndarray((n, n), dtype, sbuf)
+    _trace.current().call("identity", dst=t)
     return t
 
 

@@ -134,11 +134,13 @@ def iota(dst=None, coefs=None, value=0.0, dtype=None, expr=None, **kw):
     _nl._numpy("iota", dst, [], fn, "gpsimd", coefs=cs, value=float(value))
 
 
-def nc_matmul(dst=None, stationary=None, moving=None, accumulate=False, name=None, **kw):
+def nc_matmul(dst=None, stationary=None, moving=None, accumulate=None, name=None, **kw):
     """nc_matmul: stationary (K, M), moving (K, N) -> (M, N) in PSUM, FP32
     (legacy: nc_matmul(stationary, moving) returns the PSUM tile; NKI 0.6:
-    dst first, accumulate adds into it). Runs as the PE's LDWEIGHTS and
-    MATMUL words on the session's SBUF/PSUM."""
+    dst first, accumulate=True adds into it, False overwrites; None, the default,
+    overwrites on the first matmul into dst and adds on the next ones until another
+    call touches the tile — the tutorials' K loop into one PSUM tile; INFERRED,
+    RATIONALE.md). Runs as the PE's LDWEIGHTS and MATMUL words on the session's SBUF/PSUM."""
     if moving is None:  # legacy nc_matmul(stationary, moving)
         dst, stationary, moving = None, dst, stationary
     if kw.get("is_transpose"):
@@ -153,9 +155,14 @@ def nc_matmul(dst=None, stationary=None, moving=None, accumulate=False, name=Non
     if K > 128 or M > 128 or moving.shape[1] > 512:
         raise ValueError("nc_matmul: K=%d, M=%d, N=%d: the PE array takes K <= 128, M <= 128, N <= 512"
                          % (K, M, moving.shape[1]))
+    sess = _trace.current()
+    if accumulate is None and dst is not None:
+        key = (out.offset, tuple(out.dims))
+        open_ = sess.mm_groups.setdefault(out.name, set())  # the views of the tile with a group open
+        accumulate = key in open_
+        open_.add(key)
     # LDWEIGHTS + MATMUL words, formed and run by ndma's Go core (docs/nki.md "Compute")
-    _trace.current().call("nc_matmul", dst=out, stationary=stationary, moving=moving,
-                          accumulate=True if accumulate else None)
+    sess.call("nc_matmul", dst=out, stationary=stationary, moving=moving, accumulate=True if accumulate else None)
     return out if dst is None else None
 
 
