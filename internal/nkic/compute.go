@@ -81,11 +81,7 @@ func (p *Program) operand(l *leg, dims int) (cpat, error) {
 	if l.ind >= 0 || l.dynamic {
 		return cpat{}, illegal("%q: a compute operand has no vector or scalar offset", l.t.Name)
 	}
-	m := isa.Map(p.gen)
-	stride := int64(m.SBUFStride)
-	if l.t.Buffer == "psum" {
-		stride = int64(m.PSUMStride)
-	}
+	stride := p.partStride(l.t)
 	c := cpat{addr: l.addr, ch: 1}
 	for _, d := range l.dims {
 		switch {
@@ -362,11 +358,7 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 	lw.Exact, lw.Bytes = false, dst.elems*dst.esize
 	switch c.Op {
 	case "transpose", "nc_transpose":
-		srcAP := c.Src
-		if srcAP == nil && len(c.Srcs) == 1 {
-			srcAP = c.Srcs[0]
-		}
-		src, err := p.resolve(srcAP, "src")
+		src, err := p.resolve(c.source(), "src")
 		if err != nil {
 			return nil, err
 		}

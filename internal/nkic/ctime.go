@@ -12,8 +12,8 @@ import (
 // Compute calls' predicted time: internal/timing's compute model (issue 32,
 // C5; docs/nki.md "Compute calls") — for a call whose word is formed, that
 // word's time from its resolved sizes; for a call ndma computes without a
-// word (matmul, transpose, iota, reductions), the time of the words it
-// stands for.
+// word (a matmul or transpose Go loop, iota, a reduction across
+// partitions), the time of the words it stands for.
 
 // engineKey is the compute model's engine key of a trace's engine name
 // ("scalar (ACT)" → "act").

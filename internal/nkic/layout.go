@@ -104,6 +104,16 @@ type dim struct {
 }
 
 // leg is an access pattern resolved to addresses.
+// partStride is the bytes between one partition of t's on-chip buffer and
+// the next (SBUF or PSUM: the address map's stride).
+func (p *Program) partStride(t *Tensor) int64 {
+	m := isa.Map(p.gen)
+	if t.Buffer == "psum" {
+		return int64(m.PSUMStride)
+	}
+	return int64(m.SBUFStride)
+}
+
 type leg struct {
 	t     *Tensor
 	dt    dtype.DType
@@ -263,7 +273,6 @@ func (p *Program) resolve(a *AP, what string) (*leg, error) {
 		}
 		return nil, progErr("%s on %q: elements %d..%d are outside the tensor's %d", what, t.Name, lo, hi, t.elems)
 	}
-	m := isa.Map(p.gen)
 	if !t.chip {
 		l.addr = t.addr + uint64(off)*uint64(t.esize)
 		for d := len(pat) - 1; d >= 0; d-- {
@@ -274,10 +283,7 @@ func (p *Program) resolve(a *AP, what string) (*leg, error) {
 	// on chip: element e is partition e / F, offset e % F; a dimension
 	// either steps whole partitions or stays inside one
 	F := t.free
-	stride := int64(m.SBUFStride)
-	if t.Buffer == "psum" {
-		stride = int64(m.PSUMStride)
-	}
+	stride := p.partStride(t)
 	part, f0 := off/F, off%F
 	flo, fhi := f0, f0
 	for d := len(pat) - 1; d >= 0; d-- {

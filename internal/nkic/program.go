@@ -146,6 +146,14 @@ type Call struct {
 	index int
 }
 
+// source is the call's one source operand: src, or srcs when it holds one.
+func (c *Call) source() *AP {
+	if c.Src == nil && len(c.Srcs) == 1 {
+		return c.Srcs[0]
+	}
+	return c.Src
+}
+
 // Where names the call as errors and traces do: `call 3 (dma_copy, k.py:12)`.
 func (c *Call) Where() string {
 	var b strings.Builder

@@ -33,11 +33,7 @@ var opDims = [...]isa.TensorSubdimCode{isa.TensorSubdimX, isa.TensorSubdimXy, is
 // compileReduce compiles a tensor_reduce call: src reduced over c.Axes
 // (axes of src's pattern, outermost first) into dst.
 func (p *Program) compileReduce(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
-	a := c.Src
-	if a == nil && len(c.Srcs) == 1 {
-		a = c.Srcs[0]
-	}
-	src, err := p.resolve(a, "src")
+	src, err := p.resolve(c.source(), "src")
 	if err != nil {
 		return nil, err
 	}
@@ -93,11 +89,7 @@ func (p *Program) compileReduce(lw *Lowered, c *Call, dst *leg) (*Lowered, error
 // reduction over free axes; why says what keeps it from being words (the
 // partitions folded, more dimensions than the pattern holds).
 func (p *Program) reduceWords(c *Call, op isa.ALUOpCode, mean bool, group int64, src, dst *leg, red []bool) (words []isa.Inst, why string, err error) {
-	m := isa.Map(p.gen)
-	stride := int64(m.SBUFStride)
-	if src.t.Buffer == "psum" {
-		stride = int64(m.PSUMStride)
-	}
+	stride := p.partStride(src.t)
 	// the reduced free axes innermost (in their order), then the kept ones
 	nd := len(src.shape)
 	rl, kl := *src, *src

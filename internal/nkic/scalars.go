@@ -39,11 +39,7 @@ func (p *Program) scalarPtr(a *AP, what string, data *leg, ch int64, want ...dty
 	if q < p0 {
 		return 0, 0, illegal("%s %q starts at partition %d, the data at %d: the word reads partition p of the operand for data partition p", what, l.t.Name, q, p0)
 	}
-	stride := m.SBUFStride
-	if l.t.Buffer == "psum" {
-		stride = m.PSUMStride
-	}
-	ptr := l.addr - uint64(p0)*stride // the element in the data's first partition's row
+	ptr := l.addr - uint64(p0)*uint64(p.partStride(l.t)) // the element in the data's first partition's row
 	if ptr > isa.Addr4ImmMask {
 		return 0, 0, illegal("%s %q: address %#x does not fit a pointer scalar", what, l.t.Name, ptr)
 	}

@@ -294,27 +294,6 @@ def _sid(strs, table):
     return sid
 
 
-def pack(calls, tensors=()):
-    """(call records, tensor records, string table, the calls sent as JSON,
-    the tensors sent as JSON) of a batch. (Session packs each call and
-    tensor as it is recorded, the same records: this is the batch at once.)"""
-    table, js, recs, tjs, trecs = [], [], [], [], []
-    sid = _sid({}, table)
-    for c in calls:
-        rec = _call_rec(c, sid)
-        if rec is None:
-            js.append(c)
-            rec = _JSON_REC
-        recs.append(rec)
-    for d in tensors:
-        rec = _tensor_rec(d, sid)
-        if rec is None:
-            tjs.append(d)
-            rec = _TJSON_REC
-        trecs.append(rec)
-    return b"".join(recs), b"".join(trecs), table, js, tjs
-
-
 _TJSON_REC = b"\0" * 9 + b"\xff" + b"\0" * (_TREC.size - 10)
 
 
@@ -352,7 +331,7 @@ class Session:
 
     def _new_batch(self):
         """The pending batch, empty: its tensors, calls and inputs, and each
-        packed as it is recorded (pack's records; one string table)."""
+        packed as it is recorded (_call_rec's and _tensor_rec's records; one string table)."""
         self.tensors, self.calls, self.inputs = [], [], []
         self.recs, self.trecs, self.js, self.tjs, self.table, self.strs = [], [], [], [], [], {}
         self.sid = _sid(self.strs, self.table)

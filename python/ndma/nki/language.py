@@ -116,20 +116,11 @@ def program_id(axis):
 
 def num_programs(axes=None):
     """nl.num_programs(axes): the launch grid's size on axes (1 without a grid); None: all instances."""
-    sess = _trace.current()
-    g = sess.grid or (1,)
+    g = _trace.current().grid
     if axes is None:
-        n = 1
-        for v in g:
-            n *= v
-        return n
-    if isinstance(axes, int):
-        return g[axes] if axes < len(g) else 1
-    n = 1
-    for a in axes:
-        n *= g[a] if a < len(g) else 1
-    return n
-
+        return _count(g)
+    axes = (axes,) if isinstance(axes, int) else axes
+    return _count([g[a] if a < len(g) else 1 for a in axes])
 
 def program_ndim():
     """nl.program_ndim(): the launch grid's number of axes (0 without a grid)."""
@@ -364,18 +355,28 @@ def transpose(x, dtype=None, mask=None, **kw):
     return t
 
 
+def _axes(x, axis):
+    """axis (an int or several) as x's axes, counted from 0."""
+    return tuple(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis))
+
+
+def _reduced(x, axis, keepdims, dtype):
+    """(axes, a new SBUF tile) of x reduced over axis: the kept axes, or size 1 in their
+    place with keepdims; a 1-D result is a (P, 1) tile."""
+    axes = _axes(x, axis)
+    shape = tuple((1 if i in axes else n) for i, n in enumerate(x.shape)) if keepdims else \
+        tuple(n for i, n in enumerate(x.shape) if i not in axes)
+    if not shape:
+        shape = (1,)
+    if len(shape) == 1:
+        shape = (shape[0], 1)
+    return axes, ndarray(shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+
+
 def _reducer(name):
     """A reduction over axes: a TENSOR_REDUCE word on ndma (internal/nkic/reduce.go)."""
     def f(x, axis, dtype=None, keepdims=False, mask=None, **kw):
-        axes = (axis,) if isinstance(axis, int) else tuple(axis)
-        axes = tuple(a % x.ndim for a in axes)
-        shape = tuple((1 if i in axes else n) for i, n in enumerate(x.shape)) if keepdims else \
-            tuple(n for i, n in enumerate(x.shape) if i not in axes)
-        if not shape:
-            shape = (1,)
-        if len(shape) == 1:
-            shape = (shape[0], 1)
-        t = ndarray(shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+        axes, t = _reduced(x, axis, keepdims, dtype)
         _trace.current().call("tensor_reduce", dst=t, src=x, axes=list(axes), alu_op=name)
         return t
     f.__name__ = name

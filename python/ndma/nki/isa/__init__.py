@@ -211,15 +211,7 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
     name = _opname(op)
     if name not in ("add", "maximum", "max", "minimum", "min", "multiply"):
         raise NotImplementedError("ndma.nki: tensor_reduce with op %r" % name)
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
-    axes = tuple(a % data.ndim for a in axes)
-    out = dst
-    if out is None:
-        shape = tuple((1 if i in axes else n) for i, n in enumerate(data.shape)) if keepdims else \
-            tuple(n for i, n in enumerate(data.shape) if i not in axes)
-        if len(shape) == 1:
-            shape = (shape[0], 1)
-        out = _nl.ndarray(shape, _trace.dtype_name(dtype) if dtype else data.dtype, _nl.sbuf)
+    axes, out = _nl._reduced(data, axis, keepdims, dtype) if dst is None else (_nl._axes(data, axis), dst)
     # a TENSOR_REDUCE word on ndma (internal/nkic/reduce.go), negated by its own field
     _trace.current().call("tensor_reduce", dst=out, src=data, axes=list(axes), alu_op=name,
                           **({"negate": True} if negate else {}))
