@@ -329,29 +329,36 @@ def matmul(x, y, transpose_x=False, mask=None, **kw):
     core's float32 loop, flagged not exact)."""
     M = x.shape[1] if transpose_x else x.shape[0]
     t = ndarray((M, y.shape[1]), "float32", psum)
-    sess = _trace.current()
-    if not transpose_x and x.shape[1] <= 128:
-        from . import isa as _isa
-        if _isa._identity(sess, x.dtype, x.shape[0]) is not None:
-            xt = ndarray((x.shape[1], x.shape[0]), x.dtype, sbuf)
-            sess.call("tensor_copy", dst=xt, src=_isa.nc_transpose(x))
+    if not transpose_x:
+        xt = _pe_transpose(x, x.dtype)
+        if xt is not None:
             x, transpose_x = xt, True
-    sess.call("matmul", dst=t, stationary=x, moving=y, transpose_x=True if transpose_x else None)
+    _trace.current().call("matmul", dst=t, stationary=x, moving=y, transpose_x=True if transpose_x else None)
+    return t
+
+
+def _pe_transpose(x, dt):
+    """x (P, F ≤ 128) turned on the PE — nisa.nc_transpose into PSUM, a copy to a new SBUF
+    tile of dt — or None where the PE transpose's words do not apply (isa._identity)."""
+    if x.ndim != 2 or x.shape[1] > 128:
+        return None
+    from . import isa as _isa
+    sess = _trace.current()
+    if _isa._identity(sess, x.dtype, x.shape[0]) is None:
+        return None
+    t = ndarray((x.shape[1], x.shape[0]), dt, sbuf)
+    sess.call("tensor_copy", dst=t, src=_isa.nc_transpose(x))
     return t
 
 
 def transpose(x, dtype=None, mask=None, **kw):
-    """nl.transpose: x (P, F) turned into a new SBUF tile — on the PE (nisa.nc_transpose
-    into PSUM, then a copy to SBUF that casts to dtype) where its words apply, else
-    NumPy (an exact move, flagged not exact)."""
-    t = ndarray((x.shape[1], x.shape[0]), _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
-    sess = _trace.current()
-    if x.ndim == 2 and x.shape[1] <= 128:
-        from . import isa as _isa
-        if _isa._identity(sess, x.dtype, x.shape[0]) is not None:
-            sess.call("tensor_copy", dst=t, src=_isa.nc_transpose(x))
-            return t
-    _numpy("transpose", t, [x], lambda a: a.T, "tensor (PE)", src=x)
+    """nl.transpose: x (P, F) turned into a new SBUF tile — on the PE (_pe_transpose; the
+    copy casts to dtype) where its words apply, else NumPy (an exact move, flagged not exact)."""
+    dt = _trace.dtype_name(dtype) if dtype else x.dtype
+    t = _pe_transpose(x, dt)
+    if t is None:
+        t = ndarray((x.shape[1], x.shape[0]), dt, sbuf)
+        _numpy("transpose", t, [x], lambda a: a.T, "tensor (PE)", src=x)
     return t
 
 
