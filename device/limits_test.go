@@ -10,15 +10,17 @@ import (
 
 // What limits hw-timing's vector add, worked by hand from its schedule
 // (internal/cli's TestVectorAddTimingByHand: loads 1 and 3 end at 4758 and
-// 7254 ns, the adds given 1.200 µs, stores 0 and 1 end at 8636 and 11132,
-// every stream's prologue 57 ns, a Pool trigger 45 ns, a NOP 22 ns):
+// 7254 ns, the adds given 1.200 µs, an add's semaphore reaching Pool 36 ns
+// after it ends (hw-timing §4.1: +37, +35), stores 0 and 1 end at 8672 and
+// 11168, every stream's prologue 57 ns, a Pool trigger 45 ns, a NOP 22 ns):
 //   - DVE, ready at 57, waits for load 1 until 4758 and, free at 5958, for
 //     load 3 until 7254: 4701 + 1296 = 5997 ns, all on qSPIO0;
-//   - Pool waits on the DVE's adds from 57 to 5958 and from 6003 to 8454
-//     (8352 ns), then on its stores: 8499 → 8636 and 8658 → 11132 (2611);
+//   - Pool waits on the DVE's adds from 57 to 5994 and from 6039 to 8490
+//     (8388 ns), then on its stores: 8535 → 8672 and 8694 → 11168 (2611);
 //   - the critical path: SP until its last trigger's issue ends (457),
 //     qSPIO0 to load 3's end, the DVE's second add, Pool's trigger, store 1,
-//     the last NOP: 0 → 457 → 7254 → 8454 → 8499 → 11132 → 11154.
+//     the last NOP: 0 → 457 → 7254 → 8454 → 8535 → 11168 → 11190 (Pool's
+//     segment holds the 36 ns its trigger waited for the add's semaphore).
 //     Each stream opens with two words (PSEUDO_BRANCH_LABEL,
 //     SET_ORDERING_MODE) then hw-timing §4.1's sequence, 64 bytes a word:
 //     SP's six words 0x0–0x140, load block 3, the DVE's second add at
@@ -34,8 +36,8 @@ func TestLimitsByHand(t *testing.T) {
 	if dve.WaitNS != 5997 || dve.WaitOn["qSPIO0"] != 5997 || dve.BusyNS != 57+2400 {
 		t.Errorf("DVE: wait %d on %v, busy %d; by hand 5997 on qSPIO0, busy 2457", dve.WaitNS, dve.WaitOn, dve.BusyNS)
 	}
-	if pool.WaitOn["sg00 DVE"] != 8352 || pool.WaitOn["qPoolIO0"] != 2611 {
-		t.Errorf("POOL waits on %v; by hand DVE 8352, qPoolIO0 2611", pool.WaitOn)
+	if pool.WaitOn["sg00 DVE"] != 8388 || pool.WaitOn["qPoolIO0"] != 2611 {
+		t.Errorf("POOL waits on %v; by hand DVE 8388, qPoolIO0 2611", pool.WaitOn)
 	}
 	if q := lanes["qPoolIO0"]; !q.Queue || q.Words != 2 || q.WaitOn["sg00 DVE"] <= 0 {
 		t.Errorf("qPoolIO0: %+v; want 2 transfers waiting on the DVE", q)
@@ -44,9 +46,9 @@ func TestLimitsByHand(t *testing.T) {
 		{Lane: "sg00 SP", FromNS: 0, ToNS: 457, Words: 6, First: 0, Last: 0x140},
 		{Lane: "qSPIO0", FromNS: 457, ToNS: 7254, Words: 1, First: 3, Last: 3, Queue: true},
 		{Lane: "sg00 DVE", FromNS: 7254, ToNS: 8454, Words: 1, First: 0xc0, Last: 0xc0},
-		{Lane: "sg00 POOL", FromNS: 8454, ToNS: 8499, Words: 1, First: 0xc0, Last: 0xc0},
-		{Lane: "qPoolIO0", FromNS: 8499, ToNS: 11132, Words: 1, First: 1, Last: 1, Queue: true},
-		{Lane: "sg00 POOL", FromNS: 11132, ToNS: 11154, Words: 1, First: 0x140, Last: 0x140},
+		{Lane: "sg00 POOL", FromNS: 8454, ToNS: 8535, Words: 1, First: 0xc0, Last: 0xc0},
+		{Lane: "qPoolIO0", FromNS: 8535, ToNS: 11168, Words: 1, First: 1, Last: 1, Queue: true},
+		{Lane: "sg00 POOL", FromNS: 11168, ToNS: 11190, Words: 1, First: 0x140, Last: 0x140},
 	}
 	if len(st.Critical) != len(want) {
 		t.Fatalf("critical path %+v, by hand %+v", st.Critical, want)

@@ -170,9 +170,12 @@ func TestNEFFRunSample(t *testing.T) {
 		// Pool issues after its two prologue words (SET_ORDERING_MODE 13 ns, PSEUDO_BRANCH_LABEL 44 ns: the compute model)
 		"sg00 POOL offset 0x80: PSEUDO_DMA_DIRECT2D @0.057µs (completes at 2.146µs): x+0x0 → SB p0+0x37c00, 65536 bytes on qPoolDynamic\n",
 		"sg00 PE offset 0x80: EVENT_SEMAPHORE @2.146µs (completes at 2.191µs)\n",
-		// the store waits $S[4] ≥ 2: ACT's copies, after the MATMULs, after the last y load ($S[26]) at 6.372 µs
-		"  @6.372–9.242µs     sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
-		"  @6.372–9.242µs     sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
+		// the store waits $S[4] ≥ 2: ACT's copies, after the MATMULs, after
+		// the last y load ($S[26]): the last MATMUL ends at 6.226 µs, ACT's
+		// 146-ns copy starts 36 ns later (the semaphore's wake, hw-timing
+		// §4.1) and the store 36 ns after the copy: 6.226 + 36 + 146 + 36 = 6.444
+		"  @6.444–9.314µs     sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
+		"  @6.444–9.314µs     sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
 		"wrote " + out + ": output0 <f2 [128 128]\n",
 		"58 words executed in 2 subgraphs",
 		// each subgraph's streams (neff.md's census of matmul_small), twice:

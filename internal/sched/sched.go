@@ -191,6 +191,7 @@ type completion struct {
 	queues  []int // the DMA engines it used: a stream's DMAs sharing one are ordered
 	compute bool  // a compute word's end (Stream.WordNS), not a DMA
 	timed   int   // 1 + the timing model's transfer id (0: not timed by it): its time follows the model's End
+	wake    int64 // at − wake is when it ends: its changes reach the waiting engines that much later (timing.Params.SemaphoreWakeNS, EngineWakeNS)
 }
 
 // Run executes the streams to completion (nil), to a fault, or to a deadlock.
@@ -213,6 +214,7 @@ type runner struct {
 	opt      Options
 	pos      []int   // each stream's next step
 	free     []int64 // when its engine is free again (Stream.WordNS)
+	end      int64   // the latest a word started or ended (the run's time: a semaphore's wake after the last is not)
 	why      []error // its last refusal
 	races    *raceLog
 	pending  completions      // a min-heap by (at, seq): the earliest completion on top
@@ -355,7 +357,7 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 			progressed = progressed || ok
 		}
 		if active == 0 && len(r.pending) == 0 {
-			st.TimeNS = r.now
+			st.TimeNS = r.end // the last word's end, not when its semaphores reached no one
 			return st, nil
 		}
 		if !progressed && r.advance() {
@@ -454,6 +456,7 @@ func (r *runner) turn(i int) (bool, error) {
 		r.opt.Trace(r.traceLine(s, step, name, cost))
 	}
 	st.Words++
+	r.end = max(r.end, r.now)
 	r.pos[i]++
 	if r.done(i) && s.Err != nil {
 		return true, fmt.Errorf("%s: %w", s.Name, s.Err)
@@ -499,7 +502,15 @@ func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64,
 		}
 	}
 	cost += start - r.now
-	c := completion{at: r.now + cost, seq: r.seq, core: s.Core, hbm: s.Mem.HBM(), writer: w, stream: i, queues: eff.Queues,
+	at, wake := r.now+cost, int64(0)
+	if m := r.opt.Timing; m != nil { // its semaphore updates reach a waiting engine this much later (hw-timing §4.1, §4.6)
+		if compute {
+			wake = m.P.EngineWakeNS
+		} else if timedID >= 0 {
+			wake = m.P.SemaphoreWakeNS
+		}
+	}
+	c := completion{at: at + wake, wake: wake, seq: r.seq, core: s.Core, hbm: s.Mem.HBM(), writer: w, stream: i, queues: eff.Queues,
 		writes: spans(eff.Writes), reads: spans(eff.Reads), compute: compute, timed: timedID + 1}
 	r.checkRaces(i, &c)
 	r.seq++
@@ -557,7 +568,7 @@ func (r *runner) advance() bool {
 		next = -1
 	}
 	if next >= 0 {
-		r.now = next
+		r.now, r.end = next, max(r.end, next)
 		return true
 	}
 	if len(r.pending) == 0 {
@@ -570,6 +581,7 @@ func (r *runner) advance() bool {
 		r.near.remove(c.seq)
 	}
 	r.now = max(r.now, c.at)
+	r.end = max(r.end, c.at-c.wake)
 	r.land(c.changes, c.writer)
 	return true
 }

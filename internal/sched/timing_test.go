@@ -1,6 +1,7 @@
 package sched
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -93,3 +94,48 @@ func TestTransferTimed(t *testing.T) {
 		t.Errorf("the waiting word issued at %d, want %d", st.Schedule[1].IssueNS, want.EndNS)
 	}
 }
+
+// A waiter on a timed transfer's semaphore goes on SemaphoreWakeNS after
+// the transfer's window ends, and a waiter on a compute word's update
+// EngineWakeNS after the word ends (hw-timing §4.1, §4.6): the figures are
+// the measured ones, restated here, not read from the Params.
+func TestSemaphoreWake(t *testing.T) {
+	for _, c := range []struct {
+		p                timing.Params
+		dmaWake, cmpWake int64
+	}{
+		{timing.Trn2(), 0, 36},   // §4.1: DMA −71/−69/+10 (none modelled early); TT → Pool trigger +37, +35
+		{timing.Trn1(), 141, 27}, // §4.6: block end → DVE TT +142, +141; TT → Pool trigger +28, +27
+	} {
+		t.Run(c.p.Gen, func(t *testing.T) {
+			m := mem.New(isa.Cayman)
+			tr := &timing.Transfer{Queue: "qSPIO0", Block: 0, Engines: 16, From: timing.HBM, To: timing.SB, Rows: []timing.Run{{Bytes: 4000, Count: 128}}}
+			want, err := timing.Time(c.p, tr, 0, false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sp := &gated{m: m, effect: map[uint64]control.Effect{1: {CostNS: 7, Changes: []control.Change{{Mem: m, Idx: 8, Add: 16}}}}}
+			dve := &gated{m: m, wait: map[uint64]int{2: 8}, effect: map[uint64]control.Effect{2: {Changes: []control.Change{{Mem: m, Idx: 6, Add: 1}}}}}
+			pool := &gated{m: m, wait: map[uint64]int{3: 6}, effect: map[uint64]control.Effect{3: {}}}
+			a := &Stream{Name: "SP", Steps: []Step{{Offset: 0, Word: dma(1), Note: "load", Queue: "qSPIO0", Transfer: tr}}, Exec: Words(sp), Mem: m, Clocked: true}
+			b := &Stream{Name: "DVE", Steps: []Step{{Offset: 0, Word: dma(2)}}, Exec: Words(dve), Mem: m, Clocked: true,
+				WordNS: func(*isa.Inst) int64 { return 1000 }}
+			d := &Stream{Name: "POOL", Steps: []Step{{Offset: 0, Word: dma(3), Note: "after the add"}}, Exec: Words(pool), Mem: m, Clocked: true}
+			var lines []string
+			st, err := RunWith([]*Stream{a, b, d}, Options{Timing: timing.New(c.p), Trace: func(l string) { lines = append(lines, l) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			dveAt := want.EndNS + c.dmaWake
+			if got, w := issuedAt(t, lines, "DVE offset 0x0"), fmtUS(dveAt); got != w {
+				t.Errorf("DVE's word at %s, want %s (the load's end %d + %d)", got, w, want.EndNS, c.dmaWake)
+			}
+			if got, w := st.Schedule[1].IssueNS, dveAt+1000+c.cmpWake; got != w {
+				t.Errorf("POOL's word at %d, want %d (DVE's end + %d)", got, w, c.cmpWake)
+			}
+		})
+	}
+}
+
+// fmtUS is a trace line's time: µs with three decimals.
+func fmtUS(ns int64) string { return fmt.Sprintf("%d.%03dµs", ns/1000, ns%1000) }

@@ -85,6 +85,8 @@ type Params struct {
 	RowLagNS                  int64   // each strided DRAM row past the first a packet writes adds this to its write-done lag: hw-timing §2.2 "SB → DRAM writes from the Pool queue lag more: transpose qPoolIO0 4100 B 739 ns vs qSPIO0 483 ns" — the one store of 8 strided 512-B DRAM rows a packet; stores of one row (stream fd1k 4004 B, 471 ns) or a contiguous stretch (conv2d_3 6724 B, 454; 4100 B to out, 540 under C3) lag as reads do. INFERRED: (739 − 450) / 7 = 41 ns a row
 	DispatchInOrder           bool    // an issuer hands its blocks to the engines one at a time: a block is ready no earlier than the issuer's previous block's ready time plus the data time of engine 0's share of that block's bytes as one stretch (DataTime of their sum, whatever its packets). INFERRED from hw-timing §4.2–4.5: conv2d_4's cast starts at 1.980 µs, 0.93 after W block 0 (8 × 2304 B an engine, 0.74 µs); conv2d_3's at 2.424, 1.37 after W block 0 (8 × 4608 B, 1.42 µs); conv2d_3's X block 2 1.06 after reload 1 (2 × 18,432 B); the transpose's tiles 0.17 µs after its cast (4100 B an engine: 159 ns); conv2d_2's reloads start while 16 element blocks (16 × 128 B an engine each) are in flight
 	CastIssueNS               int64   // a cast packet holds its engine's issue this long, its data phase running on beside the next packets: hw-timing §2.4 conv2d_4 engine 0 "SPSR:256@2.62 SPSR:256@2.63 SPSR:256@2.64 SPSR:256@2.65" (35-ns packets started 10 ns apart; between W packets, "SPIO:2304@2.28 SPSR:256@2.38 SPIO:2304@2.39": the W packet starts 10 ns after the cast's). 0: a cast packet holds it for its data time
+	SemaphoreWakeNS           int64   // a transfer's semaphore writes → the engine waiting on them starts its word: trn1 hw-timing §4.6 DVE TT starts 6.100 after block 1 ends 5.958 and 9.674 (11.691 − 2.017) after block 3 ends 9.533 → 141 (measured, n 2); trn2 §4.1 DVE TT starts 5.380 / 7.858 against blocks 1 / 3 ending 5.451 / 7.927 (−71, −69) and §2.7 the transpose's LDWEIGHTS 2.799 against 2.789 (+10) → 0 (INFERRED: the model lands no semaphore before its block's end)
+	EngineWakeNS              int64   // a compute word's semaphore update → the engine waiting on it starts its word: trn2 hw-timing §4.1 DVE TT ends 6.580 / 9.060, Pool's triggers start 6.617 / 9.095 (+37, +35) → 36; trn1 §4.6 8.117 / 11.691 → 8.145 / 11.718 (+28, +27) → 27 (measured, n 2 each)
 	StaggerHBMNS, StaggerSBNS int64   // engine e of a transfer starts e × this later, by where it reads: §2.2 "spread of the 16 engines' first packet starts ~0.85–0.93 µs for SP-issued blocks (HBM reads), ~0.19–0.41 µs for Pool/ACT-issued ones" → 57 and 14 ns (trn1 1032 / 385 µs spread: 69, 26)
 }
 
@@ -117,6 +119,7 @@ func Trn2() Params {
 		DispatchInOrder:     true,
 		RowLagNS:            41,
 		StaggerHBMNS:        57,
+		EngineWakeNS:        36,
 		StaggerSBNS:         14,
 	}
 }
@@ -136,6 +139,8 @@ func Trn1() Params {
 	p.BackToBackNS, p.BackToBackSPNS = 127, 88
 	p.TriggerSPNS, p.TriggerNS = 476, 558
 	p.StaggerHBMNS, p.StaggerSBNS = 69, 26
+	p.SemaphoreWakeNS = 141
+	p.EngineWakeNS = 27
 	return p
 }
 
