@@ -65,6 +65,7 @@ type Packet struct {
 	StartNS, DataDoneNS, WriteDoneNS int64
 
 	last   bool // its engine's last packet of the block (the semaphore write)
+	behind bool // a semaphore packet of its own: it follows its block's last packet on the engine, no other queue's packet between (docs/sim.md "Packet timing", C4)
 	packed bool // whole rows packed from a strided DRAM side or SB → SB (RowDataNS a row past the first)
 }
 
@@ -326,6 +327,9 @@ func (p *Params) dataTime(pk *Packet, t *Transfer) int64 {
 // -1: nothing pending.
 func (eng *engine) choose(st *engState, heads []int, t int64) int {
 	nq := len(eng.queues)
+	if q := st.rr; q >= 0 && q < nq && heads[q] < len(eng.queues[q]) && eng.queues[q][heads[q]].pk.behind && eng.queues[q][heads[q]].ready <= t {
+		return q // a semaphore packet of its own stays behind its block's last packet, as trn2's rides inside it (RATIONALE.md)
+	}
 	best, bestReady := -1, int64(0)
 	for k := 1; k <= nq; k++ {
 		q := (st.rr + k) % nq
@@ -434,16 +438,20 @@ func (m *Model) commit(now int64) {
 // alone.
 func (m *Model) share(out []Packet, t *Transfer, e, n int) []Packet {
 	p := &m.P
-	own := p.SemaphoreOwnPacket || t.Cast
+	own, elements := p.SemaphoreOwnPacket || t.Cast, false
 	for _, r := range t.Rows {
 		lo, hi := int64(e)*r.Count/int64(n), int64(e+1)*r.Count/int64(n)
 		if r.Element > 0 {
-			own = true
+			own, elements = true, true
 		}
 		out = p.packets(out, r, hi-lo, t)
 	}
 	if own || len(out) == 0 {
-		return append(out, Packet{Bytes: p.SemaphoreBytes, last: true})
+		// trn1's semaphore packet stays behind the block's last packet, as
+		// trn2's rides inside it (RATIONALE.md); a cast's and an element
+		// block's take their turn, as before (no profile shows their order)
+		behind := len(out) > 0 && p.SemaphoreOwnPacket && !t.Cast && !elements
+		return append(out, Packet{Bytes: p.SemaphoreBytes, last: true, behind: behind})
 	}
 	sem := p.SemaphoreBytes
 	if t.WideSemaphore {

@@ -1,6 +1,7 @@
 package timing
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -168,6 +169,39 @@ func TestRoundRobin(t *testing.T) {
 	aloneA := alone(t, Trn2(), a)
 	if ra.EndNS-ra.StartNS <= aloneA.EndNS-aloneA.StartNS {
 		t.Errorf("A shared %d ns, alone %d: sharing the engine must stretch it", ra.EndNS-ra.StartNS, aloneA.EndNS-aloneA.StartNS)
+	}
+}
+
+// trn1's semaphore is a 4-B packet of its own; it follows its block's last
+// data packet on the engine though another queue has a packet ready, as
+// trn2's semaphore rides inside that packet (RATIONALE.md). By hand, from
+// docs/sim.md's trn1 figures (16,000 B to SB 925 ns at 17.3 B/ns, to DRAM
+// 672 at 23.8; an SP queue's next packet 88 ns after its last, a Pool
+// queue's 127; the semaphore packet 7 ns and 84 of lag; triggers 476 / 558):
+// load p0 476–1401; the store, ready since 558, takes the turn: 1401–2073;
+// load p1 2073–2998; its semaphore 2998 + 88 = 3086–3093, ending 3177; the
+// store's second packet only then, at 3093 (round robin would have put it
+// at 2998, before the semaphore).
+func TestSemaphoreBehind(t *testing.T) {
+	m := New(Trn1())
+	m.Keep = true
+	load := &Transfer{Queue: "qSPIO0", Engines: 1, From: HBM, To: SB, Issuer: "sp", Rows: []Run{{Bytes: 4000, Count: 8, Contiguous: true}}}
+	store := &Transfer{Queue: "qPoolIO0", Engines: 1, From: SB, To: HBM, Issuer: "pool", Rows: []Run{{Bytes: 4000, Count: 8, Contiguous: true}}}
+	il, _ := m.Fire(load, 0)
+	is, _ := m.Fire(store, 0)
+	m.Finish()
+	rl, rs := m.Result(il), m.Result(is)
+	starts := func(pks []Packet) (s []int64) {
+		for _, pk := range pks {
+			s = append(s, pk.StartNS)
+		}
+		return s
+	}
+	if got, want := starts(rl.Packets), []int64{476, 2073, 3086}; !slices.Equal(got, want) || rl.EndNS != 3177 {
+		t.Errorf("load packets start %v, end %d; by hand %v, 3177", got, rl.EndNS, want)
+	}
+	if got, want := starts(rs.Packets), []int64{1401, 3093, 3093 + 672 + 127}; !slices.Equal(got, want) {
+		t.Errorf("store packets start %v; by hand %v", got, want)
 	}
 }
 
