@@ -54,18 +54,16 @@ func (x *spanIndex) add(c *completion) {
 	cp := *c
 	x.live[c.seq] = &cp
 	var keys []uint64
-	file := func(g uint64) {
-		if !slices.Contains(keys, g) {
-			keys = append(keys, g)
-			x.by[g] = append(x.by[g], c.seq)
-		}
-	}
-	if !granules(c.writes, file) || !granules(c.reads, file) {
-		for _, g := range keys { // filed in part: undo, keep it on the wide list
-			x.drop(g, c.seq)
-		}
-		keys = nil
+	collect := func(g uint64) { keys = append(keys, g) }
+	if !granules(c.writes, collect) || !granules(c.reads, collect) {
 		x.wide = append(x.wide, c.seq)
+		x.keys[c.seq] = nil
+		return
+	}
+	slices.Sort(keys) // its writes and reads may share granules: file each once (a sort, not a scan per granule)
+	keys = slices.Compact(keys)
+	for _, g := range keys {
+		x.by[g] = append(x.by[g], c.seq)
 	}
 	x.keys[c.seq] = keys
 }
