@@ -68,8 +68,8 @@ func (p *Program) placeOne(m isa.AddressMap, t *Tensor) error {
 	if t.Partition != nil {
 		part = *t.Partition
 	}
-	if part < 0 || part+t.Shape[0] > m.Partitions {
-		return progErr("tensor %q: partitions %d..%d: the buffer has %d", t.Name, part, part+t.Shape[0]-1, m.Partitions)
+	if part < 0 || part > m.Partitions-t.Shape[0] { // not part+Shape[0]: a partition near 2^63 wraps past the check
+		return progErr("tensor %q: %d partitions from partition %d: the buffer has %d", t.Name, t.Shape[0], part, m.Partitions)
 	}
 	if off+row > active {
 		return fmt.Errorf("%w: tensor %q needs %d bytes per partition at offset %d: %s %s has %d KiB per partition",
