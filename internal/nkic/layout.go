@@ -68,8 +68,8 @@ func (p *Program) placeOne(m isa.AddressMap, t *Tensor) error {
 	if t.Partition != nil {
 		part = *t.Partition
 	}
-	if part < 0 || part+t.Shape[0] > m.Partitions {
-		return progErr("tensor %q: partitions %d..%d: the buffer has %d", t.Name, part, part+t.Shape[0]-1, m.Partitions)
+	if part < 0 || part > m.Partitions-t.Shape[0] { // not part+Shape[0]: a partition near 2^63 wraps past the check
+		return progErr("tensor %q: %d partitions from partition %d: the buffer has %d", t.Name, t.Shape[0], part, m.Partitions)
 	}
 	if off+row > active {
 		return fmt.Errorf("%w: tensor %q needs %d bytes per partition at offset %d: %s %s has %d KiB per partition",
@@ -102,6 +102,12 @@ type dim struct {
 	n    int64
 	step int64
 }
+
+// maxReach bounds a pattern's offset and each dimension's reach, in
+// elements: past 2^41 it leaves any tensor (at most 2^40 elements), and
+// under it the reach of MaxDims dimensions plus the offset stays far
+// inside an int64.
+const maxReach = 1 << 41
 
 // leg is an access pattern resolved to addresses.
 // partStride is the bytes between one partition of t's on-chip buffer and
@@ -204,8 +210,16 @@ func (p *Program) resolve(a *AP, what string) (*leg, error) {
 		return nil, progErr("%s on %q: %v", what, t.Name, err)
 	}
 	l := &leg{t: t, dt: t.dt, esize: int64(t.esize), ind: -1}
+	if off < -maxReach || off > maxReach { // past any tensor (≤ 2^40 elements); bounded, off+lo..off+hi cannot wrap
+		return nil, progErr("%s on %q: offset %d elements is outside the tensor's %d", what, t.Name, off, t.elems)
+	}
+	far := false // a scalar offset past any tensor: out of bounds whatever the pattern, kept out of off's sum
 	if a.ScalarOffset != nil {
-		off += *a.ScalarOffset
+		if so := *a.ScalarOffset; so < -maxReach || so > maxReach {
+			far = true
+		} else {
+			off += so
+		}
 		l.dynamic = true
 	}
 	ind := -1
@@ -226,6 +240,12 @@ func (p *Program) resolve(a *AP, what string) (*leg, error) {
 		if step < -(1<<40) || step > 1<<40 {
 			return nil, progErr("%s: pattern dimension %d steps %d", what, d, step)
 		}
+		if l.elems > (1<<40)/n { // checked before the product: eight dims of 2^31 wrap an int64 (to 0 at four of 2^16)
+			return nil, progErr("%s: the pattern walks more than 2^40 elements", what)
+		}
+		if d != ind && (n-1) > maxReach/max(step, -step, 1) { // 2^40 × 2^31 wraps; a dim this long leaves any tensor
+			return nil, progErr("%s on %q: pattern dimension %d (%d steps of %d) reaches past the tensor's %d elements", what, t.Name, d, n, step, t.elems)
+		}
 		l.elems *= n
 		l.shape = append(l.shape, n)
 		if d == ind {
@@ -237,16 +257,13 @@ func (p *Program) resolve(a *AP, what string) (*leg, error) {
 			lo += step * (n - 1)
 		}
 	}
-	if l.elems > 1<<40 {
-		return nil, progErr("%s: the pattern walks %d elements", what, l.elems)
-	}
 	if ind >= 0 {
 		step := pat[ind][0]
 		if step <= 0 {
 			return nil, progErr("%s: the indirect dimension's step %d: want a positive step", what, step)
 		}
 		l.ind, l.axis = len(pat)-1-ind, ind
-		if lo < 0 || hi >= t.elems {
+		if far || lo < 0 || hi >= t.elems {
 			return nil, progErr("%s on %q: the row at index 0 (elements %d..%d) is outside the tensor's %d", what, t.Name, lo, hi, t.elems)
 		}
 		l.bound = (t.elems-1-hi)/step + 1
@@ -267,7 +284,7 @@ func (p *Program) resolve(a *AP, what string) (*leg, error) {
 			return nil, progErr("%s: %d indices for an indirect dimension of %d", what, idx.elems, pat[ind][1])
 		}
 		l.idx = idx
-	} else if lo < 0 || hi >= t.elems {
+	} else if far || lo < 0 || hi >= t.elems {
 		if l.dynamic {
 			return l, &OOBError{Lane: -1, Index: *a.ScalarOffset, Bound: t.elems - (hi - lo), Axis: 0}
 		}
