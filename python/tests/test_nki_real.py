@@ -450,8 +450,6 @@ def test_layernorm_v1(rows):
                                rtol=2e-3, atol=2e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="nisa.bn_stats / bn_aggr (and nl.tile_size.bn_stats_fmax) are not "
-                                       "supported (docs/nki.md 'Not supported')")
 def test_layernorm_v2():
     x = _rng(19).random((128, 256)).astype(np.float32)
     g = _rng(20).random(256).astype(np.float32)
@@ -535,8 +533,6 @@ def _mamba_ref(delta, u, A, B, C):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="nisa.tensor_tensor_scan and activation's tile-valued scale are not "
-                                       "supported (docs/nki.md 'Not supported')")
 def test_mamba_v2():
     r = _rng(23)
     delta = r.random((1, 128, 64)).astype(np.float32) * 0.1
@@ -771,10 +767,10 @@ def test_matmul_fully_optimized_legacy():
     assert np.all(np.abs(got - want) <= 2 * _mm_bound(lhsT, rhs))
 
 
-def test_activation_tile_operand_bias_runs_scale_refused():
+def test_activation_tile_operand_bias_and_scale_run():
     """The SD-attention tutorial's activation(exp, data, bias=neg_max) takes a (P, 1) tile: it
     runs (exp(x + b) per partition; it used to be dropped silently); mamba's scale=A_i, a tile
-    scale, is refused by name (docs/nki.md 'Not supported')."""
+    scale, runs as exp(s * x) per partition (ACTIVATE's pointer scale)."""
     a = _rng(9).standard_normal((128, 8)).astype(np.float32)
 
     def k(a, which):
@@ -784,8 +780,7 @@ def test_activation_tile_operand_bias_runs_scale_refused():
         nl.store(out, value=nisa.activation(op=nl.exp, data=t, **{which: col}))
         return out
     np.testing.assert_allclose(nki.simulate_kernel(k, a, "bias"), np.exp(a + a[:, 0:1]), rtol=1e-6)
-    with pytest.raises(NotImplementedError, match="tensor-valued .*scale"):
-        nki.simulate_kernel(k, a, "scale")
+    np.testing.assert_allclose(nki.simulate_kernel(k, a, "scale"), np.exp(a * a[:, 0:1]), rtol=1e-6)
 
 
 def test_nc_matmul_default_accumulate_groups_per_view():
