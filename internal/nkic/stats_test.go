@@ -144,6 +144,8 @@ func TestScanAndScalarTensorTensor(t *testing.T) {
 			scan(S, func(p, x, y float64) float64 { return math.Max(x, p) + y })},
 		{"scan reversed: b - (prev - a)", &Call{Op: "tensor_tensor_scan", ALUOp: "subtract", ALUOp1: "subtract", Initial: f64p(1.5), Reverse0: true, Reverse1: true},
 			scan(func(int) float64 { return 1.5 }, func(p, x, y float64) float64 { return y - (p - x) })},
+		{"scan reversed op0: (prev - a) / b", &Call{Op: "tensor_tensor_scan", ALUOp: "subtract", ALUOp1: "divide", Initial: f64p(1.5), Reverse0: true},
+			scan(func(int) float64 { return 1.5 }, func(p, x, y float64) float64 { return (p - x) / y })},
 		{"scan (a - prev) - b", &Call{Op: "tensor_tensor_scan", ALUOp: "subtract", ALUOp1: "subtract", Initial: f64p(1.5)},
 			scan(func(int) float64 { return 1.5 }, func(p, x, y float64) float64 { return (x - p) - y })},
 		{"stt (a - s)·b, s a tile", &Call{Op: "scalar_tensor_tensor", ALUOp: "subtract", Operand0Tile: whole("ts"), ALUOp1: "multiply"},
