@@ -3,7 +3,9 @@ package nkic
 import (
 	"fmt"
 
+	"ndma/dtype"
 	"ndma/internal/compute"
+	"ndma/isa"
 )
 
 // The DVE's statistics and scan calls (docs/nki.md "Statistics, scans and
@@ -146,11 +148,18 @@ func (p *Program) compileStats(lw *Lowered, c *Call, dst *leg) (*Lowered, error)
 		k = float32(*val)
 	}
 	f := stepScan
+	lw.Note = "computed by ndma in float32, not by a word: docs/compute.md has no scan (TENSOR_TENSOR_SCAN) layout"
 	if c.Op == "scalar_tensor_tensor" {
-		f = stepSTT
+		words, why := p.sttWords(c, src, src1, dst)
+		if why == "" {
+			lw.Exact, lw.Note, lw.Run, lw.Words, lw.ns = true, "", words, words, 0
+			for k := range words {
+				lw.ns += p.wordNS(lw.Engine, &words[k])
+			}
+			return lw, nil
+		}
+		f, lw.Note = stepSTT, "computed by ndma in float32, not by words: "+why
 	}
-	lw.Note = fmt.Sprintf("computed by ndma in float32, not by a word: docs/compute.md has no %s layout", map[string]string{
-		"tensor_tensor_scan": "scan (TENSOR_TENSOR_SCAN)", "scalar_tensor_tensor": "SCALAR_TENSOR_TENSOR (0x9d/0x9e)"}[c.Op])
 	rev0, rev1 := c.Reverse0, c.Reverse1
 	lw.eval = func(r *runner) error {
 		a, err := r.readF32(src)
@@ -294,4 +303,38 @@ func (p *Program) bnAggr(lw *Lowered, src, dst *leg, P, F int64) (*Lowered, erro
 		return r.writeF32(dst, out)
 	}
 	return lw, nil
+}
+
+// sttWords forms scalar_tensor_tensor as the two words the NKI page says
+// it equals ("temp_result = tensor_scalar(data, op0, operand0)", then
+// "dst = tensor_tensor(temp_result, op1, operand1)"): a TENSOR_SCALAR into
+// dst and a TENSOR_TENSOR of dst and operand1 into dst. The words give the
+// single instruction's values when dst is FP32 (the intermediate is not
+// rounded) and does not hold operand1 (the first word would overwrite it);
+// why says what keeps a call from them (SCALAR_TENSOR_TENSOR itself,
+// 0x9d/0x9e, has no field table in docs/compute.md).
+func (p *Program) sttWords(c *Call, data, operand1, dst *leg) ([]isa.Inst, string) {
+	const why = "SCALAR_TENSOR_TENSOR (0x9d/0x9e) has no field table in docs/compute.md, and "
+	switch {
+	case dst.dt != dtype.FP32:
+		return nil, why + "its TENSOR_SCALAR + TENSOR_TENSOR form rounds the intermediate into a " + dst.dt.String() + " dst"
+	case dst.t == operand1.t:
+		return nil, why + "its TENSOR_SCALAR + TENSOR_TENSOR form would overwrite operand1 (dst is its tensor)"
+	case dst.t == data.t && dst.addr != data.addr:
+		return nil, why + "its TENSOR_SCALAR + TENSOR_TENSOR form needs dst and data apart or alike"
+	}
+	ts := &Call{Op: "tensor_scalar", ALUOp: c.ALUOp, Operand0: c.Operand0, Operand0Tile: c.Operand0Tile, Reverse0: c.Reverse0}
+	w1, _, err := p.computeWord(ts, dst, []*leg{data})
+	if err != nil {
+		return nil, why + "its TENSOR_SCALAR does not form: " + err.Error()
+	}
+	legs := []*leg{dst, operand1}
+	if c.Reverse1 {
+		legs[0], legs[1] = operand1, dst
+	}
+	w2, _, err := p.computeWord(&Call{Op: "tensor_tensor", ALUOp: c.ALUOp1}, dst, legs)
+	if err != nil {
+		return nil, why + "its TENSOR_TENSOR does not form: " + err.Error()
+	}
+	return []isa.Inst{w1, w2}, ""
 }

@@ -112,9 +112,9 @@ func TestBNAggr(t *testing.T) {
 	}
 }
 
-// tensor_tensor_scan and scalar_tensor_tensor against loops written here,
-// with both operator orders and an initial value / operand0 as a number or
-// a (P, 1) tile.
+// tensor_tensor_scan (a Go loop) and scalar_tensor_tensor (a TENSOR_SCALAR
+// and a TENSOR_TENSOR word) against loops written here, with both operator
+// orders and an initial value / operand0 as a number or a (P, 1) tile.
 func TestScanAndScalarTensorTensor(t *testing.T) {
 	const P, F = 6, 9
 	a := f32s(P*F, func(i int) float32 { return float32((i*7)%11)/10 - 0.4 })
@@ -165,8 +165,9 @@ func TestScanAndScalarTensorTensor(t *testing.T) {
 					}
 				}
 			}
-			if ct.Exact || ct.Note == "" {
-				t.Errorf("trace: exact %v, note %q", ct.Exact, ct.Note)
+			stt := tc.call.Op == "scalar_tensor_tensor" // TENSOR_SCALAR + TENSOR_TENSOR words (sttWords)
+			if ct.Exact != stt || stt != (len(ct.Words) == 2) || !stt && ct.Note == "" {
+				t.Errorf("trace: exact %v, %d words, note %q", ct.Exact, len(ct.Words), ct.Note)
 			}
 		})
 	}
@@ -202,6 +203,57 @@ func TestStatsRefused(t *testing.T) {
 			var ce *CallError
 			if !errors.Is(err, tc.kind) || !errors.As(err, &ce) {
 				t.Fatalf("err = %v, want a located %v", err, tc.kind)
+			}
+		})
+	}
+}
+
+// scalar_tensor_tensor falls back to the Go loop where its two words would
+// not give the one instruction's values: a dst holding operand1 (in place)
+// or a dst narrower than FP32 (the intermediate would round).
+func TestScalarTensorTensorFallback(t *testing.T) {
+	const P, F = 4, 6
+	a := f32s(P*F, func(i int) float32 { return float32(i%7) - 3.3 })
+	b := f32s(P*F, func(i int) float32 { return float32(i%5)/3 + 0.1 })
+	for _, tc := range []struct {
+		name, dst, dt string
+	}{{"in place into operand1", "tb", "float32"}, {"a float16 dst", "th", "float16"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := build(t, "trn2", []*Tensor{
+				ten("a", "hbm", "float32", "input", P, F), ten("b", "hbm", "float32", "input", P, F),
+				ten("ta", "sbuf", "float32", "", P, F), ten("tb", "sbuf", "float32", "", P, F), ten("th", "sbuf", "float16", "", P, F),
+				ten("y", "hbm", tc.dt, "output", P, F),
+			},
+				&Call{Op: "load", Dst: whole("ta"), Src: whole("a")}, &Call{Op: "load", Dst: whole("tb"), Src: whole("b")},
+				&Call{Op: "scalar_tensor_tensor", Dst: whole(tc.dst), Srcs: []*AP{whole("ta"), whole("tb")}, ALUOp: "multiply", Operand0: f64p(1.0 / 3), ALUOp1: "add"},
+				&Call{Op: "store", Dst: whole("y"), Src: whole(tc.dst)})
+			out, tr := run(t, p, map[string]*Array{"a": arr(dtype.FP32, a, P, F), "b": arr(dtype.FP32, b, P, F)})
+			got := make([]byte, 4*P*F)
+			if err := dtype.Convert(got, dtype.FP32, out["y"].Data, out["y"].DType); err != nil {
+				t.Fatal(err)
+			}
+			for i := range P * F {
+				// float32 throughout, rounded once to the dst dtype
+				w := float32(getF32(a, i)*float32(1.0/3)) + getF32(b, i)
+				want := float64(w)
+				if tc.dt == "float16" {
+					h := make([]byte, 2)
+					wb := f32s(1, func(int) float32 { return w })
+					if err := dtype.Convert(h, dtype.FP16, wb, dtype.FP32); err != nil {
+						t.Fatal(err)
+					}
+					back := make([]byte, 4)
+					if err := dtype.Convert(back, dtype.FP32, h, dtype.FP16); err != nil {
+						t.Fatal(err)
+					}
+					want = float64(getF32(back, 0))
+				}
+				if g := float64(getF32(got, i)); g != want {
+					t.Fatalf("[%d] = %v, want %v", i, g, want)
+				}
+			}
+			if c := tr.Calls[2]; c.Exact || c.Note == "" {
+				t.Errorf("trace: exact %v, note %q", c.Exact, c.Note)
 			}
 		})
 	}

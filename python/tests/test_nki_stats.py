@@ -260,6 +260,8 @@ def test_scalar_tensor_tensor(rev0, rev1, tile):
     want = t / y64 if not rev1 else y64 / t
     for kern in (legacy, new06):
         np.testing.assert_allclose(nki.simulate_kernel(kern, x, y, s), want, rtol=1e-5, atol=1e-5)
+    c = [c for c in nki.trace(legacy)(x, y, s).calls if c["op"] == "scalar_tensor_tensor"][0]
+    assert c["exact"] and len(c["words"]) == 2  # a float32 dst: TENSOR_SCALAR + TENSOR_TENSOR words
 
 
 def test_scalar_tensor_tensor_refusals():
