@@ -283,3 +283,53 @@ def test_scalar_tensor_tensor_refusals():
         nisa.scalar_tensor_tensor(data=t, op0=np.add, operand0=t[:, 0:2], op1=np.add, operand1=t)
     with pytest.raises(ValueError, match="scalar_tensor_tensor: operand0 tile"):
         nki.simulate_kernel(col2, x)
+
+
+def test_stats_and_scan_replay_in_the_cli(tmp_path):
+    """`ndma nki run` on the kernel's program_json() gives the same bytes and the same words
+    (one path: internal/nkic/stats.go), for every new call and the scale tile."""
+    import json
+    import shutil
+    import subprocess
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("needs Go to build the ndma CLI")
+    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
+    exe = str(tmp_path / "ndma")
+    subprocess.run([go, "build", "-o", exe, "./cmd/ndma"], cwd=root, check=True)
+    r = _rng(7)
+    x = r.standard_normal((64, 40)).astype(np.float32)
+    s = r.standard_normal((64, 1)).astype(np.float32)
+
+    def k(x, s):
+        t, c = nl.load(x), nl.load(s)
+        mv = nisa.bn_aggr(nisa.bn_stats(t))
+        e = nisa.activation(op=nl.exp, data=t, scale=c)
+        sc = nisa.tensor_tensor_scan(e, t, c, np.multiply, np.add, reverse1=True)
+        st = nisa.scalar_tensor_tensor(data=sc, op0=np.subtract, operand0=c, op1=np.multiply, operand1=t)
+        out = nl.ndarray((64, 42), nl.float32, buffer=nl.shared_hbm)
+        nl.store(out[:, 0:2], value=mv)
+        nl.store(out[:, 2:42], value=st)
+        return out
+    res = nki.trace(k)(x, s)
+    pj = res.program_json()
+    (tmp_path / "p.json").write_text(json.dumps(pj))
+    names = [t["name"] for t in pj["tensors"] if t.get("kind") == "input"]
+    outn = [t["name"] for t in pj["tensors"] if t.get("kind") == "output"][0]
+    np.save(tmp_path / "x.npy", x)
+    np.save(tmp_path / "s.npy", s)
+    subprocess.run([exe, "nki", "run", "--quiet", "--in", "%s=%s" % (names[0], tmp_path / "x.npy"),
+                    "--in", "%s=%s" % (names[1], tmp_path / "s.npy"), "--out", "%s=%s" % (outn, tmp_path / "o.npy"),
+                    "--trace", str(tmp_path / "t.json"), str(tmp_path / "p.json")], check=True, capture_output=True)
+    assert np.array_equal(np.load(tmp_path / "o.npy"), res.outputs)
+    cli = json.loads((tmp_path / "t.json").read_text())["calls"]
+    new = ("bn_stats", "bn_aggr", "activation", "tensor_tensor_scan", "scalar_tensor_tensor")
+    want = [(c["op"], c["exact"], [w["hex"] for w in c.get("words", [])]) for c in res.calls if c["op"] in new]
+    assert [(c["op"], c["exact"], [w["hex"] for w in c.get("words", [])]) for c in cli if c["op"] in new] == want
+    # an independent check of the values: NumPy in float64
+    x64, s64 = x.astype(np.float64), s.astype(np.float64)
+    e = np.exp(x64 * s64)
+    sc = _scan(e, x64, s64[:, 0], np.multiply, np.add, False, True)
+    np.testing.assert_allclose(res.outputs[:, 2:], (sc - s64) * x64, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(res.outputs[:, 0], x64.mean(axis=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(res.outputs[:, 1], x64.var(axis=1), rtol=1e-5, atol=1e-6)
