@@ -2,6 +2,7 @@ package nkic
 
 import (
 	"fmt"
+	"strings"
 
 	"ndma/dtype"
 	"ndma/internal/compute"
@@ -216,46 +217,55 @@ func stepSTT(out, a, b []float32, s float32, op0, op1 func(a, b float32) float32
 	}
 }
 
+// perRow makes lw write, per partition, the width values fn makes of the
+// source's row (float64 inside, rounded once to dst's dtype): bn_stats and
+// bn_aggr.
+func (p *Program) perRow(lw *Lowered, name string, src, dst *leg, P, F, width int64, fn func(row []float32, out []float32) []float32) (*Lowered, error) {
+	if _, _, err := p.rows(dst, "dst"); err != nil {
+		return nil, err
+	}
+	if dst.elems != P*width {
+		return nil, illegal("%s writes %d elements per partition over %d partitions: dst has %d elements", name, width, P, dst.elems)
+	}
+	lw.Note = "computed by ndma (float64, rounded once), not by a word: docs/compute.md has no " + strings.ToUpper(name) + " layout"
+	lw.eval = func(r *runner) error {
+		x, err := r.readF32(src)
+		if err != nil {
+			return err
+		}
+		out := make([]float32, 0, P*width)
+		for q := range P {
+			out = fn(x[q*F:(q+1)*F], out)
+		}
+		return r.writeF32(dst, out)
+	}
+	return lw, nil
+}
+
 // bnStats: per partition, (count, mean, variance·count) of the elements at
 // even positions, then of those at odd positions (an empty half: 0, 0, 0).
 func (p *Program) bnStats(lw *Lowered, src, dst *leg, P, F int64) (*Lowered, error) {
 	if F > BNStatsFMax {
 		return nil, illegal("bn_stats reads %d elements per partition: at most %d (nl.tile_size.bn_stats_fmax)", F, BNStatsFMax)
 	}
-	if _, _, err := p.rows(dst, "dst"); err != nil {
-		return nil, err
-	}
-	if dst.elems != P*bnStatsWidth {
-		return nil, illegal("bn_stats writes %d elements per partition over %d partitions: dst has %d elements", bnStatsWidth, P, dst.elems)
-	}
-	lw.Note = "computed by ndma (float64, rounded once), not by a word: docs/compute.md has no BN_STATS layout"
-	lw.eval = func(r *runner) error {
-		x, err := r.readF32(src)
-		if err != nil {
-			return err
-		}
-		out := make([]float32, 0, P*bnStatsWidth)
-		for q := range P {
-			row := x[q*F : (q+1)*F]
-			for half := range 2 {
-				var n, sum float64
-				for i := half; i < len(row); i += 2 {
-					n, sum = n+1, sum+float64(row[i])
-				}
-				mean, m2 := 0.0, 0.0
-				if n > 0 {
-					mean = sum / n
-					for i := half; i < len(row); i += 2 {
-						d := float64(row[i]) - mean
-						m2 += d * d
-					}
-				}
-				out = append(out, float32(n), float32(mean), float32(m2))
+	return p.perRow(lw, "bn_stats", src, dst, P, F, bnStatsWidth, func(row, out []float32) []float32 {
+		for half := range 2 {
+			var n, sum float64
+			for i := half; i < len(row); i += 2 {
+				n, sum = n+1, sum+float64(row[i])
 			}
+			mean, m2 := 0.0, 0.0
+			if n > 0 {
+				mean = sum / n
+				for i := half; i < len(row); i += 2 {
+					d := float64(row[i]) - mean
+					m2 += d * d
+				}
+			}
+			out = append(out, float32(n), float32(mean), float32(m2))
 		}
-		return r.writeF32(dst, out)
-	}
-	return lw, nil
+		return out
+	})
 }
 
 // bnAggr: per partition, the (count, mean, variance·count) triples combined
@@ -265,44 +275,24 @@ func (p *Program) bnAggr(lw *Lowered, src, dst *leg, P, F int64) (*Lowered, erro
 	if F == 0 || F%3 != 0 {
 		return nil, illegal("bn_aggr reads (count, mean, variance·count) triples: %d elements per partition is not a multiple of 3", F)
 	}
-	if _, _, err := p.rows(dst, "dst"); err != nil {
-		return nil, err
-	}
-	if dst.elems != P*bnAggrWidth {
-		return nil, illegal("bn_aggr writes %d elements per partition (mean, variance) over %d partitions: dst has %d elements", bnAggrWidth, P, dst.elems)
-	}
-	lw.Note = "computed by ndma (float64, rounded once), not by a word: docs/compute.md has no BN_AGGR layout"
-	lw.eval = func(r *runner) error {
-		x, err := r.readF32(src)
-		if err != nil {
-			return err
-		}
-		out := make([]float32, 0, P*bnAggrWidth)
-		for q := range P {
-			row := x[q*F : (q+1)*F]
-			var n, mean, m2 float64
-			for i := 0; i < len(row); i += 3 {
-				nb, mb, m2b := float64(row[i]), float64(row[i+1]), float64(row[i+2])
-				if nb == 0 {
-					continue
-				}
-				t := n + nb
-				d := mb - mean
-				mean += d * nb / t
-				m2 += m2b + d*d*n*nb/t
-				n = t
+	return p.perRow(lw, "bn_aggr", src, dst, P, F, bnAggrWidth, func(row, out []float32) []float32 {
+		var n, mean, m2 float64
+		for i := 0; i < len(row); i += 3 {
+			nb, mb, m2b := float64(row[i]), float64(row[i+1]), float64(row[i+2])
+			if nb == 0 {
+				continue
 			}
-			v := 0.0
-			if n != 0 {
-				v = m2 / n
-			} else {
-				mean = 0
-			}
-			out = append(out, float32(mean), float32(v))
+			t := n + nb
+			d := mb - mean
+			mean += d * nb / t
+			m2 += m2b + d*d*n*nb/t
+			n = t
 		}
-		return r.writeF32(dst, out)
-	}
-	return lw, nil
+		if n == 0 {
+			return append(out, 0, 0)
+		}
+		return append(out, float32(mean), float32(m2/n))
+	})
 }
 
 // sttWords forms scalar_tensor_tensor as the two words the NKI page says

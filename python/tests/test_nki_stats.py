@@ -289,14 +289,9 @@ def test_stats_and_scan_replay_in_the_cli(tmp_path):
     """`ndma nki run` on the kernel's program_json() gives the same bytes and the same words
     (one path: internal/nkic/stats.go), for every new call and the scale tile."""
     import json
-    import shutil
     import subprocess
-    go = shutil.which("go")
-    if go is None:
-        pytest.skip("needs Go to build the ndma CLI")
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    exe = str(tmp_path / "ndma")
-    subprocess.run([go, "build", "-o", exe, "./cmd/ndma"], cwd=root, check=True)
+    from conftest import ndma_cli
+    exe = ndma_cli(tmp_path)
     r = _rng(7)
     x = r.standard_normal((64, 40)).astype(np.float32)
     s = r.standard_normal((64, 1)).astype(np.float32)
