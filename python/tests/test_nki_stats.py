@@ -197,7 +197,14 @@ def test_tensor_tensor_scan(ops, rev):
         out = nl.ndarray(a.shape, nl.float32, buffer=nl.shared_hbm)
         nl.store(out, value=d)
         return out
+    def legacy_tile(a, b, init):  # legacy, the initial tile positional, the operators by keyword
+        out = nl.ndarray(a.shape, nl.float32, buffer=nl.shared_hbm)
+        nl.store(out, value=nisa.tensor_tensor_scan(nl.load(a), nl.load(b), nl.load(init), op0=ops[0], op1=ops[1],
+                                                    reverse0=rev[0], reverse1=rev[1]))
+        return out
     a64, b64 = a.astype(np.float64), b.astype(np.float64)
+    np.testing.assert_allclose(nki.simulate_kernel(legacy_tile, a, b, init),
+                               _scan(a64, b64, init[:, 0].astype(np.float64), *ops, *rev), rtol=1e-4, atol=1e-4)
     # the scan runs in float32: a relative bound grown with the chain
     np.testing.assert_allclose(nki.simulate_kernel(legacy, a, b, init), _scan(a64, b64, 0.5, *ops, *rev), rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(nki.simulate_kernel(new06, a, b, init), _scan(a64, b64, init[:, 0].astype(np.float64), *ops, *rev),

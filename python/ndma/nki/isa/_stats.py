@@ -125,9 +125,10 @@ def tensor_tensor_scan(*args, **kw):
     result[i] = op1(op0(data0[i], result[i-1]), data1[i]) with result[-1] = initial (a number or a
     (P, 1) tile); reverse0 / reverse1 swap op0's / op1's operands. Legacy (data0, data1, initial, op0,
     op1, reverse0, reverse1, dtype=, mask=) returns a new tile; NKI 0.6 takes dst first."""
+    # NKI 0.6 puts dst first: three leading tiles followed by an initial value (legacy's fourth
+    # positional is op0; legacy's (data0, data1, initial tile) alone leaves initial unnamed)
     t = [a for a in args[:3] if isinstance(a, NkiTensor)]
-    init = args[3] if len(args) > 3 else kw.get("initial")
-    new06 = "dst" in kw or len(t) == 3 and not callable(init)
+    new06 = "dst" in kw or len(t) == 3 and (not callable(args[3]) if len(args) > 3 else "initial" in kw)
     a = dict(zip(_SCAN if new06 else _SCAN[1:], args))
     for k, v in kw.items():
         if k in a:
