@@ -160,6 +160,15 @@ def test_activation_scale_tile_refusals():
         with pytest.raises(ValueError, match="activation: scale tile"):
             nki.simulate_kernel(k, x, shape, dt)
 
+    def bad(x):
+        nisa.activation(op=nl.exp, data=nl.load(x), scale="x")
+    with pytest.raises(TypeError, match="activation: scale='x'"):
+        nki.simulate_kernel(bad, x)
+    np.testing.assert_allclose(nki.simulate_kernel(  # a NumPy scalar is a number
+        lambda x: nl.store(o := nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm),
+                           value=nisa.activation(op=nl.exp, data=nl.load(x), scale=np.float32(2))) or o, x),
+        np.exp(2 * x), rtol=1e-6)
+
 
 def _scan(a, b, init, op0, op1, rev0=False, rev1=False):
     out = np.empty_like(a, dtype=np.float64)

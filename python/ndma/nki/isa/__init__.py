@@ -101,6 +101,13 @@ def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, n
             raise ValueError("activation: scale tile %s %s must be (%d, 1) float32: one value per partition of data"
                              % (scale.dtype, list(scale.shape), data.shape[0]))
         kw["scale_tile"], scale = scale, 1.0
+    elif not isinstance(scale, (int, float)) or isinstance(scale, bool):
+        try:
+            if isinstance(scale, (str, bytes)):
+                raise TypeError
+            scale = float(scale)  # a NumPy scalar
+        except (TypeError, ValueError):
+            raise TypeError("activation: scale=%r: want a number or a (P, 1) float32 tile" % (scale,)) from None
     _trace.current().call("activation", dst=out, src=data, func=_opname(op), scale=float(scale), **kw)
     return out if new else None
 
