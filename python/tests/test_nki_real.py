@@ -450,10 +450,12 @@ def test_layernorm_v1(rows):
                                rtol=2e-3, atol=2e-3)
 
 
-def test_layernorm_v2():
-    x = _rng(19).random((128, 256)).astype(np.float32)
-    g = _rng(20).random(256).astype(np.float32)
-    b = _rng(21).random(256).astype(np.float32)
+@pytest.mark.parametrize("rows,cols", [(128, 256), (300, 1100)])
+def test_layernorm_v2(rows, cols):
+    # 1100 columns: three bn_stats chunks of 512, 512 and a partial 76 (the mask), one bn_aggr
+    x = _rng(19).random((rows, cols)).astype(np.float32)
+    g = _rng(20).random(cols).astype(np.float32)
+    b = _rng(21).random(cols).astype(np.float32)
     np.testing.assert_allclose(nki_layernorm_kernel_v2(x, 1e-5, g, b), _layernorm_ref(x, 1e-5, g, b),
                                rtol=1e-4, atol=1e-4)
 
@@ -533,13 +535,14 @@ def _mamba_ref(delta, u, A, B, C):
     return out
 
 
-def test_mamba_v2():
+@pytest.mark.parametrize("bs,ch,sl,st", [(1, 128, 64, 4), (2, 256, 40, 3)])
+def test_mamba_v2(bs, ch, sl, st):
     r = _rng(23)
-    delta = r.random((1, 128, 64)).astype(np.float32) * 0.1
-    u = r.standard_normal((1, 128, 64)).astype(np.float32)
-    A = -r.random((128, 4)).astype(np.float32)
-    B = r.standard_normal((1, 4, 64)).astype(np.float32)
-    C = r.standard_normal((1, 4, 64)).astype(np.float32)
+    delta = r.random((bs, ch, sl)).astype(np.float32) * 0.1
+    u = r.standard_normal((bs, ch, sl)).astype(np.float32)
+    A = -r.random((ch, st)).astype(np.float32)
+    B = r.standard_normal((bs, st, sl)).astype(np.float32)
+    C = r.standard_normal((bs, st, sl)).astype(np.float32)
     np.testing.assert_allclose(mamba_v2(delta, u, A, B, C), _mamba_ref(delta, u, A, B, C), rtol=1e-4, atol=1e-5)
 
 
