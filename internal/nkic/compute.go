@@ -168,6 +168,8 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		return p.fallback(lw, c, dst)
 	case "tensor_reduce":
 		return p.compileReduce(lw, c, dst)
+	case "bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor":
+		return p.compileStats(lw, c, dst)
 	}
 	srcs := c.Srcs
 	if c.Src != nil {
@@ -329,6 +331,14 @@ func (p *Program) computeWord(c *Call, dst *leg, srcs []*leg) (isa.Inst, string,
 		set("out_dtype", int64(dst.dt))
 		set("activation_func", int64(f))
 		set("scale_value", f32bits(scale))
+		if c.ScaleTile != nil { // a per-partition scale (scalars.go): a pointer read as FP32 (docs/compute.md §14)
+			ptr, _, err := p.scalarPtr(c.ScaleTile, "scale tile", srcs[0], s[0].ch, dtype.FP32)
+			if err != nil {
+				return w, "", err
+			}
+			set("scale_src", int64(isa.ImmSrcPointerImmediate))
+			set("scale_value", ptr)
+		}
 		if c.BiasTile != nil { // a per-partition bias (scalars.go), read in its own dtype
 			ptr, bdt, err := p.scalarPtr(c.BiasTile, "bias tile", srcs[0], s[0].ch, dtype.FP32, dtype.FP16, dtype.BF16)
 			if err != nil {

@@ -126,6 +126,9 @@ type Call struct {
 	Operand0Tile *AP                        `json:"operand0_tile,omitempty"`
 	Operand1Tile *AP                        `json:"operand1_tile,omitempty"`
 	BiasTile     *AP                        `json:"bias_tile,omitempty"`
+	ScaleTile    *AP                        `json:"scale_tile,omitempty"`   // activation: a per-partition (P, 1) FP32 scale
+	Initial      *float64                   `json:"initial,omitempty"`      // tensor_tensor_scan: the running value before the first element
+	InitialTile  *AP                        `json:"initial_tile,omitempty"` // tensor_tensor_scan: a (P, 1) tile of initial values
 	Reverse0     bool                       `json:"reverse0,omitempty"`
 	Reverse1     bool                       `json:"reverse1,omitempty"`
 	Func         string                     `json:"func,omitempty"` // activation's function name

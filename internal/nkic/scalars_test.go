@@ -2,6 +2,7 @@ package nkic
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"ndma/dtype"
@@ -9,7 +10,8 @@ import (
 
 // Per-partition operands against plain loops: tensor_scalar with (P, 1)
 // tiles as operand0/operand1 (and reversed), activation with a bias tile
-// (float32 and float16), each an exact word reading a pointer scalar.
+// (float32 and float16) and a scale tile, each an exact word reading a
+// pointer scalar.
 func TestPerPartitionOperands(t *testing.T) {
 	const P, F = 64, 12
 	x := f32s(P*F, func(i int) float32 { return float32(i%23)/4 - 2 })
@@ -34,6 +36,8 @@ func TestPerPartitionOperands(t *testing.T) {
 			func(i int) float64 { a, b, _ := xm(i); return b - a + 1 }},
 		{"exp(x + m)", &Call{Op: "activation", Func: "exp", BiasTile: whole("tm")}, "float32",
 			func(i int) float64 { a, b, _ := xm(i); return math.Exp(a + b) }},
+		{"exp(r·x + m), a scale tile", &Call{Op: "activation", Func: "exp", ScaleTile: whole("tr"), BiasTile: whole("tm")}, "float32",
+			func(i int) float64 { a, b, c := xm(i); return math.Exp(c*a + b) }},
 		{"exp(x + m), an fp16 bias", &Call{Op: "activation", Func: "exp", BiasTile: whole("tm")}, "float16",
 			func(i int) float64 { a, b, _ := xm(i); return math.Exp(a + b) }},
 	} {
@@ -63,6 +67,8 @@ func TestPerPartitionOperands(t *testing.T) {
 			}
 			if c := tr.Calls[3]; !c.Exact || len(c.Words) != 1 {
 				t.Errorf("trace: exact %v, %d words", c.Exact, len(c.Words))
+			} else if tc.call.ScaleTile != nil && !strings.Contains(c.Words[0].Text, "scale_src=POINTER_IMMEDIATE") {
+				t.Errorf("a scale tile's word: %s", c.Words[0].Text)
 			}
 		})
 	}
@@ -80,6 +86,8 @@ func TestPerPartitionOperandRefused(t *testing.T) {
 		{"fewer partitions", &Call{Op: "tensor_scalar", Dst: whole("ty"), Src: whole("tx"), ALUOp: "add", Operand0Tile: &AP{Tensor: "tm", Slices: [][3]int64{{0, 4, 1}, {0, 1, 1}}}}},
 		{"float16 operand", &Call{Op: "tensor_scalar", Dst: whole("ty"), Src: whole("tx"), ALUOp: "add", Operand0Tile: whole("h")}},
 		{"below the data", &Call{Op: "activation", Func: "exp", Dst: &AP{Tensor: "ty", Slices: [][3]int64{{4, 8, 1}, {0, 4, 1}}}, Src: &AP{Tensor: "tx", Slices: [][3]int64{{4, 8, 1}, {0, 4, 1}}}, BiasTile: &AP{Tensor: "tm", Slices: [][3]int64{{0, 4, 1}, {0, 1, 1}}}}},
+		{"float16 scale", &Call{Op: "activation", Func: "exp", Dst: whole("ty"), Src: whole("tx"), ScaleTile: whole("h")}},
+		{"two-column scale", &Call{Op: "activation", Func: "exp", Dst: whole("ty"), Src: whole("tx"), ScaleTile: whole("w2")}},
 		{"no operand", &Call{Op: "tensor_scalar", Dst: whole("ty"), Src: whole("tx"), ALUOp: "add"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

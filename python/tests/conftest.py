@@ -22,3 +22,15 @@ def sample(name):
     if os.environ.get("NDMA_REQUIRE_SAMPLES") == "1":
         pytest.fail("NDMA_REQUIRE_SAMPLES=1 but %s is not in NDMA_NEFF_SAMPLES=%r" % (name, d))
     pytest.skip("no %s: set NDMA_NEFF_SAMPLES" % name)
+
+
+def ndma_cli(tmp_path):
+    """The ndma CLI built from this tree into tmp_path (Go's build cache makes it cheap), or skip."""
+    import shutil
+    import subprocess
+    go = shutil.which("go")
+    if go is None:
+        pytest.skip("needs Go to build the ndma CLI")
+    exe = str(tmp_path / "ndma")
+    subprocess.run([go, "build", "-o", exe, "./cmd/ndma"], cwd=ROOT, check=True)
+    return exe

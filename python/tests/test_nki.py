@@ -178,14 +178,9 @@ def test_matmul_replays_in_the_cli(tmp_path):
     """`ndma nki run` on a kernel's program_json() forms the same PE words and
     gives the same bytes (one path: internal/nkic)."""
     import json
-    import shutil
     import subprocess
-    go = shutil.which("go")
-    if go is None:
-        pytest.skip("needs Go to build the ndma CLI")
-    root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..")
-    exe = str(tmp_path / "ndma")
-    subprocess.run([go, "build", "-o", exe, "./cmd/ndma"], cwd=root, check=True)
+    from conftest import ndma_cli
+    exe = ndma_cli(tmp_path)
     rng = np.random.default_rng(4)
     xt = rng.standard_normal((128, 64)).astype(np.float32)
     y = rng.standard_normal((128, 200)).astype(np.float32)

@@ -450,12 +450,12 @@ def test_layernorm_v1(rows):
                                rtol=2e-3, atol=2e-3)
 
 
-@pytest.mark.xfail(strict=True, reason="nisa.bn_stats / bn_aggr (and nl.tile_size.bn_stats_fmax) are not "
-                                       "supported (docs/nki.md 'Not supported')")
-def test_layernorm_v2():
-    x = _rng(19).random((128, 256)).astype(np.float32)
-    g = _rng(20).random(256).astype(np.float32)
-    b = _rng(21).random(256).astype(np.float32)
+@pytest.mark.parametrize("rows,cols", [(128, 256), (300, 1100)])
+def test_layernorm_v2(rows, cols):
+    # 1100 columns: three bn_stats chunks of 512, 512 and a partial 76 (the mask), one bn_aggr
+    x = _rng(19).random((rows, cols)).astype(np.float32)
+    g = _rng(20).random(cols).astype(np.float32)
+    b = _rng(21).random(cols).astype(np.float32)
     np.testing.assert_allclose(nki_layernorm_kernel_v2(x, 1e-5, g, b), _layernorm_ref(x, 1e-5, g, b),
                                rtol=1e-4, atol=1e-4)
 
@@ -535,15 +535,14 @@ def _mamba_ref(delta, u, A, B, C):
     return out
 
 
-@pytest.mark.xfail(strict=True, reason="nisa.tensor_tensor_scan and activation's tile-valued scale are not "
-                                       "supported (docs/nki.md 'Not supported')")
-def test_mamba_v2():
+@pytest.mark.parametrize("bs,ch,sl,st", [(1, 128, 64, 4), (2, 256, 40, 3)])
+def test_mamba_v2(bs, ch, sl, st):
     r = _rng(23)
-    delta = r.random((1, 128, 64)).astype(np.float32) * 0.1
-    u = r.standard_normal((1, 128, 64)).astype(np.float32)
-    A = -r.random((128, 4)).astype(np.float32)
-    B = r.standard_normal((1, 4, 64)).astype(np.float32)
-    C = r.standard_normal((1, 4, 64)).astype(np.float32)
+    delta = r.random((bs, ch, sl)).astype(np.float32) * 0.1
+    u = r.standard_normal((bs, ch, sl)).astype(np.float32)
+    A = -r.random((ch, st)).astype(np.float32)
+    B = r.standard_normal((bs, st, sl)).astype(np.float32)
+    C = r.standard_normal((bs, st, sl)).astype(np.float32)
     np.testing.assert_allclose(mamba_v2(delta, u, A, B, C), _mamba_ref(delta, u, A, B, C), rtol=1e-4, atol=1e-5)
 
 
@@ -771,10 +770,10 @@ def test_matmul_fully_optimized_legacy():
     assert np.all(np.abs(got - want) <= 2 * _mm_bound(lhsT, rhs))
 
 
-def test_activation_tile_operand_bias_runs_scale_refused():
+def test_activation_tile_operand_bias_and_scale_run():
     """The SD-attention tutorial's activation(exp, data, bias=neg_max) takes a (P, 1) tile: it
     runs (exp(x + b) per partition; it used to be dropped silently); mamba's scale=A_i, a tile
-    scale, is refused by name (docs/nki.md 'Not supported')."""
+    scale, runs as exp(s * x) per partition (ACTIVATE's pointer scale)."""
     a = _rng(9).standard_normal((128, 8)).astype(np.float32)
 
     def k(a, which):
@@ -784,8 +783,7 @@ def test_activation_tile_operand_bias_runs_scale_refused():
         nl.store(out, value=nisa.activation(op=nl.exp, data=t, **{which: col}))
         return out
     np.testing.assert_allclose(nki.simulate_kernel(k, a, "bias"), np.exp(a + a[:, 0:1]), rtol=1e-6)
-    with pytest.raises(NotImplementedError, match="tensor-valued .*scale"):
-        nki.simulate_kernel(k, a, "scale")
+    np.testing.assert_allclose(nki.simulate_kernel(k, a, "scale"), np.exp(a * a[:, 0:1]), rtol=1e-6)
 
 
 def test_nc_matmul_default_accumulate_groups_per_view():

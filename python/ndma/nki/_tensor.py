@@ -356,6 +356,13 @@ class NkiTensor:
         checks = []       # (role, first index, coef, axis, size) of index expressions
         placed = {}       # role -> [step, n, tag] of index expressions / the indirect axis
         nroles = 0
+        # expressions of grids of fewer axes align to the right, as NumPy broadcasts index arrays
+        # (layernorm's i_p of a 3-axis mgrid beside i_f of a 2-axis one; INFERRED, RATIONALE.md)
+        width = max([t.nroles or 0 for k in key if isinstance(k, IndexSum) for t in k.terms] +
+                    [k.nroles or 0 for k in key if isinstance(k, IndexExpr)] + [0])
+
+        def _role(e, default):
+            return default if e.role is None else e.role + (width - e.nroles if e.nroles else 0)
         for axis, ((step, n), k) in enumerate(zip(self.dims, key)):
             if isinstance(k, NkiTensor):  # a tile of indices: an indirect axis (the legacy t[idx_tile, iy])
                 if indirect is not None:
@@ -371,7 +378,7 @@ class NkiTensor:
                 off += k.const * step
                 for t in k.terms:
                     off += t.coef * t.start * step
-                    role = t.role if t.role is not None else len(placed)
+                    role = _role(t, len(placed))
                     nroles = max(nroles, t.nroles or 0, role + 1)
                     if role in placed:
                         raise IndexError("two index variables at one tile position %d" % role)
@@ -379,7 +386,7 @@ class NkiTensor:
             elif isinstance(k, IndexExpr):
                 lo = k.coef * k.start + k.const
                 off += lo * step
-                role = k.role if k.role is not None else len(placed)
+                role = _role(k, len(placed))
                 nroles = max(nroles, k.nroles or 0, role + 1)
                 if role in placed:
                     p = placed[role]

@@ -29,6 +29,7 @@ class tile_size:
     psum_pmax = 128
     gemm_stationary_fmax = 128
     gemm_moving_fmax = 512
+    bn_stats_fmax = 512  # nisa.bn_stats' most elements per partition (the NKI API reference)
 
 
 def ds(start, size):

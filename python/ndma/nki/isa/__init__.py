@@ -68,8 +68,8 @@ def tensor_copy(dst=None, src=None, dtype=None, engine=None, name=None, **kw):
 
 
 def tensor_tensor(dst=None, data1=None, data2=None, op=None, dtype=None, name=None, **kw):
-    if op is None and data2 is not None and not isinstance(data2, NkiTensor):  # legacy (data1, data2, op)
-        dst, data1, data2, op = None, dst, data1, data2
+    if not isinstance(data2, NkiTensor):  # legacy (data1, data2, op), op positional or by keyword
+        dst, data1, data2, op = None, dst, data1, data2 if op is None else op
     out, new = _out(dst, data1, dtype)
     _trace.current().call("tensor_tensor", dst=out, srcs=[data1.ap_json(), data2.ap_json()], alu_op=_opname(op))
     return out if new else None
@@ -94,10 +94,20 @@ def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, n
     if data is None and isinstance(op, NkiTensor):  # legacy activation(op, data)
         dst, op, data = None, dst, op
     out, new = _out(dst, data, dtype)
-    if isinstance(scale, NkiTensor):
-        raise NotImplementedError("ndma.nki: activation with a tensor-valued (per-partition) scale")
     tb = isinstance(bias, NkiTensor)  # a (P, 1) tile: a per-partition bias (a pointer scalar)
     kw = {"bias_tile": bias} if tb else {} if bias is None else {"bias": float(bias)}
+    if isinstance(scale, NkiTensor):  # a (P, 1) float32 tile: a per-partition scale (a pointer scalar)
+        if scale.shape[0] != data.shape[0] or _nl._count(scale.shape[1:]) != 1 or scale.dtype != "float32":
+            raise ValueError("activation: scale tile %s %s must be (%d, 1) float32: one value per partition of data"
+                             % (scale.dtype, list(scale.shape), data.shape[0]))
+        kw["scale_tile"], scale = scale, 1.0
+    elif not isinstance(scale, (int, float)) or isinstance(scale, bool):
+        try:
+            if isinstance(scale, (str, bytes)):
+                raise TypeError
+            scale = float(scale)  # a NumPy scalar
+        except (TypeError, ValueError):
+            raise TypeError("activation: scale=%r: want a number or a (P, 1) float32 tile" % (scale,)) from None
     _trace.current().call("activation", dst=out, src=data, func=_opname(op), scale=float(scale), **kw)
     return out if new else None
 
@@ -216,3 +226,7 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
     _trace.current().call("tensor_reduce", dst=out, src=data, axes=list(axes), alu_op=name,
                           **({"negate": True} if negate else {}))
     return out if dst is None else None
+
+
+from ._stats import bn_stats, bn_aggr, tensor_tensor_scan, scalar_tensor_tensor  # noqa: E402,F401  (docs/nki.md)
+__all__ += ["bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor"]
