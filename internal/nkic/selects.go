@@ -1,0 +1,353 @@
+package nkic
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"sort"
+	"strings"
+
+	"ndma/dtype"
+	"ndma/internal/compute"
+)
+
+// The masking and selection calls (docs/nki.md "Selection"): nl.where
+// ("select"), nisa.affine_select, nisa.max8 and nisa.nc_find_index8. ndma's
+// ISA tables have no word for any of them (docs/compute.md lists none; the
+// spec names COPY_PREDICATED 0x72 without a layout), so each runs as a Go
+// loop on the session's SBUF/PSUM, flagged not exact.
+
+
+// cmpOps are the comparisons affine_select's predicate may use: each
+// holds of the affine value v against 0.
+var cmpOps = map[string]func(v int64) bool{
+	"equal": func(v int64) bool { return v == 0 }, "not_equal": func(v int64) bool { return v != 0 },
+	"greater": func(v int64) bool { return v > 0 }, "greater_equal": func(v int64) bool { return v >= 0 },
+	"less": func(v int64) bool { return v < 0 }, "less_equal": func(v int64) bool { return v <= 0 },
+}
+
+// max8N is how many values max8 keeps and nc_find_index8 looks up per
+// partition; max8Span the elements per partition both read (NKI: "between
+// 8 and 16,384 inclusive").
+const (
+	max8N    = 8
+	max8Span = 16384
+)
+
+// compileSelect compiles a selection call into a Go loop (not exact).
+func (p *Program) compileSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
+	lw.Exact, lw.Bytes = false, dst.elems*dst.esize
+	lw.Note = "computed by ndma, not by a word (ndma's ISA tables have no " + strings.ToUpper(c.Op) + " word)"
+	srcs := c.Srcs
+	if c.Src != nil {
+		srcs = append([]*AP{c.Src}, srcs...)
+	}
+	var ls []*leg
+	for k, a := range srcs {
+		l, err := p.resolve(a, fmt.Sprintf("srcs[%d]", k))
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.operand(l, 4); err != nil {
+			return nil, err
+		}
+		ls = append(ls, l)
+	}
+	if _, err := p.operand(dst, 4); err != nil {
+		return nil, err
+	}
+	switch c.Op {
+	case "select":
+		return p.compileWhere(lw, c, dst, ls)
+	case "affine_select":
+		return p.compileAffineSelect(lw, c, dst, ls)
+	}
+	return p.compileTop8(lw, c, dst, ls)
+}
+
+// compileWhere: dst = cond ≠ 0 ? x : y, element for element in pattern
+// order; y a source or the number c.Value.
+func (p *Program) compileWhere(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lowered, error) {
+	switch {
+	case len(ls) == 3 && c.Value == nil, len(ls) == 2 && c.Value != nil:
+	default:
+		return nil, progErr("select takes srcs [condition, x, y] or [condition, x] and value (y a number); %d sources given", len(ls))
+	}
+	for k, l := range ls {
+		if l.elems != dst.elems {
+			return nil, progErr("srcs[%d] has %d elements, dst %d: select works element for element", k, l.elems, dst.elems)
+		}
+	}
+	lw.Engine = "vector (DVE)"
+	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorTensor, dst)
+	lw.eval = func(r *runner) error {
+		cond, err := r.readF32(ls[0])
+		if err != nil {
+			return err
+		}
+		x, err := r.readElems(ls[1], dst.dt)
+		if err != nil {
+			return err
+		}
+		var y []byte
+		if len(ls) == 3 {
+			if y, err = r.readElems(ls[2], dst.dt); err != nil {
+				return err
+			}
+		} else {
+			y = splat(float32(*c.Value), dst)
+		}
+		es := int(dst.esize)
+		out := make([]byte, len(x))
+		for i, v := range cond {
+			from := y
+			if v != 0 {
+				from = x
+			}
+			copy(out[i*es:(i+1)*es], from[i*es:(i+1)*es])
+		}
+		return r.writeElems(dst, out)
+	}
+	return lw, nil
+}
+
+// compileAffineSelect: dst[i] = pred(i) ? on_true[i] : on_false, pred(i) =
+// cmp(offset + Σ coefs[d]·i_d, 0) over dst's pattern indices i (i_0 the
+// partition, NKI's channel_multiplier its coefficient).
+func (p *Program) compileAffineSelect(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lowered, error) {
+	if len(ls) != 1 {
+		return nil, progErr("affine_select takes one source (on_true_tile), %d given", len(ls))
+	}
+	if ls[0].elems != dst.elems {
+		return nil, progErr("on_true_tile has %d elements, dst %d", ls[0].elems, dst.elems)
+	}
+	if len(c.Coefs) != len(dst.shape) {
+		return nil, progErr("affine_select needs one coefficient per dst axis (%d), %d given", len(dst.shape), len(c.Coefs))
+	}
+	if c.Value == nil {
+		return nil, progErr("affine_select needs value (on_false_value)")
+	}
+	name := strings.TrimPrefix(strings.TrimPrefix(c.ALUOp, "nl."), "np.")
+	if name == "" {
+		name = "equal" // NKI's default cmp_op
+	}
+	cmp, ok := cmpOps[name]
+	if !ok {
+		return nil, illegal("affine_select cmp_op %q: want equal, not_equal, greater, greater_equal, less or less_equal", c.ALUOp)
+	}
+	var off int64
+	if c.Operand0 != nil {
+		off = int64(*c.Operand0)
+	}
+	lw.Engine = "gpsimd (POOL)"
+	lw.ns = p.perPartitionNS(lw.Engine, opIota, dst)
+	coefs, shape, src, fill := c.Coefs, dst.shape, ls[0], float32(*c.Value)
+	lw.eval = func(r *runner) error {
+		x, err := r.readElems(src, dst.dt)
+		if err != nil {
+			return err
+		}
+		y := splat(fill, dst)
+		es := int(dst.esize)
+		idx := make([]int64, len(shape))
+		for e := range dst.elems {
+			v := off
+			for d, i := range idx {
+				v += coefs[d] * i
+			}
+			if !cmp(v) {
+				copy(x[int(e)*es:int(e+1)*es], y[int(e)*es:int(e+1)*es])
+			}
+			for d := len(idx) - 1; d >= 0; d-- {
+				if idx[d]++; idx[d] < shape[d] {
+					break
+				}
+				idx[d] = 0
+			}
+		}
+		return r.writeElems(dst, x)
+	}
+	return lw, nil
+}
+
+// compileTop8: max8 (src → the 8 largest values per partition, descending)
+// and nc_find_index8 (srcs [data, vals] → per partition, the index of the
+// first element of data equal to each of the 8 vals; 0xFFFF… where none is).
+func (p *Program) compileTop8(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lowered, error) {
+	want := 1
+	if c.Op == "nc_find_index8" {
+		want = 2
+	}
+	if len(ls) != want {
+		return nil, progErr("%s takes %d sources, %d given", c.Op, want, len(ls))
+	}
+	parts, n, err := p.perPartition(ls[0], "data")
+	if err != nil {
+		return nil, err
+	}
+	dp, dn, err := p.perPartition(dst, "dst")
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case n < max8N || n > max8Span:
+		return nil, illegal("%s reads %d elements per partition: NKI takes 8 to 16,384", c.Op, n)
+	case dp != parts || dn != max8N:
+		return nil, illegal("%s: dst is %d partitions × %d elements; want %d × 8", c.Op, dp, dn, parts)
+	}
+	lw.Engine = "vector (DVE)"
+	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorReduce, ls[0])
+	data := ls[0]
+	if c.Op == "max8" {
+		lw.eval = func(r *runner) error {
+			x, err := r.readF32(data)
+			if err != nil {
+				return err
+			}
+			out := make([]float32, 0, parts*max8N)
+			row := make([]float32, n)
+			for q := range parts {
+				copy(row, x[q*n:(q+1)*n])
+				sort.SliceStable(row, func(i, j int) bool { return greater32(row[i], row[j]) })
+				out = append(out, row[:max8N]...)
+			}
+			return r.writeF32(dst, out)
+		}
+		return lw, nil
+	}
+	vp, vn, err := p.perPartition(ls[1], "vals")
+	if err != nil {
+		return nil, err
+	}
+	if vp != parts || vn != max8N {
+		return nil, illegal("nc_find_index8: vals is %d partitions × %d elements; want %d × 8", vp, vn, parts)
+	}
+	if dst.dt != dtype.U32 && dst.dt != dtype.U16 {
+		return nil, illegal("nc_find_index8: dst is %s; NKI writes uint16 or uint32 indices", dst.t.DType)
+	}
+	vals := ls[1]
+	none := uint64(1)<<(8*dst.esize) - 1 // the all-ones sentinel of dst's dtype
+	lw.eval = func(r *runner) error {
+		x, err := r.readF32(data)
+		if err != nil {
+			return err
+		}
+		v, err := r.readF32(vals)
+		if err != nil {
+			return err
+		}
+		out := make([]uint64, 0, parts*max8N)
+		for q := range parts {
+			row := x[q*n : (q+1)*n]
+			for _, want := range v[q*max8N : (q+1)*max8N] {
+				at := none
+				for i, e := range row {
+					if e == want {
+						at = uint64(i)
+						break
+					}
+				}
+				out = append(out, at)
+			}
+		}
+		return r.writeUints(dst, out)
+	}
+	return lw, nil
+}
+
+// greater32 orders max8's values: larger first, NaN above every number
+// (INFERRED, RATIONALE.md "NKI kernels": the docs do not say where NaN goes).
+func greater32(a, b float32) bool {
+	an, bn := a != a, b != b
+	if an || bn {
+		return an && !bn
+	}
+	return a > b
+}
+
+// perPartition is a leg's partitions and elements per partition, its
+// pattern walking the partitions outermost (so pattern order is partition
+// after partition).
+func (p *Program) perPartition(l *leg, what string) (parts, n int64, err error) {
+	stride := p.partStride(l.t)
+	parts, outer := int64(1), false // outer: a dimension of more than one element seen outside
+	for k := len(l.dims) - 1; k >= 0; k-- { // outermost first
+		d := l.dims[k]
+		if d.n == 1 {
+			continue
+		}
+		if d.step != 0 && d.step%stride == 0 {
+			if outer {
+				return 0, 0, illegal("%s %q: the partitions are not its outermost dimension", what, l.t.Name)
+			}
+			parts = d.n
+		}
+		outer = true
+	}
+	return parts, l.elems / parts, nil
+}
+
+// splat is n copies of v as dst's element bytes (the cast rules).
+func splat(v float32, dst *leg) []byte {
+	var f [4]byte
+	binary.LittleEndian.PutUint32(f[:], math.Float32bits(v))
+	one := make([]byte, dst.esize)
+	_ = dtype.Convert(one, dst.dt, f[:], dtype.FP32) // FP32 converts to every dtype
+	out := make([]byte, 0, dst.elems*dst.esize)
+	for range dst.elems {
+		out = append(out, one...)
+	}
+	return out
+}
+
+// readElems reads a leg's elements in pattern order as elements of dt:
+// the bytes themselves when the leg is of dt (a selection moves them
+// unchanged), else each converted through FP32 by the cast rules.
+func (r *runner) readElems(l *leg, dt dtype.DType) ([]byte, error) {
+	es := l.esize
+	out := make([]byte, 0, l.elems*int64(dt.Size()))
+	b := make([]byte, es)
+	var f [4]byte
+	o := make([]byte, dt.Size())
+	for _, a := range l.addrs() {
+		if err := r.m.Read(a, b); err != nil {
+			return nil, err
+		}
+		if l.dt == dt {
+			out = append(out, b...)
+			continue
+		}
+		if err := dtype.Convert(f[:], dtype.FP32, b, l.dt); err != nil {
+			return nil, err
+		}
+		if err := dtype.Convert(o, dt, f[:], dtype.FP32); err != nil {
+			return nil, err
+		}
+		out = append(out, o...)
+	}
+	return out, nil
+}
+
+// writeElems writes element bytes of the leg's dtype, in pattern order.
+func (r *runner) writeElems(l *leg, b []byte) error {
+	es := l.esize
+	for k, a := range l.addrs() {
+		if err := r.m.Write(a, b[int64(k)*es:int64(k+1)*es]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeUints writes unsigned integers into a leg of an unsigned dtype (its
+// low bytes, little-endian), in pattern order.
+func (r *runner) writeUints(l *leg, vals []uint64) error {
+	b := make([]byte, 8)
+	for k, a := range l.addrs() {
+		binary.LittleEndian.PutUint64(b, vals[k])
+		if err := r.m.Write(a, b[:l.esize]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
