@@ -17,7 +17,6 @@ import (
 // spec names COPY_PREDICATED 0x72 without a layout), so each runs as a Go
 // loop on the session's SBUF/PSUM, flagged not exact.
 
-
 // cmpOps are the comparisons affine_select's predicate may use: each
 // holds of the affine value v against 0.
 var cmpOps = map[string]func(v int64) bool{
@@ -270,7 +269,7 @@ func greater32(a, b float32) bool {
 // after partition).
 func (p *Program) perPartition(l *leg, what string) (parts, n int64, err error) {
 	stride := p.partStride(l.t)
-	parts, outer := int64(1), false // outer: a dimension of more than one element seen outside
+	parts, outer := int64(1), false         // outer: a dimension of more than one element seen outside
 	for k := len(l.dims) - 1; k >= 0; k-- { // outermost first
 		d := l.dims[k]
 		if d.n == 1 {
