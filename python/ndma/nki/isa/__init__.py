@@ -3,13 +3,14 @@
 Both dialects: legacy calls return a new tile (dst omitted), NKI 0.6 calls
 take dst first; told apart by whether dst is given.
 """
+import numbers
 import weakref
 
 import numpy as np
 
 from .. import _trace
 from .. import language as _nl
-from .._tensor import NkiTensor, IndexExpr
+from .._tensor import NkiTensor, IndexExpr, IndexSum
 from .constants import dge_mode, oob_mode, engine
 
 __all__ = ["dma_copy", "dma_transpose", "dma_compute", "tensor_copy", "tensor_tensor", "tensor_scalar",
@@ -113,8 +114,20 @@ def memset(dst=None, value=0.0, shape=None, dtype=None, name=None, **kw):
 
 def iota(dst=None, coefs=None, value=0.0, dtype=None, expr=None, **kw):
     """iota. Legacy: iota(expr, dtype) -> a tile of the index expression's
-    values (e.g. nl.arange(128)[:, None] * 4 + 1). ndma's form: iota(dst,
-    coefs, value): dst[i0, i1, ...] = value + sum(coefs[d] * i_d)."""
+    values (e.g. nl.arange(128)[:, None] * 4 + 1, or a sum over the partition and
+    free variables). NKI 0.6: iota(dst, pattern, offset, channel_multiplier=0):
+    dst[p, i…] = offset + p·channel_multiplier + Σ step·i over the pattern
+    (_select.pattern_view). ndma's form: iota(dst, coefs, value): dst[i0, i1, ...] =
+    value + sum(coefs[d] * i_d)."""
+    if isinstance(dst, IndexSum) or isinstance(expr, IndexSum):
+        return _select.iota_sum(dst if isinstance(dst, IndexSum) else expr, dtype or coefs)
+    pattern = kw.get("pattern", coefs if isinstance(coefs, (list, tuple)) and coefs
+                     and isinstance(coefs[0], (list, tuple)) else None)
+    if pattern is not None and isinstance(dst, NkiTensor):  # NKI 0.6
+        cm = kw.get("channel_multiplier", dtype if isinstance(dtype, numbers.Real) else 0)
+        view, steps = _select.pattern_view(dst, pattern, "dst", "iota")
+        iota(view, [int(cm)] + steps, float(kw.get("offset", value)))
+        return None
     if isinstance(dst, IndexExpr) or isinstance(expr, IndexExpr):
         e = dst if isinstance(dst, IndexExpr) else expr
         dtype = dtype or coefs
@@ -216,3 +229,8 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
     _trace.current().call("tensor_reduce", dst=out, src=data, axes=list(axes), alu_op=name,
                           **({"negate": True} if negate else {}))
     return out if dst is None else None
+
+
+from . import _select  # noqa: E402  (masking and selection: affine_select, max8, nc_find_index8)
+from ._select import affine_select, max8, nc_find_index8  # noqa: E402,F401
+__all__ += _select.__all__
