@@ -635,6 +635,10 @@ class NkiTensor:
         from . import language as nl
         return nl.divide(self, o)
 
+    def __rtruediv__(self, o):  # 1.0 / tile: through a tile of the number (nl.divide's reversed form)
+        from . import language as nl
+        return nl.divide(o, self)
+
     def __iadd__(self, o):
         from . import language as nl
         nl._binary_into(self, self, o, "add")

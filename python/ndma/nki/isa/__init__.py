@@ -94,6 +94,8 @@ def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, 
 def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, name=None, **kw):
     if data is None and isinstance(op, NkiTensor):  # legacy activation(op, data)
         dst, op, data = None, dst, op
+    elif dst is not None and not isinstance(dst, NkiTensor) and op is None:  # legacy activation(op, data=…)
+        dst, op = None, dst
     out, new = _out(dst, data, dtype)
     if isinstance(scale, NkiTensor):
         raise NotImplementedError("ndma.nki: activation with a tensor-valued (per-partition) scale")
@@ -220,8 +222,12 @@ def nc_transpose(dst=None, data=None, engine=None, name=None, **kw):
 def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdims=False, dtype=None, **kw):
     """tensor_reduce: legacy (op, data, axis) returns a tile; NKI 0.6 (dst, op, data, axis)."""
     if dst is not None and not isinstance(dst, NkiTensor):  # legacy tensor_reduce(op, data, axis)
-        dst, op, data, axis = None, dst, op, data if axis is None else axis
+        if op is None:  # tensor_reduce(np.max, data=…, axis=…): data and axis by keyword
+            dst, op = None, dst
+        else:
+            dst, op, data, axis = None, dst, op, data if axis is None else axis
     name = _opname(op)
+    name = {"amax": "max", "amin": "min"}.get(name, name)  # NumPy's np.max / np.min are amax / amin
     if name not in ("add", "maximum", "max", "minimum", "min", "multiply"):
         raise NotImplementedError("ndma.nki: tensor_reduce with op %r" % name)
     axes, out = _nl._reduced(data, axis, keepdims, dtype) if dst is None else (_nl._axes(data, axis), dst)
