@@ -168,7 +168,7 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		return p.fallback(lw, c, dst)
 	case "tensor_reduce":
 		return p.compileReduce(lw, c, dst)
-	case "select", "affine_select", "max8", "nc_find_index8":
+	case "select", "tensor_copy_predicated", "affine_select", "max8", "nc_find_index8":
 		return p.compileSelect(lw, c, dst)
 	}
 	srcs := c.Srcs

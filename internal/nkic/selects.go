@@ -12,7 +12,8 @@ import (
 )
 
 // The masking and selection calls (docs/nki.md "Selection"): nl.where
-// ("select"), nisa.affine_select, nisa.max8 and nisa.nc_find_index8. ndma's
+// ("select"), nisa.tensor_copy_predicated, nisa.affine_select, nisa.max8 and
+// nisa.nc_find_index8. ndma's
 // ISA tables have no word for any of them (docs/compute.md lists none; the
 // spec names COPY_PREDICATED 0x72 without a layout), so each runs as a Go
 // loop on the session's SBUF/PSUM, flagged not exact.
@@ -37,6 +38,9 @@ const (
 func (p *Program) compileSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 	lw.Exact, lw.Bytes = false, dst.elems*dst.esize
 	lw.Note = "computed by ndma, not by a word (ndma's ISA tables have no " + strings.ToUpper(c.Op) + " word)"
+	if c.Op == "tensor_copy_predicated" {
+		lw.Note = "computed by ndma, not by a word (the compute spec names COPY_PREDICATED 0x72 without a layout)"
+	}
 	srcs := c.Srcs
 	if c.Src != nil {
 		srcs = append([]*AP{c.Src}, srcs...)
@@ -58,6 +62,8 @@ func (p *Program) compileSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, error
 	switch c.Op {
 	case "select":
 		return p.compileWhere(lw, c, dst, ls)
+	case "tensor_copy_predicated":
+		return p.compileCopyPredicated(lw, c, dst, ls)
 	case "affine_select":
 		return p.compileAffineSelect(lw, c, dst, ls)
 	}
@@ -104,6 +110,57 @@ func (p *Program) compileWhere(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lowe
 				from = x
 			}
 			copy(out[i*es:(i+1)*es], from[i*es:(i+1)*es])
+		}
+		return r.writeElems(dst, out)
+	}
+	return lw, nil
+}
+
+// compileCopyPredicated: dst = src where the predicate is non-zero (zero
+// with c.Reverse0, NKI's reverse_pred), dst unchanged elsewhere; src a tile
+// (srcs [predicate, src]) or the number c.Value (srcs [predicate]).
+func (p *Program) compileCopyPredicated(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lowered, error) {
+	switch {
+	case len(ls) == 2 && c.Value == nil, len(ls) == 1 && c.Value != nil:
+	default:
+		return nil, progErr("tensor_copy_predicated takes srcs [predicate, src] or [predicate] and value (src a number); %d sources given", len(ls))
+	}
+	if pt := ls[0].dt; pt != dtype.U8 && pt != dtype.U16 && pt != dtype.U32 {
+		return nil, illegal("tensor_copy_predicated: the predicate is %s; NKI takes uint8, uint16 or uint32", ls[0].t.DType)
+	}
+	if len(ls) == 2 && ls[1].dt != dst.dt {
+		return nil, illegal("tensor_copy_predicated: src is %s, dst %s; NKI: \"src and dst must share the same data type\"", ls[1].t.DType, dst.t.DType)
+	}
+	for k, l := range ls {
+		if l.elems != dst.elems {
+			return nil, progErr("srcs[%d] has %d elements, dst %d: the copy works element for element", k, l.elems, dst.elems)
+		}
+	}
+	lw.Engine = "vector (DVE)"
+	lw.ns = p.perPartitionNS(lw.Engine, compute.OpCopy, dst)
+	rev := c.Reverse0
+	lw.eval = func(r *runner) error {
+		pred, err := r.readF32(ls[0])
+		if err != nil {
+			return err
+		}
+		var x []byte
+		if len(ls) == 2 {
+			if x, err = r.readElems(ls[1], dst.dt); err != nil {
+				return err
+			}
+		} else {
+			x = splat(float32(*c.Value), dst)
+		}
+		out, err := r.readElems(dst, dst.dt)
+		if err != nil {
+			return err
+		}
+		es := int(dst.esize)
+		for i, v := range pred {
+			if (v != 0) != rev {
+				copy(out[i*es:(i+1)*es], x[i*es:(i+1)*es])
+			}
 		}
 		return r.writeElems(dst, out)
 	}

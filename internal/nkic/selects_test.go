@@ -182,3 +182,72 @@ func TestSelectRefused(t *testing.T) {
 		})
 	}
 }
+
+// tensor_copy_predicated: dst keeps its elements where the uint8 predicate
+// is zero (non-zero with reverse), src a tile or a number; refusals for a
+// float predicate and src/dst dtypes that differ.
+func TestCopyPredicated(t *testing.T) {
+	const P, F = 8, 10
+	x := f32s(P*F, func(i int) float32 { return float32(i) + 0.5 })
+	y := f32s(P*F, func(i int) float32 { return -float32(i) })
+	pred := make([]byte, P*F)
+	for i := range pred {
+		pred[i] = byte(i % 3 % 2 * (i%5 + 1)) // zero and several non-zero values
+	}
+	for _, tc := range []struct {
+		name string
+		call *Call
+		want func(i int) float32
+	}{
+		{"tile", &Call{Op: "tensor_copy_predicated", Dst: whole("d"), Srcs: []*AP{whole("tp"), whole("tx")}}, func(i int) float32 {
+			if pred[i] != 0 {
+				return getF32(x, i)
+			}
+			return getF32(y, i)
+		}},
+		{"tile reversed", &Call{Op: "tensor_copy_predicated", Dst: whole("d"), Srcs: []*AP{whole("tp"), whole("tx")}, Reverse0: true}, func(i int) float32 {
+			if pred[i] == 0 {
+				return getF32(x, i)
+			}
+			return getF32(y, i)
+		}},
+		{"number", &Call{Op: "tensor_copy_predicated", Dst: whole("d"), Srcs: []*AP{whole("tp")}, Value: f64p(9.25)}, func(i int) float32 {
+			if pred[i] != 0 {
+				return 9.25
+			}
+			return getF32(y, i)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			p := build(t, "trn2", []*Tensor{
+				ten("x", "hbm", "float32", "input", P, F), ten("y", "hbm", "float32", "input", P, F), ten("pr", "hbm", "uint8", "input", P, F),
+				ten("tx", "sbuf", "float32", "", P, F), ten("d", "sbuf", "float32", "", P, F), ten("tp", "sbuf", "uint8", "", P, F),
+				ten("out", "hbm", "float32", "output", P, F),
+			},
+				&Call{Op: "load", Dst: whole("tx"), Src: whole("x")}, &Call{Op: "load", Dst: whole("d"), Src: whole("y")},
+				&Call{Op: "load", Dst: whole("tp"), Src: whole("pr")}, tc.call,
+				&Call{Op: "store", Dst: whole("out"), Src: whole("d")})
+			out, tr := run(t, p, map[string]*Array{"x": arr(dtype.FP32, x, P, F), "y": arr(dtype.FP32, y, P, F), "pr": arr(dtype.U8, pred, P, F)})
+			for i := range P * F {
+				if got, want := getF32(out["out"].Data, i), tc.want(i); got != want {
+					t.Fatalf("out[%d] = %v, want %v", i, got, want)
+				}
+			}
+			if c := tr.Calls[3]; c.Exact || c.Engine != "vector (DVE)" {
+				t.Errorf("trace: exact %v engine %q", c.Exact, c.Engine)
+			}
+		})
+	}
+	for _, call := range []*Call{
+		{Op: "tensor_copy_predicated", Dst: whole("d"), Srcs: []*AP{whole("tx"), whole("tx")}},                 // a float predicate
+		{Op: "tensor_copy_predicated", Dst: whole("d"), Srcs: []*AP{whole("tp"), whole("ti")}},                 // src int32, dst float32
+		{Op: "tensor_copy_predicated", Dst: whole("d"), Srcs: []*AP{whole("tp")}},                              // no src
+		{Op: "tensor_copy_predicated", Dst: whole("d"), Srcs: []*AP{whole("tp"), whole("tx")}, Value: f64p(1)}, // both
+	} {
+		p := build(t, "trn2", []*Tensor{ten("tx", "sbuf", "float32", "", P, F), ten("d", "sbuf", "float32", "", P, F),
+			ten("tp", "sbuf", "uint8", "", P, F), ten("ti", "sbuf", "int32", "", P, F)}, call)
+		if _, err := p.Compile(); err == nil {
+			t.Errorf("%+v compiled", call.Srcs)
+		}
+	}
+}

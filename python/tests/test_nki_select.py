@@ -344,3 +344,45 @@ def test_selection_calls_are_flagged_not_exact():
         assert c["exact"] is False and "no" in c["note"] and c["time_ns"] > 0
     prog = r.program_json()
     assert [c["op"] for c in prog["calls"]].count("affine_select") == 1
+
+
+# -- tensor_copy_predicated
+
+def test_tensor_copy_predicated():
+    rng = _rng(8)
+    x = rng.standard_normal((16, 20)).astype(np.float32)
+    y = rng.standard_normal((16, 20)).astype(np.float32)
+    pr = (rng.integers(0, 3, size=(16, 20)) * (rng.random((16, 20)) < 0.5)).astype(np.uint8)
+
+    def k(x, y, pr):
+        outs = [nl.ndarray((16, 20), nl.float32, buffer=nl.shared_hbm) for _ in range(3)]
+        tp = nl.load(pr)
+        tx = nl.load(x)
+        for o, (src, rev) in zip(outs, ((tx, False), (tx, True), (2.5, False))):
+            d = nl.load(y)
+            nisa.tensor_copy_predicated(dst=d, src=src, predicate=tp, reverse_pred=rev)
+            nl.store(o, value=d)
+        return tuple(outs)
+    o = nki.simulate_kernel(k, x, y, pr)
+    assert np.array_equal(o[0], np.where(pr != 0, x, y))
+    assert np.array_equal(o[1], np.where(pr == 0, x, y))
+    assert np.array_equal(o[2], np.where(pr != 0, np.float32(2.5), y))
+
+
+def test_tensor_copy_predicated_refusals():
+    def k(a):
+        t = nl.load(a)
+        p8 = nl.ndarray((8, 16), nl.uint8, buffer=nl.sbuf)
+        i32 = nl.ndarray((8, 16), nl.int32, buffer=nl.sbuf)
+        with pytest.raises(TypeError, match="predicate is float32"):
+            nisa.tensor_copy_predicated(dst=t, src=t, predicate=t)
+        with pytest.raises(TypeError, match="src is int32, dst float32"):
+            nisa.tensor_copy_predicated(dst=t, src=i32, predicate=p8)
+        with pytest.raises(TypeError, match="Python float for a float dst"):
+            nisa.tensor_copy_predicated(dst=t, src=3, predicate=p8)
+        with pytest.raises(ValueError, match="predicate .* differ"):
+            nisa.tensor_copy_predicated(dst=t, src=1.0, predicate=nl.ndarray((8, 4), nl.uint8, buffer=nl.sbuf))
+        o = nl.ndarray((8, 16), nl.float32, buffer=nl.shared_hbm)
+        nl.store(o, value=t)
+        return o
+    nki.simulate_kernel(k, np.zeros((8, 16), np.float32))

@@ -237,6 +237,6 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
     return out if dst is None else None
 
 
-from . import _select  # noqa: E402  (masking and selection: affine_select, max8, nc_find_index8)
-from ._select import affine_select, max8, nc_find_index8  # noqa: E402,F401
+from . import _select  # noqa: E402  (masking and selection: affine_select, max8, nc_find_index8, tensor_copy_predicated)
+from ._select import affine_select, max8, nc_find_index8, tensor_copy_predicated  # noqa: E402,F401
 __all__ += _select.__all__

@@ -268,3 +268,43 @@ def iota_sum(e, dtype):
     from . import iota
     iota(out, coefs, value)
     return out
+
+
+_PRED_DTYPES = ("uint8", "uint16", "uint32")
+
+
+def tensor_copy_predicated(dst=None, src=None, predicate=None, reverse_pred=False, mask=None, dtype=None, name=None,
+                           **kw):
+    """tensor_copy_predicated: dst = src where predicate is non-zero (zero with reverse_pred),
+    dst unchanged elsewhere; src a tile of dst's dtype or a number (both dialects name dst)."""
+    call = "tensor_copy_predicated"
+    dst = _tile(dst, "dst", call)
+    pred = _tile(predicate, "predicate", call)
+    if pred.dtype not in _PRED_DTYPES:
+        raise TypeError("%s: predicate is %s; NKI takes uint8, uint16 or uint32" % (call, pred.dtype))
+    kwargs = {"reverse0": True} if reverse_pred else {}
+    srcs = [pred]
+    if isinstance(src, NkiTensor):
+        _tile(src, "src", call)
+        if src.dtype != dst.dtype:
+            raise TypeError("%s: src is %s, dst %s: NKI's src and dst share one dtype" % (call, src.dtype, dst.dtype))
+        srcs.append(src)
+    else:
+        v = _number(src, "src", call)
+        is_int = _trace.NP[dst.dtype].kind in "iu" and dst.dtype not in ("bfloat16", "float8e4", "float8e5")
+        if isinstance(src, float) and is_int or isinstance(src, int) and not is_int:
+            raise TypeError("%s: src %r into a %s dst: NKI takes a Python float for a float dst and an int for an "
+                            "integer dst" % (call, src, dst.dtype))
+        kwargs["value"] = v
+    for what, t in zip(("predicate", "src"), srcs):
+        if t.shape[0] != dst.shape[0] or _free(t) != _free(dst):
+            raise ValueError("%s: %s %s and dst %s differ in partitions or elements per partition"
+                             % (call, what, t.shape, dst.shape))
+    views = _nl._masked(mask, dst, *srcs)
+    if views[0] is None:
+        return None
+    _trace.current().call(call, dst=views[0], srcs=list(views[1:]), **kwargs)
+    return None
+
+
+__all__.append("tensor_copy_predicated")
