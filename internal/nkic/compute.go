@@ -171,6 +171,26 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 	case "select", "tensor_copy_predicated", "affine_select", "max8", "nc_find_index8":
 		return p.compileSelect(lw, c, dst)
 	}
+	ls, err := p.sources(c)
+	if err != nil {
+		return nil, err
+	}
+	for k, l := range ls {
+		if l.elems != dst.elems {
+			return nil, progErr("srcs[%d] has %d elements, dst %d", k, l.elems, dst.elems)
+		}
+	}
+	word, engine, err := p.computeWord(c, dst, ls)
+	if err != nil {
+		return nil, err
+	}
+	lw.Run, lw.Words, lw.Engine, lw.Bytes = []isa.Inst{word}, []isa.Inst{word}, engine, dst.elems*dst.esize
+	lw.ns = p.wordNS(engine, &word)
+	return lw, nil
+}
+
+// sources are a call's source operands resolved: src, then srcs.
+func (p *Program) sources(c *Call) ([]*leg, error) {
 	srcs := c.Srcs
 	if c.Src != nil {
 		srcs = append([]*AP{c.Src}, srcs...)
@@ -181,18 +201,9 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l.elems != dst.elems {
-			return nil, progErr("srcs[%d] has %d elements, dst %d", k, l.elems, dst.elems)
-		}
 		ls = append(ls, l)
 	}
-	word, engine, err := p.computeWord(c, dst, ls)
-	if err != nil {
-		return nil, err
-	}
-	lw.Run, lw.Words, lw.Engine, lw.Bytes = []isa.Inst{word}, []isa.Inst{word}, engine, dst.elems*dst.esize
-	lw.ns = p.wordNS(engine, &word)
-	return lw, nil
+	return ls, nil
 }
 
 // computeWord forms the word of a compute call the engines run.
@@ -398,20 +409,10 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 		lw.ns = p.perPartitionNS(lw.Engine, opIota, dst) // the Pool word's law, whatever its opcode
 		coefs, shape := c.Coefs, dst.shape
 		lw.eval = func(r *runner) error {
-			out := make([]float32, dst.elems)
-			idx := make([]int64, len(shape))
-			for e := range out {
-				v := base
-				for d := range idx {
-					v += float64(coefs[d] * idx[d])
-				}
-				out[e] = float32(v)
-				for d := len(idx) - 1; d >= 0; d-- {
-					if idx[d]++; idx[d] < shape[d] {
-						break
-					}
-					idx[d] = 0
-				}
+			grid := affineGrid(coefs, shape) // selects.go
+			out := make([]float32, len(grid))
+			for e, v := range grid {
+				out[e] = float32(base + float64(v))
 			}
 			return r.writeF32(dst, out)
 		}

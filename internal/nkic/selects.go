@@ -2,7 +2,6 @@ package nkic
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -41,20 +40,14 @@ func (p *Program) compileSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, error
 	if c.Op == "tensor_copy_predicated" {
 		lw.Note = "computed by ndma, not by a word (the compute spec names COPY_PREDICATED 0x72 without a layout)"
 	}
-	srcs := c.Srcs
-	if c.Src != nil {
-		srcs = append([]*AP{c.Src}, srcs...)
+	ls, err := p.sources(c)
+	if err != nil {
+		return nil, err
 	}
-	var ls []*leg
-	for k, a := range srcs {
-		l, err := p.resolve(a, fmt.Sprintf("srcs[%d]", k))
-		if err != nil {
-			return nil, err
-		}
+	for _, l := range ls {
 		if _, err := p.operand(l, 4); err != nil {
 			return nil, err
 		}
-		ls = append(ls, l)
 	}
 	if _, err := p.operand(dst, 4); err != nil {
 		return nil, err
@@ -73,57 +66,39 @@ func (p *Program) compileSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, error
 // compileWhere: dst = cond ≠ 0 ? x : y, element for element in pattern
 // order; y a source or the number c.Value.
 func (p *Program) compileWhere(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lowered, error) {
-	switch {
-	case len(ls) == 3 && c.Value == nil, len(ls) == 2 && c.Value != nil:
-	default:
-		return nil, progErr("select takes srcs [condition, x, y] or [condition, x] and value (y a number); %d sources given", len(ls))
-	}
-	for k, l := range ls {
-		if l.elems != dst.elems {
-			return nil, progErr("srcs[%d] has %d elements, dst %d: select works element for element", k, l.elems, dst.elems)
-		}
+	if err := checkPick(c, dst, ls, 3, "[condition, x, y] or [condition, x] and value (y a number)"); err != nil {
+		return nil, err
 	}
 	lw.Engine = "vector (DVE)"
 	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorTensor, dst)
-	lw.eval = func(r *runner) error {
-		cond, err := r.readF32(ls[0])
-		if err != nil {
-			return err
-		}
-		x, err := r.readElems(ls[1], dst.dt)
-		if err != nil {
-			return err
-		}
-		var y []byte
-		if len(ls) == 3 {
-			if y, err = r.readElems(ls[2], dst.dt); err != nil {
-				return err
-			}
-		} else {
-			y = splat(float32(*c.Value), dst)
-		}
-		es := int(dst.esize)
-		out := make([]byte, len(x))
-		for i, v := range cond {
-			from := y
-			if v != 0 {
-				from = x
-			}
-			copy(out[i*es:(i+1)*es], from[i*es:(i+1)*es])
-		}
-		return r.writeElems(dst, out)
+	b := elems{v: c.Value}
+	if len(ls) == 3 {
+		b = elems{l: ls[2]}
 	}
+	lw.eval = pick(ls[0], elems{l: ls[1]}, b, false, dst)
 	return lw, nil
+}
+
+// checkPick checks a pick's sources: n of them, or n−1 and c.Value (the
+// last operand a number), each of dst's element count.
+func checkPick(c *Call, dst *leg, ls []*leg, n int, form string) error {
+	if (len(ls) == n) == (c.Value != nil) || len(ls) < n-1 || len(ls) > n {
+		return progErr("%s takes srcs %s; %d sources given", c.Op, form, len(ls))
+	}
+	for k, l := range ls {
+		if l.elems != dst.elems {
+			return progErr("srcs[%d] has %d elements, dst %d: %s works element for element", k, l.elems, dst.elems, c.Op)
+		}
+	}
+	return nil
 }
 
 // compileCopyPredicated: dst = src where the predicate is non-zero (zero
 // with c.Reverse0, NKI's reverse_pred), dst unchanged elsewhere; src a tile
 // (srcs [predicate, src]) or the number c.Value (srcs [predicate]).
 func (p *Program) compileCopyPredicated(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lowered, error) {
-	switch {
-	case len(ls) == 2 && c.Value == nil, len(ls) == 1 && c.Value != nil:
-	default:
-		return nil, progErr("tensor_copy_predicated takes srcs [predicate, src] or [predicate] and value (src a number); %d sources given", len(ls))
+	if err := checkPick(c, dst, ls, 2, "[predicate, src] or [predicate] and value (src a number)"); err != nil {
+		return nil, err
 	}
 	if pt := ls[0].dt; pt != dtype.U8 && pt != dtype.U16 && pt != dtype.U32 {
 		return nil, illegal("tensor_copy_predicated: the predicate is %s; NKI takes uint8, uint16 or uint32", ls[0].t.DType)
@@ -131,39 +106,13 @@ func (p *Program) compileCopyPredicated(lw *Lowered, c *Call, dst *leg, ls []*le
 	if len(ls) == 2 && ls[1].dt != dst.dt {
 		return nil, illegal("tensor_copy_predicated: src is %s, dst %s; NKI: \"src and dst must share the same data type\"", ls[1].t.DType, dst.t.DType)
 	}
-	for k, l := range ls {
-		if l.elems != dst.elems {
-			return nil, progErr("srcs[%d] has %d elements, dst %d: the copy works element for element", k, l.elems, dst.elems)
-		}
-	}
 	lw.Engine = "vector (DVE)"
 	lw.ns = p.perPartitionNS(lw.Engine, compute.OpCopy, dst)
-	rev := c.Reverse0
-	lw.eval = func(r *runner) error {
-		pred, err := r.readF32(ls[0])
-		if err != nil {
-			return err
-		}
-		var x []byte
-		if len(ls) == 2 {
-			if x, err = r.readElems(ls[1], dst.dt); err != nil {
-				return err
-			}
-		} else {
-			x = splat(float32(*c.Value), dst)
-		}
-		out, err := r.readElems(dst, dst.dt)
-		if err != nil {
-			return err
-		}
-		es := int(dst.esize)
-		for i, v := range pred {
-			if (v != 0) != rev {
-				copy(out[i*es:(i+1)*es], x[i*es:(i+1)*es])
-			}
-		}
-		return r.writeElems(dst, out)
+	a := elems{v: c.Value}
+	if len(ls) == 2 {
+		a = elems{l: ls[1]}
 	}
+	lw.eval = pick(ls[0], a, elems{l: dst}, c.Reverse0, dst)
 	return lw, nil
 }
 
@@ -205,20 +154,9 @@ func (p *Program) compileAffineSelect(lw *Lowered, c *Call, dst *leg, ls []*leg)
 		}
 		y := splat(fill, dst)
 		es := int(dst.esize)
-		idx := make([]int64, len(shape))
-		for e := range dst.elems {
-			v := off
-			for d, i := range idx {
-				v += coefs[d] * i
-			}
-			if !cmp(v) {
-				copy(x[int(e)*es:int(e+1)*es], y[int(e)*es:int(e+1)*es])
-			}
-			for d := len(idx) - 1; d >= 0; d-- {
-				if idx[d]++; idx[d] < shape[d] {
-					break
-				}
-				idx[d] = 0
+		for e, v := range affineGrid(coefs, shape) {
+			if !cmp(off + v) {
+				copy(x[e*es:(e+1)*es], y[e*es:(e+1)*es])
 			}
 		}
 		return r.writeElems(dst, x)
@@ -309,6 +247,71 @@ func (p *Program) compileTop8(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lower
 		return r.writeUints(dst, out)
 	}
 	return lw, nil
+}
+
+// elems is a selection's operand: a leg's elements, or (l nil) the number
+// *v in every element.
+type elems struct {
+	l *leg
+	v *float64
+}
+
+// bytes are the operand's elements as dst's element bytes, in pattern order.
+func (e elems) bytes(r *runner, dst *leg) ([]byte, error) {
+	if e.l == nil {
+		return splat(float32(*e.v), dst), nil
+	}
+	return r.readElems(e.l, dst.dt)
+}
+
+// pick is dst = cond ≠ 0 ? a : b element for element (cond = 0 with rev),
+// every operand read before dst is written (b may be dst itself).
+func pick(cond *leg, a, b elems, rev bool, dst *leg) func(r *runner) error {
+	return func(r *runner) error {
+		c, err := r.readF32(cond)
+		if err != nil {
+			return err
+		}
+		x, err := a.bytes(r, dst)
+		if err != nil {
+			return err
+		}
+		out, err := b.bytes(r, dst)
+		if err != nil {
+			return err
+		}
+		es := int(dst.esize)
+		for i, v := range c {
+			if (v != 0) != rev {
+				copy(out[i*es:(i+1)*es], x[i*es:(i+1)*es])
+			}
+		}
+		return r.writeElems(dst, out)
+	}
+}
+
+// affineGrid is Σ coefs[d]·i_d at every index i of shape, in C order (the
+// pattern order of a leg of that shape): iota's values, affine_select's
+// predicate before its constant.
+func affineGrid(coefs, shape []int64) []int64 {
+	n := int64(1)
+	for _, k := range shape {
+		n *= k
+	}
+	out := make([]int64, n)
+	idx := make([]int64, len(shape))
+	for e := range out {
+		for d, i := range idx {
+			out[e] += coefs[d] * i
+		}
+		for d := len(idx) - 1; d >= 0; d-- {
+			if idx[d]++; idx[d] < shape[d] {
+				break
+			}
+			idx[d] = 0
+		}
+	}
+	return out
 }
 
 // greater32 orders max8's values: larger first, NaN above every number
