@@ -1,6 +1,7 @@
 package nkic
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -409,11 +410,8 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 		lw.ns = p.perPartitionNS(lw.Engine, opIota, dst) // the Pool word's law, whatever its opcode
 		coefs, shape := c.Coefs, dst.shape
 		lw.eval = func(r *runner) error {
-			grid := affineGrid(coefs, shape) // selects.go
-			out := make([]float32, len(grid))
-			for e, v := range grid {
-				out[e] = float32(base + float64(v))
-			}
+			out := make([]float32, dst.elems)
+			affineEach(coefs, shape, func(e, v int64) { out[e] = float32(base + float64(v)) }) // selects.go
 			return r.writeF32(dst, out)
 		}
 	}
@@ -442,17 +440,17 @@ func (l *leg) addrs() []uint64 {
 
 // readF32 reads a leg's elements as float32, in pattern order.
 func (r *runner) readF32(l *leg) ([]float32, error) {
-	out := make([]float32, 0, l.elems)
-	b := make([]byte, l.esize)
-	var f [4]byte
-	for _, a := range l.addrs() {
-		if err := r.m.Read(a, b); err != nil {
-			return nil, err
-		}
-		if err := dtype.Convert(f[:], dtype.FP32, b, l.dt); err != nil {
-			return nil, err
-		}
-		out = append(out, math.Float32frombits(uint32(f[0])|uint32(f[1])<<8|uint32(f[2])<<16|uint32(f[3])<<24))
+	raw, err := r.readRaw(l)
+	if err != nil {
+		return nil, err
+	}
+	f := make([]byte, 4*l.elems)
+	if err := dtype.Convert(f, dtype.FP32, raw, l.dt); err != nil {
+		return nil, err
+	}
+	out := make([]float32, l.elems)
+	for k := range out {
+		out[k] = math.Float32frombits(binary.LittleEndian.Uint32(f[4*k:]))
 	}
 	return out, nil
 }
@@ -460,17 +458,13 @@ func (r *runner) readF32(l *leg) ([]float32, error) {
 // writeF32 writes float32 values into a leg's elements, in pattern order,
 // rounded to its dtype by the cast rules.
 func (r *runner) writeF32(l *leg, vals []float32) error {
-	b := make([]byte, l.esize)
-	var f [4]byte
-	for k, a := range l.addrs() {
-		u := math.Float32bits(vals[k])
-		f[0], f[1], f[2], f[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-		if err := dtype.Convert(b, l.dt, f[:], dtype.FP32); err != nil {
-			return err
-		}
-		if err := r.m.Write(a, b); err != nil {
-			return err
-		}
+	f := make([]byte, 4*len(vals))
+	for k, v := range vals {
+		binary.LittleEndian.PutUint32(f[4*k:], math.Float32bits(v))
 	}
-	return nil
+	b := make([]byte, int64(len(vals))*l.esize)
+	if err := dtype.Convert(b, l.dt, f, dtype.FP32); err != nil {
+		return err
+	}
+	return r.writeRaw(l, b)
 }

@@ -3,7 +3,6 @@ package nkic
 import (
 	"encoding/binary"
 	"math"
-	"sort"
 	"strings"
 
 	"ndma/dtype"
@@ -152,13 +151,18 @@ func (p *Program) compileAffineSelect(lw *Lowered, c *Call, dst *leg, ls []*leg)
 		if err != nil {
 			return err
 		}
-		y := splat(fill, dst)
-		es := int(dst.esize)
-		for e, v := range affineGrid(coefs, shape) {
-			if !cmp(off + v) {
-				copy(x[e*es:(e+1)*es], y[e*es:(e+1)*es])
-			}
+		var f [4]byte
+		binary.LittleEndian.PutUint32(f[:], math.Float32bits(fill))
+		y := make([]byte, dst.esize)
+		if err := dtype.Convert(y, dst.dt, f[:], dtype.FP32); err != nil {
+			return err
 		}
+		es := int(dst.esize)
+		affineEach(coefs, shape, func(e, v int64) {
+			if !cmp(off + v) {
+				copy(x[int(e)*es:int(e+1)*es], y)
+			}
+		})
 		return r.writeElems(dst, x)
 	}
 	return lw, nil
@@ -198,12 +202,9 @@ func (p *Program) compileTop8(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lower
 			if err != nil {
 				return err
 			}
-			out := make([]float32, 0, parts*max8N)
-			row := make([]float32, n)
+			out := make([]float32, parts*max8N)
 			for q := range parts {
-				copy(row, x[q*n:(q+1)*n])
-				sort.SliceStable(row, func(i, j int) bool { return greater32(row[i], row[j]) })
-				out = append(out, row[:max8N]...)
+				top8(out[q*max8N:(q+1)*max8N], x[q*n:(q+1)*n])
 			}
 			return r.writeF32(dst, out)
 		}
@@ -290,19 +291,26 @@ func pick(cond *leg, a, b elems, rev bool, dst *leg) func(r *runner) error {
 	}
 }
 
-// affineGrid is Σ coefs[d]·i_d at every index i of shape, in C order (the
-// pattern order of a leg of that shape): iota's values, affine_select's
-// predicate before its constant.
-func affineGrid(coefs, shape []int64) []int64 {
+// affineEach calls f with each index i of shape, in C order (the pattern
+// order of a leg of that shape), as its position e and Σ coefs[d]·i_d:
+// iota's values, affine_select's predicate before its constant.
+func affineEach(coefs, shape []int64, f func(e, v int64)) {
 	n := int64(1)
 	for _, k := range shape {
 		n *= k
 	}
-	out := make([]int64, n)
-	idx := make([]int64, len(shape))
-	for e := range out {
+	if len(shape) == 0 || n == 0 {
+		return
+	}
+	last, step := shape[len(shape)-1], coefs[len(shape)-1]
+	idx := make([]int64, len(shape)-1) // the outer index; the innermost axis a run
+	for e := int64(0); e < n; e += last {
+		base := int64(0)
 		for d, i := range idx {
-			out[e] += coefs[d] * i
+			base += coefs[d] * i
+		}
+		for j := range last {
+			f(e+j, base+step*j)
 		}
 		for d := len(idx) - 1; d >= 0; d-- {
 			if idx[d]++; idx[d] < shape[d] {
@@ -311,7 +319,24 @@ func affineGrid(coefs, shape []int64) []int64 {
 			idx[d] = 0
 		}
 	}
-	return out
+}
+
+// top8 writes the max8N largest of row (n ≥ max8N) into best, largest
+// first, equal values each kept: an insertion into the best so far.
+func top8(best, row []float32) {
+	k := 0
+	for _, v := range row {
+		if k == max8N && !greater32(v, best[max8N-1]) {
+			continue
+		}
+		i := min(k, max8N-1)
+		for i > 0 && greater32(v, best[i-1]) {
+			best[i] = best[i-1]
+			i--
+		}
+		best[i] = v
+		k = min(k+1, max8N)
+	}
 }
 
 // greater32 orders max8's values: larger first, NaN above every number
@@ -346,67 +371,86 @@ func (p *Program) perPartition(l *leg, what string) (parts, n int64, err error) 
 	return parts, l.elems / parts, nil
 }
 
-// splat is n copies of v as dst's element bytes (the cast rules).
+// splat is dst.elems copies of v as dst's element bytes (the cast rules).
 func splat(v float32, dst *leg) []byte {
 	var f [4]byte
 	binary.LittleEndian.PutUint32(f[:], math.Float32bits(v))
-	one := make([]byte, dst.esize)
-	_ = dtype.Convert(one, dst.dt, f[:], dtype.FP32) // FP32 converts to every dtype
-	out := make([]byte, 0, dst.elems*dst.esize)
-	for range dst.elems {
-		out = append(out, one...)
+	out := make([]byte, dst.elems*dst.esize)
+	_ = dtype.Convert(out[:dst.esize], dst.dt, f[:], dtype.FP32) // FP32 converts to every dtype
+	for k := dst.esize; k < int64(len(out)); k *= 2 {
+		copy(out[k:], out[:k])
 	}
 	return out
+}
+
+// runs are a leg's contiguous runs in pattern order: their start addresses
+// and the elements in each (the innermost dimensions that step one element).
+func (l *leg) runs() (starts []uint64, n int64) {
+	n, k := 1, 0
+	for k < len(l.dims) && (l.dims[k].n == 1 || l.dims[k].step == n*l.esize) {
+		n *= l.dims[k].n
+		k++
+	}
+	outer := leg{addr: l.addr, dims: l.dims[k:], elems: l.elems / n}
+	return outer.addrs(), n
+}
+
+// readRaw reads a leg's element bytes in pattern order, a run at a time.
+func (r *runner) readRaw(l *leg) ([]byte, error) {
+	starts, n := l.runs()
+	run := n * l.esize
+	out := make([]byte, int64(len(starts))*run)
+	for i, a := range starts {
+		if err := r.m.Read(a, out[int64(i)*run:int64(i+1)*run]); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// writeRaw writes element bytes of the leg's dtype in pattern order, a run
+// at a time.
+func (r *runner) writeRaw(l *leg, b []byte) error {
+	starts, n := l.runs()
+	run := n * l.esize
+	for i, a := range starts {
+		if err := r.m.Write(a, b[int64(i)*run:int64(i+1)*run]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readElems reads a leg's elements in pattern order as elements of dt:
 // the bytes themselves when the leg is of dt (a selection moves them
 // unchanged), else each converted through FP32 by the cast rules.
 func (r *runner) readElems(l *leg, dt dtype.DType) ([]byte, error) {
-	es := l.esize
-	out := make([]byte, 0, l.elems*int64(dt.Size()))
-	b := make([]byte, es)
-	var f [4]byte
-	o := make([]byte, dt.Size())
-	for _, a := range l.addrs() {
-		if err := r.m.Read(a, b); err != nil {
-			return nil, err
-		}
-		if l.dt == dt {
-			out = append(out, b...)
-			continue
-		}
-		if err := dtype.Convert(f[:], dtype.FP32, b, l.dt); err != nil {
-			return nil, err
-		}
-		if err := dtype.Convert(o, dt, f[:], dtype.FP32); err != nil {
-			return nil, err
-		}
-		out = append(out, o...)
+	raw, err := r.readRaw(l)
+	if err != nil || l.dt == dt {
+		return raw, err
+	}
+	f := make([]byte, 4*l.elems)
+	if err := dtype.Convert(f, dtype.FP32, raw, l.dt); err != nil {
+		return nil, err
+	}
+	out := make([]byte, l.elems*int64(dt.Size()))
+	if err := dtype.Convert(out, dt, f, dtype.FP32); err != nil {
+		return nil, err
 	}
 	return out, nil
 }
 
 // writeElems writes element bytes of the leg's dtype, in pattern order.
-func (r *runner) writeElems(l *leg, b []byte) error {
-	es := l.esize
-	for k, a := range l.addrs() {
-		if err := r.m.Write(a, b[int64(k)*es:int64(k+1)*es]); err != nil {
-			return err
-		}
-	}
-	return nil
-}
+func (r *runner) writeElems(l *leg, b []byte) error { return r.writeRaw(l, b) }
 
 // writeUints writes unsigned integers into a leg of an unsigned dtype (its
 // low bytes, little-endian), in pattern order.
 func (r *runner) writeUints(l *leg, vals []uint64) error {
-	b := make([]byte, 8)
-	for k, a := range l.addrs() {
-		binary.LittleEndian.PutUint64(b, vals[k])
-		if err := r.m.Write(a, b[:l.esize]); err != nil {
-			return err
-		}
+	b := make([]byte, int64(len(vals))*l.esize)
+	var w [8]byte
+	for k, v := range vals {
+		binary.LittleEndian.PutUint64(w[:], v)
+		copy(b[int64(k)*l.esize:], w[:l.esize])
 	}
-	return nil
+	return r.writeRaw(l, b)
 }
