@@ -386,3 +386,19 @@ def test_tensor_copy_predicated_refusals():
         nl.store(o, value=t)
         return o
     nki.simulate_kernel(k, np.zeros((8, 16), np.float32))
+
+
+def test_affine_predicates_are_not_masks():
+    """A comparison of two expressions (or over a decreasing one) is affine_select's
+    predicate, not a mask: as mask= it is refused by name."""
+    def k(a):
+        t = nl.load(a)
+        i = nl.mgrid[0:8, 0:16]
+        with pytest.raises(NotImplementedError, match="comparing two index expressions"):
+            nl.copy(t[i.p, i.x], mask=(i.p >= i.x))
+        with pytest.raises(NotImplementedError, match="comparing two index expressions"):
+            nisa.max8(src=t, mask=(i.p * -1 > -4))
+        o = nl.ndarray((8, 16), nl.float32, buffer=nl.shared_hbm)
+        nl.store(o, value=t)
+        return o
+    nki.simulate_kernel(k, np.zeros((8, 16), np.float32))

@@ -278,6 +278,9 @@ def mask_ranges(views, mask):
     dims (a dim is tagged with its index variable in any view)."""
     if mask is None:
         return None
+    if isinstance(mask, AffinePred):
+        raise NotImplementedError("ndma.nki: a mask comparing two index expressions, or over a decreasing one (not a "
+                                  "range per variable; nisa.affine_select takes such a predicate)")
     if not isinstance(mask, Mask):
         raise TypeError("mask=%r: want a comparison of index expressions (i_p < n, & to combine)" % (mask,))
     nd = max(v.ndim for v in views)

@@ -44,6 +44,8 @@ def mask_cut(view, mask, call):
     plain tile — by the tile positions of the mask's variables (INFERRED, RATIONALE.md)."""
     if mask is None:
         return None
+    if isinstance(mask, AffinePred):
+        _ranges([view], mask)  # raises: not a range per variable
     if not isinstance(mask, Mask):
         raise TypeError("%s: mask=%r: want a comparison of index expressions (i_p < n, & to combine)" % (call, mask))
     if any(t is not None for t in view.tags):
