@@ -253,8 +253,8 @@ def test_sd_attention_causal(causal):
     q, k, v = (rng.random((seqlen, d_head)).astype(np.float32) for _ in range(3))
     got = fused_self_attn_for_SD_small_head_size(q, k, v, use_causal_mask=causal)
     want = _sd_attention_ref(q, k, v, causal)
-    # the PE runs in bfloat16 (mixed_precision): ~3 significant digits
-    np.testing.assert_allclose(got, want, rtol=2e-2, atol=2e-2)
+    # the PE runs in bfloat16 (mixed_precision): measured 1.9e-3 (causal) and 3.5e-4 at most
+    np.testing.assert_allclose(got, want, rtol=5e-3, atol=5e-3)
     if causal:  # row 0 attends to key 0 only: exactly v[0] up to bfloat16
         np.testing.assert_allclose(got[0], v[0], rtol=1e-2, atol=1e-2)
 
