@@ -1,6 +1,7 @@
 package nkic
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -170,7 +171,29 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		return p.compileReduce(lw, c, dst)
 	case "bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor":
 		return p.compileStats(lw, c, dst)
+	case "select", "tensor_copy_predicated", "affine_select", "max8", "nc_find_index8":
+		return p.compileSelect(lw, c, dst)
 	}
+	ls, err := p.sources(c)
+	if err != nil {
+		return nil, err
+	}
+	for k, l := range ls {
+		if l.elems != dst.elems {
+			return nil, progErr("srcs[%d] has %d elements, dst %d", k, l.elems, dst.elems)
+		}
+	}
+	word, engine, err := p.computeWord(c, dst, ls)
+	if err != nil {
+		return nil, err
+	}
+	lw.Run, lw.Words, lw.Engine, lw.Bytes = []isa.Inst{word}, []isa.Inst{word}, engine, dst.elems*dst.esize
+	lw.ns = p.wordNS(engine, &word)
+	return lw, nil
+}
+
+// sources are a call's source operands resolved: src, then srcs.
+func (p *Program) sources(c *Call) ([]*leg, error) {
 	srcs := c.Srcs
 	if c.Src != nil {
 		srcs = append([]*AP{c.Src}, srcs...)
@@ -181,18 +204,9 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		if err != nil {
 			return nil, err
 		}
-		if l.elems != dst.elems {
-			return nil, progErr("srcs[%d] has %d elements, dst %d", k, l.elems, dst.elems)
-		}
 		ls = append(ls, l)
 	}
-	word, engine, err := p.computeWord(c, dst, ls)
-	if err != nil {
-		return nil, err
-	}
-	lw.Run, lw.Words, lw.Engine, lw.Bytes = []isa.Inst{word}, []isa.Inst{word}, engine, dst.elems*dst.esize
-	lw.ns = p.wordNS(engine, &word)
-	return lw, nil
+	return ls, nil
 }
 
 // computeWord forms the word of a compute call the engines run.
@@ -407,20 +421,7 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 		coefs, shape := c.Coefs, dst.shape
 		lw.eval = func(r *runner) error {
 			out := make([]float32, dst.elems)
-			idx := make([]int64, len(shape))
-			for e := range out {
-				v := base
-				for d := range idx {
-					v += float64(coefs[d] * idx[d])
-				}
-				out[e] = float32(v)
-				for d := len(idx) - 1; d >= 0; d-- {
-					if idx[d]++; idx[d] < shape[d] {
-						break
-					}
-					idx[d] = 0
-				}
-			}
+			affineEach(coefs, shape, func(e, v int64) { out[e] = float32(base + float64(v)) }) // selects.go
 			return r.writeF32(dst, out)
 		}
 	}
@@ -449,17 +450,17 @@ func (l *leg) addrs() []uint64 {
 
 // readF32 reads a leg's elements as float32, in pattern order.
 func (r *runner) readF32(l *leg) ([]float32, error) {
-	out := make([]float32, 0, l.elems)
-	b := make([]byte, l.esize)
-	var f [4]byte
-	for _, a := range l.addrs() {
-		if err := r.m.Read(a, b); err != nil {
-			return nil, err
-		}
-		if err := dtype.Convert(f[:], dtype.FP32, b, l.dt); err != nil {
-			return nil, err
-		}
-		out = append(out, math.Float32frombits(uint32(f[0])|uint32(f[1])<<8|uint32(f[2])<<16|uint32(f[3])<<24))
+	raw, err := r.readRaw(l)
+	if err != nil {
+		return nil, err
+	}
+	f := make([]byte, 4*l.elems)
+	if err := dtype.Convert(f, dtype.FP32, raw, l.dt); err != nil {
+		return nil, err
+	}
+	out := make([]float32, l.elems)
+	for k := range out {
+		out[k] = math.Float32frombits(binary.LittleEndian.Uint32(f[4*k:]))
 	}
 	return out, nil
 }
@@ -467,17 +468,13 @@ func (r *runner) readF32(l *leg) ([]float32, error) {
 // writeF32 writes float32 values into a leg's elements, in pattern order,
 // rounded to its dtype by the cast rules.
 func (r *runner) writeF32(l *leg, vals []float32) error {
-	b := make([]byte, l.esize)
-	var f [4]byte
-	for k, a := range l.addrs() {
-		u := math.Float32bits(vals[k])
-		f[0], f[1], f[2], f[3] = byte(u), byte(u>>8), byte(u>>16), byte(u>>24)
-		if err := dtype.Convert(b, l.dt, f[:], dtype.FP32); err != nil {
-			return err
-		}
-		if err := r.m.Write(a, b); err != nil {
-			return err
-		}
+	f := make([]byte, 4*len(vals))
+	for k, v := range vals {
+		binary.LittleEndian.PutUint32(f[4*k:], math.Float32bits(v))
 	}
-	return nil
+	b := make([]byte, int64(len(vals))*l.esize)
+	if err := dtype.Convert(b, l.dt, f, dtype.FP32); err != nil {
+		return err
+	}
+	return r.writeRaw(l, b)
 }

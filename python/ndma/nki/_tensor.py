@@ -41,33 +41,59 @@ class IndexExpr:
     __radd__ = __add__
 
     def __sub__(self, k):
+        if isinstance(k, (IndexExpr, IndexSum)):
+            return self + k * -1
         return self + (-int(k))
 
+    def __rsub__(self, k):
+        return self * -1 + k
+
     def __mul__(self, k):
-        if isinstance(k, IndexExpr):
+        if isinstance(k, (IndexExpr, IndexSum)):
             raise TypeError("ndma.nki: the product of two index expressions is not affine")
         k = int(k)
         return self._with(coef=self.coef * k, const=self.const * k)
 
     __rmul__ = __mul__
 
-    # comparisons: masks (coef > 0)
+    # comparisons: with a number, masks (coef > 0) that also carry the comparison
+    # (AffinePred, affine_select's predicate); with an expression, an AffinePred
     def _bound(self, k):
         if self.coef <= 0:
             raise NotImplementedError("ndma.nki: a mask over a decreasing index expression")
         return (int(k) - self.const) / self.coef
 
+    def _cmp(self, k, op, bounds):
+        pred = AffinePred.of(self, k, op)
+        if isinstance(k, (IndexExpr, IndexSum)) or self.coef <= 0:
+            return pred
+        m = Mask({self.var: bounds(self._bound(k))})
+        m.affine, m.roles = pred, {self.var: (self.role, self.start)}
+        return m
+
     def __lt__(self, k):
-        return Mask({self.var: (-math.inf, math.ceil(self._bound(k)))})
+        return self._cmp(k, "less", lambda b: (-math.inf, math.ceil(b)))
 
     def __le__(self, k):
-        return Mask({self.var: (-math.inf, math.floor(self._bound(k)) + 1)})
+        return self._cmp(k, "less_equal", lambda b: (-math.inf, math.floor(b) + 1))
 
     def __gt__(self, k):
-        return Mask({self.var: (math.floor(self._bound(k)) + 1, math.inf)})
+        return self._cmp(k, "greater", lambda b: (math.floor(b) + 1, math.inf))
 
     def __ge__(self, k):
-        return Mask({self.var: (math.ceil(self._bound(k)), math.inf)})
+        return self._cmp(k, "greater_equal", lambda b: (math.ceil(b), math.inf))
+
+    def __eq__(self, k):  # affine_select's predicates; anything else compares by identity
+        if isinstance(k, (IndexExpr, IndexSum, int)) and not isinstance(k, bool):
+            return AffinePred.of(self, k, "equal")
+        return NotImplemented
+
+    def __ne__(self, k):
+        if isinstance(k, (IndexExpr, IndexSum, int)) and not isinstance(k, bool):
+            return AffinePred.of(self, k, "not_equal")
+        return NotImplemented
+
+    __hash__ = object.__hash__
 
     @property
     def shape(self):
@@ -97,7 +123,12 @@ class IndexSum:
     __radd__ = __add__
 
     def __sub__(self, k):
+        if isinstance(k, (IndexExpr, IndexSum)):
+            return self + k * -1
         return self + (-int(k))
+
+    def __rsub__(self, k):
+        return self * -1 + k
 
     def __mul__(self, k):
         if isinstance(k, (IndexExpr, IndexSum)):
@@ -106,6 +137,21 @@ class IndexSum:
         return IndexSum([t._with(coef=t.coef * k) for t in self.terms], self.const * k)
 
     __rmul__ = __mul__
+
+    # comparisons: affine_select's predicates
+    def __lt__(self, k):
+        return AffinePred.of(self, k, "less")
+
+    def __le__(self, k):
+        return AffinePred.of(self, k, "less_equal")
+
+    def __gt__(self, k):
+        return AffinePred.of(self, k, "greater")
+
+    def __ge__(self, k):
+        return AffinePred.of(self, k, "greater_equal")
+
+    __eq__, __ne__, __hash__ = IndexExpr.__eq__, IndexExpr.__ne__, object.__hash__
 
     def _distinct(self):
         if len({t.var for t in self.terms}) != len(self.terms):
@@ -122,6 +168,51 @@ class IndexSum:
 
     def __repr__(self):
         return " + ".join(map(repr, self.terms)) + " + %d" % self.const
+
+
+def _affine_terms(e):
+    """(terms, const) of an index expression, a sum of them or a number: each term an
+    IndexExpr of const 0, its value at tile position k coef·(start + k)."""
+    if isinstance(e, IndexExpr):
+        return [e._with(const=0)], e.const
+    if isinstance(e, IndexSum):
+        return list(e.terms), e.const
+    return [], int(e)
+
+
+class AffinePred:
+    """A comparison of affine index expressions (``i_f < i_p``, ``q*128 + i_p >= k*128 + i_f``):
+    lhs − rhs compared with 0 by op, the predicate nisa.affine_select evaluates per element."""
+
+    def __init__(self, terms, const, op):
+        self.terms, self.const, self.op = terms, const, op
+
+    @classmethod
+    def of(cls, lhs, rhs, op):
+        a, ca = _affine_terms(lhs)
+        b, cb = _affine_terms(rhs)
+        return cls(a + [t._with(coef=-t.coef) for t in b], ca - cb, op)
+
+    def coefs(self, ndim):
+        """(coefs per tile axis, offset): the predicate's value at tile index i is
+        offset + Σ coefs[d]·i_d (each variable at the axis of its tile position)."""
+        coefs, off = [0] * ndim, self.const
+        for t in self.terms:
+            if t.role is None:
+                raise ValueError("affine_select: pred's index expression %r has no tile position "
+                                 "(write i[:, None] / i[None, :] or use nl.mgrid)" % (t,))
+            if t.role >= ndim:
+                raise ValueError("affine_select: pred's index expression %r is at tile axis %d; on_true_tile has %d axes"
+                                 % (t, t.role, ndim))
+            coefs[t.role] += t.coef
+            off += t.coef * t.start
+        return coefs, off
+
+    def __and__(self, o):
+        raise NotImplementedError("ndma.nki: an affine predicate combined with & (NKI's affine_select takes one "
+                                  "comparison; use nl.where for a complex predicate)")
+
+    __rand__ = __and__
 
 
 def arange(*a):
@@ -162,15 +253,22 @@ mgrid = _MGrid()
 class Mask:
     """A mask: per index variable, its allowed values [lo, hi)."""
 
+    affine = None  # a single comparison's AffinePred (affine_select's pred); None once combined
+    roles = {}     # index variable -> (tile position, first value): binds the mask to an untagged tile
+
     def __init__(self, bounds):
         self.bounds = dict(bounds)
 
     def __and__(self, o):
+        if isinstance(o, AffinePred):
+            return o & self
         b = dict(self.bounds)
         for v, (lo, hi) in o.bounds.items():
             lo0, hi0 = b.get(v, (-math.inf, math.inf))
             b[v] = (max(lo, lo0), min(hi, hi0))
-        return Mask(b)
+        m = Mask(b)
+        m.roles = {**self.roles, **o.roles}
+        return m
 
     __rand__ = __and__
 
@@ -180,6 +278,9 @@ def mask_ranges(views, mask):
     dims (a dim is tagged with its index variable in any view)."""
     if mask is None:
         return None
+    if isinstance(mask, AffinePred):
+        raise NotImplementedError("ndma.nki: a mask comparing two index expressions, or over a decreasing one (not a "
+                                  "range per variable; nisa.affine_select takes such a predicate)")
     if not isinstance(mask, Mask):
         raise TypeError("mask=%r: want a comparison of index expressions (i_p < n, & to combine)" % (mask,))
     nd = max(v.ndim for v in views)
@@ -543,6 +644,10 @@ class NkiTensor:
     def __truediv__(self, o):
         from . import language as nl
         return nl.divide(self, o)
+
+    def __rtruediv__(self, o):  # 1.0 / tile: through a tile of the number (nl.divide's reversed form)
+        from . import language as nl
+        return nl.divide(o, self)
 
     def __iadd__(self, o):
         from . import language as nl

@@ -418,3 +418,73 @@ def rms_norm(x, w, axis, n, epsilon=1e-6, dtype=None, compute_dtype=None, mask=N
     s = sum(square(x, dtype="float32"), axis, dtype="float32", keepdims=True)
     r = rsqrt(add(multiply(s, 1.0 / float(n)), float(epsilon)))
     return multiply(multiply(x, r, dtype="float32"), w, dtype=dtype or x.dtype)
+
+
+# -- masking and selection (docs/nki.md "Selection")
+
+_RANK = {"float32": 6, "bfloat16": 5, "float16": 5, "float8e4": 3, "float8e5": 3,
+         "int32": 2, "uint32": 2, "int16": 1, "uint16": 1, "int8": 0, "uint8": 0}
+
+
+def _promote(a, b):
+    """The wider of two dtypes (NKI Type Promotion, as ndma reads it: floats over
+    integers, wider over narrower; float16 with bfloat16 is float32 — INFERRED)."""
+    if a == b:
+        return a
+    ra, rb = _RANK[a], _RANK[b]
+    if ra == rb:
+        return "float32" if ra == 5 else a
+    return a if ra > rb else b
+
+
+def where(condition, x, y, dtype=None, mask=None, **kw):
+    """nl.where(condition, x, y): x where condition is non-zero (True, 1.0), else y, element
+    for element — x and y tiles or numbers, size-1 axes broadcast. The output dtype is dtype=,
+    else the wider of the tiles' dtypes. One ``select`` call, computed by ndma's Go core
+    (internal/nkic/selects.go; no word: flagged not exact)."""
+    if not isinstance(condition, NkiTensor):
+        raise TypeError("nl.where: condition must be a tile, not %r" % type(condition).__name__)
+    for what, v in (("x", x), ("y", y)):
+        if not isinstance(v, NkiTensor) and (isinstance(v, bool) or not isinstance(v, (int, float))):
+            raise TypeError("nl.where: %s must be a tile or a number, not %r" % (what, type(v).__name__))
+    tiles = [v for v in (condition, x, y) if isinstance(v, NkiTensor)]
+    for what, v in (("condition", condition), ("x", x), ("y", y)):
+        if isinstance(v, NkiTensor) and v.buffer not in (sbuf, psum):
+            raise ValueError("nl.where: %s is in %s; the engines read SBUF/PSUM tiles" % (what, v.buffer))
+    like = tiles[0]
+    for t in tiles[1:]:
+        if _count(t.shape) > _count(like.shape):
+            like = t
+    vals = [t for t in (x, y) if isinstance(t, NkiTensor)]
+    if dtype is not None:
+        dt = _trace.dtype_name(dtype)
+    elif vals:
+        dt = vals[0].dtype if len(vals) == 1 else _promote(vals[0].dtype, vals[1].dtype)
+    else:
+        dt = "float32"
+    out = ndarray(like.shape, dt, sbuf)
+
+    def fit(v, what):
+        if v.shape == like.shape:
+            return v
+        try:
+            return _broadcast(v, like.shape)
+        except ValueError:
+            raise ValueError("nl.where: %s %s does not broadcast to %s" % (what, v.shape, like.shape)) from None
+    c = fit(condition, "condition")
+    a = fit(x, "x") if isinstance(x, NkiTensor) else _tile(x, out)
+    if isinstance(y, NkiTensor):
+        views = _masked(mask, out, c, a, fit(y, "y"))
+        if views[0] is not None:
+            _trace.current().call("select", dst=views[0], srcs=list(views[1:]))
+    else:
+        views = _masked(mask, out, c, a)
+        if views[0] is not None:
+            _trace.current().call("select", dst=views[0], srcs=list(views[1:]), value=float(y))
+    return out
+
+
+def static_cast(x, dtype, **kw):
+    """nl.static_cast(x, dtype): x's values in a new tile of dtype (a COPY, or a CAST between
+    dtypes: rounding to nearest even, integers saturating — INFERRED, RATIONALE.md)."""
+    return copy(x, dtype=dtype)

@@ -3,13 +3,14 @@
 Both dialects: legacy calls return a new tile (dst omitted), NKI 0.6 calls
 take dst first; told apart by whether dst is given.
 """
+import numbers
 import weakref
 
 import numpy as np
 
 from .. import _trace
 from .. import language as _nl
-from .._tensor import NkiTensor, IndexExpr
+from .._tensor import NkiTensor, IndexExpr, IndexSum
 from .constants import dge_mode, oob_mode, engine
 
 __all__ = ["dma_copy", "dma_transpose", "dma_compute", "tensor_copy", "tensor_tensor", "tensor_scalar",
@@ -93,6 +94,8 @@ def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, 
 def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, name=None, **kw):
     if data is None and isinstance(op, NkiTensor):  # legacy activation(op, data)
         dst, op, data = None, dst, op
+    elif dst is not None and not isinstance(dst, NkiTensor) and op is None:  # legacy activation(op, data=…)
+        dst, op = None, dst
     out, new = _out(dst, data, dtype)
     tb = isinstance(bias, NkiTensor)  # a (P, 1) tile: a per-partition bias (a pointer scalar)
     kw = {"bias_tile": bias} if tb else {} if bias is None else {"bias": float(bias)}
@@ -123,8 +126,20 @@ def memset(dst=None, value=0.0, shape=None, dtype=None, name=None, **kw):
 
 def iota(dst=None, coefs=None, value=0.0, dtype=None, expr=None, **kw):
     """iota. Legacy: iota(expr, dtype) -> a tile of the index expression's
-    values (e.g. nl.arange(128)[:, None] * 4 + 1). ndma's form: iota(dst,
-    coefs, value): dst[i0, i1, ...] = value + sum(coefs[d] * i_d)."""
+    values (e.g. nl.arange(128)[:, None] * 4 + 1, or a sum over the partition and
+    free variables). NKI 0.6: iota(dst, pattern, offset, channel_multiplier=0):
+    dst[p, i…] = offset + p·channel_multiplier + Σ step·i over the pattern
+    (_select.pattern_view). ndma's form: iota(dst, coefs, value): dst[i0, i1, ...] =
+    value + sum(coefs[d] * i_d)."""
+    if isinstance(dst, IndexSum) or isinstance(expr, IndexSum):
+        return _select.iota_sum(dst if isinstance(dst, IndexSum) else expr, dtype or coefs)
+    pattern = kw.get("pattern", coefs if isinstance(coefs, (list, tuple)) and coefs
+                     and isinstance(coefs[0], (list, tuple)) else None)
+    if pattern is not None and isinstance(dst, NkiTensor):  # NKI 0.6
+        cm = kw.get("channel_multiplier", dtype if isinstance(dtype, numbers.Real) else 0)
+        view, steps = _select.pattern_view(dst, pattern, "dst", "iota")
+        iota(view, [int(cm)] + steps, float(kw.get("offset", value)))
+        return None
     if isinstance(dst, IndexExpr) or isinstance(expr, IndexExpr):
         e = dst if isinstance(dst, IndexExpr) else expr
         dtype = dtype or coefs
@@ -217,8 +232,12 @@ def nc_transpose(dst=None, data=None, engine=None, name=None, **kw):
 def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdims=False, dtype=None, **kw):
     """tensor_reduce: legacy (op, data, axis) returns a tile; NKI 0.6 (dst, op, data, axis)."""
     if dst is not None and not isinstance(dst, NkiTensor):  # legacy tensor_reduce(op, data, axis)
-        dst, op, data, axis = None, dst, op, data if axis is None else axis
+        if op is None:  # tensor_reduce(np.max, data=…, axis=…): data and axis by keyword
+            dst, op = None, dst
+        else:
+            dst, op, data, axis = None, dst, op, data if axis is None else axis
     name = _opname(op)
+    name = {"amax": "max", "amin": "min"}.get(name, name)  # NumPy's np.max / np.min are amax / amin
     if name not in ("add", "maximum", "max", "minimum", "min", "multiply"):
         raise NotImplementedError("ndma.nki: tensor_reduce with op %r" % name)
     axes, out = _nl._reduced(data, axis, keepdims, dtype) if dst is None else (_nl._axes(data, axis), dst)
@@ -230,3 +249,6 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
 
 from ._stats import bn_stats, bn_aggr, tensor_tensor_scan, scalar_tensor_tensor  # noqa: E402,F401  (docs/nki.md)
 __all__ += ["bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor"]
+from . import _select  # noqa: E402  (masking and selection: affine_select, max8, nc_find_index8, tensor_copy_predicated)
+from ._select import affine_select, max8, nc_find_index8, tensor_copy_predicated  # noqa: E402,F401
+__all__ += _select.__all__

@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+"""Per-call cost of ndma.nki's selection calls, measured as a user runs it (docs/nki.md
+"Selection"): N calls of affine_select (a causal-style mask) and of max8 on a (128, 512)
+float32 tile, each a Go loop on ndma (not a word), the kernel's wall time divided by N —
+best of 2 after a warm-up run — beside NumPy doing the same (np.where; a sort) per call.
+
+    PYTHONPATH=python /usr/bin/python3 bench/nki_select.py [N]
+"""
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "python"))
+
+import numpy as np  # noqa: E402
+import ndma.nki as nki  # noqa: E402
+import ndma.nki.isa as nisa  # noqa: E402
+import ndma.nki.language as nl  # noqa: E402
+
+N = int(sys.argv[1]) if len(sys.argv) > 1 else 200
+
+
+@nki.jit
+def masks(a):
+    o = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
+    ip, jf = nl.arange(128)[:, None], nl.arange(512)[None, :]
+    t = nl.load(a)
+    for i in range(N):
+        t = nisa.affine_select(pred=(ip * 4 + i >= jf), on_true_tile=t, on_false_value=-9984.0)
+    nl.store(o, value=t)
+    return o
+
+
+@nki.jit
+def tops(a):
+    o = nl.ndarray((128, 8), nl.float32, buffer=nl.shared_hbm)
+    t = nl.load(a)
+    for _ in range(N):
+        v = nisa.max8(src=t)
+    nl.store(o, value=v)
+    return o
+
+
+def main():
+    a = np.random.default_rng(0).standard_normal((128, 512)).astype(np.float32)
+    p, f = np.arange(128)[:, None], np.arange(512)[None, :]
+    for name, kern, ref in (("affine_select", masks, lambda i: np.where(p * 4 + i >= f, a, np.float32(-9984.0))),
+                            ("max8", tops, lambda i: -np.sort(-a, axis=1)[:, :8])):
+        kern(a)
+        best = min(_time(lambda: kern(a)) for _ in range(2)) / N
+        t0 = time.perf_counter()
+        for i in range(N):
+            ref(i)
+        tn = (time.perf_counter() - t0) / N
+        print("%-14s (128, 512) float32: %7.1f us a call, NumPy %6.1f us (%.1fx)" % (name, best * 1e6, tn * 1e6, best / tn))
+
+
+def _time(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
+if __name__ == "__main__":
+    main()
