@@ -465,6 +465,16 @@ func (r *runner) readF32(l *leg) ([]float32, error) {
 	return out, nil
 }
 
+// readF32Pair reads two legs as float32 (a loop's two operands).
+func (r *runner) readF32Pair(a, b *leg) ([]float32, []float32, error) {
+	x, err := r.readF32(a)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := r.readF32(b)
+	return x, y, err
+}
+
 // writeF32 writes float32 values into a leg's elements, in pattern order,
 // rounded to its dtype by the cast rules.
 func (r *runner) writeF32(l *leg, vals []float32) error {

@@ -235,11 +235,7 @@ func (p *Program) matmulLoops(lw *Lowered, c *Call, st, mv, dst *leg, K, M, N in
 	lw.ns = p.matmulNS(st, mv, K, M, N)
 	acc, mk := c.Accumulate, xMK(c)
 	lw.eval = func(r *runner) error {
-		a, err := r.readF32(st)
-		if err != nil {
-			return err
-		}
-		b, err := r.readF32(mv)
+		a, b, err := r.readF32Pair(st, mv)
 		if err != nil {
 			return err
 		}

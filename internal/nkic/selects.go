@@ -223,11 +223,7 @@ func (p *Program) compileTop8(lw *Lowered, c *Call, dst *leg, ls []*leg) (*Lower
 	vals := ls[1]
 	none := uint64(1)<<(8*dst.esize) - 1 // the all-ones sentinel of dst's dtype
 	lw.eval = func(r *runner) error {
-		x, err := r.readF32(data)
-		if err != nil {
-			return err
-		}
-		v, err := r.readF32(vals)
+		x, v, err := r.readF32Pair(data, vals)
 		if err != nil {
 			return err
 		}

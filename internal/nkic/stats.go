@@ -163,11 +163,7 @@ func (p *Program) compileStats(lw *Lowered, c *Call, dst *leg) (*Lowered, error)
 	}
 	rev0, rev1 := c.Reverse0, c.Reverse1
 	lw.eval = func(r *runner) error {
-		a, err := r.readF32(src)
-		if err != nil {
-			return err
-		}
-		b, err := r.readF32(src1)
+		a, b, err := r.readF32Pair(src, src1)
 		if err != nil {
 			return err
 		}
