@@ -157,7 +157,7 @@ func (r *runner) retime() {
 	moved := false
 	for k := range r.pending {
 		if c := &r.pending[k]; c.timed > 0 {
-			if at := max(r.opt.Timing.Due(c.timed-1), r.now); at != c.at {
+			if at := max(r.opt.Timing.End(c.timed-1)+c.wake, r.now); at != c.at { // its wake as it was filed
 				c.at, moved = at, true
 			}
 		}

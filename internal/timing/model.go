@@ -240,10 +240,6 @@ func (m *Model) End(id int) int64 {
 	return max(fl.res.EndNS, fl.planEnd)
 }
 
-// Due is when transfer id's semaphore writes let a waiting engine go on:
-// End plus SemaphoreWakeNS (hw-timing §4.6).
-func (m *Model) Due(id int) int64 { return m.End(id) + m.P.SemaphoreWakeNS }
-
 // Finish commits every packet: the Results are final.
 func (m *Model) Finish() { m.commit(1<<62 - 1) }
 

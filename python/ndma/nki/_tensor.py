@@ -10,7 +10,40 @@ _ids = itertools.count(1)
 _new = object.__new__
 
 
-class IndexExpr:
+class _Affine:
+    """What an index expression and a sum of them share: subtraction and
+    scaling by a number (a product of two is not affine), and the
+    affine_select predicates == and != (anything else compares by identity)."""
+
+    def __sub__(self, k):
+        if isinstance(k, _Affine):
+            return self + k * -1
+        return self + (-int(k))
+
+    def __rsub__(self, k):
+        return self * -1 + k
+
+    def __mul__(self, k):
+        if isinstance(k, _Affine):
+            raise TypeError("ndma.nki: the product of two index expressions is not affine")
+        return self._scaled(int(k))
+
+    __rmul__ = __mul__
+
+    def __eq__(self, k):
+        if isinstance(k, (_Affine, int)) and not isinstance(k, bool):
+            return AffinePred.of(self, k, "equal")
+        return NotImplemented
+
+    def __ne__(self, k):
+        if isinstance(k, (_Affine, int)) and not isinstance(k, bool):
+            return AffinePred.of(self, k, "not_equal")
+        return NotImplemented
+
+    __hash__ = object.__hash__
+
+
+class IndexExpr(_Affine):
     """coef · v + const over an index variable v (an nl.arange / nl.mgrid
     axis: values start .. start+n-1), placed at position role of nroles in
     the tile it indexes (the partition dimension is role 0)."""
@@ -34,27 +67,14 @@ class IndexExpr:
         return self._with(role=role, nroles=len(key))
 
     def __add__(self, k):
-        if isinstance(k, (IndexExpr, IndexSum)):
+        if isinstance(k, _Affine):
             return IndexSum([self._with(const=0)], self.const) + k
         return self._with(const=self.const + int(k))
 
     __radd__ = __add__
 
-    def __sub__(self, k):
-        if isinstance(k, (IndexExpr, IndexSum)):
-            return self + k * -1
-        return self + (-int(k))
-
-    def __rsub__(self, k):
-        return self * -1 + k
-
-    def __mul__(self, k):
-        if isinstance(k, (IndexExpr, IndexSum)):
-            raise TypeError("ndma.nki: the product of two index expressions is not affine")
-        k = int(k)
+    def _scaled(self, k):
         return self._with(coef=self.coef * k, const=self.const * k)
-
-    __rmul__ = __mul__
 
     # comparisons: with a number, masks (coef > 0) that also carry the comparison
     # (AffinePred, affine_select's predicate); with an expression, an AffinePred
@@ -65,7 +85,7 @@ class IndexExpr:
 
     def _cmp(self, k, op, bounds):
         pred = AffinePred.of(self, k, op)
-        if isinstance(k, (IndexExpr, IndexSum)) or self.coef <= 0:
+        if isinstance(k, _Affine) or self.coef <= 0:
             return pred
         m = Mask({self.var: bounds(self._bound(k))})
         m.affine, m.roles = pred, {self.var: (self.role, self.start)}
@@ -83,18 +103,6 @@ class IndexExpr:
     def __ge__(self, k):
         return self._cmp(k, "greater_equal", lambda b: (math.ceil(b), math.inf))
 
-    def __eq__(self, k):  # affine_select's predicates; anything else compares by identity
-        if isinstance(k, (IndexExpr, IndexSum, int)) and not isinstance(k, bool):
-            return AffinePred.of(self, k, "equal")
-        return NotImplemented
-
-    def __ne__(self, k):
-        if isinstance(k, (IndexExpr, IndexSum, int)) and not isinstance(k, bool):
-            return AffinePred.of(self, k, "not_equal")
-        return NotImplemented
-
-    __hash__ = object.__hash__
-
     @property
     def shape(self):
         if self.nroles is None:
@@ -105,7 +113,7 @@ class IndexExpr:
         return "IndexExpr(%d*i%d+%d, i in [%d, %d))" % (self.coef, self.var, self.const, self.start, self.start + self.n)
 
 
-class IndexSum:
+class IndexSum(_Affine):
     """A sum of index expressions over distinct variables plus a constant
     (``i_f2*sz_f1 + i_f1``, ``k*i1 + i2``): one axis walked by several tile
     dimensions, a term each (its step the axis's times the term's coef)."""
@@ -122,21 +130,8 @@ class IndexSum:
 
     __radd__ = __add__
 
-    def __sub__(self, k):
-        if isinstance(k, (IndexExpr, IndexSum)):
-            return self + k * -1
-        return self + (-int(k))
-
-    def __rsub__(self, k):
-        return self * -1 + k
-
-    def __mul__(self, k):
-        if isinstance(k, (IndexExpr, IndexSum)):
-            raise TypeError("ndma.nki: the product of two index expressions is not affine")
-        k = int(k)
+    def _scaled(self, k):
         return IndexSum([t._with(coef=t.coef * k) for t in self.terms], self.const * k)
-
-    __rmul__ = __mul__
 
     # comparisons: affine_select's predicates
     def __lt__(self, k):
@@ -150,8 +145,6 @@ class IndexSum:
 
     def __ge__(self, k):
         return AffinePred.of(self, k, "greater_equal")
-
-    __eq__, __ne__, __hash__ = IndexExpr.__eq__, IndexExpr.__ne__, object.__hash__
 
     def _distinct(self):
         if len({t.var for t in self.terms}) != len(self.terms):
