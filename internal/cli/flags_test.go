@@ -29,6 +29,10 @@ func TestFlagGivenTwiceRefused(t *testing.T) {
 		{[]string{"lower", "--gen", "cayman", "--gen", "sunda", prog}, 2, `--gen given 2 times`},
 		{[]string{"lower", "--table", "0=1,2", "--table", "1=3", prog}, 2, `--table "1=3": entry 1 is given twice (--table "0=1,2" gives it too)`},
 		{[]string{"lower", "--table", "0=1,2", "--table", "2=3", prog}, 0, ""},
+		// a table index is 16 bits: 65535 is the last entry, 65536 none
+		{[]string{"lower", "--table", "65535=1", prog}, 0, ""},
+		{[]string{"lower", "--table", "65534=1,2,3", prog}, 2, `--table "65534=1,2,3": entry 65536 is past the last table index, 65535`},
+		{[]string{"lower", "--table", "65536=1", prog}, 2, `--table "65536=1": want INDEX=VAR,VAR,…`},
 		{[]string{"run", "--trace", "--trace", "--sem", "1=0", "--sem", "2=0", prog}, 0, ""},
 	} {
 		var so, se bytes.Buffer
@@ -52,6 +56,32 @@ func TestNEFFDiffTroubleExit(t *testing.T) {
 		var so, se bytes.Buffer
 		if code := Main([]string{"neff", "diff", a, b}, nil, &so, &se); code != 2 || !strings.Contains(se.String(), b) {
 			t.Errorf("diff %s: exit %d (want 2), stderr %q", b, code, se.String())
+		}
+	}
+}
+
+// A --vars file's table is indexed by 16 bits: 65,536 entries are the
+// most it may hold (docs/json.md PSEUDO_ADDR8, bytes 4–5).
+func TestVarsFileTableCapped(t *testing.T) {
+	dir := t.TempDir()
+	prog, _, _ := outFixtures(t, dir)
+	for _, tc := range []struct {
+		n    int
+		code int
+		want string
+	}{
+		{1 << 16, 0, ""},
+		{1<<16 + 1, 2, "65537 table entries: at most 65536"},
+	} {
+		entries := strings.Repeat("1,", tc.n-1) + "1"
+		vars := filepath.Join(dir, "vars.json")
+		if err := os.WriteFile(vars, []byte(`{"vars": {}, "table": [`+entries+`]}`), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		var so, se bytes.Buffer
+		code := Main([]string{"lower", "--vars", vars, prog}, nil, &so, &se)
+		if code != tc.code || !strings.Contains(se.String(), tc.want) {
+			t.Errorf("%d entries: exit %d, stderr %q; want exit %d and %q", tc.n, code, se.String(), tc.code, tc.want)
 		}
 	}
 }

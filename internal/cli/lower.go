@@ -559,6 +559,9 @@ func varTable(gen isa.Gen, vars, tables multi, file string, b []byte) (*dge.Vars
 		for id, a := range f.Vars {
 			vars = append(vars, id+"="+a)
 		}
+		if len(f.Table) > 1<<16 { // a table index is bytes 4–5 of a tbl arm (docs/json.md PSEUDO_ADDR8)
+			return nil, usagef("%s: %d table entries: at most 65536 (a table index is 16 bits)", file, len(f.Table))
+		}
 		vt.Table = f.Table
 	}
 	given := map[uint16]bool{}
@@ -582,13 +585,16 @@ func varTable(gen isa.Gen, vars, tables multi, file string, b []byte) (*dge.Vars
 	for _, t := range tables {
 		at, list, ok := strings.Cut(t, "=")
 		start, err := strconv.Atoi(strings.TrimSpace(at))
-		if !ok || err != nil || start < 0 || start > 1<<16 {
+		if !ok || err != nil || start < 0 || start > 0xffff {
 			return nil, usagef("--table %q: want INDEX=VAR,VAR,… (e.g. 0=1,2,3)", t)
 		}
 		for k, s := range strings.Split(list, ",") {
 			id, err := strconv.ParseUint(strings.TrimSpace(s), 0, 16)
 			if err != nil {
 				return nil, usagef("--table %q: %q is not a variable id", t, s)
+			}
+			if start+k > 0xffff { // a table index is 16 bits (docs/json.md PSEUDO_ADDR8)
+				return nil, usagef("--table %q: entry %d is past the last table index, 65535", t, start+k)
 			}
 			if prev, twice := set[start+k]; twice {
 				return nil, usagef("--table %q: entry %d is given twice (--table %q gives it too)", t, start+k, prev)
