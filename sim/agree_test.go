@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"ndma/isa"
+	"ndma/mem"
 	"ndma/ref"
 )
 
@@ -63,8 +64,8 @@ func (p *pair) exec(src string) {
 	p.t.Helper()
 	in := word(p.t, p.g, src)
 	p.errA, p.errB = p.a.Exec(in), p.b.Exec(in)
-	if !reflect.DeepEqual(p.a.Mem.Snapshot(), p.b.Mem.Snapshot()) {
-		p.t.Fatalf("memory or semaphores differ (ref %v, sim %v)\n%s", p.errA, p.errB, src)
+	if d, differ := mem.FirstDifference(p.a.Mem, p.b.Mem, true); differ {
+		p.t.Fatalf("memory or semaphores differ (ref %v, sim %v)\n%s: %v", p.errA, p.errB, src, d)
 	}
 }
 

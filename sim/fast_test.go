@@ -12,6 +12,7 @@ import (
 	"ndma/dge"
 	"ndma/internal/control"
 	"ndma/isa"
+	"ndma/mem"
 	"ndma/sdma"
 )
 
@@ -64,8 +65,8 @@ func sameRun(t *testing.T, what string, fast, exact *Machine, ef, ee error) {
 	if fmt.Sprint(ef) != fmt.Sprint(ee) {
 		t.Fatalf("%s:\nfast  %v\nexact %v", what, ef, ee)
 	}
-	if !reflect.DeepEqual(fast.Mem.Snapshot(), exact.Mem.Snapshot()) {
-		t.Fatalf("%s: memory differs (error %v)", what, ef)
+	if d, differ := mem.FirstDifference(fast.Mem, exact.Mem, true); differ {
+		t.Fatalf("%s: memory differs (error %v): %v", what, ef, d)
 	}
 	if !reflect.DeepEqual(fast.Stats, exact.Stats) {
 		t.Fatalf("%s: stats %+v, exact %+v", what, fast.Stats, exact.Stats)

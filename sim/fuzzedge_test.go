@@ -4,12 +4,12 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"reflect"
 	"testing"
 
 	"ndma/asm"
 	"ndma/internal/testutil"
 	"ndma/isa"
+	"ndma/mem"
 	"ndma/ref"
 )
 
@@ -120,8 +120,8 @@ func edgeBoth(t *testing.T, r *rand.Rand, g isa.Gen, src string, regs [64]uint32
 	if (ea == nil) != (eb == nil) {
 		t.Fatalf("%s\n%s: ref %v, sim %v", g, src, ea, eb)
 	}
-	if !reflect.DeepEqual(a.Mem.Snapshot(), b.Mem.Snapshot()) {
-		t.Fatalf("%s\n%s: memory differs (ref %v, sim %v)", g, src, ea, eb)
+	if d, differ := mem.FirstDifference(a.Mem, b.Mem, true); differ {
+		t.Fatalf("%s\n%s: memory differs (ref %v, sim %v): %v", g, src, ea, eb, d)
 	}
 	var fa, fb *Fault
 	if errors.As(ea, &fa) && errors.As(eb, &fb) && fa.Rule != "" && fb.Rule != "" && (fa.Rule != fb.Rule || fa.Lane != fb.Lane) {

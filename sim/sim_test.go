@@ -1,20 +1,19 @@
 package sim
 
 import (
-	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io/fs"
 	"math/rand/v2"
 	"ndma/internal/testutil"
-	"reflect"
 	"strings"
 	"testing"
 
 	"ndma"
 	"ndma/asm"
 	"ndma/isa"
+	"ndma/mem"
 	"ndma/ref"
 )
 
@@ -82,24 +81,14 @@ func bothMachines(t *testing.T, r *rand.Rand, g isa.Gen, in *isa.Inst, what stri
 			}
 			t.Fatalf("%s: ref %v, sim %v", what, ea, eb)
 		}
-		if !reflect.DeepEqual(a.Mem.Snapshot(), b.Mem.Snapshot()) {
-			t.Fatalf("%s: both faulted (ref %v, sim %v) but memory differs", what, ea, eb)
+		if d, differ := mem.FirstDifference(a.Mem, b.Mem, true); differ {
+			t.Fatalf("%s: both faulted (ref %v, sim %v) but memory differs: %v", what, ea, eb, d)
 		}
 		return false
 	}
-	sa, sb := a.Mem.Snapshot(), b.Mem.Snapshot()
-	if !reflect.DeepEqual(sa, sb) {
-		for k := range sa {
-			if !bytes.Equal(sa[k], sb[k]) {
-				for i := range sa[k] {
-					if i < len(sb[k]) && sa[k][i] != sb[k][i] {
-						t.Fatalf("%s: %s byte %d: ref %#x, sim %#x", what, k, i, sa[k][i], sb[k][i])
-					}
-				}
-				t.Fatalf("%s: %s differs in length", what, k)
-			}
-		}
-		t.Fatalf("%s: regions differ: ref %d, sim %d", what, len(sa), len(sb))
+	// compared in place: Snapshot's copies of every touched partition were most of a fuzz run's time
+	if d, differ := mem.FirstDifference(a.Mem, b.Mem, true); differ {
+		t.Fatalf("%s: %v", what, d)
 	}
 	return true
 }
@@ -141,8 +130,8 @@ func TestExamplesAgainstRef(t *testing.T) {
 			if ea == nil && eb == nil {
 				ran++
 			}
-			if !reflect.DeepEqual(a.Mem.Snapshot(), b.Mem.Snapshot()) {
-				t.Fatalf("%s: memory or semaphores differ (ref %v, sim %v)", what, ea, eb)
+			if d, differ := mem.FirstDifference(a.Mem, b.Mem, true); differ {
+				t.Fatalf("%s: memory or semaphores differ (ref %v, sim %v): %v", what, ea, eb, d)
 			}
 		}
 	}
@@ -347,8 +336,8 @@ func TestRandomCopy2DAgainstRef(t *testing.T) {
 		if (ea == nil) != (eb == nil) {
 			t.Fatalf("%s\nref %v, sim %v", src, ea, eb)
 		}
-		if !reflect.DeepEqual(a.Mem.Snapshot(), b.Mem.Snapshot()) {
-			t.Fatalf("%s\nmemory or semaphores differ (ref %v, sim %v)", src, ea, eb)
+		if d, differ := mem.FirstDifference(a.Mem, b.Mem, true); differ {
+			t.Fatalf("%s\nmemory or semaphores differ (ref %v, sim %v): %v", src, ea, eb, d)
 		}
 		if ea == nil {
 			ran++
@@ -389,8 +378,8 @@ func TestQuietBoundsAgainstRef(t *testing.T) {
 		if (ea == nil) != (eb == nil) {
 			t.Fatalf("%s\nr9 %#x r10 %#x: ref %v, sim %v", src, a.Regs[9], a.Regs[10], ea, eb)
 		}
-		if !reflect.DeepEqual(a.Mem.Snapshot(), b.Mem.Snapshot()) {
-			t.Fatalf("%s\nr9 %#x r10 %#x: memory differs (ref %v)", src, a.Regs[9], a.Regs[10], ea)
+		if d, differ := mem.FirstDifference(a.Mem, b.Mem, true); differ {
+			t.Fatalf("%s\nr9 %#x r10 %#x: memory differs (ref %v): %v", src, a.Regs[9], a.Regs[10], ea, d)
 		}
 		if ea == nil {
 			ran++
