@@ -3,6 +3,7 @@ package device
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"testing"
 
@@ -143,7 +144,7 @@ func TestMatmulLargeComputes(t *testing.T) {
 		if a < 0 {
 			s, a = 0x8000, -a
 		}
-		e := int(math.Floor(math.Log2(float64(a))))
+		e := bits.Len(uint(a)) - 1 // ⌊log2 a⌋
 		m := uint16((a << 10 >> e) & 1023)
 		return s | uint16(e-4+15)<<10 | m
 	}

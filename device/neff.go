@@ -396,6 +396,10 @@ func loadNEFF(p *Program, d *Device, in map[string]Input) (map[string]varAt, err
 					if err := hbm.Check(a, int(v.Size)); err != nil {
 						return nil, fmt.Errorf("variable %q at %#x: %w", v.Name, a, err)
 					}
+					// the whole variable is written: its storage now, on huge pages, not an extent per chunk (issue 17)
+					if err := hbm.Reserve(a, int(v.Size)); err != nil {
+						return nil, fmt.Errorf("variable %q at %#x: %w", v.Name, a, err)
+					}
 					if err := given.ReadInto(func(chunk []byte, off int64) error { return hbm.Write(a+uint64(off), chunk) }); err != nil {
 						return nil, &InputError{v.Name, err}
 					}

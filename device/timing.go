@@ -108,6 +108,7 @@ func wordTime(gen isa.Gen, s *Stream, given map[isa.Opcode]int64) (ns func(*isa.
 	cm := timing.ComputeFor(gen)
 	engine := cmp.Or(s.Key, s.Engine)
 	cache := map[*isa.Inst]int64{}
+	var sizer *compute.Engine // one for the stream: an engine per word was most of a large run's timing cost
 	ns = func(in *isa.Inst) int64 {
 		op := in.Opcode()
 		if t, ok := given[op]; ok && !computed[op] {
@@ -119,7 +120,10 @@ func wordTime(gen isa.Gen, s *Stream, given map[isa.Opcode]int64) (ns func(*isa.
 		if t, ok := cache[in]; ok {
 			return t
 		}
-		sz, _ := compute.Sizes(gen, in)
+		if sizer == nil {
+			sizer = compute.NewSizer(gen)
+		}
+		sz, _ := sizer.SizeOf(in)
 		t := cm.NS(engine, op, timing.Size{Parts: sz.Parts, Elems: sz.Elems, InBytes: sz.InBytes})
 		cache[in] = t
 		return t
