@@ -357,3 +357,11 @@ func unwrapPathError(err error) error {
 	}
 	return err
 }
+
+// plural is noun for n of it: "1 transfer", "2 transfers".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return noun
+	}
+	return noun + "s"
+}

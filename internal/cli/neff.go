@@ -1130,11 +1130,11 @@ func printNEFFRunSummary(e *env, res *device.Result, subgraphs int) {
 		words += r.Stats.Words
 		longest = max(longest, r.Stats.TimeNS)
 	}
-	when := fmt.Sprintf("simulated DMA time %.3f µs", float64(longest)/1000)
+	when := fmt.Sprintf("kernel time %.3f µs (DMA and compute on one clock)", float64(longest)/1000)
 	if !res.Clocked {
 		when = "no DMA time (the reference has no cost model: --exec sim times the run)"
 	}
-	fmt.Fprintf(e.stdout, "%d words executed in %d subgraphs (one core each, one after another; they share no semaphore), %s\n", words, subgraphs, when)
+	fmt.Fprintf(e.stdout, "%d words executed in %d %s (one core each, each on its own clock from 0; they share no semaphore), %s\n", words, subgraphs, plural(subgraphs, "subgraph"), when)
 	keys := slices.Sorted(maps.Keys(res.Engines))
 	for _, k := range keys {
 		c := res.Engines[k]
@@ -1162,20 +1162,23 @@ func countList(m map[string]int) string {
 func printNEFFSchedule(e *env, res *device.NEFFResult) {
 	for _, r := range res.Subgraphs {
 		if res.Clocked {
-			fmt.Fprintf(e.stdout, "DMA schedule of %s (%d transfers, %.3f µs):\n", r.Name, len(r.Stats.Schedule), float64(r.Stats.TimeNS)/1000)
+			fmt.Fprintf(e.stdout, "DMA schedule of %s (%d %s; kernel time %.3f µs; @issue→start–end, start omitted when it is the issue):\n", r.Name, len(r.Stats.Schedule), plural(len(r.Stats.Schedule), "transfer"), float64(r.Stats.TimeNS)/1000)
 		} else {
-			fmt.Fprintf(e.stdout, "DMA schedule of %s (%d transfers, in issue order; the reference has no DMA time):\n", r.Name, len(r.Stats.Schedule))
+			fmt.Fprintf(e.stdout, "DMA schedule of %s (%d %s, in issue order; the reference has no DMA time):\n", r.Name, len(r.Stats.Schedule), plural(len(r.Stats.Schedule), "transfer"))
 		}
 		for _, mv := range r.Stats.Schedule {
 			when := fmt.Sprintf("@%.3fµs", float64(mv.IssueNS)/1000)
-			if mv.DueNS > mv.IssueNS {
+			switch { // when it was issued, when it started moving (a trigger's latency, a busy queue), when it ended
+			case mv.StartNS > mv.IssueNS && mv.DueNS > mv.IssueNS:
+				when = fmt.Sprintf("@%.3f→%.3f–%.3fµs", float64(mv.IssueNS)/1000, float64(mv.StartNS)/1000, float64(mv.DueNS)/1000)
+			case mv.DueNS > mv.IssueNS:
 				when = fmt.Sprintf("@%.3f–%.3fµs", float64(mv.IssueNS)/1000, float64(mv.DueNS)/1000)
 			}
 			if !res.Clocked {
 				fmt.Fprintf(e.stdout, "  %s %#x %s: %s\n", mv.Stream, mv.Offset, mv.Word, mv.Note)
 				continue
 			}
-			fmt.Fprintf(e.stdout, "  %-18s %s %#x %s: %s\n", when, mv.Stream, mv.Offset, mv.Word, mv.Note)
+			fmt.Fprintf(e.stdout, "  %-26s %s %#x %s: %s\n", when, mv.Stream, mv.Offset, mv.Word, mv.Note)
 		}
 		for _, w := range r.Stats.Warnings {
 			fmt.Fprintf(e.stdout, "warning: %s\n", w)

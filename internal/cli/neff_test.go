@@ -174,8 +174,12 @@ func TestNEFFRunSample(t *testing.T) {
 		// the last y load ($S[26]): the last MATMUL ends at 6.226 µs, ACT's
 		// 146-ns copy starts 36 ns later (the semaphore's wake, hw-timing
 		// §4.1) and the store 36 ns after the copy: 6.226 + 36 + 146 + 36 = 6.444
-		"  @6.444–9.314µs     sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
-		"  @6.444–9.314µs     sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
+		"  @6.444–9.314µs             sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
+		"  @6.444–9.314µs             sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
+		// the first y load, issued with x, waits for x on qPoolDynamic (inline
+		// words on one queue run one after another, docs/sim.md "DMA time"):
+		// it starts moving at x's end, 2.146 (the trace line above)
+		"  @0.057→2.146–",
 		"wrote " + out + ": output0 <f2 [128 128]\n",
 		"58 words executed in 2 subgraphs",
 		// each subgraph's streams (neff.md's census of matmul_small), twice:
@@ -390,9 +394,9 @@ func TestNEFFStyleA(t *testing.T) {
 		// it, data 9 + 26·(132 − 36)/220 ≈ 20 ns (between the 36- and
 		// 256-byte medians), last-packet lag 450 ns: done at 1240; the
 		// second starts 770 after, at 2010, done 2010 + 20 + 450 = 2480.
-		"@0.000–1.240µs     sg00 POOL 0x0 PSEUDO_DMA_TRIGGER: input+0x0 → gradient_in+0x0, 128 bytes on q_gradient_in block 0\n",
-		"@1.240–2.480µs     sg00 POOL 0x40 PSEUDO_DMA_TRIGGER: gradient_in+0x0 → output+0x0, 128 bytes on q_gradient_out block 0\n",
-		"3 words executed in 1 subgraphs",
+		"@0.000→0.770–1.240µs       sg00 POOL 0x0 PSEUDO_DMA_TRIGGER: input+0x0 → gradient_in+0x0, 128 bytes on q_gradient_in block 0\n",
+		"@1.240→2.010–2.480µs       sg00 POOL 0x40 PSEUDO_DMA_TRIGGER: gradient_in+0x0 → output+0x0, 128 bytes on q_gradient_out block 0\n",
+		"3 words executed in 1 subgraph ",
 		"computed on POOL: EVENT_SEMAPHORE 1\n",
 	} {
 		if !strings.Contains(out, want) {

@@ -157,8 +157,8 @@ func printNEFFTiming(e *env, nt *neffTiming, res *device.NEFFResult) {
 	fmt.Fprintf(e.stdout, "DMA time: %s; %s\n", how, nt.assumption())
 	for _, r := range res.Subgraphs {
 		for _, q := range queueWindows(r.Stats.Schedule) {
-			fmt.Fprintf(e.stdout, "  %s queue %s: %d transfers, window %.3f–%.3f µs (%.3f µs), median transfer %.3f µs\n",
-				r.Name, q.name, q.n, float64(q.start)/1000, float64(q.end)/1000, float64(q.end-q.start)/1000, q.median/1000)
+			fmt.Fprintf(e.stdout, "  %s queue %s: %d %s, window %.3f–%.3f µs (%.3f µs), median transfer %.3f µs\n",
+				r.Name, q.name, q.n, plural(q.n, "transfer"), float64(q.start)/1000, float64(q.end)/1000, float64(q.end-q.start)/1000, q.median/1000)
 		}
 		printLimits(e.stdout, r.Name, &r.Stats)
 	}
@@ -174,9 +174,9 @@ func printLimits(w io.Writer, sg string, st *sched.Stats) {
 	pct := func(ns int64) float64 { return 100 * float64(ns) / float64(st.TimeNS) }
 	fmt.Fprintf(w, "  %s kernel time %.3f µs; per engine and queue: busy, waiting on a semaphore (on whom), on the critical path\n", sg, float64(st.TimeNS)/1000)
 	for _, l := range st.Lanes {
-		kind, unit := "engine", "words"
+		kind, unit := "engine", plural(l.Words, "word")
 		if l.Queue {
-			kind, unit = "queue", "transfers"
+			kind, unit = "queue", plural(l.Words, "transfer")
 		}
 		fmt.Fprintf(w, "    %-6s %-18s %5d %-9s busy %5.1f %%  waits %5.1f %%%s  critical %5.1f %%\n",
 			kind, strings.TrimPrefix(l.Name, sg+" "), l.Words, unit, pct(l.BusyNS), pct(l.WaitNS), waitOn(l, sg, pct), pct(l.CriticalNS))
@@ -191,7 +191,11 @@ func printLimits(w io.Writer, sg string, st *sched.Stats) {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "      %9.3f–%-9.3f %s %s\n", float64(seg.FromNS)/1000, float64(seg.ToNS)/1000, strings.TrimPrefix(seg.Lane, sg+" "), seg.Span())
+		moving := "" // a transfer that waited on its engines or queue after its issue says when it moved
+		if seg.Queue && seg.MovingNS > seg.FromNS {
+			moving = fmt.Sprintf(" (moving from %.3f)", float64(seg.MovingNS)/1000)
+		}
+		fmt.Fprintf(w, "      %9.3f–%-9.3f %s %s%s\n", float64(seg.FromNS)/1000, float64(seg.ToNS)/1000, strings.TrimPrefix(seg.Lane, sg+" "), seg.Span(), moving)
 	}
 }
 
@@ -295,9 +299,11 @@ type segmentJSON struct {
 	FromNS   int64  `json:"from_ns"`
 	ToNS     int64  `json:"to_ns"`
 	Count    int    `json:"count"`
-	First    int    `json:"first"` // an engine's first word offset, a queue's first block (−1: inline DGE words)
+	First    int    `json:"first"` // an engine's first word offset, a queue's first block or inline DGE word's offset
 	Last     int    `json:"last"`
-	Span     string `json:"span"` // the words as the text names them ("block 3", "0x80–0x140 (4 words)")
+	Inline   bool   `json:"inline"`    // a queue's inline DGE words: first and last are word offsets
+	MovingNS int64  `json:"moving_ns"` // when its first word or transfer started (a transfer: moving)
+	Span     string `json:"span"`      // the words as the text names them ("block 3", "0x80–0x140 (4 words)")
 }
 
 // placedJSON is one variable of the run and the address it ran at
@@ -389,7 +395,7 @@ func (nt *neffTiming) printJSON(exec string, im *device.Image, res *device.NEFFR
 				out.Limits = append(out.Limits, lj)
 			}
 			for _, sg := range r.Stats.Critical {
-				out.Critical = append(out.Critical, segmentJSON{r.Name, trim(sg.Lane), sg.FromNS, sg.ToNS, sg.Words, sg.First, sg.Last, sg.Span()})
+				out.Critical = append(out.Critical, segmentJSON{r.Name, trim(sg.Lane), sg.FromNS, sg.ToNS, sg.Words, sg.First, sg.Last, sg.Inline, sg.MovingNS, sg.Span()})
 			}
 		}
 	}

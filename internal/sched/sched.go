@@ -217,15 +217,22 @@ type runner struct {
 	end      int64   // the latest a word started or ended (the run's time: a semaphore's wake after the last is not)
 	why      []error // its last refusal
 	races    *raceLog
-	pending  completions      // a min-heap by (at, seq): the earliest completion on top
-	lanes    laneCount        // the pending completions no word of one lane can race
-	near     spanIndex        // the pending DMAs by the granules of their bytes (race checks)
-	busy     map[[2]int]int64 // (stream, DMA engine) → when that queue drains: each stream has its own queue on every DMA engine (INFERRED), so its DMAs there run in order
+	pending  completions       // a min-heap by (at, seq): the earliest completion on top
+	lanes    laneCount         // the pending completions no word of one lane can race
+	near     spanIndex         // the pending DMAs by the granules of their bytes (race checks)
+	busy     map[[2]int]queued // (stream, DMA engine) → when that queue drains: each stream has its own queue on every DMA engine (INFERRED), so its DMAs there run in order
 	seq      int
 	inFlight int // the DMAs among pending (not compute words)
 
 	sum   summary   // what limited each lane (summary.go)
 	timed []timedTx // the transfers the model times, patched once it has finished
+}
+
+// queued is a stream's queue on a DMA engine: when its last DMA ends, and
+// that DMA's node (the critical path's cause of a DMA that waited for it).
+type queued struct {
+	end  int64
+	node int
 }
 
 // timedTx is a transfer the packet-level model times: where its issue left
@@ -320,7 +327,7 @@ func RunWith(streams []*Stream, opt Options) (st Stats, err error) {
 		opt.Timeline.streams(streams)
 	}
 	r := &runner{streams: streams, tl: opt.Timeline, coreOf: map[*mem.Memory]int{}, order: map[*mem.Memory]int{}, writers: map[[2]int]Writer{}, st: &st, wrapped: map[[2]int]bool{},
-		opt: opt, pos: make([]int, len(streams)), free: make([]int64, len(streams)), why: make([]error, len(streams)), busy: map[[2]int]int64{}}
+		opt: opt, pos: make([]int, len(streams)), free: make([]int64, len(streams)), why: make([]error, len(streams)), busy: map[[2]int]queued{}}
 	r.sum.init(streams)
 	defer r.finish()
 	for _, s := range streams {
@@ -409,34 +416,41 @@ func (r *runner) turn(i int) (bool, error) {
 		}
 	}
 	w.node = r.sum.node(i, s.Name, step.Offset, r.now, r.now+hold, waited)
+	start, cause := r.now, w.node // when the DMA starts moving, and what it waited for
+	if cost > 0 && timedID < 0 && !compute {
+		for _, q := range eff.Queues { // a queue busy with an earlier DMA delays this one: it starts when that one ends
+			if b, ok := r.busy[[2]int{i, q}]; ok && b.end > start {
+				start, cause = b.end, b.node
+			}
+		}
+	}
 	if step.Queue != "" && cost > 0 && !compute {
 		w.lane = step.Queue
-		block := -1
-		if step.Transfer != nil {
-			block = step.Transfer.Block
+		id, inline := step.Offset, step.Transfer == nil // an inline DGE word is named by its offset, a block by its id
+		if !inline {
+			id = step.Transfer.Block
 		}
-		w.node = r.sum.dmaNode(step.Queue, block, w.node, r.now, r.now+cost)
+		w.node = r.sum.dmaNode(step.Queue, id, inline, cause, start, start+cost)
 		if timedID >= 0 {
 			r.timed = append(r.timed, timedTx{id: timedID, moved: -1, tlEvent: -1, node: w.node, stream: i, core: s.Core, t: step.Transfer})
 		}
 	}
 	if tl := r.tl; tl != nil {
-		if compute {
-			tl.word(i, step.Offset, name, r.now, 0, 0, 0)
+		if compute { // its span alone: a marker beside it would nest in it on the one track
 			how := "the compute model (timing.Compute)"
 			if s.Given != nil && s.Given(&step.Word) {
 				how = "given (--engine-time)"
 			}
 			tl.span(i, step.Offset, name, r.now, cost, how)
 		} else {
-			tl.word(i, step.Offset, name, r.now, cost, eff.Descriptors, eff.Bytes)
+			tl.word(i, step.Offset, name, r.now, start, cost, eff.Descriptors, eff.Bytes)
 			if timedID >= 0 {
 				r.timed[len(r.timed)-1].tlEvent = len(tl.Events) - 1
 			}
 		}
 	}
 	if cost > 0 {
-		cost = r.inFlightUntil(i, &eff, w, cost, timedID, compute)
+		cost = r.inFlightUntil(i, &eff, w, start, cost, timedID, compute)
 	} else {
 		if len(r.pending) > 0 && (len(eff.Writes) > 0 || len(eff.Reads) > 0) { // a word done at issue (TENSOR_LOAD, TENSOR_STORE) against the DMAs in flight
 			r.checkRaces(i, &completion{core: s.Core, hbm: s.Mem.HBM(), writer: w, stream: i, queues: eff.Queues, writes: spans(eff.Writes), reads: spans(eff.Reads)})
@@ -445,7 +459,7 @@ func (r *runner) turn(i int) (bool, error) {
 	}
 	if step.Note != "" {
 		mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
-			Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: r.now, Transfer: step.Transfer, Run: step.Words()}
+			Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: start, Transfer: step.Transfer, Run: step.Words()}
 		if timedID >= 0 {
 			mv.Timed, mv.Block = true, step.Transfer.Block
 			r.timed[len(r.timed)-1].moved = len(st.Schedule)
@@ -485,20 +499,17 @@ func issueStep(s *Stream, step *Step) (control.Effect, error) {
 	return eff, nil
 }
 
-// inFlightUntil puts a word that takes cost (a DMA, or a compute word) in
-// flight from stream i: its semaphore changes queued for its completion
-// (events, and an EVENTS update "after the reads", land at issue), its
-// writes checked against the others in flight. It returns the cost from
-// now, a queue busy with the stream's earlier DMA included.
-func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, cost int64, timedID int, compute bool) int64 {
+// inFlightUntil puts a word that takes cost from start (a DMA, or a
+// compute word) in flight from stream i: its semaphore changes queued for
+// its completion (events, and an EVENTS update "after the reads", land at
+// issue), its writes checked against the others in flight. It returns the
+// cost from now, the wait for a queue busy with the stream's earlier DMA
+// (start − now) included.
+func (r *runner) inFlightUntil(i int, eff *control.Effect, w Writer, start, cost int64, timedID int, compute bool) int64 {
 	s := r.streams[i]
-	start := r.now
 	if timedID < 0 && !compute {
-		for _, q := range eff.Queues { // a queue busy with an earlier DMA delays this one
-			start = max(start, r.busy[[2]int{i, q}])
-		}
 		for _, q := range eff.Queues {
-			r.busy[[2]int{i, q}] = start + cost
+			r.busy[[2]int{i, q}] = queued{start + cost, w.node}
 		}
 	}
 	cost += start - r.now

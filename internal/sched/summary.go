@@ -39,18 +39,25 @@ type Segment struct {
 	FromNS, ToNS int64
 	Words        int // the words or transfers the segment strings together
 	// First and Last name the segment's first and last word as the
-	// schedule does: an engine's word offsets; a queue's block ids (−1: an
-	// inline DGE word, no block).
+	// schedule does: an engine's word offsets; a queue's block ids, or
+	// the issuing words' offsets for inline DGE words (Inline).
 	First, Last int
 	Queue       bool
+	Inline      bool
+	// MovingNS is when a queue segment's first transfer started moving
+	// (after its trigger's latency and any transfer ahead of it on its
+	// engines or queue); FromNS is when it was issued or could be.
+	MovingNS int64
 }
 
 // Span names the segment's words as the schedule lists them: "block 3",
 // "blocks 0–5" for a queue, "0xc0", "0x0–0x140 (6 words)" for an engine.
 func (s Segment) Span() string {
 	switch {
-	case s.Queue && s.First < 0:
-		return fmt.Sprintf("%d inline DGE words", s.Words)
+	case s.Queue && s.Inline && s.Words == 1:
+		return fmt.Sprintf("inline DGE word %#x", s.First)
+	case s.Queue && s.Inline:
+		return fmt.Sprintf("inline DGE words %#x–%#x (%d words)", s.First, s.Last, s.Words)
 	case s.Queue && s.Words == 1:
 		return fmt.Sprintf("block %d", s.First)
 	case s.Queue:
@@ -69,7 +76,8 @@ type node struct {
 	waitFrom     int64  // when its stream was ready (a word that waited), else start
 	waitOn       string // whose write released it
 	queue, timed bool
-	id           int // the word's offset (an engine's node), the block's id (a queue's; −1: none)
+	inline       bool // a queue's node of an inline DGE word: id is the word's offset
+	id           int  // the word's offset (an engine's node, an inline DGE word's), the block's id (a queue's)
 }
 
 // summary is a run's bookkeeping for the lanes and the critical path.
@@ -145,9 +153,9 @@ func (s *summary) node(i int, lane string, offset int, start, end int64, cause i
 
 // dmaNode records a DMA of block (−1: none) on queue from start to end,
 // fired by word node trig.
-func (s *summary) dmaNode(queue string, block, trig int, start, end int64) int {
+func (s *summary) dmaNode(queue string, id int, inline bool, cause int, start, end int64) int {
 	s.lane(queue, true)
-	s.nodes = append(s.nodes, node{lane: queue, start: start, end: end, cause: trig, waitFrom: start, queue: true, id: block})
+	s.nodes = append(s.nodes, node{lane: queue, start: start, end: end, cause: cause, waitFrom: start, queue: true, id: id, inline: inline})
 	return len(s.nodes) - 1
 }
 
@@ -182,8 +190,8 @@ func (r *runner) finish() {
 				mv.Bytes, mv.StartNS, mv.DueNS, mv.Packets = res.Bytes, res.StartNS, res.EndNS, res.Packets
 			}
 			if tl := r.tl; tl != nil && tx.tlEvent >= 0 {
-				ev := &tl.Events[tx.tlEvent]
-				ev.Dur = float64(res.EndNS)/1000 - ev.Ts
+				ev := &tl.Events[tx.tlEvent] // from its first packet's start: the trigger latency before it shows as the gap after issued_us
+				ev.Ts, ev.Dur = float64(res.StartNS)/1000, float64(res.EndNS-res.StartNS)/1000
 				tl.packets(tx.core, tx.t, res.Packets)
 			}
 			n := &r.sum.nodes[tx.node]
@@ -240,10 +248,10 @@ func (s *summary) finish(st *Stats) {
 		}
 		if len(path) > 0 && path[len(path)-1].Lane == n.lane {
 			sg := &path[len(path)-1]
-			sg.FromNS, sg.First = from, n.id // walking back: this word comes first
+			sg.FromNS, sg.First, sg.MovingNS = from, n.id, n.start // walking back: this word comes first
 			sg.Words++
 		} else {
-			path = append(path, Segment{Lane: n.lane, FromNS: from, ToNS: n.end, Words: 1, First: n.id, Last: n.id, Queue: n.queue})
+			path = append(path, Segment{Lane: n.lane, FromNS: from, ToNS: n.end, Words: 1, First: n.id, Last: n.id, Queue: n.queue, Inline: n.inline, MovingNS: n.start})
 		}
 		if n.cause >= k { // causes come earlier: never loop
 			break

@@ -43,13 +43,13 @@ func (tl *Timeline) streams(ss []*Stream) {
 	tl.core = func(i int) int { return ss[i].Core }
 }
 
-func (tl *Timeline) word(i, off int, name string, now, cost int64, descs int, bytes uint64) {
+func (tl *Timeline) word(i, off int, name string, now, start, cost int64, descs int, bytes uint64) {
 	core := tl.core(i)
 	tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(now) / 1000, Dur: 0.001, Pid: core, Tid: i,
 		Args: map[string]any{"offset": fmt.Sprintf("%#x", off)}})
-	if cost > 0 {
-		tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(now) / 1000, Dur: float64(cost) / 1000, Pid: core, Tid: dmaTrack + i,
-			Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "descriptors": descs, "bytes": bytes}})
+	if cost > 0 { // the DMA from when it starts moving (after its queue's earlier DMA), its issue an argument
+		tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(start) / 1000, Dur: float64(cost) / 1000, Pid: core, Tid: dmaTrack + i,
+			Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "descriptors": descs, "bytes": bytes, "issued_us": float64(now) / 1000}})
 	}
 }
 
