@@ -85,3 +85,26 @@ func TestVarsFileTableCapped(t *testing.T) {
 		}
 	}
 }
+
+// A --dump the run could never write (too large, or not mapped) is a
+// usage error before the run: nothing printed, nothing written (the size
+// and the address come from the flag alone).
+func TestDumpRefusedBeforeRun(t *testing.T) {
+	dir := t.TempDir()
+	prog, _, nf := outFixtures(t, dir)
+	d := filepath.Join(dir, "d.npy")
+	for _, args := range [][]string{
+		{"neff", "run", "--dump", "sbuf:0:0:fp32:999999999999=" + d, nf},
+		{"neff", "run", "--dump", "sg00:sbuf:0:0:u8:128x300000=" + d, nf}, // past a partition's bytes
+		{"run", "--dump", "sbuf:0:0:fp32:999999999999=" + d, prog},
+	} {
+		var so, se bytes.Buffer
+		code := Main(args, nil, &so, &se)
+		if code != 2 || so.Len() != 0 || se.Len() == 0 {
+			t.Errorf("%v: exit %d, stdout %d bytes, stderr %q; want exit 2, nothing on stdout", args, code, so.Len(), se.String())
+		}
+		if _, err := os.Stat(d); err == nil {
+			t.Errorf("%v: %s written", args, d)
+		}
+	}
+}

@@ -557,6 +557,12 @@ func parseDump(gen isa.Gen, spec string) (dumpPlan, error) {
 		}
 		p.shape = append(p.shape, n)
 	}
+	// what the dump will read is checked now, before the run: size and mapping depend on the flag alone
+	if size, ok := num.Size(p.dtype); !ok {
+		return p, usagef("--dump %q: DTYPE %s has no byte size", spec, isa.DType().Format(uint64(p.dtype)))
+	} else if err := device.CheckArray(mem.New(gen), p.addr, p.shape, size); err != nil {
+		return p, usagef("--dump %q: %v", spec, err)
+	}
 	return p, nil
 }
 
