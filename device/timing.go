@@ -2,10 +2,14 @@ package device
 
 import (
 	"cmp"
+	"fmt"
 	"slices"
+	"strconv"
+	"time"
 
 	"ndma/dtype"
 	"ndma/internal/compute"
+	"ndma/internal/suggest"
 	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/neff"
@@ -158,4 +162,70 @@ func KernelTime(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, engineTime map[i
 		}
 	}
 	return ns, err
+}
+
+// EngineTime reads one engine time given by hand (`--engine-time
+// OPCODE=DURATION`, Python's engine_time): the opcode, by mnemonic or
+// number, and the duration — Go's form (1.2us, 1.2µs, 1200ns, 1ms) or a
+// bare number of nanoseconds, 0 to 1 h. Refused: a word ndma's DMA
+// executors run or a NEFF run resolves to DMA words (their time is the
+// DMA model's); an unknown name lists the opcodes it takes.
+func EngineTime(name, dur string) (isa.Opcode, int64, error) {
+	d, err := isa.LookupName(name)
+	if err != nil {
+		return 0, 0, suggest.Unknown("opcode", name, timedOpcodes())
+	}
+	if Computed(d.Opcode) {
+		return 0, 0, fmt.Errorf("ndma computes %s (its DMA time is the model's)", d.Mnemonic())
+	}
+	if resolvedToDMA[d.Opcode] { // the run replaces the word by the DMA words it names: a time given it would be ignored
+		return 0, 0, fmt.Errorf("ndma runs %s as the DMA words it resolves to (their time is the model's)", d.Mnemonic())
+	}
+	ns, err := parseNS(dur)
+	if err != nil {
+		return 0, 0, err
+	}
+	return d.Opcode, ns, nil
+}
+
+// timedOpcodes are the mnemonics EngineTime takes: the words with a layout
+// that neither ndma's DMA executors run nor a NEFF run resolves to DMA
+// words (what an unknown opcode's message lists).
+func timedOpcodes() []string {
+	var out []string
+	for op := range 256 {
+		d := isa.Lookup(isa.Opcode(op))
+		if d.Decoded() && !Computed(d.Opcode) && !resolvedToDMA[d.Opcode] {
+			out = append(out, d.Mnemonic())
+		}
+	}
+	return out
+}
+
+// resolvedToDMA are the pseudo words a NEFF run resolves into DMA words
+// (ResolveEngine): the 0xc1 trigger into its block's DMA_DIRECT2D words,
+// the 0xd4 (and its 0xda extension) into the DGE word it names, the scalar
+// movers' pseudos into 0xaa/0xab. Their time is the DMA model's.
+var resolvedToDMA = map[isa.Opcode]bool{
+	isa.OpPseudoDMATrigger: true, isa.OpPseudoDMADirect2D: true, isa.OpPseudoExtension: true,
+	isa.OpPseudoTensorLoad: true, isa.OpPseudoTensorStore: true,
+}
+
+// parseNS is a duration: Go's form or a bare number of nanoseconds; not
+// negative, at most an hour.
+func parseNS(s string) (int64, error) {
+	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
+		if n < 0 || n > int64(time.Hour) {
+			return 0, fmt.Errorf("%d ns: want 0 to 1h", n)
+		}
+		return n, nil
+	}
+	d, err := time.ParseDuration(s)
+	if err != nil {
+		return 0, fmt.Errorf("duration %q: want e.g. 1.2us, 1200ns or a number of ns", s)
+	}
+	if d < 0 || d > time.Hour {
+		return 0, fmt.Errorf("duration %s: want 0 to 1h", d)
+	}
+	return d.Nanoseconds(), nil
 }

@@ -6,9 +6,7 @@ import (
 	"io"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
 
 	"ndma/device"
 	"ndma/internal/sched"
@@ -56,7 +54,8 @@ func (nt *neffTiming) begin(e *env) (*env, error) {
 // engineTimeHelp is --engine-time's usage (neff run, neff report).
 const engineTimeHelp = "OPCODE=DURATION: how long a non-DMA word (compute, control) takes its engine, instead of the compute model's time (TENSOR_TENSOR=1.2us, 0x41=1200ns); repeatable"
 
-// parseEngineTimes is the --engine-time values as times by opcode.
+// parseEngineTimes is the --engine-time values as times by opcode
+// (device.EngineTime reads each).
 func parseEngineTimes(list []string) (map[isa.Opcode]int64, error) {
 	times := map[isa.Opcode]int64{}
 	for _, s := range list {
@@ -64,54 +63,16 @@ func parseEngineTimes(list []string) (map[isa.Opcode]int64, error) {
 		if !ok || name == "" || dur == "" {
 			return nil, usagef("--engine-time %q: want OPCODE=DURATION (TENSOR_TENSOR=1.2us)", s)
 		}
-		d, err := isa.LookupName(name)
+		op, ns, err := device.EngineTime(name, dur)
 		if err != nil {
 			return nil, usagef("--engine-time %q: %v", s, err)
 		}
-		if device.Computed(d.Opcode) {
-			return nil, usagef("--engine-time %q: ndma computes %s (its DMA time is the model's)", s, d.Mnemonic())
+		if _, twice := times[op]; twice {
+			return nil, usagef("--engine-time %q: %s is given twice", s, op)
 		}
-		if resolvedToDMA[d.Opcode] { // the run replaces the word by the DMA words it names: a time given it would be ignored
-			return nil, usagef("--engine-time %q: ndma runs %s as the DMA words it resolves to (their time is the model's)", s, d.Mnemonic())
-		}
-		ns, err := parseNS(dur)
-		if err != nil {
-			return nil, usagef("--engine-time %q: %v", s, err)
-		}
-		if _, twice := times[d.Opcode]; twice {
-			return nil, usagef("--engine-time %q: %s is given twice", s, d.Mnemonic())
-		}
-		times[d.Opcode] = ns
+		times[op] = ns
 	}
 	return times, nil
-}
-
-// resolvedToDMA are the pseudo words a NEFF run resolves into DMA words
-// (device.ResolveEngine): the 0xc1 trigger into its block's DMA_DIRECT2D
-// words, the 0xd4 (and its 0xda extension) into the DGE word it names, the
-// scalar movers' pseudos into 0xaa/0xab. Their time is the DMA model's.
-var resolvedToDMA = map[isa.Opcode]bool{
-	isa.OpPseudoDMATrigger: true, isa.OpPseudoDMADirect2D: true, isa.OpPseudoExtension: true,
-	isa.OpPseudoTensorLoad: true, isa.OpPseudoTensorStore: true,
-}
-
-// parseNS is a duration: Go's form (1.2us, 1.2µs, 1200ns, 1ms) or a bare
-// number of nanoseconds; not negative, at most an hour.
-func parseNS(s string) (int64, error) {
-	if n, err := strconv.ParseInt(s, 10, 64); err == nil {
-		if n < 0 || n > int64(time.Hour) {
-			return 0, fmt.Errorf("%d ns: want 0 to 1h", n)
-		}
-		return n, nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil {
-		return 0, fmt.Errorf("duration %q: want e.g. 1.2us, 1200ns or a number of ns", s)
-	}
-	if d < 0 || d > time.Hour {
-		return 0, fmt.Errorf("duration %s: want 0 to 1h", d)
-	}
-	return d.Nanoseconds(), nil
 }
 
 // apply sets the run's options.

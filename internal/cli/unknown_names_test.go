@@ -28,6 +28,8 @@ func TestUnknownNamesSuggest(t *testing.T) {
 	}{
 		{[]string{"describe", "DMA_TRANSPOZE"}, []string{`unknown opcode "DMA_TRANSPOZE" (did you mean DMA_TRANSPOSE?); valid: DMAMEMCPY, `}},
 		{[]string{"neff", "run", "--engine-time", "TENSOR_TENSR=1us", vadd}, []string{`unknown opcode "TENSOR_TENSR" (did you mean TENSOR_TENSOR?)`, "MATMUL"}},
+		// --engine-time lists only what it takes: compute and control words, no DMA word (refused by name)
+		{[]string{"neff", "run", "--engine-time", "FOO=1us", vadd}, []string{`unknown opcode "FOO"; valid: LDWEIGHTS, MATMUL, `, "EVENT_SEMAPHORE"}},
 		{[]string{"neff", "run", "--in", "a_vek=" + npy, vadd}, []string{`"a_vek" (did you mean a_vec`, "valid: ", "a_vec", "b_vec"}},
 		{[]string{"neff", "check", "--in", "a_vek=" + npy, vadd}, []string{`unknown input "a_vek" (did you mean a_vec`, "valid: a_vec, b_vec"}},
 		{[]string{"neff", "run", "--subgraph", "sg0", vadd}, []string{`unknown subgraph "sg0" (did you mean sg00`, "valid: sg00"}},
@@ -75,3 +77,4 @@ func TestDumpDTypeNumPyName(t *testing.T) {
 		}
 	}
 }
+

@@ -232,13 +232,13 @@ func neffRun(c *Call) (Reply, error) {
 		DType string `json:"dtype"`
 	}
 	var a struct {
-		Handle     uint64           `json:"handle"`
-		Exec       string           `json:"exec"`
-		EngineTime map[string]int64 `json:"engine_time"`
-		Inputs     []inputArg       `json:"inputs"`
-		DMAOnly    bool             `json:"dma_only"`
-		Timeline   bool             `json:"timeline"`
-		MaxMemory  int64            `json:"max_memory"`
+		Handle     uint64            `json:"handle"`
+		Exec       string            `json:"exec"`
+		EngineTime map[string]string `json:"engine_time"` // opcode → duration, as --engine-time takes them (device.EngineTime)
+		Inputs     []inputArg        `json:"inputs"`
+		DMAOnly    bool              `json:"dma_only"`
+		Timeline   bool              `json:"timeline"`
+		MaxMemory  int64             `json:"max_memory"`
 	}
 	if err := c.Decode(&a); err != nil {
 		return Reply{}, err
@@ -252,15 +252,15 @@ func neffRun(c *Call) (Reply, error) {
 		return Reply{}, &ArgError{Name: "exec", Msg: "exec: " + err.Error()}
 	}
 	opt := device.Options{Exec: exec, DMAOnly: a.DMAOnly, MaxMemory: a.MaxMemory, EngineTime: map[isa.Opcode]int64{}}
-	for name, ns := range a.EngineTime {
-		d, err := isa.LookupName(name)
+	for name, dur := range a.EngineTime {
+		op, ns, err := device.EngineTime(name, dur)
 		if err != nil {
 			return Reply{}, &ArgError{Name: "engine_time", Msg: fmt.Sprintf("engine_time %q: %v", name, err)}
 		}
-		if device.Computed(d.Opcode) || ns < 0 {
-			return Reply{}, &ArgError{Name: "engine_time", Msg: fmt.Sprintf("engine_time %q: %d ns for a word ndma computes or times itself (or a negative time)", name, ns)}
+		if _, twice := opt.EngineTime[op]; twice {
+			return Reply{}, &ArgError{Name: "engine_time", Msg: fmt.Sprintf("engine_time %q: %s is given twice (by two names)", name, op)}
 		}
-		opt.EngineTime[d.Opcode] = ns
+		opt.EngineTime[op] = ns
 	}
 	if a.Timeline {
 		opt.Timeline = &device.Timeline{}

@@ -120,8 +120,13 @@ class NEFF(_Handle):
                 names.append({"name": name, "dtype": dt})
                 bufs.append(_inbuf(a))
         et = {}
-        for k, v in (engine_time or {}).items():
-            et[str(k)] = int(v)
+        for k, v in (engine_time or {}).items():  # as --engine-time takes them: ns, or a duration "1.2us"
+            if isinstance(v, str):
+                et[str(k)] = v
+            elif isinstance(v, (int, _np.integer)) and not isinstance(v, bool):
+                et[str(k)] = str(int(v))
+            else:
+                raise TypeError("engine_time[%r]: %r: want nanoseconds (an int) or a duration such as \"1.2us\"" % (k, v))
         value, _ = _lib.call("neff_run", {"handle": self._handle(), "exec": exec, "engine_time": et,
                                           "inputs": names, "timeline": bool(timeline), "dma_only": bool(dma_only)},
                              bufs)

@@ -142,6 +142,23 @@ def test_bad_inputs(small):
         small.run(engine_time={"NO_SUCH": 5})
     with pytest.raises(ndma.InputError):
         small.run(engine_time={"DMAMEMCPY": 5})  # the DMA model times it
+    with pytest.raises(ndma.InputError):
+        small.run(engine_time={"PSEUDO_DMA_DIRECT2D": 5})  # run as the DMA word it names
+    with pytest.raises(ndma.InputError):
+        small.run(engine_time={"MATMUL": "fast"})
+    for bad in (1.5, True, None):
+        with pytest.raises(TypeError):
+            small.run(engine_time={"MATMUL": bad})
+
+
+def test_engine_time_as_the_cli_takes_it(small):
+    # a duration string is what --engine-time takes: "10us" is 10,000 ns; a MATMUL of 10 µs
+    # (16 of them, on the PE's chain to the store) lengthens the kernel
+    base = small.run().time_ns
+    by_ns = small.run(engine_time={"MATMUL": 10000}).time_ns
+    assert small.run(engine_time={"MATMUL": "10us"}).time_ns == by_ns
+    assert small.run(engine_time={"0x02": np.int64(10000)}).time_ns == by_ns
+    assert by_ns > base
 
 
 def test_missing_and_bad_files(tmp_path):
