@@ -288,6 +288,60 @@ type Input struct {
 	Size     int64
 }
 
+// narrowed is float32 input in as float tensor type dt's bytes (to
+// nearest even, dtype.Convert, as kernel.In and Python's run take float32
+// for a float tensor): converted whole, or chunk by chunk as it streams,
+// an element split across two chunks carried over.
+func narrowed(in Input, dt dtype.DType) Input {
+	k := int64(dt.Size())
+	if in.Data != nil || in.ReadInto == nil {
+		out := make([]byte, int64(len(in.Data))/4*k)
+		if err := dtype.Convert(out, dt, in.Data[:len(in.Data)/4*4], dtype.FP32); err != nil {
+			return Input{ReadInto: func(func([]byte, int64) error) error { return err }}
+		}
+		in.Data, in.Descr = out, dt.Descr()
+		return in
+	}
+	read := in.ReadInto
+	in.Size, in.Descr = in.Size/4*k, dt.Descr()
+	in.ReadInto = func(fill func(chunk []byte, off int64) error) error {
+		var carry [4]byte
+		nc, at := 0, int64(0)
+		var out []byte
+		put := func(b []byte) error { // whole float32 elements
+			out = append(out[:0], make([]byte, int64(len(b))/4*k)...)
+			if err := dtype.Convert(out, dt, b, dtype.FP32); err != nil {
+				return err
+			}
+			err := fill(out, at)
+			at += int64(len(out))
+			return err
+		}
+		return read(func(chunk []byte, _ int64) error { // in order (Input.ReadInto)
+			if nc > 0 {
+				m := copy(carry[nc:], chunk)
+				nc, chunk = nc+m, chunk[m:]
+				if nc < 4 {
+					return nil
+				}
+				if err := put(carry[:]); err != nil {
+					return err
+				}
+				nc = 0
+			}
+			whole := len(chunk) / 4 * 4
+			if whole > 0 {
+				if err := put(chunk[:whole]); err != nil {
+					return err
+				}
+			}
+			nc = copy(carry[:], chunk[whole:])
+			return nil
+		})
+	}
+	return in
+}
+
 // bytes is how many bytes the input holds.
 func (in Input) bytes() int64 {
 	if in.Data == nil && in.ReadInto != nil {
@@ -386,7 +440,14 @@ func loadNEFF(p *Program, d *Device, in map[string]Input) (map[string]varAt, err
 			case ok:
 				if t, known := tensors[v.Name]; known && given.Descr != "" {
 					if want, ok := typed(t, int(v.Size)); ok && (want.Descr != given.Descr || !slices.Equal(want.Shape, given.Shape)) {
-						return nil, &InputError{v.Name, fmt.Errorf("%s %v data, the NEFF's %s is %s %v", given.Descr, given.Shape, v.Name, t.Dtype, t.Shape)}
+						dt, _ := dtype.FromNEFF(t.Dtype)
+						if given.Descr != dtype.FP32.Descr() || !dt.IsFloat() || !slices.Equal(want.Shape, given.Shape) {
+							return nil, &InputError{v.Name, fmt.Errorf("%s %v data, the NEFF's %s is %s %v (give its own dtype, or float32 for a float tensor)", given.Descr, given.Shape, v.Name, t.Dtype, t.Shape)}
+						}
+						if n := v.Size / int64(dt.Size()) * 4; given.bytes() != n {
+							return nil, &InputError{v.Name, fmt.Errorf("%d bytes of float32 given, the %s tensor's %d elements are %d", given.bytes(), t.Dtype, n/4, n)}
+						}
+						given = narrowed(given, dt) // float32 data for a narrower float tensor: rounded as a DMA cast rounds, as kernel.In takes it
 					}
 				}
 				if given.Data == nil && given.ReadInto != nil { // streamed into place

@@ -8,6 +8,7 @@ package dtype
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"ndma/internal/num"
@@ -143,7 +144,13 @@ func FromDescr(descr string) (DType, error) {
 			return rows[i].d, nil
 		}
 	}
-	return 0, fmt.Errorf("NumPy dtype %q has no DTYPE (want a little-endian integer or float of 1, 2, 4 or 8 bytes)", descr)
+	var valid []string // from the table: what an array may hold
+	for i := range rows {
+		if d := rows[i].descr; d != "" && rows[i].d != BF16 && rows[i].d != FP32R && !isFP8(rows[i].d) && !slices.Contains(valid, d) {
+			valid = append(valid, d)
+		}
+	}
+	return 0, fmt.Errorf("NumPy dtype %q has no DTYPE (the ISA's are %s; bfloat16 and fp8 arrive as their bits, <u2 and |u1)", descr, strings.Join(valid, ", "))
 }
 
 // Holds reports whether an array of NumPy descr can hold d's scalars: its
