@@ -77,4 +77,3 @@ func TestDumpDTypeNumPyName(t *testing.T) {
 		}
 	}
 }
-
