@@ -26,7 +26,9 @@ var aluOps = map[string]isa.ALUOpCode{
 	"bypass": isa.ALUOpBypass, "equal": isa.ALUOpIsEQ, "not_equal": isa.ALUOpIsNE, "greater": isa.ALUOpIsGT,
 	"greater_equal": isa.ALUOpIsGE, "less": isa.ALUOpIsLT, "less_equal": isa.ALUOpIsLE,
 	"bitwise_and": isa.ALUOpBitwiseAnd, "bitwise_or": isa.ALUOpBitwiseOr, "bitwise_xor": isa.ALUOpBitwiseXor,
-	"abs": isa.ALUOpAbsoluteValue, "power": isa.ALUOpPow, "mod": isa.ALUOpMod,
+	"abs": isa.ALUOpAbsoluteValue, "power": isa.ALUOpPow, "mod": isa.ALUOpMod, "fmod": isa.ALUOpMod,
+	"logical_and": isa.ALUOpLogicalAnd, "logical_or": isa.ALUOpLogicalOr, "logical_xor": isa.ALUOpLogicalXor,
+	"left_shift": isa.ALUOpArithShiftLeft, "right_shift": isa.ALUOpArithShiftRight,
 }
 
 func aluOp(name string) (isa.ALUOpCode, error) {
@@ -47,6 +49,8 @@ func actFunc(name string) (uint8, error) {
 	case "gelu_apprx_tanh":
 	case "log":
 		n = "ln"
+	case "erf_dx", "gelu_dx", "silu_dx", "gelu_apprx_sigmoid_dx": // nl's names of the derivatives
+		n = "derivative_" + strings.TrimSuffix(n, "_dx")
 	}
 	for _, f := range compute.ActFuncs() {
 		if f.Name == n {
@@ -153,6 +157,9 @@ func f32bits(v float64) int64 { return int64(math.Float32bits(float32(v))) }
 // compileComputeCall compiles a compute call.
 func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 	lw := &Lowered{Call: c, Exact: true}
+	if c.Op == "random_seed" { // no dst: it reseeds the run's stream (random.go)
+		return p.compileRandomSeed(lw, c)
+	}
 	if c.Dst == nil {
 		return nil, progErr("%s needs a dst", c.Op)
 	}
@@ -173,6 +180,12 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		return p.compileStats(lw, c, dst)
 	case "select", "tensor_copy_predicated", "affine_select", "max8", "nc_find_index8":
 		return p.compileSelect(lw, c, dst)
+	case "rand":
+		return p.compileRand(lw, c, dst)
+	case "dropout":
+		return p.compileDropout(lw, c, dst)
+	case "elementwise":
+		return p.compileElementwise(lw, c, dst)
 	}
 	ls, err := p.sources(c)
 	if err != nil {

@@ -73,6 +73,8 @@ func (p *Program) checkCall(c *Call) error {
 	case "tensor_copy", "copy", "memset", "tensor_tensor", "tensor_scalar", "activation", "matmul", "nc_matmul", "transpose", "nc_transpose", "iota", "identity", "tensor_reduce":
 	case "bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor": // stats.go
 	case "select", "tensor_copy_predicated", "affine_select", "max8", "nc_find_index8": // selects.go
+	case "rand", "random_seed", "dropout": // random.go
+	case "elementwise": // unary.go
 	default:
 		return progErr("op %q is not one ndma knows (docs/nki.md lists them)", c.Op)
 	}

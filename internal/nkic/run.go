@@ -133,6 +133,7 @@ type runner struct {
 	opt Options
 
 	costs map[costKey]int64 // Fast: a word shape's time
+	rng   splitMix64        // the random calls' stream (random.go), seeded 0
 }
 
 // Run compiles p and runs it on a fresh one-core device: inputs (every

@@ -302,6 +302,105 @@ def _unary(func):
 
 exp, log, tanh, sigmoid, relu, sqrt, rsqrt, gelu, silu, square, abs = (_unary(n) for n in (
     "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "gelu", "silu", "square", "abs"))
+# more of docs/compute.md §14's ACT functions (an ACTIVATE word each; the _dx names are the derivatives)
+erf, erf_dx, gelu_dx, gelu_apprx_tanh, gelu_apprx_sigmoid, gelu_apprx_sigmoid_dx, silu_dx = (_unary(n) for n in (
+    "erf", "erf_dx", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx", "silu_dx"))
+softplus, mish, sign, sin, arctan = (_unary(n) for n in ("softplus", "mish", "sign", "sin", "arctan"))
+power, fmod = _binary("power"), _binary("fmod")
+logical_and, logical_or, logical_xor = _binary("logical_and"), _binary("logical_or"), _binary("logical_xor")
+left_shift, right_shift = _binary("left_shift"), _binary("right_shift")
+
+
+def _scalar_op(name, op, operand, reverse=False):
+    """An element-wise function that is one TENSOR_SCALAR word: op(x, operand) (reverse:
+    op(operand, x)) into a new SBUF tile of x's dtype or dtype=."""
+    def f(x, dtype=None, mask=None, **kw):
+        if not isinstance(x, NkiTensor):
+            raise TypeError("nl.%s: x must be a tile, not %r" % (name, type(x).__name__))
+        t = ndarray(x.shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+        d, s = _masked(mask, t, x)
+        if d is not None:
+            _trace.current().call("tensor_scalar", dst=d, src=s, alu_op=op, operand0=float(operand),
+                                  reverse0=True if reverse else None)
+        return t
+    f.__name__ = name
+    return f
+
+
+reciprocal = _scalar_op("reciprocal", "divide", 1.0, reverse=True)  # 1.0 / x
+negative = _scalar_op("negative", "multiply", -1.0)
+logical_not = _scalar_op("logical_not", "equal", 0.0)  # x == 0: 1.0 where x is 0 (false), else 0.0
+
+
+def _elementwise(func):
+    """An element-wise function no word computes (no ACT function, no ALU op): one
+    ``elementwise`` call, a Go loop in ndma's core (internal/nkic/unary.go), not exact."""
+    def f(x, dtype=None, mask=None, **kw):
+        if not isinstance(x, NkiTensor):
+            raise TypeError("nl.%s: x must be a tile, not %r" % (func, type(x).__name__))
+        t = ndarray(x.shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+        d, s = _masked(mask, t, x)
+        if d is not None:
+            _trace.current().call("elementwise", dst=d, src=s, func=func)
+        return t
+    f.__name__ = func
+    return f
+
+
+floor, ceil, trunc, cos, tan = (_elementwise(n) for n in ("floor", "ceil", "trunc", "cos", "tan"))
+
+
+# -- random numbers and dropout (docs/nki.md "Random numbers and dropout"): ndma's Go core draws
+#    from SplitMix64 (internal/nkic/random.go), seeded 0 per kernel run until random_seed; not exact
+
+_FLOATS = ("float32", "float16", "bfloat16", "float8e4", "float8e5")
+
+
+def rand(shape, dtype=float32, buffer=sbuf, name=None, **kw):
+    """nl.rand(shape, dtype=float32): a new tile of uniform random values in [0, 1)."""
+    dt = _trace.dtype_name(dtype)
+    if dt not in _FLOATS:
+        raise TypeError("nl.rand: dtype %s: uniform values in [0, 1) need a float dtype" % dt)
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        shape = tuple(int(n) for n in shape)
+    except (TypeError, ValueError):
+        raise TypeError("nl.rand: shape must be a tuple of ints, not %r" % (shape,)) from None
+    if not shape or any(n <= 0 for n in shape):
+        raise ValueError("nl.rand: shape %r: want positive sizes" % (shape,))
+    if len(shape) == 1:
+        shape = (shape[0], 1)
+    t = ndarray(shape, dt, buffer)
+    if t.buffer not in (sbuf, psum):
+        raise ValueError("nl.rand: buffer %s: the engines write SBUF/PSUM tiles" % t.buffer)
+    _trace.current().call("rand", dst=t)
+    return t
+
+
+def random_seed(seed, mask=None, **kw):
+    """nl.random_seed(seed): reseed the generator nl.rand and dropout draw from — seed a [1, 1]
+    SBUF/PSUM tile of a 32-bit value (NKI 0.6) or a Python int (the legacy "32-bit scalar value")."""
+    if isinstance(seed, NkiTensor):
+        if seed.buffer not in (sbuf, psum):
+            raise ValueError("nl.random_seed: seed is in %s; NKI takes a [1, 1] tile on SBUF or PSUM" % seed.buffer)
+        if _count(seed.shape) != 1:
+            raise ValueError("nl.random_seed: seed %s has %d elements; NKI takes a [1, 1] tile"
+                             % (list(seed.shape), _count(seed.shape)))
+        _trace.current().call("random_seed", src=seed)
+        return
+    if isinstance(seed, bool) or not isinstance(seed, (int, _np.integer)):
+        raise TypeError("nl.random_seed: seed must be a [1, 1] tile or an int, not %r" % type(seed).__name__)
+    if not -(1 << 31) <= int(seed) < 1 << 32:
+        raise ValueError("nl.random_seed: seed %d is not a 32-bit value" % int(seed))
+    _trace.current().call("random_seed", value=float(int(seed)))
+
+
+def dropout(x, rate, dtype=None, mask=None, **kw):
+    """nl.dropout(x, rate): x with each element zeroed with probability rate ("a scalar value or a
+    tile with 1 element"), the kept ones unchanged; a new tile of x's dtype or dtype=."""
+    from .isa import _random
+    return _random.dropout_call("nl.dropout", None, x, rate, dtype, mask, one=True)
 
 
 # -- calls NumPy computes on the shared SBUF/PSUM (not ndma's words; flagged not exact)

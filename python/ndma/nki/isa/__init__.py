@@ -252,3 +252,6 @@ __all__ += ["bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor"]
 from . import _select  # noqa: E402  (masking and selection: affine_select, max8, nc_find_index8, tensor_copy_predicated)
 from ._select import affine_select, max8, nc_find_index8, tensor_copy_predicated  # noqa: E402,F401
 __all__ += _select.__all__
+from . import _random  # noqa: E402  (reciprocal, dropout)
+from ._random import reciprocal, dropout  # noqa: E402,F401
+__all__ += _random.__all__

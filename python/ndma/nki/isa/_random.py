@@ -1,0 +1,99 @@
+"""nki.isa's reciprocal and dropout (docs/nki.md "Random numbers and dropout", "Compute calls").
+reciprocal is one TENSOR_SCALAR word (1.0 / x on the Vector Engine, exact); dropout one call
+ndma's Go core computes from SplitMix64 (internal/nkic/random.go), flagged not exact. Both
+dialects: legacy calls return a new tile, NKI 0.6 calls take dst first."""
+import numbers
+
+from .. import _trace
+from .. import language as _nl
+from .._tensor import NkiTensor
+from ._select import _tile, _free
+
+__all__ = ["reciprocal", "dropout"]
+
+_INTS = ("int32", "uint32", "int16", "uint16", "int8", "uint8")
+
+
+def reciprocal(dst=None, data=None, dtype=None, mask=None, name=None, **kw):
+    """reciprocal: dst = 1.0 / data element for element, in float32, cast to dst's dtype (NKI:
+    "performs the reciprocal computation in float32 math"). Legacy: reciprocal(data, dtype=,
+    mask=) returns a new tile; NKI 0.6: reciprocal(dst, data). One TENSOR_SCALAR word,
+    op0 divide with the operands reversed (1.0 / x)."""
+    call = "reciprocal"
+    if data is None:  # legacy reciprocal(data)
+        dst, data = None, dst
+    data = _tile(data, "data", call)
+    if dst is None:
+        out = _nl.ndarray(data.shape, _trace.dtype_name(dtype) if dtype else data.dtype, _nl.sbuf)
+    else:
+        out = _tile(dst, "dst", call)
+        if out.shape[0] != data.shape[0] or _free(out) != _free(data):
+            raise ValueError("%s: dst %s and data %s differ in partitions or elements per partition"
+                             % (call, list(out.shape), list(data.shape)))
+    d, s = _nl._masked(mask, out, data)
+    if d is not None:
+        _trace.current().call("tensor_scalar", dst=d, src=s, alu_op="divide", operand0=1.0, reverse0=True)
+    return out if dst is None else None
+
+
+def dropout_call(call, dst, data, prob, dtype, mask, one=False):
+    """dropout's checks and its call: prob a number in [0, 1] or a tile — (P, 1), one per
+    partition of data (nisa), or one element (nl.dropout, one=True) given to every partition."""
+    data = _tile(data, "data" if not one else "x", call)
+    pname = "prob" if not one else "rate"
+    if dst is None:
+        dt = _trace.dtype_name(dtype) if dtype else data.dtype
+        out = _nl.ndarray(data.shape, dt, _nl.sbuf)
+    else:
+        out = _tile(dst, "dst", call)
+        if out.shape[0] != data.shape[0] or _free(out) != _free(data):
+            raise ValueError("%s: dst %s and data %s differ in partitions or elements per partition"
+                             % (call, list(out.shape), list(data.shape)))
+    if data.dtype in _INTS and out.dtype != data.dtype:
+        raise TypeError("%s: data is %s, the output %s: NKI's output type must match an integer input"
+                        % (call, data.dtype, out.dtype))
+    kw = {}
+    if isinstance(prob, NkiTensor):
+        _tile(prob, pname, call)
+        if data.dtype in _INTS and prob.dtype != "float32":
+            raise TypeError("%s: %s is %s; with integer data NKI takes a float32 probability" % (call, pname, prob.dtype))
+        if one:
+            if _nl._count(prob.shape) != 1:
+                raise ValueError("%s: rate %s has %d elements; NKI takes a scalar or a tile with 1 element"
+                                 % (call, list(prob.shape), _nl._count(prob.shape)))
+            p = prob._view(prob.offset, [(0, data.shape[0]), (0, 1)], prob.indirect)  # every partition reads it
+        else:
+            if prob.shape[0] != data.shape[0] or _free(prob) != 1:
+                raise ValueError("%s: prob %s: want a scalar or a tile of shape (%d, 1), one per partition of data"
+                                 % (call, list(prob.shape), data.shape[0]))
+            p = prob
+        srcs = [data, p]
+    else:
+        if isinstance(prob, bool) or not isinstance(prob, numbers.Real):
+            raise TypeError("%s: %s must be a number or a tile, not %r" % (call, pname, type(prob).__name__))
+        if not 0.0 <= float(prob) <= 1.0:
+            raise ValueError("%s: %s %r is not a probability in [0, 1]" % (call, pname, prob))
+        srcs, kw = [data], {"value": float(prob)}
+    if mask is not None:
+        views = _nl._masked(mask, out, srcs[0])
+        if views[0] is None:
+            return out if dst is None else None
+        if len(srcs) == 2 and views[1].shape[0] != srcs[1].shape[0]:
+            raise NotImplementedError("ndma.nki: %s with a tile %s and a mask cutting the partitions" % (call, pname))
+        out_v, srcs = views[0], [views[1]] + srcs[1:]
+    else:
+        out_v = out
+    _trace.current().call("dropout", dst=out_v, srcs=srcs, **kw)
+    return out if dst is None else None
+
+
+def dropout(dst=None, data=None, prob=None, mask=None, dtype=None, name=None, **kw):
+    """dropout: dst = 0 where a random draw falls below the drop probability prob, else data
+    ("If the probability is 1.0, all elements are replaced with zeros. If the probability is 0.0,
+    all elements are kept with their original values"); prob a number or a (P, 1) tile. Legacy:
+    dropout(data, prob, mask=, dtype=) returns a new tile; NKI 0.6: dropout(dst, data, prob)."""
+    if prob is None and data is not None:  # legacy dropout(data, prob)
+        dst, data, prob = None, dst, data
+    if prob is None:
+        raise TypeError("dropout: prob is required")
+    return dropout_call("dropout", dst, data, prob, dtype, mask)
