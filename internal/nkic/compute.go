@@ -186,6 +186,14 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 		return p.compileDropout(lw, c, dst)
 	case "elementwise":
 		return p.compileElementwise(lw, c, dst)
+	case "range_select":
+		return p.compileRangeSelect(lw, c, dst)
+	case "select_reduce":
+		return p.compileSelectReduce(lw, c, dst)
+	case "nc_match_replace8":
+		return p.compileMatchReplace8(lw, c, dst)
+	case "gather_flattened":
+		return p.compileGatherFlattened(lw, c, dst)
 	}
 	ls, err := p.sources(c)
 	if err != nil {
@@ -207,12 +215,8 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 
 // sources are a call's source operands resolved: src, then srcs.
 func (p *Program) sources(c *Call) ([]*leg, error) {
-	srcs := c.Srcs
-	if c.Src != nil {
-		srcs = append([]*AP{c.Src}, srcs...)
-	}
 	var ls []*leg
-	for k, a := range srcs {
+	for k, a := range c.sourceAPs() {
 		l, err := p.resolve(a, fmt.Sprintf("srcs[%d]", k))
 		if err != nil {
 			return nil, err

@@ -75,6 +75,7 @@ func (p *Program) checkCall(c *Call) error {
 	case "select", "tensor_copy_predicated", "affine_select", "max8", "nc_find_index8": // selects.go
 	case "rand", "random_seed", "dropout": // random.go
 	case "elementwise": // unary.go
+	case "range_select", "select_reduce", "nc_match_replace8", "gather_flattened": // gather.go
 	default:
 		return progErr("op %q is not one ndma knows (docs/nki.md lists them)", c.Op)
 	}

@@ -587,3 +587,10 @@ def static_cast(x, dtype, **kw):
     """nl.static_cast(x, dtype): x's values in a new tile of dtype (a COPY, or a CAST between
     dtypes: rounding to nearest even, integers saturating — INFERRED, RATIONALE.md)."""
     return copy(x, dtype=dtype)
+
+
+def gather_flattened(data, indices, axis=0, dtype=None, mask=None, **kw):
+    """nl.gather_flattened (docs/nki.md "Selection"): each partition's flattened free elements
+    gathered by uint32 indices; a Go loop in ndma's core, not exact."""
+    from .isa import _gather
+    return _gather.gather_flattened(data, indices, axis, dtype, mask)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _trace
 from .. import language as _nl
 from .._tensor import NkiTensor, IndexExpr, IndexSum
-from .constants import dge_mode, oob_mode, engine
+from .constants import dge_mode, oob_mode, engine, reduce_cmd
 
 __all__ = ["dma_copy", "dma_transpose", "dma_compute", "tensor_copy", "tensor_tensor", "tensor_scalar",
            "activation", "memset", "iota", "nc_matmul", "nc_transpose", "tensor_reduce", "dge_mode", "oob_mode", "engine"]
@@ -255,3 +255,6 @@ __all__ += _select.__all__
 from . import _random  # noqa: E402  (reciprocal, dropout)
 from ._random import reciprocal, dropout  # noqa: E402,F401
 __all__ += _random.__all__
+from . import _gather  # noqa: E402  (range_select, select_reduce, nc_match_replace8)
+from ._gather import range_select, select_reduce, nc_match_replace8  # noqa: E402,F401
+__all__ += _gather.__all__ + ["reduce_cmd"]
