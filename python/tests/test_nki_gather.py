@@ -206,3 +206,37 @@ def test_bad_calls_raise_naming_the_argument(call, err, word):
         call(t, u)
     with pytest.raises(err, match=word):
         nki.simulate_kernel(k, np.zeros((8, 16), np.float32))
+
+
+def test_nc_n_gather_and_onchip_reshape():
+    """nc_n_gather into a dst of indices' elements; a tile reshaped on chip (partition axis kept)
+    reads its free elements in C order."""
+    rng = np.random.default_rng(6)
+    data = rng.standard_normal((32, 4, 16)).astype(np.float32)
+    idx = rng.integers(0, 64, (32, 10)).astype(np.uint32)
+
+    def k(d, i):
+        td, ti = nl.load(d), nl.load(i)
+        g = nl.ndarray((32, 2, 5), nl.float32, buffer=nl.sbuf)
+        nisa.nc_n_gather(dst=g, data=td, indices=ti)
+        flat = td.reshape((32, 64))
+        r = nl.ndarray((32, 64), nl.float32, buffer=nl.sbuf)
+        nisa.tensor_copy(dst=r, src=flat)
+        return _out(g), _out(r[:, 0:16].reshape((32, 2, 8)))
+    g, r = nki.simulate_kernel(k, data, idx)
+    flat = data.reshape(32, 64)
+    assert np.array_equal(g, np.take_along_axis(flat, idx.astype(np.int64), axis=1).reshape(32, 2, 5))
+    assert np.array_equal(r, flat[:, :16].reshape(32, 2, 8))
+
+
+@pytest.mark.parametrize("call,err,word", [
+    (lambda t: t.reshape((4, 32)), ValueError, "partition axis"),
+    (lambda t: t.reshape((8, 15)), ValueError, "cannot reshape"),
+    (lambda t: t[:, ::2].reshape((8, 8)), ValueError, "contiguous"),
+    (lambda t: nisa.nc_n_gather(dst=t, data=t, indices=t), TypeError, "indices"),
+])
+def test_bad_reshape_and_nc_n_gather(call, err, word):
+    def k(a):
+        call(nl.load(a))
+    with pytest.raises(err, match=word):
+        nki.simulate_kernel(k, np.zeros((8, 16), np.float32))

@@ -256,5 +256,5 @@ from . import _random  # noqa: E402  (reciprocal, dropout)
 from ._random import reciprocal, dropout  # noqa: E402,F401
 __all__ += _random.__all__
 from . import _gather  # noqa: E402  (range_select, select_reduce, nc_match_replace8)
-from ._gather import range_select, select_reduce, nc_match_replace8  # noqa: E402,F401
+from ._gather import range_select, select_reduce, nc_match_replace8, nc_n_gather  # noqa: E402,F401
 __all__ += _gather.__all__ + ["reduce_cmd"]

@@ -8,7 +8,7 @@ from .. import language as _nl
 from .._tensor import NkiTensor
 from ._select import _tile, _number, _free, _opname, _CMPS, _INDEX_DTYPES
 
-__all__ = ["range_select", "select_reduce", "nc_match_replace8"]
+__all__ = ["range_select", "select_reduce", "nc_match_replace8", "nc_n_gather"]
 
 _INTS = ("int32", "uint32", "int16", "uint16", "int8", "uint8")
 _FLOATS = ("float32", "float16", "bfloat16", "float8e4", "float8e5")
@@ -172,3 +172,27 @@ def gather_flattened(data, indices, axis=0, dtype=None, mask=None, **kw):
     _trace.current().call("gather_flattened", dst=out, srcs=[data, indices])
     return out
 
+
+
+def nc_n_gather(dst=None, data=None, indices=None, name=None, **kw):
+    """nc_n_gather(dst, data, indices): per partition, data's flattened free elements gathered by
+    the uint32 indices into dst (gather_flattened's rule); "All input and output tiles … must be in
+    SBUF", dst of data's dtype, its elements per partition indices'."""
+    call = "nc_n_gather"
+    dst = _tile(dst, "dst", call)
+    data = _tile(data, "data", call)
+    indices = _tile(indices, "indices", call)
+    for what, t in (("dst", dst), ("data", data), ("indices", indices)):
+        if t.buffer != "sbuf":
+            raise ValueError("%s: %s is in %s; NKI: all tiles must be in SBUF (GpSimd cannot access PSUM)" % (call, what, t.buffer))
+    if indices.dtype != "uint32":
+        raise TypeError("%s: indices are %s; NKI: \"The indices tile must be uint32\"" % (call, indices.dtype))
+    if dst.dtype != data.dtype:
+        raise TypeError("%s: dst is %s, data %s; NKI: dst must have the same data type as data" % (call, dst.dtype, data.dtype))
+    if not dst.shape[0] == data.shape[0] == indices.shape[0]:
+        raise ValueError("%s: dst %s, data %s and indices %s differ in partitions"
+                         % (call, list(dst.shape), list(data.shape), list(indices.shape)))
+    if _free(dst) != _free(indices):
+        raise ValueError("%s: dst %s and indices %s differ in elements per partition" % (call, list(dst.shape), list(indices.shape)))
+    _trace.current().call("gather_flattened", dst=dst, srcs=[data, indices])
+    return None
