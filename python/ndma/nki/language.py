@@ -594,3 +594,11 @@ def gather_flattened(data, indices, axis=0, dtype=None, mask=None, **kw):
     gathered by uint32 indices; a Go loop in ndma's core, not exact."""
     from .isa import _gather
     return _gather.gather_flattened(data, indices, axis, dtype, mask)
+
+
+def broadcast_to(x, shape, **kw):
+    """nl.broadcast_to(x, shape): x's view broadcast along its size-1 axes (one partition to many:
+    a new tile a DMA fills) — the tile method (docs/nki.md "Python names")."""
+    if not isinstance(x, NkiTensor):
+        raise TypeError("nl.broadcast_to: x must be a tile, not %r" % type(x).__name__)
+    return x.broadcast_to(shape)
