@@ -465,15 +465,19 @@ func (l *leg) addrs() []uint64 {
 	return out
 }
 
-// readF32 reads a leg's elements as float32, in pattern order.
+// readF32 reads a leg's elements as float32, in pattern order (the bytes
+// through the runner's scratch: fresh memory is dear, docs/nki.md "Speed").
 func (r *runner) readF32(l *leg) ([]float32, error) {
-	raw, err := r.readRaw(l)
-	if err != nil {
+	raw := r.scratch(0, l.elems*l.esize)
+	if err := r.readRawInto(l, raw); err != nil {
 		return nil, err
 	}
-	f := make([]byte, 4*l.elems)
-	if err := dtype.Convert(f, dtype.FP32, raw, l.dt); err != nil {
-		return nil, err
+	f := raw
+	if l.dt != dtype.FP32 {
+		f = r.scratch(1, 4*l.elems)
+		if err := dtype.Convert(f, dtype.FP32, raw, l.dt); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]float32, l.elems)
 	for k := range out {
@@ -493,15 +497,28 @@ func (r *runner) readF32Pair(a, b *leg) ([]float32, []float32, error) {
 }
 
 // writeF32 writes float32 values into a leg's elements, in pattern order,
-// rounded to its dtype by the cast rules.
+// rounded to its dtype by the cast rules (the bytes through the runner's
+// scratch).
 func (r *runner) writeF32(l *leg, vals []float32) error {
-	f := make([]byte, 4*len(vals))
+	f := r.scratch(0, int64(4*len(vals)))
 	for k, v := range vals {
 		binary.LittleEndian.PutUint32(f[4*k:], math.Float32bits(v))
 	}
-	b := make([]byte, int64(len(vals))*l.esize)
-	if err := dtype.Convert(b, l.dt, f, dtype.FP32); err != nil {
-		return err
+	b := f
+	if l.dt != dtype.FP32 {
+		b = r.scratch(1, int64(len(vals))*l.esize)
+		if err := dtype.Convert(b, l.dt, f, dtype.FP32); err != nil {
+			return err
+		}
 	}
 	return r.writeRaw(l, b)
+}
+
+// scratch is the runner's k-th scratch buffer (k < 2) of n bytes, its
+// contents undefined: the Go loops' byte images, reused from call to call.
+func (r *runner) scratch(k int, n int64) []byte {
+	if int64(cap(r.tmp[k])) < n {
+		r.tmp[k] = make([]byte, n)
+	}
+	return r.tmp[k][:n]
 }

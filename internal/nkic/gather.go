@@ -2,7 +2,6 @@ package nkic
 
 import (
 	"encoding/binary"
-	"fmt"
 	"math"
 	"strings"
 
@@ -92,6 +91,14 @@ func rowMax(r *runner, res *leg, out []float32, P, F int64) error {
 	return r.writeF32(res, m)
 }
 
+// cmpF32 are range_select's comparisons of fp32 values (NaN: only
+// not_equal holds, as IEEE compares).
+var cmpF32 = map[string]func(a, b float32) bool{
+	"equal": func(a, b float32) bool { return a == b }, "not_equal": func(a, b float32) bool { return a != b },
+	"greater": func(a, b float32) bool { return a > b }, "greater_equal": func(a, b float32) bool { return a >= b },
+	"less": func(a, b float32) bool { return a < b }, "less_equal": func(a, b float32) bool { return a <= b },
+}
+
 // lowestF32 is FP32's lowest finite value, range_select's default
 // on_false_value (INFERRED from the NKI page's note that an all-fill row
 // gives "FP32_MIN - FP32_MIN = 0").
@@ -117,15 +124,13 @@ func (p *Program) compileRangeSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, 
 	if _, _, err := p.rowsLike(c.Dst, "dst", P, F); err != nil {
 		return nil, err
 	}
-	cmp := [2]func(a, b float32) float32{}
+	var cmp [2]func(a, b float32) bool
 	for k, name := range []string{c.ALUOp, c.ALUOp1} {
-		what := fmt.Sprintf("comp_op%d", k)
-		if _, ok := cmpOps[strings.TrimPrefix(strings.TrimPrefix(name, "nl."), "np.")]; !ok {
-			return nil, illegal("range_select %s %q: want a comparison (equal, not_equal, greater, greater_equal, less, less_equal)", what, name)
+		f, ok := cmpF32[strings.TrimPrefix(strings.TrimPrefix(name, "nl."), "np.")]
+		if !ok {
+			return nil, illegal("range_select comp_op%d %q: want a comparison (equal, not_equal, greater, greater_equal, less, less_equal)", k, name)
 		}
-		if cmp[k], err = floatOp(name, what); err != nil {
-			return nil, err
-		}
+		cmp[k] = f
 	}
 	b0, err := p.perRowOf(c.Operand0Tile, c.Operand0, "bound0", P)
 	if err != nil {
@@ -161,11 +166,16 @@ func (p *Program) compileRangeSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, 
 		if err != nil {
 			return err
 		}
+		keep := make([]bool, F)
 		for q := range P {
 			for i := range F {
 				v := float32(i) + start
-				if cmp[0](v, lo[q]) == 0 || cmp[1](v, hi[q]) == 0 {
-					x[q*F+i] = fill
+				keep[i] = cmp[0](v, lo[q]) && cmp[1](v, hi[q])
+			}
+			row := x[q*F : (q+1)*F]
+			for i, k := range keep {
+				if !k {
+					row[i] = fill
 				}
 			}
 		}

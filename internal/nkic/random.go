@@ -31,7 +31,7 @@ func (s *splitMix64) next() uint64 {
 
 // uniform is a draw in [0, 1): the top 24 bits over 2^24, exact in FP32
 // (nl.rand: "a uniform distribution between 0 and 1").
-func (s *splitMix64) uniform() float32 { return float32(s.next()>>40) / (1 << 24) }
+func (s *splitMix64) uniform() float32 { return float32(int64(s.next()>>40)) * (1.0 / (1 << 24)) }
 
 // randomNote is the random calls' trace note.
 const randomNote = "computed by ndma from SplitMix64, not the hardware's generator (no word; its numbers cannot be reproduced)"
@@ -101,9 +101,11 @@ func (p *Program) compileRand(lw *Lowered, c *Call, dst *leg) (*Lowered, error) 
 	lw.ns = p.perPartitionNS(lw.Engine, opIota, dst)
 	lw.eval = func(r *runner) error {
 		out := make([]float32, dst.elems)
+		g := r.rng // a local state: the loop keeps it in a register
 		for k := range out {
-			out[k] = r.rng.uniform()
+			out[k] = g.uniform()
 		}
+		r.rng = g
 		return r.writeF32(dst, out)
 	}
 	return lw, nil
@@ -163,12 +165,15 @@ func (p *Program) compileDropout(lw *Lowered, c *Call, dst *leg) (*Lowered, erro
 		} else if pr, err = r.readF32(prob); err != nil {
 			return err
 		}
-		es := dst.esize
-		for e := range dst.elems {
-			if r.rng.uniform() < pr[e/n] {
-				clear(x[e*es : (e+1)*es]) // zero: all-zero bytes in every dtype
+		es, g := dst.esize, r.rng
+		for q, p := range pr {
+			for e := int64(q) * n; e < int64(q+1)*n; e++ {
+				if g.uniform() < p {
+					clear(x[e*es : (e+1)*es]) // zero: all-zero bytes in every dtype
+				}
 			}
 		}
+		r.rng = g
 		return r.writeElems(dst, x)
 	}
 	return lw, nil
