@@ -32,62 +32,33 @@ def masks(a):
     return o
 
 
-@nki.jit
-def tops(a):
-    o = nl.ndarray((128, 8), nl.float32, buffer=nl.shared_hbm)
-    t = nl.load(a)
-    for _ in range(N):
-        v = nisa.max8(src=t)
-    nl.store(o, value=v)
-    return o
+def _kernel(body, shape=(128, 512)):
+    """A kernel calling body(t, i) N times on the loaded tile t, storing the last result."""
+    @nki.jit
+    def k(a):
+        o = nl.ndarray(shape, nl.float32, buffer=nl.shared_hbm)
+        t = nl.load(a)
+        lo = nl.full((128, 1), 100.0, nl.float32)
+        for i in range(N):
+            r = body(t, i, lo)
+        nl.store(o, value=r)
+        return o
+    return k
 
 
-@nki.jit
-def replaces(a):
-    o = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
-    t = nl.load(a)
-    v = nisa.max8(src=t)
-    for _ in range(N):
-        r = nisa.nc_match_replace8(data=t, vals=v, imm=float("-inf"))
-    nl.store(o, value=r)
-    return o
-
-
-@nki.jit
-def ranges(a):
-    o = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
-    t = nl.load(a)
-    lo = nl.full((128, 1), 100.0, nl.float32)
-    for i in range(N):
-        r = nisa.range_select(on_true_tile=t, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=lo,
-                              bound1=float(300 + i % 100), on_false_value=-9984.0)
-    nl.store(o, value=r)
-    return o
-
-
-@nki.jit
-def rands(a):
-    o = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
-    for _ in range(N):
-        r = nl.rand((128, 512))
-    nl.store(o, value=r)
-    return o
-
-
-@nki.jit
-def dropouts(a):
-    o = nl.ndarray((128, 512), nl.float32, buffer=nl.shared_hbm)
-    t = nl.load(a)
-    for _ in range(N):
-        r = nl.dropout(t, 0.1)
-    nl.store(o, value=r)
-    return o
+tops = _kernel(lambda t, i, lo: nisa.max8(src=t), (128, 8))
+replaces = _kernel(lambda t, i, lo: nisa.nc_match_replace8(data=t, vals=t[:, 0:8], imm=float("-inf")))
+ranges = _kernel(lambda t, i, lo: nisa.range_select(on_true_tile=t, comp_op0=nl.greater_equal, comp_op1=nl.less,
+                                                    bound0=lo, bound1=float(300 + i % 100), on_false_value=-9984.0))
+rands = _kernel(lambda t, i, lo: nl.rand((128, 512)))
+dropouts = _kernel(lambda t, i, lo: nl.dropout(t, 0.1))
 
 
 def _replace_ref(a):
-    """NumPy's same: the 8 largest of each row (first positions among equals) set to -inf."""
+    """NumPy's same: each row's first occurrence of each of its first 8 values set to -inf."""
     out = a.copy()
-    np.put_along_axis(out, np.argsort(-a, axis=1, kind="stable")[:, :8], -np.inf, axis=1)
+    idx = np.argmax(a[:, :, None] == a[:, None, 0:8], axis=1)
+    np.put_along_axis(out, idx, -np.inf, axis=1)
     return out
 
 

@@ -154,6 +154,32 @@ func patternFields(prefix string, dims int) []string {
 
 func f32bits(v float64) int64 { return int64(math.Float32bits(float32(v))) }
 
+// compiler compiles one kind of compute call into lw.
+type compiler func(p *Program, lw *Lowered, c *Call, dst *leg) (*Lowered, error)
+
+// loopOps are the compute calls that are not one word of computeWord's: the
+// PE's word sequences (matmul.go), reductions (reduce.go) and the Go loops
+// (stats.go, selects.go, random.go, unary.go, gather.go), by op — with
+// computeWord's ops and random_seed, every compute op checkCall accepts.
+var loopOps = map[string]compiler{
+	"matmul": (*Program).compileMatmul, "nc_matmul": (*Program).compileMatmul,
+	"identity":  func(p *Program, lw *Lowered, _ *Call, dst *leg) (*Lowered, error) { return p.compileIdentity(lw, dst) },
+	"transpose": (*Program).fallback, "nc_transpose": (*Program).fallback, "iota": (*Program).fallback,
+	"tensor_reduce": (*Program).compileReduce,
+	"bn_stats":      (*Program).compileStats, "bn_aggr": (*Program).compileStats,
+	"tensor_tensor_scan": (*Program).compileStats, "scalar_tensor_tensor": (*Program).compileStats,
+	"select": (*Program).compileSelect, "tensor_copy_predicated": (*Program).compileSelect,
+	"affine_select": (*Program).compileSelect, "max8": (*Program).compileSelect, "nc_find_index8": (*Program).compileSelect,
+	"rand": (*Program).compileRand, "dropout": (*Program).compileDropout,
+	"elementwise":  (*Program).compileElementwise,
+	"range_select": (*Program).compileRangeSelect, "select_reduce": (*Program).compileSelectReduce,
+	"nc_match_replace8": (*Program).compileMatchReplace8, "gather_flattened": (*Program).compileGatherFlattened,
+}
+
+// wordOps are the compute calls computeWord forms one word for, and how
+// many source operands each takes.
+var wordOps = map[string]int{"memset": 0, "tensor_copy": 1, "copy": 1, "tensor_tensor": 2, "tensor_scalar": 1, "activation": 1}
+
 // compileComputeCall compiles a compute call.
 func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 	lw := &Lowered{Call: c, Exact: true}
@@ -167,33 +193,8 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch c.Op {
-	case "matmul", "nc_matmul":
-		return p.compileMatmul(lw, c, dst)
-	case "identity":
-		return p.compileIdentity(lw, dst)
-	case "transpose", "nc_transpose", "iota":
-		return p.fallback(lw, c, dst)
-	case "tensor_reduce":
-		return p.compileReduce(lw, c, dst)
-	case "bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor":
-		return p.compileStats(lw, c, dst)
-	case "select", "tensor_copy_predicated", "affine_select", "max8", "nc_find_index8":
-		return p.compileSelect(lw, c, dst)
-	case "rand":
-		return p.compileRand(lw, c, dst)
-	case "dropout":
-		return p.compileDropout(lw, c, dst)
-	case "elementwise":
-		return p.compileElementwise(lw, c, dst)
-	case "range_select":
-		return p.compileRangeSelect(lw, c, dst)
-	case "select_reduce":
-		return p.compileSelectReduce(lw, c, dst)
-	case "nc_match_replace8":
-		return p.compileMatchReplace8(lw, c, dst)
-	case "gather_flattened":
-		return p.compileGatherFlattened(lw, c, dst)
+	if f := loopOps[c.Op]; f != nil {
+		return f(p, lw, c, dst)
 	}
 	ls, err := p.sources(c)
 	if err != nil {
@@ -228,7 +229,7 @@ func (p *Program) sources(c *Call) ([]*leg, error) {
 
 // computeWord forms the word of a compute call the engines run.
 func (p *Program) computeWord(c *Call, dst *leg, srcs []*leg) (isa.Inst, string, error) {
-	need := map[string]int{"memset": 0, "tensor_copy": 1, "copy": 1, "tensor_tensor": 2, "tensor_scalar": 1, "activation": 1}[c.Op]
+	need := wordOps[c.Op]
 	if len(srcs) != need {
 		return isa.Inst{}, "", progErr("%s takes %d source operands, %d given", c.Op, need, len(srcs))
 	}

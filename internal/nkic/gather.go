@@ -91,18 +91,46 @@ func rowMax(r *runner, res *leg, out []float32, P, F int64) error {
 	return r.writeF32(res, m)
 }
 
-// cmpF32 are range_select's comparisons of fp32 values (NaN: only
-// not_equal holds, as IEEE compares).
-var cmpF32 = map[string]func(a, b float32) bool{
-	"equal": func(a, b float32) bool { return a == b }, "not_equal": func(a, b float32) bool { return a != b },
-	"greater": func(a, b float32) bool { return a > b }, "greater_equal": func(a, b float32) bool { return a >= b },
-	"less": func(a, b float32) bool { return a < b }, "less_equal": func(a, b float32) bool { return a <= b },
+// cmpCodes number range_select's comparisons for holds.
+var cmpCodes = map[string]int8{"equal": 0, "not_equal": 1, "greater": 2, "greater_equal": 3, "less": 4, "less_equal": 5}
+
+// holds is a cmp b for comparison code op, in fp32 (NaN: only not_equal
+// holds, as IEEE compares); a switch the compiler inlines into the loop.
+func holds(op int8, a, b float32) bool {
+	switch op {
+	case 0:
+		return a == b
+	case 1:
+		return a != b
+	case 2:
+		return a > b
+	case 3:
+		return a >= b
+	case 4:
+		return a < b
+	}
+	return a <= b
 }
 
 // lowestF32 is FP32's lowest finite value, range_select's default
 // on_false_value (INFERRED from the NKI page's note that an all-fill row
 // gives "FP32_MIN - FP32_MIN = 0").
 const lowestF32 = -math.MaxFloat32
+
+// pair resolves a call's two sources (srcs [a, b], named so in messages)
+// and the rows of the one at index rowsOf: its partitions and elements per
+// partition.
+func (p *Program) pair(c *Call, a, b string, rowsOf int) (la, lb *leg, P, F int64, err error) {
+	ls, err := p.sources(c)
+	if err != nil {
+		return nil, nil, 0, 0, err
+	}
+	if len(ls) != 2 {
+		return nil, nil, 0, 0, progErr("%s takes srcs [%s, %s], %d given", c.Op, a, b, len(ls))
+	}
+	P, F, err = p.rows(ls[rowsOf], []string{a, b}[rowsOf])
+	return ls[0], ls[1], P, F, err
+}
 
 // compileRangeSelect: dst[q, i] = on_true[q, i] where cmp0(i + range_start,
 // bound0[q]) and cmp1(i + range_start, bound1[q]) hold, i the free index
@@ -124,9 +152,9 @@ func (p *Program) compileRangeSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, 
 	if _, _, err := p.rowsLike(c.Dst, "dst", P, F); err != nil {
 		return nil, err
 	}
-	var cmp [2]func(a, b float32) bool
+	var cmp [2]int8
 	for k, name := range []string{c.ALUOp, c.ALUOp1} {
-		f, ok := cmpF32[strings.TrimPrefix(strings.TrimPrefix(name, "nl."), "np.")]
+		f, ok := cmpCodes[strings.TrimPrefix(strings.TrimPrefix(name, "nl."), "np.")]
 		if !ok {
 			return nil, illegal("range_select comp_op%d %q: want a comparison (equal, not_equal, greater, greater_equal, less, less_equal)", k, name)
 		}
@@ -170,7 +198,7 @@ func (p *Program) compileRangeSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, 
 		for q := range P {
 			for i := range F {
 				v := float32(i) + start
-				keep[i] = cmp[0](v, lo[q]) && cmp[1](v, hi[q])
+				keep[i] = holds(cmp[0], v, lo[q]) && holds(cmp[1], v, hi[q])
 			}
 			row := x[q*F : (q+1)*F]
 			for i, k := range keep {
@@ -191,15 +219,7 @@ func (p *Program) compileRangeSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, 
 // on_false, on_false a number (value) or a (P, 1) tile (operand0_tile);
 // reduce_res the row max. srcs [predicate, on_true].
 func (p *Program) compileSelectReduce(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
-	ls, err := p.sources(c)
-	if err != nil {
-		return nil, err
-	}
-	if len(ls) != 2 {
-		return nil, progErr("select_reduce takes srcs [predicate, on_true], %d given", len(ls))
-	}
-	pred, on := ls[0], ls[1]
-	P, F, err := p.rows(on, "on_true")
+	pred, on, P, F, err := p.pair(c, "predicate", "on_true", 1)
 	if err != nil {
 		return nil, err
 	}
@@ -259,18 +279,10 @@ func (p *Program) compileSelectReduce(lw *Lowered, c *Call, dst *leg) (*Lowered,
 // given, gets each slot's matched index, all ones where none matched (as
 // nc_find_index8's sentinel — INFERRED). srcs [data, vals].
 func (p *Program) compileMatchReplace8(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
-	ls, err := p.sources(c)
-	if err != nil {
-		return nil, err
-	}
-	if len(ls) != 2 {
-		return nil, progErr("nc_match_replace8 takes srcs [data, vals], %d given", len(ls))
-	}
 	if c.Value == nil {
 		return nil, progErr("nc_match_replace8 needs value (imm)")
 	}
-	data := ls[0]
-	P, F, err := p.rows(data, "data")
+	data, _, P, F, err := p.pair(c, "data", "vals", 0)
 	if err != nil {
 		return nil, err
 	}
@@ -341,15 +353,7 @@ func (p *Program) compileMatchReplace8(lw *Lowered, c *Call, dst *leg) (*Lowered
 // index out of bounds: ndma refuses it at run time (ErrOOB) rather than
 // invent values. srcs [data, indices]; dst of indices' shape.
 func (p *Program) compileGatherFlattened(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
-	ls, err := p.sources(c)
-	if err != nil {
-		return nil, err
-	}
-	if len(ls) != 2 {
-		return nil, progErr("gather_flattened takes srcs [data, indices], %d given", len(ls))
-	}
-	data, ix := ls[0], ls[1]
-	P, F, err := p.rows(data, "data")
+	data, ix, P, F, err := p.pair(c, "data", "indices", 0)
 	if err != nil {
 		return nil, err
 	}

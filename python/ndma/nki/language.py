@@ -311,43 +311,26 @@ logical_and, logical_or, logical_xor = _binary("logical_and"), _binary("logical_
 left_shift, right_shift = _binary("left_shift"), _binary("right_shift")
 
 
-def _scalar_op(name, op, operand, reverse=False):
-    """An element-wise function that is one TENSOR_SCALAR word: op(x, operand) (reverse:
-    op(operand, x)) into a new SBUF tile of x's dtype or dtype=."""
+def _unary_call(name, op, **fields):
+    """An element-wise function recorded as one call op(dst=a new SBUF tile of x's dtype or
+    dtype=, src=x, **fields): TENSOR_SCALAR forms (one word) or the ``elementwise`` Go loop
+    (internal/nkic/unary.go, not exact) for the functions no word computes."""
     def f(x, dtype=None, mask=None, **kw):
         if not isinstance(x, NkiTensor):
             raise TypeError("nl.%s: x must be a tile, not %r" % (name, type(x).__name__))
         t = ndarray(x.shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
         d, s = _masked(mask, t, x)
         if d is not None:
-            _trace.current().call("tensor_scalar", dst=d, src=s, alu_op=op, operand0=float(operand),
-                                  reverse0=True if reverse else None)
+            _trace.current().call(op, dst=d, src=s, **fields)
         return t
     f.__name__ = name
     return f
 
 
-reciprocal = _scalar_op("reciprocal", "divide", 1.0, reverse=True)  # 1.0 / x
-negative = _scalar_op("negative", "multiply", -1.0)
-logical_not = _scalar_op("logical_not", "equal", 0.0)  # x == 0: 1.0 where x is 0 (false), else 0.0
-
-
-def _elementwise(func):
-    """An element-wise function no word computes (no ACT function, no ALU op): one
-    ``elementwise`` call, a Go loop in ndma's core (internal/nkic/unary.go), not exact."""
-    def f(x, dtype=None, mask=None, **kw):
-        if not isinstance(x, NkiTensor):
-            raise TypeError("nl.%s: x must be a tile, not %r" % (func, type(x).__name__))
-        t = ndarray(x.shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
-        d, s = _masked(mask, t, x)
-        if d is not None:
-            _trace.current().call("elementwise", dst=d, src=s, func=func)
-        return t
-    f.__name__ = func
-    return f
-
-
-floor, ceil, trunc, cos, tan = (_elementwise(n) for n in ("floor", "ceil", "trunc", "cos", "tan"))
+reciprocal = _unary_call("reciprocal", "tensor_scalar", alu_op="divide", operand0=1.0, reverse0=True)  # 1.0 / x
+negative = _unary_call("negative", "tensor_scalar", alu_op="multiply", operand0=-1.0)
+logical_not = _unary_call("logical_not", "tensor_scalar", alu_op="equal", operand0=0.0)  # 1.0 where x is 0
+floor, ceil, trunc, cos, tan = (_unary_call(n, "elementwise", func=n) for n in ("floor", "ceil", "trunc", "cos", "tan"))
 
 
 # -- random numbers and dropout (docs/nki.md "Random numbers and dropout"): ndma's Go core draws
