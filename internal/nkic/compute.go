@@ -171,6 +171,7 @@ var loopOps = map[string]compiler{
 	"select": (*Program).compileSelect, "tensor_copy_predicated": (*Program).compileSelect,
 	"affine_select": (*Program).compileSelect, "max8": (*Program).compileSelect, "nc_find_index8": (*Program).compileSelect,
 	"rand": (*Program).compileRand, "dropout": (*Program).compileDropout,
+	"rng": (*Program).compileRng, "rand2": (*Program).compileRand2,
 	"elementwise":  (*Program).compileElementwise,
 	"range_select": (*Program).compileRangeSelect, "select_reduce": (*Program).compileSelectReduce,
 	"nc_match_replace8": (*Program).compileMatchReplace8, "gather_flattened": (*Program).compileGatherFlattened,

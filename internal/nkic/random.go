@@ -6,11 +6,12 @@ import (
 
 	"ndma/dtype"
 	"ndma/internal/compute"
+	"ndma/isa"
 )
 
 // The random calls (docs/nki.md "Random numbers and dropout"): nl.rand
-// ("rand"), nl.random_seed ("random_seed"), nl.dropout and nisa.dropout
-// ("dropout"). The hardware's generator is not documented and its numbers
+// ("rand"), nl.random_seed and nisa.set_rng_seed ("random_seed"), nl.dropout
+// and nisa.dropout ("dropout"), nisa.rng ("rng") and nisa.rand2 ("rand2"). The hardware's generator is not documented and its numbers
 // cannot be reproduced, so ndma draws from SplitMix64 (Steele, Lea and
 // Flood, "Fast splittable pseudorandom number generators", OOPSLA 2014),
 // one stream per run seeded 0 until a random_seed call reseeds it, each
@@ -175,6 +176,82 @@ func (p *Program) compileDropout(lw *Lowered, c *Call, dst *leg) (*Lowered, erro
 		}
 		r.rng = g
 		return r.writeElems(dst, x)
+	}
+	return lw, nil
+}
+
+// compileRng: each dst element the low bits of a 32-bit draw (the top half
+// of a SplitMix64 output), dst an integer dtype (NKI: "truncates each 32-bit
+// random value to the specified data type, taking the least significant
+// bits").
+func (p *Program) compileRng(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
+	lw.Exact, lw.Note, lw.Engine, lw.Bytes = false, randomNote, "vector (DVE)", dst.elems*dst.esize
+	if c.Src != nil || len(c.Srcs) > 0 {
+		return nil, progErr("rng takes no source")
+	}
+	if dst.dt.IsFloat() {
+		return nil, illegal("rng: dst is %s; NKI: \"The output dst tile must be an integer type\"", dst.t.DType)
+	}
+	if _, err := p.operand(dst, 4); err != nil {
+		return nil, err
+	}
+	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorScalar, dst)
+	lw.eval = func(r *runner) error {
+		out, g := make([]uint64, dst.elems), r.rng
+		for k := range out {
+			out[k] = g.next() >> 32
+		}
+		r.rng = g
+		return r.writeUints(dst, out)
+	}
+	return lw, nil
+}
+
+// compileRand2: dst = min + u·(max − min) in fp32, u a uniform draw in
+// [0, 1), min and max numbers (operand0, operand1) or (P, 1) tiles
+// (operand0_tile, operand1_tile); cast to dst's dtype. NeuronCore-v4 and
+// newer (NKI: "Available only on NeuronCore-v4 and newer").
+func (p *Program) compileRand2(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
+	lw.Exact, lw.Note, lw.Engine, lw.Bytes = false, randomNote, "vector (DVE)", dst.elems*dst.esize
+	if p.gen < isa.Mariana {
+		return nil, illegal("rand2 is NeuronCore-v4 and newer (trn3), not %s", p.gen)
+	}
+	if c.Src != nil || len(c.Srcs) > 0 {
+		return nil, progErr("rand2 takes no source (min and max are operand0 and operand1)")
+	}
+	P, F, err := p.rows(dst, "dst")
+	if err != nil {
+		return nil, err
+	}
+	lo, err := p.perRowOf(c.Operand0Tile, c.Operand0, "min", P)
+	if err != nil {
+		return nil, err
+	}
+	hi, err := p.perRowOf(c.Operand1Tile, c.Operand1, "max", P)
+	if err != nil {
+		return nil, err
+	}
+	if lo.l == nil && hi.l == nil && !(lo.v < hi.v) {
+		return nil, illegal("rand2: min %v is not below max %v; NKI: \"min < max for valid range\"", lo.v, hi.v)
+	}
+	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorScalar, dst)
+	lw.eval = func(r *runner) error {
+		a, err := lo.read(r, P)
+		if err != nil {
+			return err
+		}
+		b, err := hi.read(r, P)
+		if err != nil {
+			return err
+		}
+		out, g := make([]float32, P*F), r.rng
+		for q := range P {
+			for i := range F {
+				out[q*F+i] = a[q] + g.uniform()*(b[q]-a[q])
+			}
+		}
+		r.rng = g
+		return r.writeF32(dst, out)
 	}
 	return lw, nil
 }

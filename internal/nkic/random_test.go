@@ -1,6 +1,7 @@
 package nkic
 
 import (
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -139,6 +140,9 @@ func TestRandomRefused(t *testing.T) {
 		{"dropout prob NaN", &Call{Op: "dropout", Dst: whole("r"), Srcs: []*AP{whole("r")}, Value: f64p(math.NaN())}},
 		{"dropout prob tile shape", &Call{Op: "dropout", Dst: whole("r"), Srcs: []*AP{whole("r"), whole("r")}}},
 		{"dropout int to float", &Call{Op: "dropout", Dst: whole("r"), Srcs: []*AP{whole("i")}, Value: f64p(0.5)}},
+		{"rng into float32", &Call{Op: "rng", Dst: whole("r")}},
+		{"rng with a source", &Call{Op: "rng", Dst: whole("i"), Src: whole("i")}},
+		{"rand2 on trn2", &Call{Op: "rand2", Dst: whole("r"), Operand0: f64p(0), Operand1: f64p(1)}},
 		{"elementwise unknown", &Call{Op: "elementwise", Dst: whole("r"), Src: whole("r"), Func: "exp2"}},
 		{"elementwise two sources", &Call{Op: "elementwise", Dst: whole("r"), Srcs: []*AP{whole("r"), whole("r")}, Func: "floor"}},
 	} {
@@ -165,5 +169,36 @@ func TestRandomRefused(t *testing.T) {
 				t.Errorf("error %q does not name %q", err, want)
 			}
 		})
+	}
+}
+
+// rng writes the low bits of each 32-bit draw; rand2 (trn3) scales the
+// uniform draws into [min, max) per partition; both against the published
+// SplitMix64 vectors seeded 0.
+func TestRngAndRand2(t *testing.T) {
+	draws := []uint64{0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f, 0xf88bb8a8724c81ec}
+	p := build(t, "trn3", []*Tensor{
+		ten("a", "sbuf", "uint16", "", 2, 2), ten("lo", "sbuf", "float32", "", 2, 1), ten("b", "sbuf", "float32", "", 2, 2),
+		ten("oa", "hbm", "uint16", "output", 2, 2), ten("ob", "hbm", "float32", "output", 2, 2),
+	},
+		&Call{Op: "rng", Dst: whole("a")},
+		&Call{Op: "random_seed", Value: f64p(0)},
+		&Call{Op: "iota", Dst: whole("lo"), Coefs: []int64{10, 0}, Value: f64p(-3)}, // min -3, 7 by partition
+		&Call{Op: "rand2", Dst: whole("b"), Operand0Tile: whole("lo"), Operand1: f64p(20)},
+		&Call{Op: "store", Dst: whole("oa"), Src: whole("a")}, &Call{Op: "store", Dst: whole("ob"), Src: whole("b")})
+	out, _ := run(t, p, nil)
+	for k, d := range draws {
+		if got, want := uint64(out["oa"].Data[2*k])|uint64(out["oa"].Data[2*k+1])<<8, d>>32&0xFFFF; got != want {
+			t.Errorf("rng[%d] = %#x, want %#x", k, got, want)
+		}
+		lo := float32(-3 + 10*(k/2))
+		u := float32(int64(d>>40)) * (1.0 / (1 << 24))
+		if got, want := getF32(out["ob"].Data, k), lo+u*(20-lo); got != want {
+			t.Errorf("rand2[%d] = %v, want %v", k, got, want)
+		}
+	}
+	bad := build(t, "trn3", []*Tensor{ten("b", "sbuf", "float32", "", 2, 2)}, &Call{Op: "rand2", Dst: whole("b"), Operand0: f64p(1), Operand1: f64p(1)})
+	if _, err := bad.Compile(); !errors.Is(err, ErrIllegal) {
+		t.Errorf("rand2 min = max: %v, want ErrIllegal", err)
 	}
 }

@@ -185,3 +185,67 @@ def test_bad_random_calls_raise_naming_the_argument(call, err, word):
         call(nl.load(a))
     with pytest.raises(err, match=word):
         nki.simulate_kernel(k, np.zeros((8, 8), np.float32))
+
+
+def _draws64(seed, n):
+    """n raw SplitMix64 outputs from seed (the generator above, before the uniform scaling)."""
+    s, out = seed & M64, []
+    for _ in range(n):
+        s = (s + 0x9E3779B97F4A7C15) & M64
+        z = s
+        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
+        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def test_nisa_rng_low_bits_and_set_rng_seed():
+    """rng: each element the least significant bits of a 32-bit draw (the draw's top half);
+    set_rng_seed reseeds as random_seed does."""
+    def k():
+        a = nl.ndarray((8, 16), nl.uint32, buffer=nl.sbuf)
+        b = nl.ndarray((8, 16), nl.uint8, buffer=nl.sbuf)
+        s = nl.full((1, 1), 9, dtype=nl.int32, buffer=nl.sbuf)
+        nisa.set_rng_seed(s)
+        nisa.rng(a)
+        nisa.set_rng_seed(src_seeds=s)
+        nisa.rng(dst=b, engine=nisa.engine.vector)
+        return _store(a), _store(b)
+    a, b = nki.simulate_kernel(k)
+    want = np.array([d >> 32 for d in _draws64(9, 128)], np.uint64)
+    assert np.array_equal(a.ravel().astype(np.uint64), want)
+    assert np.array_equal(b.ravel().astype(np.uint64), want & 0xFF)
+
+
+def test_nisa_rand2_range_per_partition_and_target():
+    lo = np.arange(128, dtype=np.float32).reshape(128, 1)
+
+    def k(lo):
+        d = nl.ndarray((128, 256), nl.float32, buffer=nl.sbuf)
+        e = nl.ndarray((128, 256), nl.int32, buffer=nl.sbuf)
+        tl = nl.load(lo)
+        nisa.rand2(d, tl, 1000.0)
+        nisa.rand2(dst=e, min=-5.0, max=5.0)
+        return _store(d), _store(e)
+    d, e = nki.simulate_kernel(k, lo, target="trn3")
+    assert np.all(d >= lo) and np.all(d <= 1000.0)
+    u = (d - lo) / (1000.0 - lo)  # back to the uniform draws: mean 1/2 over 32,768
+    assert abs(u.mean() - 0.5) < 6 * math.sqrt(1 / 12 / u.size)
+    assert e.min() >= -5 and e.max() <= 5 and len(np.unique(e)) == 11  # rounded to the integers in range
+    with pytest.raises(ValueError, match="trn3"):
+        nki.simulate_kernel(k, lo, target="trn2")
+
+
+@pytest.mark.parametrize("call,err,word", [
+    (lambda t: nisa.rng(t), TypeError, "integer"),
+    (lambda t: nisa.rand2(t, 2.0, 1.0), ValueError, "min"),
+    (lambda t: nisa.rand2(t, "a", 1.0), TypeError, "min"),
+    (lambda t: nisa.rand2(t, 0.0, t), ValueError, "max"),
+    (lambda t: nisa.set_rng_seed(3), TypeError, "src_seeds"),
+    (lambda t: nisa.set_rng_seed(t), ValueError, "src_seeds"),
+])
+def test_bad_rng_calls(call, err, word):
+    def k(a):
+        call(nl.load(a))
+    with pytest.raises(err, match=word):
+        nki.simulate_kernel(k, np.zeros((8, 8), np.float32), target="trn3")

@@ -253,7 +253,7 @@ from . import _select  # noqa: E402  (masking and selection: affine_select, max8
 from ._select import affine_select, max8, nc_find_index8, tensor_copy_predicated  # noqa: E402,F401
 __all__ += _select.__all__
 from . import _random  # noqa: E402  (reciprocal, dropout)
-from ._random import reciprocal, dropout  # noqa: E402,F401
+from ._random import reciprocal, dropout, rng, rand2, set_rng_seed  # noqa: E402,F401
 __all__ += _random.__all__
 from . import _gather  # noqa: E402  (range_select, select_reduce, nc_match_replace8)
 from ._gather import range_select, select_reduce, nc_match_replace8, nc_n_gather  # noqa: E402,F401

@@ -1,4 +1,5 @@
-"""nki.isa's reciprocal and dropout (docs/nki.md "Random numbers and dropout", "Compute calls").
+"""nki.isa's reciprocal, dropout and random numbers (docs/nki.md "Random numbers and dropout",
+"Compute calls").
 reciprocal is one TENSOR_SCALAR word (1.0 / x on the Vector Engine, exact); dropout one call
 ndma's Go core computes from SplitMix64 (internal/nkic/random.go), flagged not exact. Both
 dialects: legacy calls return a new tile, NKI 0.6 calls take dst first."""
@@ -9,7 +10,7 @@ from .. import language as _nl
 from .._tensor import NkiTensor
 from ._select import _tile, _free
 
-__all__ = ["reciprocal", "dropout"]
+__all__ = ["reciprocal", "dropout", "rng", "rand2", "set_rng_seed"]
 
 _INTS = ("int32", "uint32", "int16", "uint16", "int8", "uint8")
 
@@ -97,3 +98,48 @@ def dropout(dst=None, data=None, prob=None, mask=None, dtype=None, name=None, **
     if prob is None:
         raise TypeError("dropout: prob is required")
     return dropout_call("dropout", dst, data, prob, dtype, mask)
+
+
+def rng(dst=None, engine=None, name=None, **kw):
+    """rng(dst): "32 random bits per element", each "truncated to the specified data type, taking
+    the least significant bits"; dst an integer tile."""
+    call = "rng"
+    dst = _tile(dst, "dst", call)
+    if dst.dtype not in _INTS:
+        raise TypeError("%s: dst is %s; NKI: \"The output dst tile must be an integer type\"" % (call, dst.dtype))
+    if getattr(engine, "value", engine) == "gpsimd" and dst.buffer != "sbuf":
+        raise ValueError("%s: dst is in %s; GpSimd cannot access PSUM" % (call, dst.buffer))
+    _trace.current().call("rng", dst=dst)
+
+
+def rand2(dst=None, min=None, max=None, name=None, **kw):
+    """rand2(dst, min, max): uniform values in [min, max] (FP32, cast to dst's dtype); min and max
+    numbers or (P, 1) tiles; NeuronCore-v4 and newer (trn3)."""
+    call = "rand2"
+    dst = _tile(dst, "dst", call)
+    args = {}
+    for what, v, nf, tf in (("min", min, "operand0", "operand0_tile"), ("max", max, "operand1", "operand1_tile")):
+        if isinstance(v, NkiTensor):
+            _tile(v, what, call)
+            if v.shape[0] != dst.shape[0] or _free(v) != 1:
+                raise ValueError("%s: %s %s: want a number or a tile of shape (%d, 1)" % (call, what, list(v.shape), dst.shape[0]))
+            args[tf] = v
+        elif isinstance(v, bool) or not isinstance(v, numbers.Real):
+            raise TypeError("%s: %s must be a number or a (P, 1) tile, not %r" % (call, what, type(v).__name__))
+        else:
+            args[nf] = float(v)
+    if "operand0" in args and "operand1" in args and not args["operand0"] < args["operand1"]:
+        raise ValueError("%s: min %r is not below max %r (NKI: \"min < max for valid range\")" % (call, min, max))
+    if _trace.current().target != "trn3":
+        raise ValueError("%s: NeuronCore-v4 and newer (trn3) only, not %s" % (call, _trace.current().target))
+    _trace.current().call("rand2", dst=dst, **args)
+
+
+def set_rng_seed(src_seeds=None, name=None, **kw):
+    """set_rng_seed(src_seeds): the generator reseeded with a [1, 1] tile's 32-bit value (as
+    nl.random_seed)."""
+    call = "set_rng_seed"
+    src_seeds = _tile(src_seeds, "src_seeds", call)
+    if _nl._count(src_seeds.shape) != 1:
+        raise ValueError("%s: src_seeds %s: NKI takes a [1, 1] tile" % (call, list(src_seeds.shape)))
+    _nl.random_seed(src_seeds)
