@@ -249,3 +249,52 @@ def test_bad_rng_calls(call, err, word):
         call(nl.load(a))
     with pytest.raises(err, match=word):
         nki.simulate_kernel(k, np.zeros((8, 8), np.float32), target="trn3")
+
+
+# -- aws-neuron/nki-samples' flash attention (reference/attention.py): its dropout step,
+#    dropout_p_local, re-typed unchanged but for the import, driven as flash_fwd drives it ---------
+
+@nki.jit(mode='trace')
+def dropout_p_local(p_local, dropout_p, dropout_p_tensor, seed_tensor,
+                    seed_offset_base, k_r_i, REDUCTION_TILE):
+  B_F_SIZE = 512
+  for k_d_i in nl.sequential_range(REDUCTION_TILE // B_F_SIZE):
+    p_local_f_slice = nl.ds(k_r_i * REDUCTION_TILE + k_d_i * B_F_SIZE, B_F_SIZE)
+
+    offset = k_d_i + seed_offset_base
+    offset_seed = nl.add(seed_tensor, offset, dtype=nl.int32)
+    nl.random_seed(seed=offset_seed)
+    softmax_dropout = nl.dropout(p_local[:, p_local_f_slice],
+                                 rate=dropout_p_tensor[:, 0])
+    p_local[:, p_local_f_slice] = nl.multiply(
+      softmax_dropout, 1 / (1 - dropout_p))
+
+
+@nki.jit
+def flash_dropout_step(seed, p, dropout_p: float, seed_offset_base: int):
+    # flash_fwd's own lines: the seed and the probability tile
+    B_P_SIZE = 128
+    seed_local = nl.load(seed[0])
+    dropout_p_tensor = nl.full((B_P_SIZE, 1), fill_value=dropout_p, dtype=np.float32)
+    p_local = nl.load(p)
+    dropout_p_local(p_local=p_local, dropout_p=dropout_p, dropout_p_tensor=dropout_p_tensor,
+                    seed_tensor=seed_local, seed_offset_base=seed_offset_base, k_r_i=1, REDUCTION_TILE=1024)
+    return _store(p_local)
+
+
+def test_nki_samples_flash_dropout_step():
+    """Columns 1024–2047 (k_r_i = 1 of a 2048-wide tile) in two 512-column blocks, each reseeded
+    with seed + offset: the kept values scaled by the kernel's own 1 / (1 − p), the dropped ones 0,
+    the mask exactly SplitMix64's draws below p from that seed; columns before 1024 untouched."""
+    rng = np.random.default_rng(5)
+    x = (rng.random((128, 2048)) + 0.5).astype(np.float32)
+    seed, base, p = 1234, 40, 0.3
+    got = flash_dropout_step(np.array([seed], np.int32), x, p, base)
+    assert np.array_equal(got[:, :1024], x[:, :1024])
+    scale = np.float32(1 / (1 - p))
+    for k_d_i in range(2):
+        cols = slice(1024 + 512 * k_d_i, 1024 + 512 * (k_d_i + 1))
+        drop = splitmix64(seed + base + k_d_i, 128 * 512).reshape(128, 512) < np.float32(p)
+        want = np.where(drop, np.float32(0), x[:, cols] * scale)
+        assert np.array_equal(got[:, cols], want)
+        assert abs(drop.mean() - p) < 6 * math.sqrt(p * (1 - p) / drop.size)

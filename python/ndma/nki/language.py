@@ -179,10 +179,11 @@ def _assign(dst, src, mask=None):
 
 
 def load(src, mask=None, dtype=None, **kw):
-    """Legacy nl.load: a new SBUF tile holding src (a 1-D load is a (P, 1) tile)."""
-    shape = src.shape if len(src.shape) > 1 else (src.shape[0], 1)
+    """Legacy nl.load: a new SBUF tile holding src (a 1-D load is a (P, 1) tile; one element,
+    `seed[0]` of a 1-D tensor, a (1, 1) tile)."""
+    shape = src.shape if len(src.shape) > 1 else (src.shape[0], 1) if src.shape else (1, 1)
     t = ndarray(shape, _trace.dtype_name(dtype) if dtype else src.dtype, sbuf)
-    dst = t if len(src.shape) > 1 else t[:, 0]
+    dst = t if len(src.shape) != 1 else t[:, 0]
     d, s = (dst, src) if mask is None else _masked(mask, dst, src)
     if d is not None:
         _trace.current().call("load", dst=d, src=s)

@@ -58,11 +58,13 @@ def dropout_call(call, dst, data, prob, dtype, mask, one=False):
         _tile(prob, pname, call)
         if data.dtype in _INTS and prob.dtype != "float32":
             raise TypeError("%s: %s is %s; with integer data NKI takes a float32 probability" % (call, pname, prob.dtype))
-        if one:
-            if _nl._count(prob.shape) != 1:
-                raise ValueError("%s: rate %s has %d elements; NKI takes a scalar or a tile with 1 element"
-                                 % (call, list(prob.shape), _nl._count(prob.shape)))
+        if one and _nl._count(prob.shape) == 1:
             p = prob._view(prob.offset, [(0, data.shape[0]), (0, 1)], prob.indirect)  # every partition reads it
+        elif one:  # one rate per partition, as nki-samples' flash_fwd passes dropout_p_tensor[:, 0]
+            if prob.shape[0] != data.shape[0] or _nl._count(prob.shape) != prob.shape[0]:
+                raise ValueError("%s: rate %s: want a scalar, a tile with 1 element or one value per partition of x (%d)"
+                                 % (call, list(prob.shape), data.shape[0]))
+            p = prob._view(prob.offset, [prob.dims[0], (0, 1)], prob.indirect)
         else:
             if prob.shape[0] != data.shape[0] or _free(prob) != 1:
                 raise ValueError("%s: prob %s: want a scalar or a tile of shape (%d, 1), one per partition of data"
