@@ -240,3 +240,44 @@ def test_bad_reshape_and_nc_n_gather(call, err, word):
         call(nl.load(a))
     with pytest.raises(err, match=word):
         nki.simulate_kernel(k, np.zeros((8, 16), np.float32))
+
+
+def test_new_calls_replay_in_the_cli(tmp_path):
+    """`ndma nki run` on a kernel's program_json() — rand, random_seed, dropout, range_select,
+    select_reduce, nc_match_replace8 with a -inf imm (the program form's "-inf"),
+    gather_flattened, an elementwise loop and reciprocal's word — gives the same bytes and
+    flags as the Python run (one Go path, one generator seeded per run)."""
+    import json
+    import subprocess
+    from conftest import ndma_cli
+    exe = ndma_cli(tmp_path)
+    x = np.random.default_rng(8).standard_normal((32, 64)).astype(np.float32)
+
+    def k(x):
+        t = nl.load(x)
+        nl.random_seed(77)
+        r = nl.dropout(nl.add(t, nl.rand((32, 64))), 0.25)
+        lo = nl.full((32, 1), 3.0, nl.float32)
+        s = nisa.range_select(on_true_tile=r, comp_op0=nl.greater_equal, comp_op1=nl.less, bound0=lo, bound1=60.0,
+                              on_false_value=float("-inf"))
+        v = nisa.max8(src=s)
+        m = nisa.nc_match_replace8(data=s, vals=v, imm=float("-inf"))
+        pr = nl.greater(t, 0.0, dtype=nl.uint8)
+        sr = nl.ndarray((32, 64), nl.float32, buffer=nl.sbuf)
+        nisa.select_reduce(dst=sr, predicate=pr, on_true=m, on_false=-7.0)
+        g = nl.gather_flattened(sr, nl.zeros((32, 64), nl.uint32))
+        f = nl.floor(nisa.reciprocal(g))
+        return _out(f)
+    res = nki.trace(k)(x)
+    pj = res.program_json()
+    assert any(c.get("value") == "-inf" for c in pj["calls"])
+    (tmp_path / "p.json").write_text(json.dumps(pj))
+    name = [t["name"] for t in pj["tensors"] if t.get("kind") == "input"][0]
+    outn = [t["name"] for t in pj["tensors"] if t.get("kind") == "output"][0]
+    np.save(tmp_path / "x.npy", x)
+    subprocess.run([exe, "nki", "run", "--quiet", "--in", "%s=%s" % (name, tmp_path / "x.npy"),
+                    "--out", "%s=%s" % (outn, tmp_path / "o.npy"), "--trace", str(tmp_path / "t.json"),
+                    str(tmp_path / "p.json")], check=True, capture_output=True)
+    assert np.array_equal(np.load(tmp_path / "o.npy"), res.outputs, equal_nan=True)
+    cli = json.loads((tmp_path / "t.json").read_text())["calls"]
+    assert [(c["op"], c["exact"]) for c in cli] == [(c["op"], c["exact"]) for c in res.calls]
