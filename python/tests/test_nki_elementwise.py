@@ -144,3 +144,18 @@ def test_activation_op_reciprocal_and_dx_names():
         nl.store(o, value=nisa.activation(op=nl.reciprocal, data=nl.load(x), scale=2.0))
         return o
     np.testing.assert_allclose(nki.simulate_kernel(k, x), 1 / (2.0 * x.astype(np.float64)), rtol=1e-7)
+
+
+@pytest.mark.parametrize("shape,axis", [((128, 200), 1), ((16, 6, 10), (1, 2)), ((32, 5, 7), 2)])
+def test_var_against_numpy(shape, axis):
+    x = (np.random.default_rng(11).standard_normal(shape) * 3 + 1).astype(np.float32)
+
+    def k(x):
+        v = nl.var(nl.load(x), axis=axis)
+        o = nl.ndarray(v.shape, nl.float32, buffer=nl.shared_hbm)
+        nl.store(o, value=v)
+        return o
+    r = nki.trace(k)(x)
+    want = x.astype(np.float64).var(axis=axis)
+    np.testing.assert_allclose(r.outputs.reshape(want.shape), want, rtol=2e-5, atol=1e-6)
+    assert all(c["exact"] for c in r.calls if c["kind"] == "compute")  # words only

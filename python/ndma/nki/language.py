@@ -482,6 +482,17 @@ mean = _reducer("mean")
 all = _reducer("all")
 
 
+def var(x, axis, dtype=None, mask=None, **kw):
+    """nl.var: "Variance along the specified axis (or axes) of the input" ("Similar to
+    numpy.var": the mean of the squared deviations from the mean), as ndma's words in float32 —
+    a mean (TENSOR_REDUCE add, TENSOR_SCALAR × 1/n), a TENSOR_TENSOR subtract, a multiply and a
+    second mean — the result cast to dtype (default x's), the axes removed."""
+    if mask is not None:
+        raise NotImplementedError("ndma.nki: var with mask=")
+    d = subtract(x, mean(x, axis, dtype="float32", keepdims=True), dtype="float32")
+    return mean(multiply(d, d), axis, dtype=dtype or x.dtype)
+
+
 def softmax(x, axis, dtype=None, compute_dtype=None, mask=None, **kw):
     """nl.softmax: exp(x - max(x)) / sum(exp(x - max(x))) over axis, as ndma's words: a
     TENSOR_REDUCE max, a TENSOR_TENSOR subtract, an exp ACTIVATE, a TENSOR_REDUCE add and a
