@@ -41,6 +41,26 @@ func (p *Program) perRowOf(tile *AP, val *float64, what string, P int64) (perRow
 	return perRow{v: float32(*val)}, nil
 }
 
+// perRowPair resolves operand0(_tile) and operand1(_tile) as per-partition
+// operands, named n0 and n1 in messages.
+func (p *Program) perRowPair(c *Call, n0, n1 string, P int64) (a, b perRow, err error) {
+	if a, err = p.perRowOf(c.Operand0Tile, c.Operand0, n0, P); err != nil {
+		return a, b, err
+	}
+	b, err = p.perRowOf(c.Operand1Tile, c.Operand1, n1, P)
+	return a, b, err
+}
+
+// readPerRows reads two per-partition operands.
+func readPerRows(r *runner, a, b perRow, P int64) ([]float32, []float32, error) {
+	x, err := a.read(r, P)
+	if err != nil {
+		return nil, nil, err
+	}
+	y, err := b.read(r, P)
+	return x, y, err
+}
+
 func (o perRow) read(r *runner, P int64) ([]float32, error) {
 	if o.l != nil {
 		return r.readF32(o.l)
@@ -160,11 +180,7 @@ func (p *Program) compileRangeSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, 
 		}
 		cmp[k] = f
 	}
-	b0, err := p.perRowOf(c.Operand0Tile, c.Operand0, "bound0", P)
-	if err != nil {
-		return nil, err
-	}
-	b1, err := p.perRowOf(c.Operand1Tile, c.Operand1, "bound1", P)
+	b0, b1, err := p.perRowPair(c, "bound0", "bound1", P)
 	if err != nil {
 		return nil, err
 	}
@@ -186,11 +202,7 @@ func (p *Program) compileRangeSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, 
 		if err != nil {
 			return err
 		}
-		lo, err := b0.read(r, P)
-		if err != nil {
-			return err
-		}
-		hi, err := b1.read(r, P)
+		lo, hi, err := readPerRows(r, b0, b1, P)
 		if err != nil {
 			return err
 		}

@@ -223,11 +223,7 @@ func (p *Program) compileRand2(lw *Lowered, c *Call, dst *leg) (*Lowered, error)
 	if err != nil {
 		return nil, err
 	}
-	lo, err := p.perRowOf(c.Operand0Tile, c.Operand0, "min", P)
-	if err != nil {
-		return nil, err
-	}
-	hi, err := p.perRowOf(c.Operand1Tile, c.Operand1, "max", P)
+	lo, hi, err := p.perRowPair(c, "min", "max", P)
 	if err != nil {
 		return nil, err
 	}
@@ -236,11 +232,7 @@ func (p *Program) compileRand2(lw *Lowered, c *Call, dst *leg) (*Lowered, error)
 	}
 	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorScalar, dst)
 	lw.eval = func(r *runner) error {
-		a, err := lo.read(r, P)
-		if err != nil {
-			return err
-		}
-		b, err := hi.read(r, P)
+		a, b, err := readPerRows(r, lo, hi, P)
 		if err != nil {
 			return err
 		}

@@ -19,17 +19,21 @@ import ndma.nki.language as nl  # noqa: E402
 M64 = (1 << 64) - 1
 
 
-def splitmix64(seed, n):
-    """n uniform draws in [0, 1) from SplitMix64 seeded with seed: the top 24 bits / 2^24."""
+def _draws64(seed, n):
+    """n raw SplitMix64 outputs from seed (Steele, Lea, Flood 2014), a plain loop over Python ints."""
     s, out = seed & M64, []
     for _ in range(n):
         s = (s + 0x9E3779B97F4A7C15) & M64
         z = s
         z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
         z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-        z ^= z >> 31
-        out.append((z >> 40) / float(1 << 24))
-    return np.array(out, np.float32)
+        out.append(z ^ (z >> 31))
+    return out
+
+
+def splitmix64(seed, n):
+    """n uniform draws in [0, 1) from SplitMix64 seeded with seed: the top 24 bits / 2^24."""
+    return np.array([(z >> 40) / float(1 << 24) for z in _draws64(seed, n)], np.float32)
 
 
 def _store(t, dtype=None):
@@ -186,17 +190,6 @@ def test_bad_random_calls_raise_naming_the_argument(call, err, word):
     with pytest.raises(err, match=word):
         nki.simulate_kernel(k, np.zeros((8, 8), np.float32))
 
-
-def _draws64(seed, n):
-    """n raw SplitMix64 outputs from seed (the generator above, before the uniform scaling)."""
-    s, out = seed & M64, []
-    for _ in range(n):
-        s = (s + 0x9E3779B97F4A7C15) & M64
-        z = s
-        z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & M64
-        z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & M64
-        out.append(z ^ (z >> 31))
-    return out
 
 
 def test_nisa_rng_low_bits_and_set_rng_seed():
