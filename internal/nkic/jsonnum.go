@@ -74,8 +74,14 @@ func (v *callNums) fields() []**jnum {
 	return []**jnum{&v.Operand0, &v.Operand1, &v.Scale, &v.Bias, &v.Value, &v.Initial, &v.RangeStart}
 }
 
-// UnmarshalJSON reads a call, unknown fields refused, its numbers as jnum.
-func (c *Call) UnmarshalJSON(b []byte) error {
+// NumCall is a Call as JSON with non-finite numbers reads it: its numbers
+// as jnum, unknown fields refused. Parse takes this slower path only for a
+// program holding such a string (nonFinite); the bridge for its JSON calls.
+type NumCall Call
+
+// UnmarshalJSON reads the call.
+func (n *NumCall) UnmarshalJSON(b []byte) error {
+	c := (*Call)(n)
 	v := callNums{plainCall: (*plainCall)(c)}
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
@@ -89,6 +95,26 @@ func (c *Call) UnmarshalJSON(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// Calls are the calls read as NumCall.
+func Calls(ns []*NumCall) []*Call {
+	out := make([]*Call, len(ns))
+	for k, n := range ns {
+		out[k] = (*Call)(n)
+	}
+	return out
+}
+
+// nonFinite tells whether JSON text holds a string jnum reads as a number
+// (the slow path's cue; a name spelled so only costs the slow path).
+func nonFinite(b []byte) bool {
+	for _, s := range []string{`"inf"`, `"+inf"`, `"-inf"`, `"nan"`} {
+		if bytes.Contains(b, []byte(s)) {
+			return true
+		}
+	}
+	return false
 }
 
 // MarshalJSON writes a call, its numbers as jnum.

@@ -233,7 +233,18 @@ func Parse(r io.Reader) (*Program, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	var p Program
-	if err := d.Decode(&p); err != nil {
+	if nonFinite(b) { // numbers as "inf", "-inf", "nan": the calls read as NumCall (jsonnum.go)
+		type plainProgram Program
+		v := struct {
+			*plainProgram
+			Calls []*NumCall `json:"calls"`
+		}{plainProgram: (*plainProgram)(&p)}
+		err = d.Decode(&v)
+		p.Calls = Calls(v.Calls)
+	} else {
+		err = d.Decode(&p)
+	}
+	if err != nil {
 		return nil, progErr("%v", jsonWhere(b, err, d.InputOffset()))
 	}
 	if d.More() {
