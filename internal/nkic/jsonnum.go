@@ -106,6 +106,25 @@ func Calls(ns []*NumCall) []*Call {
 	return out
 }
 
+// DecodeCalls reads a JSON array of calls, their numbers as NumCall reads
+// them where the text holds such a string, else by the plain decoder;
+// unknown fields refused.
+func DecodeCalls(b []byte) ([]*Call, error) {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil, nil
+	}
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if nonFinite(b) {
+		var ns []*NumCall
+		err := d.Decode(&ns)
+		return Calls(ns), err
+	}
+	var cs []*Call
+	err := d.Decode(&cs)
+	return cs, err
+}
+
 // nonFinite tells whether JSON text holds a string jnum reads as a number
 // (the slow path's cue; a name spelled so only costs the slow path).
 func nonFinite(b []byte) bool {

@@ -39,3 +39,25 @@ func TestCallNonFiniteNumbers(t *testing.T) {
 		}
 	}
 }
+
+// DecodeCalls (the bridge's JSON calls) reads both paths alike and refuses
+// unknown fields on both.
+func TestDecodeCalls(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want float64
+	}{{`[{"op":"memset","value":2.5}]`, 2.5}, {`[{"op":"memset","value":"-inf"}]`, math.Inf(-1)}} {
+		cs, err := DecodeCalls([]byte(tc.src))
+		if err != nil || len(cs) != 1 || *cs[0].Value != tc.want {
+			t.Errorf("%s: %v %v", tc.src, cs, err)
+		}
+	}
+	for _, bad := range []string{`[{"op":"memset","valu":1}]`, `[{"op":"memset","valu":"inf"}]`, `[{"op":"memset","value":"infinite"}]`} {
+		if _, err := DecodeCalls([]byte(bad)); err == nil {
+			t.Errorf("%s: read", bad)
+		}
+	}
+	if cs, err := DecodeCalls(nil); err != nil || cs != nil {
+		t.Errorf("no calls: %v %v", cs, err)
+	}
+}

@@ -1,6 +1,7 @@
 package pybridge
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"ndma/internal/nkic"
@@ -22,7 +23,7 @@ type pyNKI struct {
 type nkiArgs struct {
 	Handle  uint64          `json:"handle"`
 	Tensors []*nkic.Tensor  `json:"tensors"`
-	Calls   []*nkic.NumCall `json:"calls"` // numbers may be "inf", "-inf", "nan" (docs/nki.md "Program form")
+	Calls   json.RawMessage `json:"calls"` // nkic.DecodeCalls: numbers may be "inf", "-inf", "nan" (docs/nki.md "Program form")
 	SBUF    bool            `json:"sbuf"`
 	PSUM    bool            `json:"psum"`
 	Inputs  []string        `json:"inputs"`
@@ -166,13 +167,17 @@ func nkiAdd(c *Call) (Reply, error) {
 	n0 := len(s.Trace().Calls)
 	// buffers: inputs, then the packed calls, then the packed tensors
 	kc := k + len(a.Inputs)
-	calls, tensors := nkic.Calls(a.Calls), a.Tensors
+	calls, err := nkic.DecodeCalls(a.Calls)
+	if err != nil {
+		return Reply{}, &ArgError{Name: "calls", Msg: err.Error()}
+	}
+	tensors := a.Tensors
 	for _, pk := range []struct {
 		on     bool
 		name   string
 		decode func([]byte) error
 	}{
-		{a.Packed, "calls", func(b []byte) (err error) { calls, err = nkic.DecodePacked(b, a.Strings, nkic.Calls(a.Calls)); return }},
+		{a.Packed, "calls", func(b []byte) (err error) { calls, err = nkic.DecodePacked(b, a.Strings, calls); return }},
 		{a.PackedTensors, "tensors", func(b []byte) (err error) {
 			tensors, err = nkic.DecodePackedTensors(b, a.Strings, a.Tensors)
 			return
