@@ -159,3 +159,50 @@ def test_var_against_numpy(shape, axis):
     want = x.astype(np.float64).var(axis=axis)
     np.testing.assert_allclose(r.outputs.reshape(want.shape), want, rtol=2e-5, atol=1e-6)
     assert all(c["exact"] for c in r.calls if c["kind"] == "compute")  # words only
+
+
+@pytest.mark.parametrize("dt", [np.float32, np.float16])
+def test_activation_reduce_both_dialects(dt):
+    """activation_reduce / activation(reduce_res=): exp(x·scale + bias) and its per-partition sum,
+    the sum of the float32 activations (before rounding to a narrower dst), all words."""
+    rng = np.random.default_rng(12)
+    x = rng.standard_normal((128, 4, 96)).astype(np.float32)
+    b = rng.standard_normal((128, 1)).astype(np.float32)
+
+    def k(x, b):
+        t, tb = nl.load(x), nl.load(b)
+        s1 = nl.ndarray((128, 1), nl.float32, buffer=nl.sbuf)
+        s2 = nl.ndarray((128, 1), nl.float32, buffer=nl.sbuf)
+        a1 = nisa.activation_reduce(np.exp, t, reduce_op=np.add, reduce_res=s1, bias=tb, scale=0.5,
+                                    dtype=dt)  # legacy
+        a2 = nl.ndarray(t.shape, dt, buffer=nl.sbuf)
+        nisa.activation(dst=a2, op=nl.exp, data=t, bias=tb, scale=0.5, reduce_op=nl.add, reduce_res=s2,
+                        reduce_cmd=nisa.reduce_cmd.reset_reduce)  # NKI 0.6
+        return _o(a1), _o(s1), _o(a2), _o(s2)
+    r = nki.trace(k)(x, b)
+    a1, s1, a2, s2 = r.outputs
+    want = np.exp(x.astype(np.float64) * 0.5 + b[:, :, None])
+    np.testing.assert_allclose(a1, want, rtol=1e-3 if dt == np.float16 else 1e-6)
+    np.testing.assert_allclose(s1[:, 0], want.sum(axis=(1, 2)), rtol=1e-5)
+    assert np.array_equal(a1, a2) and np.array_equal(s1, s2)
+    assert all(c["exact"] for c in r.calls if c["kind"] == "compute")
+
+
+def _o(t):
+    o = nl.ndarray(t.shape, t.dtype, buffer=nl.shared_hbm)
+    nl.store(o, value=t)
+    return o
+
+
+def test_activation_reduce_refusals():
+    def k(a):
+        t = nl.load(a)
+        s = nl.ndarray((8, 1), nl.float32, buffer=nl.sbuf)
+        for bad, err in ((dict(reduce_op=nl.maximum, reduce_res=s), ValueError),
+                         (dict(reduce_op=nl.add, reduce_res=t), ValueError),
+                         (dict(reduce_op=nl.add, reduce_res=s, reduce_cmd=nisa.reduce_cmd.reduce), NotImplementedError)):
+            with pytest.raises(err):
+                nisa.activation(op=nl.exp, data=t, **bad)
+        with pytest.raises(TypeError, match="reduce_res"):
+            nisa.activation_reduce(nl.exp, t, reduce_op=nl.add)
+    nki.simulate_kernel(k, np.zeros((8, 16), np.float32))
