@@ -136,3 +136,20 @@ func BenchmarkSessionVadd(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkParse15000 reads a 15,000-call program from JSON (what `ndma nki
+// run` does first); ns/call is per call.
+func BenchmarkParse15000(b *testing.B) {
+	p, _ := benchProgram(b, 15000, ModeHW, 64)
+	js, err := json.Marshal(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for range b.N {
+		if _, err := Parse(bytes.NewReader(js)); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/15000, "ns/call")
+}

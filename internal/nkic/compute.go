@@ -26,7 +26,9 @@ var aluOps = map[string]isa.ALUOpCode{
 	"bypass": isa.ALUOpBypass, "equal": isa.ALUOpIsEQ, "not_equal": isa.ALUOpIsNE, "greater": isa.ALUOpIsGT,
 	"greater_equal": isa.ALUOpIsGE, "less": isa.ALUOpIsLT, "less_equal": isa.ALUOpIsLE,
 	"bitwise_and": isa.ALUOpBitwiseAnd, "bitwise_or": isa.ALUOpBitwiseOr, "bitwise_xor": isa.ALUOpBitwiseXor,
-	"abs": isa.ALUOpAbsoluteValue, "power": isa.ALUOpPow, "mod": isa.ALUOpMod,
+	"abs": isa.ALUOpAbsoluteValue, "power": isa.ALUOpPow, "mod": isa.ALUOpMod, "fmod": isa.ALUOpMod,
+	"logical_and": isa.ALUOpLogicalAnd, "logical_or": isa.ALUOpLogicalOr, "logical_xor": isa.ALUOpLogicalXor,
+	"left_shift": isa.ALUOpArithShiftLeft, "right_shift": isa.ALUOpArithShiftRight,
 }
 
 func aluOp(name string) (isa.ALUOpCode, error) {
@@ -47,6 +49,8 @@ func actFunc(name string) (uint8, error) {
 	case "gelu_apprx_tanh":
 	case "log":
 		n = "ln"
+	case "erf_dx", "gelu_dx", "silu_dx", "gelu_apprx_sigmoid_dx": // nl's names of the derivatives
+		n = "derivative_" + strings.TrimSuffix(n, "_dx")
 	}
 	for _, f := range compute.ActFuncs() {
 		if f.Name == n {
@@ -150,9 +154,39 @@ func patternFields(prefix string, dims int) []string {
 
 func f32bits(v float64) int64 { return int64(math.Float32bits(float32(v))) }
 
+// compiler compiles one kind of compute call into lw.
+type compiler func(p *Program, lw *Lowered, c *Call, dst *leg) (*Lowered, error)
+
+// loopOps are the compute calls that are not one word of computeWord's: the
+// PE's word sequences (matmul.go), reductions (reduce.go) and the Go loops
+// (stats.go, selects.go, random.go, unary.go, gather.go), by op — with
+// computeWord's ops and random_seed, every compute op checkCall accepts.
+var loopOps = map[string]compiler{
+	"matmul": (*Program).compileMatmul, "nc_matmul": (*Program).compileMatmul,
+	"identity":  func(p *Program, lw *Lowered, _ *Call, dst *leg) (*Lowered, error) { return p.compileIdentity(lw, dst) },
+	"transpose": (*Program).fallback, "nc_transpose": (*Program).fallback, "iota": (*Program).fallback,
+	"tensor_reduce": (*Program).compileReduce,
+	"bn_stats":      (*Program).compileStats, "bn_aggr": (*Program).compileStats,
+	"tensor_tensor_scan": (*Program).compileStats, "scalar_tensor_tensor": (*Program).compileStats,
+	"select": (*Program).compileSelect, "tensor_copy_predicated": (*Program).compileSelect,
+	"affine_select": (*Program).compileSelect, "max8": (*Program).compileSelect, "nc_find_index8": (*Program).compileSelect,
+	"rand": (*Program).compileRand, "dropout": (*Program).compileDropout,
+	"rng": (*Program).compileRng, "rand2": (*Program).compileRand2,
+	"elementwise":  (*Program).compileElementwise,
+	"range_select": (*Program).compileRangeSelect, "select_reduce": (*Program).compileSelectReduce,
+	"nc_match_replace8": (*Program).compileMatchReplace8, "gather_flattened": (*Program).compileGatherFlattened,
+}
+
+// wordOps are the compute calls computeWord forms one word for, and how
+// many source operands each takes.
+var wordOps = map[string]int{"memset": 0, "tensor_copy": 1, "copy": 1, "tensor_tensor": 2, "tensor_scalar": 1, "activation": 1}
+
 // compileComputeCall compiles a compute call.
 func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 	lw := &Lowered{Call: c, Exact: true}
+	if c.Op == "random_seed" { // no dst: it reseeds the run's stream (random.go)
+		return p.compileRandomSeed(lw, c)
+	}
 	if c.Dst == nil {
 		return nil, progErr("%s needs a dst", c.Op)
 	}
@@ -160,19 +194,8 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 	if err != nil {
 		return nil, err
 	}
-	switch c.Op {
-	case "matmul", "nc_matmul":
-		return p.compileMatmul(lw, c, dst)
-	case "identity":
-		return p.compileIdentity(lw, dst)
-	case "transpose", "nc_transpose", "iota":
-		return p.fallback(lw, c, dst)
-	case "tensor_reduce":
-		return p.compileReduce(lw, c, dst)
-	case "bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor":
-		return p.compileStats(lw, c, dst)
-	case "select", "tensor_copy_predicated", "affine_select", "max8", "nc_find_index8":
-		return p.compileSelect(lw, c, dst)
+	if f := loopOps[c.Op]; f != nil {
+		return f(p, lw, c, dst)
 	}
 	ls, err := p.sources(c)
 	if err != nil {
@@ -194,12 +217,8 @@ func (p *Program) compileComputeCall(c *Call) (*Lowered, error) {
 
 // sources are a call's source operands resolved: src, then srcs.
 func (p *Program) sources(c *Call) ([]*leg, error) {
-	srcs := c.Srcs
-	if c.Src != nil {
-		srcs = append([]*AP{c.Src}, srcs...)
-	}
 	var ls []*leg
-	for k, a := range srcs {
+	for k, a := range c.sourceAPs() {
 		l, err := p.resolve(a, fmt.Sprintf("srcs[%d]", k))
 		if err != nil {
 			return nil, err
@@ -211,7 +230,7 @@ func (p *Program) sources(c *Call) ([]*leg, error) {
 
 // computeWord forms the word of a compute call the engines run.
 func (p *Program) computeWord(c *Call, dst *leg, srcs []*leg) (isa.Inst, string, error) {
-	need := map[string]int{"memset": 0, "tensor_copy": 1, "copy": 1, "tensor_tensor": 2, "tensor_scalar": 1, "activation": 1}[c.Op]
+	need := wordOps[c.Op]
 	if len(srcs) != need {
 		return isa.Inst{}, "", progErr("%s takes %d source operands, %d given", c.Op, need, len(srcs))
 	}
@@ -448,15 +467,19 @@ func (l *leg) addrs() []uint64 {
 	return out
 }
 
-// readF32 reads a leg's elements as float32, in pattern order.
+// readF32 reads a leg's elements as float32, in pattern order (the bytes
+// through the runner's scratch: fresh memory is dear, docs/nki.md "Speed").
 func (r *runner) readF32(l *leg) ([]float32, error) {
-	raw, err := r.readRaw(l)
-	if err != nil {
+	raw := r.scratch(0, l.elems*l.esize)
+	if err := r.readRawInto(l, raw); err != nil {
 		return nil, err
 	}
-	f := make([]byte, 4*l.elems)
-	if err := dtype.Convert(f, dtype.FP32, raw, l.dt); err != nil {
-		return nil, err
+	f := raw
+	if l.dt != dtype.FP32 {
+		f = r.scratch(1, 4*l.elems)
+		if err := dtype.Convert(f, dtype.FP32, raw, l.dt); err != nil {
+			return nil, err
+		}
 	}
 	out := make([]float32, l.elems)
 	for k := range out {
@@ -476,15 +499,28 @@ func (r *runner) readF32Pair(a, b *leg) ([]float32, []float32, error) {
 }
 
 // writeF32 writes float32 values into a leg's elements, in pattern order,
-// rounded to its dtype by the cast rules.
+// rounded to its dtype by the cast rules (the bytes through the runner's
+// scratch).
 func (r *runner) writeF32(l *leg, vals []float32) error {
-	f := make([]byte, 4*len(vals))
+	f := r.scratch(0, int64(4*len(vals)))
 	for k, v := range vals {
 		binary.LittleEndian.PutUint32(f[4*k:], math.Float32bits(v))
 	}
-	b := make([]byte, int64(len(vals))*l.esize)
-	if err := dtype.Convert(b, l.dt, f, dtype.FP32); err != nil {
-		return err
+	b := f
+	if l.dt != dtype.FP32 {
+		b = r.scratch(1, int64(len(vals))*l.esize)
+		if err := dtype.Convert(b, l.dt, f, dtype.FP32); err != nil {
+			return err
+		}
 	}
 	return r.writeRaw(l, b)
+}
+
+// scratch is the runner's k-th scratch buffer (k < 2) of n bytes, its
+// contents undefined: the Go loops' byte images, reused from call to call.
+func (r *runner) scratch(k int, n int64) []byte {
+	if int64(cap(r.tmp[k])) < n {
+		r.tmp[k] = make([]byte, n)
+	}
+	return r.tmp[k][:n]
 }

@@ -136,12 +136,15 @@ type Call struct {
 	Bias         *float64                   `json:"bias,omitempty"`
 	Value        *float64                   `json:"value,omitempty"` // memset's value
 	Transpose    bool                       `json:"transpose_x,omitempty"`
-	Stationary   *AP                        `json:"stationary,omitempty"` // matmul: the stationary (lhsT) operand
-	Moving       *AP                        `json:"moving,omitempty"`     // matmul: the moving (rhs) operand
-	Accumulate   bool                       `json:"accumulate,omitempty"` // matmul: add into the PSUM dst
-	Identity     *AP                        `json:"identity,omitempty"`   // nc_transpose on the PE: the identity tile it streams (an identity call wrote it)
-	Coefs        []int64                    `json:"coefs,omitempty"`      // iota: dst[i0, i1, …] = value + Σ coefs[d]·i_d
-	Extra        map[string]json.RawMessage `json:"extra,omitempty"`      // front-end details kept for the trace
+	Stationary   *AP                        `json:"stationary,omitempty"`  // matmul: the stationary (lhsT) operand
+	Moving       *AP                        `json:"moving,omitempty"`      // matmul: the moving (rhs) operand
+	Accumulate   bool                       `json:"accumulate,omitempty"`  // matmul: add into the PSUM dst
+	Identity     *AP                        `json:"identity,omitempty"`    // nc_transpose on the PE: the identity tile it streams (an identity call wrote it)
+	Coefs        []int64                    `json:"coefs,omitempty"`       // iota: dst[i0, i1, …] = value + Σ coefs[d]·i_d
+	RangeStart   *float64                   `json:"range_start,omitempty"` // range_select: added to the free index before the comparisons
+	ReduceRes    *AP                        `json:"reduce_res,omitempty"`  // range_select, select_reduce: a (P, 1) tile of each row's max
+	DstIdx       *AP                        `json:"dst_idx,omitempty"`     // nc_match_replace8: the (P, 8) tile of matched indices
+	Extra        map[string]json.RawMessage `json:"extra,omitempty"`       // front-end details kept for the trace
 	// Index is the call's number in the kernel as the front end counts
 	// (it runs some calls itself); absent: its position in Calls.
 	Index *int `json:"index,omitempty"`
@@ -155,6 +158,14 @@ func (c *Call) source() *AP {
 		return c.Srcs[0]
 	}
 	return c.Src
+}
+
+// sourceAPs are the call's source operands: src, then srcs.
+func (c *Call) sourceAPs() []*AP {
+	if c.Src == nil {
+		return c.Srcs
+	}
+	return append([]*AP{c.Src}, c.Srcs...)
 }
 
 // Where names the call as errors and traces do: `call 3 (dma_copy, k.py:12)`.
@@ -222,7 +233,18 @@ func Parse(r io.Reader) (*Program, error) {
 	d := json.NewDecoder(bytes.NewReader(b))
 	d.DisallowUnknownFields()
 	var p Program
-	if err := d.Decode(&p); err != nil {
+	if nonFinite(b) { // numbers as "inf", "-inf", "nan": the calls read as NumCall (jsonnum.go)
+		type plainProgram Program
+		v := struct {
+			*plainProgram
+			Calls []*NumCall `json:"calls"`
+		}{plainProgram: (*plainProgram)(&p)}
+		err = d.Decode(&v)
+		p.Calls = Calls(v.Calls)
+	} else {
+		err = d.Decode(&p)
+	}
+	if err != nil {
 		return nil, progErr("%v", jsonWhere(b, err, d.InputOffset()))
 	}
 	if d.More() {

@@ -133,6 +133,8 @@ type runner struct {
 	opt Options
 
 	costs map[costKey]int64 // Fast: a word shape's time
+	rng   splitMix64        // the random calls' stream (random.go), seeded 0
+	tmp   [2][]byte         // scratch byte images of the Go loops (compute.go's readF32, writeF32)
 }
 
 // Run compiles p and runs it on a fresh one-core device: inputs (every

@@ -393,15 +393,20 @@ func (l *leg) runs() (starts []uint64, n int64) {
 
 // readRaw reads a leg's element bytes in pattern order, a run at a time.
 func (r *runner) readRaw(l *leg) ([]byte, error) {
+	out := make([]byte, l.elems*l.esize)
+	return out, r.readRawInto(l, out)
+}
+
+// readRawInto is readRaw into out (the leg's elements × their size).
+func (r *runner) readRawInto(l *leg, out []byte) error {
 	starts, n := l.runs()
 	run := n * l.esize
-	out := make([]byte, int64(len(starts))*run)
 	for i, a := range starts {
 		if err := r.m.Read(a, out[int64(i)*run:int64(i+1)*run]); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // writeRaw writes element bytes of the leg's dtype in pattern order, a run

@@ -88,10 +88,7 @@ func floatOp(name, what string) (func(a, b float32) float32, error) {
 // compileStats compiles bn_stats, bn_aggr, tensor_tensor_scan and
 // scalar_tensor_tensor.
 func (p *Program) compileStats(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
-	srcs := c.Srcs
-	if c.Src != nil {
-		srcs = append([]*AP{c.Src}, srcs...)
-	}
+	srcs := c.sourceAPs()
 	need := map[string]int{"bn_stats": 1, "bn_aggr": 1, "tensor_tensor_scan": 2, "scalar_tensor_tensor": 2}[c.Op]
 	if len(srcs) != need {
 		return nil, progErr("%s takes %d source operands, %d given", c.Op, need, len(srcs))

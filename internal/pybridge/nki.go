@@ -1,6 +1,7 @@
 package pybridge
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"ndma/internal/nkic"
@@ -20,13 +21,13 @@ type pyNKI struct {
 // nkiArgs are nki_add's arguments: the batch and which buffers follow.
 // Buffers: sbuf (if SBUF), psum (if PSUM), then one per Inputs name.
 type nkiArgs struct {
-	Handle  uint64         `json:"handle"`
-	Tensors []*nkic.Tensor `json:"tensors"`
-	Calls   []*nkic.Call   `json:"calls"`
-	SBUF    bool           `json:"sbuf"`
-	PSUM    bool           `json:"psum"`
-	Inputs  []string       `json:"inputs"`
-	Trace   bool           `json:"trace"` // reply with the batch's call traces, a JSON array as the blob (else their count and time only)
+	Handle  uint64          `json:"handle"`
+	Tensors []*nkic.Tensor  `json:"tensors"`
+	Calls   json.RawMessage `json:"calls"` // nkic.DecodeCalls: numbers may be "inf", "-inf", "nan" (docs/nki.md "Program form")
+	SBUF    bool            `json:"sbuf"`
+	PSUM    bool            `json:"psum"`
+	Inputs  []string        `json:"inputs"`
+	Trace   bool            `json:"trace"` // reply with the batch's call traces, a JSON array as the blob (else their count and time only)
 	// Packed: the calls are the records of the buffer after the inputs
 	// (nkic.DecodePacked), Strings their string table, Calls the ones
 	// they send as JSON.
@@ -94,8 +95,8 @@ func init() {
 	})
 	Register("nki_time", func(c *Call) (Reply, error) {
 		var a struct {
-			Handle uint64     `json:"handle"`
-			Call   *nkic.Call `json:"call"`
+			Handle uint64        `json:"handle"`
+			Call   *nkic.NumCall `json:"call"`
 		}
 		if err := c.Decode(&a); err != nil {
 			return Reply{}, err
@@ -107,7 +108,7 @@ func init() {
 		if a.Call == nil {
 			return Reply{}, &ArgError{Name: "call", Msg: "no call given"}
 		}
-		ct, err := pn.s.TimeOf(a.Call)
+		ct, err := pn.s.TimeOf((*nkic.Call)(a.Call))
 		if err != nil {
 			return Reply{}, err
 		}
@@ -166,13 +167,17 @@ func nkiAdd(c *Call) (Reply, error) {
 	n0 := len(s.Trace().Calls)
 	// buffers: inputs, then the packed calls, then the packed tensors
 	kc := k + len(a.Inputs)
-	calls, tensors := a.Calls, a.Tensors
+	calls, err := nkic.DecodeCalls(a.Calls)
+	if err != nil {
+		return Reply{}, &ArgError{Name: "calls", Msg: err.Error()}
+	}
+	tensors := a.Tensors
 	for _, pk := range []struct {
 		on     bool
 		name   string
 		decode func([]byte) error
 	}{
-		{a.Packed, "calls", func(b []byte) (err error) { calls, err = nkic.DecodePacked(b, a.Strings, a.Calls); return }},
+		{a.Packed, "calls", func(b []byte) (err error) { calls, err = nkic.DecodePacked(b, a.Strings, calls); return }},
 		{a.PackedTensors, "tensors", func(b []byte) (err error) {
 			tensors, err = nkic.DecodePackedTensors(b, a.Strings, a.Tensors)
 			return

@@ -300,7 +300,6 @@ def nki_max_index8():
   return indices_tensor
 
 
-@pytest.mark.xfail(strict=True, reason="nl.rand (a random tile) is not supported (docs/nki.md 'Not supported')")
 def test_docs_max8_example():
     a = nki_max8()
     assert a.shape == (32, 8)
@@ -308,7 +307,6 @@ def test_docs_max8_example():
     assert np.all(np.diff(a, axis=1) <= 0)  # descending in every row (the docs' own checks)
 
 
-@pytest.mark.xfail(strict=True, reason="nl.rand (a random tile) is not supported (docs/nki.md 'Not supported')")
 def test_docs_nc_find_index8_example():
     indices = nki_max_index8()
     assert indices.shape == (32, 8) and indices.dtype == np.uint32
@@ -600,8 +598,6 @@ def _flash_ref(q, k, v, scale, window, q_off):
     return out
 
 
-@pytest.mark.xfail(strict=True, raises=AttributeError,
-                   reason="nisa.reciprocal is not supported (docs/nki.md 'Not supported'); the rest of the kernel runs")
 @pytest.mark.parametrize("window", [0, 100])
 def test_gemma4_flash_prefill_causal_and_window(window):
     rng = _rng(14)

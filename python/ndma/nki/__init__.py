@@ -174,9 +174,11 @@ def _run(kernel, args, kwargs, target, want_trace=False, exec="fast", grid=()):
         sess.close()
 
 
-def _nested(args):
-    """Inside a running kernel, with tensors for arguments: a kernel calling another."""
-    return bool(_trace._current) and any(isinstance(a, NkiTensor) for a in args)
+def _nested(args, kwargs=None):
+    """Inside a running kernel, with tensors for arguments (positional or by keyword, as
+    nki-samples' flash_fwd calls its helpers): a kernel calling another."""
+    return bool(_trace._current) and (any(isinstance(a, NkiTensor) for a in args) or
+                                      any(isinstance(a, NkiTensor) for a in (kwargs or {}).values()))
 
 
 class _Kernel:
@@ -191,7 +193,7 @@ class _Kernel:
         return _Kernel(self.kernel, self.target, self.exec, _grid(grid))
 
     def __call__(self, *args, **kwargs):
-        if _nested(args):
+        if _nested(args, kwargs):
             if self.grid:
                 raise NKIError("%s[%s] called inside a kernel: an SPMD launch is the top level only"
                                % (self.kernel.__name__, ", ".join(map(str, self.grid))))

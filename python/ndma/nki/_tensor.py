@@ -546,10 +546,12 @@ class NkiTensor:
             _trace.current().call("memset", dst=dst, value=float(value))
 
     def reshape(self, shape):
-        """An HBM tensor's contiguous view read as shape (same element count, C order)."""
+        """An HBM tensor's contiguous view read as shape (same element count, C order); an
+        on-chip tile's view with its partition axis kept (shape[0] its partitions) and its free
+        elements, contiguous in each partition, read as shape[1:] (docs/nki.md "Python names")."""
         shape = tuple(int(n) for n in shape)
         if "hbm" not in self.buffer:
-            raise NotImplementedError("ndma.nki: reshape of an on-chip tile (%s); reshape an HBM tensor" % self.name)
+            return self._reshape_onchip(shape)
         want, s = [], 1
         for _, n in reversed(self.dims):
             want.append((s, n))
@@ -562,6 +564,30 @@ class NkiTensor:
         for n in reversed(shape):
             dims.append((t, n))
             t *= n
+        dims.reverse()
+        return self._view(self.offset, dims)
+
+    def _reshape_onchip(self, shape):
+        if self.indirect is not None or not self.dims:
+            raise ValueError("reshape of %s: a tile view with an index tile cannot be reshaped" % self.name)
+        (ps, P), free = self.dims[0], [d for d in self.dims[1:] if d[1] != 1]
+        if not shape or shape[0] != P:
+            raise ValueError("reshape of tile %s %s into %s: the partition axis (%d) must stay the first axis"
+                             % (self.name, list(self.shape), list(shape), P))
+        want = 1
+        for st, n in reversed(free):
+            if st != want:
+                raise ValueError("reshape of tile %s: its free elements %s are not contiguous in a partition"
+                                 % (self.name, self.dims[1:]))
+            want *= n
+        if min(shape) <= 0 or math.prod(shape[1:]) != want:
+            raise ValueError("cannot reshape tile %s %s (%d elements per partition) into %s"
+                             % (self.name, list(self.shape), want, list(shape)))
+        dims, t = [], 1
+        for n in reversed(shape[1:]):
+            dims.append((t, n))
+            t *= n
+        dims.append((ps, P))
         dims.reverse()
         return self._view(self.offset, dims)
 

@@ -399,6 +399,8 @@ class Session:
                     v = ap()
                 elif type(v) is list:  # srcs: views or their ap_json dicts
                     v = [x.ap_json() if hasattr(x, "ap_json") else x for x in v]
+                elif type(v) is float and v - v != 0:  # JSON has no inf/NaN: the program form's strings
+                    v = "nan" if v != v else "inf" if v > 0 else "-inf"
                 c[k] = v
         self.all_calls.append(c)
         return c

@@ -179,10 +179,11 @@ def _assign(dst, src, mask=None):
 
 
 def load(src, mask=None, dtype=None, **kw):
-    """Legacy nl.load: a new SBUF tile holding src (a 1-D load is a (P, 1) tile)."""
-    shape = src.shape if len(src.shape) > 1 else (src.shape[0], 1)
+    """Legacy nl.load: a new SBUF tile holding src (a 1-D load is a (P, 1) tile; one element,
+    `seed[0]` of a 1-D tensor, a (1, 1) tile)."""
+    shape = src.shape if len(src.shape) > 1 else (src.shape[0], 1) if src.shape else (1, 1)
     t = ndarray(shape, _trace.dtype_name(dtype) if dtype else src.dtype, sbuf)
-    dst = t if len(src.shape) > 1 else t[:, 0]
+    dst = t if len(src.shape) != 1 else t[:, 0]
     d, s = (dst, src) if mask is None else _masked(mask, dst, src)
     if d is not None:
         _trace.current().call("load", dst=d, src=s)
@@ -302,6 +303,88 @@ def _unary(func):
 
 exp, log, tanh, sigmoid, relu, sqrt, rsqrt, gelu, silu, square, abs = (_unary(n) for n in (
     "exp", "log", "tanh", "sigmoid", "relu", "sqrt", "rsqrt", "gelu", "silu", "square", "abs"))
+# more of docs/compute.md §14's ACT functions (an ACTIVATE word each; the _dx names are the derivatives)
+erf, erf_dx, gelu_dx, gelu_apprx_tanh, gelu_apprx_sigmoid, gelu_apprx_sigmoid_dx, silu_dx = (_unary(n) for n in (
+    "erf", "erf_dx", "gelu_dx", "gelu_apprx_tanh", "gelu_apprx_sigmoid", "gelu_apprx_sigmoid_dx", "silu_dx"))
+softplus, mish, sign, sin, arctan = (_unary(n) for n in ("softplus", "mish", "sign", "sin", "arctan"))
+power, fmod = _binary("power"), _binary("fmod")
+logical_and, logical_or, logical_xor = _binary("logical_and"), _binary("logical_or"), _binary("logical_xor")
+left_shift, right_shift = _binary("left_shift"), _binary("right_shift")
+
+
+def _unary_call(name, op, **fields):
+    """An element-wise function recorded as one call op(dst=a new SBUF tile of x's dtype or
+    dtype=, src=x, **fields): TENSOR_SCALAR forms (one word) or the ``elementwise`` Go loop
+    (internal/nkic/unary.go, not exact) for the functions no word computes."""
+    def f(x, dtype=None, mask=None, **kw):
+        if not isinstance(x, NkiTensor):
+            raise TypeError("nl.%s: x must be a tile, not %r" % (name, type(x).__name__))
+        t = ndarray(x.shape, _trace.dtype_name(dtype) if dtype else x.dtype, sbuf)
+        d, s = _masked(mask, t, x)
+        if d is not None:
+            _trace.current().call(op, dst=d, src=s, **fields)
+        return t
+    f.__name__ = name
+    return f
+
+
+reciprocal = _unary_call("reciprocal", "tensor_scalar", alu_op="divide", operand0=1.0, reverse0=True)  # 1.0 / x
+negative = _unary_call("negative", "tensor_scalar", alu_op="multiply", operand0=-1.0)
+logical_not = _unary_call("logical_not", "tensor_scalar", alu_op="equal", operand0=0.0)  # 1.0 where x is 0
+floor, ceil, trunc, cos, tan = (_unary_call(n, "elementwise", func=n) for n in ("floor", "ceil", "trunc", "cos", "tan"))
+
+
+# -- random numbers and dropout (docs/nki.md "Random numbers and dropout"): ndma's Go core draws
+#    from SplitMix64 (internal/nkic/random.go), seeded 0 per kernel run until random_seed; not exact
+
+_FLOATS = ("float32", "float16", "bfloat16", "float8e4", "float8e5")
+
+
+def rand(shape, dtype=float32, buffer=sbuf, name=None, **kw):
+    """nl.rand(shape, dtype=float32): a new tile of uniform random values in [0, 1)."""
+    dt = _trace.dtype_name(dtype)
+    if dt not in _FLOATS:
+        raise TypeError("nl.rand: dtype %s: uniform values in [0, 1) need a float dtype" % dt)
+    if isinstance(shape, int):
+        shape = (shape,)
+    try:
+        shape = tuple(int(n) for n in shape)
+    except (TypeError, ValueError):
+        raise TypeError("nl.rand: shape must be a tuple of ints, not %r" % (shape,)) from None
+    if not shape or any(n <= 0 for n in shape):
+        raise ValueError("nl.rand: shape %r: want positive sizes" % (shape,))
+    if len(shape) == 1:
+        shape = (shape[0], 1)
+    t = ndarray(shape, dt, buffer)
+    if t.buffer not in (sbuf, psum):
+        raise ValueError("nl.rand: buffer %s: the engines write SBUF/PSUM tiles" % t.buffer)
+    _trace.current().call("rand", dst=t)
+    return t
+
+
+def random_seed(seed, mask=None, **kw):
+    """nl.random_seed(seed): reseed the generator nl.rand and dropout draw from — seed a [1, 1]
+    SBUF/PSUM tile of a 32-bit value (NKI 0.6) or a Python int (the legacy "32-bit scalar value")."""
+    if isinstance(seed, NkiTensor):
+        if seed.buffer not in (sbuf, psum):
+            raise ValueError("nl.random_seed: seed is in %s; NKI takes a [1, 1] tile on SBUF or PSUM" % seed.buffer)
+        if _count(seed.shape) != 1:
+            raise ValueError("nl.random_seed: seed %s has %d elements; NKI takes a [1, 1] tile"
+                             % (list(seed.shape), _count(seed.shape)))
+        _trace.current().call("random_seed", src=seed)
+        return
+    if isinstance(seed, bool) or not isinstance(seed, (int, _np.integer)):
+        raise TypeError("nl.random_seed: seed must be a [1, 1] tile or an int, not %r" % type(seed).__name__)
+    if not -(1 << 31) <= int(seed) < 1 << 32:
+        raise ValueError("nl.random_seed: seed %d is not a 32-bit value" % int(seed))
+    _trace.current().call("random_seed", value=float(int(seed)))
+
+
+def dropout(x, rate, dtype=None, mask=None, **kw):
+    """nl.dropout(x, rate): x with each element zeroed with probability rate ("a scalar value or a
+    tile with 1 element"), the kept ones unchanged; a new tile of x's dtype or dtype=."""
+    from .isa import _random
+    return _random.dropout_call("nl.dropout", None, x, rate, dtype, mask, one=True)
 
 
 # -- calls NumPy computes on the shared SBUF/PSUM (not ndma's words; flagged not exact)
@@ -399,6 +482,17 @@ mean = _reducer("mean")
 all = _reducer("all")
 
 
+def var(x, axis, dtype=None, mask=None, **kw):
+    """nl.var: "Variance along the specified axis (or axes) of the input" ("Similar to
+    numpy.var": the mean of the squared deviations from the mean), as ndma's words in float32 —
+    a mean (TENSOR_REDUCE add, TENSOR_SCALAR × 1/n), a TENSOR_TENSOR subtract, a multiply and a
+    second mean — the result cast to dtype (default x's), the axes removed."""
+    if mask is not None:
+        raise NotImplementedError("ndma.nki: var with mask=")
+    d = subtract(x, mean(x, axis, dtype="float32", keepdims=True), dtype="float32")
+    return mean(multiply(d, d), axis, dtype=dtype or x.dtype)
+
+
 def softmax(x, axis, dtype=None, compute_dtype=None, mask=None, **kw):
     """nl.softmax: exp(x - max(x)) / sum(exp(x - max(x))) over axis, as ndma's words: a
     TENSOR_REDUCE max, a TENSOR_TENSOR subtract, an exp ACTIVATE, a TENSOR_REDUCE add and a
@@ -488,3 +582,18 @@ def static_cast(x, dtype, **kw):
     """nl.static_cast(x, dtype): x's values in a new tile of dtype (a COPY, or a CAST between
     dtypes: rounding to nearest even, integers saturating — INFERRED, RATIONALE.md)."""
     return copy(x, dtype=dtype)
+
+
+def gather_flattened(data, indices, axis=0, dtype=None, mask=None, **kw):
+    """nl.gather_flattened (docs/nki.md "Selection"): each partition's flattened free elements
+    gathered by uint32 indices; a Go loop in ndma's core, not exact."""
+    from .isa import _gather
+    return _gather.gather_flattened(data, indices, axis, dtype, mask)
+
+
+def broadcast_to(x, shape, **kw):
+    """nl.broadcast_to(x, shape): x's view broadcast along its size-1 axes (one partition to many:
+    a new tile a DMA fills) — the tile method (docs/nki.md "Python names")."""
+    if not isinstance(x, NkiTensor):
+        raise TypeError("nl.broadcast_to: x must be a tile, not %r" % type(x).__name__)
+    return x.broadcast_to(shape)

@@ -11,7 +11,7 @@ import numpy as np
 from .. import _trace
 from .. import language as _nl
 from .._tensor import NkiTensor, IndexExpr, IndexSum
-from .constants import dge_mode, oob_mode, engine
+from .constants import dge_mode, oob_mode, engine, reduce_cmd
 
 __all__ = ["dma_copy", "dma_transpose", "dma_compute", "tensor_copy", "tensor_tensor", "tensor_scalar",
            "activation", "memset", "iota", "nc_matmul", "nc_transpose", "tensor_reduce", "dge_mode", "oob_mode", "engine"]
@@ -91,7 +91,13 @@ def tensor_scalar(dst=None, data=None, op0=None, operand0=None, reverse0=False, 
     return out if new else None
 
 
-def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, name=None, **kw):
+def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, name=None, reduce_op=None,
+               reduce_res=None, reduce_cmd=None, **kw):
+    """activation: dst = op(data * scale + bias), one ACTIVATE word. With reduce_res (reduce_op
+    nl.add, reduce_cmd reset_reduce or not given): also each partition's sum of the activated
+    values ("reduce along the free dimensions of the activated data per lane") — the ACTIVATE
+    into a float32 tile, a TENSOR_REDUCE add of it into reduce_res and, for a narrower dst, a
+    CAST into dst (the sum is of the values before their rounding to dst's dtype)."""
     if data is None and isinstance(op, NkiTensor):  # legacy activation(op, data)
         dst, op, data = None, dst, op
     elif dst is not None and not isinstance(dst, NkiTensor) and op is None:  # legacy activation(op, data=…)
@@ -111,8 +117,44 @@ def activation(dst=None, op=None, data=None, bias=None, scale=1.0, dtype=None, n
             scale = float(scale)  # a NumPy scalar
         except (TypeError, ValueError):
             raise TypeError("activation: scale=%r: want a number or a (P, 1) float32 tile" % (scale,)) from None
-    _trace.current().call("activation", dst=out, src=data, func=_opname(op), scale=float(scale), **kw)
+    if reduce_res is None and reduce_op is None and reduce_cmd is None:
+        _trace.current().call("activation", dst=out, src=data, func=_opname(op), scale=float(scale), **kw)
+        return out if new else None
+    _act_reduce(out, data, _opname(op), float(scale), kw, reduce_op, reduce_res, reduce_cmd)
     return out if new else None
+
+
+def _act_reduce(out, data, func, scale, kw, reduce_op, reduce_res, reduce_cmd):
+    call = "activation"
+    cmd = getattr(reduce_cmd, "value", reduce_cmd)
+    if cmd not in (None, "reset_reduce"):
+        raise NotImplementedError("ndma.nki: activation with reduce_cmd=%s (the Scalar Engine's reduce registers "
+                                  "across instructions); reset_reduce runs" % cmd)
+    if _opname(reduce_op) not in ("add", "sum"):
+        raise ValueError("%s: reduce_op %s: NKI's reduce_op must be nl.add" % (call, _opname(reduce_op)))
+    if not isinstance(reduce_res, NkiTensor):
+        raise TypeError("%s: reduce_res must be a tile, not %r" % (call, type(reduce_res).__name__))
+    if reduce_res.shape[0] != data.shape[0] or _nl._count(reduce_res.shape[1:]) != 1:
+        raise ValueError("%s: reduce_res %s: want a tile of %d partitions and one element per partition"
+                         % (call, list(reduce_res.shape), data.shape[0]))
+    sess = _trace.current()
+    act = out if out.dtype == "float32" else _nl.ndarray(out.shape, "float32", _nl.sbuf)
+    sess.call("activation", dst=act, src=data, func=func, scale=scale, **kw)
+    sess.call("tensor_reduce", dst=reduce_res, src=act, axes=list(range(1, act.ndim)), alu_op="add")
+    if act is not out:
+        sess.call("tensor_copy", dst=out, src=act)
+
+
+def activation_reduce(dst=None, op=None, data=None, reduce_op=None, reduce_res=None, bias=None, scale=1.0,
+                      dtype=None, name=None, **kw):
+    """activation_reduce: activation and each partition's sum of its result into reduce_res
+    ("equivalent to calling nisa.activation with reduce_cmd=nisa.reduce_cmd.reset_reduce and
+    passing in reduce_res"). Legacy activation_reduce(op, data, reduce_op=, reduce_res=, bias=,
+    scale=, dtype=) returns a new tile; NKI 0.6 takes dst first."""
+    if reduce_res is None:
+        raise TypeError("activation_reduce: reduce_res is required")
+    return activation(dst, op, data, bias=bias, scale=scale, dtype=dtype, reduce_op=reduce_op,
+                      reduce_res=reduce_res, reduce_cmd="reset_reduce", **kw)
 
 
 def memset(dst=None, value=0.0, shape=None, dtype=None, name=None, **kw):
@@ -248,7 +290,13 @@ def tensor_reduce(dst=None, op=None, data=None, axis=None, negate=False, keepdim
 
 
 from ._stats import bn_stats, bn_aggr, tensor_tensor_scan, scalar_tensor_tensor  # noqa: E402,F401  (docs/nki.md)
-__all__ += ["bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor"]
+__all__ += ["bn_stats", "bn_aggr", "tensor_tensor_scan", "scalar_tensor_tensor", "activation_reduce"]
 from . import _select  # noqa: E402  (masking and selection: affine_select, max8, nc_find_index8, tensor_copy_predicated)
 from ._select import affine_select, max8, nc_find_index8, tensor_copy_predicated  # noqa: E402,F401
 __all__ += _select.__all__
+from . import _random  # noqa: E402  (reciprocal, dropout)
+from ._random import reciprocal, dropout, rng, rand2, set_rng_seed  # noqa: E402,F401
+__all__ += _random.__all__
+from . import _gather  # noqa: E402  (range_select, select_reduce, nc_match_replace8)
+from ._gather import range_select, select_reduce, nc_match_replace8, nc_n_gather  # noqa: E402,F401
+__all__ += _gather.__all__ + ["reduce_cmd"]

@@ -21,3 +21,14 @@ class engine(enum.Enum):
     scalar = "scalar"
     gpsimd = "gpsimd"
     sync = "sync"
+
+
+class reduce_cmd(enum.Enum):
+    """The engines' accumulator commands (range_select, select_reduce): ndma runs idle and
+    reset_reduce (the reduce_res is the call's own row max); the others carry state between
+    instructions and are refused (docs/nki.md "Selection")."""
+    idle = "idle"
+    reset = "reset"
+    reduce = "reduce"
+    reset_reduce = "reset_reduce"
+    load_reduce = "load_reduce"
