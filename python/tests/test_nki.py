@@ -775,3 +775,24 @@ def test_softmax_and_rms_norm():
     np.testing.assert_allclose(sm, e / e.sum(axis=1, keepdims=True), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(rn, x / np.sqrt((x * x).mean(axis=1, keepdims=True) + 1e-6) * w, rtol=1e-4, atol=1e-5)
     assert not r.inexact
+
+
+def test_reduction_axis_refused_as_numpy_refuses_it():
+    """An axis the tile does not have, or one given twice, raises ValueError, as NumPy and NKI
+    do; before, axis 5 of a 2-D tile reduced axis 1 (5 mod 2) and axis 2 the partitions. A
+    negative axis counts from the end, as in NumPy."""
+    x = np.arange(128 * 6, dtype=np.float32).reshape(128, 6)
+
+    def k(x, axis, isa):
+        t = nl.load(x)
+        r = nisa.tensor_reduce(np.add, t, axis=axis, keepdims=True) if isa else nl.sum(t, axis=axis, keepdims=True)
+        o = nl.ndarray(r.shape, nl.float32, buffer=nl.shared_hbm)
+        nl.store(o, value=r)
+        return o
+    for axis in (5, 2, -3, [1, 2], (1, 1), (1, -1)):
+        for isa in (False, True):
+            with pytest.raises(ValueError, match="axis"):
+                nki.trace(k)(x, axis, isa)
+    with pytest.raises(TypeError, match="axis"):
+        nki.trace(k)(x, 1.0, False)
+    np.testing.assert_array_equal(nki.trace(k)(x, -1, False).outputs, x.sum(axis=-1, keepdims=True))

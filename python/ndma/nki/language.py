@@ -447,8 +447,23 @@ def transpose(x, dtype=None, mask=None, **kw):
 
 
 def _axes(x, axis):
-    """axis (an int or several) as x's axes, counted from 0."""
-    return tuple(a % x.ndim for a in ((axis,) if isinstance(axis, int) else axis))
+    """axis (an int or several) as x's axes, counted from 0 (negative from the end, as NumPy
+    counts them); an axis x does not have, or one given twice, raises ValueError (NumPy's
+    AxisError is one), as NumPy and NKI refuse it."""
+    try:
+        given = (axis,) if isinstance(axis, (int, _np.integer)) else tuple(axis)
+    except TypeError:
+        raise TypeError("axis %r: want an int or a sequence of ints" % (axis,)) from None
+    out = []
+    for a in given:
+        if isinstance(a, bool) or not isinstance(a, (int, _np.integer)):
+            raise TypeError("axis %r: want an int or a sequence of ints" % (axis,))
+        if not -x.ndim <= a < x.ndim:
+            raise ValueError("axis %d is out of bounds for a tile of %d dimensions %s" % (a, x.ndim, x.shape))
+        if a % x.ndim in out:
+            raise ValueError("axis %r: axis %d is given twice" % (axis, a % x.ndim))
+        out.append(int(a) % x.ndim)
+    return tuple(out)
 
 
 def _reduced(x, axis, keepdims, dtype):
