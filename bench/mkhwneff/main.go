@@ -1,5 +1,5 @@
-// Command mkhwneff writes the training kernels of ../shared/spec/hw-timing.md
-// that ndma builds as synthetic NEFFs of their structure (internal/neffgen):
+// Command mkhwneff writes the training kernels of docs/hw-timing.md that
+// ndma builds as synthetic NEFFs of their structure (internal/neffgen):
 // the vector add (trn2 and trn1), the 1024 × 1024 transpose and the three
 // conv2d kernels (conv2d_2, _3, _4), for `ndma
 // neff run` and bench/timing.sh.
@@ -19,6 +19,10 @@ func main() {
 	if len(os.Args) != 2 {
 		fmt.Fprintln(os.Stderr, "usage: mkhwneff DIR")
 		os.Exit(2)
+	}
+	if err := os.MkdirAll(os.Args[1], 0o755); err != nil { // DIR made if need be
+		fmt.Fprintf(os.Stderr, "mkhwneff: %v\n", err)
+		os.Exit(1)
 	}
 	for name, p := range map[string]*neffgen.Program{
 		"vector_add.neff":      neffgen.HWVectorAdd("cayman"),
