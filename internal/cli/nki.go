@@ -209,7 +209,8 @@ func runNKIRun(e *env, args []string) error {
 	for _, k := range tr.Inexact {
 		inexact = append(inexact, fmt.Sprint(k))
 	}
-	fmt.Fprintf(e.stdout, "%s: %d calls, %d DMA words, %.3f µs DMA time predicted (%s)\n", tr.Target, len(tr.Calls), tr.Words, float64(tr.DMANS)/1000, tr.Model)
+	fmt.Fprintf(e.stdout, "%s: %d calls, %d DMA words; %.3f µs predicted (DMA %.3f + compute %.3f µs; %s)\n", tr.Target, len(tr.Calls), tr.Words,
+		float64(tr.DMANS+tr.ComputeNS)/1000, float64(tr.DMANS)/1000, float64(tr.ComputeNS)/1000, tr.Model)
 	if len(inexact) > 0 {
 		fmt.Fprintf(e.stdout, "not exact (computed by ndma, not by words): calls %s\n", strings.Join(inexact, ", "))
 	}

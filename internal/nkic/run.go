@@ -193,8 +193,8 @@ func newRunner(p *Program, m *mem.Memory, opt Options) *runner {
 
 // Model strings: which time model a trace's times are.
 const (
-	modelSim  = "sim cost model (sim/cost.go): fixed cost + DGE + slowest engine's bytes; calls one after another"
-	modelFast = "sim cost model (sim/cost.go), each word shape's time computed once by the engines and reused; bytes by the reference; calls one after another"
+	modelSim  = "DMA: the first-order model (docs/sim.md \"DMA time\": fixed cost + DGE + slowest engine's bytes); compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
+	modelFast = "DMA: the first-order model (docs/sim.md \"DMA time\"), each word shape's time computed once by the engines and reused, bytes by the reference; compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
 	modelNone = "none (ref executor)"
 )
 
