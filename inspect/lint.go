@@ -134,7 +134,7 @@ var findingText = map[string][2]string{
 	KindOverheadBound:    {"under 256 bytes per SBUF partition per transfer: overhead-bound (docs/neff.md §4.8)", "a larger free dimension per partition, or batch several tiles into one transfer"},
 	KindBelowMinimum:     {"under 2 KiB per SBUF partition per transfer, the recommended minimum (docs/neff.md §4.8)", "a larger free dimension: ≥ 2 KiB per partition, ≥ 4 KiB saturates"},
 	KindProfilerSmall:    {"transfers whose contiguous payload averages under 4 KiB: the profiler's \"small DMA transfers\" (docs/neff.md §4.8)", "merge adjacent runs into ≥ 4 KiB contiguous descriptors"},
-	KindOverheadShare:    {"transfers whose fixed cost (1.3 µs start, 600 ns per hardware-DGE word) exceeds their transfer time", "fewer, larger transfers: merge the transfers of adjacent tiles"},
+	KindOverheadShare:    {"transfers whose fixed cost (1.3 µs a transfer, about a fired block's measured trigger latency and last write lag, docs/hw-timing.md §2.2; 600 ns a hardware-DGE word) exceeds their transfer time; transfers in flight together hide part of it, as the kernel time counts", "fewer, larger transfers: merge the transfers of adjacent tiles"},
 }
 
 var findingOrder = []string{KindSmallDescriptors, KindOverheadBound, KindBelowMinimum, KindProfilerSmall, KindOverheadShare}

@@ -216,3 +216,31 @@ func TestNEFFRunEngineTimeErrors(t *testing.T) {
 		t.Errorf("--packets alone: exit %d, %q", code, errs)
 	}
 }
+
+// `neff lint`'s descriptor cost is the sum of `neff lower --stats`' per
+// stream: both count the words one after another, a fired block without a
+// DGE instruction (its descriptors were built at load) — before, lower
+// --stats added 600 ns a fired block that lint did not.
+func TestLintAndLowerStatsCostAgree(t *testing.T) {
+	path := writeNEFF(t, t.TempDir(), "transpose.neff", neffgen.HWTranspose("cayman"))
+	num := func(s, after string) float64 {
+		i := strings.Index(s, after)
+		if i < 0 {
+			t.Fatalf("no %q in\n%s", after, s)
+		}
+		var v float64
+		if _, err := fmt.Sscan(s[i+len(after):], &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	_, lint, _ := runCLI("neff", "lint", path)
+	_, lower, _ := runCLI("neff", "lower", "--stats", path)
+	var sum float64
+	for _, part := range strings.Split(lower, "descriptor cost ")[1:] {
+		sum += num("descriptor cost "+part, "descriptor cost ")
+	}
+	if l := num(lint, "descriptor cost "); sum == 0 || math.Abs(l-sum) > 0.002 {
+		t.Errorf("lint %.3f µs, lower --stats' streams %.3f µs in all", l, sum)
+	}
+}
