@@ -796,3 +796,43 @@ def test_reduction_axis_refused_as_numpy_refuses_it():
     with pytest.raises(TypeError, match="axis"):
         nki.trace(k)(x, 1.0, False)
     np.testing.assert_array_equal(nki.trace(k)(x, -1, False).outputs, x.sum(axis=-1, keepdims=True))
+
+
+def test_operators_and_clear_refusals():
+    """tile ** k, k ** tile and -tile are nl.power and nl.negative (values against NumPy); the
+    mistakes a newcomer makes fail where they are made, naming the cause: @ on tiles (NKI has
+    none), a K mismatch in nc_matmul, an on-chip tile over 128 partitions, a NumPy array stored."""
+    x = (np.random.default_rng(3).random((128, 16)) + 0.5).astype(np.float32)
+
+    def k(x):
+        a = nl.load(x)
+        o = nl.ndarray(a.shape, nl.float32, buffer=nl.shared_hbm)
+        nl.store(o, value=a ** 2 + (-a) + 2.0 ** a)
+        return o
+    np.testing.assert_allclose(nki.trace(k)(x).outputs, x ** 2 - x + 2.0 ** x, rtol=1e-5)
+
+    def at(x):
+        a = nl.load(x)
+        return a @ a
+    with pytest.raises(TypeError, match="nl.matmul"):
+        nki.trace(at)(x)
+
+    def kmis(x, y):
+        r = nisa.nc_matmul(nl.load(x), nl.load(y))
+        o = nl.ndarray(r.shape, nl.float32, buffer=nl.shared_hbm)
+        nl.store(o, value=r)
+        return o
+    with pytest.raises(ValueError, match="K is 128 and 64"):
+        nki.trace(kmis)(np.ones((128, 128), np.float32), np.ones((64, 128), np.float32))
+
+    def tall(x):
+        return nl.load(x)
+    with pytest.raises(ValueError, match="at most 128 partitions"):
+        nki.trace(tall)(np.ones((200, 64), np.float32))
+
+    def host(x):
+        o = nl.ndarray(x.shape, nl.float32, buffer=nl.shared_hbm)
+        nl.store(o, value=np.ones(x.shape))
+        return o
+    with pytest.raises(TypeError, match="NumPy array"):
+        nki.trace(host)(x)

@@ -345,6 +345,9 @@ class NkiTensor:
             self.base_shape = bs
             if not bs or min(bs) <= 0:
                 raise ValueError("shape %r: want positive axes" % (shape,))
+            if buffer in ("sbuf", "psum") and bs[0] > 128:  # raised where the tile is made: nl.load, nl.ndarray
+                raise ValueError("an on-chip (%s) tile of shape %r: its partition axis (the first) holds at most "
+                                 "128 partitions (nl.tile_size.pmax); tile the first axis" % (buffer, tuple(bs)))
             if len(bs) == 2:
                 self.dims = [(bs[1], bs[0]), (1, bs[1])]
             else:
@@ -667,6 +670,21 @@ class NkiTensor:
     def __rtruediv__(self, o):  # 1.0 / tile: through a tile of the number (nl.divide's reversed form)
         from . import language as nl
         return nl.divide(o, self)
+
+    def __pow__(self, o):  # tile ** k: nl.power
+        from . import language as nl
+        return nl.power(self, o)
+
+    def __rpow__(self, o):
+        from . import language as nl
+        return nl.power(nl._tile(o, self), self)
+
+    def __neg__(self):  # -tile: nl.negative
+        from . import language as nl
+        return nl.negative(self)
+
+    def __matmul__(self, o):  # NKI has no @ on tiles: say what does the product
+        raise TypeError("tile @ tile: NKI has no @ operator on tiles; use nl.matmul(x, y) or nisa.nc_matmul")
 
     def __iadd__(self, o):
         from . import language as nl

@@ -209,6 +209,9 @@ def shared_identity_matrix(n, dtype=float32, **kw):
 
 
 def store(dst, value, mask=None, **kw):
+    if isinstance(value, _np.ndarray) and value.ndim > 0:  # NKI stores tiles: an array is the host's
+        raise TypeError("nl.store: value is a NumPy array %s; store a tile (nl.load it, or build it on-chip) "
+                        "or a scalar" % (value.shape,))
     v = value if type(value) is NkiTensor else _tile(value, dst)
     if len(dst.shape) == 1 and len(v.shape) == 2 and v.shape[1] == 1:
         v = v[:, 0]

@@ -216,7 +216,10 @@ def nc_matmul(dst=None, stationary=None, moving=None, accumulate=None, name=None
     if out is None:
         out = _nl.ndarray((stationary.shape[1], moving.shape[1]), "float32", _nl.psum)
     K, M = stationary.shape
-    if moving.shape[0] != K or out.shape != (M, moving.shape[1]):
+    if moving.shape[0] != K:  # the contraction runs over both operands' partitions
+        raise ValueError("nc_matmul: stationary %s (K, M) and moving %s (K, N) contract over their first "
+                         "(partition) axis: K is %d and %d" % (stationary.shape, moving.shape, K, moving.shape[0]))
+    if out.shape != (M, moving.shape[1]):
         raise ValueError("nc_matmul: stationary %s (K, M), moving %s (K, N): dst must be (M, N), not %s"
                          % (stationary.shape, moving.shape, out.shape))
     if K > 128 or M > 128 or moving.shape[1] > 512:
