@@ -279,3 +279,28 @@ func TestCheckDefNumbers(t *testing.T) {
 		}
 	}
 }
+
+// A payload damaged so it no longer parses, whose hash no longer matches
+// it either, says both: the parse error (its sentinel kept for errors.Is)
+// and the hash — before, the hash's warning was lost with the File. A
+// payload that parses keeps the mismatch a warning (Strict: an error).
+func TestDamagedPayloadNamesTheHash(t *testing.T) {
+	good := build(t, styleA())
+	bad := bytes.Clone(good)
+	for i := neff.HeaderSize + 600; i < neff.HeaderSize+605; i++ {
+		bad[i] ^= 0xff
+	}
+	f, err := neff.Parse(bad, neff.Options{})
+	if f != nil || err == nil || !strings.Contains(err.Error(), "hash at offset 0xac does not match the payload") {
+		t.Fatalf("damaged: %v, %v; want the parse error and the hash", f, err)
+	}
+	if _, plain := neff.Parse(bad[:len(bad)], neff.Options{Strict: true}); plain == nil || !errors.Is(plain, neff.ErrHash) {
+		t.Errorf("strict: %v, want ErrHash", plain)
+	}
+	rehashed := bytes.Clone(good)
+	rehashed[0xac] ^= 1 // the hash alone wrong: the payload still parses
+	f, err = neff.Parse(rehashed, neff.Options{})
+	if err != nil || f.HashKind != "mismatch" || len(f.Warnings) == 0 {
+		t.Errorf("hash alone: %v, %v", f, err)
+	}
+}

@@ -164,8 +164,23 @@ func Features(bits uint64) []string {
 	return out
 }
 
-// Parse opens a NEFF.
-func Parse(b []byte, opt Options) (*File, error) {
+// Parse opens a NEFF. A payload that fails to parse and whose hash does
+// not match it either is a damaged file: the error says both.
+func Parse(b []byte, opt Options) (f *File, err error) {
+	defer func() {
+		if err == nil {
+			return
+		}
+		if f != nil && f.HashKind == "mismatch" {
+			err = fmt.Errorf("%w (and the hash at offset 0xac does not match the payload: the file is damaged)", err)
+		}
+		f = nil // all or nothing
+	}()
+	return parse(b, opt)
+}
+
+// parse is Parse: the File so far comes back with an error too (its HashKind).
+func parse(b []byte, opt Options) (*File, error) {
 	h, err := ParseHeader(b)
 	if err != nil {
 		return nil, err
@@ -209,14 +224,14 @@ func Parse(b []byte, opt Options) (*File, error) {
 		br = bytes.NewReader(payload)
 		var err error
 		if zr, err = gzip.NewReader(br); err != nil {
-			return nil, fmt.Errorf("payload (offset 0x400): %w", err)
+			return f, fmt.Errorf("payload (offset 0x400): %w", err)
 		}
 		zr.Multistream(false) // zero padding follows the member (neff.md §2.4)
 		tarStream = zr        // streamed: nothing is inflated that the cap has not allowed
 	case len(payload) >= 263 && string(payload[257:262]) == "ustar":
 		tarStream = bytes.NewReader(payload)
 	default:
-		return nil, fmt.Errorf("payload (offset 0x400) is neither gzip (1f 8b 08) nor tar (ustar at +257): %w", ErrNotNEFF)
+		return f, fmt.Errorf("payload (offset 0x400) is neither gzip (1f 8b 08) nor tar (ustar at +257): %w", ErrNotNEFF)
 	}
 	cr := &capReader{r: tarStream, left: limit}
 	tr := tar.NewReader(cr)
@@ -227,7 +242,7 @@ func Parse(b []byte, opt Options) (*File, error) {
 			break
 		}
 		if err != nil {
-			return nil, fmt.Errorf("tar: %w", gzipWhere(err, f.Gzip))
+			return f, fmt.Errorf("tar: %w", gzipWhere(err, f.Gzip))
 		}
 		if th.Typeflag == tar.TypeDir {
 			continue
@@ -238,30 +253,30 @@ func Parse(b []byte, opt Options) (*File, error) {
 		}
 		name := strings.TrimPrefix(th.Name, "./")
 		if name == "" || strings.HasPrefix(name, "/") || slices.Contains(strings.Split(name, "/"), "..") {
-			return nil, fmt.Errorf("tar member %q: %w", th.Name, ErrPath)
+			return f, fmt.Errorf("tar member %q: %w", th.Name, ErrPath)
 		}
 		if seen[name] {
-			return nil, fmt.Errorf("tar member %q: %w", name, ErrDuplicate)
+			return f, fmt.Errorf("tar member %q: %w", name, ErrDuplicate)
 		}
 		seen[name] = true
 		if th.Size < 0 || th.Size > cr.left { // refused before a byte of it is inflated
-			return nil, fmt.Errorf("tar member %q (%d bytes) passes the %d-byte inflation cap: %w", name, th.Size, limit, ErrTooLarge)
+			return f, fmt.Errorf("tar member %q (%d bytes) passes the %d-byte inflation cap: %w", name, th.Size, limit, ErrTooLarge)
 		}
 		data := make([]byte, th.Size)
 		if _, err := io.ReadFull(tr, data); err != nil {
-			return nil, fmt.Errorf("tar member %q: %w", name, gzipWhere(err, f.Gzip))
+			return f, fmt.Errorf("tar member %q: %w", name, gzipWhere(err, f.Gzip))
 		}
 		f.Members = append(f.Members, Member{name, data})
 	}
 	if zr != nil {
 		// the rest of the member (tar padding) up to its end: the CRC is checked there
 		if _, err := io.Copy(io.Discard, cr); err != nil {
-			return nil, fmt.Errorf("payload (offset 0x400): %w", gzipWhere(err, true))
+			return f, fmt.Errorf("payload (offset 0x400): %w", gzipWhere(err, true))
 		}
 		rest := payload[len(payload)-br.Len():]
 		for i, c := range rest {
 			if c != 0 {
-				return nil, fmt.Errorf("payload offset %#x (file offset %#x): non-zero byte %#02x after the gzip member", len(payload)-len(rest)+i, HeaderSize+len(payload)-len(rest)+i, c)
+				return f, fmt.Errorf("payload offset %#x (file offset %#x): non-zero byte %#02x after the gzip member", len(payload)-len(rest)+i, HeaderSize+len(payload)-len(rest)+i, c)
 			}
 		}
 		f.Padding = len(rest)
