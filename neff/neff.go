@@ -121,7 +121,7 @@ func ParseHeader(b []byte) (Header, error) {
 	case h.MajorVersion > 2:
 		return h, fmt.Errorf("neff_version_major (offset 0x18) = %d: at most 2: %w", h.MajorVersion, ErrNotNEFF)
 	case h.DataSize > uint64(len(b)-HeaderSize):
-		return h, fmt.Errorf("data_size (offset 0x10) = %d but only %d payload bytes: invalid data size: %w", h.DataSize, len(b)-HeaderSize, ErrNotNEFF)
+		return h, fmt.Errorf("data_size (offset 0x10) = %d but only %d payload bytes: invalid data size (a truncated file, or not a NEFF): %w", h.DataSize, len(b)-HeaderSize, ErrNotNEFF)
 	case h.MajorVersion == 2 && h.FeatureBits&0x7FFFFFFFF8000000 != 0:
 		return h, fmt.Errorf("feature_bits (offset 0x220) = %#x: bits 27..62 set — compiled by a newer compiler: %w", h.FeatureBits, ErrNotNEFF)
 	}

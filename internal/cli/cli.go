@@ -16,6 +16,7 @@ import (
 	"strings"
 
 	"ndma/internal/sched"
+	"ndma/internal/suggest"
 	"ndma/isa"
 )
 
@@ -258,11 +259,12 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 	})
 	var pos []string
 	for {
-		if err := fs.Parse(args); err != nil {
+		if err := quietParse(fs, args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
 				return nil, err
 			}
-			return nil, usageError{err}
+			return nil, usageError{flagError(fs, err)}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -278,6 +280,32 @@ func parse(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 	})
 	return pos, err
+}
+
+// quietParse is fs.Parse without the flag package's own printing (its
+// error, then the whole usage): the caller says the error once, on one line.
+func quietParse(fs *flag.FlagSet, args []string) error {
+	out, usage := fs.Output(), fs.Usage
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	defer func() { fs.SetOutput(out); fs.Usage = usage }()
+	return fs.Parse(args)
+}
+
+// flagError is a flag package error with what would help: the nearest flag
+// names of an unknown flag, where to see the flags of a bad value.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+		var names []string
+		fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+		name = strings.TrimLeft(name, "-")
+		if near := suggest.Nearest(name, names); len(near) > 0 {
+			return fmt.Errorf("unknown flag --%s (did you mean --%s?)", name, strings.Join(near, " or --"))
+		}
+		return fmt.Errorf("unknown flag --%s (%s -h lists the flags)", name, fs.Name())
+	}
+	return fmt.Errorf("%s (%s -h lists the flags)", msg, fs.Name())
 }
 
 // onceFlag is a flag of one value, its every setting kept: parse refuses

@@ -108,3 +108,22 @@ func TestDumpRefusedBeforeRun(t *testing.T) {
 		}
 	}
 }
+
+// A bad flag is one line on stderr (the flag package's own error and the
+// whole usage are not printed too); -h prints the usage, exit 0.
+func TestBadFlagOneLine(t *testing.T) {
+	for _, args := range [][]string{
+		{"neff", "run", "--max-bytes", "abc", "x.neff"},
+		{"neff", "run", "--nosuch", "x.neff"},
+		{"run", "--cores", "x", "t.s"},
+	} {
+		var so, se bytes.Buffer
+		if code := Main(args, nil, &so, &se); code != 2 || strings.Count(se.String(), "\n") != 1 || so.Len() != 0 {
+			t.Errorf("%v: exit %d, stderr %q", args, code, se.String())
+		}
+	}
+	var so, se bytes.Buffer
+	if code := Main([]string{"neff", "run", "-h"}, nil, &so, &se); code != 0 || !strings.Contains(se.String(), "usage: ndma neff run") || !strings.Contains(se.String(), "-max-bytes") {
+		t.Errorf("-h: exit %d, stderr %q", code, se.String())
+	}
+}
