@@ -171,7 +171,7 @@ func (x *executor) caps(eff *control.Effect) error {
 	if x.moved != nil {
 		*x.moved += int64(eff.Bytes)
 		if x.budget >= 0 && *x.moved > x.budget {
-			return fmt.Errorf("the run wrote %d bytes, past its budget of %d (Options.MaxRunBytes, --max-bytes): %w", *x.moved, x.budget, ErrBudget)
+			return fmt.Errorf("the run wrote %d bytes, past its budget of %d (--max-bytes; Options.MaxRunBytes in Go): %w", *x.moved, x.budget, ErrBudget)
 		}
 	}
 	return x.memoryCap()
@@ -181,16 +181,20 @@ func (x *executor) caps(eff *control.Effect) error {
 // (a word moves at most its executor's MaxBytes, so a run overshoots the
 // cap by at most that): a 13 KB NEFF of twelve 512 MiB descriptors once
 // took 5.8 GB before the machine refused it.
-func (x *executor) memoryCap() error {
-	limit := x.maxMem
+func (x *executor) memoryCap() error { return memoryCap(x.state.Mem, x.maxMem, "the run holds") }
+
+// memoryCap is m's HBM pages against the cap max (Options.MaxMemory: 0
+// the default, negative none); what says whose they are.
+func memoryCap(m *mem.Memory, max int64, what string) error {
+	limit := max
 	if limit == 0 {
 		limit = DefaultMaxMemory
 	}
 	if limit < 0 {
 		return nil
 	}
-	if held := int64(x.state.Mem.Pages()) * mem.PageSize; held > limit {
-		return fmt.Errorf("the run holds %d bytes of HBM pages, past the cap of %d (Options.MaxMemory, --max-memory): %w", held, limit, ErrMemory)
+	if held := int64(m.Pages()) * mem.PageSize; held > limit {
+		return fmt.Errorf("%s %d bytes of HBM pages, past the cap of %d (--max-memory; Options.MaxMemory in Go): %w", what, held, limit, ErrMemory)
 	}
 	return nil
 }

@@ -327,7 +327,10 @@ func (p *Program) runOn(ctx context.Context, d *Device, exec Exec, opt Options, 
 	}
 	budget := runBudget(opt.MaxRunBytes)
 	if planned := p.PlannedBytes(opt.Subgraphs); budget >= 0 && planned > uint64(budget) {
-		return fmt.Errorf("its words plan to write %d bytes, more than the run's budget of %d (Options.MaxRunBytes, --max-bytes): %w", planned, budget, ErrBudget)
+		return fmt.Errorf("its words plan to write %d bytes, more than the run's budget of %d (--max-bytes; Options.MaxRunBytes in Go): %w", planned, budget, ErrBudget)
+	}
+	if err := memoryCap(d.Core(0), opt.MaxMemory, "before any word runs, its inputs and variables hold"); err != nil {
+		return err // said of the load, not of the first word that happens to run
 	}
 	moved := new(int64)
 	for _, ph := range p.phases(opt.Subgraphs) {

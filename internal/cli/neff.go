@@ -924,11 +924,15 @@ func planNEFFRun(gen isa.Gen, path string, sgs, run []neff.Subgraph, fl *neffRun
 	if err != nil {
 		return nil, err
 	}
-	for _, m := range []map[string]string{pl.given, pl.wanted} {
-		for k := range m {
-			if err := checkVar(k); err != nil {
-				return nil, err
-			}
+	inputs := neff.InputNames(sgs)
+	for _, k := range slices.Sorted(maps.Keys(pl.given)) { // --in names an input: the list says which
+		if !slices.Contains(inputs, k) {
+			return nil, usagef("--in %s: %w (in %s)", k, suggest.Unknown("input", k, inputs), path)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(pl.wanted)) {
+		if err := checkVar(k); err != nil {
+			return nil, err
 		}
 	}
 	pl.dumps = make([]neffDump, len(fl.dumps))

@@ -32,6 +32,8 @@ func TestUnknownNamesSuggest(t *testing.T) {
 		{[]string{"neff", "run", "--engine-time", "FOO=1us", vadd}, []string{`unknown opcode "FOO"; valid: LDWEIGHTS, MATMUL, `, "EVENT_SEMAPHORE"}},
 		{[]string{"neff", "run", "--in", "a_vek=" + npy, vadd}, []string{`"a_vek" (did you mean a_vec`, "valid: ", "a_vec", "b_vec"}},
 		{[]string{"neff", "check", "--in", "a_vek=" + npy, vadd}, []string{`unknown input "a_vek" (did you mean a_vec`, "valid: a_vec, b_vec"}},
+		// --in lists the inputs only: the output is a variable, not an input
+		{[]string{"neff", "run", "--in", "out=" + npy, vadd}, []string{`--in out: unknown input "out"; valid: a_vec, b_vec (in `}},
 		{[]string{"neff", "run", "--subgraph", "sg0", vadd}, []string{`unknown subgraph "sg0" (did you mean sg00`, "valid: sg00"}},
 		{[]string{"neff", "run", "--engine", "dev", vadd}, []string{`unknown engine "dev" (did you mean dve?)`, "valid: "}},
 		{[]string{"enums", "WAIT_MOD"}, []string{`unknown enum "WAIT_MOD" (did you mean WAIT_MODE?); valid: DTYPE, WAIT_MODE`}},

@@ -2,7 +2,9 @@ package device
 
 import (
 	"encoding/binary"
+	"errors"
 	"math"
+	"strings"
 	"testing"
 
 	"ndma/isa"
@@ -59,5 +61,30 @@ func TestFloat32InputNarrowed(t *testing.T) {
 		if _, err := Load(isa.Cayman, f, sgs, map[string]Input{"x": x}); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// A load that already holds more HBM than Options.MaxMemory is refused
+// before any word runs, said of the load (the sample's identity file
+// variable is one 64 KiB page) — not blamed on the first word to run.
+func TestMemoryCapBeforeAnyWord(t *testing.T) {
+	f, sgs := openSample(t, "matmul_small.neff")
+	im, err := Load(isa.Cayman, f, sgs, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := im.Run(NEFFOptions{Exec: Sim, MaxMemory: 10})
+	if !errors.Is(err, ErrMemory) || !strings.Contains(err.Error(), "before any word runs") {
+		t.Fatalf("%v; want ErrMemory before any word runs", err)
+	}
+	if res != nil {
+		for _, sg := range res.Subgraphs {
+			if sg.Stats.Words > 0 {
+				t.Errorf("%s ran %d words", sg.Name, sg.Stats.Words)
+			}
+		}
+	}
+	if _, err := im.Run(NEFFOptions{Exec: Sim, MaxMemory: 64 << 20}); err != nil {
+		t.Errorf("under a cap it fits: %v", err)
 	}
 }
