@@ -4,10 +4,13 @@ import (
 	"fmt"
 	"io"
 	"runtime/debug"
+
+	"ndma/internal/version"
 )
 
-// Version is ndma's release; the build adds its commit and Go version.
-const Version = "0.34.0"
+// Version is ndma's release (internal/version, which Python prints too);
+// the build adds its commit and Go version.
+const Version = version.Release
 
 // versionLine is `ndma --version`: the release, the commit the binary was
 // built from (vcs.revision, "+dirty" when modified) and the Go toolchain, as

@@ -3,6 +3,8 @@ package pybridge
 import (
 	"fmt"
 	"sync"
+
+	"ndma/internal/version"
 )
 
 // Objects a Python object holds across calls (a device, an opened NEFF, a
@@ -48,6 +50,7 @@ func init() {
 		return Reply{}, nil
 	})
 	Register("ping", func(c *Call) (Reply, error) { return Reply{Value: len(c.Bufs)}, nil })
+	Register("version", func(c *Call) (Reply, error) { return Reply{Value: version.Release}, nil })
 	Register("names", func(c *Call) (Reply, error) { return Reply{Value: Names()}, nil })
 	Register("panic", func(c *Call) (Reply, error) { // the test of protect: a panic comes back as an error
 		var m map[string]int

@@ -28,6 +28,8 @@ __all__ = ["asm", "disasm", "decode", "encode", "validate", "describe", "lower",
 
 _lib.lib()  # load now: a missing library fails the import, not the first call
 
+__version__ = _lib.call("version")[0]  # the Go core's release, as `ndma --version` prints it
+
 
 def _gen(gen):
     return "" if gen is None else str(gen)

@@ -93,6 +93,9 @@ class NEFF(_Handle):
         names, bufs, keep = [], [], []
         if inputs is not None:
             ins = {t.name: t for t in self.tensors.values() if t.kind == "input"}
+            if not hasattr(inputs, "items"):  # a list of arrays has no names to match the tensors by
+                raise TypeError("inputs: want a dict of input name to array (the kernel's inputs: %s), not %s"
+                                % (", ".join(sorted(ins)) or "none", type(inputs).__name__))
             for name in inputs:
                 if name not in ins:
                     raise _errors.InputError("input %r: the kernel has no such input (its inputs: %s)"

@@ -20,3 +20,11 @@ def test_first_example(monkeypatch, capsys):
     want = env["x"].astype(np.float32) @ env["y"].astype(np.float32)
     assert np.allclose(out, want, rtol=2e-2, atol=5e-2)
     assert np.array_equal(env["dev"].read("sbuf:0:0x0", np.float32, (128,)), np.arange(128, dtype=np.float32))
+
+
+def test_version_is_the_go_release():
+    """ndma.__version__ is the Go core's release constant (internal/version), read here from
+    the source, as `ndma --version` prints it."""
+    import ndma
+    src = open(os.path.join(ROOT, "internal", "version", "version.go")).read()
+    assert ndma.__version__ == re.search(r'Release = "([^"]+)"', src).group(1)

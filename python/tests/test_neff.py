@@ -170,3 +170,10 @@ def test_missing_and_bad_files(tmp_path):
     with pytest.raises(ndma.Error) as e:
         ndma.neff.open(bad)
     assert "bad.neff" in str(e.value)
+
+
+def test_inputs_must_be_named(small):
+    """A list of arrays has no names: TypeError naming the inputs (before: unhashable ndarray)."""
+    x = np.zeros((128, 256), np.float16)
+    with pytest.raises(TypeError, match="dict of input name to array.*x, y"):
+        small.run([x, x])
