@@ -813,7 +813,7 @@ func runNEFFRun(e *env, args []string) error {
 	if err := plan.writeOutputs(e, im); err != nil {
 		return err
 	}
-	printNEFFOutputs(e, im, res)
+	printNEFFOutputs(e, im, res, *fl.dmaOnly)
 	printNEFFRunSummary(e, res, len(res.Subgraphs))
 	return nil
 }
@@ -1196,11 +1196,15 @@ func printNEFFSchedule(e *env, res *device.NEFFResult) {
 // printNEFFOutputs says, for each output variable, which DMA steps wrote
 // it and from what — or that none did, so only an engine ndma does not
 // compute would have.
-func printNEFFOutputs(e *env, im *device.Image, res *device.NEFFResult) {
+func printNEFFOutputs(e *env, im *device.Image, res *device.NEFFResult, dmaOnly bool) {
 	uncomputed := strings.Join(res.Uncomputed(), ", ")
+	why := "words ndma does not compute ran"
+	if dmaOnly {
+		why = "--dma-only ran the compute words for their EVENTS only"
+	}
 	for _, name := range im.Outputs() {
 		if uncomputed != "" {
-			fmt.Fprintf(e.stdout, "warning: output %s may not hold the kernel's values: words ndma does not compute ran (%s)\n", name, uncomputed)
+			fmt.Fprintf(e.stdout, "warning: output %s may not hold the kernel's values: %s (%s)\n", name, why, uncomputed)
 		}
 		var by []string
 		var bytes int64

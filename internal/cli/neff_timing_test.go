@@ -244,3 +244,17 @@ func TestLintAndLowerStatsCostAgree(t *testing.T) {
 		t.Errorf("lint %.3f µs, lower --stats' streams %.3f µs in all", l, sum)
 	}
 }
+
+// Under --dma-only the outputs' warning says the user asked for it (the
+// compute words ran for their EVENTS only), not that ndma cannot compute
+// them; a whole run of the same NEFF computes them and warns of nothing.
+func TestDMAOnlyWarningSaysWhy(t *testing.T) {
+	path := writeNEFF(t, t.TempDir(), "conv.neff", neffgen.HWConv2dF16Small())
+	_, out, _ := runCLI("neff", "run", "--dma-only", path)
+	if !strings.Contains(out, "may not hold the kernel's values: --dma-only ran the compute words for their EVENTS only (") {
+		t.Errorf("--dma-only:\n%s", out)
+	}
+	if _, out, _ := runCLI("neff", "run", path); strings.Contains(out, "may not hold the kernel's values") {
+		t.Errorf("a whole run warns:\n%s", out)
+	}
+}
