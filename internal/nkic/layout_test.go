@@ -105,3 +105,20 @@ func TestPatternReachRefused(t *testing.T) {
 		})
 	}
 }
+
+// A program cut short is refused where the text stops (line and column of
+// its end), said as a truncation — before, "line 1 col 1" — and a syntax
+// error keeps the decoder's offset.
+func TestParseTruncatedSaysWhere(t *testing.T) {
+	full := "{\"target\":\"trn2\",\n\"tensors\":[],\n\"calls\":[]}"
+	for _, tc := range []struct{ src, want string }{
+		{full[:30], "line 2 col 13: unexpected EOF: the text ends inside a value"}, // just past its 12 characters
+		{full[:5], "line 1 col 6: unexpected EOF"},
+		{"{\"target\":\"trn2\",\n\"tensors\":[x]}", "line 2 col 13: invalid character 'x'"},
+	} {
+		_, err := Parse(strings.NewReader(tc.src))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: %v; want %q", tc.src, err, tc.want)
+		}
+	}
+}

@@ -266,6 +266,8 @@ func jsonWhere(b []byte, err error, at int64) error {
 		off = se.Offset
 	case errors.As(err, &te):
 		off = te.Offset
+	case errors.Is(err, io.ErrUnexpectedEOF): // the text stops inside a value: said where it stops
+		off, err = int64(len(b)), fmt.Errorf("%w: the text ends inside a value (a truncated file?)", err)
 	}
 	if off < 0 || off > int64(len(b)) {
 		return err
