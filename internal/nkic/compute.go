@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/big"
 	"strings"
 	"sync"
 
@@ -438,6 +439,18 @@ func (p *Program) fallback(lw *Lowered, c *Call, dst *leg) (*Lowered, error) {
 		lw.Engine, lw.Note = "gpsimd (POOL)", "computed by ndma, not by an IOTA word (ndma has no IOTA table)"
 		lw.ns = p.perPartitionNS(lw.Engine, opIota, dst) // the Pool word's law, whatever its opcode
 		coefs, shape := c.Coefs, dst.shape
+		if !dst.dt.IsFloat() { // an integer tile gets the exact integers, each in its dtype's range
+			if err := iotaRange(base, coefs, shape, dst.dt); err != nil {
+				return nil, err
+			}
+			b := int64(base)
+			lw.eval = func(r *runner) error {
+				out := make([]uint64, dst.elems)
+				affineEach(coefs, shape, func(e, v int64) { out[e] = uint64(b + v) }) // two's complement: writeUints keeps the low bytes
+				return r.writeUints(dst, out)
+			}
+			break
+		}
 		lw.eval = func(r *runner) error {
 			out := make([]float32, dst.elems)
 			affineEach(coefs, shape, func(e, v int64) { out[e] = float32(base + float64(v)) }) // selects.go
@@ -523,4 +536,46 @@ func (r *runner) scratch(k int, n int64) []byte {
 		r.tmp[k] = make([]byte, n)
 	}
 	return r.tmp[k][:n]
+}
+
+// iotaRange checks the least and greatest value iota writes into an
+// integer tile of dtype dt — base + Σ coefs[d]·i_d over shape, each i_d at
+// 0 or its last index —: refused unless base is an integer and both fit dt (a
+// value past an int32 tile's range once wrapped silently). Computed in
+// big integers: coefficients and counts are the program's, untrusted.
+func iotaRange(base float64, coefs, shape []int64, dt dtype.DType) error {
+	if base != math.Trunc(base) || math.Abs(base) >= 1<<63 {
+		return progErr("iota into a %v tile: value %v is not an integer", dt, base)
+	}
+	l, h := big.NewInt(int64(base)), big.NewInt(int64(base))
+	for d, c := range coefs {
+		if shape[d] <= 0 {
+			continue
+		}
+		end := new(big.Int).Mul(big.NewInt(c), big.NewInt(shape[d]-1))
+		if end.Sign() < 0 {
+			l.Add(l, end)
+		} else {
+			h.Add(h, end)
+		}
+	}
+	bits := uint(8 * dt.Size())
+	min, max := big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits), big.NewInt(1))
+	if signedInt(dt) {
+		min = new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), bits-1))
+		max = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits-1), big.NewInt(1))
+	}
+	if l.Cmp(min) < 0 || h.Cmp(max) > 0 {
+		return progErr("iota into a %v tile: values %v to %v, the dtype holds %v to %v", dt, l, h, min, max)
+	}
+	return nil
+}
+
+// signedInt reports whether dt is a signed integer type.
+func signedInt(dt dtype.DType) bool {
+	switch dt {
+	case dtype.I8, dtype.I16, dtype.I32, dtype.I64:
+		return true
+	}
+	return false
 }

@@ -2,6 +2,8 @@ package nkic
 
 import (
 	"bytes"
+	"encoding/binary"
+	"math"
 	"strings"
 	"testing"
 
@@ -82,4 +84,50 @@ func FuzzParse(f *testing.F) {
 			}
 		}
 	})
+}
+
+// iota into an integer tile writes the exact integers — 2^24 + 1 and past,
+// which float32 would round — and refuses, when it compiles, values its
+// dtype cannot hold or a non-integer offset; expectations by a plain loop.
+func TestIotaIntegerExactAndRanged(t *testing.T) {
+	const P, F = 4, 8
+	prog := func(base float64, coef int64, dt string) *Program {
+		return build(t, "trn2", []*Tensor{ten("t", "sbuf", dt, "", P, F), ten("o", "hbm", dt, "output", P, F)},
+			&Call{Op: "iota", Dst: whole("t"), Coefs: []int64{coef, 1}, Value: f64p(base)},
+			&Call{Op: "store", Dst: whole("o"), Src: whole("t")})
+	}
+	base := int64(1<<24 + 1)
+	out, _ := run(t, prog(float64(base), 3, "int32"), nil)
+	for p := range P {
+		for f := range F {
+			k := p*F + f
+			if got, want := int32(binary.LittleEndian.Uint32(out["o"].Data[4*k:])), int32(base+3*int64(p)+int64(f)); got != want {
+				t.Fatalf("[%d, %d] = %d, want %d", p, f, got, want)
+			}
+		}
+	}
+	for _, tc := range []struct {
+		base float64
+		coef int64
+		dt   string
+		want string
+	}{
+		{1<<31 - 10, 3, "int32", "iota into a INT32 tile: values 2147483638 to 2147483654"},
+		{-(1 << 31), -1, "int32", "values -2147483651 to"},
+		{0, 1, "uint8", ""}, // 0 to 10: fits
+		{250, 1, "uint8", "values 250 to 260, the dtype holds 0 to 255"},
+		{0.5, 1, "int32", "value 0.5 is not an integer"},
+		{0, math.MaxInt64, "int64", "the dtype holds"}, // 3·(2^63 − 1): no int64 wrap
+	} {
+		_, err := prog(tc.base, tc.coef, tc.dt).Compile()
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%v %d %s: %v", tc.base, tc.coef, tc.dt, err)
+			}
+			continue
+		}
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v %d %s: %v; want %q", tc.base, tc.coef, tc.dt, err, tc.want)
+		}
+	}
 }

@@ -402,3 +402,23 @@ def test_affine_predicates_are_not_masks():
         nl.store(o, value=t)
         return o
     nki.simulate_kernel(k, np.zeros((8, 16), np.float32))
+
+
+def test_iota_integer_tiles_exact_and_in_range():
+    """iota into an int32 tile writes the exact integers — past 2^24, where float32 would round —
+    and refuses values its dtype cannot hold, or a non-integer offset (before: wrapped or rounded
+    silently). Expected values by a plain loop."""
+    big = (1 << 24) + 1
+
+    def k(off, coef):
+        t = nl.ndarray((4, 8), nl.int32, buffer=nl.sbuf)
+        nisa.iota(t, [coef, 1], off)
+        o = nl.ndarray((4, 8), nl.int32, buffer=nl.shared_hbm)
+        nl.store(o, value=t)
+        return o
+    got = nki.trace(k)(big, 3).outputs
+    want = np.array([[big + 3 * p + f for f in range(8)] for p in range(4)], np.int32)
+    assert np.array_equal(got, want)
+    for off, coef in (((1 << 31) - 10, 3), (-(1 << 31), -1), (0.5, 1)):
+        with pytest.raises(ValueError, match="iota into a int32 tile"):
+            nki.trace(k)(off, coef)

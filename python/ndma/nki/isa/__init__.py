@@ -194,6 +194,23 @@ def iota(dst=None, coefs=None, value=0.0, dtype=None, expr=None, **kw):
     if dst is None or coefs is None:
         raise TypeError("iota(dst, coefs, value) or legacy iota(expr, dtype)")
     cs = [int(c) for c in coefs]
+    npdt = _trace.NP[dst.dtype]
+    if np.issubdtype(npdt, np.integer):  # an integer tile gets the exact integers, each in its dtype's range
+        info = np.iinfo(npdt)
+        lo = hi = value
+        for c, n in zip(cs, dst.shape):
+            lo, hi = lo + min(0, c * (n - 1)), hi + max(0, c * (n - 1))
+        if value != int(value) or lo < info.min or hi > info.max:
+            raise ValueError("iota into a %s tile: values %s to %s, the dtype holds %d to %d%s"
+                             % (dst.dtype, lo, hi, info.min, info.max,
+                                "" if value == int(value) else " (value %r is not an integer)" % value))
+        sess = _trace.current()
+
+        def run():
+            grids = np.indices(dst.shape, dtype=np.int64)
+            sess.view(dst)[...] = (int(value) + sum(c * g for c, g in zip(cs, grids))).astype(npdt)
+        sess.numpy_call("iota", _nl.NUMPY_NOTE, "gpsimd", run, dst=dst, coefs=cs, value=float(value))
+        return None
 
     def fn():
         grids = np.indices(dst.shape, dtype=np.float64)
