@@ -156,7 +156,7 @@ func ResolveEngine(gen isa.Gen, vars []neff.Variable, sg *neff.Subgraph, en *nef
 				s.Err = ferr
 				continue
 			}
-			s.Run, s.Queue, s.Ring = f.Words, f.Queue.Name, f.Ring
+			s.Run, s.Queue, s.Ring, s.Engines = f.Words, f.Queue.Name, f.Ring, f.Increment
 			s.Transfer = BlockTransfer(sg, &f.Queue, f.Block, f.Increment)
 			s.Note = names.describe(s.Run, fmt.Sprintf("%s block %d", f.Queue.Name, f.Block.ID))
 		}
@@ -788,7 +788,7 @@ func checkStream(st *Stream, gen isa.Gen, add func(neff.Problem)) {
 				add(neff.Problem{Subgraph: st.Subgraph, Engine: st.Key, Offset: s.Offset, Msg: fmt.Sprintf("run refuses it: word %d of %d moves %d bytes, more than the %d a word may (--max-bytes)", k+1, len(s.Run), max(src.Bytes(), dst.Bytes()), int64(sim.DefaultMaxBytes))})
 				continue
 			}
-			p, _, lerr := sdma.Lower(&s.Run[k], gen, dge.Options{}, sdma.Options{RingSize: s.Ring})
+			p, _, lerr := sdma.Lower(&s.Run[k], gen, dge.Options{Engines: s.Engines}, sdma.Options{RingSize: s.Ring})
 			if lerr == nil || p == nil && errors.Is(lerr, dge.ErrNotLowered) {
 				continue
 			}

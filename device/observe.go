@@ -108,8 +108,8 @@ func (x *executor) issue(step *Step, in *isa.Inst) (control.Effect, error) {
 		return control.Effect{Changes: ch}, err
 	}
 	if x.engine != nil && step.Ring != 0 {
-		x.engine.RingSize = step.Ring
-		defer func() { x.engine.RingSize = 0 }()
+		x.engine.RingSize, x.engine.Engines = step.Ring, step.Engines
+		defer func() { x.engine.RingSize, x.engine.Engines = 0, 0 }()
 	}
 	eff, err := x.inner.Issue(in)
 	if rs := x.reads[step.Offset]; err == nil && len(rs) > 0 {

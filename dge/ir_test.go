@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"ndma/asm"
 	"ndma/isa"
 )
 
@@ -178,5 +179,60 @@ func TestFanOutCore(t *testing.T) {
 		if want := uint64(0x30_0000_0000 + 0x37c00 + c*8*0x40000); ch.Dst.SoC != want {
 			t.Fatalf("DMA[%d] dst SoC %#x, want %#x", c, ch.Dst.SoC, want)
 		}
+	}
+}
+
+// A word of a runtime-placed block (Options.Engines) is spread over its
+// queue's engines whatever the backend (docs/hw-timing.md §2.1, C6): on
+// SUNDA, whose DGE-less words stay on one channel otherwise; DRAM to DRAM
+// along the outermost dimension (128 rows over 16, 8 each, 8 × 512 B
+// apart; 3 rows over 3); 64 SB partitions over 16 engines, 4 each (the
+// DGE's own rule: ceil(64/8) = 8). Every byte once, and the semaphore's
+// 16 spread over the channels.
+func TestFanOutEngines(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		gen     isa.Gen
+		src     string
+		engines int
+		want    int    // channels
+		step    uint64 // dst address from one channel to the next (0: unchecked)
+	}{
+		{"sunda, no DGE, fired", isa.Sunda, `dmamemcpy semaphore=24, sem_increment=16, src_start_addr=hbm:0x0, src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, dst_start_addr=sbuf:0:0x0, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`, 16, 16, 8 * 0x40000},
+		{"sunda, no DGE, not fired", isa.Sunda, `dmamemcpy semaphore=24, sem_increment=16, src_start_addr=hbm:0x0, src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, dst_start_addr=sbuf:0:0x0, dst_step_elem=[0x40000, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`, 0, 1, 0},
+		{"DRAM to DRAM, fired", isa.Cayman, `dmamemcpy semaphore=24, sem_increment=16, src_start_addr=hbm:0x0, src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, dst_start_addr=hbm:0x100000, dst_step_elem=[512, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`, 16, 16, 8 * 512},
+		{"DRAM to DRAM, not fired", isa.Cayman, `dmamemcpy semaphore=24, sem_increment=16, src_start_addr=hbm:0x0, src_step_elem=[512, 1], src_num_elem=[128, 1], src_elem_size=512, dst_start_addr=hbm:0x100000, dst_step_elem=[512, 1], dst_num_elem=[128, 1], dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`, 0, 1, 0},
+		{"64 partitions, fired", isa.Cayman, `dmamemcpy semaphore=24, sem_increment=16, src_start_addr=hbm:0x0, src_step_elem=[512, 1], src_num_elem=[64, 1], src_elem_size=512, dst_start_addr=sbuf:0:0x0, dst_step_elem=[0x40000, 1], dst_num_elem=[64, 1], dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`, 16, 16, 4 * 0x40000},
+		{"64 partitions, not fired", isa.Cayman, `dmamemcpy semaphore=24, sem_increment=16, src_start_addr=hbm:0x0, src_step_elem=[512, 1], src_num_elem=[64, 1], src_elem_size=512, dst_start_addr=sbuf:0:0x0, dst_step_elem=[0x40000, 1], dst_num_elem=[64, 1], dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`, 0, 8, 8 * 0x40000},
+		{"3 rows, fired: 3 engines", isa.Cayman, `dmamemcpy semaphore=24, sem_increment=16, src_start_addr=hbm:0x0, src_step_elem=[512, 1], src_num_elem=[3, 1], src_elem_size=512, dst_start_addr=hbm:0x100000, dst_step_elem=[512, 1], dst_num_elem=[3, 1], dst_elem_size=512, in_dtype=fp16, out_dtype=fp16`, 16, 3, 512},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obj, err := asm.Assemble("t.s", []byte(tc.src), asm.Options{Gen: tc.gen})
+			if err != nil {
+				t.Fatal(err)
+			}
+			in, err := isa.Decode(tc.gen, obj.Code)
+			if err != nil {
+				t.Fatal(err)
+			}
+			p, err := Lower(&in, tc.gen, Options{Engines: tc.engines})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(p.Channels) != tc.want {
+				t.Fatalf("%d channels, want %d", len(p.Channels), tc.want)
+			}
+			var bytes, sem int
+			for c, ch := range p.Channels {
+				if tc.step != 0 && ch.Dst.Addr != p.Dst.Addr+uint64(c)*tc.step {
+					t.Errorf("DMA[%d] dst %#x, want %#x", c, ch.Dst.Addr, p.Dst.Addr+uint64(c)*tc.step)
+				}
+				bytes += int(ch.Dst.Num[0]) * int(ch.Dst.Num[1]) * int(ch.Dst.ElemSize)
+				sem += ch.SemInc
+			}
+			if want := int(p.Dst.Num[0]) * int(p.Dst.Num[1]) * int(p.Dst.ElemSize); bytes != want || sem != 16 {
+				t.Errorf("channels move %d bytes, raise the semaphore by %d; want %d, 16", bytes, sem, want)
+			}
+		})
 	}
 }

@@ -26,6 +26,14 @@ type Options struct {
 	// engines, which execute the descriptors and never read the micro-ops: a
 	// 4,096-row word is 20,480 of them, 1 MB (issue 17).
 	NoRowOps bool
+	// Engines, for a word of a block the runtime placed (a fired dma[]
+	// block, neff.md §4.7: its descriptors built at load, DGE mode
+	// "none"), is its queue's DMA engines: the word's rows are spread over
+	// that many (at most 16) whatever the backend and wherever the legs
+	// are, as docs/hw-timing.md §2.1 measured (C6: "each descriptor is
+	// spread over all 16 engines separately") and the packet model shares
+	// them; 0: the DGE's fan-out rule.
+	Engines int
 }
 
 // ErrNotLowered is returned for words the DGE does not lower.
@@ -115,7 +123,7 @@ func (p *Program) lower(in *isa.Inst, gen isa.Gen, opt Options) (*Program, error
 			p.BoundLimit[k] = l.Bound.Limit(opt.Regs, l.Addr) // the leg's limit where it starts
 		}
 	}
-	if err := p.fanOut(m); err != nil {
+	if err := p.fanOut(m, opt.Engines); err != nil {
 		return nil, err
 	}
 	p.reshape(m)
@@ -365,14 +373,33 @@ func partitions(l *Leg, m isa.AddressMap) int {
 // have the same shape (so each channel's share is itself a 2-D pattern) and
 // no dst byte is written twice (the channels run one after another, which
 // is stream order only along the outermost dimension);
-// everything else, HBM-only transfers included, uses one channel.
-func (p *Program) fanOut(m isa.AddressMap) error {
+// everything else, HBM-only transfers included, uses one channel. A word
+// of a runtime-placed block (engines > 0) is spread over its queue's
+// engines instead, whatever the backend: along a leg's partition
+// dimension, else the outermost dimension of more than one element (a
+// DRAM → DRAM copy; each element of elem_size bytes moves whole), each
+// engine an even share, as the packet model shares a
+// block (docs/hw-timing.md §2.1, C6).
+func (p *Program) fanOut(m isa.AddressMap, engines int) error {
 	n, dim := 1, -1
-	if p.Backend != NoDGE && p.Src.Num == p.Dst.Num && p.Src.ElemSize == p.Dst.ElemSize && p.Kind == KindDirect2D && !p.Dst.revisits() {
+	splittable := p.Src.Num == p.Dst.Num && p.Src.ElemSize == p.Dst.ElemSize && p.Kind == KindDirect2D && !p.Dst.revisits()
+	if splittable && (p.Backend != NoDGE || engines > 0) {
 		for _, l := range []*Leg{&p.Src, &p.Dst} {
 			if d := partDim(l, m); d >= 0 {
-				if c := min(maxChannels, (partitions(l, m)+partitionsPerChannel-1)/partitionsPerChannel); c > n {
+				c := min(maxChannels, (partitions(l, m)+partitionsPerChannel-1)/partitionsPerChannel)
+				if engines > 0 {
+					c = min(maxChannels, engines)
+				}
+				if c > n {
 					n, dim = c, d
+				}
+			}
+		}
+		if dim < 0 && engines > 0 { // no partition dimension: the outermost of more than one element
+			for d := maxDims - 1; d >= 0; d-- {
+				if p.Src.Num[d] > 1 {
+					n, dim = min(maxChannels, engines), d
+					break
 				}
 			}
 		}

@@ -204,7 +204,7 @@ func AnalyzeProgram(p *device.Program, opt Options) (*Analysis, error) {
 			for k := range words {
 				w := Word{Subgraph: sg.Name, Engine: en.Key, Offset: s.Offset, Mnemonic: s.Word.Def().Mnemonic(),
 					Queue: s.Queue, Block: block, BlockID: blockID, Piece: k, inst: words[k]}
-				ok, err := lowerInto(gen, &w, cost, s.Ring)
+				ok, err := lowerInto(gen, &w, cost, s.Ring, s.Engines)
 				if err != nil {
 					a.Problems = append(a.Problems, fmt.Sprintf("%s word %d: %v", where, k, err))
 					continue
@@ -225,8 +225,8 @@ func AnalyzeProgram(p *device.Program, opt Options) (*Analysis, error) {
 
 // lowerInto lowers w's word and fills its counts; false for a word the DGE
 // does not move.
-func lowerInto(gen isa.Gen, w *Word, cost CostModel, ring int) (bool, error) {
-	p, lw, err := sdma.Lower(&w.inst, gen, dge.Options{}, sdma.Options{RingSize: ring})
+func lowerInto(gen isa.Gen, w *Word, cost CostModel, ring, engines int) (bool, error) {
+	p, lw, err := sdma.Lower(&w.inst, gen, dge.Options{Engines: engines}, sdma.Options{RingSize: ring})
 	if p == nil && err != nil && errors.Is(err, dge.ErrNotLowered) {
 		return false, nil
 	}

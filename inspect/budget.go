@@ -209,7 +209,8 @@ func BudgetFrom(all *Analysis) (*Budget, error) {
 			ib.Blocks++
 			for i := range words {
 				// every ring a word uses ends with its completion descriptor (sdma.Expand)
-				_, lw, err := sdma.Lower(&words[i], gen, dge.Options{}, sdma.Options{RingSize: device.RuntimeRing})
+				// its rows over the queue's engines, as a run places them (dge.Options.Engines)
+				_, lw, err := sdma.Lower(&words[i], gen, dge.Options{Engines: b.Queues[idx[qn]].NumQueues}, sdma.Options{RingSize: device.RuntimeRing})
 				if err != nil {
 					b.Problems = append(b.Problems, fmt.Sprintf("%s word %d: %v", blk.Where, i, err))
 					continue

@@ -82,12 +82,12 @@ func runs(offs []int64, parts int) int {
 // each side") cut into contiguous runs of at most 64 KiB — one data
 // descriptor each (§4.8: "a copy is one M2S + one S2M descriptor") — on
 // each channel the transfer is split over, and one completion per channel.
-// The channel split is ndma's rule (RATIONALE.md, dge fan-out: "a leg
-// spanning P SBUF partitions uses ceil(P/8) channels, at most 16 … only
-// where both legs have the same shape"): a cast (different element sizes)
-// or an HBM-only copy uses one, and so does every copy on SUNDA, which has
-// no DGE to split it (dge.NoDGE: "the POOL dma_memcopy kernel writes
-// descriptors"). Ring bytes are 16 per entry (§4.8:
+// The channel split is how the runtime places a fired block (docs/hw-timing.md
+// §2.1, C6: "each descriptor is spread over all 16 engines separately"),
+// on SUNDA as on CAYMAN: a descriptor of one dtype on both sides goes to
+// min(16, P) engines along the P SBUF partitions it spans, or — DRAM to
+// DRAM — along its outermost size of more than one row; a cast (different
+// element sizes) stays on one. Ring bytes are 16 per entry (§4.8:
 // "descriptor size | 16 bytes"), a ring a multiple of 16, at least 32.
 func TestBudgetIndependent(t *testing.T) {
 	for _, target := range []string{"cayman", "sunda"} {
@@ -118,7 +118,9 @@ func TestBudgetIndependent(t *testing.T) {
 						src := samples.Walk(d.FromOff, d.FS, d.FSt)
 						dst := samples.Walk(d.ToOff, d.TS, d.TSt)
 						parts := 1
-						if gen != isa.Sunda && d.FromDtype == d.ToDtype && (d.From == "SB" || d.To == "SB") {
+						switch {
+						case d.FromDtype != d.ToDtype: // a cast: one engine
+						case d.From == "SB" || d.To == "SB":
 							sb := src
 							if d.To == "SB" {
 								sb = dst
@@ -127,7 +129,14 @@ func TestBudgetIndependent(t *testing.T) {
 							for _, o := range sb {
 								seen[o>>18] = true
 							}
-							parts = min(16, (len(seen)+7)/8)
+							parts = min(16, len(seen))
+						default: // DRAM to DRAM: the outermost size of more than one row
+							for k := len(d.FS) - 1; k >= 1; k-- {
+								if d.FS[k] > 1 {
+									parts = min(16, int(d.FS[k]))
+									break
+								}
+							}
 						}
 						k := dir + " " + blk.Queue
 						if exp[k] == nil {

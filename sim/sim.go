@@ -27,6 +27,7 @@ type Machine struct {
 	Mem            *mem.Memory
 	Regs           [64]uint32
 	RingSize       int         // descriptors per ring; 0: sdma.DefaultRingSize
+	Engines        int         // a runtime-placed block's DMA engines, its rows spread over them (dge.Options.Engines); 0: the DGE's fan-out
 	MaxBytes       int64       // refuse a word whose streams carry more (0: DefaultMaxBytes)
 	MaxSteps       int         // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
 	Backend        dge.Backend // DGE backend (Auto by default)
@@ -191,7 +192,7 @@ func (x *Machine) issue(in *isa.Inst) error {
 	if err != nil {
 		return fault(err)
 	}
-	p, lw, err := sdma.LowerInto(&x.prog, lowered, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs, NoRowOps: true},
+	p, lw, err := sdma.LowerInto(&x.prog, lowered, x.Mem.Gen, dge.Options{Backend: x.Backend, Regs: regs, NoRowOps: true, Engines: x.Engines},
 		sdma.Options{RingSize: x.RingSize, Regs: regs, Index: idx, Slab: &x.slab, Compact: !x.Tracing && !x.exact})
 	var lane *sdma.LaneError
 	switch {

@@ -197,9 +197,9 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 			}
 			w.Refused = s.Err.Error()
 		}
-		o := sopt
-		if s.Ring != 0 { // a fired block's words on its runtime-built ring
-			o.RingSize = s.Ring
+		o, do := sopt, dopt
+		if s.Ring != 0 { // a fired block's words on its runtime-built ring, its rows over its queue's engines
+			o.RingSize, do.Engines = s.Ring, s.Engines
 		}
 		n := 1 // s.Words(), read in place: no copy of a word that executes itself (most of a NEFF's)
 		if s.Run != nil {
@@ -212,7 +212,7 @@ func lowerSteps(gen isa.Gen, steps []sched.Step, decodeErr error, dopt dge.Optio
 				word = &s.Run[k]
 				lw.resolved = word
 			}
-			if err := lowerWord(gen, word, &lw, dopt, o, scratch); err != nil {
+			if err := lowerWord(gen, word, &lw, do, o, scratch); err != nil {
 				return nil, fmt.Errorf("offset %#x (%s): %w", s.Offset, w.Mnemonic, err)
 			}
 			if emit != nil {

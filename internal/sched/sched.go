@@ -72,6 +72,10 @@ type Step struct {
 	// own, sdma.DefaultRingSize; a fired block's runtime-built ring is
 	// larger). The executor reads it; the scheduler does not.
 	Ring int
+	// Engines is a fired block's DMA engines (its completion increment,
+	// the queue's num_queues): its words' rows are spread over them
+	// (dge.Options.Engines); 0 for any other step.
+	Engines int
 	// Transfer is the dma[] block a 0xc1 trigger fires, as the packet-level
 	// timing model runs it (nil: not a block, or not timed that way).
 	Transfer *timing.Transfer
