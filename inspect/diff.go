@@ -74,6 +74,18 @@ type DiffResult struct {
 	// B's name → A's; a rename alone is no difference.
 	Renamed []VarRename `json:"renamed"`
 	Blocks  []BlockDiff `json:"blocks"`
+	// Problems are what keeps a word of one NEFF from resolving or
+	// lowering (neff check's words), each side's own: a NEFF whose words
+	// fail moves less, so its counts would read smaller and faster
+	// without them. One only one side has is a difference.
+	Problems DiffProblems `json:"problems"`
+}
+
+// DiffProblems are the problems found in A only and in B only (one both
+// have is no difference and is left out).
+type DiffProblems struct {
+	A []string `json:"a"`
+	B []string `json:"b"`
 }
 
 // DiffTotals are the DMA of each NEFF whole.
@@ -188,8 +200,20 @@ func Diff(genA isa.Gen, a []neff.Subgraph, genB isa.Gen, b []neff.Subgraph) (*Di
 	var rename map[string]map[string]string // per subgraph, B's variable name → A's
 	r.Variables, r.Renamed, rename = varDiff(a, b)
 	r.Blocks = append(append(r.Blocks, blockDiff(a, b, rename)...), inlineDiff(genA, a, genB, b)...)
-	r.Same = len(r.Queues)+len(r.Streams)+len(r.Variables)+len(r.Blocks) == 0 && genA == genB
+	r.Problems = DiffProblems{A: only(aa.Problems, ab.Problems), B: only(ab.Problems, aa.Problems)}
+	r.Same = len(r.Queues)+len(r.Streams)+len(r.Variables)+len(r.Blocks)+len(r.Problems.A)+len(r.Problems.B) == 0 && genA == genB
 	return r, nil
+}
+
+// only is the problems of x that y does not have, in x's order.
+func only(x, y []string) []string {
+	out := []string{}
+	for _, p := range x {
+		if !slices.Contains(y, p) {
+			out = append(out, p)
+		}
+	}
+	return out
 }
 
 // compare walks the keys of a and b in order: a thing one side lacks is

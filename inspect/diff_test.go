@@ -89,3 +89,31 @@ func TestDiffSamples(t *testing.T) {
 		t.Errorf("the large sample's ACT queue is not named: %+v", r.Queues)
 	}
 }
+
+// TestDiffBrokenWord: a word of B that no longer resolves (it walks 512
+// bytes past its variable, x of 65,536 bytes) is a problem only in B, not a
+// word quietly gone: the diff is not the same, and says why B moves less.
+// Its own reverse is a problem only in A.
+func TestDiffBrokenWord(t *testing.T) {
+	good := neffgen.Inline(2)
+	bad := neffgen.Inline(2)
+	asmText := bad.Subgraphs[0].Engines[0].Asm
+	bad.Subgraphs[0].Engines[0].Asm = strings.Replace(asmText, "src_num_elem=[128, 1]", "src_num_elem=[129, 1]", 1)
+	if bad.Subgraphs[0].Engines[0].Asm == asmText {
+		t.Fatal("the word was not changed")
+	}
+	r, err := Diff(isa.Cayman, open(t, good), isa.Cayman, open(t, bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Same || len(r.Problems.A) != 0 || len(r.Problems.B) == 0 || !strings.Contains(strings.Join(r.Problems.B, "\n"), "offset 0x0") {
+		t.Fatalf("problems %+v, same %v", r.Problems, r.Same)
+	}
+	back, err := Diff(isa.Cayman, open(t, bad), isa.Cayman, open(t, good))
+	if err != nil || len(back.Problems.A) != len(r.Problems.B) || len(back.Problems.B) != 0 {
+		t.Fatalf("reverse: %+v %v", back.Problems, err)
+	}
+	if self, err := Diff(isa.Cayman, open(t, bad), isa.Cayman, open(t, bad)); err != nil || !self.Same {
+		t.Fatalf("a broken NEFF against itself: %+v %v", self, err)
+	}
+}

@@ -319,6 +319,8 @@ func TestJSONSchemaDocumented(t *testing.T) {
 	runs["neff diff"] = append(runs["neff diff"], []string{"neff", "diff", "--json", in.neffs[6], in.neffs[7]})
 	renamed := writeNEFF(t, t.TempDir(), "renamed.neff", weightsRenamed(false, map[string]string{"spill": "t1_RematSpillSave0"}))
 	runs["neff diff"] = append(runs["neff diff"], []string{"neff", "diff", "--json", in.neffs[6], renamed})
+	// a NEFF whose word does not resolve against one that does: problems on each side
+	runs["neff diff"] = append(runs["neff diff"], []string{"neff", "diff", "--json", in.bad, in.neffs[1]}, []string{"neff", "diff", "--json", in.neffs[1], in.bad})
 	c := &schemaCheck{t: t, docs: docs, seen: map[string]map[string]bool{}}
 	for name, cmds := range runs {
 		s := docs[name]

@@ -117,13 +117,21 @@ func printDiff(w io.Writer, a, b string, r *inspect.DiffResult) {
 		}
 		fmt.Fprintln(w)
 	}
+	for _, side := range []struct {
+		name string
+		ps   []string
+	}{{"A", r.Problems.A}, {"B", r.Problems.B}} {
+		for _, p := range side.ps { // a word that does not resolve moves nothing: the totals below leave it out
+			fmt.Fprintf(w, "problem only in %s: %s\n", side.name, p)
+		}
+	}
 	ta, tb := r.Totals.A, r.Totals.B
 	fmt.Fprintf(w, "total: %d → %d DMA words, %d → %d descriptors, %d → %d bytes, estimated DMA time %s → %s µs (neff lint's)\n",
 		ta.Words, tb.Words, ta.Descriptors, tb.Descriptors, ta.Bytes, tb.Bytes, us(ta.DMATimeNS), us(tb.DMATimeNS))
 	if r.Same {
 		fmt.Fprintln(w, "the DMA is the same")
 	} else {
-		fmt.Fprintf(w, "the DMA differs: %d queues, %d streams, %d variables, %d blocks or words\n", len(r.Queues), len(r.Streams), len(r.Variables), len(r.Blocks))
+		fmt.Fprintf(w, "the DMA differs: %d queues, %d streams, %d variables, %d blocks or words, %d problems only in A, %d only in B\n", len(r.Queues), len(r.Streams), len(r.Variables), len(r.Blocks), len(r.Problems.A), len(r.Problems.B))
 	}
 }
 
