@@ -447,7 +447,7 @@ func (r *runner) turn(i int) (bool, error) {
 			}
 			tl.span(i, step.Offset, name, r.now, cost, how)
 		} else {
-			tl.word(i, step.Offset, name, r.now, start, cost, eff.Descriptors, eff.Bytes)
+			tl.word(i, step.Offset, name, step.Queue, r.now, start, cost, eff.Descriptors, eff.Bytes)
 			if timedID >= 0 {
 				r.timed[len(r.timed)-1].tlEvent = len(tl.Events) - 1
 			}

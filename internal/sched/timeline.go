@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
+	"sort"
 
 	"ndma/internal/timing"
 )
@@ -43,15 +45,96 @@ func (tl *Timeline) streams(ss []*Stream) {
 	tl.core = func(i int) int { return ss[i].Core }
 }
 
-func (tl *Timeline) word(i, off int, name string, now, start, cost int64, descs int, bytes uint64) {
+func (tl *Timeline) word(i, off int, name, queue string, now, start, cost int64, descs int, bytes uint64) {
 	core := tl.core(i)
 	tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(now) / 1000, Dur: 0.001, Pid: core, Tid: i,
 		Args: map[string]any{"offset": fmt.Sprintf("%#x", off)}})
 	if cost > 0 { // the DMA from when it starts moving (after its queue's earlier DMA), its issue an argument
-		tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(start) / 1000, Dur: float64(cost) / 1000, Pid: core, Tid: dmaTrack + i,
-			Args: map[string]any{"offset": fmt.Sprintf("%#x", off), "descriptors": descs, "bytes": bytes, "issued_us": float64(now) / 1000}})
+		args := map[string]any{"offset": fmt.Sprintf("%#x", off), "descriptors": descs, "bytes": bytes, "issued_us": float64(now) / 1000}
+		if queue != "" {
+			args["queue"] = queue
+		}
+		tl.Events = append(tl.Events, Event{Name: name, Ph: "X", Ts: float64(start) / 1000, Dur: float64(cost) / 1000, Pid: core, Tid: dmaTrack + i, Args: args})
 	}
 }
+
+// tracks is the events with every DMA span and packet on a track where it
+// partly overlaps no other: a viewer nests a track's spans, so two that
+// overlap without one holding the other (blocks of one queue pipelined
+// over the engines, a cast's rows 10 ns apart) would be drawn wrong. A
+// stream's DMA track is split by queue ("sg00 SP DMA qSPIO0"), then each
+// track into as many lanes as its spans need (" (2)", …), each span on the
+// first lane free when it starts. The events are copied: Write may run
+// again.
+func (tl *Timeline) tracks() []Event {
+	out := slices.Clone(tl.Events)
+	names := map[[2]int]string{} // (pid, tid) → thread name
+	meta := map[[2]int]int{}     // (pid, tid) → its thread_name event
+	for k, e := range out {
+		if e.Ph == "M" && e.Name == "thread_name" {
+			if n, ok := e.Args["name"].(string); ok {
+				names[[2]int{e.Pid, e.Tid}], meta[[2]int{e.Pid, e.Tid}] = n, k
+			}
+		}
+	}
+	type key struct {
+		pid, tid int
+		queue    string
+	}
+	groups := map[key][]int{}
+	var order []key
+	for k, e := range out {
+		if e.Ph != "X" || e.Tid < dmaTrack {
+			continue
+		}
+		q, _ := e.Args["queue"].(string)
+		g := key{e.Pid, e.Tid, q}
+		if _, ok := groups[g]; !ok {
+			order = append(order, g)
+		}
+		groups[g] = append(groups[g], k)
+	}
+	next, used := laneTrack, map[[2]int]bool{}
+	for _, g := range order {
+		ks := groups[g]
+		sort.SliceStable(ks, func(a, b int) bool { return out[ks[a]].Ts < out[ks[b]].Ts })
+		var ends []float64 // each lane's last end
+		var tids []int
+		for _, k := range ks {
+			e := &out[k]
+			lane := slices.IndexFunc(ends, func(end float64) bool { return end <= e.Ts+1e-9 })
+			if lane < 0 {
+				lane = len(ends)
+				ends = append(ends, 0)
+				tid := g.tid
+				if used[[2]int{g.pid, g.tid}] { // the track's first group keeps its tid
+					tid, next = next, next+1
+				}
+				used[[2]int{g.pid, tid}] = true
+				name := names[[2]int{g.pid, g.tid}]
+				if g.queue != "" {
+					name += " " + g.queue
+				}
+				if lane > 0 {
+					name += fmt.Sprintf(" (%d)", lane+1)
+				}
+				if m, ok := meta[[2]int{g.pid, tid}]; ok { // the track named already: renamed for its queue
+					out[m].Args = map[string]any{"name": name}
+				} else {
+					out = append(out, Event{Name: "thread_name", Ph: "M", Pid: g.pid, Tid: tid, Args: map[string]any{"name": name}})
+				}
+				e = &out[k] // out may have moved
+				tids = append(tids, tid)
+			}
+			ends[lane] = e.Ts + e.Dur
+			e.Tid = tids[lane]
+		}
+	}
+	return out
+}
+
+// laneTrack is the first tid of the tracks tracks adds.
+const laneTrack = 100000
 
 // engineTrack is the tid offset of the DMA engine tracks.
 const engineTrack = 2000
@@ -86,9 +169,12 @@ func (tl *Timeline) sem(core, k int, now int64, v int32) {
 		Args: map[string]any{"value": v}})
 }
 
-// Write writes the timeline as JSON.
+// Write writes the timeline as JSON, its DMA and DMA-engine spans laid
+// out so that none partly overlaps another on its track (tracks).
 func (tl *Timeline) Write(w io.Writer) error {
-	b, err := json.Marshal(tl)
+	b, err := json.Marshal(struct {
+		Events []Event `json:"traceEvents"`
+	}{tl.tracks()})
 	if err != nil {
 		return err
 	}
