@@ -332,6 +332,9 @@ func runNEFFDisasm(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkPick(sgs, *sub, *eng); err != nil {
+		return err
+	}
 	if *asJSON {
 		out := []streamJSON{}
 		for _, sg := range sgs {
@@ -460,13 +463,10 @@ func runNEFFLower(e *env, args []string) (err error) {
 	keep := func(sg *neff.Subgraph, en *neff.Engine) bool {
 		return (*sub == "" || sg.Name == *sub) && (*eng == "" || strings.EqualFold(en.Key, *eng))
 	}
-	if *sub != "" && !slices.ContainsFunc(sgs, func(sg neff.Subgraph) bool { return sg.Name == *sub }) {
-		return usagef("--subgraph: %w", suggest.Unknown("subgraph", *sub, names(sgs)))
+	if err := checkPick(sgs, *sub, *eng); err != nil {
+		return err
 	}
 	if countStreams(sgs, keep) == 0 {
-		if *eng != "" {
-			return usagef("--engine: %w (in the subgraphs selected)", suggest.Unknown("engine", *eng, engineKeysOf(sgs)))
-		}
 		return fmt.Errorf("%s: no stream matches --subgraph %q --engine %q", path, *sub, *eng)
 	}
 	pick, err := newLowerPick(sgs, keep, *queue, *block, *offset)
@@ -866,6 +866,21 @@ func (fl *neffRunFlags) subgraphs(sgs []neff.Subgraph) ([]neff.Subgraph, error) 
 }
 
 // names are the subgraphs' names.
+// checkPick is the usage error of a --subgraph or --engine naming none of
+// the NEFF's (every neff command alike: exit 2, the valid names listed);
+// nil when each names one or is "".
+func checkPick(sgs []neff.Subgraph, sub, eng string) error {
+	if sub != "" && !slices.ContainsFunc(sgs, func(sg neff.Subgraph) bool { return sg.Name == sub }) {
+		return usagef("--subgraph: %w", suggest.Unknown("subgraph", sub, names(sgs)))
+	}
+	if eng != "" && !slices.ContainsFunc(sgs, func(sg neff.Subgraph) bool {
+		return (sub == "" || sg.Name == sub) && slices.ContainsFunc(sg.Engines, func(en neff.Engine) bool { return strings.EqualFold(en.Key, eng) })
+	}) {
+		return usagef("--engine: %w (in the subgraphs selected)", suggest.Unknown("engine", eng, engineKeysOf(sgs)))
+	}
+	return nil
+}
+
 func names(sgs []neff.Subgraph) []string {
 	out := make([]string, len(sgs))
 	for i := range sgs {

@@ -36,6 +36,10 @@ func TestUnknownNamesSuggest(t *testing.T) {
 		{[]string{"neff", "run", "--in", "out=" + npy, vadd}, []string{`--in out: unknown input "out"; valid: a_vec, b_vec (in `}},
 		{[]string{"neff", "run", "--subgraph", "sg0", vadd}, []string{`unknown subgraph "sg0" (did you mean sg00`, "valid: sg00"}},
 		{[]string{"neff", "run", "--engine", "dev", vadd}, []string{`unknown engine "dev" (did you mean dve?)`, "valid: "}},
+		// every neff command alike (lint and disasm said "no stream matches", exit 1)
+		{[]string{"neff", "lint", "--engine", "dev", vadd}, []string{`unknown engine "dev" (did you mean dve?)`, "valid: "}},
+		{[]string{"neff", "disasm", "--engine", "dev", vadd}, []string{`unknown engine "dev" (did you mean dve?)`, "valid: "}},
+		{[]string{"neff", "lint", "--subgraph", "sg9", vadd}, []string{`unknown subgraph "sg9"`, "valid: sg00"}},
 		{[]string{"enums", "WAIT_MOD"}, []string{`unknown enum "WAIT_MOD" (did you mean WAIT_MODE?); valid: DTYPE, WAIT_MODE`}},
 		{[]string{"run", "--exec", "bth", prog}, []string{`unknown executor "bth" (did you mean both?); valid: sim, ref, both`}},
 		{[]string{"lower", "--backend", "rtll", prog}, []string{`unknown backend "rtll" (did you mean rtl?)`, "software|sw|swdge"}},
