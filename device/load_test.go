@@ -7,7 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"ndma/internal/neffgen"
 	"ndma/isa"
+	"ndma/neff"
 )
 
 // float32 data for a float16 input (the sample's x, fp16 [128 256]) is
@@ -86,5 +88,30 @@ func TestMemoryCapBeforeAnyWord(t *testing.T) {
 	}
 	if _, err := im.Run(NEFFOptions{Exec: Sim, MaxMemory: 64 << 20}); err != nil {
 		t.Errorf("under a cap it fits: %v", err)
+	}
+}
+
+// A fired block's descriptor outside its variable is one problem, said
+// where it fires (the trigger's offset): the def.json pass found it too,
+// unlocated, and check listed it twice.
+func TestCheckProblemOnce(t *testing.T) {
+	p := neffgen.HWVectorAdd("cayman")
+	for e := range p.Subgraphs[0].Engines {
+		for b := range p.Subgraphs[0].Engines[e].DMA {
+			if blk := &p.Subgraphs[0].Engines[e].DMA[b]; blk.Queue == "qPoolIO0" && blk.ID == 1 {
+				blk.Desc[0].ToOff = 600000 // 4000-byte rows of 8000 past out's 1,024,000 bytes
+			}
+		}
+	}
+	f, sgs, err := p.Open(neff.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	problems, _, err := Check(isa.Cayman, f, sgs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(problems) != 1 || problems[0].Offset < 0 || !strings.Contains(problems[0].Msg, `outside "out"`) {
+		t.Fatalf("problems %v; want one, at the trigger's offset", problems)
 	}
 }

@@ -766,7 +766,28 @@ func CheckWith(gen isa.Gen, f *neff.File, sgs []neff.Subgraph, o CheckOptions) (
 		add(neff.Problem{Offset: -1, Msg: fmt.Sprintf("run refuses it: its words plan to write %d bytes, more than the run's budget of %d (--max-bytes)", planned, b)})
 	}
 	checkWaits(p, sgs, add)
-	return problems, words, nil
+	return located(problems), words, nil
+}
+
+// located drops a problem said without a word's offset when the same
+// problem is said at one (a fired block's descriptor found by the def.json
+// pass and again by its trigger's resolution): each once, where it is.
+func located(ps []neff.Problem) []neff.Problem {
+	type key struct{ sg, en, msg string }
+	at := map[key]bool{}
+	for _, p := range ps {
+		if p.Offset >= 0 {
+			at[key{p.Subgraph, p.Engine, p.Msg}] = true
+		}
+	}
+	out := ps[:0]
+	for _, p := range ps {
+		if p.Offset < 0 && at[key{p.Subgraph, p.Engine, p.Msg}] {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
 }
 
 // checkStream adds what lower and run refuse in a resolved NEFF stream.
