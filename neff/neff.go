@@ -86,7 +86,16 @@ var (
 	ErrTrailing  = errors.New("trailing bytes")
 	ErrPath      = errors.New("path is empty, absolute or climbs out with ..")
 	ErrLimit     = errors.New("over a limit of the format's reader")
+	// ErrNewer is a NEFF of a later format than ndma reads (a newer
+	// compiler's): said as such, and errors.Is(err, ErrNotNEFF) too.
+	ErrNewer error = newerError{}
 )
+
+// newerError is ErrNewer: one of the ErrNotNEFF kind, said as what it is.
+type newerError struct{}
+
+func (newerError) Error() string        { return "a NEFF newer than ndma reads (a later compiler's format)" }
+func (newerError) Is(target error) bool { return target == ErrNotNEFF }
 
 func cstr(b []byte) string {
 	if i := bytes.IndexByte(b, 0); i >= 0 {
@@ -119,11 +128,11 @@ func ParseHeader(b []byte) (Header, error) {
 	case h.PkgVersion != 1 && h.PkgVersion != 2:
 		return h, fmt.Errorf("pkg_version (offset 0x0) = %d: unsupported NEFF packager (1 or 2): %w", h.PkgVersion, ErrNotNEFF)
 	case h.MajorVersion > 2:
-		return h, fmt.Errorf("neff_version_major (offset 0x18) = %d: at most 2: %w", h.MajorVersion, ErrNotNEFF)
+		return h, fmt.Errorf("neff_version_major (offset 0x18) = %d: at most 2: %w", h.MajorVersion, ErrNewer)
 	case h.DataSize > uint64(len(b)-HeaderSize):
 		return h, fmt.Errorf("data_size (offset 0x10) = %d but only %d payload bytes: invalid data size (a truncated file, or not a NEFF): %w", h.DataSize, len(b)-HeaderSize, ErrNotNEFF)
 	case h.MajorVersion == 2 && h.FeatureBits&0x7FFFFFFFF8000000 != 0:
-		return h, fmt.Errorf("feature_bits (offset 0x220) = %#x: bits 27..62 set — compiled by a newer compiler: %w", h.FeatureBits, ErrNotNEFF)
+		return h, fmt.Errorf("feature_bits (offset 0x220) = %#x: bits 27..62 set: %w", h.FeatureBits, ErrNewer)
 	}
 	return h, nil
 }
@@ -271,7 +280,10 @@ func parse(b []byte, opt Options) (*File, error) {
 	if zr != nil {
 		// the rest of the member (tar padding) up to its end: the CRC is checked there
 		if _, err := io.Copy(io.Discard, cr); err != nil {
-			return f, fmt.Errorf("payload (offset 0x400): %w", gzipWhere(err, true))
+			if w := gzipWhere(err, true); w != err { // located already
+				return f, w
+			}
+			return f, fmt.Errorf("payload (offset 0x400): %w", err)
 		}
 		rest := payload[len(payload)-br.Len():]
 		for i, c := range rest {
@@ -310,6 +322,9 @@ func (c *capReader) Read(p []byte) (int, error) {
 // gzipWhere names the gzip layer in a stream error.
 func gzipWhere(err error, gz bool) error {
 	if gz && !errors.Is(err, ErrTooLarge) && (errors.Is(err, gzip.ErrChecksum) || errors.Is(err, io.ErrUnexpectedEOF) || strings.Contains(err.Error(), "flate")) {
+		if strings.HasPrefix(err.Error(), "gzip: ") { // gzip's own errors say it already
+			return fmt.Errorf("payload (offset 0x400): %w", err)
+		}
 		return fmt.Errorf("payload (offset 0x400): gzip: %w", err)
 	}
 	return err

@@ -3,6 +3,8 @@ package neff
 import (
 	"archive/tar"
 	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"strings"
@@ -103,7 +105,7 @@ func TestRefusals(t *testing.T) {
 		{"packager", mut(0, 3), Options{}, "pkg_version (offset 0x0) = 3: unsupported NEFF packager"},
 		{"major", mut(0x18, 3), Options{}, "neff_version_major (offset 0x18) = 3"},
 		{"data size", mut(0x12, 0x7f), Options{}, "invalid data size"},
-		{"feature trapdoor", mut(0x223, 0x08), Options{}, "compiled by a newer compiler"},
+		{"feature trapdoor", mut(0x223, 0x08), Options{}, "bits 27..62 set: a NEFF newer than ndma reads"},
 		{"hash strict", mut(0xac, 0), Options{Strict: true}, "hash mismatch"},
 		{"padding", mut(len(good)-1, 1), Options{}, "non-zero byte 0x01 after the gzip member"},
 		{"not a payload", mut(0x400, 0), Options{}, "neither gzip (1f 8b 08) nor tar"},
@@ -122,6 +124,12 @@ func TestRefusals(t *testing.T) {
 	}
 	if !errors.Is(func() error { _, e := Parse(good[:10], Options{}); return e }(), ErrNotNEFF) {
 		t.Error("a short file is not ErrNotNEFF")
+	}
+	// a later format is ErrNewer, and of the ErrNotNEFF kind
+	for _, b := range [][]byte{mut(0x223, 0x08), mut(0x18, 3)} {
+		if _, e := Parse(b, Options{}); !errors.Is(e, ErrNewer) || !errors.Is(e, ErrNotNEFF) || strings.Contains(e.Error(), "not a NEFF") {
+			t.Errorf("newer: %v", e)
+		}
 	}
 }
 
@@ -227,5 +235,33 @@ func TestSampleMembers(t *testing.T) {
 		if b, _ := f.Member(name); len(b) != size {
 			t.Errorf("%s: %d bytes, want %d", name, len(b), size)
 		}
+	}
+}
+
+// A gzip payload whose CRC fails is said once, located: "payload (offset
+// 0x400): gzip: invalid checksum" — not with the location and gzip's own
+// "gzip:" twice.
+func TestGzipChecksumSaidOnce(t *testing.T) {
+	var tb bytes.Buffer
+	tw := tar.NewWriter(&tb)
+	if err := tw.WriteHeader(&tar.Header{Name: "a", Mode: 0o644, Size: 1, Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Write([]byte("x"))
+	tw.Close()
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(tb.Bytes())
+	zw.Close()
+	payload := gz.Bytes()
+	payload[len(payload)-8] ^= 0xff // the CRC-32 of the trailer
+	b := make([]byte, HeaderSize+len(payload))
+	copy(b[HeaderSize:], payload)
+	binary.LittleEndian.PutUint64(b[0x0:], 2)
+	binary.LittleEndian.PutUint64(b[0x8:], HeaderSize)
+	binary.LittleEndian.PutUint64(b[0x10:], uint64(len(payload)))
+	_, err := Parse(b, Options{})
+	if err == nil || strings.Count(err.Error(), "payload (offset 0x400)") != 1 || strings.Count(err.Error(), "gzip:") != 1 || !errors.Is(err, gzip.ErrChecksum) {
+		t.Fatalf("%v", err)
 	}
 }
