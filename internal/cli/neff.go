@@ -256,7 +256,7 @@ func printBlockSummary(w io.Writer, bs []neff.Block) {
 	}
 	for _, q := range order {
 		s := by[q]
-		fmt.Fprintf(w, "    queue %s: %d blocks, %d descriptors, %d bytes", q, s.blocks, s.descs, s.bytes)
+		fmt.Fprintf(w, "    queue %s: %d %s, %d descriptors, %d bytes", q, s.blocks, plural(s.blocks, "block"), s.descs, s.bytes)
 		if s.first != "" {
 			if s.first == s.last {
 				fmt.Fprintf(w, ", instruction %s", s.first)
@@ -421,7 +421,7 @@ func runNEFFCheck(e *env, args []string) error {
 		for _, p := range problems {
 			fmt.Fprintln(e.stdout, p)
 		}
-		fmt.Fprintf(e.stdout, "%d words in %d subgraphs on %s: %d problems\n", words, len(sgs), gen, len(problems))
+		fmt.Fprintf(e.stdout, "%d %s in %d %s on %s: %d %s\n", words, plural(words, "word"), len(sgs), plural(len(sgs), "subgraph"), gen, len(problems), plural(len(problems), "problem"))
 		if oob != nil {
 			printPreflight(e.stdout, oob)
 		}
@@ -435,7 +435,7 @@ func runNEFFCheck(e *env, args []string) error {
 				}
 			}
 		}
-		return failed{fmt.Sprintf("%s: %d problems", path, n)}
+		return failed{fmt.Sprintf("%s: %d %s", path, n, plural(n, "problem"))}
 	}
 	return nil
 }

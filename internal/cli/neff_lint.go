@@ -118,8 +118,8 @@ func printBudget(w io.Writer, b *inspect.Budget) {
 			for _, r := range in.Rings {
 				largest = max(largest, r.Entries)
 			}
-			fmt.Fprintf(w, "    instance %d: %d blocks, %d descriptors (M2S %d, S2M %d, completions %d), %d packets, %d rings (largest %d entries), %d ring bytes\n",
-				in.Instance, in.Blocks, in.Descriptors, in.M2S, in.S2M, in.Completions, in.Packets, len(in.Rings), largest, in.RingBytes)
+			fmt.Fprintf(w, "    instance %d: %d %s, %d descriptors (M2S %d, S2M %d, completions %d), %d packets, %d %s (largest %d entries), %d ring bytes\n",
+				in.Instance, in.Blocks, plural(in.Blocks, "block"), in.Descriptors, in.M2S, in.S2M, in.Completions, in.Packets, len(in.Rings), plural(len(in.Rings), "ring"), largest, in.RingBytes)
 		}
 	}
 	busiest := map[string]inspect.EngineQueues{}
@@ -137,7 +137,7 @@ func printBudget(w io.Writer, b *inspect.Budget) {
 		eq := busiest[sg]
 		fmt.Fprintf(w, "  %s hardware queues: %d used of the %d left after the reserved ones, on the busiest DMA engine (%d)\n", sg, eq.Used, eq.Available, eq.DMA)
 	}
-	fmt.Fprintf(w, "budget: %d descriptors, %d ring bytes at load; %d problems\n", b.Descriptors, b.RingBytes, len(b.Problems))
+	fmt.Fprintf(w, "budget: %d descriptors, %d ring bytes at load; %d %s\n", b.Descriptors, b.RingBytes, len(b.Problems), plural(len(b.Problems), "problem"))
 	for _, p := range b.Problems {
 		fmt.Fprintf(w, "budget problem: %s\n", p)
 	}

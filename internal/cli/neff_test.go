@@ -119,7 +119,7 @@ func TestNEFFCheckProblems(t *testing.T) {
 		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: semaphore 9 is in no semaphore_set of a queue pool owns",
 		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: src_start_addr names var 7: not in def.json",
 		"sg00 pool offset 0x0: PSEUDO_DMA_DIRECT2D: dst_start_addr table index 3 is past the dge-table list (1 entries)",
-		"1 words in 1 subgraphs on CAYMAN: 5 problems",
+		"1 word in 1 subgraph on CAYMAN: 5 problems",
 	} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("missing %q in:\n%s", want, out.String())
@@ -375,7 +375,7 @@ func TestNEFFStyleA(t *testing.T) {
 		}
 		return so.String()
 	}
-	if out := run("neff", "check", path); !strings.Contains(out, "3 words in 1 subgraphs on CAYMAN: 0 problems") {
+	if out := run("neff", "check", path); !strings.Contains(out, "3 words in 1 subgraph on CAYMAN: 0 problems") {
 		t.Errorf("check:\n%s", out)
 	}
 	out := run("neff", "lower", "--stats", path)
