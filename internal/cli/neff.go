@@ -1153,7 +1153,11 @@ func printNEFFRunSummary(e *env, res *device.Result, subgraphs int) {
 	if !res.Clocked {
 		when = "no DMA time (the reference has no cost model: --exec sim times the run)"
 	}
-	fmt.Fprintf(e.stdout, "%d words executed in %d %s (one core each, each on its own clock from 0; they share no semaphore), %s\n", words, subgraphs, plural(subgraphs, "subgraph"), when)
+	cores := "one core each, each on its own clock from 0; they share no semaphore"
+	if subgraphs == 1 {
+		cores = "one core"
+	}
+	fmt.Fprintf(e.stdout, "%d words executed in %d %s (%s), %s\n", words, subgraphs, plural(subgraphs, "subgraph"), cores, when)
 	keys := slices.Sorted(maps.Keys(res.Engines))
 	for _, k := range keys {
 		c := res.Engines[k]
