@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"ndma/internal/neffgen"
+	"ndma/internal/samples"
 	"ndma/isa"
 	"ndma/neff"
 )
@@ -160,7 +161,7 @@ func FuzzNeff(f *testing.F) {
 	f.Add(build(f, p))
 	b := styleB(f, 4)
 	f.Add(b)
-	if s, err := os.ReadFile(filepath.Join("..", "..", "shared", "neff-samples", "matmul_small.neff")); err == nil {
+	if s, err := os.ReadFile(filepath.Join(samples.Dir(), "matmul_small.neff")); err == nil { // $NDMA_NEFF_SAMPLES, as every sample test
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, b []byte) {

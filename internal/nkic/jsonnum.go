@@ -3,6 +3,7 @@ package nkic
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strconv"
 )
@@ -31,8 +32,8 @@ func (n *jnum) UnmarshalJSON(b []byte) error {
 		return nil
 	}
 	var f float64
-	if err := json.Unmarshal(b, &f); err != nil {
-		return err
+	if err := json.Unmarshal(b, &f); err != nil { // its offset counts from the number: the call's reader locates the call instead
+		return fmt.Errorf("%s: want a JSON number, \"inf\", \"-inf\" or \"nan\"", bytes.TrimSpace(b))
 	}
 	*n = jnum(f)
 	return nil

@@ -122,3 +122,21 @@ func TestParseTruncatedSaysWhere(t *testing.T) {
 		}
 	}
 }
+
+// A program holding "inf" (read by NumCall) locates a bad call as one
+// without it does — line and column in the whole text, the field as
+// Call's — not from the call's own first byte with an internal type name.
+func TestParseLocatesWithNonFinite(t *testing.T) {
+	prog := func(v string) string {
+		return "{\"tensors\":[],\"calls\":[{\"op\":\"memset\",\"value\":" + v + "},\n\n  {\"op\":\"memset\",\n \"dst\":5}]}"
+	}
+	for _, v := range []string{"1", `"inf"`} {
+		_, err := Parse(strings.NewReader(prog(v)))
+		if err == nil || !strings.Contains(err.Error(), "line 4 col") || !strings.Contains(err.Error(), "Call") || strings.Contains(err.Error(), "plainCall") {
+			t.Errorf("value %s: %v; want line 4, field Call.dst", v, err)
+		}
+	}
+	if _, err := Parse(strings.NewReader(`{"tensors":[],"calls":[{"op":"memset","value":"inf"},{"op":"memset","value":[1]}]}`)); err == nil || !strings.Contains(err.Error(), "call 1") {
+		t.Errorf("a bad number after an inf: %v; want it named at call 1", err)
+	}
+}

@@ -237,10 +237,13 @@ func Parse(r io.Reader) (*Program, error) {
 		type plainProgram Program
 		v := struct {
 			*plainProgram
-			Calls []*NumCall `json:"calls"`
+			Calls []json.RawMessage `json:"calls"`
 		}{plainProgram: (*plainProgram)(&p)}
-		err = d.Decode(&v)
-		p.Calls = Calls(v.Calls)
+		if err = d.Decode(&v); err == nil {
+			if err := p.numCalls(b, v.Calls); err != nil {
+				return nil, err
+			}
+		}
 	} else {
 		err = d.Decode(&p)
 	}
@@ -254,6 +257,37 @@ func Parse(r io.Reader) (*Program, error) {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// numCalls reads calls as NumCall, each from its own text: a type error
+// inside one is located in the whole program b (a nested decoder counts
+// from the call's first byte). A call's text is verbatim in b, the next
+// after the one before it.
+func (p *Program) numCalls(b []byte, raws []json.RawMessage) error {
+	p.Calls = make([]*Call, len(raws))
+	at := max(0, bytes.Index(b, []byte(`"calls"`))) // from the key on: no earlier text is taken for a call
+	for k, raw := range raws {
+		i := bytes.Index(b[at:], raw)
+		if i < 0 { // the key spelled otherwise ("Calls") and "calls" found later: from the start
+			at, i = 0, bytes.Index(b, raw)
+		}
+		off := at + i
+		at = off + len(raw)
+		if string(raw) == "null" {
+			continue // check says "call k is null"
+		}
+		var c NumCall
+		if err := c.UnmarshalJSON(raw); err != nil {
+			var te *json.UnmarshalTypeError
+			if errors.As(err, &te) {
+				te.Offset += int64(off)
+				te.Struct, te.Field = "Call", strings.TrimPrefix(te.Field, "plainCall.")
+			}
+			return progErr("call %d: %v", k, jsonWhere(b, err, int64(off)))
+		}
+		p.Calls[k] = (*Call)(&c)
+	}
+	return nil
 }
 
 // jsonWhere adds the line and column of a JSON syntax or type error.

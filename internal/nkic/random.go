@@ -2,6 +2,7 @@ package nkic
 
 import (
 	"encoding/binary"
+	"fmt"
 	"math"
 
 	"ndma/dtype"
@@ -78,6 +79,11 @@ func (p *Program) compileRandomSeed(lw *Lowered, c *Call) (*Lowered, error) {
 			v, err := r.readF32(l)
 			if err != nil {
 				return err
+			}
+			// a float converts to an integer only in range: NaN, ±Inf and
+			// |v| ≥ 2^63 convert differently by platform (amd64, arm64)
+			if f := float64(v[0]); math.IsNaN(f) || math.Abs(f) >= 1<<63 {
+				return fmt.Errorf("random_seed: the seed tile holds %v, not an integer a seed can be", v[0])
 			}
 			r.rng = splitMix64(uint32(int64(v[0])))
 		}

@@ -202,3 +202,22 @@ func TestRngAndRand2(t *testing.T) {
 		t.Errorf("rand2 min = max: %v, want ErrIllegal", err)
 	}
 }
+
+// A seed tile of a float dtype holding NaN, ±Inf or a value past int64 is
+// refused, located at its call: such a float converts to an integer
+// differently by platform, so the stream would differ between machines.
+func TestRandomSeedNonFiniteRefused(t *testing.T) {
+	for _, v := range []float32{float32(math.Inf(1)), float32(math.NaN()), 1e19} {
+		p := build(t, "trn2", []*Tensor{ten("s", "sbuf", "float32", "", 1, 1)},
+			&Call{Op: "memset", Dst: whole("s"), Value: f64p(float64(v))},
+			&Call{Op: "random_seed", Src: whole("s")})
+		lws, err := p.Compile()
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, _, err = RunCompiled(p, lws, nil, Options{})
+		if err == nil || !strings.Contains(err.Error(), "random_seed") || !strings.Contains(err.Error(), "call 1") {
+			t.Errorf("seed %v: %v; want refused at call 1", v, err)
+		}
+	}
+}
