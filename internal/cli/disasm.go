@@ -38,8 +38,21 @@ func runDisasm(e *env, args []string) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", pos[0], err)
 	}
-	_, err = e.stdout.Write(text)
-	return err
+	if _, err = e.stdout.Write(text); err != nil {
+		return err
+	}
+	if gen == isa.GenAny { // words whose layout is per generation print as .word: say how to decode them
+		raw, name := 0, ""
+		for d := isa.NewDecoder(gen, b); d.Next(); {
+			if def := d.Inst().Def(); def.Decoded() && !def.DecodedOn(gen) {
+				raw, name = raw+1, def.Mnemonic()
+			}
+		}
+		if raw > 0 {
+			fmt.Fprintf(e.stderr, "note: %d %s (%s, …) printed as .word: %s layout is per generation; give --gen (e.g. --gen trn2)\n", raw, plural(raw, "word"), name, map[bool]string{true: "its", false: "their"}[raw == 1])
+		}
+	}
+	return nil
 }
 
 // listing prints one line per word: offset, opcode, mnemonic, struct and the bytes.

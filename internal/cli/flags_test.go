@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"ndma/asm"
 	"ndma/internal/neffgen"
 )
 
@@ -125,5 +126,30 @@ func TestBadFlagOneLine(t *testing.T) {
 	var so, se bytes.Buffer
 	if code := Main([]string{"neff", "run", "-h"}, nil, &so, &se); code != 0 || !strings.Contains(se.String(), "usage: ndma neff run") || !strings.Contains(se.String(), "-max-bytes") {
 		t.Errorf("-h: exit %d, stderr %q", code, se.String())
+	}
+}
+
+// disasm without --gen prints a compute word (its layout per generation)
+// as .word and says on stderr how to decode it; with --gen, no note.
+func TestDisasmRawNote(t *testing.T) {
+	src := ".gen cayman\nnop\n" + neffgen.Word("ldweights", neffgen.NoEv, neffgen.Row(0, 128).Arg("src_mem_pattern", 3), "in_dtype=FP32, fp32_mode=LOW",
+		"num_active_rows=128, num_active_cols=128, row_grp=15, col_grp=15")
+	obj, err := asm.Assemble("pe.s", []byte(src), asm.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(t.TempDir(), "pe.bin")
+	if err := os.WriteFile(bin, obj.Code, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var so, se bytes.Buffer
+	if code := Main([]string{"disasm", bin}, nil, &so, &se); code != 0 || !strings.Contains(so.String(), "# LDWEIGHTS") ||
+		se.String() != "note: 1 word (LDWEIGHTS, …) printed as .word: its layout is per generation; give --gen (e.g. --gen trn2)\n" {
+		t.Errorf("no --gen: exit %d, stdout %q, stderr %q", code, so.String(), se.String())
+	}
+	so.Reset()
+	se.Reset()
+	if code := Main([]string{"disasm", "--gen", "trn2", bin}, nil, &so, &se); code != 0 || se.Len() != 0 || strings.Contains(so.String(), ".word") {
+		t.Errorf("--gen trn2: exit %d, stdout %q, stderr %q", code, so.String(), se.String())
 	}
 }
