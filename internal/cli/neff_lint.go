@@ -70,17 +70,17 @@ func us(ns int64) string { return fmt.Sprintf("%.3f", float64(ns)/1000) }
 func printLint(w io.Writer, path string, l *inspect.Lint) {
 	fmt.Fprintf(w, "lint of %s on %s (%s)\n", path, l.Target, l.CostModel)
 	fmt.Fprintf(w, "%-28s %6s %7s %10s %6s %6s %6s %6s %9s %9s %9s %9s %8s\n", "subgraph engine queue", "words", "descs", "bytes", "<512", "<2K", "<4K", ">=4K", "minB/part", "B/part", "fixed µs", "xfer µs", "overhead")
-	row := func(name string, words, descs int, bytes uint64, h inspect.Histogram, minP, meanP uint64, fixed, xfer int64, share float64) {
-		fmt.Fprintf(w, "%-28s %6d %7d %10d %6d %6d %6d %6d %9d %9d %9s %9s %7.1f%%\n", name, words, descs, bytes, h.Under512, h.Under2K, h.Under4K, h.AtLeast4K, minP, meanP, us(fixed), us(xfer), 100*share)
+	row := func(name string, words, descs int, bytes uint64, h inspect.Histogram, minP, meanP string, fixed, xfer int64, share float64) {
+		fmt.Fprintf(w, "%-28s %6d %7d %10d %6d %6d %6d %6d %9s %9s %9s %9s %7.1f%%\n", name, words, descs, bytes, h.Under512, h.Under2K, h.Under4K, h.AtLeast4K, minP, meanP, us(fixed), us(xfer), 100*share)
 	}
 	for _, q := range l.Queues {
 		name := q.Queue
 		if name == "" {
 			name = "-"
 		}
-		row(q.Subgraph+" "+q.Engine+" "+name, q.Words, q.Descriptors, q.Bytes, q.Histogram, q.MinBytesPerPartition, q.MeanBytesPerPartition, q.FixedNS, q.TransferNS, q.OverheadShare)
+		row(q.Subgraph+" "+q.Engine+" "+name, q.Words, q.Descriptors, q.Bytes, q.Histogram, fmt.Sprint(q.MinBytesPerPartition), fmt.Sprint(q.MeanBytesPerPartition), q.FixedNS, q.TransferNS, q.OverheadShare)
 	}
-	row("total", l.Words, l.Descriptors, l.Bytes, l.Histogram, 0, 0, l.FixedNS, l.TransferNS, l.Overhead)
+	row("total", l.Words, l.Descriptors, l.Bytes, l.Histogram, "-", "-", l.FixedNS, l.TransferNS, l.Overhead) // bytes per partition are a queue's: no total
 	fmt.Fprintf(w, "descriptor cost %s µs: %s µs fixed overhead, %s µs transfer (%.1f%% overhead; the words one after another, not the kernel time)\n", us(l.FixedNS+l.TransferNS), us(l.FixedNS), us(l.TransferNS), 100*l.Overhead)
 	for _, f := range l.Findings {
 		fmt.Fprintf(w, "finding %s: %d words: %s; first: %s; fix: %s\n", f.Kind, f.Count, f.Detail, joinPlaces(f.First), f.Fix)
