@@ -116,7 +116,7 @@ type Engine struct {
 	table uint8 // ACT's resident function set (ACTIVATION_TABLE_LOAD)
 
 	dry     bool // Check: operands resolved and checked, nothing read or run
-	sizing  bool // Sizes: dry, and each resolved operand recorded in size
+	sizing  bool // SizeOf: dry, and each resolved operand recorded in size
 	size    Size
 	name    string  // the word running, for faults
 	dst     Pattern // the last word's destination (wrote)
@@ -209,23 +209,17 @@ type Size struct {
 	InBytes int
 }
 
-// Sizes resolves word in's operands as Check does (nothing read or run)
-// and returns their sizes; false for a word Exec does not run or would
-// refuse.
-func Sizes(g isa.Gen, in *isa.Inst) (Size, bool) {
-	return NewSizer(g).SizeOf(in)
-}
-
-// NewSizer is an engine that only sizes words (SizeOf): one reused for
-// many words spares Sizes' allocation of an engine per word.
+// NewSizer is an engine that only sizes words (SizeOf), reused word after
+// word: an engine a word was most of a large run's timing cost.
 func NewSizer(g isa.Gen) *Engine {
 	e := New(g)
 	e.dry, e.sizing = true, true
 	return e
 }
 
-// SizeOf is Sizes of word in on a sizer (NewSizer); false on any other
-// engine.
+// SizeOf resolves word in's operands as Check does (nothing read or run)
+// and returns their sizes; false for a word Exec does not run or would
+// refuse, and on an engine that is not a sizer (NewSizer).
 func (e *Engine) SizeOf(in *isa.Inst) (Size, bool) {
 	if !e.sizing || !Runs(in) {
 		return Size{}, false

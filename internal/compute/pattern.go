@@ -124,7 +124,7 @@ func (e *Engine) pattern(name string, v tensorView, dims int, dt uint8, parts in
 		return p, e.fault(name, addr, fmt.Errorf("elements span bytes [%#x, %#x) of a partition, outside the %d KiB active in %s: %w",
 			p.lo, p.hi, active>>10, regionName(r), isa.ErrBounds))
 	}
-	if e.sizing { // Sizes: the word's operands, for its time
+	if e.sizing { // SizeOf: the word's operands, for its time
 		e.size.Parts, e.size.Elems = max(e.size.Parts, parts), max(e.size.Elems, count)
 		if e.size.InBytes == 0 {
 			e.size.InBytes = size
