@@ -291,16 +291,17 @@ type Input struct {
 // narrowed is float32 input in as float tensor type dt's bytes (to
 // nearest even, dtype.Convert, as kernel.In and Python's run take float32
 // for a float tensor): converted whole, or chunk by chunk as it streams,
-// an element split across two chunks carried over.
-func narrowed(in Input, dt dtype.DType) Input {
+// an element split across two chunks carried over. The caller has checked
+// that in holds whole float32 elements.
+func narrowed(in Input, dt dtype.DType) (Input, error) {
 	k := int64(dt.Size())
 	if in.Data != nil || in.ReadInto == nil {
 		out := make([]byte, int64(len(in.Data))/4*k)
-		if err := dtype.Convert(out, dt, in.Data[:len(in.Data)/4*4], dtype.FP32); err != nil {
-			return Input{ReadInto: func(func([]byte, int64) error) error { return err }}
+		if err := dtype.Convert(out, dt, in.Data, dtype.FP32); err != nil {
+			return in, err
 		}
 		in.Data, in.Descr = out, dt.Descr()
-		return in
+		return in, nil
 	}
 	read := in.ReadInto
 	in.Size, in.Descr = in.Size/4*k, dt.Descr()
@@ -309,7 +310,11 @@ func narrowed(in Input, dt dtype.DType) Input {
 		nc, at := 0, int64(0)
 		var out []byte
 		put := func(b []byte) error { // whole float32 elements
-			out = append(out[:0], make([]byte, int64(len(b))/4*k)...)
+			if n := int64(len(b)) / 4 * k; int64(cap(out)) < n {
+				out = make([]byte, n) // grown, then reused chunk after chunk
+			} else {
+				out = out[:n]
+			}
 			if err := dtype.Convert(out, dt, b, dtype.FP32); err != nil {
 				return err
 			}
@@ -339,7 +344,7 @@ func narrowed(in Input, dt dtype.DType) Input {
 			return nil
 		})
 	}
-	return in
+	return in, nil
 }
 
 // bytes is how many bytes the input holds.
@@ -447,7 +452,10 @@ func loadNEFF(p *Program, d *Device, in map[string]Input) (map[string]varAt, err
 						if n := v.Size / int64(dt.Size()) * 4; given.bytes() != n {
 							return nil, &InputError{v.Name, fmt.Errorf("%d bytes of float32 given, the %s tensor's %d elements are %d", given.bytes(), t.Dtype, n/4, n)}
 						}
-						given = narrowed(given, dt) // float32 data for a narrower float tensor: rounded as a DMA cast rounds, as kernel.In takes it
+						var err error // float32 data for a narrower float tensor: rounded as a DMA cast rounds, as kernel.In takes it
+						if given, err = narrowed(given, dt); err != nil {
+							return nil, &InputError{v.Name, err}
+						}
 					}
 				}
 				if given.Data == nil && given.ReadInto != nil { // streamed into place
