@@ -97,6 +97,9 @@ func (d DType) Size() int {
 // IsFloat reports whether d is a floating-point type.
 func (d DType) IsFloat() bool { return num.IsFloat(uint8(d)) }
 
+// IsSigned reports whether d is a signed integer type.
+func (d DType) IsSigned() bool { return num.IsSigned(uint8(d)) }
+
 // NEFF is the type's NEFF dtype string ("float16").
 func (d DType) NEFF() string {
 	if i, ok := row(d); ok {

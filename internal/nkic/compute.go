@@ -561,7 +561,7 @@ func iotaRange(base float64, coefs, shape []int64, dt dtype.DType) error {
 	}
 	bits := uint(8 * dt.Size())
 	min, max := big.NewInt(0), new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits), big.NewInt(1))
-	if signedInt(dt) {
+	if dt.IsSigned() {
 		min = new(big.Int).Neg(new(big.Int).Lsh(big.NewInt(1), bits-1))
 		max = new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), bits-1), big.NewInt(1))
 	}
@@ -569,13 +569,4 @@ func iotaRange(base float64, coefs, shape []int64, dt dtype.DType) error {
 		return progErr("iota into a %v tile: values %v to %v, the dtype holds %v to %v", dt, l, h, min, max)
 	}
 	return nil
-}
-
-// signedInt reports whether dt is a signed integer type.
-func signedInt(dt dtype.DType) bool {
-	switch dt {
-	case dtype.I8, dtype.I16, dtype.I32, dtype.I64:
-		return true
-	}
-	return false
 }

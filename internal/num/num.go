@@ -155,7 +155,8 @@ func Size(dtype uint8) (bytes int, ok bool) {
 // SFP8) report false.
 func IsFloat(dtype uint8) bool { return info(dtype).kind >= kFP32 }
 
-func isSigned(dtype uint8) bool { return info(dtype).kind == kSigned }
+// IsSigned reports whether dtype is a signed integer DTYPE.
+func IsSigned(dtype uint8) bool { return info(dtype).kind == kSigned }
 
 // ToFloat32 decodes the low Size bytes of bits. Float dtypes: decode (exact).
 // Integer dtypes: the (sign-extended for signed types, zero-extended for
