@@ -332,7 +332,7 @@ func runNEFFDisasm(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkPick(sgs, *sub, *eng); err != nil {
+	if _, err := checkPick(sgs, *sub, *eng); err != nil {
 		return err
 	}
 	if *asJSON {
@@ -463,7 +463,7 @@ func runNEFFLower(e *env, args []string) (err error) {
 	keep := func(sg *neff.Subgraph, en *neff.Engine) bool {
 		return (*sub == "" || sg.Name == *sub) && (*eng == "" || strings.EqualFold(en.Key, *eng))
 	}
-	if err := checkPick(sgs, *sub, *eng); err != nil {
+	if _, err := checkPick(sgs, *sub, *eng); err != nil {
 		return err
 	}
 	if countStreams(sgs, keep) == 0 {
@@ -847,38 +847,24 @@ func addNEFFRunFlags(cl *cmdLine) *neffRunFlags {
 // against --engine. The others are placed and loaded as in a whole run,
 // not run: every variable is where a whole run and neff info put it.
 func (fl *neffRunFlags) subgraphs(sgs []neff.Subgraph) ([]neff.Subgraph, error) {
-	if *fl.sub != "" {
-		var keep []neff.Subgraph
-		for _, sg := range sgs {
-			if sg.Name == *fl.sub {
-				keep = append(keep, sg)
-			}
-		}
-		if keep == nil {
-			return nil, usagef("--subgraph: %w", suggest.Unknown("subgraph", *fl.sub, names(sgs)))
-		}
-		sgs = keep
-	}
-	if *fl.eng != "" && !hasEngine(sgs, *fl.eng) {
-		return nil, usagef("--engine: %w (in the subgraphs run)", suggest.Unknown("engine", *fl.eng, engineKeysOf(sgs)))
-	}
-	return sgs, nil
+	return checkPick(sgs, *fl.sub, *fl.eng)
 }
 
 // names are the subgraphs' names.
-// checkPick is the usage error of a --subgraph or --engine naming none of
-// the NEFF's (every neff command alike: exit 2, the valid names listed);
-// nil when each names one or is "".
-func checkPick(sgs []neff.Subgraph, sub, eng string) error {
-	if sub != "" && !slices.ContainsFunc(sgs, func(sg neff.Subgraph) bool { return sg.Name == sub }) {
-		return usagef("--subgraph: %w", suggest.Unknown("subgraph", sub, names(sgs)))
+// checkPick is the subgraphs --subgraph sub keeps (all for ""), or the
+// usage error of a --subgraph or --engine naming none of the NEFF's
+// (every neff command alike: exit 2, the valid names listed).
+func checkPick(sgs []neff.Subgraph, sub, eng string) ([]neff.Subgraph, error) {
+	picked := sgs
+	if sub != "" {
+		if picked = slices.DeleteFunc(slices.Clone(sgs), func(sg neff.Subgraph) bool { return sg.Name != sub }); len(picked) == 0 {
+			return nil, usagef("--subgraph: %w", suggest.Unknown("subgraph", sub, names(sgs)))
+		}
 	}
-	if eng != "" && !slices.ContainsFunc(sgs, func(sg neff.Subgraph) bool {
-		return (sub == "" || sg.Name == sub) && slices.ContainsFunc(sg.Engines, func(en neff.Engine) bool { return strings.EqualFold(en.Key, eng) })
-	}) {
-		return usagef("--engine: %w (in the subgraphs selected)", suggest.Unknown("engine", eng, engineKeysOf(sgs)))
+	if eng != "" && !hasEngine(picked, eng) {
+		return nil, usagef("--engine: %w (in the subgraphs selected)", suggest.Unknown("engine", eng, engineKeysOf(picked)))
 	}
-	return nil
+	return picked, nil
 }
 
 func names(sgs []neff.Subgraph) []string {

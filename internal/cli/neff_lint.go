@@ -24,7 +24,7 @@ func runNEFFLint(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkPick(sgs, *sub, *eng); err != nil {
+	if _, err := checkPick(sgs, *sub, *eng); err != nil {
 		return err
 	}
 	a, err := inspect.Analyze(gen, sgs, inspect.Options{Subgraph: *sub, Engine: *eng})
