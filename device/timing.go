@@ -128,7 +128,7 @@ func wordTime(gen isa.Gen, s *Stream, given map[isa.Opcode]int64) (ns func(*isa.
 			sizer = compute.NewSizer(gen)
 		}
 		sz, _ := sizer.SizeOf(in)
-		t := cm.NS(engine, op, timing.Size{Parts: sz.Parts, Elems: sz.Elems, InBytes: sz.InBytes})
+		t := cm.NS(engine, op, sz)
 		cache[in] = t
 		return t
 	}

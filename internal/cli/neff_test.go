@@ -171,11 +171,13 @@ func TestNEFFRunSample(t *testing.T) {
 		"sg00 POOL offset 0x80: PSEUDO_DMA_DIRECT2D @0.057µs (completes at 2.146µs): x+0x0 → SB p0+0x37c00, 65536 bytes on qPoolDynamic\n",
 		"sg00 PE offset 0x80: EVENT_SEMAPHORE @2.146µs (completes at 2.191µs)\n",
 		// the store waits $S[4] ≥ 2: ACT's copies, after the MATMULs, after
-		// the last y load ($S[26]): the last MATMUL ends at 6.226 µs, ACT's
-		// 146-ns copy starts 36 ns later (the semaphore's wake, hw-timing
-		// §4.1) and the store 36 ns after the copy: 6.226 + 36 + 146 + 36 = 6.444
-		"  @6.444–9.314µs             sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
-		"  @6.444–9.314µs             sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
+		// the last y load ($S[26]): the last pair starts at 6.070 µs
+		// (LDWEIGHTS 26 ns, MATMUL of 64 fp16 columns 42 + 0.169 × 64 = 53:
+		// ends 6.149), ACT's copy of 64 elements (106 + 64 / 1.2 = 159 ns)
+		// starts 36 ns later (the semaphore's wake, hw-timing §4.1) and the
+		// store 36 ns after the copy: 6.149 + 36 + 159 + 36 = 6.380
+		"  @6.380–9.250µs             sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
+		"  @6.380–9.250µs             sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
 		// the first y load, issued with x, waits for x on qPoolDynamic (inline
 		// words on one queue run one after another, docs/sim.md "DMA time"):
 		// it starts moving at x's end, 2.146 (the trace line above)

@@ -202,11 +202,15 @@ func Check(g isa.Gen, in *isa.Inst) error {
 
 // Size is what a compute word works on, for its time (internal/timing's
 // compute model): the most partitions and elements per partition any of
-// its operands enumerates, and its first operand's element bytes.
+// its operands enumerates, its first operand's element bytes, how many
+// tensor operands it reads (src…_mem_pattern: a pointer scalar is not
+// one) and its widest element.
 type Size struct {
-	Parts   int
-	Elems   int64
-	InBytes int
+	Parts    int
+	Elems    int64
+	InBytes  int
+	Inputs   int
+	MaxBytes int
 }
 
 // NewSizer is an engine that only sizes words (SizeOf), reused word after

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"math"
+	"strings"
 
 	"ndma/internal/num"
 	"ndma/isa"
@@ -128,6 +129,10 @@ func (e *Engine) pattern(name string, v tensorView, dims int, dt uint8, parts in
 		e.size.Parts, e.size.Elems = max(e.size.Parts, parts), max(e.size.Elems, count)
 		if e.size.InBytes == 0 {
 			e.size.InBytes = size
+		}
+		e.size.MaxBytes = max(e.size.MaxBytes, size)
+		if strings.HasPrefix(name, "src") {
+			e.size.Inputs++
 		}
 	}
 	return p, nil

@@ -39,7 +39,7 @@ func (p *Program) wordNS(engine string, w *isa.Inst) int64 {
 		return 0
 	}
 	cm := timing.ComputeFor(p.gen)
-	return cm.NS(engineKey(engine), w.Opcode(), timing.Size{Parts: sz.Parts, Elems: sz.Elems, InBytes: sz.InBytes})
+	return cm.NS(engineKey(engine), w.Opcode(), sz)
 }
 
 // matmulNS is the time of the PE words a matmul ndma computes without

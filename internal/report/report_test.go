@@ -343,7 +343,7 @@ func TestWaitTimes(t *testing.T) {
 	// PSEUDO_BRANCH_LABEL), an add of 1000 fp32 a partition, a NOP
 	c := timing.ComputeTrn2()
 	prologue := c.NS("dve", 0xb1, timing.Size{}) + c.NS("dve", 0xcc, timing.Size{})
-	add := c.NS("dve", compute.OpTensorTensor, timing.Size{Parts: 128, Elems: 1000, InBytes: 4})
+	add := c.NS("dve", compute.OpTensorTensor, timing.Size{Parts: 128, Elems: 1000, InBytes: 4, Inputs: 2, MaxBytes: 4})
 	nop := c.NS("pool", 0xa4, timing.Size{})
 	want := map[string]int64{
 		at("DVE", 0):     due(at("SP", 0x40)) - prologue,

@@ -3,6 +3,7 @@ package timing
 import (
 	"fmt"
 
+	"ndma/internal/compute"
 	"ndma/isa"
 )
 
@@ -27,42 +28,57 @@ const (
 	opTrigger        isa.Opcode = 0xc1
 )
 
-// Size is what a compute word works on (its access patterns resolved,
-// compute.Sizes): the most partitions and elements per partition any
-// operand enumerates, and its input element bytes.
-type Size struct {
-	Parts   int
-	Elems   int64
-	InBytes int
-}
+// Size is what a compute word works on: its access patterns resolved by
+// compute.SizeOf (partitions, elements per partition, first operand's and
+// widest element bytes, tensor inputs read).
+type Size = compute.Size
 
-// Compute are one generation's compute constants (ns).
+// Compute are one generation's compute constants (ns). The laws follow
+// the NKI architecture guide's cost model (docs/sim.md "Compute time"):
+// a DVE word streams its inputs' elements, one input ~N cycles and two
+// ~2N; an ACT word N cycles of its one input; a MATMUL's initiation
+// interval grows with its moving columns, FP32 slower; a LoadStationary
+// is short. The constants are fitted on hw-timing §5's measured times.
 type Compute struct {
 	Gen, Source string
-	// VectorFixedNS + VectorElemNS × elements per partition is a DVE (and
-	// Pool) word's time, whatever its opcode and dtype. INFERRED fit of
-	// hw-timing §5's DVE TENSOR_TENSOR (trn2): 128 × 1000 fp32 1201 ns,
-	// 128 × 420 fp16/fp32 595/596, 128 × 444 fp16 621 → 156 + 1.045 n
-	// (all three within 1 %). trn1: 128 × 1000 fp32 2017 ns, the fixed
-	// part carried over → 1.861 ns an element.
-	VectorFixedNS, VectorElemNS float64
-	// ActFixedNS + VectorElemNS × elements is an ACT word's on fp32 data,
-	// ActNarrow times the per-element part on narrower data. INFERRED fit
-	// of §2.7's ACT COPY 128 × 128: fp32 213 ns (transpose; conv2d_3's 66
-	// is overlapped with a trigger) → 79 + 1.045 × 128; fp16 567 and 748
-	// (657) → the per-element part 4.32 × as long. ACT copies slower than
-	// DVE (§2.7: 567 vs 186, 748 vs 448).
-	ActFixedNS, ActNarrow float64
-	// LdWeights32NS and LdWeightsNS are PE's LDWEIGHTS of fp32 and of
-	// narrower weights: §5 fp32 24.2, 28.3 (26); fp16 105.0, 137.5 (121).
-	LdWeights32NS, LdWeightsNS float64
-	// MatmulColNS is an fp32 MATMUL's time per moving column per pass (four
-	// passes, fp32_mode). INFERRED fit of §5's fp32 128 × 420 324.2 ns →
-	// 0.193 ns a column a pass (128 × 128: 99; measured 109, 140).
-	// MatmulMinNS is a narrower dtype's, whatever its columns: it streams
-	// behind the next LDWEIGHTS (§5 fp16 128 × 128 55.8, 128 × 420 25.0,
-	// 128 × 444 22.5; 35).
-	MatmulColNS, MatmulMinNS float64
+	// VectorFixedNS + VectorReadNS × elements per partition × tensor
+	// inputs (at least one) is a DVE (and Pool) word's time; Vector16
+	// scales the streaming part when every operand is 2 bytes or
+	// narrower. INFERRED fit of hw-timing §5's DVE TENSOR_TENSOR (trn2,
+	// two inputs, PSUM fp32 or SB fp32 in): 128 × 1000 1201 ns, 128 × 420
+	// 595/596, 128 × 444 621 → 156 + 2 × 0.5225 n (all three within 1 %):
+	// N cycles at 0.96 GHz, the guide's trn2 Vector Engine reading 256
+	// elements a cycle (2 a lane; its "2N cycles" of two inputs at 1 a
+	// lane). Vector16 0.5: the guide's 512 BF16/FP16 elements a cycle; a
+	// one-input fp16 COPY 128 × 128 then takes 189 ns (§5 conv2d_4's DVE
+	// COPY 186; not fitted). trn1: 128 × 1000 fp32 2017 ns, the fixed part
+	// carried over → 0.9305 a read (the guide: 1 a lane a cycle at 1.12
+	// GHz, 0.893), Vector16 1 (the guide's trn1 width is 128 for every
+	// dtype).
+	VectorFixedNS, VectorReadNS, Vector16 float64
+	// ActFixedNS + ActElemNS × elements is an ACT word's time on fp32 data,
+	// ActNarrow times the per-element part on narrower input. ActElemNS:
+	// the guide's Scalar Engine, 128 elements a cycle (one a lane) at 1.2
+	// GHz (trn2: 0.833 ns) or 1.4 GHz (trn1: 0.714); ActFixedNS the rest
+	// of §5's ACT COPY 128 × 128 fp32 213 ns (transpose): 106. ActNarrow:
+	// §5's fp16 COPY 128 × 128 567 and 748 ns (657) → the per-element part
+	// 5.2 × as long (INFERRED from those two kernels' copies alone; the
+	// guide states no dtype penalty). ACT copies slower than DVE (§2.7:
+	// 567 vs 186, 748 vs 448).
+	ActFixedNS, ActElemNS, ActNarrow float64
+	// LdWeightsNS is PE's LDWEIGHTS (LoadStationary) of any dtype: §5 fp32
+	// 24.2, 28.3 (26). The fp16 LDWEIGHTS' 105–137.5 hold the MATMUL before
+	// them streaming on (the pairs' sums fit the MATMUL law below).
+	LdWeightsNS float64
+	// MatmulFixedNS + MatmulColNS × moving columns × passes is a MATMUL's
+	// time, passes MatmulFP32Passes for FP32 moving data, else 1.
+	// INFERRED least-squares fit of §5's five LDWEIGHTS + MATMUL pair sums
+	// (fp32 128 × 128: 164, 137; fp32 128 × 420: 352; fp16 128 × 420: 130;
+	// fp16 128 × 444: 160) with LdWeightsNS: 42 + 0.169 × passes × N,
+	// each pair within 11 %; passes 4, the guide's "roughly 4x higher" for
+	// FP32 (the NEFFs split an FP32 matmul into a LOW and a HIGH word, each
+	// one timed here).
+	MatmulFixedNS, MatmulColNS, MatmulFP32Passes float64
 	// ActTableLoadNS: §5 "ACTIVATION_TABLE_LOAD 1283.3" (every trn2 kernel).
 	ActTableLoadNS float64
 	// EventSemaphoreNS: §5 PE 52.5–54.2, ACT 41.7, Pool 35.0, DVE 14–39,
@@ -85,8 +101,9 @@ type Compute struct {
 func ComputeTrn2() Compute {
 	return Compute{
 		Gen: "CAYMAN", Source: "measured on trn2 (docs/sim.md \"Measured timing\")",
-		VectorFixedNS: 156, VectorElemNS: 1.045, ActFixedNS: 79, ActNarrow: 4.32,
-		LdWeights32NS: 26, LdWeightsNS: 121, MatmulColNS: 0.193, MatmulMinNS: 35,
+		VectorFixedNS: 156, VectorReadNS: 0.5225, Vector16: 0.5,
+		ActFixedNS: 106, ActElemNS: 1 / 1.2, ActNarrow: 5.2,
+		LdWeightsNS: 26, MatmulFixedNS: 42, MatmulColNS: 0.169, MatmulFP32Passes: 4,
 		ActTableLoadNS: 1283, EventSemaphoreNS: 45,
 		NopNS: 22, SetOrderingNS: 12.5, BranchLabelNS: 44,
 		TriggerSPNS: 100, TriggerNS: 45,
@@ -97,8 +114,10 @@ func ComputeTrn2() Compute {
 // from trn2 (no trn1 kernel measures them).
 func ComputeTrn1() Compute {
 	c := ComputeTrn2()
-	c.Gen, c.Source = "SUNDA", "measured on trn1 (DVE, NOP, triggers); PE and ACT carried over from trn2"
-	c.VectorElemNS = (2017 - c.VectorFixedNS) / 1000
+	c.Gen, c.Source = "SUNDA", "measured on trn1 (DVE, NOP, triggers); ACT by the NKI guide's clock, its fixed part and PE carried over from trn2"
+	c.VectorReadNS = (2017 - c.VectorFixedNS) / 2000
+	c.Vector16 = 1
+	c.ActElemNS = 1 / 1.4
 	c.NopNS, c.SetOrderingNS = 13.6, 7.1
 	c.TriggerSPNS, c.TriggerNS = 77, 69
 	return c
@@ -139,27 +158,30 @@ func (c *Compute) NS(engine string, op isa.Opcode, sz Size) int64 {
 		}
 		return round(c.TriggerNS)
 	case opLdWeights:
-		if sz.InBytes >= 4 {
-			return round(c.LdWeights32NS)
-		}
 		return round(c.LdWeightsNS)
 	case opMatmul:
-		if sz.InBytes < 4 { // one pass: it streams behind the next LDWEIGHTS
-			return round(c.MatmulMinNS)
+		passes := 1.0
+		if sz.InBytes >= 4 {
+			passes = c.MatmulFP32Passes
 		}
-		return round(max(c.MatmulMinNS, 4*c.MatmulColNS*float64(sz.Elems)))
+		return round(c.MatmulFixedNS + c.MatmulColNS*passes*float64(sz.Elems))
 	}
 	if sz.Elems <= 0 { // not a compute word the sizes were found for
 		return 0
 	}
-	if isEngine(engine, "act") {
-		per := c.VectorElemNS
+	n := float64(sz.Elems)
+	if isEngine(engine, "act") { // one input, one element a lane a cycle
+		per := c.ActElemNS
 		if sz.InBytes < 4 {
 			per *= c.ActNarrow
 		}
-		return round(c.ActFixedNS + per*float64(sz.Elems))
+		return round(c.ActFixedNS + per*n)
 	}
-	return round(c.VectorFixedNS + c.VectorElemNS*float64(sz.Elems))
+	stream := c.VectorReadNS * n * float64(max(sz.Inputs, 1))
+	if sz.MaxBytes > 0 && sz.MaxBytes <= 2 {
+		stream *= c.Vector16
+	}
+	return round(c.VectorFixedNS + stream)
 }
 
 // isEngine compares a stream's engine name with a NEFF key, ignoring case

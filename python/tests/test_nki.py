@@ -598,9 +598,9 @@ def test_tiles_reuse_sbuf():
 
 def test_compute_calls_predicted_time():
     """Compute calls carry the compute model's time (internal/timing/compute.go's trn2
-    constants): a DVE TENSOR_TENSOR of 128 x 256 fp32 156 + 1.045 * 256 ns; an fp32
-    nc_matmul as its two LDWEIGHTS (26 ns) + MATMUL (4 passes x 0.193 ns a moving column,
-    >= 35) pairs: the LOW and HIGH passes (docs/compute.md §14)."""
+    constants): a DVE TENSOR_TENSOR of 128 x 256 fp32 156 + 2 * 0.5225 * 256 ns (two
+    inputs); an fp32 nc_matmul as its two LDWEIGHTS (26 ns) + MATMUL (42 + 4 passes x
+    0.169 ns a moving column) pairs: the LOW and HIGH passes (docs/compute.md §14)."""
     @nki.jit
     def k(a, b):
         out = nl.ndarray((128, 256), nl.float32, buffer=nl.shared_hbm)
@@ -616,8 +616,8 @@ def test_compute_calls_predicted_time():
     comp = [c for c in r.calls if c["kind"] == "compute"]
     tt = [c for c in comp if c["op"] == "tensor_tensor"]
     mm = [c for c in comp if c["op"] == "nc_matmul"]
-    assert len(tt) == 1 and tt[0]["time_ns"] == round(156 + 1.045 * 256)
-    assert len(mm) == 1 and mm[0]["time_ns"] == 2 * (26 + round(max(35, 4 * 0.193 * 256)))
+    assert len(tt) == 1 and tt[0]["time_ns"] == round(156 + 2 * 0.5225 * 256)
+    assert len(mm) == 1 and mm[0]["time_ns"] == 2 * (26 + round(42 + 4 * 0.169 * 256))
     assert r.time_ns == r.dma_ns + sum(c["time_ns"] for c in comp)
     bench = nki.benchmark(k, target="trn2")
     bench(a, a)
