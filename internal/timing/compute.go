@@ -66,6 +66,13 @@ type Compute struct {
 	// guide states no dtype penalty). ACT copies slower than DVE (§2.7:
 	// 567 vs 186, 748 vs 448).
 	ActFixedNS, ActElemNS, ActNarrow float64
+	// StridedFactor scales a DVE, Pool or ACT word's streaming part when
+	// an operand's innermost step exceeds 16 bytes: the NKI architecture
+	// guide's "the achievable bandwidth of each tensor read/write
+	// interface will be half of the peak bandwidth, which translates to
+	// roughly 50% performance hit" → 2 (stated for NeuronCore-v2; carried
+	// to the others).
+	StridedFactor float64
 	// LdWeightsNS is PE's LDWEIGHTS (LoadStationary) of any dtype: §5 fp32
 	// 24.2, 28.3 (26). The fp16 LDWEIGHTS' 105–137.5 hold the MATMUL before
 	// them streaming on (the pairs' sums fit the MATMUL law below).
@@ -102,7 +109,7 @@ func ComputeTrn2() Compute {
 	return Compute{
 		Gen: "CAYMAN", Source: "measured on trn2 (docs/sim.md \"Measured timing\")",
 		VectorFixedNS: 156, VectorReadNS: 0.5225, Vector16: 0.5,
-		ActFixedNS: 106, ActElemNS: 1 / 1.2, ActNarrow: 5.2,
+		ActFixedNS: 106, ActElemNS: 1 / 1.2, ActNarrow: 5.2, StridedFactor: 2,
 		LdWeightsNS: 26, MatmulFixedNS: 42, MatmulColNS: 0.169, MatmulFP32Passes: 4,
 		ActTableLoadNS: 1283, EventSemaphoreNS: 45,
 		NopNS: 22, SetOrderingNS: 12.5, BranchLabelNS: 44,
@@ -170,6 +177,9 @@ func (c *Compute) NS(engine string, op isa.Opcode, sz Size) int64 {
 		return 0
 	}
 	n := float64(sz.Elems)
+	if sz.Strided { // an innermost step over 16 bytes: half the SBUF/PSUM bandwidth
+		n *= c.StridedFactor
+	}
 	if isEngine(engine, "act") { // one input, one element a lane a cycle
 		per := c.ActElemNS
 		if sz.InBytes < 4 {

@@ -77,8 +77,9 @@ func TestComputeTimes(t *testing.T) {
 
 // The laws' shape, by hand from the constants (docs/sim.md "Compute
 // time"): a DVE word streams each tensor input, 16-bit data twice as fast
-// on trn2 and not on trn1; a MATMUL grows with its moving columns, an FP32
-// one 4 passes; an ACT word by the engine's clock.
+// on trn2 and not on trn1, an innermost step over 16 bytes half as fast; a
+// MATMUL grows with its moving columns, an FP32 one 4 passes; an ACT word
+// by the engine's clock.
 func TestComputeLaws(t *testing.T) {
 	trn2, trn1 := ComputeTrn2(), ComputeTrn1()
 	for _, tc := range []struct {
@@ -109,6 +110,12 @@ func TestComputeLaws(t *testing.T) {
 		// 106 + 2048 / 1.2 = 1812.67; trn1 106 + 2048 / 1.4 = 1568.86
 		{"trn2 ACT fp32 2048", trn2, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4}, 1813},
 		{"trn1 ACT fp32 2048", trn1, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4}, 1569},
+		// an innermost step over 16 bytes streams at half speed: 156 + 0.5225 × 512 × 2 × 0.5 = 423.52
+		{"trn2 DVE one input bf16 512 strided", trn2, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, Strided: true}, 424},
+		// 106 + 2 × 2048 / 1.2 = 3519.33
+		{"trn2 ACT fp32 2048 strided", trn2, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4, Strided: true}, 3519},
+		// the PE's moving stream is not slowed (the guide's rule is the SBUF/PSUM interfaces of DVE, ACT, Pool): 128.528
+		{"trn2 MATMUL bf16 512 strided", trn2, "pe", 0x02, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 4, Strided: true}, 129},
 	} {
 		if got := tc.c.NS(tc.engine, tc.op, tc.sz); got != tc.want {
 			t.Errorf("%s: %d ns, by hand %d", tc.name, got, tc.want)
