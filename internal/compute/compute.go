@@ -204,15 +204,18 @@ func Check(g isa.Gen, in *isa.Inst) error {
 // compute model): the most partitions and elements per partition any of
 // its operands enumerates, its first operand's element bytes, how many
 // tensor operands it reads (src…_mem_pattern: a pointer scalar is not
-// one) and its widest element; Strided: an operand's innermost step is
-// over 16 bytes (the NKI architecture guide: SBUF/PSUM then supply half
-// their bandwidth).
+// one) and its widest element; PSUM: an operand is in PSUM; Gapped: an
+// operand's innermost elements are not contiguous (step ≠ 1); Strided:
+// that step is over 16 bytes (the NKI architecture guide: SBUF/PSUM then
+// supply half their bandwidth).
 type Size struct {
 	Parts    int
 	Elems    int64
 	InBytes  int
 	Inputs   int
 	MaxBytes int
+	PSUM     bool
+	Gapped   bool
 	Strided  bool
 }
 

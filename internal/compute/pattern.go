@@ -131,8 +131,14 @@ func (e *Engine) pattern(name string, v tensorView, dims int, dt uint8, parts in
 			e.size.InBytes = size
 		}
 		e.size.MaxBytes = max(e.size.MaxBytes, size)
-		if step := p.Step[0] * int64(size); dims > 0 && p.Num[0] > 1 && (step > 16 || step < -16) {
-			e.size.Strided = true
+		if r == isa.PSUM {
+			e.size.PSUM = true
+		}
+		if dims > 0 && p.Num[0] > 1 && p.Step[0] != 1 {
+			e.size.Gapped = true
+			if step := p.Step[0] * int64(size); step > 16 || step < -16 {
+				e.size.Strided = true
+			}
 		}
 		if strings.HasPrefix(name, "src") {
 			e.size.Inputs++

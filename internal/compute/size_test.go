@@ -11,9 +11,10 @@ import (
 // SizeOf gives the compute model what a word works on, each field by hand
 // from the word's text: partitions (num_active_channels), the most
 // elements per partition of any operand, the first operand's and the
-// widest element bytes, the tensor operands read (src…), and whether an
-// operand's innermost step is over 16 bytes (the NKI architecture guide's
-// half-bandwidth rule).
+// widest element bytes, the tensor operands read (src…), whether an
+// operand is in PSUM, whether an operand's innermost elements are apart
+// (step ≠ 1) and whether that step is over 16 bytes (the NKI architecture
+// guide's half-bandwidth rule).
 func TestSizeOf(t *testing.T) {
 	tt := func(d0, d1, out string, s0, s1, dst pat) string {
 		return fmt.Sprintf("tensor_tensor dtype_lo=%s, dtype_hi=%s, out_dtype=%s, op=ADD, num_active_channels=64, %s, %s, %s",
@@ -38,15 +39,18 @@ func TestSizeOf(t *testing.T) {
 			compute.Size{Parts: 32, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 2}},
 		// every 9th fp16: 18 bytes a step
 		{"COPY fp16 step 9", cp("FP16", "FP16", sb(0, 0, []int{9}, []int{100}), sb(0, 0x1000, st, nm)),
-			compute.Size{Parts: 32, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 2, Strided: true}},
+			compute.Size{Parts: 32, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 2, Gapped: true, Strided: true}},
 		// every 8th bf16 and every 4th fp32: 16 bytes, still full bandwidth
 		{"COPY bf16 step 8", cp("BF16", "BF16", sb(0, 0, []int{8}, []int{100}), sb(0, 0x1000, st, nm)),
-			compute.Size{Parts: 32, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 2}},
+			compute.Size{Parts: 32, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 2, Gapped: true}},
 		{"COPY fp32 step 4", cp("FP32", "FP32", sb(0, 0, []int{4}, []int{100}), sb(0, 0x1000, st, nm)),
-			compute.Size{Parts: 32, Elems: 100, InBytes: 4, Inputs: 1, MaxBytes: 4}},
+			compute.Size{Parts: 32, Elems: 100, InBytes: 4, Inputs: 1, MaxBytes: 4, Gapped: true}},
 		// the destination strided: 5 fp32 = 20 bytes
 		{"COPY fp32 into step 5", cp("FP32", "FP32", r, sb(0, 0x1000, []int{5}, []int{100})),
-			compute.Size{Parts: 32, Elems: 100, InBytes: 4, Inputs: 1, MaxBytes: 4, Strided: true}},
+			compute.Size{Parts: 32, Elems: 100, InBytes: 4, Inputs: 1, MaxBytes: 4, Gapped: true, Strided: true}},
+		// out of PSUM into SBUF
+		{"COPY fp32 PSUM → SBUF", cp("FP32", "FP32", ps(0, 0, st, nm), sb(0, 0x1000, st, nm)),
+			compute.Size{Parts: 32, Elems: 100, InBytes: 4, Inputs: 1, MaxBytes: 4, PSUM: true}},
 		// a one-element innermost dimension steps nowhere
 		{"COPY fp32 [1 100] step 9", cp("FP32", "FP32", sb(0, 0, []int{9, 1}, []int{1, 100}), sb(0, 0x1000, st, nm)),
 			compute.Size{Parts: 32, Elems: 100, InBytes: 4, Inputs: 1, MaxBytes: 4}},

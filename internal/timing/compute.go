@@ -43,18 +43,18 @@ type Compute struct {
 	Gen, Source string
 	// VectorFixedNS + VectorReadNS × elements per partition × tensor
 	// inputs (at least one) is a DVE (and Pool) word's time; Vector16
-	// scales the streaming part when every operand is 2 bytes or
-	// narrower. INFERRED fit of hw-timing §5's DVE TENSOR_TENSOR (trn2,
+	// scales the streaming part of a DVE word in trn2's performance mode
+	// (perfMode). INFERRED fit of hw-timing §5's DVE TENSOR_TENSOR (trn2,
 	// two inputs, PSUM fp32 or SB fp32 in): 128 × 1000 1201 ns, 128 × 420
 	// 595/596, 128 × 444 621 → 156 + 2 × 0.5225 n (all three within 1 %):
-	// N cycles at 0.96 GHz, the guide's trn2 Vector Engine reading 256
-	// elements a cycle (2 a lane; its "2N cycles" of two inputs at 1 a
-	// lane). Vector16 0.5: the guide's 512 BF16/FP16 elements a cycle; a
-	// one-input fp16 COPY 128 × 128 then takes 189 ns (§5 conv2d_4's DVE
-	// COPY 186; not fitted). trn1: 128 × 1000 fp32 2017 ns, the fixed part
-	// carried over → 0.9305 a read (the guide: 1 a lane a cycle at 1.12
-	// GHz, 0.893), Vector16 1 (the guide's trn1 width is 128 for every
-	// dtype).
+	// N cycles at 0.96 GHz, the Trainium2 guide's Vector Engine reading
+	// 256 elements a cycle (2 a lane; NeuronCore-v2's "2N cycles" of two
+	// inputs at 1 a lane). Vector16 0.5: the guide's 512 BF16/FP16
+	// elements a cycle, "a 4x throughput lift compared to NeuronCore-v2"
+	// for a 16-bit copy or tensor_scalar, SBUF to SBUF, contiguous. trn1:
+	// 128 × 1000 fp32 2017 ns, the fixed part carried over → 0.9305 a read
+	// (the guide: 1 a lane a cycle at 1.12 GHz, 0.893), no performance
+	// mode (Vector16 1).
 	VectorFixedNS, VectorReadNS, Vector16 float64
 	// ActFixedNS + ActElemNS × elements is an ACT word's time on fp32 data,
 	// ActNarrow times the per-element part on narrower input. ActElemNS:
@@ -188,10 +188,25 @@ func (c *Compute) NS(engine string, op isa.Opcode, sz Size) int64 {
 		return round(c.ActFixedNS + per*n)
 	}
 	stream := c.VectorReadNS * n * float64(max(sz.Inputs, 1))
-	if sz.MaxBytes > 0 && sz.MaxBytes <= 2 {
+	if isEngine(engine, "dve") && perfMode(op, sz) {
 		stream *= c.Vector16
 	}
 	return round(c.VectorFixedNS + stream)
+}
+
+// perfMode says whether a DVE word qualifies for trn2's Vector Engine
+// performance mode at its full (4×) rate: the NKI Trainium2 guide's
+// "nisa.tensor_copy and nisa.tensor_scalar when both input/output
+// tensors are in SBUF, are in BF16/FP16, have physically contiguous
+// elements in the inner-most free dimension". Its 2× cases (16-bit but
+// strided or in PSUM; a 16-bit tensor_tensor from SBUF) run at trn2's
+// base rate, which is already twice NeuronCore-v2's.
+func perfMode(op isa.Opcode, sz Size) bool {
+	switch op {
+	case compute.OpCopy, compute.OpCast, compute.OpTensorScalar, compute.OpTensorScalarPtr:
+		return sz.MaxBytes > 0 && sz.MaxBytes <= 2 && !sz.PSUM && !sz.Gapped
+	}
+	return false
 }
 
 // isEngine compares a stream's engine name with a NEFF key, ignoring case

@@ -31,7 +31,7 @@ func TestComputeTimes(t *testing.T) {
 		{"DVE TT 128×420 fp16 (PSUM fp32 in)", trn2, "dve", 0x41, tt(420, 4, 4), 595, 0.02},
 		{"DVE TT 128×420 fp32", trn2, "dve", 0x41, tt(420, 4, 4), 596, 0.02},
 		{"DVE TT 128×444 fp16 (PSUM fp32 in; not fitted)", trn2, "dve", 0x41, tt(444, 4, 4), 621, 0.02},
-		{"DVE COPY 128×128 fp16 SB→SB (not fitted)", trn2, "dve", 0x46, one(128, 2, 2), 186, 0.05},
+		{"DVE COPY 128×128 fp16 SB→SB, contiguous (not fitted)", trn2, "dve", 0x46, one(128, 2, 2), 186, 0.05},
 		{"trn1 DVE TT 128×1000 fp32", trn1, "dve", 0x41, tt(1000, 4, 4), 2017, 0.02},
 		{"ACT COPY 128×128 fp32", trn2, "act", 0x46, one(128, 4, 4), 213, 0.02},
 		{"ACT COPY 128×128 fp16", trn2, "act", 0x46, one(128, 2, 2), 657, 0.2}, // 567 and 748
@@ -76,8 +76,9 @@ func TestComputeTimes(t *testing.T) {
 }
 
 // The laws' shape, by hand from the constants (docs/sim.md "Compute
-// time"): a DVE word streams each tensor input, 16-bit data twice as fast
-// on trn2 and not on trn1, an innermost step over 16 bytes half as fast; a
+// time"): a DVE word streams each tensor input, a 16-bit contiguous SBUF
+// copy or tensor_scalar twice as fast on trn2 (its performance mode) and
+// not on trn1, an innermost step over 16 bytes half as fast; a
 // MATMUL grows with its moving columns, an FP32 one 4 passes; an ACT word
 // by the engine's clock.
 func TestComputeLaws(t *testing.T) {
@@ -94,8 +95,16 @@ func TestComputeLaws(t *testing.T) {
 		{"trn2 DVE two inputs fp32 512", trn2, "dve", 0x41, Size{Parts: 128, Elems: 512, InBytes: 4, Inputs: 2, MaxBytes: 4}, 691},
 		// 156 + 0.5225 × 512 = 423.52
 		{"trn2 DVE one input fp32 512", trn2, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 4, Inputs: 1, MaxBytes: 4}, 424},
-		// 156 + 0.5225 × 512 × 0.5 = 289.76
-		{"trn2 DVE one input bf16 512", trn2, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 290},
+		// a 16-bit COPY or TENSOR_SCALAR, SBUF to SBUF, contiguous: performance mode, 156 + 0.5225 × 512 × 0.5 = 289.76
+		{"trn2 DVE COPY bf16 512", trn2, "dve", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 290},
+		{"trn2 DVE TENSOR_SCALAR bf16 512", trn2, "dve", 0x43, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 290},
+		// not in performance mode at its full rate: a reduction, a PSUM operand, a gap, Pool: 423.52
+		{"trn2 DVE TENSOR_REDUCE bf16 512", trn2, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 424},
+		{"trn2 DVE COPY bf16 512 from PSUM", trn2, "dve", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, PSUM: true}, 424},
+		{"trn2 DVE COPY bf16 512 step 2", trn2, "dve", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, Gapped: true}, 424},
+		{"trn2 Pool COPY bf16 512", trn2, "pool", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 424},
+		// a 16-bit TENSOR_TENSOR: trn2's base rate, 156 + 0.5225 × 512 × 2 = 691.04
+		{"trn2 DVE TT bf16 512", trn2, "dve", 0x41, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 2, MaxBytes: 2}, 691},
 		// no input (a fill) streams its output as one: 423.52
 		{"trn2 Pool no input 512", trn2, "pool", 0x42, Size{Parts: 128, Elems: 512, InBytes: 4, MaxBytes: 4}, 424},
 		// trn1: 156 + (2017 − 156) / 2000 × 512 = 632.416; bf16 the same
@@ -110,8 +119,8 @@ func TestComputeLaws(t *testing.T) {
 		// 106 + 2048 / 1.2 = 1812.67; trn1 106 + 2048 / 1.4 = 1568.86
 		{"trn2 ACT fp32 2048", trn2, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4}, 1813},
 		{"trn1 ACT fp32 2048", trn1, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4}, 1569},
-		// an innermost step over 16 bytes streams at half speed: 156 + 0.5225 × 512 × 2 × 0.5 = 423.52
-		{"trn2 DVE one input bf16 512 strided", trn2, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, Strided: true}, 424},
+		// an innermost step over 16 bytes streams at half speed: 156 + 0.5225 × 512 × 2 = 691.04
+		{"trn2 DVE COPY bf16 512 step 9", trn2, "dve", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, Gapped: true, Strided: true}, 691},
 		// 106 + 2 × 2048 / 1.2 = 3519.33
 		{"trn2 ACT fp32 2048 strided", trn2, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4, Strided: true}, 3519},
 		// the PE's moving stream is not slowed (the guide's rule is the SBUF/PSUM interfaces of DVE, ACT, Pool): 128.528
