@@ -7,14 +7,15 @@ import (
 
 // Compute calls' predicted times against the compute model's documented
 // trn2 constants (internal/timing/compute.go, docs/sim.md "Compute time"):
-// a DVE or Pool word 156 + 0.5225 ns an element per partition for each
-// tensor it reads (at least one); an ACT word on fp32 106 + elements / 1.2
-// ns; LDWEIGHTS 26 ns; a MATMUL 42 + 0.169 ns a moving column, × 4 on fp32.
+// a DVE word 156 + 0.5225 ns an element per partition for each tensor it
+// reads (at least one); a Pool (GpSimd) word (150 + elements × inputs) /
+// 1.2 ns; an ACT word on fp32 106 + elements / 1.2 ns; LDWEIGHTS 26 ns; a MATMUL 42 + 0.169 ns a moving column, × 4 on fp32.
 // An fp32 nc_matmul is two LDWEIGHTS + MATMUL pairs (the LOW and HIGH
 // passes, docs/compute.md §14), a narrower one a pair.
 func TestComputeTimes(t *testing.T) {
 	vec := func(elems, inputs float64) int64 { return int64(math.Round(156 + 0.5225*elems*inputs)) }
 	act := func(elems float64) int64 { return int64(math.Round(106 + elems/1.2)) }
+	pool := func(elems float64) int64 { return int64(math.Round((150 + elems) / 1.2)) }
 	mm := func(cols, passes float64) int64 { return int64(math.Round(42 + 0.169*passes*cols)) }
 	mm32 := func(cols float64) int64 { return mm(cols, 4) }
 	const P, F = 128, 500
@@ -26,9 +27,9 @@ func TestComputeTimes(t *testing.T) {
 		{"tensor_tensor", &Call{Op: "tensor_tensor", Dst: whole("c"), Srcs: []*AP{whole("a"), whole("b")}, ALUOp: "add"}, vec(F, 2)},
 		{"tensor_scalar", &Call{Op: "tensor_scalar", Dst: whole("c"), Src: whole("a"), ALUOp: "multiply", Operand0: f64p(2)}, vec(F, 1)},
 		{"tensor_copy", &Call{Op: "tensor_copy", Dst: whole("c"), Src: whole("a")}, vec(F, 1)},
-		{"memset half", &Call{Op: "memset", Dst: &AP{Tensor: "c", Slices: [][3]int64{{0, P, 1}, {0, F / 2, 1}}}, Value: f64p(1)}, vec(F/2, 1)},
+		{"memset half", &Call{Op: "memset", Dst: &AP{Tensor: "c", Slices: [][3]int64{{0, P, 1}, {0, F / 2, 1}}}, Value: f64p(1)}, pool(F / 2)},
 		{"activation", &Call{Op: "activation", Dst: whole("c"), Src: whole("a"), Func: "exp"}, act(F)},
-		{"iota", &Call{Op: "iota", Dst: whole("c"), Coefs: []int64{1, 1}}, vec(F, 1)},
+		{"iota", &Call{Op: "iota", Dst: whole("c"), Coefs: []int64{1, 1}}, pool(F)},
 		{"nc_matmul fp32", &Call{Op: "nc_matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "a", Slices: [][3]int64{{0, P, 1}, {0, 64, 1}}}, Moving: &AP{Tensor: "b", Slices: [][3]int64{{0, P, 1}, {0, 400, 1}}}}, 2 * (26 + mm32(400))},
 		{"nc_matmul fp16", &Call{Op: "nc_matmul", Dst: whole("ps"), Stationary: &AP{Tensor: "h", Slices: [][3]int64{{0, P, 1}, {0, 64, 1}}}, Moving: &AP{Tensor: "h", Slices: [][3]int64{{0, P, 1}, {0, 400, 1}}}}, 26 + mm(400, 1)},
 		{"nc_transpose", &Call{Op: "nc_transpose", Dst: whole("tt"), Src: &AP{Tensor: "a", Slices: [][3]int64{{0, 64, 1}, {0, 32, 1}}}}, 26 + mm32(64)},

@@ -42,7 +42,7 @@ type Size = compute.Size
 type Compute struct {
 	Gen, Source string
 	// VectorFixedNS + VectorReadNS × elements per partition × tensor
-	// inputs (at least one) is a DVE (and Pool) word's time; Vector16
+	// inputs (at least one) is a DVE word's time; Vector16
 	// scales the streaming part of a DVE word in trn2's performance mode
 	// (perfMode). INFERRED fit of hw-timing §5's DVE TENSOR_TENSOR (trn2,
 	// two inputs, PSUM fp32 or SB fp32 in): 128 × 1000 1201 ns, 128 × 420
@@ -66,6 +66,13 @@ type Compute struct {
 	// guide states no dtype penalty). ACT copies slower than DVE (§2.7:
 	// 567 vs 186, 748 vs 448).
 	ActFixedNS, ActElemNS, ActNarrow float64
+	// PoolStartNS + PoolElemNS × elements per partition × tensor inputs
+	// (at least one) is a Pool (GpSimd) word's time: the NKI ISA
+	// reference's "GPSIMD_START + N GpSimd Engine cycles ... GPSIMD_START
+	// ... roughly 150 engine cycles" (iota, affine_select) at the guides'
+	// GpSimd clock, 1.2 GHz on trn2 (125 + N / 1.2 ns), 1.4 on trn1. Not
+	// measured: no training kernel computes on Pool.
+	PoolStartNS, PoolElemNS float64
 	// StridedFactor scales a DVE, Pool or ACT word's streaming part when
 	// an operand's innermost step exceeds 16 bytes: the NKI architecture
 	// guide's "the achievable bandwidth of each tensor read/write
@@ -110,6 +117,7 @@ func ComputeTrn2() Compute {
 		Gen: "CAYMAN", Source: "measured on trn2 (docs/sim.md \"Measured timing\")",
 		VectorFixedNS: 156, VectorReadNS: 0.5225, Vector16: 0.5,
 		ActFixedNS: 106, ActElemNS: 1 / 1.2, ActNarrow: 5.2, StridedFactor: 2,
+		PoolStartNS: 150 / 1.2, PoolElemNS: 1 / 1.2,
 		LdWeightsNS: 26, MatmulFixedNS: 42, MatmulColNS: 0.169, MatmulFP32Passes: 4,
 		ActTableLoadNS: 1283, EventSemaphoreNS: 45,
 		NopNS: 22, SetOrderingNS: 12.5, BranchLabelNS: 44,
@@ -125,6 +133,7 @@ func ComputeTrn1() Compute {
 	c.VectorReadNS = (2017 - c.VectorFixedNS) / 2000
 	c.Vector16 = 1
 	c.ActElemNS = 1 / 1.4
+	c.PoolStartNS, c.PoolElemNS = 150/1.4, 1/1.4
 	c.NopNS, c.SetOrderingNS = 13.6, 7.1
 	c.TriggerSPNS, c.TriggerNS = 77, 69
 	return c
@@ -186,6 +195,9 @@ func (c *Compute) NS(engine string, op isa.Opcode, sz Size) int64 {
 			per *= c.ActNarrow
 		}
 		return round(c.ActFixedNS + per*n)
+	}
+	if isEngine(engine, "pool") { // GpSimd: a start-up, then one element a lane a cycle per input
+		return round(c.PoolStartNS + c.PoolElemNS*n*float64(max(sz.Inputs, 1)))
 	}
 	stream := c.VectorReadNS * n * float64(max(sz.Inputs, 1))
 	if isEngine(engine, "dve") && perfMode(op, sz) {

@@ -102,11 +102,15 @@ func TestComputeLaws(t *testing.T) {
 		{"trn2 DVE TENSOR_REDUCE bf16 512", trn2, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 424},
 		{"trn2 DVE COPY bf16 512 from PSUM", trn2, "dve", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, PSUM: true}, 424},
 		{"trn2 DVE COPY bf16 512 step 2", trn2, "dve", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, Gapped: true}, 424},
-		{"trn2 Pool COPY bf16 512", trn2, "pool", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 424},
+		{"trn2 Pool COPY bf16 512", trn2, "pool", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 552},
 		// a 16-bit TENSOR_TENSOR: trn2's base rate, 156 + 0.5225 × 512 × 2 = 691.04
 		{"trn2 DVE TT bf16 512", trn2, "dve", 0x41, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 2, MaxBytes: 2}, 691},
 		// no input (a fill) streams its output as one: 423.52
-		{"trn2 Pool no input 512", trn2, "pool", 0x42, Size{Parts: 128, Elems: 512, InBytes: 4, MaxBytes: 4}, 424},
+		{"trn2 DVE no input 512", trn2, "dve", 0x49, Size{Parts: 128, Elems: 512, InBytes: 4, MaxBytes: 4}, 424},
+		// Pool (GpSimd): (150 + 512) / 1.2 = 551.67; two inputs (150 + 1024) / 1.2 = 978.33; trn1 (150 + 512) / 1.4 = 472.86
+		{"trn2 Pool no input 512", trn2, "pool", 0x42, Size{Parts: 128, Elems: 512, InBytes: 4, MaxBytes: 4}, 552},
+		{"trn2 Pool TT 512", trn2, "pool", 0x41, Size{Parts: 128, Elems: 512, InBytes: 4, Inputs: 2, MaxBytes: 4}, 978},
+		{"trn1 Pool one input 512", trn1, "pool", 0x46, Size{Parts: 128, Elems: 512, InBytes: 4, Inputs: 1, MaxBytes: 4}, 473},
 		// trn1: 156 + (2017 − 156) / 2000 × 512 = 632.416; bf16 the same
 		{"trn1 DVE one input bf16 512", trn1, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2}, 632},
 		// 42 + 0.169 × 512 = 128.528
