@@ -64,8 +64,8 @@ func (tl *Timeline) word(i, off int, name, queue string, now, start, cost int64,
 // over the engines, a cast's rows 10 ns apart) would be drawn wrong. A
 // stream's DMA track is split by queue ("sg00 SP DMA qSPIO0"), then each
 // track into as many lanes as its spans need (" (2)", …), each span on the
-// first lane free when it starts. The events are copied: Write may run
-// again.
+// first lane free when it starts; a stream whose DMA track stays empty
+// loses it. The events are copied: Write may run again.
 func (tl *Timeline) tracks() []Event {
 	out := slices.Clone(tl.Events)
 	names := map[[2]int]string{} // (pid, tid) → thread name
@@ -130,7 +130,11 @@ func (tl *Timeline) tracks() []Event {
 			e.Tid = tids[lane]
 		}
 	}
-	return out
+	// a stream that moved nothing has no DMA track: its name alone would
+	// draw an empty row
+	return slices.DeleteFunc(out, func(e Event) bool {
+		return e.Ph == "M" && e.Name == "thread_name" && e.Tid >= dmaTrack && e.Tid < engineTrack && !used[[2]int{e.Pid, e.Tid}]
+	})
 }
 
 // laneTrack is the first tid of the tracks tracks adds.
