@@ -206,7 +206,9 @@ func TestNEFFRunSample(t *testing.T) {
 	if st, err := os.Stat(out); err != nil || st.Size() != 128+32768 {
 		t.Errorf("output0: %v", err)
 	}
-	if b, err := os.ReadFile(tlf); err != nil || !strings.Contains(string(b), `"name":"thread_name","ph":"M","ts":0,"pid":0,"tid":1000,"args":{"name":"sg00 PE DMA"}`) {
+	// a DMA track per stream that moved something, by queue; PE moved nothing
+	if b, err := os.ReadFile(tlf); err != nil || !strings.Contains(string(b), `"args":{"name":"sg00 POOL DMA qPoolDynamic"}`) ||
+		!strings.Contains(string(b), `"args":{"name":"sg00 SP DMA qSPDynamicHW"}`) || strings.Contains(string(b), `"sg00 PE DMA`) {
 		t.Errorf("timeline: %v", err)
 	}
 }
