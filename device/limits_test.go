@@ -69,29 +69,32 @@ func TestLimitsByHand(t *testing.T) {
 	}
 }
 
-// Inline DGE words on one queue run one after another (docs/sim.md "DMA
-// time": words run one after another): three 0xd4 words Pool issues
-// back to back on qPoolDynamic (neffgen.Inline) each start moving when the
-// one before ends, and everything read off the run says so — the
-// schedule's starts, the queue's busy time (the union of three windows
-// end to end, nothing idle), the critical path (one queue segment naming
-// the three words by offset, 0x0–0x80, from the first's start to the
-// last's end), the timeline's DMA spans. Before, each started at its issue:
-// the queue showed idle time and the path blamed the wrong lane.
-func TestInlineWordsQueueInOrder(t *testing.T) {
+// A NEFF's inline DGE words run on the packet-level model as fired blocks
+// do (docs/sim.md "DMA time"), by hand: three 0xd4 words Pool issues at 0
+// on qPoolDynamic (neffgen.Inline), each 128 rows of 512 B from contiguous
+// HBM into SBUF, lowered over 16 DMA engines (8 rows an engine: one
+// 4096-B stretch, one packet of 4096 + 4 semaphore bytes). Pool's DGE
+// writes one word's descriptors at a time, 600 ns each (DGEWordNS), then a
+// Pool-issued DMA's 770-ns latency: word k's engine 0 starts at 600·(k+1)
+// + 770 = 1370, 1970, 2570, engine e 57·e later (HBM reads); a packet's
+// data 8 + 4100 / 27.1 = 159 ns, its write done 450 after (the last of
+// its engine's block): word k ends 1370 + 600·k + 855 + 159 + 450 = 2834,
+// 3434, 4034. Word k + 1's packet on engine e starts after word k's data
+// there (1529 + 57·e, before its own ready time: no wait). The queue is
+// busy 1370 → 4034 (the windows overlap: 2664 ns); the critical path is
+// the last word, issued at 0, moving from 2570.
+func TestInlineWordsOnThePacketModel(t *testing.T) {
 	st := runHW(t, isa.Cayman, neffgen.Inline(3), nil)
 	if len(st.Schedule) != 3 {
 		t.Fatalf("%d transfers, want 3", len(st.Schedule))
 	}
-	first, last := st.Schedule[0], st.Schedule[2]
 	for k, mv := range st.Schedule {
-		if mv.Timed || mv.Queue != "qPoolDynamic" {
-			t.Fatalf("transfer %d: %+v, want an inline word on qPoolDynamic", k, mv)
+		start, end := int64(1370+600*k), int64(2834+600*k)
+		if !mv.Timed || mv.Transfer == nil || !mv.Transfer.Inline || mv.Block != -1 || mv.Queue != "qPoolDynamic" {
+			t.Fatalf("transfer %d: %+v, want an inline word on qPoolDynamic, timed by the packet model", k, mv)
 		}
-		if k > 0 {
-			if prev := st.Schedule[k-1]; mv.StartNS != prev.DueNS || mv.IssueNS >= prev.DueNS {
-				t.Errorf("word %d issued %d starts %d; the word before ends %d: it should wait for it", k, mv.IssueNS, mv.StartNS, prev.DueNS)
-			}
+		if mv.IssueNS != 0 || mv.StartNS != start || mv.DueNS != end || len(mv.Packets) != 16 || mv.Bytes != 16*4100 {
+			t.Errorf("word %d: issued %d, %d–%d, %d packets, %d bytes; by hand 0, %d–%d, 16 of 4100", k, mv.IssueNS, mv.StartNS, mv.DueNS, len(mv.Packets), mv.Bytes, start, end)
 		}
 	}
 	var q sched.Lane
@@ -100,17 +103,11 @@ func TestInlineWordsQueueInOrder(t *testing.T) {
 			q = l
 		}
 	}
-	if q.BusyNS != last.DueNS-first.StartNS || q.WaitNS != 0 {
-		t.Errorf("queue busy %d, waiting %d; want %d (%d → %d end to end), 0", q.BusyNS, q.WaitNS, last.DueNS-first.StartNS, first.StartNS, last.DueNS)
+	if q.BusyNS != 4034-1370 || q.WaitNS != 0 {
+		t.Errorf("queue busy %d, waiting %d; by hand 2664, 0", q.BusyNS, q.WaitNS)
 	}
-	want := sched.Segment{Lane: "qPoolDynamic", FromNS: first.StartNS, ToNS: last.DueNS, Words: 3, First: 0, Last: 0x80, Queue: true, Inline: true, MovingNS: first.StartNS}
-	var seg *sched.Segment
-	for i := range st.Critical {
-		if st.Critical[i].Queue {
-			seg = &st.Critical[i]
-		}
-	}
-	if seg == nil || *seg != want || seg.Span() != "inline DGE words 0x0–0x80 (3 words)" {
-		t.Errorf("critical path %+v; want its queue segment %+v", st.Critical, want)
+	want := sched.Segment{Lane: "qPoolDynamic", FromNS: 0, ToNS: 4034, Words: 1, First: 0x80, Last: 0x80, Queue: true, Inline: true, MovingNS: 2570}
+	if n := len(st.Critical); n == 0 || st.Critical[n-1] != want || st.TimeNS != 4034 {
+		t.Errorf("critical path %+v, kernel %d; want it to end in %+v, at 4034", st.Critical, st.TimeNS, want)
 	}
 }

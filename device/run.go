@@ -1,6 +1,7 @@
 package device
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -400,10 +401,10 @@ func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res
 		x.prov, x.reads = pv, p.sbReads(s)
 	}
 	x.state = control.State{Mem: m, Regs: &x.regs}
-	st := &sched.Stream{Name: s.Name(), Steps: s.Steps, Err: s.Err, Mem: m, Core: s.Core, Exec: x}
+	st := &sched.Stream{Name: s.Name(), Steps: s.Steps, Err: s.Err, Mem: m, Core: s.Core, Exec: x, Issuer: strings.ToLower(cmp.Or(s.Key, s.Engine))}
 	x.at = At{Stream: s, Mem: m}
 	if exec == Sim {
-		x.engine = &sim.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core}
+		x.engine = &sim.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core, Shares: p.NEFF != nil}
 		x.inner, x.at.Regs, st.Clocked = x.engine, &x.engine.Regs, true
 		st.WordNS, st.Given = wordTime(p.Gen, s, opt.EngineTime)
 	} else {

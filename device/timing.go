@@ -17,9 +17,10 @@ import (
 
 // The packet-level DMA timing of a NEFF run (package timing, docs/sim.md):
 // every dma[] block a 0xc1 trigger fires is timed by the model from the
-// block itself — its rows, where it reads and writes, its queue's engines.
-// Words the model does not time (inline 0xd4 DGE words, ndma run's words)
-// keep the first-order cost of sim/cost.go (INFERRED, RATIONALE.md).
+// block itself — its rows, where it reads and writes, its queue's engines;
+// every inline 0xd4 DGE word from its lowering (sim.WordTransfer). Words
+// the model does not time (ndma run's words, the scalar movers) keep the
+// first-order cost of sim/cost.go (INFERRED, RATIONALE.md).
 
 // BlockTransfer is block b of queue q, spread over engines DMA engines
 // (the block's completion increment: the queue's num_queues, neff.md §4.7,

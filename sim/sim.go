@@ -24,13 +24,16 @@ import (
 
 // Machine is one core's memory, registers and DMA engines.
 type Machine struct {
-	Mem            *mem.Memory
-	Regs           [64]uint32
-	RingSize       int         // descriptors per ring; 0: sdma.DefaultRingSize
-	Engines        int         // a runtime-placed block's DMA engines, its rows spread over them (dge.Options.Engines); 0: the DGE's fan-out
-	MaxBytes       int64       // refuse a word whose streams carry more (0: DefaultMaxBytes)
-	MaxSteps       int         // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
-	Backend        dge.Backend // DGE backend (Auto by default)
+	Mem      *mem.Memory
+	Regs     [64]uint32
+	RingSize int         // descriptors per ring; 0: sdma.DefaultRingSize
+	Engines  int         // a runtime-placed block's DMA engines, its rows spread over them (dge.Options.Engines); 0: the DGE's fan-out
+	MaxBytes int64       // refuse a word whose streams carry more (0: DefaultMaxBytes)
+	MaxSteps int         // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
+	Backend  dge.Backend // DGE backend (Auto by default)
+	// Shares builds each lowered word's packets for the packet-level DMA
+	// model: Effect.Transfer, the word's rows per DMA engine (WordTransfer).
+	Shares         bool
 	Stats          Stats
 	control.Tracer                            // per word: the descriptors executed (when Tracing)
 	Peer           func(core int) *mem.Memory // another core's memory (cross-core DMA_MEMCPY2); nil: none
@@ -205,6 +208,9 @@ func (x *Machine) issue(in *isa.Inst) error {
 	}
 	if err := x.run(name, p, lw); err != nil {
 		return err
+	}
+	if x.Shares {
+		x.eff.Transfer = WordTransfer(p)
 	}
 	x.eff.Changes = append(x.eff.Changes, events...)
 	return nil

@@ -167,21 +167,34 @@ func TestNEFFRunSample(t *testing.T) {
 		t.Fatalf("exit %d: %s", code, se.String())
 	}
 	for _, want := range []string{
-		// Pool issues after its two prologue words (SET_ORDERING_MODE 13 ns, PSEUDO_BRANCH_LABEL 44 ns: the compute model)
-		"sg00 POOL offset 0x80: PSEUDO_DMA_DIRECT2D @0.057µs (completes at 2.146µs): x+0x0 → SB p0+0x37c00, 65536 bytes on qPoolDynamic\n",
-		"sg00 PE offset 0x80: EVENT_SEMAPHORE @2.146µs (completes at 2.191µs)\n",
+		// Pool issues after its two prologue words (SET_ORDERING_MODE 13 ns,
+		// PSEUDO_BRANCH_LABEL 44 ns: the compute model). Its inline words run
+		// on the packet-level model (docs/sim.md "DMA time"): its DGE writes
+		// one word's descriptors at a time (600 ns), then a Pool-issued DMA's
+		// 770-ns latency; x is 128 rows of 512 B over 16 engines, each one
+		// contiguous 4096-B stretch (a 4100-B packet with its semaphore),
+		// engine e 57·e ns later: 0.057 + 0.6 + 0.77 + 15 × 0.057 + 0.159
+		// (data) + 0.450 (the last packet's write) = 2.891
+		"sg00 POOL offset 0x80: PSEUDO_DMA_DIRECT2D @0.057µs (completes at 2.891µs): x+0x0 → SB p0+0x37c00, 65536 bytes on qPoolDynamic\n",
+		"sg00 PE offset 0x80: EVENT_SEMAPHORE @2.891µs (completes at 2.936µs)\n",
+		// the first y load's descriptors wait for x's on Pool's DGE: it moves
+		// from 0.057 + 2 × 0.6 + 0.77 = 2.027; 8 rows of 128 B an engine, a
+		// 1028-B packet of 70 ns: 2.027 + 0.855 + 0.070 + 0.450 = 3.402
+		"  @0.057→2.027–3.402µs       sg00 POOL 0xc0 ",
 		// the store waits $S[4] ≥ 2: ACT's copies, after the MATMULs, after
-		// the last y load ($S[26]): the last pair starts at 6.070 µs
-		// (LDWEIGHTS 26 ns, MATMUL of 64 fp16 columns 42 + 0.169 × 64 = 53:
-		// ends 6.149), ACT's copy of 64 elements (106 + 64 / 1.2 = 159 ns)
+		// the last y load ($S[26], moving from 2.627, ending 4.002): the last
+		// pair (LDWEIGHTS 26 ns, MATMUL of 64 fp16 columns 42 + 0.169 × 64 =
+		// 53) ends 4.081, ACT's copy of 64 elements (106 + 64 / 1.2 = 159 ns)
 		// starts 36 ns later (the semaphore's wake, hw-timing §4.1) and the
-		// store 36 ns after the copy: 6.149 + 36 + 159 + 36 = 6.380
-		"  @6.380–9.250µs             sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
-		"  @6.380–9.250µs             sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
-		// the first y load, issued with x, waits for x on qPoolDynamic (inline
-		// words on one queue run one after another, docs/sim.md "DMA time"):
-		// it starts moving at x's end, 2.146 (the trace line above)
-		"  @0.057→2.146–",
+		// store 36 ns after the copy: 4.081 + 36 + 159 + 36 = 4.312. It
+		// moves from 4.312 + 0.6 + 0.77 = 5.682: the DGE lowers its
+		// FP32 → FP16 cast onto one engine, a packet a 128-B row 10 ns apart
+		// (a cast's issue), each row's write done 268 ns after its 20-ns data
+		// or 24 ns after the row before (C3): 5.682 + 0.020 + 0.268 + 127 ×
+		// 0.024 = 9.018
+		"  @4.312→5.682–9.018µs       sg00 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x0, 16384 bytes on qPoolDynamic\n",
+		"  @4.312→5.682–9.018µs       sg01 POOL 0x140 PSEUDO_DMA_DIRECT2D: SB p0+0x4200 → output0+0x80, 16384 bytes on qPoolDynamic\n",
+		"10 inline DGE words by the packet-level model",
 		"wrote " + out + ": output0 <f2 [128 128]\n",
 		"58 words executed in 2 subgraphs",
 		// each subgraph's streams (neff.md's census of matmul_small), twice:

@@ -101,19 +101,29 @@ func printNEFFTiming(e *env, nt *neffTiming, res *device.NEFFResult) {
 	if !res.Clocked || res.Timing == nil {
 		return
 	}
-	var timed, other int
+	var blocks, inline, other int
 	for _, r := range res.Subgraphs {
 		for _, mv := range r.Stats.Schedule {
-			if mv.Timed {
-				timed++
-			} else {
+			switch {
+			case mv.Timed && mv.Transfer != nil && mv.Transfer.Inline:
+				inline++
+			case mv.Timed:
+				blocks++
+			default:
 				other++
 			}
 		}
 	}
-	how := fmt.Sprintf("%d fired blocks by the packet-level model (%s constants, %s)", timed, res.Timing.Gen, res.Timing.Source)
+	var what []string
+	if blocks > 0 || inline == 0 {
+		what = append(what, fmt.Sprintf("%d %s", blocks, plural(blocks, "fired block")))
+	}
+	if inline > 0 {
+		what = append(what, fmt.Sprintf("%d %s", inline, plural(inline, "inline DGE word")))
+	}
+	how := fmt.Sprintf("%s by the packet-level model (%s constants, %s)", strings.Join(what, " and "), res.Timing.Gen, res.Timing.Source)
 	if other > 0 {
-		how += fmt.Sprintf(", %d inline DGE words by the first-order model (docs/sim.md)", other)
+		how += fmt.Sprintf(", %d %s by the first-order model (docs/sim.md)", other, plural(other, "other DMA word"))
 	}
 	fmt.Fprintf(e.stdout, "DMA time: %s; %s\n", how, nt.assumption())
 	for _, r := range res.Subgraphs {
@@ -390,7 +400,11 @@ func transferOf(sg string, mv sched.Moved, clocked bool, ends func(sg string, e 
 	t.Src, t.Dst, _ = wordEnds(mv.Run)
 	ends(sg, &t.Src)
 	ends(sg, &t.Dst)
-	if mv.Transfer != nil {
+	switch {
+	case mv.Transfer != nil && mv.Transfer.Inline: // an inline DGE word: the executor's bytes, the model's packets
+		t.Bytes = mv.Transfer.Bytes()
+		t.PacketBytes = mv.Bytes
+	case mv.Transfer != nil:
 		b := mv.Transfer.Block
 		t.Block = &b
 		// The block's data bytes: the model's packet bytes add a semaphore

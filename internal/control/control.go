@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 
+	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/mem"
 )
@@ -121,6 +122,10 @@ type Effect struct {
 	Queues      []int       // the DMA engines it used: a stream's DMAs on one engine run in order
 	Descriptors int         // descriptors executed
 	Bytes       uint64      // bytes the S2M legs wrote
+	// Transfer is the word's DMA as the packet-level model runs it, its
+	// rows per DMA engine (sim.WordTransfer); nil: not built (ref, or a
+	// machine not asked to).
+	Transfer *timing.Transfer
 }
 
 // Apply makes every change now, in order.
@@ -149,4 +154,5 @@ func (e *Effect) Merge(o Effect) {
 	e.Queues = append(e.Queues, o.Queues...)
 	e.Descriptors += o.Descriptors
 	e.Bytes += o.Bytes
+	e.Transfer = e.Transfer.Join(o.Transfer)
 }

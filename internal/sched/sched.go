@@ -105,12 +105,15 @@ func Decode(gen isa.Gen, code []byte) (steps []Step, err error) {
 
 // Stream is one instruction stream.
 type Stream struct {
-	Name  string // "POOL core 0"
-	Steps []Step
-	Err   error // a decode error after the last step
-	Exec  Executor
-	Mem   *mem.Memory // its core's memory (semaphores included)
-	Core  int
+	Name string // "POOL core 0"
+	// Issuer is the engine's key as the DMA model names an issuer ("sp",
+	// "pool", "act"): its inline DGE words' latency and DGE.
+	Issuer string
+	Steps  []Step
+	Err    error // a decode error after the last step
+	Exec   Executor
+	Mem    *mem.Memory // its core's memory (semaphores included)
+	Core   int
 	// Clocked says the executor reports DMA time (the engines' cost model):
 	// the trace shows when each word issues and completes.
 	Clocked bool
@@ -402,8 +405,13 @@ func (r *runner) turn(i int) (bool, error) {
 	waited := r.sum.issued(r, i, step)
 	cost := eff.CostNS
 	timedID := -1
-	if r.opt.Timing != nil && step.Transfer != nil && s.Clocked { // the packet-level model times the block
-		id, terr := r.opt.Timing.Fire(step.Transfer, r.now)
+	tr := step.Transfer
+	if tr == nil && eff.Transfer != nil && step.Queue != "" { // an inline DGE word of a NEFF queue: its rows per engine as the sim lowered them
+		tr = eff.Transfer
+		tr.Queue, tr.Issuer = step.Queue, s.Issuer
+	}
+	if r.opt.Timing != nil && tr != nil && s.Clocked { // the packet-level model times the block or word
+		id, terr := r.opt.Timing.Fire(tr, r.now)
 		if terr != nil {
 			return false, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, terr)
 		}
@@ -436,7 +444,7 @@ func (r *runner) turn(i int) (bool, error) {
 		}
 		w.node = r.sum.dmaNode(step.Queue, id, inline, cause, start, start+cost)
 		if timedID >= 0 {
-			r.timed = append(r.timed, timedTx{id: timedID, moved: -1, tlEvent: -1, node: w.node, stream: i, core: s.Core, t: step.Transfer})
+			r.timed = append(r.timed, timedTx{id: timedID, moved: -1, tlEvent: -1, node: w.node, stream: i, core: s.Core, t: tr})
 		}
 	}
 	if tl := r.tl; tl != nil {
@@ -465,7 +473,7 @@ func (r *runner) turn(i int) (bool, error) {
 		mv := Moved{Stream: s.Name, Offset: step.Offset, Word: name, IssueNS: r.now, DueNS: r.now + cost, Note: step.Note,
 			Queue: step.Queue, Bytes: int64(eff.Bytes), StartNS: start, Transfer: step.Transfer, Run: step.Words()}
 		if timedID >= 0 {
-			mv.Timed, mv.Block = true, step.Transfer.Block
+			mv.Timed, mv.Block, mv.Transfer = true, tr.Block, tr
 			r.timed[len(r.timed)-1].moved = len(st.Schedule)
 		}
 		st.Schedule = append(st.Schedule, mv)

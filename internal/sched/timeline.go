@@ -157,6 +157,9 @@ func (tl *Timeline) packets(core int, t *timing.Transfer, ps []timing.Packet) {
 		tl.named = map[[2]int]bool{}
 	}
 	name := fmt.Sprintf("%s block %d", t.Queue, t.Block)
+	if t.Inline {
+		name = t.Queue + " inline DGE word"
+	}
 	for _, p := range ps {
 		if k := [2]int{core, p.Engine}; !tl.named[k] {
 			tl.named[k] = true

@@ -43,6 +43,14 @@ type Transfer struct {
 	// +8 B": conv2d_2's reloads, 2056 = 2048 + 8).
 	WideSemaphore bool
 	Issuer        string // the engine whose trigger fires it (the queue's owner: "sp", "pool", "act")
+	// Inline: an inline DGE word, not a dma[] block (Block is -1): the
+	// engines get its descriptors from the issuer's DGE, which runs one
+	// word at a time, DGEWordNS each (Params.DGEWordNS), and its rows are
+	// already spread over the engines — Shares[i] is engine
+	// ShareEngines[i]'s (the lowered word's channel to that DMA engine).
+	Inline       bool
+	Shares       [][]Run
+	ShareEngines []int
 }
 
 // Bytes is the data the transfer writes (its rows).
@@ -50,6 +58,11 @@ func (t *Transfer) Bytes() int64 {
 	var n int64
 	for _, r := range t.Rows {
 		n += r.Bytes * r.Count
+	}
+	for _, sh := range t.Shares {
+		for _, r := range sh {
+			n += r.Bytes * r.Count
+		}
 	}
 	return n
 }
@@ -139,11 +152,13 @@ type Model struct {
 	// dispatch is when each issuer's next block may reach the engines: the
 	// last block's ready time plus its engine share's issue time (Params.DispatchInOrder).
 	dispatch map[string]int64
+	// dge is when each issuer's DGE is free for its next inline word.
+	dge map[string]int64
 }
 
 // New is a model of idle engines with p's constants.
 func New(p Params) *Model {
-	m := &Model{P: p, qindex: map[string]int{}, dispatch: map[string]int64{}}
+	m := &Model{P: p, qindex: map[string]int{}, dispatch: map[string]int64{}, dge: map[string]int64{}}
 	m.grow(max(p.Engines, 1))
 	return m
 }
@@ -171,11 +186,23 @@ func (m *Model) Fire(t *Transfer, issueNS int64) (int, error) {
 	if n <= 0 {
 		n = p.Engines
 	}
+	if t.Shares != nil {
+		if len(t.ShareEngines) != len(t.Shares) {
+			return 0, fmt.Errorf("queue %s: %d shares on %d engines", t.Queue, len(t.Shares), len(t.ShareEngines))
+		}
+		n = 0
+		for _, e := range t.ShareEngines {
+			if e < 0 || e >= maxEngines {
+				return 0, fmt.Errorf("queue %s: DMA engine %d: at most %d", t.Queue, e, maxEngines)
+			}
+			n = max(n, e+1)
+		}
+	}
 	if n > maxEngines {
 		return 0, fmt.Errorf("queue %s: %d engines (num_queues): at most %d", t.Queue, n, maxEngines)
 	}
 	var total int64
-	for _, r := range t.Rows {
+	for _, r := range t.allRuns() {
 		if r.Bytes <= 0 || r.Count < 0 || r.Element < 0 {
 			return 0, fmt.Errorf("queue %s block %d: a run of %d rows of %d bytes", t.Queue, t.Block, r.Count, r.Bytes)
 		}
@@ -196,7 +223,6 @@ func (m *Model) Fire(t *Transfer, issueNS int64) (int, error) {
 	}
 	id := len(m.flights)
 	m.flights = append(m.flights, flight{t: t, res: Result{StartNS: -1}})
-	fl := &m.flights[id]
 	ready := issueNS + p.TriggerNS
 	if isEngine(t.Issuer, "sp") {
 		ready = issueNS + p.TriggerSPNS
@@ -205,7 +231,20 @@ func (m *Model) Fire(t *Transfer, issueNS int64) (int, error) {
 	if t.From == HBM {
 		stagger = p.StaggerHBMNS
 	}
+	if t.Inline { // the issuer's DGE writes the word's descriptors first, one word at a time (DGEWordNS)
+		at := max(issueNS, m.dge[t.Issuer]) + p.DGEWordNS
+		m.dge[t.Issuer] = at
+		ready += at - issueNS
+	}
 	var buf []Packet
+	if t.Shares != nil { // spread over the engines already: each share on its engine, staggered in order
+		for i, e := range t.ShareEngines {
+			buf = m.own(buf[:0], t, t.Shares[i])
+			m.queue(e, q, id, buf, ready+int64(i)*stagger)
+		}
+		m.ends()
+		return id, nil
+	}
 	if p.DispatchInOrder { // the issuer hands its blocks over one at a time
 		ready = max(ready, m.dispatch[t.Issuer])
 		buf = m.share(buf[:0], t, 0, n)
@@ -217,20 +256,37 @@ func (m *Model) Fire(t *Transfer, issueNS int64) (int, error) {
 	}
 	for e := 0; e < n; e++ {
 		buf = m.share(buf[:0], t, e, n)
-		eng := &m.engines[e]
-		for len(eng.queues) <= q {
-			eng.queues = append(eng.queues, nil)
-		}
-		at := ready + int64(e)*stagger
-		for _, pk := range buf {
-			pk.Engine = e
-			eng.queues[q] = append(eng.queues[q], pend{pk: pk, flight: id, ready: at})
-		}
-		fl.pending += len(buf)
-		m.planEngine(e)
+		m.queue(e, q, id, buf, ready+int64(e)*stagger)
 	}
 	m.ends()
 	return id, nil
+}
+
+// queue puts packets pks of transfer id on engine e's queue q, ready at
+// at, and plans the engine again.
+func (m *Model) queue(e, q, id int, pks []Packet, at int64) {
+	eng := &m.engines[e]
+	for len(eng.queues) <= q {
+		eng.queues = append(eng.queues, nil)
+	}
+	for _, pk := range pks {
+		pk.Engine = e
+		eng.queues[q] = append(eng.queues[q], pend{pk: pk, flight: id, ready: at})
+	}
+	m.flights[id].pending += len(pks)
+	m.planEngine(e)
+}
+
+// allRuns is every run of t's rows and shares.
+func (t *Transfer) allRuns() []Run {
+	if t.Shares == nil {
+		return t.Rows
+	}
+	var rs []Run
+	for _, sh := range t.Shares {
+		rs = append(rs, sh...)
+	}
+	return rs
 }
 
 // End is transfer id's last write done as planned now (final once every
@@ -442,6 +498,28 @@ func (m *Model) share(out []Packet, t *Transfer, e, n int) []Packet {
 		}
 		out = p.packets(out, r, hi-lo, t)
 	}
+	return m.semaphore(out, t, own, elements)
+}
+
+// own appends the packets of one engine's rows rs, as an inline DGE word
+// gives them (Transfer.Shares), and its semaphore write, as share does.
+func (m *Model) own(out []Packet, t *Transfer, rs []Run) []Packet {
+	p := &m.P
+	own, elements := p.SemaphoreOwnPacket || t.Cast, false
+	for _, r := range rs {
+		if r.Element > 0 {
+			own, elements = true, true
+		}
+		out = p.packets(out, r, r.Count, t)
+	}
+	return m.semaphore(out, t, own, elements)
+}
+
+// semaphore adds an engine's semaphore write to its packets out: on its
+// last packet, or as a packet of its own (own; elements: an element
+// descriptor block's).
+func (m *Model) semaphore(out []Packet, t *Transfer, own, elements bool) []Packet {
+	p := &m.P
 	if own || len(out) == 0 {
 		// trn1's semaphore packet stays behind the block's last packet, as
 		// trn2's rides inside it (RATIONALE.md); a cast's and an element
@@ -517,4 +595,21 @@ func cut(out []Packet, b, maxP int64) []Packet {
 		b -= n
 	}
 	return out
+}
+
+// Join is t and u, two inline DGE words one step issues, as one transfer:
+// their shares in order. Either may be nil (not built): then the other.
+func (t *Transfer) Join(u *Transfer) *Transfer {
+	switch {
+	case t == nil:
+		return u
+	case u == nil:
+		return t
+	}
+	j := *t
+	j.Shares = append(slices.Clone(t.Shares), u.Shares...)
+	j.ShareEngines = append(slices.Clone(t.ShareEngines), u.ShareEngines...)
+	j.Rows = append(slices.Clone(t.Rows), u.Rows...)
+	j.Cast = t.Cast || u.Cast
+	return &j
 }
