@@ -111,17 +111,22 @@ type write struct{ wd, descs int64 }
 
 // planned is a pending packet's tentative turn.
 type planned struct {
-	q                int // queue index
-	start, dd, wd    int64
-	flight, position int
+	q             int // queue index
+	start, dd, wd int64
+	flight        int
 }
 
 // engine is one DMA engine: its committed state, the packets waiting per
-// queue (in each queue's trigger order), and the tentative plan of them.
+// queue (in each queue's trigger order), and the tentative plan of them;
+// tail is the state after the plan, heads how far it went in each queue
+// (tailOK: they are current), so a plan can be carried on (extend).
 type engine struct {
 	st     engState
 	queues [][]pend
 	plan   []planned
+	tail   engState
+	heads  []int
+	tailOK bool
 }
 
 // flight is a fired transfer whose packets are not all committed.
@@ -274,7 +279,36 @@ func (m *Model) queue(e, q, id int, pks []Packet, at int64) {
 		eng.queues[q] = append(eng.queues[q], pend{pk: pk, flight: id, ready: at})
 	}
 	m.flights[id].pending += len(pks)
-	m.planEngine(e)
+	m.extend(e, q)
+}
+
+// extend plans engine e again after packets joined its queue q: when q is
+// the only queue with packets waiting there, the plan carries on from its
+// tail (round robin has nothing to interleave: the same turns a full plan
+// would give, without replaying the backlog); else planEngine.
+func (m *Model) extend(e, q int) {
+	eng := &m.engines[e]
+	if !eng.tailOK {
+		m.planEngine(e)
+		return
+	}
+	for k := range eng.queues {
+		if k != q && len(eng.queues[k]) > 0 {
+			m.planEngine(e)
+			return
+		}
+	}
+	for len(eng.heads) < len(eng.queues) {
+		eng.heads = append(eng.heads, 0)
+	}
+	st := &eng.tail
+	for eng.heads[q] < len(eng.queues[q]) {
+		pd := &eng.queues[q][eng.heads[q]]
+		s, dd, wd := m.P.serve(st, q, &pd.pk, pd.ready, m.flights[pd.flight].t)
+		st.rr = q
+		eng.plan = append(eng.plan, planned{q: q, start: s, dd: dd, wd: wd, flight: pd.flight})
+		eng.heads[q]++
+	}
 }
 
 // allRuns is every run of t's rows and shares.
@@ -412,12 +446,13 @@ func (m *Model) planEngine(e int) {
 	for {
 		q := eng.choose(&st, heads, st.data)
 		if q < 0 {
+			eng.tail, eng.heads, eng.tailOK = st, heads, true
 			return
 		}
 		pd := &eng.queues[q][heads[q]]
 		s, dd, wd := m.P.serve(&st, q, &pd.pk, pd.ready, m.flights[pd.flight].t)
 		st.rr = q
-		eng.plan = append(eng.plan, planned{q: q, start: s, dd: dd, wd: wd, flight: pd.flight, position: heads[q]})
+		eng.plan = append(eng.plan, planned{q: q, start: s, dd: dd, wd: wd, flight: pd.flight})
 		heads[q]++
 	}
 }
@@ -475,8 +510,13 @@ func (m *Model) commit(now int64) {
 		}
 		for q := range eng.queues {
 			eng.queues[q] = eng.queues[q][popped[q]:]
+			if q < len(eng.heads) {
+				eng.heads[q] -= popped[q]
+			}
 		}
-		m.planEngine(e)
+		// the rest of the plan stands: replanned from the new committed
+		// state it would give the same turns (nothing joined meanwhile)
+		eng.plan = eng.plan[k:]
 	}
 	m.ends()
 }
