@@ -67,3 +67,63 @@ func TestInlineShares(t *testing.T) {
 		t.Error("nil joined with nil is not nil")
 	}
 }
+
+// FuzzCarriedPlans: the plans carried on from their tails (extend) and the
+// plans a commit keeps give every transfer the turns that planning every
+// engine from scratch at every change gives (Model.replan): a random
+// sequence of transfers — blocks and inline words, on three queues, SB or
+// HBM, casts — fired at random times.
+func FuzzCarriedPlans(f *testing.F) {
+	f.Add([]byte{0, 16, 40, 3, 1, 200, 2, 7, 9, 0, 5, 90, 4, 4, 4, 1})
+	f.Add([]byte{255, 1, 1, 1, 1, 1, 0, 0, 0, 200, 200, 200, 7, 7, 7, 7, 9, 9, 9, 9})
+	f.Fuzz(func(t *testing.T, prog []byte) {
+		if len(prog) > 256 {
+			return
+		}
+		run := func(replan bool) []Result {
+			m := New(Trn2())
+			m.Keep, m.replan = true, replan
+			var ids []int
+			var now int64
+			for i := 0; i+4 <= len(prog); i += 4 {
+				op, a, b, c := prog[i], prog[i+1], prog[i+2], prog[i+3]
+				now += int64(a) * 37
+				tr := &Transfer{Queue: []string{"qA", "qB", "qC"}[op%3], Block: i, Issuer: []string{"sp", "pool", "act"}[op/3%3],
+					From: Mem(op / 9 % 2), To: Mem(op / 18 % 2), Cast: op&64 != 0}
+				if op&128 != 0 { // an inline word: shares on a few engines
+					tr.Inline, tr.Block = true, -1
+					for k := 0; k < int(c%4)+1; k++ {
+						tr.Shares = append(tr.Shares, []Run{{Bytes: int64(b)*16 + 1, Count: int64(c%9) + 1, Contiguous: k%2 == 0}})
+						tr.ShareEngines = append(tr.ShareEngines, (int(b)+5*k)%16)
+					}
+				} else {
+					tr.Engines = int(c%16) + 1
+					tr.Rows = []Run{{Bytes: int64(b)*32 + 1, Count: int64(c%40) + 1, Contiguous: op&32 != 0}}
+				}
+				id, err := m.Fire(tr, now)
+				if err != nil {
+					t.Fatal(err)
+				}
+				ids = append(ids, id)
+			}
+			m.Finish()
+			out := make([]Result, len(ids))
+			for k, id := range ids {
+				out[k] = m.Result(id)
+			}
+			return out
+		}
+		got, want := run(false), run(true)
+		for k := range want {
+			g, w := got[k], want[k]
+			if g.StartNS != w.StartNS || g.EndNS != w.EndNS || g.Bytes != w.Bytes || len(g.Packets) != len(w.Packets) {
+				t.Fatalf("transfer %d: %d–%d %d B %d packets; from scratch %d–%d %d B %d packets", k, g.StartNS, g.EndNS, g.Bytes, len(g.Packets), w.StartNS, w.EndNS, w.Bytes, len(w.Packets))
+			}
+			for j := range w.Packets {
+				if g.Packets[j] != w.Packets[j] {
+					t.Fatalf("transfer %d packet %d: %+v; from scratch %+v", k, j, g.Packets[j], w.Packets[j])
+				}
+			}
+		}
+	})
+}

@@ -159,6 +159,9 @@ type Model struct {
 	dispatch map[string]int64
 	// dge is when each issuer's DGE is free for its next inline word.
 	dge map[string]int64
+	// replan: every change plans its engines from scratch (tests: the
+	// reference the carried-on plans are held to).
+	replan bool
 }
 
 // New is a model of idle engines with p's constants.
@@ -288,7 +291,7 @@ func (m *Model) queue(e, q, id int, pks []Packet, at int64) {
 // would give, without replaying the backlog); else planEngine.
 func (m *Model) extend(e, q int) {
 	eng := &m.engines[e]
-	if !eng.tailOK {
+	if m.replan || !eng.tailOK {
 		m.planEngine(e)
 		return
 	}
@@ -517,6 +520,9 @@ func (m *Model) commit(now int64) {
 		// the rest of the plan stands: replanned from the new committed
 		// state it would give the same turns (nothing joined meanwhile)
 		eng.plan = eng.plan[k:]
+		if m.replan {
+			m.planEngine(e)
+		}
 	}
 	m.ends()
 }
