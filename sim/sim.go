@@ -17,6 +17,7 @@ import (
 
 	"ndma/dge"
 	"ndma/internal/control"
+	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/sdma"
@@ -115,6 +116,10 @@ func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 	e.Bytes += x.Stats.S2MBytes - b0 // a scalar mover's own count (mem2D) plus the S2M legs'
 	return e, nil
 }
+
+// LastTransfer is the packets' view of the last word Exec or Issue ran
+// (WordTransfer, with Shares set; nil: not built, or not a lowered word).
+func (x *Machine) LastTransfer() *timing.Transfer { return x.eff.Transfer }
 
 // state is the machine as the shared control rules see it.
 func (x *Machine) state() control.State {

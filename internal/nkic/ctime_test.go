@@ -81,3 +81,34 @@ func TestTimeOf(t *testing.T) {
 		t.Errorf("TimeOf ran %d calls", n)
 	}
 }
+
+// A DMA call's time is its word on the packet-level model, alone, by hand
+// (docs/nki.md "Compute calls"; timing.Trn2): a HW DGE load of (P, 512)
+// fp32 is P/8 engines of 8 rows × 2048 contiguous bytes — two packets of
+// 8192 B (8 + 8192 / 27.1 = 310 ns each; the second carries the 4-byte
+// semaphore) — after the DGE's 600 ns and SP's 900-ns latency, engine e
+// 57·e ns later (HBM reads), the last write 450 ns after its data: 128
+// partitions 600 + 900 + 15·57 + 2·310 + 450 = 3425, 16 partitions
+// 600 + 900 + 57 + 620 + 450 = 2627; the (128, 512) store reads SBUF
+// (14 ns an engine): 600 + 900 + 210 + 620 + 450 = 2780.
+func TestDMACallTimeByHand(t *testing.T) {
+	for _, tc := range []struct {
+		parts     int
+		load, sto int64
+	}{{128, 3425, 2780}, {16, 2627, 0}} {
+		p := build(t, "trn2", []*Tensor{ten("a", "hbm", "float32", "", tc.parts, 512), ten("x", "sbuf", "float32", "", tc.parts, 512),
+			ten("o", "hbm", "float32", "output", tc.parts, 512)},
+			&Call{Op: "load", Dst: whole("x"), Src: whole("a"), DGEMode: ModeHW},
+			&Call{Op: "store", Dst: whole("o"), Src: whole("x"), DGEMode: ModeHW})
+		_, tr := run(t, p, nil)
+		if got := tr.Calls[0].TimeNS; got != tc.load {
+			t.Errorf("(%d, 512) load: %d ns, by hand %d", tc.parts, got, tc.load)
+		}
+		if got := tr.Calls[1].TimeNS; tc.sto > 0 && got != tc.sto {
+			t.Errorf("(%d, 512) store: %d ns, by hand %d", tc.parts, got, tc.sto)
+		}
+		if tr.DMANS != tr.Calls[0].TimeNS+tr.Calls[1].TimeNS {
+			t.Errorf("dma_ns %d, the calls' %d + %d", tr.DMANS, tr.Calls[0].TimeNS, tr.Calls[1].TimeNS)
+		}
+	}
+}

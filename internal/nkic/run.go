@@ -14,6 +14,7 @@ import (
 	"ndma/dge"
 	"ndma/dtype"
 	"ndma/internal/compute"
+	"ndma/internal/timing"
 	"ndma/isa"
 	"ndma/mem"
 	"ndma/ref"
@@ -183,7 +184,7 @@ func newRunner(p *Program, m *mem.Memory, opt Options) *runner {
 		r.r = &ref.Machine{Mem: r.m}
 	}
 	if !opt.Ref {
-		r.x = &sim.Machine{Mem: r.m}
+		r.x = &sim.Machine{Mem: r.m, Shares: true}
 	}
 	if opt.Fast {
 		r.costs = map[costKey]int64{}
@@ -193,8 +194,8 @@ func newRunner(p *Program, m *mem.Memory, opt Options) *runner {
 
 // Model strings: which time model a trace's times are.
 const (
-	modelSim  = "DMA: the first-order model (docs/sim.md \"DMA time\": fixed cost + DGE + slowest engine's bytes); compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
-	modelFast = "DMA: the first-order model (docs/sim.md \"DMA time\"), each word shape's time computed once by the engines and reused, bytes by the reference; compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
+	modelSim  = "DMA: the packet-level model (docs/sim.md \"DMA time\": each word alone on idle engines, its DGE, trigger latency, packets); compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
+	modelFast = "DMA: the packet-level model (docs/sim.md \"DMA time\"), each word shape's time computed once by the engines and reused, bytes by the reference; compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
 	modelNone = "none (ref executor)"
 )
 
@@ -346,13 +347,38 @@ func (r *runner) exec(lw *Lowered, in *isa.Inst, regs *[64]uint32, ct *CallTrace
 	if err := r.x.Exec(in); err != nil {
 		return err
 	}
-	ct.TimeNS += r.x.Stats.TimeNS - t0
+	ns := r.x.Stats.TimeNS - t0
+	if tr := r.x.LastTransfer(); tr != nil { // a lowered word: the packet-level model's time, the word alone
+		ns = r.wordNS(lw, tr)
+	}
+	ct.TimeNS += ns
 	ct.Descriptors += r.x.Stats.Descriptors - d0
 	if r.costs != nil && key.ok && len(r.costs) < maxCosts {
-		r.costs[key] = r.x.Stats.TimeNS - t0
+		r.costs[key] = ns
 		r.costs[key.descs()] = int64(r.x.Stats.Descriptors - d0)
 	}
 	return nil
+}
+
+// wordNS is a DMA call's word on the packet-level model (docs/sim.md "DMA
+// time"), alone on idle engines from its issue to its last write: as a
+// NEFF's inline DGE word (its issuer's DGE, then the trigger latency) in
+// the DGE modes — HW DGE issued by SP, SW DGE by Pool — and as a fired
+// block, SP-issued, with static descriptors.
+func (r *runner) wordNS(lw *Lowered, tr *timing.Transfer) int64 {
+	tr.Queue, tr.Issuer, tr.Inline = lw.Queue, "sp", true
+	switch lw.Mode {
+	case ModeSW:
+		tr.Issuer = "pool"
+	case ModeHW:
+	default:
+		tr.Inline = false
+	}
+	res, err := timing.Time(timing.For(r.gen), tr, 0, false)
+	if err != nil {
+		return 0
+	}
+	return res.EndNS
 }
 
 // indices reads a call's index tile as the DGE does: index j at partition
