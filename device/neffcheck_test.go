@@ -227,3 +227,39 @@ func TestStyleAChecks(t *testing.T) {
 		}
 	}
 }
+
+// FuzzNEFFRunTimed: a mutated NEFF that checks clean runs on the engines
+// under the time model — its fired blocks and inline DGE words on the
+// packet-level model (sim.WordTransfer) — to a result or an error, never a
+// panic; a result's kernel time is no earlier than its last transfer's end.
+func FuzzNEFFRunTimed(f *testing.F) {
+	seeds, err := neffgen.NewFuzzSeeds(neffgen.Triggered(), neffgen.Inline(4), neffgen.HWVectorAdd("cayman"), neffgen.Gather(8, false))
+	if err != nil {
+		f.Fatal(err)
+	}
+	seeds.Each(func(which uint16, data []byte) { f.Add(which, data) })
+	f.Fuzz(func(t *testing.T, which uint16, data []byte) {
+		nf, sgs, err := neffgen.Open(seeds.NEFF(which, data), neff.Options{MaxInflated: 1 << 20})
+		if err != nil {
+			return
+		}
+		if probs, _, err := Check(isa.Cayman, nf, sgs); err != nil || len(probs) > 0 {
+			return
+		}
+		im, err := Load(isa.Cayman, nf, sgs, nil)
+		if err != nil {
+			return
+		}
+		res, err := im.Run(NEFFOptions{Exec: Sim, DMAOnly: true, MaxRunBytes: 1 << 24, MaxMemory: 1 << 28})
+		if err != nil || res == nil {
+			return
+		}
+		for _, r := range res.Subgraphs {
+			for _, mv := range r.Stats.Schedule {
+				if mv.DueNS > r.Stats.TimeNS || mv.StartNS < mv.IssueNS && mv.Timed {
+					t.Fatalf("%s %#x: %d→%d–%d, kernel time %d", mv.Stream, mv.Offset, mv.IssueNS, mv.StartNS, mv.DueNS, r.Stats.TimeNS)
+				}
+			}
+		}
+	})
+}
