@@ -134,6 +134,7 @@ type runner struct {
 	opt Options
 
 	costs map[costKey]int64 // Fast: a word shape's time
+	words map[wordKey]int64 // a lowered word's packet-model time, by its shape (wordNS)
 	rng   splitMix64        // the random calls' stream (random.go), seeded 0
 	tmp   [2][]byte         // scratch byte images of the Go loops (compute.go's readF32, writeF32)
 }
@@ -374,11 +375,49 @@ func (r *runner) wordNS(lw *Lowered, tr *timing.Transfer) int64 {
 	default:
 		tr.Inline = false
 	}
+	key, keyed := shapeOf(tr)
+	if ns, ok := r.words[key]; keyed && ok { // a loop's calls share a shape: its time once
+		return ns
+	}
 	res, err := timing.Time(timing.For(r.gen), tr, 0, false)
 	if err != nil {
 		return 0
 	}
+	if keyed && len(r.words) < maxCosts {
+		if r.words == nil {
+			r.words = map[wordKey]int64{}
+		}
+		r.words[key] = res.EndNS
+	}
 	return res.EndNS
+}
+
+// wordKey is what a lowered word's packet-model time depends on (the
+// issuer, sides, cast, and each engine's one run), for words of at most
+// 16 single-run shares.
+type wordKey struct {
+	issuer       string
+	inline, cast bool
+	from, to     timing.Mem
+	n            int
+	runs         [16]timing.Run
+	engines      [16]int
+}
+
+// shapeOf is tr's key; false when it has more shares, or a share more
+// runs, than a key holds.
+func shapeOf(tr *timing.Transfer) (wordKey, bool) {
+	k := wordKey{issuer: tr.Issuer, inline: tr.Inline, cast: tr.Cast, from: tr.From, to: tr.To, n: len(tr.Shares)}
+	if len(tr.Shares) > len(k.runs) || len(tr.Rows) > 0 {
+		return k, false
+	}
+	for i, sh := range tr.Shares {
+		if len(sh) != 1 {
+			return k, false
+		}
+		k.runs[i], k.engines[i] = sh[0], tr.ShareEngines[i]
+	}
+	return k, true
 }
 
 // indices reads a call's index tile as the DGE does: index j at partition
