@@ -30,14 +30,14 @@ type CostModel interface {
 	Name() string
 }
 
-// SimCost is the cost model of docs/sim.md (sim.EstimateNS): 1.3 µs per
+// SimCost is the first-order cost model of docs/sim.md (sim.EstimateNS): 1.3 µs per
 // transfer and 600 ns per hardware-DGE instruction fixed (neff.md §4.8's
 // "fixed costs"), the slowest engine's bytes and descriptor fetches the
 // transfer.
 type SimCost struct{}
 
 // Name is the model's name for listings.
-func (SimCost) Name() string { return "cost model of docs/sim.md" }
+func (SimCost) Name() string { return "first-order cost model of docs/sim.md" }
 
 // WordNS splits sim.EstimateNS into its fixed part and the rest.
 func (SimCost) WordNS(backend dge.Backend, qs []sdma.Queue) (int64, int64) {

@@ -401,7 +401,7 @@ func transferOf(sg string, mv sched.Moved, clocked bool, ends func(sg string, e 
 	ends(sg, &t.Src)
 	ends(sg, &t.Dst)
 	switch {
-	case mv.Transfer != nil && mv.Transfer.Inline: // an inline DGE word: the executor's bytes, the model's packets
+	case mv.Transfer != nil && mv.Transfer.Inline: // an inline DGE word: its rows' bytes (as ref counts them) and its packets' bytes
 		t.Bytes = mv.Transfer.Bytes()
 		t.PacketBytes = mv.Bytes
 	case mv.Transfer != nil:

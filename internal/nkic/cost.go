@@ -5,11 +5,12 @@ import (
 	"ndma/isa"
 )
 
-// The Fast path's time cache (Options.Fast). A word's time in the cost
-// model (sim/cost.go) is a function of its descriptors per DMA engine and
-// their bytes; those follow from the word's fields, and from its
-// addresses only through the region, the SBUF/PSUM partition and the
-// alignment within a 4 KiB block (INFERRED, RATIONALE.md "NKI kernels":
+// The Fast path's time cache (Options.Fast). A word's time on the
+// packet-level model (sim.WordTransfer, then timing.Time: runner.wordNS)
+// is a function of the rows its lowering gives each DMA engine, where
+// they read and write and whether they cast; those follow from the
+// word's fields, and from its addresses only through the region, the
+// SBUF/PSUM partition and the alignment within a 4 KiB block (INFERRED, RATIONALE.md "NKI kernels":
 // the lowering splits rows by partition and by element; internal/nkic's
 // cost tests hold the cached times to the engines' for every call of
 // their kernels). So the key is the word with each immediate address

@@ -38,7 +38,8 @@ type Options struct {
 	// descriptor (costly: the words are lowered a second time).
 	Detail bool
 	// Fast runs the bytes on the reference and takes each word's time
-	// from the descriptor engines' cost model once per word shape (the
+	// (its lowering on the engines, on the packet-level model: wordNS)
+	// once per word shape (the
 	// word with its addresses reduced to what the lowering depends on,
 	// costKey): the first word of a shape runs on the engines, the rest
 	// on the reference with the time it gave. Indirect words always run
@@ -196,7 +197,7 @@ func newRunner(p *Program, m *mem.Memory, opt Options) *runner {
 // Model strings: which time model a trace's times are.
 const (
 	modelSim  = "DMA: the packet-level model (docs/sim.md \"DMA time\": each word alone on idle engines, its DGE, trigger latency, packets); compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
-	modelFast = "DMA: the packet-level model (docs/sim.md \"DMA time\"), each word shape's time computed once by the engines and reused, bytes by the reference; compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
+	modelFast = "DMA: the packet-level model (docs/sim.md \"DMA time\"), each word shape's time computed once (its lowering on the engines, on that model) and reused, bytes by the reference; compute: the compute model (docs/sim.md \"Compute time\"); calls one after another"
 	modelNone = "none (ref executor)"
 )
 

@@ -114,13 +114,13 @@ type Stream struct {
 	Exec   Executor
 	Mem    *mem.Memory // its core's memory (semaphores included)
 	Core   int
-	// Clocked says the executor reports DMA time (the engines' cost model):
+	// Clocked says the run is timed (the DMA and compute models):
 	// the trace shows when each word issues and completes.
 	Clocked bool
 	// WordNS, when set on a clocked stream, is how long a word that moves
-	// no DMA occupies its engine (a compute engine's time, given by the
-	// user): the stream's next word waits for it, and its semaphore
-	// updates land at its end. 0: at once.
+	// no DMA occupies its engine (the compute model's time, or the one
+	// --engine-time gives its opcode): the stream's next word waits for
+	// it, and its semaphore updates land at its end. 0: at once.
 	WordNS func(in *isa.Inst) int64
 	// Given, when set, says which words' times WordNS has from the user
 	// (--engine-time) rather than the compute model (the timeline says so).
@@ -140,7 +140,7 @@ type Moved struct {
 	// its first packet's start (DueNS is its last packet's write done),
 	// and its packets when the model keeps them.
 	Timed    bool
-	Transfer *timing.Transfer // the block the step fires (Step.Transfer), timed or not
+	Transfer *timing.Transfer // the block the step fires (Step.Transfer), timed or not, or the inline DGE word's the model timed
 	Queue    string
 	Block    int
 	Bytes    int64

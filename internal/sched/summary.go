@@ -45,8 +45,8 @@ type Segment struct {
 	Queue       bool
 	Inline      bool
 	// MovingNS is when a queue segment's first transfer started moving
-	// (after its trigger's latency and any transfer ahead of it on its
-	// engines or queue); FromNS is when it was issued or could be.
+	// (after its DGE and trigger latency and any packets ahead of it on
+	// its engines); FromNS is when it was issued or could be.
 	MovingNS int64
 }
 

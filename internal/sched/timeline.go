@@ -12,8 +12,9 @@ import (
 
 // Timeline is a run recorded as Chrome trace events (viewable in Perfetto
 // or chrome://tracing): per core a process; per stream a track of its words
-// and a track of its DMAs in flight (spans from issue to completion, with
-// descriptors and bytes); semaphores as counters. With the packet-level
+// and a track of its DMAs in flight (spans from when each starts moving to
+// its completion, issued_us its issue, with descriptors and bytes);
+// semaphores as counters. With the packet-level
 // model, each DMA engine is a track of its packets (data phase, then write
 // done), as the Neuron profiler shows the DMA engines.
 type Timeline struct {

@@ -89,9 +89,9 @@ type Compute struct {
 	// INFERRED least-squares fit of §5's five LDWEIGHTS + MATMUL pair sums
 	// (fp32 128 × 128: 164, 137; fp32 128 × 420: 352; fp16 128 × 420: 130;
 	// fp16 128 × 444: 160) with LdWeightsNS: 42 + 0.169 × passes × N,
-	// each pair within 11 %; passes 4, the guide's "roughly 4x higher" for
-	// FP32 (the NEFFs split an FP32 matmul into a LOW and a HIGH word, each
-	// one timed here).
+	// each pair within −11 … +13 % of the measured sum; passes 4, the
+	// guide's "roughly 4x higher" for FP32 (the NEFFs split an FP32 matmul
+	// into a LOW and a HIGH word, each one timed here).
 	MatmulFixedNS, MatmulColNS, MatmulFP32Passes float64
 	// ActTableLoadNS: §5 "ACTIVATION_TABLE_LOAD 1283.3" (every trn2 kernel).
 	ActTableLoadNS float64
@@ -129,7 +129,7 @@ func ComputeTrn2() Compute {
 // from trn2 (no trn1 kernel measures them).
 func ComputeTrn1() Compute {
 	c := ComputeTrn2()
-	c.Gen, c.Source = "SUNDA", "measured on trn1 (DVE, NOP, triggers); ACT by the NKI guide's clock, its fixed part and PE carried over from trn2"
+	c.Gen, c.Source = "SUNDA", "measured on trn1 (DVE, NOP, triggers); ACT and Pool by the NKI guide's clocks, ACT's fixed part and PE carried over from trn2"
 	c.VectorReadNS = (2017 - c.VectorFixedNS) / 2000
 	c.Vector16 = 1
 	c.ActElemNS = 1 / 1.4

@@ -28,7 +28,8 @@ type Run struct {
 	Element      int64
 }
 
-// Transfer is one dma[] block as the engines see it: its descriptors in
+// Transfer is one dma[] block, or one inline DGE word (Inline), as the
+// engines see it: its descriptors in
 // order, where it reads and writes, and how many engines its queue
 // spreads it over.
 type Transfer struct {

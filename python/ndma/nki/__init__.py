@@ -281,7 +281,8 @@ def simulate(kernel, *args, target=None, **kwargs):
 
 def trace(kernel, target=None, exec="fast"):
     """ndma.nki.trace(kernel)(*args) -> TraceResult: outputs, calls,
-    program_json(), timeline(path). exec="sim" times every word on the
-    descriptor engines (slower; the same times), "ref" gives no time."""
+    program_json(), timeline(path). exec="sim" runs every word on the
+    descriptor engines, each timed by the packet-level model (slower; the
+    same times), "ref" gives no time."""
     k, g = getattr(kernel, "kernel", kernel), _grid_of(kernel)
     return lambda *args, **kwargs: _run(k, args, kwargs, target, want_trace=True, exec=exec, grid=g)
