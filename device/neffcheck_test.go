@@ -83,6 +83,16 @@ func TestMalformedWords(t *testing.T) {
 // nothing past its checksum. Seeds: synthetic NEFFs of both styles, the
 // compute kernel and a gather.
 func FuzzNEFFCheck(f *testing.F) {
+	fuzzNEFFs(f, func(t *testing.T, nf *neff.File, sgs []neff.Subgraph) {
+		checkFile(isa.Cayman, nf)
+		Check(isa.Cayman, nf, sgs)
+	})
+}
+
+// fuzzNEFFs runs fn on every fuzz input that opens as a NEFF: the seeds
+// (synthetic NEFFs of both styles, the compute kernel and a gather),
+// mutated structure-aware (neffgen.FuzzSeeds).
+func fuzzNEFFs(f *testing.F, fn func(t *testing.T, nf *neff.File, sgs []neff.Subgraph)) {
 	seeds, err := neffgen.NewFuzzSeeds(neffgen.Triggered(), neffgen.Inline(4), neffgen.HWVectorAdd("cayman"), neffgen.Gather(8, false))
 	if err != nil {
 		f.Fatal(err)
@@ -90,11 +100,9 @@ func FuzzNEFFCheck(f *testing.F) {
 	seeds.Each(func(which uint16, data []byte) { f.Add(which, data) })
 	f.Fuzz(func(t *testing.T, which uint16, data []byte) {
 		nf, sgs, err := neffgen.Open(seeds.NEFF(which, data), neff.Options{MaxInflated: 1 << 20})
-		if err != nil {
-			return
+		if err == nil {
+			fn(t, nf, sgs)
 		}
-		checkFile(isa.Cayman, nf)
-		Check(isa.Cayman, nf, sgs)
 	})
 }
 
@@ -233,16 +241,7 @@ func TestStyleAChecks(t *testing.T) {
 // packet-level model (sim.WordTransfer) — to a result or an error, never a
 // panic; a result's kernel time is no earlier than its last transfer's end.
 func FuzzNEFFRunTimed(f *testing.F) {
-	seeds, err := neffgen.NewFuzzSeeds(neffgen.Triggered(), neffgen.Inline(4), neffgen.HWVectorAdd("cayman"), neffgen.Gather(8, false))
-	if err != nil {
-		f.Fatal(err)
-	}
-	seeds.Each(func(which uint16, data []byte) { f.Add(which, data) })
-	f.Fuzz(func(t *testing.T, which uint16, data []byte) {
-		nf, sgs, err := neffgen.Open(seeds.NEFF(which, data), neff.Options{MaxInflated: 1 << 20})
-		if err != nil {
-			return
-		}
+	fuzzNEFFs(f, func(t *testing.T, nf *neff.File, sgs []neff.Subgraph) {
 		if probs, _, err := Check(isa.Cayman, nf, sgs); err != nil || len(probs) > 0 {
 			return
 		}
