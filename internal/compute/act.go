@@ -232,6 +232,9 @@ func (e *Engine) tensorReduce(m *mem.Memory, in *isa.Inst) error {
 	if !ok || integerBand(op) {
 		return e.fault("op", 0, fmt.Errorf("%s is not a float reduction op: %w", op, ErrOp))
 	}
+	if e.sizing && src.DType == num.BFLOAT16 && dst.DType == num.BFLOAT16 && (op == isa.ALUOpAdd || op == isa.ALUOpMax) {
+		e.size.Half = true
+	}
 	if e.dry {
 		return nil
 	}
@@ -381,6 +384,9 @@ func (e *Engine) memset(m *mem.Memory, in *isa.Inst) error {
 	}
 	if c := v.DstElementCount(); c != uint64(dst.Count()) {
 		return e.fault("dst_element_count", 0, fmt.Errorf("%d, the dst pattern enumerates %d: %w", c, dst.Count(), ErrMismatch))
+	}
+	if e.sizing && v.FillValue() == 0 && dst.Size == 2 && num.IsFloat(dt) {
+		e.size.Half = true
 	}
 	if e.dry {
 		return nil

@@ -217,6 +217,12 @@ type Size struct {
 	PSUM     bool
 	Gapped   bool
 	Strided  bool
+	// Half: one of the NKI ISA reference's half-cost cases — a
+	// TENSOR_REDUCE add or max whose input and output are BF16
+	// (tensor_reduce: "N/2 ... both input and output data types are
+	// bfloat16 and the reduction operator is add or maximum"), a MEMSET
+	// of zero into a 16-bit dtype (memset: "max(MIN_II, N/2)").
+	Half bool
 }
 
 // NewSizer is an engine that only sizes words (SizeOf), reused word after

@@ -14,7 +14,8 @@ import (
 // widest element bytes, the tensor operands read (src…), whether an
 // operand is in PSUM, whether an operand's innermost elements are apart
 // (step ≠ 1) and whether that step is over 16 bytes (the NKI architecture
-// guide's half-bandwidth rule).
+// guide's half-bandwidth rule); Half: the NKI ISA reference's half-cost
+// reductions and zero fills.
 func TestSizeOf(t *testing.T) {
 	tt := func(d0, d1, out string, s0, s1, dst pat) string {
 		return fmt.Sprintf("tensor_tensor dtype_lo=%s, dtype_hi=%s, out_dtype=%s, op=ADD, num_active_channels=64, %s, %s, %s",
@@ -51,6 +52,21 @@ func TestSizeOf(t *testing.T) {
 		// out of PSUM into SBUF
 		{"COPY fp32 PSUM → SBUF", cp("FP32", "FP32", ps(0, 0, st, nm), sb(0, 0x1000, st, nm)),
 			compute.Size{Parts: 32, Elems: 100, InBytes: 4, Inputs: 1, MaxBytes: 4, PSUM: true}},
+		// the half-cost cases: a BF16 → BF16 add or max reduction, a zero fill of a 16-bit float
+		{"TENSOR_REDUCE bf16 ADD", reduceText("tensor_reduce", sb(0, 0, st, nm), sb(0, 0x1000, []int{1}, []int{1}), "BF16", "BF16", 16, "ADD", "X"),
+			compute.Size{Parts: 16, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 2, Half: true}},
+		{"TENSOR_REDUCE bf16 MAX", reduceText("tensor_reduce", sb(0, 0, st, nm), sb(0, 0x1000, []int{1}, []int{1}), "BF16", "BF16", 16, "MAX", "X"),
+			compute.Size{Parts: 16, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 2, Half: true}},
+		{"TENSOR_REDUCE bf16 → fp32 ADD", reduceText("tensor_reduce", sb(0, 0, st, nm), sb(0, 0x1000, []int{1}, []int{1}), "BF16", "FP32", 16, "ADD", "X"),
+			compute.Size{Parts: 16, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 4}},
+		{"TENSOR_REDUCE bf16 MIN", reduceText("tensor_reduce", sb(0, 0, st, nm), sb(0, 0x1000, []int{1}, []int{1}), "BF16", "BF16", 16, "MIN", "X"),
+			compute.Size{Parts: 16, Elems: 100, InBytes: 2, Inputs: 1, MaxBytes: 2}},
+		{"MEMSET fp16 zero", "memset dst_element_count=100, dtype=FP16, num_active_channels=8, fill_value=0, " + sb(0, 0, st, nm).text("dst_mem_pattern", 4),
+			compute.Size{Parts: 8, Elems: 100, InBytes: 2, MaxBytes: 2, Half: true}},
+		{"MEMSET fp16 one", "memset dst_element_count=100, dtype=FP16, num_active_channels=8, fill_value=0x3f800000, " + sb(0, 0, st, nm).text("dst_mem_pattern", 4),
+			compute.Size{Parts: 8, Elems: 100, InBytes: 2, MaxBytes: 2}},
+		{"MEMSET fp32 zero", "memset dst_element_count=100, dtype=FP32, num_active_channels=8, fill_value=0, " + sb(0, 0, st, nm).text("dst_mem_pattern", 4),
+			compute.Size{Parts: 8, Elems: 100, InBytes: 4, MaxBytes: 4}},
 		// a one-element innermost dimension steps nowhere
 		{"COPY fp32 [1 100] step 9", cp("FP32", "FP32", sb(0, 0, []int{9, 1}, []int{1, 100}), sb(0, 0x1000, st, nm)),
 			compute.Size{Parts: 32, Elems: 100, InBytes: 4, Inputs: 1, MaxBytes: 4}},

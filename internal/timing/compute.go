@@ -203,6 +203,9 @@ func (c *Compute) NS(engine string, op isa.Opcode, sz Size) int64 {
 	if isEngine(engine, "dve") && perfMode(op, sz) {
 		stream *= c.Vector16
 	}
+	if sz.Half { // the NKI ISA reference's N/2 cases (a BF16 add/max reduction, a 16-bit zero fill)
+		stream /= 2
+	}
 	return round(c.VectorFixedNS + stream)
 }
 

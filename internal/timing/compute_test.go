@@ -123,6 +123,9 @@ func TestComputeLaws(t *testing.T) {
 		// 106 + 2048 / 1.2 = 1812.67; trn1 106 + 2048 / 1.4 = 1568.86
 		{"trn2 ACT fp32 2048", trn2, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4}, 1813},
 		{"trn1 ACT fp32 2048", trn1, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4}, 1569},
+		// the NKI ISA reference's half-cost cases (Size.Half, DVE only): 156 + 0.5225 × 512 / 2 = 289.76; Pool's law ignores it
+		{"trn2 DVE TENSOR_REDUCE bf16 add 512", trn2, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, Half: true}, 290},
+		{"trn2 Pool MEMSET zero fp16 512", trn2, "pool", 0x49, Size{Parts: 128, Elems: 512, InBytes: 2, MaxBytes: 2, Half: true}, 552},
 		// an innermost step over 16 bytes streams at half speed: 156 + 0.5225 × 512 × 2 = 691.04
 		{"trn2 DVE COPY bf16 512 step 9", trn2, "dve", 0x46, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, Gapped: true, Strided: true}, 691},
 		// 106 + 2 × 2048 / 1.2 = 3519.33
