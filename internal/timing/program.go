@@ -1,12 +1,11 @@
-package sim
+package timing
 
 import (
 	"ndma/dge"
-	"ndma/internal/timing"
 	"ndma/isa"
 )
 
-// WordTransfer is lowered word p as the packet-level DMA model runs it
+// FromProgram is lowered word p as the packet-level DMA model runs it
 // (docs/sim.md "DMA time"): an inline DGE word whose rows are already
 // spread over DMA engines — per channel, its engine's rows, as a fired
 // block's are (device.BlockTransfer): the written leg's contiguous runs
@@ -14,8 +13,8 @@ import (
 // over its outer dimensions; contiguous when the DRAM leg is one stretch;
 // a cast when the dtypes differ; element descriptors (C1) when DRAM →
 // DRAM reads one element at a time.
-func WordTransfer(p *dge.Program) *timing.Transfer {
-	t := &timing.Transfer{Block: -1, Inline: true, From: memOf(p.Gen, p.Src.Addr), To: memOf(p.Gen, p.Dst.Addr),
+func FromProgram(p *dge.Program) *Transfer {
+	t := &Transfer{Block: -1, Inline: true, From: memOf(p.Gen, p.Src.Addr), To: memOf(p.Gen, p.Dst.Addr),
 		Cast: p.InDtype != p.OutDtype}
 	for i := range p.Channels {
 		c := &p.Channels[i]
@@ -23,21 +22,21 @@ func WordTransfer(p *dge.Program) *timing.Transfer {
 		if row <= 0 || count <= 0 {
 			continue
 		}
-		r := timing.Run{Bytes: row, Count: count}
+		r := Run{Bytes: row, Count: count}
 		hbm := &c.Src
-		if t.From != timing.HBM {
+		if t.From != HBM {
 			hbm = &c.Dst
 		}
-		if (t.From == timing.HBM) != (t.To == timing.HBM) {
+		if (t.From == HBM) != (t.To == HBM) {
 			_, n := legRun(hbm)
 			r.Contiguous = n == 1
 		}
-		if t.From == timing.HBM && t.To == timing.HBM { // C1: one element at a time (hw-timing §2.5)
+		if t.From == HBM && t.To == HBM { // C1: one element at a time (hw-timing §2.5)
 			if srow, n := legRun(&c.Src); srow == int64(c.Src.ElemSize) && n > 1 && c.Src.ElemSize <= 8 {
 				r.Element = srow
 			}
 		}
-		t.Shares = append(t.Shares, []timing.Run{r})
+		t.Shares = append(t.Shares, []Run{r})
 		t.ShareEngines = append(t.ShareEngines, c.DMA)
 	}
 	t.Engines = len(t.Shares)
@@ -73,9 +72,9 @@ func legRun(l *dge.Leg) (row, count int64) {
 
 // memOf is where Neuron address a is for the model: SB (SBUF or PSUM) or
 // HBM.
-func memOf(g isa.Gen, a uint64) timing.Mem {
+func memOf(g isa.Gen, a uint64) Mem {
 	if r, _, _ := isa.Map(g).Split(a); r == isa.HBM {
-		return timing.HBM
+		return HBM
 	}
-	return timing.SB
+	return SB
 }
