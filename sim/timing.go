@@ -1,11 +1,12 @@
-package timing
+package sim
 
 import (
 	"ndma/dge"
+	"ndma/internal/timing"
 	"ndma/isa"
 )
 
-// FromProgram is lowered word p as the packet-level DMA model runs it
+// WordTransfer is lowered word p as the packet-level DMA model runs it
 // (docs/sim.md "DMA time"): an inline DGE word whose rows are already
 // spread over DMA engines — per channel, its engine's rows, as a fired
 // block's are (device.BlockTransfer): the written leg's contiguous runs
@@ -13,8 +14,8 @@ import (
 // over its outer dimensions; contiguous when the DRAM leg is one stretch;
 // a cast when the dtypes differ; element descriptors (C1) when DRAM →
 // DRAM reads one element at a time.
-func FromProgram(p *dge.Program) *Transfer {
-	t := &Transfer{Block: -1, Inline: true, From: memOf(p.Gen, p.Src.Addr), To: memOf(p.Gen, p.Dst.Addr),
+func WordTransfer(p *dge.Program) *timing.Transfer {
+	t := &timing.Transfer{Block: -1, Inline: true, From: memOf(p.Gen, p.Src.Addr), To: memOf(p.Gen, p.Dst.Addr),
 		Cast: p.InDtype != p.OutDtype}
 	for i := range p.Channels {
 		c := &p.Channels[i]
@@ -22,21 +23,21 @@ func FromProgram(p *dge.Program) *Transfer {
 		if row <= 0 || count <= 0 {
 			continue
 		}
-		r := Run{Bytes: row, Count: count}
+		r := timing.Run{Bytes: row, Count: count}
 		hbm := &c.Src
-		if t.From != HBM {
+		if t.From != timing.HBM {
 			hbm = &c.Dst
 		}
-		if (t.From == HBM) != (t.To == HBM) {
+		if (t.From == timing.HBM) != (t.To == timing.HBM) {
 			_, n := legRun(hbm)
 			r.Contiguous = n == 1
 		}
-		if t.From == HBM && t.To == HBM { // C1: one element at a time (hw-timing §2.5)
+		if t.From == timing.HBM && t.To == timing.HBM { // C1: one element at a time (hw-timing §2.5)
 			if srow, n := legRun(&c.Src); srow == int64(c.Src.ElemSize) && n > 1 && c.Src.ElemSize <= 8 {
 				r.Element = srow
 			}
 		}
-		t.Shares = append(t.Shares, []Run{r})
+		t.Shares = append(t.Shares, []timing.Run{r})
 		t.ShareEngines = append(t.ShareEngines, c.DMA)
 	}
 	t.Engines = len(t.Shares)
@@ -72,9 +73,9 @@ func legRun(l *dge.Leg) (row, count int64) {
 
 // memOf is where Neuron address a is for the model: SB (SBUF or PSUM) or
 // HBM.
-func memOf(g isa.Gen, a uint64) Mem {
+func memOf(g isa.Gen, a uint64) timing.Mem {
 	if r, _, _ := isa.Map(g).Split(a); r == isa.HBM {
-		return HBM
+		return timing.HBM
 	}
-	return SB
+	return timing.SB
 }
