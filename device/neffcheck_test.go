@@ -238,7 +238,7 @@ func TestStyleAChecks(t *testing.T) {
 
 // FuzzNEFFRunTimed: a mutated NEFF that checks clean runs on the engines
 // under the time model — its fired blocks and inline DGE words on the
-// packet-level model (sim.WordTransfer) — to a result or an error, never a
+// packet-level model (sim's wordTransfer) — to a result or an error, never a
 // panic; a result's kernel time is no earlier than its last transfer's end.
 func FuzzNEFFRunTimed(f *testing.F) {
 	fuzzNEFFs(f, func(t *testing.T, nf *neff.File, sgs []neff.Subgraph) {

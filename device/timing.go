@@ -18,7 +18,7 @@ import (
 // The packet-level DMA timing of a NEFF run (package timing, docs/sim.md):
 // every dma[] block a 0xc1 trigger fires is timed by the model from the
 // block itself — its rows, where it reads and writes, its queue's engines;
-// every inline 0xd4 DGE word from its lowering (sim.WordTransfer). Words
+// every inline 0xd4 DGE word from its lowering (sim's wordTransfer). Words
 // the model does not time (ndma run's words, the scalar movers) keep the
 // first-order cost of sim/cost.go (INFERRED, RATIONALE.md).
 

@@ -33,7 +33,7 @@ type Machine struct {
 	MaxSteps int         // slots one COMPACT_CONTROL_INST may execute (0: cci.DefaultMaxSteps)
 	Backend  dge.Backend // DGE backend (Auto by default)
 	// Shares builds each lowered word's packets for the packet-level DMA
-	// model: Effect.Transfer, the word's rows per DMA engine (WordTransfer).
+	// model: Effect.Transfer, the word's rows per DMA engine (wordTransfer).
 	Shares         bool
 	Stats          Stats
 	control.Tracer                            // per word: the descriptors executed (when Tracing)
@@ -118,7 +118,7 @@ func (x *Machine) Issue(in *isa.Inst) (control.Effect, error) {
 }
 
 // LastTransfer is the packets' view of the last word Exec or Issue ran
-// (WordTransfer, with Shares set; nil: not built, or not a lowered word).
+// (wordTransfer, with Shares set; nil: not built, or not a lowered word).
 func (x *Machine) LastTransfer() *timing.Transfer { return x.eff.Transfer }
 
 // state is the machine as the shared control rules see it.
@@ -215,7 +215,7 @@ func (x *Machine) issue(in *isa.Inst) error {
 		return err
 	}
 	if x.Shares {
-		x.eff.Transfer = WordTransfer(p)
+		x.eff.Transfer = wordTransfer(p)
 	}
 	x.eff.Changes = append(x.eff.Changes, events...)
 	return nil

@@ -6,7 +6,7 @@ import (
 	"ndma/isa"
 )
 
-// WordTransfer is lowered word p as the packet-level DMA model runs it
+// wordTransfer is lowered word p as the packet-level DMA model runs it
 // (docs/sim.md "DMA time"): an inline DGE word whose rows are already
 // spread over DMA engines — per channel, its engine's rows, as a fired
 // block's are (device.BlockTransfer): the written leg's contiguous runs
@@ -14,7 +14,7 @@ import (
 // over its outer dimensions; contiguous when the DRAM leg is one stretch;
 // a cast when the dtypes differ; element descriptors (C1) when DRAM →
 // DRAM reads one element at a time.
-func WordTransfer(p *dge.Program) *timing.Transfer {
+func wordTransfer(p *dge.Program) *timing.Transfer {
 	t := &timing.Transfer{Block: -1, Inline: true, From: memOf(p.Gen, p.Src.Addr), To: memOf(p.Gen, p.Dst.Addr),
 		Cast: p.InDtype != p.OutDtype}
 	for i := range p.Channels {

@@ -8,7 +8,7 @@ import (
 	"ndma/isa"
 )
 
-// WordTransfer reads a lowered word's channels as the packet-level model's
+// wordTransfer reads a lowered word's channels as the packet-level model's
 // shares, each by hand: the written leg's contiguous run and its count,
 // contiguous when the DRAM leg is one stretch, a cast when the dtypes
 // differ, element descriptors for DRAM → DRAM one element at a time.
@@ -31,7 +31,7 @@ func TestWordTransfer(t *testing.T) {
 			// engine 9: 4 rows of 2 × 256 B (the inner dimension joins the run), HBM rows 1 KiB apart
 			{DMA: 9, Src: leg(hbm, 256, []uint32{2, 4}, []int64{256, 1024}), Dst: leg(0, 256, []uint32{2, 4}, []int64{256, 0x40000})},
 		}}
-	tr := WordTransfer(load)
+	tr := wordTransfer(load)
 	want := [][]timing.Run{{{Bytes: 4096 / 8, Count: 8, Contiguous: true}}, {{Bytes: 512, Count: 4}}}
 	if !tr.Inline || tr.Block != -1 || tr.From != timing.HBM || tr.To != timing.SB || tr.Cast || tr.Engines != 2 ||
 		len(tr.Shares) != 2 || tr.ShareEngines[0] != 0 || tr.ShareEngines[1] != 9 {
@@ -46,7 +46,7 @@ func TestWordTransfer(t *testing.T) {
 	store := &dge.Program{Gen: isa.Cayman, Src: leg(0x4200, 256, []uint32{128}, []int64{0x40000}), Dst: leg(hbm+0x20000, 128, []uint32{128}, []int64{256}),
 		InDtype: 10, OutDtype: 7,
 		Channels: []dge.Channel{{DMA: 0, Src: leg(0x4200, 256, []uint32{128}, []int64{0x40000}), Dst: leg(hbm+0x20000, 128, []uint32{128}, []int64{256})}}}
-	tr = WordTransfer(store)
+	tr = wordTransfer(store)
 	if tr.From != timing.SB || tr.To != timing.HBM || !tr.Cast || len(tr.Shares) != 1 || tr.Shares[0][0] != (timing.Run{Bytes: 128, Count: 128}) {
 		t.Errorf("store: %+v %+v", tr, tr.Shares)
 	}
@@ -54,7 +54,7 @@ func TestWordTransfer(t *testing.T) {
 	gather := &dge.Program{Gen: isa.Cayman, Src: leg(hbm, 2, []uint32{64}, []int64{18}), Dst: leg(hbm+0x10000, 2, []uint32{64}, []int64{2}),
 		InDtype: 7, OutDtype: 7,
 		Channels: []dge.Channel{{DMA: 2, Src: leg(hbm, 2, []uint32{64}, []int64{18}), Dst: leg(hbm+0x10000, 2, []uint32{64}, []int64{2})}}}
-	tr = WordTransfer(gather)
+	tr = wordTransfer(gather)
 	if len(tr.Shares) != 1 || tr.Shares[0][0] != (timing.Run{Bytes: 128, Count: 1, Element: 2}) {
 		t.Errorf("gather: %+v", tr.Shares)
 	}

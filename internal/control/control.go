@@ -123,7 +123,7 @@ type Effect struct {
 	Descriptors int         // descriptors executed
 	Bytes       uint64      // bytes the S2M legs wrote
 	// Transfer is the word's DMA as the packet-level model runs it, its
-	// rows per DMA engine (sim.WordTransfer); nil: not built (ref, or a
+	// rows per DMA engine (sim's wordTransfer); nil: not built (ref, or a
 	// machine not asked to).
 	Transfer *timing.Transfer
 }

@@ -6,7 +6,7 @@ import (
 )
 
 // The Fast path's time cache (Options.Fast). A word's time on the
-// packet-level model (sim.WordTransfer, then timing.Time: runner.wordNS)
+// packet-level model (sim's wordTransfer, then timing.Time: runner.wordNS)
 // is a function of the rows its lowering gives each DMA engine, where
 // they read and write and whether they cast; those follow from the
 // word's fields, and from its addresses only through the region, the
