@@ -412,11 +412,15 @@ func (r *runner) turn(i int) (bool, error) {
 	}
 	if r.opt.Timing != nil && tr != nil && s.Clocked { // the packet-level model times the block or word
 		id, terr := r.opt.Timing.Fire(tr, r.now)
-		if terr != nil {
+		switch {
+		case terr != nil && step.Transfer == nil: // an inline word the model cannot take (its engines past its bound): the first-order cost, as before
+			tr = nil
+		case terr != nil:
 			return false, fmt.Errorf("%s offset %#x (%s): %w", s.Name, step.Offset, name, terr)
+		default:
+			timedID, cost = id, max(r.opt.Timing.End(id)-r.now, 1)
+			r.retime()
 		}
-		timedID, cost = id, max(r.opt.Timing.End(id)-r.now, 1)
-		r.retime()
 	}
 	compute, hold := false, int64(0)
 	if s.Clocked && s.WordNS != nil {

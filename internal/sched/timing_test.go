@@ -139,3 +139,44 @@ func TestSemaphoreWake(t *testing.T) {
 
 // fmtUS is a trace line's time: µs with three decimals.
 func fmtUS(ns int64) string { return fmt.Sprintf("%d.%03dµs", ns/1000, ns%1000) }
+
+// An inline DGE word (its executor's Effect.Transfer, a step on a NEFF
+// queue, no block) is timed by the model as the model times it alone,
+// issued by its stream (Stream.Issuer: Pool's DGE 600 ns, then a Pool
+// trigger's latency); one the model cannot take (a DMA engine past its
+// bound) keeps the executor's first-order cost, as before.
+func TestInlineWordTimed(t *testing.T) {
+	word := func(engine int) *timing.Transfer {
+		return &timing.Transfer{Block: -1, Inline: true, From: timing.HBM, To: timing.SB,
+			Shares: [][]timing.Run{{{Bytes: 512, Count: 8, Contiguous: true}}}, ShareEngines: []int{engine}}
+	}
+	alone := word(3)
+	alone.Queue, alone.Issuer = "qPoolDynamic", "pool"
+	want, err := timing.Time(timing.Trn2(), alone, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := timing.Trn2()
+	if want.StartNS != p.DGEWordNS+p.TriggerNS { // by hand: 600 + 770
+		t.Fatalf("alone: first packet at %d, want %d", want.StartNS, p.DGEWordNS+p.TriggerNS)
+	}
+	for _, c := range []struct {
+		engine int
+		timed  bool
+	}{{3, true}, {1 << 20, false}} {
+		m := mem.New(isa.Cayman)
+		pool := &gated{m: m, effect: map[uint64]control.Effect{1: {CostNS: 2500, Transfer: word(c.engine)}}}
+		s := &Stream{Name: "POOL", Issuer: "pool", Steps: []Step{{Offset: 0, Word: dma(1), Note: "x", Queue: "qPoolDynamic"}}, Exec: Words(pool), Mem: m, Clocked: true}
+		st, err := RunWith([]*Stream{s}, Options{Timing: timing.New(p)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mv := st.Schedule[0]
+		switch {
+		case c.timed && (!mv.Timed || mv.StartNS != want.StartNS || mv.DueNS != want.EndNS || mv.Block != -1 || mv.Transfer == nil || !mv.Transfer.Inline):
+			t.Errorf("engine %d: %+v, want the model's %d–%d", c.engine, mv, want.StartNS, want.EndNS)
+		case !c.timed && (mv.Timed || mv.DueNS != 2500):
+			t.Errorf("engine %d: %+v, want the executor's 2500 ns", c.engine, mv)
+		}
+	}
+}
