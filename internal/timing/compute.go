@@ -57,7 +57,9 @@ type Compute struct {
 	// mode (Vector16 1).
 	VectorFixedNS, VectorReadNS, Vector16 float64
 	// ActFixedNS + ActElemNS × elements is an ACT word's time on fp32 data,
-	// ActNarrow times the per-element part on narrower input. ActElemNS:
+	// ActNarrow times the per-element part of a COPY or CAST on narrower
+	// input (the words it was measured on; an ACTIVATE keeps the guide's
+	// rate, "automatic zero-overhead input and output casting"). ActElemNS:
 	// the guide's Scalar Engine, 128 elements a cycle (one a lane) at 1.2
 	// GHz (trn2: 0.833 ns) or 1.4 GHz (trn1: 0.714); ActFixedNS the rest
 	// of §5's ACT COPY 128 × 128 fp32 213 ns (transpose): 106. ActNarrow:
@@ -191,7 +193,7 @@ func (c *Compute) NS(engine string, op isa.Opcode, sz Size) int64 {
 	}
 	if isEngine(engine, "act") { // one input, one element a lane a cycle
 		per := c.ActElemNS
-		if sz.InBytes < 4 {
+		if sz.InBytes < 4 && (op == compute.OpCopy || op == compute.OpCast) { // measured on copies alone: ACTIVATE follows the guide
 			per *= c.ActNarrow
 		}
 		return round(c.ActFixedNS + per*n)

@@ -123,6 +123,9 @@ func TestComputeLaws(t *testing.T) {
 		// 106 + 2048 / 1.2 = 1812.67; trn1 106 + 2048 / 1.4 = 1568.86
 		{"trn2 ACT fp32 2048", trn2, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4}, 1813},
 		{"trn1 ACT fp32 2048", trn1, "act", 0x21, Size{Parts: 128, Elems: 2048, InBytes: 4, Inputs: 1, MaxBytes: 4}, 1569},
+		// narrow input: an ACTIVATE at the guide's rate, 106 + 128 / 1.2 = 212.67; a COPY × 5.2 (measured): 106 + 5.2 × 128 / 1.2 = 660.67
+		{"trn2 ACT ACTIVATE bf16 128", trn2, "act", 0x21, Size{Parts: 128, Elems: 128, InBytes: 2, Inputs: 1, MaxBytes: 2}, 213},
+		{"trn2 ACT COPY fp16 128", trn2, "act", 0x46, Size{Parts: 128, Elems: 128, InBytes: 2, Inputs: 1, MaxBytes: 2}, 661},
 		// the NKI ISA reference's half-cost cases (Size.Half, DVE only): 156 + 0.5225 × 512 / 2 = 289.76; Pool's law ignores it
 		{"trn2 DVE TENSOR_REDUCE bf16 add 512", trn2, "dve", 0x42, Size{Parts: 128, Elems: 512, InBytes: 2, Inputs: 1, MaxBytes: 2, Half: true}, 290},
 		{"trn2 Pool MEMSET zero fp16 512", trn2, "pool", 0x49, Size{Parts: 128, Elems: 512, InBytes: 2, MaxBytes: 2, Half: true}, 552},
