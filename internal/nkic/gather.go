@@ -7,6 +7,7 @@ import (
 
 	"ndma/dtype"
 	"ndma/internal/compute"
+	"ndma/isa"
 )
 
 // range_select, select_reduce, nc_match_replace8 and gather_flattened
@@ -19,6 +20,14 @@ import (
 // selNote is their trace note.
 func selNote(op string) string {
 	return "computed by ndma, not by a word (ndma's ISA tables have no " + strings.ToUpper(op) + " word)"
+}
+
+// noWord marks lw a call ndma computes itself (no word in its ISA
+// tables: selNote's note) on engine, writing dst, and times it as the one
+// word of op it stands for over sized's elements per partition.
+func (p *Program) noWord(lw *Lowered, c *Call, engine string, op isa.Opcode, dst, sized *leg) {
+	lw.Exact, lw.Engine, lw.Bytes, lw.Note = false, engine, dst.elems*dst.esize, selNote(c.Op)
+	lw.ns = p.perPartitionNS(engine, op, sized)
 }
 
 // perRow is a per-partition operand: the number v in every row, or the
@@ -195,8 +204,7 @@ func (p *Program) compileRangeSelect(lw *Lowered, c *Call, dst *leg) (*Lowered, 
 	if c.Value != nil {
 		fill = float32(*c.Value)
 	}
-	lw.Exact, lw.Engine, lw.Bytes, lw.Note = false, "vector (DVE)", dst.elems*dst.esize, selNote(c.Op)
-	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorTensor, src)
+	p.noWord(lw, c, "vector (DVE)", compute.OpTensorTensor, dst, src)
 	lw.eval = func(r *runner) error {
 		x, err := r.readF32(src)
 		if err != nil {
@@ -260,8 +268,7 @@ func (p *Program) compileSelectReduce(lw *Lowered, c *Call, dst *leg) (*Lowered,
 		return nil, err
 	}
 	rev := c.Reverse0
-	lw.Exact, lw.Engine, lw.Bytes, lw.Note = false, "vector (DVE)", dst.elems*dst.esize, selNote(c.Op)
-	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorTensor, on)
+	p.noWord(lw, c, "vector (DVE)", compute.OpTensorTensor, dst, on)
 	lw.eval = func(r *runner) error {
 		pv, x, err := r.readF32Pair(pred, on)
 		if err != nil {
@@ -320,8 +327,7 @@ func (p *Program) compileMatchReplace8(lw *Lowered, c *Call, dst *leg) (*Lowered
 		none = uint64(1)<<(8*idx.esize) - 1
 	}
 	imm := float32(*c.Value)
-	lw.Exact, lw.Engine, lw.Bytes, lw.Note = false, "vector (DVE)", dst.elems*dst.esize, selNote(c.Op)
-	lw.ns = p.perPartitionNS(lw.Engine, compute.OpTensorReduce, data)
+	p.noWord(lw, c, "vector (DVE)", compute.OpTensorReduce, dst, data)
 	lw.eval = func(r *runner) error {
 		x, v, err := r.readF32Pair(data, vals)
 		if err != nil {
@@ -379,8 +385,7 @@ func (p *Program) compileGatherFlattened(lw *Lowered, c *Call, dst *leg) (*Lower
 	if _, _, err := p.rowsLike(c.Dst, "dst", P, N); err != nil {
 		return nil, err
 	}
-	lw.Exact, lw.Engine, lw.Bytes, lw.Note = false, "gpsimd (POOL)", dst.elems*dst.esize, selNote(c.Op)
-	lw.ns = p.perPartitionNS(lw.Engine, opIota, dst)
+	p.noWord(lw, c, "gpsimd (POOL)", opIota, dst, dst)
 	es := int64(dst.esize)
 	lw.eval = func(r *runner) error {
 		x, err := r.readElems(data, dst.dt)
