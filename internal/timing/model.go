@@ -119,15 +119,14 @@ type planned struct {
 
 // engine is one DMA engine: its committed state, the packets waiting per
 // queue (in each queue's trigger order), and the tentative plan of them;
-// tail is the state after the plan, heads how far it went in each queue
-// (tailOK: they are current), so a plan can be carried on (extend).
+// tail is the state after the plan and heads how far it went in each
+// queue, so a plan can be carried on (extend).
 type engine struct {
 	st     engState
 	queues [][]pend
 	plan   []planned
 	tail   engState
 	heads  []int
-	tailOK bool
 }
 
 // flight is a fired transfer whose packets are not all committed.
@@ -174,7 +173,7 @@ func New(p Params) *Model {
 
 func (m *Model) grow(n int) {
 	for len(m.engines) < n {
-		m.engines = append(m.engines, engine{st: engState{rr: -1}})
+		m.engines = append(m.engines, engine{st: engState{rr: -1}, tail: engState{rr: -1}}) // an empty plan: its tail is the committed state
 	}
 }
 
@@ -292,7 +291,7 @@ func (m *Model) queue(e, q, id int, pks []Packet, at int64) {
 // would give, without replaying the backlog); else planEngine.
 func (m *Model) extend(e, q int) {
 	eng := &m.engines[e]
-	if m.replan || !eng.tailOK {
+	if m.replan {
 		m.planEngine(e)
 		return
 	}
@@ -450,7 +449,7 @@ func (m *Model) planEngine(e int) {
 	for {
 		q := eng.choose(&st, heads, st.data)
 		if q < 0 {
-			eng.tail, eng.heads, eng.tailOK = st, heads, true
+			eng.tail, eng.heads = st, heads
 			return
 		}
 		pd := &eng.queues[q][heads[q]]
