@@ -107,9 +107,14 @@ func (x *executor) issue(step *Step, in *isa.Inst) (control.Effect, error) {
 		}
 		return control.Effect{Changes: ch}, err
 	}
-	if x.engine != nil && step.Ring != 0 {
-		x.engine.RingSize, x.engine.Engines = step.Ring, step.Engines
-		defer func() { x.engine.RingSize, x.engine.Engines = 0, 0 }()
+	if x.engine != nil {
+		// an inline DGE word of a NEFF queue: its packets for the time
+		// model (a fired block brings its own: Step.Transfer)
+		x.engine.Shares = step.Transfer == nil && step.Queue != ""
+		if step.Ring != 0 {
+			x.engine.RingSize, x.engine.Engines = step.Ring, step.Engines
+			defer func() { x.engine.RingSize, x.engine.Engines = 0, 0 }()
+		}
 	}
 	eff, err := x.inner.Issue(in)
 	if rs := x.reads[step.Offset]; err == nil && len(rs) > 0 {

@@ -404,7 +404,7 @@ func (p *Program) schedStream(s *Stream, d *Device, exec Exec, opt *Options, res
 	st := &sched.Stream{Name: s.Name(), Steps: s.Steps, Err: s.Err, Mem: m, Core: s.Core, Exec: x, Issuer: strings.ToLower(cmp.Or(s.Key, s.Engine))}
 	x.at = At{Stream: s, Mem: m}
 	if exec == Sim {
-		x.engine = &sim.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core, Shares: p.NEFF != nil}
+		x.engine = &sim.Machine{Mem: m, Regs: opt.Regs, MaxBytes: opt.MaxBytes, MaxSteps: opt.MaxSteps, Peer: d.Core}
 		x.inner, x.at.Regs, st.Clocked = x.engine, &x.engine.Regs, true
 		st.WordNS, st.Given = wordTime(p.Gen, s, opt.EngineTime)
 	} else {
